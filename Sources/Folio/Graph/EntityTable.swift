@@ -1,0 +1,75 @@
+/// All objects of one entity: identifiers, liveness, attribute columns and links.
+///
+/// Rows are never reused within a graph's life: a deleted object's row keeps
+/// its values (so a deleted model can still be read) and is revived by undo.
+final class EntityTable {
+    var ids: [UInt64] = []
+    var isLive: [Bool] = []
+    private(set) var liveCount = 0
+    let columns: [Column]
+    /// Parallel to the layout's links: declared relationships, then hidden inverses.
+    let links: [LinkColumn]
+
+    init(layout: SchemaLayout.EntityLayout) {
+        columns = layout.attributes.map(Column.init(for:))
+        links = layout.links.map { LinkColumn(isToMany: $0.isToMany) }
+    }
+
+    var rowCount: Int { ids.count }
+
+    /// Adds a row with the given identifier; attribute values must be appended by the caller.
+    func appendRow(id: UInt64) -> Int {
+        ids.append(id)
+        isLive.append(true)
+        liveCount += 1
+        for link in links { link.appendEmpty() }
+        return ids.count - 1
+    }
+
+    func setLive(_ live: Bool, row: Int) {
+        guard isLive[row] != live else { return }
+        isLive[row] = live
+        liveCount += live ? 1 : -1
+    }
+}
+
+/// One relationship's destinations for every row: a row number in the
+/// destination table (to-one, -1 for none) or an ordered list of them (to-many).
+final class LinkColumn {
+    let isToMany: Bool
+    var one: [Int32] = []
+    var many: [[Int32]] = []
+
+    init(isToMany: Bool) { self.isToMany = isToMany }
+
+    func appendEmpty() {
+        if isToMany { many.append([]) } else { one.append(-1) }
+    }
+
+    func reserveCapacity(_ count: Int) {
+        if isToMany { many.reserveCapacity(count) } else { one.reserveCapacity(count) }
+    }
+
+    /// The destination rows of a row, in order.
+    func targets(of row: Int) -> [Int32] {
+        if isToMany { return many[row] }
+        let target = one[row]
+        return target < 0 ? [] : [target]
+    }
+
+    func contains(_ target: Int32, in row: Int) -> Bool {
+        isToMany ? many[row].contains(target) : one[row] == target
+    }
+
+    func add(_ target: Int32, to row: Int) {
+        if isToMany { many[row].append(target) } else { one[row] = target }
+    }
+
+    func remove(_ target: Int32, from row: Int) {
+        if isToMany {
+            if let index = many[row].lastIndex(of: target) { many[row].remove(at: index) }
+        } else if one[row] == target {
+            one[row] = -1
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// Why an operation on the object graph was refused. Nothing was changed.
+public enum GraphError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The schema has no entity with this name.
+    case unknownEntity(String)
+    /// The entity has no attribute with this name.
+    case unknownAttribute(entity: String, attribute: String)
+    /// The entity has no relationship with this name.
+    case unknownRelationship(entity: String, relationship: String)
+    /// The value does not have the attribute's type (or is nil for a non-optional attribute).
+    case typeMismatch(entity: String, attribute: String, expected: String, value: String)
+    /// No live object has this identifier.
+    case objectNotFound(PersistentIdentifier)
+    /// The target of a link is not of the relationship's destination entity.
+    case wrongDestination(entity: String, relationship: String, expected: String, found: PersistentIdentifier)
+    /// A to-one relationship was given more than one object.
+    case tooManyDestinations(entity: String, relationship: String)
+
+    public var description: String {
+        switch self {
+        case .unknownEntity(let name): return "no entity named '\(name)'"
+        case .unknownAttribute(let entity, let attribute): return "\(entity) has no attribute '\(attribute)'"
+        case .unknownRelationship(let entity, let relationship): return "\(entity) has no relationship '\(relationship)'"
+        case .typeMismatch(let entity, let attribute, let expected, let value):
+            return "\(entity).\(attribute) expects \(expected), got \(value)"
+        case .objectNotFound(let id): return "no object \(id)"
+        case .wrongDestination(let entity, let relationship, let expected, let found):
+            return "\(entity).\(relationship) holds \(expected) objects, not \(found)"
+        case .tooManyDestinations(let entity, let relationship):
+            return "\(entity).\(relationship) is to-one and holds at most one object"
+        }
+    }
+}

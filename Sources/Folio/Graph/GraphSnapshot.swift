@@ -1,0 +1,88 @@
+/// Everything a graph saves, in a form that compares by value: two graphs with
+/// equal snapshots write byte-identical packages.
+///
+/// Tests compare graphs through snapshots; the property tests compare a graph
+/// against a plain reference model the same way.
+struct GraphSnapshot: Equatable, CustomStringConvertible {
+    struct Object: Equatable {
+        /// Saved attribute values, by name (transient attributes excluded).
+        var values: [String: Value]
+        /// Declared relationships, by name: destination numbers in order.
+        var links: [String: [UInt64]]
+    }
+
+    /// Live objects by entity name, then by number.
+    var objects: [String: [UInt64: Object]]
+
+    var description: String {
+        objects.keys.sorted().map { entity in
+            objects[entity, default: [:]].keys.sorted().map { id in
+                let object = objects[entity]![id]!
+                let values = object.values.keys.sorted().map { "\($0)=\(object.values[$0]!)" }
+                let links = object.links.keys.sorted().map { "\($0)->\(object.links[$0]!)" }
+                return "\(entity)#\(id) " + (values + links).joined(separator: " ")
+            }.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+}
+
+extension ObjectGraph {
+    /// A value snapshot of every live object. O(objects × properties).
+    func snapshot() -> GraphSnapshot {
+        var objects: [String: [UInt64: GraphSnapshot.Object]] = [:]
+        for (entityIndex, table) in tables.enumerated() {
+            let entityLayout = layout.entities[entityIndex]
+            var byID: [UInt64: GraphSnapshot.Object] = [:]
+            for row in 0..<table.rowCount where table.isLive[row] {
+                let ref = ObjectRef(entity: entityIndex, row: row)
+                var values: [String: Value] = [:]
+                for (index, attribute) in entityLayout.attributes.enumerated() where !attribute.isTransient {
+                    values[attribute.name] = value(ref, index)
+                }
+                var links: [String: [UInt64]] = [:]
+                for slot in 0..<entityLayout.declaredLinkCount {
+                    links[entityLayout.links[slot].name!] = targets(ref, slot).map { tables[Int($0.entity)].ids[Int($0.row)] }
+                }
+                byID[table.ids[row]] = GraphSnapshot.Object(values: values, links: links)
+            }
+            objects[entityLayout.name] = byID
+        }
+        return GraphSnapshot(objects: objects)
+    }
+
+    /// Checks the graph's invariants and returns what is broken (empty when sound):
+    /// every link has its inverse, no link reaches a deleted object, the index
+    /// matches the tables, no to-many holds an object twice.
+    ///
+    /// O(objects + links × list length); for tests and debug checks.
+    func invariantViolations() -> [String] {
+        var problems: [String] = []
+        for (entityIndex, table) in tables.enumerated() {
+            let entityLayout = layout.entities[entityIndex]
+            for row in 0..<table.rowCount {
+                let ref = ObjectRef(entity: entityIndex, row: row)
+                if index[table.ids[row]] != ref { problems.append("index does not point at \(identifier(for: ref))") }
+                if table.ids[row] >= nextID { problems.append("\(identifier(for: ref)) is not below nextID \(nextID)") }
+                for (slot, link) in entityLayout.links.enumerated() {
+                    let rows = table.links[slot].targets(of: row)
+                    if !table.isLive[row], !rows.isEmpty {
+                        problems.append("deleted \(identifier(for: ref)) still links through \(link.name ?? "hidden")")
+                    }
+                    if Set(rows).count != rows.count {
+                        problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") holds an object twice")
+                    }
+                    for target in rows {
+                        let targetRef = ObjectRef(entity: link.destination, row: Int(target))
+                        if !isLive(targetRef) {
+                            problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") reaches deleted \(identifier(for: targetRef))")
+                        }
+                        if !tables[link.destination].links[link.inverse].contains(Int32(row), in: Int(target)) {
+                            problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") → \(identifier(for: targetRef)) has no inverse")
+                        }
+                    }
+                }
+            }
+        }
+        return problems
+    }
+}

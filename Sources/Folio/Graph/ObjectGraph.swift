@@ -1,0 +1,303 @@
+/// The in-memory objects of one document: the dynamic core every other layer builds on.
+///
+/// Objects of any entity are addressed by ``PersistentIdentifier`` and their
+/// attributes and relationships by name. Both sides of every relationship are
+/// kept in sync on each edit. The graph applies no delete rules and records no
+/// undo: that is the editing context's work, which sits on top of it.
+///
+/// Storage is columnar: one typed array per attribute per entity, so an object
+/// with a few scalars costs tens of bytes, not a dictionary.
+///
+/// ```swift
+/// let graph = ObjectGraph(schema: schema)
+/// let mammals = try graph.insert("AnimalCategory", ["name": .string("Mammal")])
+/// let rex = try graph.insert("Animal", ["name": .string("Rex")])
+/// try graph.link(rex, "category", to: mammals)
+/// try graph.related("animals", of: mammals)   // [rex]
+/// ```
+public final class ObjectGraph {
+    /// The document's schema.
+    public let schema: Schema
+    let layout: SchemaLayout
+    var tables: [EntityTable]
+    /// Every object ever inserted in this graph's life, live or deleted, by number.
+    var index: [UInt64: ObjectRef] = [:]
+    /// The number the next inserted object gets; never decreases.
+    var nextID: UInt64 = 1
+
+    /// Creates an empty graph for the schema.
+    public init(schema: Schema) {
+        self.schema = schema
+        layout = SchemaLayout(schema)
+        tables = layout.entities.map(EntityTable.init(layout:))
+    }
+
+    /// The number of live objects. O(entities).
+    public var count: Int { tables.reduce(0) { $0 + $1.liveCount } }
+
+    /// The number of live objects of an entity. O(1).
+    public func count(of entity: String) throws(GraphError) -> Int {
+        tables[try entityIndex(entity)].liveCount
+    }
+
+    /// The live objects of an entity, in insertion order. O(rows of the entity).
+    public func identifiers(of entity: String) throws(GraphError) -> [PersistentIdentifier] {
+        let entityIndex = try entityIndex(entity)
+        let table = tables[entityIndex]
+        var result: [PersistentIdentifier] = []
+        result.reserveCapacity(table.liveCount)
+        for row in 0..<table.rowCount where table.isLive[row] {
+            result.append(PersistentIdentifier(entityName: entity, id: table.ids[row]))
+        }
+        return result
+    }
+
+    /// Whether a live object has this identifier. O(1).
+    public func contains(_ id: PersistentIdentifier) -> Bool {
+        guard let ref = index[id.id] else { return false }
+        return tables[Int(ref.entity)].isLive[Int(ref.row)] && layout.entities[Int(ref.entity)].name == id.entityName
+    }
+
+    /// Inserts a new object with the given attribute values; the rest get their defaults.
+    ///
+    /// - Returns: the new object's identifier, never used before in this document.
+    /// - Throws: ``GraphError`` for an unknown entity or attribute or a value of the wrong type.
+    @discardableResult
+    public func insert(_ entity: String, _ values: [String: Value] = [:]) throws(GraphError) -> PersistentIdentifier {
+        let entityIndex = try entityIndex(entity)
+        let entityLayout = layout.entities[entityIndex]
+        var initial = entityLayout.attributes.map(\.initialValue)
+        for (name, value) in values {
+            guard let attribute = entityLayout.attributeIndex[name] else {
+                throw .unknownAttribute(entity: entity, attribute: name)
+            }
+            initial[attribute] = try checked(value, entity: entityIndex, attribute: attribute)
+        }
+        let id = nextID
+        nextID += 1
+        _ = appendObject(id: id, entity: entityIndex)
+        let table = tables[entityIndex]
+        for (column, value) in initial.enumerated() {
+            table.columns[column].append(value, optional: entityLayout.attributes[column].isOptional)
+        }
+        return PersistentIdentifier(entityName: entity, id: id)
+    }
+
+    /// Reads an attribute. A deleted object's last values can still be read.
+    ///
+    /// - Throws: ``GraphError`` for an unknown object or attribute.
+    public func value(_ attribute: String, of id: PersistentIdentifier) throws(GraphError) -> Value {
+        let ref = try ref(for: id, allowDeleted: true)
+        let attributeIndex = try self.attributeIndex(attribute, entity: Int(ref.entity))
+        return value(ref, attributeIndex)
+    }
+
+    /// Writes an attribute.
+    ///
+    /// - Throws: ``GraphError`` for an unknown or deleted object, unknown attribute,
+    ///   or a value that does not fit the attribute's type.
+    public func setValue(_ value: Value, for attribute: String, of id: PersistentIdentifier) throws(GraphError) {
+        let ref = try ref(for: id)
+        let attributeIndex = try self.attributeIndex(attribute, entity: Int(ref.entity))
+        let checkedValue = try checked(value, entity: Int(ref.entity), attribute: attributeIndex)
+        setValue(checkedValue, ref, attributeIndex)
+    }
+
+    /// The objects a relationship holds, in order (at most one for to-one).
+    public func related(_ relationship: String, of id: PersistentIdentifier) throws(GraphError) -> [PersistentIdentifier] {
+        let ref = try ref(for: id, allowDeleted: true)
+        let slot = try linkSlot(relationship, entity: Int(ref.entity))
+        return targets(ref, slot).map(identifier(for:))
+    }
+
+    /// Adds an object to a relationship (sets it, for to-one); the inverse follows.
+    ///
+    /// Linking an object a to-many already holds does nothing. Setting a to-one
+    /// whose inverse is to-one first unlinks whatever either side held.
+    public func link(_ id: PersistentIdentifier, _ relationship: String, to target: PersistentIdentifier) throws(GraphError) {
+        let (source, slot, destination) = try resolveLink(id, relationship, target)
+        addLink(source, slot, destination)
+    }
+
+    /// Removes an object from a relationship; the inverse follows. Unlinking an
+    /// object the relationship does not hold does nothing.
+    public func unlink(_ id: PersistentIdentifier, _ relationship: String, from target: PersistentIdentifier) throws(GraphError) {
+        let (source, slot, destination) = try resolveLink(id, relationship, target)
+        removeLink(source, slot, destination)
+    }
+
+    /// Replaces what a relationship holds with the given objects, in this order.
+    ///
+    /// - Throws: ``GraphError/tooManyDestinations(entity:relationship:)`` for more
+    ///   than one object on a to-one relationship.
+    public func setRelated(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier) throws(GraphError) {
+        let source = try ref(for: id)
+        let slot = try linkSlot(relationship, entity: Int(source.entity))
+        let link = layout.entities[Int(source.entity)].links[slot]
+        if !link.isToMany, targets.count > 1 {
+            throw .tooManyDestinations(entity: layout.entities[Int(source.entity)].name, relationship: relationship)
+        }
+        var rows: [Int32] = []
+        var seen = Set<Int32>()
+        for target in targets {
+            let destination = try destinationRef(target, link: link, source: source, relationship: relationship)
+            if seen.insert(destination.row).inserted { rows.append(destination.row) }
+        }
+        replaceLinks(source, slot, with: rows)
+    }
+
+    /// Removes an object: every link to and from it is cut, and it stops being live.
+    ///
+    /// This is the graph's primitive; it applies no delete rule. The object's
+    /// attribute values stay readable through ``value(_:of:)``.
+    public func remove(_ id: PersistentIdentifier) throws(GraphError) {
+        let ref = try ref(for: id)
+        cutAllLinks(ref)
+        tables[Int(ref.entity)].setLive(false, row: Int(ref.row))
+    }
+}
+
+// MARK: - Internal primitives on rows
+
+extension ObjectGraph {
+    func entityIndex(_ name: String) throws(GraphError) -> Int {
+        guard let index = layout.entityIndex[name] else { throw .unknownEntity(name) }
+        return index
+    }
+
+    func attributeIndex(_ name: String, entity: Int) throws(GraphError) -> Int {
+        guard let index = layout.entities[entity].attributeIndex[name] else {
+            throw .unknownAttribute(entity: layout.entities[entity].name, attribute: name)
+        }
+        return index
+    }
+
+    func linkSlot(_ name: String, entity: Int) throws(GraphError) -> Int {
+        guard let slot = layout.entities[entity].linkIndex[name] else {
+            throw .unknownRelationship(entity: layout.entities[entity].name, relationship: name)
+        }
+        return slot
+    }
+
+    func ref(for id: PersistentIdentifier, allowDeleted: Bool = false) throws(GraphError) -> ObjectRef {
+        guard let ref = index[id.id], layout.entities[Int(ref.entity)].name == id.entityName,
+              allowDeleted || tables[Int(ref.entity)].isLive[Int(ref.row)] else { throw .objectNotFound(id) }
+        return ref
+    }
+
+    func identifier(for ref: ObjectRef) -> PersistentIdentifier {
+        PersistentIdentifier(entityName: layout.entities[Int(ref.entity)].name,
+                             id: tables[Int(ref.entity)].ids[Int(ref.row)])
+    }
+
+    func isLive(_ ref: ObjectRef) -> Bool { tables[Int(ref.entity)].isLive[Int(ref.row)] }
+
+    /// Appends an empty row for a new object and indexes it. Attribute values are the caller's to append.
+    func appendObject(id: UInt64, entity: Int) -> ObjectRef {
+        let row = tables[entity].appendRow(id: id)
+        let ref = ObjectRef(entity: entity, row: row)
+        index[id] = ref
+        return ref
+    }
+
+    func value(_ ref: ObjectRef, _ attribute: Int) -> Value {
+        tables[Int(ref.entity)].columns[attribute]
+            .value(at: Int(ref.row), type: layout.entities[Int(ref.entity)].attributes[attribute].type)
+    }
+
+    func setValue(_ value: Value, _ ref: ObjectRef, _ attribute: Int) {
+        tables[Int(ref.entity)].columns[attribute].set(value, at: Int(ref.row))
+    }
+
+    /// Checks a value against an attribute's type; returns it as it will be stored.
+    func checked(_ value: Value, entity: Int, attribute: Int) throws(GraphError) -> Value {
+        let declaration = layout.entities[entity].attributes[attribute]
+        let fits = value == .null ? (declaration.isOptional || declaration.type == .any) : value.conforms(to: declaration.type)
+        guard fits else {
+            throw .typeMismatch(entity: layout.entities[entity].name, attribute: declaration.name,
+                                expected: (declaration.isOptional ? "optional " : "") + declaration.type.description,
+                                value: value.description)
+        }
+        return value
+    }
+
+    func targets(_ ref: ObjectRef, _ slot: Int) -> [ObjectRef] {
+        let destination = layout.entities[Int(ref.entity)].links[slot].destination
+        return tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row)).map {
+            ObjectRef(entity: destination, row: Int($0))
+        }
+    }
+
+    private func resolveLink(_ id: PersistentIdentifier, _ relationship: String, _ target: PersistentIdentifier)
+        throws(GraphError) -> (ObjectRef, Int, ObjectRef) {
+        let source = try ref(for: id)
+        let slot = try linkSlot(relationship, entity: Int(source.entity))
+        let link = layout.entities[Int(source.entity)].links[slot]
+        return (source, slot, try destinationRef(target, link: link, source: source, relationship: relationship))
+    }
+
+    private func destinationRef(_ target: PersistentIdentifier, link: SchemaLayout.Link, source: ObjectRef,
+                                relationship: String) throws(GraphError) -> ObjectRef {
+        let destination = try ref(for: target)
+        guard Int(destination.entity) == link.destination else {
+            throw .wrongDestination(entity: layout.entities[Int(source.entity)].name, relationship: relationship,
+                                    expected: layout.entities[link.destination].name, found: target)
+        }
+        return destination
+    }
+
+    /// Links source → target through `slot` and target → source through the inverse,
+    /// first unlinking what a to-one side held.
+    func addLink(_ source: ObjectRef, _ slot: Int, _ target: ObjectRef) {
+        let link = layout.entities[Int(source.entity)].links[slot]
+        let column = tables[Int(source.entity)].links[slot]
+        if column.contains(target.row, in: Int(source.row)) { return }
+        if !link.isToMany, column.one[Int(source.row)] >= 0 {
+            removeLink(source, slot, ObjectRef(entity: link.destination, row: Int(column.one[Int(source.row)])))
+        }
+        let inverseColumn = tables[link.destination].links[link.inverse]
+        if !inverseColumn.isToMany, inverseColumn.one[Int(target.row)] >= 0 {
+            let previous = ObjectRef(entity: Int(source.entity), row: Int(inverseColumn.one[Int(target.row)]))
+            removeLink(target, link.inverse, previous)
+        }
+        column.add(target.row, to: Int(source.row))
+        inverseColumn.add(source.row, to: Int(target.row))
+    }
+
+    /// Cuts the link source → target and its inverse.
+    func removeLink(_ source: ObjectRef, _ slot: Int, _ target: ObjectRef) {
+        let link = layout.entities[Int(source.entity)].links[slot]
+        tables[Int(source.entity)].links[slot].remove(target.row, from: Int(source.row))
+        tables[link.destination].links[link.inverse].remove(source.row, from: Int(target.row))
+    }
+
+    /// Makes a relationship hold exactly `rows` (destination rows, unique), in that order.
+    func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32]) {
+        let link = layout.entities[Int(source.entity)].links[slot]
+        let column = tables[Int(source.entity)].links[slot]
+        let keep = Set(rows)
+        for old in column.targets(of: Int(source.row)) where !keep.contains(old) {
+            removeLink(source, slot, ObjectRef(entity: link.destination, row: Int(old)))
+        }
+        for row in rows { addLink(source, slot, ObjectRef(entity: link.destination, row: Int(row))) }
+        if link.isToMany { column.many[Int(source.row)] = rows }
+    }
+
+    /// Cuts every link to and from an object, declared and hidden.
+    ///
+    /// The object's own lists are cleared in one step, so the cost is its links
+    /// plus the inverse lists they touch, not the square of a large list.
+    func cutAllLinks(_ ref: ObjectRef) {
+        let table = tables[Int(ref.entity)]
+        let row = Int(ref.row)
+        for slot in table.links.indices {
+            let link = layout.entities[Int(ref.entity)].links[slot]
+            let column = table.links[slot]
+            let inverseColumn = tables[link.destination].links[link.inverse]
+            for target in column.targets(of: row) {
+                inverseColumn.remove(ref.row, from: Int(target))
+            }
+            if column.isToMany { column.many[row] = [] } else { column.one[row] = -1 }
+        }
+    }
+}

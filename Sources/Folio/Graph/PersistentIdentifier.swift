@@ -1,0 +1,37 @@
+/// The stable identity of an object: its entity and a number unique in its document.
+///
+/// Mirrors SwiftData's `PersistentIdentifier`. Identifiers are assigned at
+/// insert, saved in the package, and survive save and reopen; a deleted
+/// object's identifier is never given to another object of the same document,
+/// so undoing a delete brings back the same identifiers.
+public struct PersistentIdentifier: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The name of the object's entity.
+    public let entityName: String
+    /// The object's number, unique across all entities of its document.
+    public let id: UInt64
+
+    /// Creates an identifier; it names an object only if the document has one with this number.
+    public init(entityName: String, id: UInt64) {
+        self.entityName = entityName
+        self.id = id
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id && lhs.entityName == rhs.entityName }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.id < rhs.id }
+
+    /// `Entity#id`, e.g. `Animal#42`.
+    public var description: String { "\(entityName)#\(id)" }
+}
+
+/// Where an object lives in the graph: its entity's table and its row there.
+/// Rows are stable for the life of a graph: a deleted object keeps its row.
+struct ObjectRef: Hashable, Sendable {
+    var entity: Int32
+    var row: Int32
+
+    init(entity: Int, row: Int) {
+        self.entity = Int32(truncatingIfNeeded: entity)
+        self.row = Int32(truncatingIfNeeded: row)
+    }
+}

@@ -1,0 +1,65 @@
+/// The schema compiled for fast access: names interned to indexes, and every
+/// relationship paired with an inverse slot.
+///
+/// A relationship the schema declares without an inverse gets a hidden to-many
+/// inverse on its destination, kept in memory only. That is what lets a delete
+/// cut every link to an object in time proportional to its links, never by
+/// scanning the document, and leave no dangling reference behind.
+struct SchemaLayout: Sendable {
+    struct Link: Sendable {
+        /// The declared name, or `nil` for a hidden inverse.
+        var name: String?
+        var destination: Int
+        var isToMany: Bool
+        /// The slot of the inverse link in the destination's links.
+        var inverse: Int
+        var deleteRule: Schema.Relationship.DeleteRule
+        var isHidden: Bool { name == nil }
+    }
+
+    struct EntityLayout: Sendable {
+        var name: String
+        var attributes: [Schema.Attribute]
+        var attributeIndex: [String: Int]
+        /// Declared relationships first, in declaration order, then hidden inverses.
+        var links: [Link]
+        var linkIndex: [String: Int]
+        var declaredLinkCount: Int
+    }
+
+    let entities: [EntityLayout]
+    let entityIndex: [String: Int]
+
+    init(_ schema: Schema) {
+        var entities = schema.entities.map { entity in
+            EntityLayout(
+                name: entity.name,
+                attributes: entity.attributes,
+                attributeIndex: Dictionary(uniqueKeysWithValues: entity.attributes.enumerated().map { ($1.name, $0) }),
+                links: [],
+                linkIndex: Dictionary(uniqueKeysWithValues: entity.relationships.enumerated().map { ($1.name, $0) }),
+                declaredLinkCount: entity.relationships.count)
+        }
+        let entityIndex = Dictionary(uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
+        for (index, entity) in schema.entities.enumerated() {
+            entities[index].links = entity.relationships.map { relationship in
+                Link(name: relationship.name, destination: entityIndex[relationship.destination] ?? 0,
+                     isToMany: relationship.isToMany, inverse: -1, deleteRule: relationship.deleteRule)
+            }
+        }
+        for (index, entity) in schema.entities.enumerated() {
+            for (slot, relationship) in entity.relationships.enumerated() {
+                let destination = entities[index].links[slot].destination
+                if let inverseName = relationship.inverse, let inverse = entities[destination].linkIndex[inverseName] {
+                    entities[index].links[slot].inverse = inverse
+                } else {
+                    let hidden = Link(name: nil, destination: index, isToMany: true, inverse: slot, deleteRule: .nullify)
+                    entities[destination].links.append(hidden)
+                    entities[index].links[slot].inverse = entities[destination].links.count - 1
+                }
+            }
+        }
+        self.entities = entities
+        self.entityIndex = entityIndex
+    }
+}

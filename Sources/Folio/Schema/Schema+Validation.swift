@@ -1,0 +1,68 @@
+extension Schema {
+    /// Checks names, destinations, inverses, counts and options.
+    ///
+    /// - Throws: the first ``SchemaError`` found, in declaration order.
+    /// - Complexity: O(entities × properties).
+    public func validate() throws(SchemaError) {
+        var entityNames = Set<String>()
+        for entity in entities {
+            guard Schema.isValidName(entity.name) else { throw .invalidName(entity.name) }
+            guard entityNames.insert(entity.name).inserted else { throw .duplicateEntity(entity.name) }
+        }
+        for entity in entities {
+            var propertyNames = Set<String>()
+            for attribute in entity.attributes {
+                guard Schema.isValidName(attribute.name) else { throw .invalidName(attribute.name) }
+                guard propertyNames.insert(attribute.name).inserted else {
+                    throw .duplicateProperty(entity: entity.name, property: attribute.name)
+                }
+                if attribute.isExternal && attribute.type != .data {
+                    throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "externalStorage")
+                }
+                if attribute.isUnique && (attribute.type.isCollection || attribute.type == .codable || attribute.type == .any) {
+                    throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "unique")
+                }
+                if let value = attribute.defaultValue,
+                   !(value == .null ? attribute.isOptional : value.conforms(to: attribute.type)) {
+                    throw .invalidDefault(entity: entity.name, attribute: attribute.name)
+                }
+            }
+            for relationship in entity.relationships {
+                guard Schema.isValidName(relationship.name) else { throw .invalidName(relationship.name) }
+                guard propertyNames.insert(relationship.name).inserted else {
+                    throw .duplicateProperty(entity: entity.name, property: relationship.name)
+                }
+                guard let destination = self.entity(named: relationship.destination) else {
+                    throw .unknownDestination(entity: entity.name, relationship: relationship.name,
+                                              destination: relationship.destination)
+                }
+                let counts = (relationship.minimumModelCount, relationship.maximumModelCount)
+                if counts.0 < 0 || counts.1 < 0 || (counts.1 > 0 && counts.0 > counts.1)
+                    || (!relationship.isToMany && (counts.0 > 1 || counts.1 > 1)) {
+                    throw .invalidCount(entity: entity.name, relationship: relationship.name)
+                }
+                guard let inverseName = relationship.inverse else { continue }
+                guard let inverse = destination.relationship(named: inverseName) else {
+                    throw .unknownInverse(entity: entity.name, relationship: relationship.name, inverse: inverseName)
+                }
+                if destination.name == entity.name && inverseName == relationship.name {
+                    throw .selfInverse(entity: entity.name, relationship: relationship.name)
+                }
+                guard inverse.destination == entity.name, inverse.inverse == relationship.name else {
+                    throw .inverseMismatch(entity: entity.name, relationship: relationship.name, inverse: inverseName)
+                }
+            }
+        }
+    }
+
+    /// Whether a name can be an entity or property name: an ASCII identifier not
+    /// starting with a digit, and not starting with `xml` in any case (reserved by XML).
+    static func isValidName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, !(0x30...0x39).contains(first) else { return false }
+        if name.lowercased().hasPrefix("xml") { return false }
+        return bytes.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
+        }
+    }
+}

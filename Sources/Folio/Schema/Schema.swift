@@ -1,0 +1,40 @@
+/// The shape of a document: its entities, their attributes and relationships.
+///
+/// A schema is a value. Every document package carries its schema, so any
+/// document opens with no Swift types compiled in. Build one by hand, read one
+/// from a package, or (later) derive one from `@Model` classes.
+///
+/// ```swift
+/// let schema = try Schema([
+///     .init("AnimalCategory",
+///           attributes: [.init("name", .string, options: [.unique])],
+///           relationships: [.init("animals", to: "Animal", toMany: true,
+///                                 inverse: "category", deleteRule: .cascade)]),
+///     .init("Animal",
+///           attributes: [.init("name", .string)],
+///           relationships: [.init("category", to: "AnimalCategory", inverse: "animals")]),
+/// ])
+/// ```
+public struct Schema: Hashable, Sendable {
+    /// The entities, in declaration order (which is also their order on disk).
+    public private(set) var entities: [Entity]
+
+    /// Creates a schema and validates it.
+    ///
+    /// - Throws: ``SchemaError`` when names clash, a relationship names an unknown
+    ///   entity, or an inverse does not point back.
+    public init(_ entities: [Entity]) throws(SchemaError) {
+        self.entities = entities
+        try validate()
+    }
+
+    /// The entity with the given name, if any. O(entities).
+    public func entity(named name: String) -> Entity? {
+        entities.first { $0.name == name }
+    }
+
+    /// The index of the entity with the given name, if any.
+    func entityIndex(named name: String) -> Int? {
+        entities.firstIndex { $0.name == name }
+    }
+}

@@ -1,0 +1,51 @@
+/// Why a schema is not valid.
+///
+/// Each case names the entity (and property) at fault so the schema's author
+/// can find it.
+public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A name is not an ASCII identifier, or starts with `xml`.
+    case invalidName(String)
+    /// Two entities share a name.
+    case duplicateEntity(String)
+    /// Two properties (attributes or relationships) of an entity share a name.
+    case duplicateProperty(entity: String, property: String)
+    /// A relationship's destination names no entity.
+    case unknownDestination(entity: String, relationship: String, destination: String)
+    /// A relationship's inverse names no relationship on the destination.
+    case unknownInverse(entity: String, relationship: String, inverse: String)
+    /// The inverse exists but does not point back at this relationship.
+    case inverseMismatch(entity: String, relationship: String, inverse: String)
+    /// A relationship names itself as its own inverse, which Folio does not support.
+    case selfInverse(entity: String, relationship: String)
+    /// Minimum and maximum counts are negative, on a to-one relationship, or min > max.
+    case invalidCount(entity: String, relationship: String)
+    /// An attribute's option does not fit its type (e.g. external storage on a non-`Data` attribute).
+    case invalidOption(entity: String, attribute: String, option: String)
+    /// An attribute's default value does not have the attribute's type.
+    case invalidDefault(entity: String, attribute: String)
+
+    public var description: String {
+        switch self {
+        case .invalidName(let name):
+            return "'\(name)' is not a valid name (use ASCII letters, digits and _, not starting with a digit or 'xml')"
+        case .duplicateEntity(let name):
+            return "entity '\(name)' is declared twice"
+        case .duplicateProperty(let entity, let property):
+            return "\(entity) declares '\(property)' twice"
+        case .unknownDestination(let entity, let relationship, let destination):
+            return "\(entity).\(relationship) points to unknown entity '\(destination)'"
+        case .unknownInverse(let entity, let relationship, let inverse):
+            return "\(entity).\(relationship) names inverse '\(inverse)', which its destination does not have"
+        case .inverseMismatch(let entity, let relationship, let inverse):
+            return "\(entity).\(relationship) names inverse '\(inverse)', which does not point back to it"
+        case .selfInverse(let entity, let relationship):
+            return "\(entity).\(relationship) is its own inverse, which is not supported"
+        case .invalidCount(let entity, let relationship):
+            return "\(entity).\(relationship) has invalid minimum/maximum model counts"
+        case .invalidOption(let entity, let attribute, let option):
+            return "\(entity).\(attribute) cannot have option '\(option)' for its type"
+        case .invalidDefault(let entity, let attribute):
+            return "\(entity).\(attribute) has a default value of the wrong type"
+        }
+    }
+}

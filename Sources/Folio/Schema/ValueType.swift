@@ -1,0 +1,90 @@
+/// The type of an attribute's value, as the schema records it.
+///
+/// Scalar types map one to one onto Swift types. Collections hold scalar or
+/// composite elements; `codable` holds any composite value (what a `Codable`
+/// struct or enum encodes to); `any` holds a value of any scalar type, or
+/// nothing (Realm's `AnyRealmValue`, whose deleted state is `.none`).
+public indirect enum ValueType: Hashable, Sendable, CustomStringConvertible {
+    case string, bool
+    case int, int8, int16, int32, int64
+    case uint, uint8, uint16, uint32, uint64
+    case double, float
+    case date, data, uuid, url, decimal
+    /// An ordered array whose elements have the given type.
+    case array(ValueType)
+    /// A set of unique elements of the given type; order is not significant.
+    case set(ValueType)
+    /// A dictionary with `String` keys and values of the given type.
+    case dictionary(ValueType)
+    /// A composite value: what a `Codable` struct or enum encodes to.
+    case codable
+    /// A value of any scalar type, or none.
+    case any
+
+    /// The spelling used in schema files, e.g. `int32`, `array(string)`.
+    public var description: String {
+        switch self {
+        case .array(let element): return "array(\(element))"
+        case .set(let element): return "set(\(element))"
+        case .dictionary(let element): return "dictionary(\(element))"
+        default: return ValueType.scalarNames.first { $0.1 == self }?.0 ?? "?"
+        }
+    }
+
+    /// Parses a type spelling such as `string` or `dictionary(array(int))`.
+    ///
+    /// - Returns: `nil` when the text names no type.
+    public init?(_ text: some StringProtocol) {
+        let text = String(text)
+        if let scalar = ValueType.scalarNames.first(where: { $0.0 == text }) {
+            self = scalar.1
+            return
+        }
+        for (prefix, make) in [("array(", ValueType.array), ("set(", ValueType.set), ("dictionary(", ValueType.dictionary)]
+        where text.hasPrefix(prefix) && text.hasSuffix(")") {
+            guard let inner = ValueType(text.dropFirst(prefix.count).dropLast()) else { return nil }
+            self = make(inner)
+            return
+        }
+        return nil
+    }
+
+    static let scalarNames: [(String, ValueType)] = [
+        ("string", .string), ("bool", .bool),
+        ("int", .int), ("int8", .int8), ("int16", .int16), ("int32", .int32), ("int64", .int64),
+        ("uint", .uint), ("uint8", .uint8), ("uint16", .uint16), ("uint32", .uint32), ("uint64", .uint64),
+        ("double", .double), ("float", .float),
+        ("date", .date), ("data", .data), ("uuid", .uuid), ("url", .url), ("decimal", .decimal),
+        ("codable", .codable), ("any", .any),
+    ]
+
+    /// Whether this type is a collection (array, set or dictionary).
+    public var isCollection: Bool {
+        switch self {
+        case .array, .set, .dictionary: return true
+        default: return false
+        }
+    }
+
+    /// The inclusive range a fixed-width integer type accepts, or `nil` for other types.
+    var integerRange: ClosedRange<Int64>? {
+        switch self {
+        case .int, .int64: return Int64.min...Int64.max
+        case .int8: return Int64(Int8.min)...Int64(Int8.max)
+        case .int16: return Int64(Int16.min)...Int64(Int16.max)
+        case .int32: return Int64(Int32.min)...Int64(Int32.max)
+        default: return nil
+        }
+    }
+
+    /// The largest value an unsigned integer type accepts, or `nil` for other types.
+    var unsignedMax: UInt64? {
+        switch self {
+        case .uint, .uint64: return UInt64.max
+        case .uint8: return UInt64(UInt8.max)
+        case .uint16: return UInt64(UInt16.max)
+        case .uint32: return UInt64(UInt32.max)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+
+/// Exact ISO 8601 text for dates: `2024-03-06T05:06:07Z`, with as many
+/// fractional digits as the `Double` needs to come back bit for bit.
+///
+/// A date is split into whole seconds and a fraction; both parts are exact,
+/// so their sum on reading is exactly the original. Dates that cannot be
+/// written that way (outside years 1–9999, non-finite, or whose split is not
+/// exact) are written as `@` followed by the raw time interval since 2001.
+enum DateText {
+    private static let referenceDaysFrom1970: Int64 = 11_323
+
+    static func append(_ date: Date, to buffer: inout ByteBuffer) {
+        let interval = date.timeIntervalSinceReferenceDate
+        let whole = interval.rounded(.down)
+        let fraction = interval - whole
+        guard interval.isFinite, abs(interval) < 3.0e11,
+              (whole + fraction).bitPattern == interval.bitPattern, fraction < 1 else {
+            buffer.append(UInt8(ascii: "@"))
+            buffer.append(string: DoubleText.string(interval))
+            return
+        }
+        let seconds = Int64(whole)
+        let days = floorDiv(seconds, 86_400) + referenceDaysFrom1970
+        let secondOfDay = seconds - floorDiv(seconds, 86_400) * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        guard (1...9999).contains(year) else {
+            buffer.append(UInt8(ascii: "@"))
+            buffer.append(string: DoubleText.string(interval))
+            return
+        }
+        buffer.append(padded: year, width: 4)
+        buffer.append(UInt8(ascii: "-"))
+        buffer.append(padded: month, width: 2)
+        buffer.append(UInt8(ascii: "-"))
+        buffer.append(padded: day, width: 2)
+        buffer.append(UInt8(ascii: "T"))
+        buffer.append(padded: secondOfDay / 3600, width: 2)
+        buffer.append(UInt8(ascii: ":"))
+        buffer.append(padded: secondOfDay / 60 % 60, width: 2)
+        buffer.append(UInt8(ascii: ":"))
+        buffer.append(padded: secondOfDay % 60, width: 2)
+        if fraction != 0 {
+            buffer.append(string: DoubleText.plainFraction(fraction))
+        }
+        buffer.append(UInt8(ascii: "Z"))
+    }
+
+    static func string(_ date: Date) -> String {
+        var buffer = ByteBuffer(capacity: 32)
+        append(date, to: &buffer)
+        return String(decoding: buffer.bytes, as: UTF8.self)
+    }
+
+    /// Parses what ``append(_:to:)`` writes; also accepts a bare `YYYY-MM-DD`
+    /// (midnight UTC), which people type.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        if bytes.first == UInt8(ascii: "@") {
+            return NumberParser.double(UnsafeBufferPointer(rebasing: bytes[1...]))
+                .map(Date.init(timeIntervalSinceReferenceDate:))
+        }
+        func number(_ range: Range<Int>) -> Int64? {
+            guard range.upperBound <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for index in range {
+                let digit = bytes[index] &- 0x30
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            return value
+        }
+        func byte(_ index: Int, is ascii: Unicode.Scalar) -> Bool {
+            index < bytes.count && bytes[index] == UInt8(ascii: ascii)
+        }
+        guard let year = number(0..<4), byte(4, is: "-"), let month = number(5..<7), byte(7, is: "-"),
+              let day = number(8..<10), (1...12).contains(month), day >= 1,
+              day <= daysIn(month: month, year: year) else { return nil }
+        var seconds = (days(fromCivil: year, month, day) - referenceDaysFrom1970) * 86_400
+        if bytes.count == 10 { return Date(timeIntervalSinceReferenceDate: Double(seconds)) }
+        guard byte(10, is: "T"), let hour = number(11..<13), byte(13, is: ":"), let minute = number(14..<16),
+              byte(16, is: ":"), let second = number(17..<19), hour < 24, minute < 60, second < 60,
+              bytes.last == UInt8(ascii: "Z") else { return nil }
+        seconds += hour * 3600 + minute * 60 + second
+        var fraction = 0.0
+        if bytes.count > 20 {
+            guard byte(19, is: "."), bytes.count > 21 else { return nil }
+            // "0.xxx": parse the fraction digits with a leading "0" so the number parser sees 0.xxx.
+            let digits = UnsafeBufferPointer(rebasing: bytes[20..<(bytes.count - 1)])
+            guard digits.allSatisfy({ $0 &- 0x30 < 10 }), digits.count <= 40 else { return nil }
+            let parsed: Double? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digits.count + 2) { text in
+                text[0] = UInt8(ascii: "0")
+                text[1] = UInt8(ascii: ".")
+                for index in 0..<digits.count { text[index + 2] = digits[index] }
+                return NumberParser.double(UnsafeBufferPointer(text))
+            }
+            guard let parsed, parsed < 1 else { return nil }
+            fraction = parsed
+        } else if bytes.count != 20 {
+            return nil
+        }
+        return Date(timeIntervalSinceReferenceDate: Double(seconds) + fraction)
+    }
+
+    static func parse(_ text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { parse($0) }
+    }
+
+    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+        a >= 0 ? a / b : -((-a + b - 1) / b)
+    }
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    // Howard Hinnant's civil-calendar algorithms (proleptic Gregorian, days since 1970-01-01).
+    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
+
+/// Text for `Double` and `Float` that reads back bit for bit.
+enum DoubleText {
+    static func string(_ value: Double) -> String {
+        if value.isNaN {
+            return value.bitPattern == Double.nan.bitPattern
+                ? "nan" : "nan(0x" + hex(value.bitPattern, width: 16) + ")"
+        }
+        return value.description
+    }
+
+    static func string(_ value: Float) -> String {
+        if value.isNaN {
+            return value.bitPattern == Float.nan.bitPattern
+                ? "nan" : "nan(0x" + hex(UInt64(value.bitPattern), width: 8) + ")"
+        }
+        return value.description
+    }
+
+    static func float(_ text: String) -> Float? {
+        if text.hasPrefix("nan(0x"), text.hasSuffix(")"), text.count == 15,
+           let bits = UInt32(text.dropFirst(6).dropLast(), radix: 16), Float(bitPattern: bits).isNaN {
+            return Float(bitPattern: bits)
+        }
+        switch text {
+        case "nan": return .nan
+        case "inf": return .infinity
+        case "-inf": return -.infinity
+        default:
+            guard !text.isEmpty, text.utf8.allSatisfy({ ($0 &- 0x30) < 10 || "-.eE+".utf8.contains($0) }),
+                  text.first != "+" else { return nil }
+            return Float(text)
+        }
+    }
+
+    /// The shortest decimal digits of a fraction in [0, 1) as ".ddd", never in exponent form.
+    static func plainFraction(_ fraction: Double) -> String {
+        let text = fraction.description
+        guard let e = text.firstIndex(of: "e") else { return String(text.dropFirst()) }  // "0.25" -> ".25"
+        let exponent = Int(text[text.index(after: e)...]) ?? 0
+        let digits = text[..<e].filter { $0 != "." }
+        return "." + String(repeating: "0", count: max(0, -exponent - 1)) + digits
+    }
+
+    private static func hex(_ value: UInt64, width: Int) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}

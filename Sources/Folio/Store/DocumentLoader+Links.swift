@@ -1,0 +1,140 @@
+/// Turning raw identifiers into rows, and checking that both sides of every
+/// relationship agree, once all objects are read.
+extension DocumentLoader {
+    /// Resolves every link and verifies inverses. O(links) with no per-link search:
+    /// a side is checked against a to-one inverse in O(1), to-many pairs through a set.
+    func resolveLinks() throws(PackageError) {
+        guard let graph else { return }
+        let layout = graph.layout
+        for (entity, state) in states.enumerated() {
+            let table = graph.tables[entity]
+            for slot in 0..<layout.entities[entity].declaredLinkCount {
+                let link = layout.entities[entity].links[slot]
+                let column = table.links[slot]
+                if link.isToMany {
+                    for row in 0..<table.rowCount {
+                        var targets: [Int32] = []
+                        targets.reserveCapacity(state.rawMany[slot][row].count)
+                        for id in state.rawMany[slot][row] {
+                            targets.append(try resolve(id, entity: entity, row: row, slot: slot))
+                        }
+                        column.many[row] = targets
+                    }
+                    state.rawMany[slot] = []
+                } else {
+                    for row in 0..<table.rowCount where state.rawOne[slot][row] != 0 {
+                        column.one[row] = try resolve(state.rawOne[slot][row], entity: entity, row: row, slot: slot)
+                    }
+                    state.rawOne[slot] = []
+                }
+            }
+        }
+        for (entity, entityLayout) in layout.entities.enumerated() {
+            for slot in 0..<entityLayout.declaredLinkCount {
+                let link = entityLayout.links[slot]
+                let inverse = layout.entities[link.destination].links[link.inverse]
+                if inverse.isHidden {
+                    fillHiddenInverse(entity: entity, slot: slot)
+                } else if (entity, slot) <= (link.destination, link.inverse) {
+                    try verifyInverse(entity: entity, slot: slot)
+                }
+            }
+        }
+    }
+
+    private func resolve(_ id: UInt64, entity: Int, row: Int, slot: Int) throws(PackageError) -> Int32 {
+        guard let graph else { return -1 }
+        let link = graph.layout.entities[entity].links[slot]
+        guard let target = graph.index[id] else {
+            throw .danglingReference(objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
+                                     id: graph.tables[entity].ids[row], relationship: link.name ?? "", target: id)
+        }
+        guard Int(target.entity) == link.destination else {
+            throw .wrongDestination(objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
+                                    id: graph.tables[entity].ids[row], relationship: link.name ?? "", target: id,
+                                    expected: graph.layout.entities[link.destination].name)
+        }
+        return target.row
+    }
+
+    private func fillHiddenInverse(entity: Int, slot: Int) {
+        guard let graph else { return }
+        let link = graph.layout.entities[entity].links[slot]
+        let forward = graph.tables[entity].links[slot]
+        let hidden = graph.tables[link.destination].links[link.inverse]
+        for row in 0..<graph.tables[entity].rowCount {
+            for target in forward.targets(of: row) where !hidden.many[Int(target)].contains(Int32(row)) || !link.isToMany {
+                hidden.many[Int(target)].append(Int32(row))
+            }
+        }
+    }
+
+    /// Checks that `entity.slot` and its declared inverse describe the same pairs, each once.
+    private func verifyInverse(entity: Int, slot: Int) throws(PackageError) {
+        guard let graph else { return }
+        let link = graph.layout.entities[entity].links[slot]
+        let sideA = (entity: entity, slot: slot, column: graph.tables[entity].links[slot])
+        let sideB = (entity: link.destination, slot: link.inverse, column: graph.tables[link.destination].links[link.inverse])
+        // Check from a side whose inverse is to-one: each listed target must point straight back.
+        for (from, to) in [(sideA, sideB), (sideB, sideA)] where !to.column.isToMany {
+            for row in 0..<graph.tables[from.entity].rowCount {
+                for target in from.column.targets(of: row) where to.column.one[Int(target)] != Int32(row) {
+                    throw mismatch(entity: from.entity, row: row, slot: from.slot, target: target, targetEntity: to.entity)
+                }
+            }
+        }
+        if !sideA.column.isToMany || !sideB.column.isToMany {
+            // One side is to-one. If the other is to-many, every listed object must
+            // be listed once, and every object whose to-one is set must be listed.
+            guard sideA.column.isToMany != sideB.column.isToMany else { return }
+            let (many, one) = sideA.column.isToMany ? (sideA, sideB) : (sideB, sideA)
+            var listed = [Bool](repeating: false, count: graph.tables[one.entity].rowCount)
+            for row in 0..<graph.tables[many.entity].rowCount {
+                for target in many.column.many[row] {
+                    if listed[Int(target)] {
+                        throw mismatch(entity: many.entity, row: row, slot: many.slot, target: target, targetEntity: one.entity)
+                    }
+                    listed[Int(target)] = true
+                }
+            }
+            for (row, target) in one.column.one.enumerated() where target >= 0 && !listed[row] {
+                throw mismatch(entity: one.entity, row: row, slot: one.slot, target: target, targetEntity: many.entity)
+            }
+            return
+        }
+        // Many-to-many: the pairs listed from each side must be the same set, each listed once.
+        var pairs = Set<UInt64>()
+        for row in 0..<graph.tables[sideA.entity].rowCount {
+            for target in sideA.column.many[row] {
+                guard pairs.insert(UInt64(UInt32(row)) << 32 | UInt64(UInt32(target))).inserted else {
+                    throw mismatch(entity: sideA.entity, row: row, slot: sideA.slot, target: target, targetEntity: sideB.entity)
+                }
+            }
+        }
+        for row in 0..<graph.tables[sideB.entity].rowCount {
+            for target in sideB.column.many[row] {
+                guard pairs.remove(UInt64(UInt32(target)) << 32 | UInt64(UInt32(row))) != nil else {
+                    throw mismatch(entity: sideB.entity, row: row, slot: sideB.slot, target: target, targetEntity: sideA.entity)
+                }
+            }
+        }
+        if let leftover = pairs.first {
+            throw mismatch(entity: sideA.entity, row: Int(leftover >> 32), slot: sideA.slot,
+                           target: Int32(truncatingIfNeeded: leftover), targetEntity: sideB.entity)
+        }
+    }
+
+    private func mismatch(entity: Int, row: Int, slot: Int, target: Int32, targetEntity: Int) -> PackageError {
+        guard let graph else { return .notAPackage(path: file) }
+        return .inverseMismatch(objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
+                                id: graph.tables[entity].ids[row],
+                                relationship: graph.layout.entities[entity].links[slot].name ?? "",
+                                target: graph.tables[targetEntity].ids[Int(target)])
+    }
+
+    func objectLocation(entity: Int, row: Int) -> SourceLocation {
+        let state = states[entity]
+        guard row < state.lines.count else { return SourceLocation(file: file, line: 0, column: 0) }
+        return SourceLocation(file: file, line: Int(state.lines[row]), column: Int(state.columns[row]))
+    }
+}

@@ -1,0 +1,323 @@
+import CLibXML2
+import Foundation
+
+/// Reads a document (or a standalone schema file) with libxml2's SAX2 push
+/// parser and builds the graph straight from the callbacks.
+///
+/// No tree is built and no `String` is made for names: libxml2 interns element
+/// and attribute names, so each is recognised by its pointer after the first
+/// sight. Numbers and dates are parsed from the attribute bytes.
+///
+/// Safety: the parser runs with `XML_PARSE_NONET`, without DTD loading or
+/// entity substitution, and stops at the first DOCTYPE or entity declaration,
+/// so no entity is ever expanded and nothing is fetched. libxml2's own limits
+/// (depth, name and text length) stay on: `XML_PARSE_HUGE` is never set.
+final class DocumentLoader {
+    enum Mode { case document, schemaFile }
+
+    enum Phase {
+        case start, root, schema, entity, attributeOrRelationship, afterSchema, objects, object, end, schemaFileDone
+    }
+
+    let file: String
+    let mode: Mode
+    var phase = Phase.start
+    private(set) var parser: xmlParserCtxtPtr?
+    private(set) var error: PackageError?
+
+    // Schema being read.
+    private var entities: [Schema.Entity] = []
+    private(set) var schema: Schema?
+    private var declaredNextID: UInt64 = 0
+    private var sawNextID = false
+
+    // Objects being read.
+    private(set) var graph: ObjectGraph?
+    var states: [EntityLoadState] = []
+    var lastElementName: UnsafePointer<xmlChar>?
+    var lastElementEntity = -1
+    private var entityByName: [String: Int] = [:]
+    var pendingBlobs: [(ref: ObjectRef, attribute: Int, name: String)] = []
+
+    init(file: String, mode: Mode) {
+        self.file = file
+        self.mode = mode
+    }
+
+    // MARK: Driving the parser
+
+    /// Parses the file at `path` in chunks; returns when the whole file is read or an error stopped it.
+    func parse(path: String) throws(PackageError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw FileIO.error(path: path, operation: "open")
+        }
+        defer { close(descriptor) }
+        xmlInitParser()
+        var handler = DocumentLoader.makeHandler()
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        guard let parser = xmlCreatePushParserCtxt(&handler, context, nil, 0, path) else {
+            throw .malformedXML(SourceLocation(file: file, line: 0, column: 0), message: "libxml2 could not start a parser")
+        }
+        self.parser = parser
+        defer {
+            xmlFreeParserCtxt(parser)
+            self.parser = nil
+        }
+        _ = xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue))
+        let chunkSize = 1 << 20
+        let chunk = UnsafeMutablePointer<CChar>.allocate(capacity: chunkSize)
+        defer { chunk.deallocate() }
+        while error == nil {
+            let count = read(descriptor, chunk, chunkSize)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileIO.error(path: path, operation: "read")
+            }
+            _ = xmlParseChunk(parser, chunk, Int32(count), count == 0 ? 1 : 0)
+            if count == 0 { break }
+        }
+        if let error { throw error }
+        if parser.pointee.wellFormed == 0 {
+            throw .malformedXML(location(), message: "document is not well-formed")
+        }
+        if phase != (mode == .document ? .end : .schemaFileDone) {
+            throw .malformedXML(location(), message: "document ended before it was complete")
+        }
+    }
+
+    func location() -> SourceLocation {
+        guard let parser else { return SourceLocation(file: file, line: 0, column: 0) }
+        let context = UnsafeMutableRawPointer(parser)
+        return SourceLocation(file: file, line: Int(xmlSAX2GetLineNumber(context)), column: Int(xmlSAX2GetColumnNumber(context)))
+    }
+
+    /// Records the first error and stops the parser; later callbacks do nothing.
+    func fail(_ error: PackageError) {
+        guard self.error == nil else { return }
+        self.error = error
+        if let parser { xmlStopParser(parser) }
+    }
+
+    private static func makeHandler() -> xmlSAXHandler {
+        var handler = xmlSAXHandler()
+        handler.initialized = UInt32(XML_SAX2_MAGIC)
+        handler.startElementNs = { context, localname, prefix, _, _, _, attributeCount, _, attributes in
+            guard let context, let localname else { return }
+            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
+            guard loader.error == nil else { return }
+            if prefix != nil {
+                loader.fail(.unexpectedContent(loader.location(), found: "a namespaced element", expected: "Folio elements"))
+                return
+            }
+            loader.startElement(localname, attributes: attributes, count: Int(attributeCount))
+        }
+        handler.endElementNs = { context, _, _, _ in
+            guard let context else { return }
+            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
+            guard loader.error == nil else { return }
+            loader.endElement()
+        }
+        handler.characters = { context, text, length in
+            guard let context, let text else { return }
+            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
+            for index in 0..<Int(length) {
+                let byte = text[index]
+                if byte != 0x20 && byte != 0x0A && byte != 0x09 && byte != 0x0D {
+                    loader.fail(.unexpectedContent(loader.location(), found: "text", expected: "only elements"))
+                    return
+                }
+            }
+        }
+        handler.cdataBlock = { context, _, _ in
+            guard let context else { return }
+            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
+            loader.fail(.unexpectedContent(loader.location(), found: "CDATA", expected: "only elements"))
+        }
+        handler.internalSubset = { context, _, _, _ in
+            guard let context else { return }
+            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
+            loader.fail(.forbiddenDeclaration(loader.location(), what: "a DOCTYPE declaration (DTD)"))
+        }
+        handler.externalSubset = { context, _, _, _ in
+            guard let context else { return }
+            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
+            loader.fail(.forbiddenDeclaration(loader.location(), what: "an external DTD"))
+        }
+        handler.entityDecl = { context, _, _, _, _, _ in
+            guard let context else { return }
+            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
+            loader.fail(.forbiddenDeclaration(loader.location(), what: "an entity declaration"))
+        }
+        handler.resolveEntity = { _, _, _ in nil }
+        handler.getEntity = { _, _ in nil }
+        handler.getParameterEntity = { _, _ in nil }
+        handler.serror = { context, errorPointer in
+            guard let context, let xmlError = errorPointer?.pointee else { return }
+            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
+            guard xmlError.level.rawValue >= XML_ERR_ERROR.rawValue, loader.error == nil else { return }
+            let message = xmlError.message.map { String(cString: $0) }?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown libxml2 error"
+            let location = SourceLocation(file: loader.file, line: Int(xmlError.line), column: Int(xmlError.int2))
+            let code = Int(xmlError.code)
+            if code == Int(XML_ERR_INVALID_CHAR.rawValue) || code == Int(XML_ERR_INVALID_ENCODING.rawValue)
+                || message.contains("UTF-8") || message.contains("encoding") {
+                loader.fail(.invalidEncoding(location, message: message))
+            } else if code == Int(XML_ERR_UNDECLARED_ENTITY.rawValue) || code == Int(XML_WAR_UNDECLARED_ENTITY.rawValue) {
+                loader.fail(.forbiddenDeclaration(location, what: "an entity reference (\(message))"))
+            } else {
+                loader.fail(.malformedXML(location, message: message))
+            }
+        }
+        return handler
+    }
+
+    // MARK: Elements
+
+    private func startElement(_ name: UnsafePointer<xmlChar>, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
+                              count: Int) {
+        switch phase {
+        case .object:
+            fail(.unexpectedContent(location(), found: "<\(String(cString: name))> inside an object", expected: "an empty object element"))
+        case .objects:
+            startObject(name, attributes: attributes, count: count)
+        case .start:
+            let elementName = String(cString: name)
+            let xml = attributeDictionary(attributes, count: count)
+            switch (mode, elementName) {
+            case (.document, "folio"):
+                guard let version = xml["format"] else {
+                    fail(.unexpectedContent(location(), found: "<folio> without format", expected: "format=\"1\""))
+                    return
+                }
+                guard version == "1" else { fail(.unsupportedFormat(location(), version: version)); return }
+                if let text = xml["next-id"] {
+                    guard let next = UInt64(text), next > 0 else {
+                        fail(.invalidIdentifier(location(), entity: "folio", id: text))
+                        return
+                    }
+                    declaredNextID = next
+                    sawNextID = true
+                }
+                phase = .root
+            case (.schemaFile, "schema"):
+                phase = .schema
+            default:
+                fail(.unexpectedContent(location(), found: "<\(elementName)>",
+                                        expected: mode == .document ? "<folio> as the root element" : "<schema> as the root element"))
+            }
+        case .root:
+            let elementName = String(cString: name)
+            guard elementName == "schema" else {
+                fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<schema>"))
+                return
+            }
+            phase = .schema
+        case .schema:
+            let elementName = String(cString: name)
+            guard elementName == "entity" else {
+                fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<entity>"))
+                return
+            }
+            let xml = attributeDictionary(attributes, count: count)
+            guard let entityName = xml["name"] else {
+                fail(.invalidSchemaDeclaration(location(), message: "<entity> needs a name"))
+                return
+            }
+            if let unknown = xml.keys.sorted().first(where: { $0 != "name" && $0 != "original-name" }) {
+                fail(.invalidSchemaDeclaration(location(), message: "entity \(entityName): unknown property '\(unknown)'"))
+                return
+            }
+            entities.append(Schema.Entity(entityName, originalName: xml["original-name"]))
+            phase = .entity
+        case .entity:
+            let elementName = String(cString: name)
+            let xml = attributeDictionary(attributes, count: count)
+            do throws(SchemaDeclarationError) {
+                switch elementName {
+                case "attribute": entities[entities.count - 1].attributes.append(try SchemaXML.attribute(from: xml))
+                case "relationship": entities[entities.count - 1].relationships.append(try SchemaXML.relationship(from: xml))
+                default:
+                    fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<attribute> or <relationship>"))
+                    return
+                }
+            } catch {
+                fail(.invalidSchemaDeclaration(location(), message: error.message))
+                return
+            }
+            phase = .attributeOrRelationship
+        case .attributeOrRelationship:
+            fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "an empty element"))
+        case .afterSchema:
+            let elementName = String(cString: name)
+            guard elementName == "objects" else {
+                fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<objects>"))
+                return
+            }
+            phase = .objects
+        case .schemaFileDone, .end:
+            fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "the end of the document"))
+        }
+    }
+
+    private func endElement() {
+        switch phase {
+        case .object: phase = .objects
+        case .objects: finishObjects()
+        case .attributeOrRelationship: phase = .entity
+        case .entity: phase = .schema
+        case .schema: finishSchema()
+        case .root, .afterSchema:
+            fail(.unexpectedContent(location(), found: "</folio>", expected: phase == .root ? "<schema>" : "<objects>"))
+        case .end: break
+        case .start, .schemaFileDone: break
+        }
+    }
+
+    private func finishSchema() {
+        do throws(SchemaError) {
+            schema = try Schema(entities)
+        } catch {
+            fail(.invalidSchema(location(), error))
+            return
+        }
+        guard mode == .document, let schema else {
+            phase = .schemaFileDone
+            return
+        }
+        let graph = ObjectGraph(schema: schema)
+        self.graph = graph
+        states = graph.layout.entities.indices.map { EntityLoadState(layout: graph.layout, entity: $0) }
+        entityByName = graph.layout.entityIndex
+        phase = .afterSchema
+    }
+
+    private func finishObjects() {
+        phase = .end
+        guard let graph else { return }
+        let maxID = graph.index.keys.max() ?? 0
+        if sawNextID {
+            if declaredNextID <= maxID {
+                fail(.invalidIdentifier(location(), entity: "folio", id: "next-id \(declaredNextID) is not above the largest id \(maxID)"))
+                return
+            }
+            graph.nextID = declaredNextID
+        } else {
+            graph.nextID = maxID + 1
+        }
+    }
+
+    private func attributeDictionary(_ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int) -> [String: String] {
+        var result: [String: String] = [:]
+        guard let attributes else { return result }
+        for index in 0..<count {
+            let base = index * 5
+            guard let localname = attributes[base], let value = attributes[base + 3], let end = attributes[base + 4] else { continue }
+            result[String(cString: localname)] = XMLText.withDecodedValue(UnsafeBufferPointer(start: value, count: end - value)) {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }
+        return result
+    }
+}
+

@@ -1,0 +1,163 @@
+import Foundation
+
+/// Turns a graph into the bytes of `document.xml`, plus the external blobs it refers to.
+///
+/// Output is canonical: entities in schema order, objects by ascending
+/// identifier, properties in declaration order, one object per line, sets and
+/// dictionary keys sorted. The same graph always gives the same bytes.
+struct DocumentWriter {
+    /// An externally stored value: the file name the document refers to and its bytes.
+    struct Blob {
+        var name: String
+        var data: Data
+    }
+
+    static let objectIDName = "f.id"
+    static let escapedSuffix = ".esc"
+
+    let graph: ObjectGraph
+    private(set) var blobs: [Blob] = []
+
+    init(graph: ObjectGraph) { self.graph = graph }
+
+    /// Writes the whole document, calling `flush` whenever the buffer passes `chunkSize`
+    /// so memory stays bounded for large documents.
+    mutating func write(chunkSize: Int = 1 << 22, flush: (inout ByteBuffer) throws(PackageError) -> Void) throws(PackageError) {
+        var buffer = ByteBuffer(capacity: chunkSize + 65_536)
+        buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"1\" next-id=\"")
+        buffer.append(uint: graph.nextID)
+        buffer.append("\">\n")
+        SchemaXML.append(graph.schema, indent: 2, to: &buffer)
+        buffer.append("  <objects>\n")
+        for (entityIndex, table) in graph.tables.enumerated() {
+            let entity = graph.layout.entities[entityIndex]
+            var nameBytes = ByteBuffer()
+            nameBytes.append(string: entity.name)
+            for row in rowsInIDOrder(table) {
+                appendObject(ObjectRef(entity: entityIndex, row: row), entity: entity, name: nameBytes.bytes, to: &buffer)
+                if buffer.bytes.count >= chunkSize { try flush(&buffer) }
+            }
+        }
+        buffer.append("  </objects>\n</folio>\n")
+        try flush(&buffer)
+    }
+
+    /// Live rows sorted by identifier; rows are already in that order unless the
+    /// file they were loaded from was not.
+    private func rowsInIDOrder(_ table: EntityTable) -> [Int] {
+        var rows = (0..<table.rowCount).filter { table.isLive[$0] }
+        if !zip(rows, rows.dropFirst()).allSatisfy({ table.ids[$0] < table.ids[$1] }) {
+            rows.sort { table.ids[$0] < table.ids[$1] }
+        }
+        return rows
+    }
+
+    private mutating func appendObject(_ ref: ObjectRef, entity: SchemaLayout.EntityLayout, name: [UInt8],
+                                       to buffer: inout ByteBuffer) {
+        let table = graph.tables[Int(ref.entity)]
+        let row = Int(ref.row)
+        buffer.append("    <")
+        buffer.bytes.append(contentsOf: name)
+        buffer.append(" f.id=\"")
+        buffer.append(uint: table.ids[row])
+        buffer.append(UInt8(ascii: "\""))
+        for (index, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
+            appendAttribute(attribute, column: table.columns[index], ref: ref, to: &buffer)
+        }
+        for slot in 0..<entity.declaredLinkCount {
+            let column = table.links[slot]
+            let destination = graph.tables[entity.links[slot].destination]
+            if column.isToMany {
+                let targets = column.many[row]
+                if targets.isEmpty { continue }
+                appendName(entity.links[slot].name!, to: &buffer)
+                for (position, target) in targets.enumerated() {
+                    if position > 0 { buffer.append(UInt8(ascii: " ")) }
+                    buffer.append(uint: destination.ids[Int(target)])
+                }
+                buffer.append(UInt8(ascii: "\""))
+            } else if column.one[row] >= 0 {
+                appendName(entity.links[slot].name!, to: &buffer)
+                buffer.append(uint: destination.ids[Int(column.one[row])])
+                buffer.append(UInt8(ascii: "\""))
+            }
+        }
+        buffer.append("/>\n")
+    }
+
+    private func appendName(_ name: String, suffix: StaticString = "", to buffer: inout ByteBuffer) {
+        buffer.append(UInt8(ascii: " "))
+        buffer.append(string: name)
+        buffer.append(suffix)
+        buffer.append("=\"")
+    }
+
+    private mutating func appendAttribute(_ attribute: Schema.Attribute, column: Column, ref: ObjectRef,
+                                          to buffer: inout ByteBuffer) {
+        let row = Int(ref.row)
+        switch column {
+        case .int(let storage):
+            if !storage.nulls.isEmpty, storage.nulls[row] { return }
+            appendName(attribute.name, to: &buffer)
+            if attribute.type.unsignedMax != nil {
+                buffer.append(uint: UInt64(bitPattern: storage.values[row]))
+            } else {
+                buffer.append(int: storage.values[row])
+            }
+        case .double(let storage):
+            if !storage.nulls.isEmpty, storage.nulls[row] { return }
+            appendName(attribute.name, to: &buffer)
+            let raw = storage.values[row]
+            switch attribute.type {
+            case .date: DateText.append(Date(timeIntervalSinceReferenceDate: raw), to: &buffer)
+            case .float: buffer.append(string: DoubleText.string(Float(raw)))
+            default: buffer.append(string: DoubleText.string(raw))
+            }
+        case .bool(let storage):
+            if !storage.nulls.isEmpty, storage.nulls[row] { return }
+            appendName(attribute.name, to: &buffer)
+            storage.values[row] ? buffer.append("true") : buffer.append("false")
+        case .string(let storage):
+            if !storage.nulls.isEmpty, storage.nulls[row] { return }
+            appendText(storage.values[row], name: attribute.name, to: &buffer)
+        case .value(let storage):
+            let value = storage.values[row]
+            if value == .null { return }
+            if attribute.isExternal, case .data(let data) = value {
+                let blob = Blob(name: DocumentWriter.blobName(id: graph.tables[Int(ref.entity)].ids[row],
+                                                              attribute: attribute.name, data: data), data: data)
+                blobs.append(blob)
+                appendText(blob.name, name: attribute.name, to: &buffer)
+                return
+            }
+            appendText(ValueText.encode(value, as: attribute.type), name: attribute.name, to: &buffer)
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes text as `name="…"`, or as `name.esc="…"` with JSON escapes when it
+    /// holds characters XML 1.0 cannot carry. Leaves the closing quote to the caller.
+    private func appendText(_ text: String, name: String, to buffer: inout ByteBuffer) {
+        if XMLText.needsEscaping(text) {
+            appendName(name, suffix: ".esc", to: &buffer)
+            var escaped = ByteBuffer()
+            ValueText.appendJSONEscaped(text, to: &escaped)
+            escaped.bytes.withUnsafeBufferPointer { XMLText.appendAttributeValue($0, to: &buffer) }
+        } else {
+            appendName(name, to: &buffer)
+            XMLText.appendAttributeValue(text, to: &buffer)
+        }
+    }
+
+    /// `ID-ATTRIBUTE-HASH.bin`: stable while the bytes are unchanged, new when they change,
+    /// so a save never overwrites a blob the previous document still refers to.
+    static func blobName(id: UInt64, attribute: String, data: Data) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return "\(id)-\(attribute)-\(String(repeating: "0", count: 16 - hex.count))\(hex).bin"
+    }
+}

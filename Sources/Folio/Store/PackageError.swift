@@ -1,0 +1,106 @@
+/// A place in a package file: which file, which line, which column.
+public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
+    /// The file's path.
+    public var file: String
+    /// The 1-based line, or 0 when not known.
+    public var line: Int
+    /// The 1-based column, or 0 when not known.
+    public var column: Int
+
+    /// Creates a location.
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    /// `file:line:column`, as compilers print it.
+    public var description: String { "\(file):\(line):\(column)" }
+}
+
+/// Why a document package could not be read or written.
+///
+/// Reading is all or nothing: when any of these is thrown, no graph is
+/// returned. Every case that concerns file content names the place.
+public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The path is not a package folder holding a document file.
+    case notAPackage(path: String)
+    /// A file system call failed; `code` is the `errno` value.
+    case io(path: String, operation: String, code: Int32, message: String)
+    /// The package was written by a newer format than this version of Folio reads.
+    case unsupportedFormat(SourceLocation, version: String)
+    /// The XML is not well-formed, or libxml2 refused it (limits, encoding, truncation).
+    case malformedXML(SourceLocation, message: String)
+    /// The bytes are not valid UTF-8.
+    case invalidEncoding(SourceLocation, message: String)
+    /// The document declares a DTD or entities, which Folio never processes.
+    case forbiddenDeclaration(SourceLocation, what: String)
+    /// An element, text or nesting that the format does not allow here.
+    case unexpectedContent(SourceLocation, found: String, expected: String)
+    /// An element or property that a schema file needs is missing or malformed.
+    case invalidSchemaDeclaration(SourceLocation, message: String)
+    /// The schema read from the package is not valid.
+    case invalidSchema(SourceLocation, SchemaError)
+    /// An object element names no entity of the schema.
+    case unknownEntity(SourceLocation, name: String)
+    /// An object carries an XML attribute that is no property of its entity.
+    case unknownProperty(SourceLocation, entity: String, name: String)
+    /// An object lacks a non-optional attribute, or its identifier.
+    case missingValue(SourceLocation, entity: String, attribute: String)
+    /// A value's text does not parse as the attribute's type.
+    case invalidValue(SourceLocation, entity: String, attribute: String, text: String, expected: String)
+    /// Two objects share an identifier, or an identifier is not below `next-id`.
+    case invalidIdentifier(SourceLocation, entity: String, id: String)
+    /// A relationship names an object the package does not contain.
+    case danglingReference(SourceLocation, entity: String, id: UInt64, relationship: String, target: UInt64)
+    /// A relationship names an object of the wrong entity.
+    case wrongDestination(SourceLocation, entity: String, id: UInt64, relationship: String, target: UInt64, expected: String)
+    /// The two sides of a relationship disagree (one lists the other, which does not list it back).
+    case inverseMismatch(SourceLocation, entity: String, id: UInt64, relationship: String, target: UInt64)
+    /// An externally stored value's file is missing or unreadable.
+    case missingBlob(SourceLocation, entity: String, attribute: String, file: String)
+
+    /// Where the problem is, when it concerns file content.
+    public var location: SourceLocation? {
+        switch self {
+        case .notAPackage, .io: return nil
+        case .unsupportedFormat(let location, _), .malformedXML(let location, _), .invalidEncoding(let location, _),
+             .forbiddenDeclaration(let location, _), .unexpectedContent(let location, _, _),
+             .invalidSchemaDeclaration(let location, _), .invalidSchema(let location, _),
+             .unknownEntity(let location, _), .unknownProperty(let location, _, _), .missingValue(let location, _, _),
+             .invalidValue(let location, _, _, _, _), .invalidIdentifier(let location, _, _),
+             .danglingReference(let location, _, _, _, _), .wrongDestination(let location, _, _, _, _, _),
+             .inverseMismatch(let location, _, _, _, _), .missingBlob(let location, _, _, _):
+            return location
+        }
+    }
+
+    public var description: String {
+        let prefix = location.map { "\($0): " } ?? ""
+        switch self {
+        case .notAPackage(let path): return "\(path): not a Folio package (no document.xml inside)"
+        case .io(let path, let operation, _, let message): return "\(path): \(operation) failed: \(message)"
+        case .unsupportedFormat(_, let version): return prefix + "format version \(version) is not supported (this Folio reads 1)"
+        case .malformedXML(_, let message): return prefix + "malformed XML: \(message)"
+        case .invalidEncoding(_, let message): return prefix + "invalid UTF-8: \(message)"
+        case .forbiddenDeclaration(_, let what): return prefix + "\(what) is not allowed in a Folio document"
+        case .unexpectedContent(_, let found, let expected): return prefix + "found \(found), expected \(expected)"
+        case .invalidSchemaDeclaration(_, let message): return prefix + "invalid schema: \(message)"
+        case .invalidSchema(_, let error): return prefix + "invalid schema: \(error)"
+        case .unknownEntity(_, let name): return prefix + "unknown entity '\(name)'"
+        case .unknownProperty(_, let entity, let name): return prefix + "\(entity) has no property '\(name)'"
+        case .missingValue(_, let entity, let attribute): return prefix + "\(entity) lacks '\(attribute)'"
+        case .invalidValue(_, let entity, let attribute, let text, let expected):
+            return prefix + "\(entity).\(attribute): '\(text.prefix(80))' is not a valid \(expected)"
+        case .invalidIdentifier(_, let entity, let id): return prefix + "\(entity) has invalid or duplicate id '\(id)'"
+        case .danglingReference(_, let entity, let id, let relationship, let target):
+            return prefix + "\(entity)#\(id).\(relationship) refers to #\(target), which does not exist"
+        case .wrongDestination(_, let entity, let id, let relationship, let target, let expected):
+            return prefix + "\(entity)#\(id).\(relationship) refers to #\(target), which is not a \(expected)"
+        case .inverseMismatch(_, let entity, let id, let relationship, let target):
+            return prefix + "\(entity)#\(id).\(relationship) lists #\(target), whose inverse does not list it back"
+        case .missingBlob(_, let entity, let attribute, let file):
+            return prefix + "\(entity).\(attribute): external file '\(file)' is missing"
+        }
+    }
+}

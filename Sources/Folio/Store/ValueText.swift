@@ -1,0 +1,366 @@
+import Foundation
+
+/// The text form of every value, as it appears in a package's XML attributes.
+///
+/// Scalars are plain text (`12.5`, `true`, ISO 8601 dates, base64 data).
+/// Collections and composite values use JSON with three extensions: the
+/// number tokens `inf`, `-inf`, `nan`; dates, UUIDs, URLs, decimals and data
+/// as JSON strings of their scalar text; and object keys written sorted, set
+/// elements written sorted, so saves are stable. Any-values are tagged
+/// `type:text` (`int:5`, `string:hello`). The full grammar is in docs/FORMAT.md.
+enum ValueText {
+    /// How deep collections and composite values may nest.
+    static let maximumNesting = 64
+
+    // MARK: Encoding
+
+    /// The text of a non-null value of the given type.
+    static func encode(_ value: Value, as type: ValueType) -> String {
+        var buffer = ByteBuffer()
+        append(value, as: type, to: &buffer)
+        return String(decoding: buffer.bytes, as: UTF8.self)
+    }
+
+    static func append(_ value: Value, as type: ValueType, to buffer: inout ByteBuffer) {
+        switch (value, type) {
+        case (_, .any):
+            guard let scalar = value.scalarType else { return }
+            buffer.append(string: scalar.description)
+            buffer.append(UInt8(ascii: ":"))
+            appendScalar(value, to: &buffer)
+        case (.array, _), (.set, _), (.dictionary, _):
+            appendJSON(value, element: type, to: &buffer)
+        case (_, .codable):
+            appendJSON(value, element: .codable, to: &buffer)
+        default:
+            appendScalar(value, to: &buffer)
+        }
+    }
+
+    static func appendScalar(_ value: Value, to buffer: inout ByteBuffer) {
+        switch value {
+        case .null: buffer.append("null")
+        case .bool(let v): v ? buffer.append("true") : buffer.append("false")
+        case .int(let v): buffer.append(int: v)
+        case .uint(let v): buffer.append(uint: v)
+        case .double(let v): buffer.append(string: DoubleText.string(v))
+        case .float(let v): buffer.append(string: DoubleText.string(v))
+        case .string(let v): buffer.append(string: v)
+        case .date(let v): DateText.append(v, to: &buffer)
+        case .data(let v): buffer.append(string: v.base64EncodedString())
+        case .uuid(let v): buffer.append(string: v.uuidString)
+        case .url(let v): buffer.append(string: v.absoluteString)
+        case .decimal(let v): buffer.append(string: v.description)
+        case .array, .set, .dictionary: appendJSON(value, element: .codable, to: &buffer)
+        }
+    }
+
+    private static func appendJSON(_ value: Value, element type: ValueType, to buffer: inout ByteBuffer) {
+        switch value {
+        case .array(let elements), .set(let elements):
+            var elementType = ValueType.codable
+            if case .array(let inner) = type { elementType = inner }
+            if case .set(let inner) = type { elementType = inner }
+            var texts = elements.map { element -> [UInt8] in
+                var inner = ByteBuffer()
+                appendJSON(element, element: elementType, to: &inner)
+                return inner.bytes
+            }
+            if case .set = value { texts.sort { $0.lexicographicallyPrecedes($1) } }
+            buffer.append(UInt8(ascii: "["))
+            for (index, text) in texts.enumerated() {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                buffer.bytes.append(contentsOf: text)
+            }
+            buffer.append(UInt8(ascii: "]"))
+        case .dictionary(let entries):
+            var valueType = ValueType.codable
+            if case .dictionary(let inner) = type { valueType = inner }
+            buffer.append(UInt8(ascii: "{"))
+            let keys = entries.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for (index, key) in keys.enumerated() {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                appendJSONString(key, to: &buffer)
+                buffer.append(UInt8(ascii: ":"))
+                appendJSON(entries[key] ?? .null, element: valueType, to: &buffer)
+            }
+            buffer.append(UInt8(ascii: "}"))
+        case .string(let text):
+            appendJSONString(text, to: &buffer)
+        case .null, .bool, .int, .uint, .double, .float:
+            appendScalar(value, to: &buffer)
+        case .date, .data, .uuid, .url, .decimal:
+            var inner = ByteBuffer()
+            appendScalar(value, to: &inner)
+            appendJSONString(String(decoding: inner.bytes, as: UTF8.self), to: &buffer)
+        }
+    }
+
+    /// Appends a JSON string literal; every character XML 1.0 cannot carry is escaped as `\uXXXX`.
+    static func appendJSONString(_ text: String, to buffer: inout ByteBuffer) {
+        buffer.append(UInt8(ascii: "\""))
+        appendJSONEscaped(text, to: &buffer)
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends the body of a JSON string literal (no quotes).
+    static func appendJSONEscaped(_ text: String, to buffer: inout ByteBuffer) {
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": buffer.append("\\\"")
+            case "\\": buffer.append("\\\\")
+            case "\n": buffer.append("\\n")
+            case "\t": buffer.append("\\t")
+            case "\r": buffer.append("\\r")
+            default:
+                if XMLText.isForbidden(scalar) {
+                    buffer.append("\\u")
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    buffer.append(string: String(repeating: "0", count: 4 - hex.count) + hex)
+                } else {
+                    buffer.append(string: String(scalar))
+                }
+            }
+        }
+    }
+
+    // MARK: Decoding
+
+    /// Parses the text of a value of the given type; `nil` if it is not one.
+    static func decode(_ text: String, as type: ValueType) -> Value? {
+        switch type {
+        case .any:
+            guard let colon = text.firstIndex(of: ":"), let scalar = ValueType(text[..<colon]),
+                  scalar != .any, scalar != .codable, !scalar.isCollection else { return nil }
+            return decode(String(text[text.index(after: colon)...]), as: scalar)
+        case .array, .set, .dictionary, .codable:
+            var parser = JSONParser(text)
+            guard let value = parser.parseDocument(as: type) else { return nil }
+            return value
+        default:
+            return decodeScalar(text, as: type)
+        }
+    }
+
+    static func decodeScalar(_ text: String, as type: ValueType) -> Value? {
+        var text = text
+        switch type {
+        case .string: return .string(text)
+        case .bool:
+            switch text {
+            case "true": return .bool(true)
+            case "false": return .bool(false)
+            default: return nil
+            }
+        case .int, .int8, .int16, .int32, .int64:
+            guard let value = text.withUTF8({ NumberParser.int64($0) }), type.integerRange?.contains(value) == true
+            else { return nil }
+            return .int(value)
+        case .uint, .uint8, .uint16, .uint32, .uint64:
+            guard let value = text.withUTF8({ NumberParser.uint64($0) }), value <= (type.unsignedMax ?? 0)
+            else { return nil }
+            return .uint(value)
+        case .double: return text.withUTF8({ NumberParser.double($0) }).map(Value.double)
+        case .float: return DoubleText.float(text).map(Value.float)
+        case .date: return DateText.parse(text).map(Value.date)
+        case .data: return Data(base64Encoded: text).map(Value.data)
+        case .uuid: return UUID(uuidString: text).map(Value.uuid)
+        case .url: return URL(string: text).map(Value.url)
+        case .decimal:
+            guard !text.isEmpty, text.utf8.allSatisfy({ ($0 &- 0x30) < 10 || "-.eE+".utf8.contains($0) }),
+                  let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            return .decimal(value)
+        case .array, .set, .dictionary, .codable, .any:
+            return decode(text, as: type)
+        }
+    }
+
+    /// A literal people can read and the REPL can parse back: strings quoted,
+    /// other values as in the package.
+    static func display(_ value: Value) -> String {
+        switch value {
+        case .null: return "null"
+        case .string(let text):
+            var buffer = ByteBuffer()
+            appendJSONString(text, to: &buffer)
+            return String(decoding: buffer.bytes, as: UTF8.self)
+        default:
+            var buffer = ByteBuffer()
+            appendScalar(value, to: &buffer)
+            return String(decoding: buffer.bytes, as: UTF8.self)
+        }
+    }
+}
+
+/// A strict recursive-descent parser for the JSON dialect of ``ValueText``,
+/// bounded in depth so hostile input cannot exhaust the stack.
+struct JSONParser {
+    private let bytes: [UInt8]
+    private var index = 0
+    private var depth = 0
+
+    init(_ text: String) { bytes = Array(text.utf8) }
+
+    mutating func parseDocument(as type: ValueType) -> Value? {
+        guard let value = parse(as: type), skipSpace(), index == bytes.count else { return nil }
+        return value
+    }
+
+    private mutating func skipSpace() -> Bool {
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D {
+            index += 1
+        }
+        return true
+    }
+
+    private mutating func expect(_ byte: Unicode.Scalar) -> Bool {
+        _ = skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: byte) else { return false }
+        index += 1
+        return true
+    }
+
+    private mutating func parse(as type: ValueType) -> Value? {
+        _ = skipSpace()
+        guard index < bytes.count else { return nil }
+        switch type {
+        case .array(let element):
+            return parseList(of: element).map(Value.array)
+        case .set(let element):
+            guard let elements = parseList(of: element), Set(elements).count == elements.count else { return nil }
+            return .set(elements)
+        case .dictionary(let element):
+            return parseObject(of: element).map(Value.dictionary)
+        case .codable:
+            return parseComposite()
+        case .string:
+            return parseString().map(Value.string)
+        case .date, .data, .uuid, .url, .decimal:
+            return parseString().flatMap { ValueText.decodeScalar($0, as: type) }
+        case .any:
+            return parseString().flatMap { ValueText.decode($0, as: .any) }
+        default:
+            return parseBareToken().flatMap { ValueText.decodeScalar($0, as: type) }
+        }
+    }
+
+    private mutating func parseList(of element: ValueType) -> [Value]? {
+        guard expect("["), depth < ValueText.maximumNesting else { return nil }
+        depth += 1
+        defer { depth -= 1 }
+        var elements: [Value] = []
+        if expect("]") { return elements }
+        repeat {
+            guard let value = parse(as: element) else { return nil }
+            elements.append(value)
+        } while expect(",")
+        return expect("]") ? elements : nil
+    }
+
+    private mutating func parseObject(of element: ValueType) -> [String: Value]? {
+        guard expect("{"), depth < ValueText.maximumNesting else { return nil }
+        depth += 1
+        defer { depth -= 1 }
+        var entries: [String: Value] = [:]
+        if expect("}") { return entries }
+        repeat {
+            _ = skipSpace()
+            guard let key = parseString(), expect(":"), entries[key] == nil, let value = parse(as: element) else {
+                return nil
+            }
+            entries[key] = value
+        } while expect(",")
+        return expect("}") ? entries : nil
+    }
+
+    private mutating func parseComposite() -> Value? {
+        _ = skipSpace()
+        guard index < bytes.count else { return nil }
+        switch bytes[index] {
+        case UInt8(ascii: "["): return parseList(of: .codable).map(Value.array)
+        case UInt8(ascii: "{"): return parseObject(of: .codable).map(Value.dictionary)
+        case UInt8(ascii: "\""): return parseString().map(Value.string)
+        default:
+            guard let token = parseBareToken() else { return nil }
+            switch token {
+            case "null": return .null
+            case "true": return .bool(true)
+            case "false": return .bool(false)
+            default:
+                if let int = ValueText.decodeScalar(token, as: .int64) { return int }
+                if let uint = ValueText.decodeScalar(token, as: .uint64) { return uint }
+                return ValueText.decodeScalar(token, as: .double)
+            }
+        }
+    }
+
+    private mutating func parseBareToken() -> String? {
+        _ = skipSpace()
+        let start = index
+        while index < bytes.count, !"[]{},:\" \n\t\r".utf8.contains(bytes[index]) { index += 1 }
+        guard index > start else { return nil }
+        // A "nan(0x…)" token contains no delimiters, so it is read whole.
+        return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+
+    private mutating func parseString() -> String? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        func flush(_ end: Int) {
+            scalars.append(contentsOf: String(decoding: bytes[runStart..<end], as: UTF8.self).unicodeScalars)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                flush(index)
+                index += 1
+                return String(scalars)
+            }
+            guard byte == UInt8(ascii: "\\") else {
+                index += 1
+                continue
+            }
+            flush(index)
+            index += 1
+            guard index < bytes.count else { return nil }
+            let escape = bytes[index]
+            index += 1
+            switch escape {
+            case UInt8(ascii: "\""): scalars.append("\"")
+            case UInt8(ascii: "\\"): scalars.append("\\")
+            case UInt8(ascii: "/"): scalars.append("/")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "b"): scalars.append("\u{8}")
+            case UInt8(ascii: "f"): scalars.append("\u{C}")
+            case UInt8(ascii: "u"):
+                guard let unit = hex4() else { return nil }
+                if (0xD800..<0xDC00).contains(unit) {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    else { return nil }
+                    index += 2
+                    guard let low = hex4(), (0xDC00..<0xE000).contains(low),
+                          let scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)) else { return nil }
+                    scalars.append(scalar)
+                } else {
+                    guard let scalar = Unicode.Scalar(unit) else { return nil }
+                    scalars.append(scalar)
+                }
+            default:
+                return nil
+            }
+            runStart = index
+        }
+        return nil
+    }
+
+    private mutating func hex4() -> UInt32? {
+        guard index + 4 <= bytes.count,
+              let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16) else { return nil }
+        index += 4
+        return value
+    }
+}

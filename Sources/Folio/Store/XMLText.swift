@@ -1,0 +1,79 @@
+/// What XML 1.0 can and cannot carry, and how Folio escapes attribute values.
+enum XMLText {
+    /// Characters XML 1.0 cannot carry at all, not even as character references.
+    @inline(__always)
+    static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        if value < 0x20 { return value != 0x09 && value != 0x0A && value != 0x0D }
+        return value == 0xFFFE || value == 0xFFFF
+    }
+
+    /// Whether a string holds a character XML 1.0 cannot carry. Checks bytes:
+    /// C0 controls are single bytes, U+FFFE/U+FFFF are EF BF BE/EF BF BF.
+    static func needsEscaping(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20, byte != 0x09, byte != 0x0A, byte != 0x0D { return true }
+                if byte == 0xEF, index + 2 < bytes.count, bytes[index + 1] == 0xBF, bytes[index + 2] >= 0xBE { return true }
+                index += 1
+            }
+            return false
+        }
+    }
+
+    /// Appends an attribute value between double quotes, escaping `&`, `<`, `"`
+    /// and the whitespace characters attribute normalization would otherwise turn into spaces.
+    static func appendAttributeValue(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let replacement: StaticString
+            switch bytes[index] {
+            case UInt8(ascii: "&"): replacement = "&amp;"
+            case UInt8(ascii: "<"): replacement = "&lt;"
+            case UInt8(ascii: "\""): replacement = "&quot;"
+            case 0x09: replacement = "&#9;"
+            case 0x0A: replacement = "&#10;"
+            case 0x0D: replacement = "&#13;"
+            default: continue
+            }
+            buffer.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            buffer.append(replacement)
+            runStart = index + 1
+        }
+        buffer.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+    }
+
+    static func appendAttributeValue(_ text: String, to buffer: inout ByteBuffer) {
+        var text = text
+        text.withUTF8 { appendAttributeValue($0, to: &buffer) }
+    }
+
+    /// Calls `body` with an attribute value as the application must see it.
+    ///
+    /// With entity substitution off (Folio never turns it on), libxml2 hands
+    /// `&amp;` and `&#38;` to SAX2 as the five bytes `&#38;`, and decodes every
+    /// other reference. A raw `&` cannot otherwise survive into a value, so each
+    /// `&#38;` is an `&`. Values without `&` pass through untouched.
+    @inline(__always)
+    static func withDecodedValue<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        guard bytes.contains(UInt8(ascii: "&")) else { return body(bytes) }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        let reference = Array("&#38;".utf8)
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "&"), index + 5 <= bytes.count,
+               bytes[index..<(index + 5)].elementsEqual(reference) {
+                decoded.append(UInt8(ascii: "&"))
+                index += 5
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return decoded.withUnsafeBufferPointer(body)
+    }
+}
