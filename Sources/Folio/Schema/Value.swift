@@ -59,6 +59,12 @@ public enum Value: Sendable, CustomStringConvertible {
     /// null, bool, int, uint, double, string, array and dictionary.
     public func conforms(to type: ValueType) -> Bool {
         switch (self, type) {
+        case (_, .codable):
+            return isCompositeNode
+        case (.null, .any):
+            return true
+        case (_, .any):
+            return scalarType != nil
         case (.string, .string), (.bool, .bool), (.double, .double), (.float, .float),
              (.date, .date), (.data, .data), (.uuid, .uuid), (.url, .url), (.decimal, .decimal):
             return true
@@ -72,12 +78,6 @@ public enum Value: Sendable, CustomStringConvertible {
             return elements.allSatisfy { $0.conforms(to: element) } && Set(elements).count == elements.count
         case (.dictionary(let entries), .dictionary(let element)):
             return entries.values.allSatisfy { $0.conforms(to: element) }
-        case (_, .codable):
-            return isCompositeNode
-        case (.null, .any):
-            return true
-        case (_, .any):
-            return scalarType != nil
         default:
             return false
         }

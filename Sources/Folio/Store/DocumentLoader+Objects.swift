@@ -26,7 +26,8 @@ final class EntityLoadState {
     var columns: [Int32] = []
     var seen: [Bool]
     var linkSeen: [Bool]
-    /// Whether each attribute must appear (non-optional, not transient).
+    /// Whether each attribute must appear: not optional, not transient, and not
+    /// an any-value (whose `.none` is written as absence).
     let required: [Bool]
 
     init(layout: SchemaLayout, entity: Int) {
@@ -47,7 +48,7 @@ final class EntityLoadState {
         rawMany = Array(repeating: [], count: entityLayout.declaredLinkCount)
         seen = Array(repeating: false, count: entityLayout.attributes.count)
         linkSeen = Array(repeating: false, count: entityLayout.declaredLinkCount)
-        required = entityLayout.attributes.map { !$0.isOptional && !$0.isTransient }
+        required = entityLayout.attributes.map { !$0.isOptional && !$0.isTransient && $0.type != .any }
     }
 }
 

@@ -128,9 +128,9 @@ struct DocumentWriter {
                                                               attribute: attribute.name, data: data), data: data)
                 blobs.append(blob)
                 appendText(blob.name, name: attribute.name, to: &buffer)
-                return
+            } else {
+                appendText(ValueText.encode(value, as: attribute.type), name: attribute.name, to: &buffer)
             }
-            appendText(ValueText.encode(value, as: attribute.type), name: attribute.name, to: &buffer)
         }
         buffer.append(UInt8(ascii: "\""))
     }

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+@testable import Folio
+
+@Suite struct DocumentPackageTests {
+    /// Fills a kitchen-sink graph with edge values in every attribute and every relationship shape.
+    static func edgeGraph() throws -> ObjectGraph {
+        let graph = ObjectGraph(schema: try kitchenSinkSchema())
+        let owner = try graph.insert("Person", ["name": .string("Owner")])
+        let club = try graph.insert("Club", ["title": .string("Club")])
+        try graph.link(owner, "clubs", to: club)
+        var things: [PersistentIdentifier] = []
+        let count = max(EdgeValues.strings.count, EdgeValues.doubles.count, EdgeValues.dates.count)
+        for index in 0..<count {
+            let string = EdgeValues.strings[index % EdgeValues.strings.count]
+            let double = EdgeValues.doubles[index % EdgeValues.doubles.count]
+            let date = EdgeValues.dates[index % EdgeValues.dates.count]
+            let float = EdgeValues.floats[index % EdgeValues.floats.count]
+            var values: [String: Value] = [
+                "v_string": .string(string), "o_string": index % 2 == 0 ? .null : .string(string),
+                "v_bool": .bool(index % 2 == 0), "v_int": .int(index % 3 == 0 ? .min : Int64(index) * -7),
+                "v_int8": .int(index % 2 == 0 ? -128 : 127), "v_int16": .int(-32768), "v_int32": .int(Int64(Int32.max)),
+                "v_int64": .int(.max), "v_uint": .uint(.max), "v_uint8": .uint(255), "v_uint16": .uint(65535),
+                "v_uint32": .uint(UInt64(UInt32.max)), "v_uint64": .uint(UInt64(index)),
+                "v_double": .double(double), "o_double": index % 3 == 0 ? .null : .double(-double),
+                "v_float": .float(float), "v_date": .date(date), "o_date": index % 2 == 0 ? .date(date) : .null,
+                "v_data": .data(Data((0..<index).map { UInt8(truncatingIfNeeded: $0 * 37) })),
+                "v_uuid": .uuid(UUID()), "v_url": .url(URL(string: "https://example.com/\(index)?q=a&b=%20")!),
+                "v_decimal": .decimal(Decimal(string: "-12345678901234567890.123456789")! + Decimal(index)),
+                "o_decimal": .null, "o_int8": index % 2 == 0 ? .int(-1) : .null, "o_bool": .bool(false),
+                "tags": .set(string == "tag" ? [Value.string("tag")] : [Value.string(string), .string("tag")]),
+                "scores": .array([.double(double), .double(-0.0), .double(.nan)]),
+                "dates": .array([.date(date)]),
+                "counts": .dictionary([string: .int(Int64(index)), "z": .int(-1)]),
+                "nested": index % 2 == 0 ? .null : .dictionary(["k": .array([.string(string), .string("")])]),
+                "composite": .dictionary(["name": .string(string), "n": .int(Int64(index)), "x": .double(double),
+                                          "list": .array([.null, .bool(true), .dictionary([:])])]),
+                "anything": [Value.null, .int(5), .string(string), .double(double), .date(date), .uuid(UUID()),
+                             .data(Data([1, 2])), .bool(true)][index % 8],
+                "withDefault": .string(string),
+            ]
+            if index % 3 == 1 { values["photo"] = .data(Data("photo \(index) \(string)".utf8)) }
+            if index % 3 == 2 { values["photo"] = .data(Data()) }
+            let thing = try graph.insert("Thing", values)
+            things.append(thing)
+            if index % 4 != 3 { try graph.link(thing, "owner", to: owner) }
+        }
+        for (index, thing) in things.enumerated() {
+            try graph.setRelated([things[(index * 7) % things.count], things[(index + 1) % things.count]],
+                                 for: "friends", of: thing)
+            if index % 2 == 0, index + 1 < things.count { try graph.link(thing, "twin", to: things[index + 1]) }
+        }
+        try graph.remove(things[5])  // a gap in the identifiers
+        return graph
+    }
+
+    @Test("every value type and edge value round-trips through a package exactly")
+    func roundTripEveryValue() throws {
+        let graph = try Self.edgeGraph()
+        let package = DocumentPackage(url: temporaryPackageURL())
+        try package.write(graph)
+        let back = try package.read()
+        let (expected, actual) = (graph.snapshot(), back.snapshot())
+        for (entity, objects) in expected.objects {
+            for (id, object) in objects {
+                for (name, value) in object.values {
+                    #expect(actual.objects[entity]?[id]?.values[name] == value, "\(entity)#\(id).\(name)")
+                }
+                #expect(actual.objects[entity]?[id]?.links == object.links, "\(entity)#\(id) links")
+            }
+        }
+        #expect(actual == expected)
+        #expect(back.nextID == graph.nextID)
+        #expect(back.invariantViolations().isEmpty)
+    }
+
+    @Test("saving the same graph twice gives byte-identical files, and re-saving a read package too")
+    func byteIdentical() throws {
+        let graph = try Self.edgeGraph()
+        let first = DocumentPackage(url: temporaryPackageURL("A"))
+        let second = DocumentPackage(url: temporaryPackageURL("B"))
+        try first.write(graph)
+        try second.write(try first.read())
+        let a = try Data(contentsOf: URL(fileURLWithPath: first.documentPath))
+        let b = try Data(contentsOf: URL(fileURLWithPath: second.documentPath))
+        #expect(a == b)
+        let blobsA = try FileManager.default.contentsOfDirectory(atPath: first.blobsPath).sorted()
+        let blobsB = try FileManager.default.contentsOfDirectory(atPath: second.blobsPath).sorted()
+        #expect(blobsA == blobsB)
+        #expect(!blobsA.isEmpty)
+    }
+
+    @Test("a one-object edit is a one-line diff")
+    func smallDiff() throws {
+        let graph = ObjectGraph(schema: try zooSchema())
+        let category = try graph.insert("AnimalCategory", ["name": .string("Birds")])
+        for index in 0..<50 {
+            let animal = try graph.insert("Animal", ["name": .string("Bird \(index)"), "age": .int(Int64(index))])
+            try graph.link(animal, "category", to: category)
+        }
+        let package = DocumentPackage(url: temporaryPackageURL())
+        try package.write(graph)
+        let before = try String(contentsOfFile: package.documentPath, encoding: .utf8).split(separator: "\n")
+        try graph.setValue(.int(99), for: "age", of: PersistentIdentifier(entityName: "Animal", id: 30))
+        try package.write(graph)
+        let after = try String(contentsOfFile: package.documentPath, encoding: .utf8).split(separator: "\n")
+        #expect(before.count == after.count)
+        let changed = zip(before, after).filter { $0 != $1 }
+        #expect(changed.count == 1)
+        #expect(changed.first?.1.contains("f.id=\"30\"") == true)
+    }
+
+    @Test("external storage keeps blobs beside the XML and removes them when no longer referenced")
+    func externalBlobs() throws {
+        let graph = ObjectGraph(schema: try kitchenSinkSchema())
+        let thing = try graph.insert("Thing", ["photo": .data(Data(repeating: 7, count: 10_000))])
+        let package = DocumentPackage(url: temporaryPackageURL())
+        try package.write(graph)
+        let blobs = try FileManager.default.contentsOfDirectory(atPath: package.blobsPath)
+        #expect(blobs.count == 1)
+        let xml = try String(contentsOfFile: package.documentPath, encoding: .utf8)
+        #expect(xml.contains("photo=\"\(blobs[0])\""))
+        #expect(try package.read().value("photo", of: thing) == .data(Data(repeating: 7, count: 10_000)))
+
+        try graph.setValue(.data(Data([1, 2, 3])), for: "photo", of: thing)
+        try package.write(graph)
+        let replaced = try FileManager.default.contentsOfDirectory(atPath: package.blobsPath)
+        #expect(replaced.count == 1 && replaced != blobs)
+
+        try graph.remove(thing)
+        try package.write(graph)
+        #expect(!FileManager.default.fileExists(atPath: package.blobsPath))
+    }
+
+    @Test("a save leaves no temporary files behind and writes nothing outside the package")
+    func noLeftovers() throws {
+        let url = temporaryPackageURL()
+        let parent = url.deletingLastPathComponent()
+        try DocumentPackage(url: url).write(try Self.edgeGraph())
+        try DocumentPackage(url: url).write(try Self.edgeGraph())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == [url.lastPathComponent])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() == ["blobs", "document.xml"])
+    }
+
+    @Test("transient attributes are never saved and come back with their initial value")
+    func transientNotSaved() throws {
+        let graph = ObjectGraph(schema: try kitchenSinkSchema())
+        let thing = try graph.insert("Thing", ["scratch": .string("secret")])
+        let package = DocumentPackage(url: temporaryPackageURL())
+        try package.write(graph)
+        #expect(try !String(contentsOfFile: package.documentPath, encoding: .utf8).contains("secret"))
+        #expect(try package.read().value("scratch", of: thing) == .string(""))
+    }
+
+    @Test("strings XML cannot carry are written in the escaped form, others literally")
+    func escapedForm() throws {
+        let graph = ObjectGraph(schema: try zooSchema())
+        try graph.insert("Animal", ["name": .string("nul\u{0}"), "notes": .string("tab\tand & <")])
+        let package = DocumentPackage(url: temporaryPackageURL())
+        try package.write(graph)
+        let xml = try String(contentsOfFile: package.documentPath, encoding: .utf8)
+        #expect(xml.contains(#"name.esc="nul\u0000""#))
+        #expect(xml.contains(#"notes="tab&#9;and &amp; &lt;""#))
+    }
+}
