@@ -1,0 +1,166 @@
+import Foundation
+@testable import Folio
+
+/// A small, fast, seedable generator so a failing seed reproduces exactly.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Random schemas, graphs and values for property tests.
+enum RandomGraphs {
+    static let scalarTypes: [ValueType] = [.string, .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16,
+                                           .uint32, .uint64, .double, .float, .date, .data, .uuid, .url, .decimal]
+
+    static func type(_ rng: inout SplitMix64) -> ValueType {
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0: return .array(scalarTypes.randomElement(using: &rng)!)
+        case 1: return .set([ValueType.string, .int, .uuid, .date].randomElement(using: &rng)!)
+        case 2: return .dictionary(scalarTypes.randomElement(using: &rng)!)
+        case 3: return [ValueType.codable, .any].randomElement(using: &rng)!
+        default: return scalarTypes.randomElement(using: &rng)!
+        }
+    }
+
+    static func schema(_ rng: inout SplitMix64) -> Schema {
+        let entityCount = Int.random(in: 1...4, using: &rng)
+        var entities = (0..<entityCount).map { index -> Schema.Entity in
+            let attributes = (0..<Int.random(in: 0...6, using: &rng)).map { attribute in
+                Schema.Attribute("a\(attribute)", type(&rng), isOptional: Bool.random(using: &rng),
+                                 options: Int.random(in: 0..<8, using: &rng) == 0 ? [.transient] : [])
+            }
+            return Schema.Entity("E\(index)", attributes: attributes)
+        }
+        var counter = 0
+        for _ in 0..<Int.random(in: 0...5, using: &rng) {
+            let source = Int.random(in: 0..<entityCount, using: &rng)
+            let destination = Int.random(in: 0..<entityCount, using: &rng)
+            let name = "r\(counter)"
+            let inverseName = "r\(counter + 1)"
+            counter += 2
+            let rules = Schema.Relationship.DeleteRule.allCases
+            if Bool.random(using: &rng) {
+                entities[source].relationships.append(.init(name, to: "E\(destination)", toMany: Bool.random(using: &rng),
+                                                            inverse: inverseName, deleteRule: rules.randomElement(using: &rng)!))
+                entities[destination].relationships.append(.init(inverseName, to: "E\(source)", toMany: Bool.random(using: &rng),
+                                                                 inverse: name, deleteRule: rules.randomElement(using: &rng)!))
+            } else {
+                entities[source].relationships.append(.init(name, to: "E\(destination)", toMany: Bool.random(using: &rng)))
+            }
+        }
+        // Generated names are unique and inverses point back, so this cannot fail.
+        return (try? Schema(entities)) ?? (try! Schema([]))
+    }
+
+    static func string(_ rng: inout SplitMix64) -> String {
+        let pool: [Unicode.Scalar] = ["a", "Z", " ", "&", "<", ">", "\"", "'", "\n", "\t", "\r", "\u{0}", "\u{1F}",
+                                      "\u{7F}", "é", "\u{301}", "\u{FFFE}", "\u{FFFF}", "🦊", "\\", "[", "{", ":"]
+        var scalars = String.UnicodeScalarView()
+        for _ in 0..<Int.random(in: 0...12, using: &rng) { scalars.append(pool.randomElement(using: &rng)!) }
+        return String(scalars)
+    }
+
+    static func double(_ rng: inout SplitMix64) -> Double {
+        switch Int.random(in: 0..<6, using: &rng) {
+        case 0: return EdgeValues.doubles.randomElement(using: &rng)!
+        case 1: return Double(bitPattern: rng.next())
+        case 2: return Double(Int.random(in: -1000...1000, using: &rng)) / 8
+        default: return Double.random(in: -1e6...1e6, using: &rng)
+        }
+    }
+
+    static func scalar(_ type: ValueType, _ rng: inout SplitMix64) -> Value {
+        switch type {
+        case .string: return .string(string(&rng))
+        case .bool: return .bool(Bool.random(using: &rng))
+        case .int, .int64: return .int(Int64(bitPattern: rng.next()))
+        case .int8, .int16, .int32:
+            return .int(Int64.random(in: type.integerRange!, using: &rng))
+        case .uint, .uint64: return .uint(rng.next())
+        case .uint8, .uint16, .uint32: return .uint(UInt64.random(in: 0...type.unsignedMax!, using: &rng))
+        case .double: return .double(double(&rng))
+        case .float: return .float(Bool.random(using: &rng) ? Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))
+                                                            : Float(double(&rng)))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: Bool.random(using: &rng)
+                                      ? double(&rng) : Double(Int.random(in: -2_000_000_000...2_000_000_000, using: &rng))))
+        case .data: return .data(Data((0..<Int.random(in: 0...8, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
+        case .uuid: return .uuid(UUID(uuid: withUnsafeBytes(of: (rng.next(), rng.next())) { $0.load(as: uuid_t.self) }))
+        case .url: return .url(URL(string: "https://example.com/\(Int.random(in: 0...999, using: &rng))?x=\(Int.random(in: 0...9, using: &rng))")!)
+        case .decimal: return .decimal(Decimal(Int.random(in: -1_000_000...1_000_000, using: &rng)) / 100)
+        default: return .null
+        }
+    }
+
+    static func composite(_ rng: inout SplitMix64, depth: Int = 0) -> Value {
+        switch Int.random(in: 0..<(depth > 2 ? 5 : 7), using: &rng) {
+        case 0: return .null
+        case 1: return .bool(Bool.random(using: &rng))
+        case 2: return .int(Int64(bitPattern: rng.next()))
+        case 3: return .double(double(&rng))
+        case 4: return .string(string(&rng))
+        case 5: return .array((0..<Int.random(in: 0...3, using: &rng)).map { _ in composite(&rng, depth: depth + 1) })
+        default:
+            var entries: [String: Value] = [:]
+            for _ in 0..<Int.random(in: 0...3, using: &rng) { entries[string(&rng)] = composite(&rng, depth: depth + 1) }
+            return .dictionary(entries)
+        }
+    }
+
+    static func value(for attribute: Schema.Attribute, _ rng: inout SplitMix64) -> Value {
+        if attribute.isOptional, Int.random(in: 0..<4, using: &rng) == 0 { return .null }
+        switch attribute.type {
+        case .array(let element):
+            return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in scalar(element, &rng) })
+        case .set(let element):
+            var seen = Set<Value>()
+            for _ in 0..<Int.random(in: 0...4, using: &rng) { seen.insert(scalar(element, &rng)) }
+            return .set(Array(seen))
+        case .dictionary(let element):
+            var entries: [String: Value] = [:]
+            for _ in 0..<Int.random(in: 0...3, using: &rng) { entries[string(&rng)] = scalar(element, &rng) }
+            return .dictionary(entries)
+        case .codable: return composite(&rng)
+        case .any:
+            return Int.random(in: 0..<4, using: &rng) == 0 ? .null : scalar(scalarTypes.randomElement(using: &rng)!, &rng)
+        default: return scalar(attribute.type, &rng)
+        }
+    }
+
+    /// A random graph over the schema: objects with random values, random links, some removals.
+    static func graph(_ schema: Schema, _ rng: inout SplitMix64) throws -> ObjectGraph {
+        let graph = ObjectGraph(schema: schema)
+        var ids: [PersistentIdentifier] = []
+        for _ in 0..<Int.random(in: 0...25, using: &rng) {
+            let entity = schema.entities.randomElement(using: &rng)!
+            var values: [String: Value] = [:]
+            for attribute in entity.attributes where Bool.random(using: &rng) || !attribute.isTransient {
+                values[attribute.name] = value(for: attribute, &rng)
+            }
+            ids.append(try graph.insert(entity.name, values))
+        }
+        guard !ids.isEmpty else { return graph }
+        for _ in 0..<Int.random(in: 0...40, using: &rng) {
+            let source = ids.randomElement(using: &rng)!
+            guard let relationship = schema.entity(named: source.entityName)!.relationships.randomElement(using: &rng) else { continue }
+            let candidates = ids.filter { $0.entityName == relationship.destination }
+            guard let target = candidates.randomElement(using: &rng) else { continue }
+            if Int.random(in: 0..<5, using: &rng) == 0 {
+                try graph.unlink(source, relationship.name, from: target)
+            } else {
+                try graph.link(source, relationship.name, to: target)
+            }
+        }
+        for _ in 0..<Int.random(in: 0...3, using: &rng) {
+            let victim = ids.randomElement(using: &rng)!
+            if graph.contains(victim) { try graph.remove(victim) }
+        }
+        return graph
+    }
+}
