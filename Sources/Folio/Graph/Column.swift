@@ -8,6 +8,13 @@ final class ColumnStorage<Element> {
     var values: [Element] = []
     /// Whether each row holds `nil`; empty for non-optional attributes.
     var nulls: [Bool] = []
+
+    func copy() -> ColumnStorage<Element> {
+        let copy = ColumnStorage<Element>()
+        copy.values = values
+        copy.nulls = nulls
+        return copy
+    }
 }
 
 enum Column {
@@ -27,6 +34,16 @@ enum Column {
         case .string: self = .string(ColumnStorage())
         case .bool: self = .bool(ColumnStorage())
         default: self = .value(ColumnStorage())
+        }
+    }
+
+    func copy() -> Column {
+        switch self {
+        case .int(let storage): return .int(storage.copy())
+        case .double(let storage): return .double(storage.copy())
+        case .string(let storage): return .string(storage.copy())
+        case .bool(let storage): return .bool(storage.copy())
+        case .value(let storage): return .value(storage.copy())
         }
     }
 

@@ -15,6 +15,15 @@ final class EntityTable {
         links = layout.links.map { LinkColumn(isToMany: $0.isToMany) }
     }
 
+    /// A deep copy (arrays copy on write).
+    init(copying other: EntityTable) {
+        ids = other.ids
+        isLive = other.isLive
+        liveCount = other.liveCount
+        columns = other.columns.map { $0.copy() }
+        links = other.links.map { $0.copy() }
+    }
+
     var rowCount: Int { ids.count }
 
     /// Adds a row with the given identifier; attribute values must be appended by the caller.
@@ -41,6 +50,13 @@ final class LinkColumn {
     var many: [[Int32]] = []
 
     init(isToMany: Bool) { self.isToMany = isToMany }
+
+    func copy() -> LinkColumn {
+        let copy = LinkColumn(isToMany: isToMany)
+        copy.one = one
+        copy.many = many
+        return copy
+    }
 
     func appendEmpty() {
         if isToMany { many.append([]) } else { one.append(-1) }

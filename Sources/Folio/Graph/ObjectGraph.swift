@@ -24,12 +24,20 @@ public final class ObjectGraph {
     var index: [UInt64: ObjectRef] = [:]
     /// The number the next inserted object gets; never decreases.
     var nextID: UInt64 = 1
+    /// Value → row indexes for unique attributes, built on first use.
+    var uniqueIndexes: [UniqueKey: [Value: Int32]] = [:]
 
     /// Creates an empty graph for the schema.
     public init(schema: Schema) {
         self.schema = schema
         layout = SchemaLayout(schema)
         tables = layout.entities.map(EntityTable.init(layout:))
+    }
+
+    init(schema: Schema, layout: SchemaLayout) {
+        self.schema = schema
+        self.layout = layout
+        tables = []
     }
 
     /// The number of live objects. O(entities).
@@ -80,6 +88,7 @@ public final class ObjectGraph {
         for (column, value) in initial.enumerated() {
             table.columns[column].append(value, optional: entityLayout.attributes[column].isOptional)
         }
+        uniqueIndexAdd(ObjectRef(entity: entityIndex, row: table.rowCount - 1))
         return PersistentIdentifier(entityName: entity, id: id)
     }
 
@@ -152,8 +161,7 @@ public final class ObjectGraph {
     /// attribute values stay readable through ``value(_:of:)``.
     public func remove(_ id: PersistentIdentifier) throws(GraphError) {
         let ref = try ref(for: id)
-        cutAllLinks(ref)
-        tables[Int(ref.entity)].setLive(false, row: Int(ref.row))
+        _ = removeObjects([ref])
     }
 }
 
@@ -206,6 +214,12 @@ extension ObjectGraph {
     }
 
     func setValue(_ value: Value, _ ref: ObjectRef, _ attribute: Int) {
+        let key = UniqueKey(entity: Int(ref.entity), attribute: attribute)
+        if uniqueIndexes[key] != nil, isLive(ref) {
+            let old = self.value(ref, attribute)
+            if uniqueIndexes[key]?[old] == ref.row { uniqueIndexes[key]?[old] = nil }
+            if value != .null { uniqueIndexes[key]?[value] = ref.row }
+        }
         tables[Int(ref.entity)].columns[attribute].set(value, at: Int(ref.row))
     }
 
@@ -281,23 +295,5 @@ extension ObjectGraph {
         }
         for row in rows { addLink(source, slot, ObjectRef(entity: link.destination, row: Int(row))) }
         if link.isToMany { column.many[Int(source.row)] = rows }
-    }
-
-    /// Cuts every link to and from an object, declared and hidden.
-    ///
-    /// The object's own lists are cleared in one step, so the cost is its links
-    /// plus the inverse lists they touch, not the square of a large list.
-    func cutAllLinks(_ ref: ObjectRef) {
-        let table = tables[Int(ref.entity)]
-        let row = Int(ref.row)
-        for slot in table.links.indices {
-            let link = layout.entities[Int(ref.entity)].links[slot]
-            let column = table.links[slot]
-            let inverseColumn = tables[link.destination].links[link.inverse]
-            for target in column.targets(of: row) {
-                inverseColumn.remove(ref.row, from: Int(target))
-            }
-            if column.isToMany { column.many[row] = [] } else { column.one[row] = -1 }
-        }
     }
 }

@@ -1,0 +1,209 @@
+#if canImport(Darwin)
+import Foundation
+/// On Apple platforms Folio uses Foundation's undo manager.
+public typealias UndoManager = Foundation.UndoManager
+#else
+/// A general-purpose recorder of operations for undo and redo, with the API of
+/// Foundation's `UndoManager` (which Foundation on Linux lacks).
+///
+/// Register the inverse of every change with
+/// ``registerUndo(withTarget:handler:)``; while an undo runs, registrations go
+/// to the redo stack, and the reverse. Registrations are collected in groups;
+/// one group is one step of ``undo()``.
+///
+/// **Grouping.** With ``groupsByEvent`` (the default), the first registration
+/// outside any group opens a group automatically. Foundation closes it at the
+/// end of the run-loop event; Linux programs have no run loop, so it is closed
+/// by ``endUndoGrouping()``, by ``undo()``, or by the owner — a `ModelContext`
+/// closes it in `processPendingChanges()` and `save()`. Explicit
+/// ``beginUndoGrouping()`` / ``endUndoGrouping()`` pairs nest; only the
+/// outermost pair makes a step.
+///
+/// Not thread-safe: use one undo manager from one thread or actor, as Foundation requires.
+public final class UndoManager {
+    private struct Action {
+        let target: AnyObject
+        let handler: (AnyObject) -> Void
+    }
+
+    private final class Group {
+        var actions: [Action] = []
+        var actionName = ""
+    }
+
+    private var undoStack: [Group] = []
+    private var redoStack: [Group] = []
+    /// Open groups, innermost last; the first may be the automatic one.
+    private var openGroups: [Group] = []
+    private var openedAutomatically = false
+    private var disableCount = 0
+
+    /// Whether the first registration outside a group opens one automatically. Default `true`.
+    public var groupsByEvent = true
+    /// The most undo steps kept; 0 (the default) means no limit. Older steps are dropped first.
+    public var levelsOfUndo = 0 {
+        didSet { trim() }
+    }
+    /// Whether an undo is running; registrations now go to the redo stack.
+    public private(set) var isUndoing = false
+    /// Whether a redo is running.
+    public private(set) var isRedoing = false
+
+    /// Creates an empty undo manager.
+    public init() {}
+
+    /// How deeply groups are nested now (0: none open).
+    public var groupingLevel: Int { openGroups.count }
+
+    /// Whether registrations are being recorded (see ``disableUndoRegistration()``).
+    public var isUndoRegistrationEnabled: Bool { disableCount == 0 }
+
+    /// Whether there is a step to undo (an open group with actions counts).
+    public var canUndo: Bool { !undoStack.isEmpty || openGroups.contains { !$0.actions.isEmpty } }
+    /// Whether there is a step to redo.
+    public var canRedo: Bool { !redoStack.isEmpty }
+
+    /// The number of complete steps on the undo stack (a Folio addition, for history displays).
+    public var undoCount: Int { undoStack.count }
+    /// The number of steps on the redo stack (a Folio addition).
+    public var redoCount: Int { redoStack.count }
+
+    /// The name of the step ``undo()`` would undo, or "".
+    public var undoActionName: String {
+        openGroups.first.map { $0.actionName } ?? undoStack.last?.actionName ?? ""
+    }
+    /// The name of the step ``redo()`` would redo, or "".
+    public var redoActionName: String { redoStack.last?.actionName ?? "" }
+    /// "Undo" followed by the action name, for a menu item.
+    public var undoMenuItemTitle: String { undoActionName.isEmpty ? "Undo" : "Undo \(undoActionName)" }
+    /// "Redo" followed by the action name, for a menu item.
+    public var redoMenuItemTitle: String { redoActionName.isEmpty ? "Redo" : "Redo \(redoActionName)" }
+
+    /// The names of the steps on the undo stack, oldest first (a Folio addition, for `history`).
+    public var undoActionNames: [String] { undoStack.map(\.actionName) }
+    /// The names of the steps on the redo stack, next redo last (a Folio addition).
+    public var redoActionNames: [String] { redoStack.map(\.actionName) }
+
+    /// Names the step being recorded (or, during undo and redo, the step being built).
+    public func setActionName(_ actionName: String) {
+        if let group = openGroups.first { group.actionName = actionName; return }
+        if isUndoing { redoStack.last?.actionName = actionName } else { undoStack.last?.actionName = actionName }
+    }
+
+    /// Opens a group; everything registered until the matching ``endUndoGrouping()`` is one step.
+    public func beginUndoGrouping() {
+        openGroups.append(Group())
+    }
+
+    /// Closes the innermost group; closing the outermost one makes it a step.
+    ///
+    /// Calling it with no group open does nothing (Foundation raises an exception).
+    public func endUndoGrouping() {
+        guard let group = openGroups.popLast() else { return }
+        if openGroups.isEmpty { openedAutomatically = false }
+        if let outer = openGroups.last {
+            outer.actions += group.actions
+            if outer.actionName.isEmpty { outer.actionName = group.actionName }
+            return
+        }
+        guard !group.actions.isEmpty else { return }
+        if isUndoing {
+            redoStack.append(group)
+        } else {
+            if !isRedoing { redoStack.removeAll() }
+            undoStack.append(group)
+            trim()
+        }
+    }
+
+    /// Records an action that, when undone, calls `handler` with `target`.
+    ///
+    /// Outside undo and redo, registering clears the redo stack.
+    public func registerUndo<Target: AnyObject>(withTarget target: Target, handler: @escaping (Target) -> Void) {
+        guard isUndoRegistrationEnabled else { return }
+        let action = Action(target: target) { handler($0 as! Target) }
+        if let group = openGroups.last {
+            group.actions.append(action)
+            if !isUndoing && !isRedoing { redoStack.removeAll() }
+            return
+        }
+        if groupsByEvent && !isUndoing && !isRedoing {
+            beginUndoGrouping()
+            openedAutomatically = true
+            openGroups[0].actions.append(action)
+            redoStack.removeAll()
+            return
+        }
+        // During undo/redo the manager's own group is open; reaching here means
+        // groupsByEvent is off and no group is open: record a step of one action.
+        let group = Group()
+        group.actions.append(action)
+        if isUndoing { redoStack.append(group) } else { undoStack.append(group); trim() }
+    }
+
+    /// Undoes the last step: closes an automatically opened group, then runs the
+    /// step's actions in reverse order, recording their inverses as one redo step.
+    public func undo() {
+        if openGroups.count == 1 && (openedAutomatically || groupsByEvent) { endUndoGrouping() }
+        guard openGroups.isEmpty, let group = undoStack.popLast() else { return }
+        run(group, undoing: true)
+    }
+
+    /// Redoes the last undone step.
+    public func redo() {
+        guard openGroups.isEmpty, let group = redoStack.popLast() else { return }
+        run(group, undoing: false)
+    }
+
+    private func run(_ group: Group, undoing: Bool) {
+        if undoing { isUndoing = true } else { isRedoing = true }
+        beginUndoGrouping()
+        openGroups[0].actionName = group.actionName
+        for action in group.actions.reversed() { action.handler(action.target) }
+        let inverse = openGroups.removeFirst()
+        openGroups.removeAll()
+        if undoing {
+            isUndoing = false
+            redoStack.append(inverse)
+        } else {
+            isRedoing = false
+            undoStack.append(inverse)
+            trim()
+        }
+    }
+
+    /// Closes an open automatic group without undoing (what the end of an event does on Apple platforms).
+    public func closeAutomaticGroup() {
+        if openedAutomatically, openGroups.count == 1 { endUndoGrouping() }
+    }
+
+    /// Empties both stacks and closes open groups.
+    public func removeAllActions() {
+        undoStack.removeAll()
+        redoStack.removeAll()
+        openGroups.removeAll()
+        openedAutomatically = false
+    }
+
+    /// Removes every action registered with `target` from both stacks.
+    public func removeAllActions(withTarget target: AnyObject) {
+        func strip(_ groups: inout [Group]) {
+            for group in groups { group.actions.removeAll { $0.target === target } }
+            groups.removeAll { $0.actions.isEmpty }
+        }
+        strip(&undoStack)
+        strip(&redoStack)
+        for group in openGroups { group.actions.removeAll { $0.target === target } }
+    }
+
+    /// Stops recording registrations; calls nest, each needs an ``enableUndoRegistration()``.
+    public func disableUndoRegistration() { disableCount += 1 }
+
+    /// Resumes recording after ``disableUndoRegistration()``.
+    public func enableUndoRegistration() { disableCount = max(0, disableCount - 1) }
+
+    private func trim() {
+        if levelsOfUndo > 0, undoStack.count > levelsOfUndo { undoStack.removeFirst(undoStack.count - levelsOfUndo) }
+    }
+}
+#endif

@@ -1,0 +1,131 @@
+/// Primitives the editing context builds deletes, undo and redo from.
+extension ObjectGraph {
+    /// Removes a set of live objects at once and returns what it changed.
+    ///
+    /// Links among the removed objects are dropped with their lists; each
+    /// survivor list that pointed into the set is filtered once. The cost is
+    /// O(removed objects + their links + the survivor lists they touch), never
+    /// O(document), and never quadratic in a large list.
+    func removeObjects(_ refs: [ObjectRef]) -> DeletionRecord {
+        var record = DeletionRecord()
+        let doomed = Set(refs)
+        var survivorSlots = Set<SurvivorSlot>()
+        for ref in refs where isLive(ref) {
+            record.removed.append(ref)
+            let table = tables[Int(ref.entity)]
+            for (slot, link) in layout.entities[Int(ref.entity)].links.enumerated() {
+                let column = table.links[slot]
+                let row = Int(ref.row)
+                for target in column.targets(of: row) {
+                    let targetRef = ObjectRef(entity: link.destination, row: Int(target))
+                    if !doomed.contains(targetRef) {
+                        survivorSlots.insert(SurvivorSlot(ref: targetRef, slot: Int32(link.inverse), from: ref.entity))
+                    }
+                }
+                if column.isToMany {
+                    if !column.many[row].isEmpty {
+                        record.links.append(.init(ref: ref, slot: Int32(slot), one: -1, many: column.many[row]))
+                        column.many[row] = []
+                    }
+                } else if column.one[row] >= 0 {
+                    record.links.append(.init(ref: ref, slot: Int32(slot), one: column.one[row], many: []))
+                    column.one[row] = -1
+                }
+            }
+        }
+        for survivor in survivorSlots {
+            let column = tables[Int(survivor.ref.entity)].links[Int(survivor.slot)]
+            let row = Int(survivor.ref.row)
+            if column.isToMany {
+                let before = column.many[row]
+                record.links.append(.init(ref: survivor.ref, slot: survivor.slot, one: -1, many: before))
+                column.many[row] = before.filter { !doomed.contains(ObjectRef(entity: Int(survivor.from), row: Int($0))) }
+            } else {
+                record.links.append(.init(ref: survivor.ref, slot: survivor.slot, one: column.one[row], many: []))
+                column.one[row] = -1
+            }
+        }
+        for ref in record.removed {
+            tables[Int(ref.entity)].setLive(false, row: Int(ref.row))
+            uniqueIndexRemove(ref)
+        }
+        return record
+    }
+
+    /// Puts back exactly what ``removeObjects(_:)`` changed. The graph must be as
+    /// the removal left it (the undo stack guarantees this).
+    func restore(_ record: DeletionRecord) {
+        for ref in record.removed {
+            tables[Int(ref.entity)].setLive(true, row: Int(ref.row))
+            uniqueIndexAdd(ref)
+        }
+        for saved in record.links {
+            let column = tables[Int(saved.ref.entity)].links[Int(saved.slot)]
+            if column.isToMany { column.many[Int(saved.ref.row)] = saved.many } else { column.one[Int(saved.ref.row)] = saved.one }
+        }
+    }
+
+    /// A deep copy: later edits to either graph do not show in the other.
+    /// Arrays are copied lazily (copy-on-write), so this is cheap until edited.
+    func copy() -> ObjectGraph {
+        let graph = ObjectGraph(schema: schema, layout: layout)
+        graph.tables = tables.map { $0.copy() }
+        graph.index = index
+        graph.nextID = nextID
+        return graph
+    }
+
+    // MARK: Unique index
+
+    /// The live object of an entity whose unique attribute holds `value`, if any.
+    /// The index is built on first use (O(rows)) and kept up to date after (O(1)).
+    func object(entity: Int, attribute: Int, uniqueValue value: Value) -> ObjectRef? {
+        guard value != .null else { return nil }
+        let key = UniqueKey(entity: entity, attribute: attribute)
+        if uniqueIndexes[key] == nil {
+            var index: [Value: Int32] = [:]
+            let table = tables[entity]
+            for row in 0..<table.rowCount where table.isLive[row] {
+                let stored = table.columns[attribute].value(at: row, type: layout.entities[entity].attributes[attribute].type)
+                if stored != .null { index[stored] = Int32(row) }
+            }
+            uniqueIndexes[key] = index
+        }
+        return uniqueIndexes[key]?[value].map { ObjectRef(entity: entity, row: Int($0)) }
+    }
+
+    func uniqueIndexAdd(_ ref: ObjectRef) {
+        guard !uniqueIndexes.isEmpty else { return }
+        for (key, _) in uniqueIndexes where key.entity == Int(ref.entity) {
+            let stored = value(ref, key.attribute)
+            if stored != .null { uniqueIndexes[key]?[stored] = ref.row }
+        }
+    }
+
+    func uniqueIndexRemove(_ ref: ObjectRef) {
+        guard !uniqueIndexes.isEmpty else { return }
+        for (key, _) in uniqueIndexes where key.entity == Int(ref.entity) {
+            let stored = value(ref, key.attribute)
+            if uniqueIndexes[key]?[stored] == ref.row { uniqueIndexes[key]?[stored] = nil }
+        }
+    }
+}
+
+/// A survivor's list that a removal must filter: which object, which slot, and
+/// the entity of the removed objects it may hold.
+struct SurvivorSlot: Hashable {
+    var ref: ObjectRef
+    var slot: Int32
+    var from: Int32
+}
+
+struct UniqueKey: Hashable {
+    var entity: Int
+    var attribute: Int
+}
+
+extension EntityTable {
+    func copy() -> EntityTable {
+        EntityTable(copying: self)
+    }
+}
