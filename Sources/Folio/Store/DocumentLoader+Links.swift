@@ -34,7 +34,7 @@ extension DocumentLoader {
                 let link = entityLayout.links[slot]
                 let inverse = layout.entities[link.destination].links[link.inverse]
                 if inverse.isHidden {
-                    fillHiddenInverse(entity: entity, slot: slot)
+                    try fillHiddenInverse(entity: entity, slot: slot)
                 } else if (entity, slot) <= (link.destination, link.inverse) {
                     try verifyInverse(entity: entity, slot: slot)
                 }
@@ -57,13 +57,21 @@ extension DocumentLoader {
         return target.row
     }
 
-    private func fillHiddenInverse(entity: Int, slot: Int) {
+    /// Builds the in-memory inverse of a relationship the schema declares without one,
+    /// refusing a to-many that lists an object twice. O(links): a stamp per
+    /// destination row replaces a search of each list.
+    private func fillHiddenInverse(entity: Int, slot: Int) throws(PackageError) {
         guard let graph else { return }
         let link = graph.layout.entities[entity].links[slot]
         let forward = graph.tables[entity].links[slot]
         let hidden = graph.tables[link.destination].links[link.inverse]
+        var stamp = [Int32](repeating: -1, count: graph.tables[link.destination].rowCount)
         for row in 0..<graph.tables[entity].rowCount {
-            for target in forward.targets(of: row) where !hidden.many[Int(target)].contains(Int32(row)) || !link.isToMany {
+            for target in forward.targets(of: row) {
+                if stamp[Int(target)] == Int32(row) {
+                    throw mismatch(entity: entity, row: row, slot: slot, target: target, targetEntity: link.destination)
+                }
+                stamp[Int(target)] = Int32(row)
                 hidden.many[Int(target)].append(Int32(row))
             }
         }

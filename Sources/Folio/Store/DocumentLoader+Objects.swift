@@ -80,6 +80,10 @@ extension DocumentLoader {
         for index in 0..<count {
             let base = index * 5
             guard let localname = attributes?[base], let start = attributes?[base + 3], let end = attributes?[base + 4] else { continue }
+            if attributes?[base + 1] != nil {
+                fail(.unexpectedContent(here, found: "a namespaced attribute", expected: "\(entityLayout.name)'s properties"))
+                return
+            }
             let raw = UnsafeBufferPointer(start: start, count: end - start)
             let slot: PropertySlot
             if index < 64, state.cachedNames[index] == localname {

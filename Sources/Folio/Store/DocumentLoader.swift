@@ -160,8 +160,9 @@ final class DocumentLoader {
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown libxml2 error"
             let location = SourceLocation(file: loader.file, line: Int(xmlError.line), column: Int(xmlError.int2))
             let code = Int(xmlError.code)
-            if code == Int(XML_ERR_INVALID_CHAR.rawValue) || code == Int(XML_ERR_INVALID_ENCODING.rawValue)
-                || message.contains("UTF-8") || message.contains("encoding") {
+            // XML_ERR_INVALID_CHAR also covers valid UTF-8 that XML forbids (U+0001, &#0;): only
+            // libxml2's encoding errors and its "not proper UTF-8" message are encoding errors.
+            if code == Int(XML_ERR_INVALID_ENCODING.rawValue) || message.contains("UTF-8") {
                 loader.fail(.invalidEncoding(location, message: message))
             } else if code == Int(XML_ERR_UNDECLARED_ENTITY.rawValue) || code == Int(XML_WAR_UNDECLARED_ENTITY.rawValue) {
                 loader.fail(.forbiddenDeclaration(location, what: "an entity reference (\(message))"))
@@ -296,6 +297,10 @@ final class DocumentLoader {
         phase = .end
         guard let graph else { return }
         let maxID = graph.index.keys.max() ?? 0
+        if maxID == .max {
+            fail(.invalidIdentifier(location(), entity: "folio", id: "\(maxID) leaves no identifier for new objects"))
+            return
+        }
         if sawNextID {
             if declaredNextID <= maxID {
                 fail(.invalidIdentifier(location(), entity: "folio", id: "next-id \(declaredNextID) is not above the largest id \(maxID)"))
@@ -313,6 +318,10 @@ final class DocumentLoader {
         for index in 0..<count {
             let base = index * 5
             guard let localname = attributes[base], let value = attributes[base + 3], let end = attributes[base + 4] else { continue }
+            if attributes[base + 1] != nil {
+                fail(.unexpectedContent(location(), found: "a namespaced attribute", expected: "Folio attributes"))
+                continue
+            }
             result[String(cString: localname)] = XMLText.withDecodedValue(UnsafeBufferPointer(start: value, count: end - value)) {
                 String(decoding: $0, as: UTF8.self)
             }
