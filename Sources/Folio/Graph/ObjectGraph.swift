@@ -82,13 +82,7 @@ public final class ObjectGraph {
             initial[attribute] = try checked(value, entity: entityIndex, attribute: attribute)
         }
         let id = nextID
-        nextID += 1
-        _ = appendObject(id: id, entity: entityIndex)
-        let table = tables[entityIndex]
-        for (column, value) in initial.enumerated() {
-            table.columns[column].append(value, optional: entityLayout.attributes[column].isOptional)
-        }
-        uniqueIndexAdd(ObjectRef(entity: entityIndex, row: table.rowCount - 1))
+        insertObject(entity: entityIndex, values: initial, id: id)
         return PersistentIdentifier(entityName: entity, id: id)
     }
 
@@ -205,6 +199,19 @@ extension ObjectGraph {
         let row = tables[entity].appendRow(id: id)
         let ref = ObjectRef(entity: entity, row: row)
         index[id] = ref
+        return ref
+    }
+
+    /// Appends a live object with checked values (one per attribute) and a fresh identifier.
+    @discardableResult
+    func insertObject(entity: Int, values: [Value], id: UInt64) -> ObjectRef {
+        let ref = appendObject(id: id, entity: entity)
+        let table = tables[entity]
+        for (column, value) in values.enumerated() {
+            table.columns[column].append(value, optional: layout.entities[entity].attributes[column].isOptional)
+        }
+        nextID = max(nextID, id + 1)
+        uniqueIndexAdd(ref)
         return ref
     }
 

@@ -1,0 +1,20 @@
+/// What one save changed, by identifier, so other contexts on the same
+/// container can bring their scratchpads up to date without losing their own edits.
+struct ChangeSet {
+    struct ObjectState {
+        var id: UInt64
+        var entity: Int
+        /// Every attribute's value, in declaration order.
+        var values: [Value]
+        /// Every declared relationship's destinations, by identifier, in order.
+        var links: [[UInt64]]
+    }
+
+    var generation: Int
+    /// Objects inserted or changed, in their saved state.
+    var upserts: [ObjectState] = []
+    /// Objects deleted.
+    var deletions: [UInt64] = []
+    /// Whether this is `deleteAllData()`, which contexts record as an undoable step.
+    var isDeleteAll = false
+}

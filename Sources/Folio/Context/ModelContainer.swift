@@ -1,0 +1,165 @@
+import Foundation
+
+/// Owns a document's schema, its storage and its last saved state, and hands
+/// out contexts to edit it — SwiftData's `ModelContainer` over the dynamic core.
+///
+/// ```swift
+/// let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: zooURL))
+/// let context = ModelContext(container)
+/// ```
+///
+/// Several contexts can work on one container. Each is a scratchpad: a save in
+/// one is merged into the container's saved state, and the others see it on
+/// their next fetch or save, keeping their own unsaved edits. Identifiers are
+/// handed out by the container, so contexts never clash.
+///
+/// A container is `Sendable`; its shared state is behind a lock.
+public final class ModelContainer: @unchecked Sendable {
+    /// The document's schema.
+    public let schema: Schema
+    /// The configurations; Folio stores everything through the first.
+    public let configurations: [ModelConfiguration]
+
+    private let lock = NSLock()
+    /// The last saved state: replaced, never mutated, so contexts can keep it as a baseline.
+    private var savedGraph: ObjectGraph
+    private var generation = 0
+    private var changeSets: [ChangeSet] = []
+    private var nextID: UInt64
+    private var mainContextStorage: ModelContext?
+
+    var configuration: ModelConfiguration { configurations.first ?? ModelConfiguration(isStoredInMemoryOnly: true) }
+    var package: DocumentPackage? { configuration.url.map(DocumentPackage.init(url:)) }
+
+    /// Creates a container for a schema, opening the configuration's package if it
+    /// exists (its schema must match) or starting empty.
+    ///
+    /// - Throws: ``ModelError/package(_:)`` when the package cannot be read,
+    ///   ``ModelError/schemaMismatch(package:)`` when it holds another schema.
+    public init(for schema: Schema, configurations: [ModelConfiguration]) throws(ModelError) {
+        self.schema = schema
+        self.configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        var graph = ObjectGraph(schema: schema)
+        let configuration = self.configurations[0]
+        if let url = configuration.url, FileManager.default.fileExists(atPath: url.path) {
+            do { graph = try DocumentPackage(url: url).read() } catch { throw .package(error) }
+            guard graph.schema == schema else { throw .schemaMismatch(package: url.path) }
+        }
+        savedGraph = graph
+        nextID = graph.nextID
+    }
+
+    /// Creates a container for a schema with the given configurations.
+    public convenience init(for schema: Schema, configurations: ModelConfiguration...) throws(ModelError) {
+        try self.init(for: schema, configurations: configurations)
+    }
+
+    /// Opens an existing package with the schema stored in it — for generic tools
+    /// and the REPL, which have no Swift types compiled in.
+    ///
+    /// - Throws: ``ModelError/package(_:)``.
+    public init(contentsOf url: URL, allowsSave: Bool = true) throws(ModelError) {
+        let graph: ObjectGraph
+        do { graph = try DocumentPackage(url: url).read() } catch { throw .package(error) }
+        schema = graph.schema
+        configurations = [ModelConfiguration(url: url, allowsSave: allowsSave)]
+        savedGraph = graph
+        nextID = graph.nextID
+    }
+
+    /// The main-actor context, created on first use, with autosave on and an undo manager.
+    @MainActor public var mainContext: ModelContext {
+        lock.lock()
+        if let context = mainContextStorage {
+            lock.unlock()
+            return context
+        }
+        lock.unlock()
+        let context = ModelContext(self, isMain: true)
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = mainContextStorage { return existing }
+        mainContextStorage = context
+        return context
+    }
+
+    /// Deletes every object from the store at once, keeping the schema.
+    ///
+    /// The package is rewritten empty (no blobs, backups or temporary files are
+    /// left). Contexts see the deletion on their next fetch or save; each
+    /// records it as an undoable step, "Delete All Data", whose undo brings the
+    /// objects back as unsaved inserts. Like SwiftData's, this does not throw:
+    /// a failure to write is reported to `errorHandler` (stderr by default).
+    public func deleteAllData(errorHandler: ((ModelError) -> Void)? = nil) {
+        lock.lock()
+        defer { lock.unlock() }
+        let empty = ObjectGraph(schema: schema)
+        empty.nextID = nextID
+        if !configuration.isStoredInMemoryOnly, let package {
+            do throws(PackageError) {
+                try package.write(empty)
+            } catch {
+                report(.package(error), to: errorHandler)
+                return
+            }
+        }
+        var changeSet = ChangeSet(generation: generation + 1)
+        changeSet.isDeleteAll = true
+        for table in savedGraph.tables {
+            for row in 0..<table.rowCount where table.isLive[row] { changeSet.deletions.append(table.ids[row]) }
+        }
+        commit(changeSet, graph: empty)
+    }
+
+    // MARK: Shared state, for contexts
+
+    func allocateID() -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        let id = nextID
+        nextID += 1
+        return id
+    }
+
+    /// A copy of the saved state and its generation, for a new context.
+    func checkout() -> (graph: ObjectGraph, baseline: ObjectGraph, generation: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (savedGraph.copy(), savedGraph, generation)
+    }
+
+    /// Change sets saved after `generation`, for a context to merge.
+    func changes(after generation: Int) -> (changes: [ChangeSet], baseline: ObjectGraph, generation: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (changeSets.filter { $0.generation > generation }, savedGraph, self.generation)
+    }
+
+    /// Saves a context: merges what others saved, writes the package, publishes the change.
+    func save(_ context: ModelContext) throws(ModelError) {
+        lock.lock()
+        defer { lock.unlock() }
+        context.merge(changeSets.filter { $0.generation > context.baseGeneration }, baseline: savedGraph)
+        context.graph.nextID = max(context.graph.nextID, nextID)
+        if !configuration.isStoredInMemoryOnly {
+            guard configuration.allowsSave else { throw .saveNotAllowed }
+            if let package {
+                do throws(PackageError) { try package.write(context.graph) } catch { throw .package(error) }
+            }
+        }
+        commit(context.makeChangeSet(generation: generation + 1), graph: context.graph.copy())
+        context.didSave(baseline: savedGraph, generation: generation)
+    }
+
+    /// Publishes a saved state. Call with the lock held.
+    private func commit(_ changeSet: ChangeSet, graph: ObjectGraph) {
+        generation = changeSet.generation
+        changeSets.append(changeSet)
+        savedGraph = graph
+        nextID = max(nextID, graph.nextID)
+    }
+
+    func report(_ error: ModelError, to handler: ((ModelError) -> Void)?) {
+        if let handler { handler(error) } else { FileHandle.standardError.write(Data("folio: \(error)\n".utf8)) }
+    }
+}

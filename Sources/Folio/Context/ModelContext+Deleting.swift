@@ -1,0 +1,178 @@
+/// Deleting with delete rules, the preview of a delete, and the removal and
+/// restore steps that undo and redo alternate between.
+extension ModelContext {
+    /// Deletes an object and everything its cascade rules reach.
+    ///
+    /// Until the save, ``isDeleted(_:)`` is `true` and the object is in
+    /// ``deletedIdentifiers``; links from survivors are cut at once (nullify).
+    /// A `deny` rule that still holds at save makes `save()` throw.
+    ///
+    /// - Undo: one step, "Delete ENTITY" (or "Delete N objects"), restoring every
+    ///   object the cascade removed, with the same identifiers, values and
+    ///   relationship memberships in the same order, and the links cut on survivors.
+    public func delete(_ id: PersistentIdentifier) throws(ModelError) {
+        try delete([id])
+    }
+
+    /// Deletes several objects as one undoable step.
+    public func delete(_ ids: [PersistentIdentifier]) throws(ModelError) {
+        var refs: [ObjectRef] = []
+        for id in ids {
+            do { refs.append(try graph.ref(for: id)) } catch { throw .graph(error) }
+        }
+        deleteRefs(refs)
+    }
+
+    /// Deletes every object of an entity matching a predicate (all when `nil`) —
+    /// SwiftData's `delete(model:where:)`. Merges what other contexts saved first.
+    ///
+    /// - Returns: how many objects matched (cascades not counted).
+    /// - Undo: one step.
+    @discardableResult
+    public func delete(entity: String, where predicate: ObjectPredicate? = nil) throws(ModelError) -> Int {
+        mergeSavedChanges()
+        let rows = try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate))
+        deleteRefs(rows)
+        return rows.count
+    }
+
+    /// Deletes every object of every entity as one undoable step ("Delete Everything").
+    /// Unlike `container.deleteAllData()`, nothing is written until `save()`.
+    public func deleteEverything() {
+        mergeSavedChanges()
+        var refs: [ObjectRef] = []
+        for (entity, table) in graph.tables.enumerated() {
+            for row in 0..<table.rowCount where table.isLive[row] { refs.append(ObjectRef(entity: entity, row: row)) }
+        }
+        deleteRefs(refs, name: "Delete Everything")
+    }
+
+    /// What deleting these objects would do, without doing it.
+    ///
+    /// - Complexity: O(objects reached by cascade + their links).
+    public func deletionPreview(for ids: [PersistentIdentifier]) throws(ModelError) -> DeletionPreview {
+        var refs: [ObjectRef] = []
+        for id in ids {
+            do { refs.append(try graph.ref(for: id)) } catch { throw .graph(error) }
+        }
+        return preview(refs)
+    }
+
+    /// The preview of deleting every object of an entity matching a predicate.
+    public func deletionPreview(entity: String, where predicate: ObjectPredicate? = nil) throws(ModelError) -> DeletionPreview {
+        mergeSavedChanges()
+        return preview(try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate)))
+    }
+
+    private func preview(_ refs: [ObjectRef]) -> DeletionPreview {
+        let requested = Set(refs)
+        let plan = cascade(refs)
+        let doomed = Set(plan)
+        var nullified: [DeletionPreview.Nullification] = []
+        var cut: [SurvivorSlot: Int] = [:]
+        for ref in plan {
+            for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() {
+                for target in graph.tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row)) {
+                    let survivor = ObjectRef(entity: link.destination, row: Int(target))
+                    if !doomed.contains(survivor) {
+                        cut[SurvivorSlot(ref: survivor, slot: Int32(link.inverse), from: ref.entity), default: 0] += 1
+                    }
+                }
+            }
+        }
+        for (key, count) in cut {
+            let link = graph.layout.entities[Int(key.ref.entity)].links[Int(key.slot)]
+            guard let name = link.name else { continue }  // a hidden inverse is not something a user sees
+            nullified.append(.init(object: graph.identifier(for: key.ref), relationship: name, count: count))
+        }
+        nullified.sort { ($0.object, $0.relationship) < ($1.object, $1.relationship) }
+        var denials: [ValidationIssue] = []
+        for ref in plan {
+            for denial in denialsFor(ref, doomed: doomed, links: nil) {
+                denials.append(ValidationIssue(kind: .deny, object: graph.identifier(for: ref),
+                                               relationship: graph.layout.entities[Int(ref.entity)].links[denial.slot].name ?? "",
+                                               related: denial.targets.map(graph.identifier(for:))))
+            }
+        }
+        let ids = plan.map(graph.identifier(for:))
+        return DeletionPreview(requested: refs.map(graph.identifier(for:)).sorted(),
+                               deleted: ids.sorted(),
+                               cascaded: plan.filter { !requested.contains($0) }.map(graph.identifier(for:)).sorted(),
+                               nullified: nullified, denials: denials)
+    }
+
+    func deleteRefs(_ refs: [ObjectRef], name: String? = nil) {
+        let live = refs.filter(graph.isLive)
+        guard !live.isEmpty else { return }
+        let plan = cascade(live)
+        let stepName = name ?? (plan.count == 1
+            ? "Delete \(graph.layout.entities[Int(plan[0].entity)].name)"
+            : "Delete \(plan.count.formatted()) objects")
+        _ = performRemoval(plan, name: stepName)
+    }
+
+    /// The requested objects and everything cascade rules reach from them,
+    /// breadth first; safe on cycles.
+    func cascade(_ refs: [ObjectRef]) -> [ObjectRef] {
+        var seen = Set<ObjectRef>()
+        var plan: [ObjectRef] = []
+        for ref in refs where seen.insert(ref).inserted { plan.append(ref) }
+        var next = 0
+        while next < plan.count {
+            let ref = plan[next]
+            next += 1
+            for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() where link.deleteRule == .cascade {
+                for target in graph.tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row)) {
+                    let targetRef = ObjectRef(entity: link.destination, row: Int(target))
+                    if graph.isLive(targetRef), seen.insert(targetRef).inserted { plan.append(targetRef) }
+                }
+            }
+        }
+        return plan
+    }
+
+    /// The live objects outside the delete that a `deny` relationship of `ref` holds.
+    /// Reads the graph, or — once removed — the lists the removal captured.
+    private func denialsFor(_ ref: ObjectRef, doomed: Set<ObjectRef>,
+                            links: [SurvivorSlot: [Int32]]?) -> [(slot: Int, targets: [ObjectRef])] {
+        var result: [(slot: Int, targets: [ObjectRef])] = []
+        for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() where link.deleteRule == .deny {
+            let rows = links?[SurvivorSlot(ref: ref, slot: Int32(slot), from: 0)]
+                ?? graph.tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row))
+            let targets = rows.map { ObjectRef(entity: link.destination, row: Int($0)) }.filter { !doomed.contains($0) }
+            if !targets.isEmpty { result.append((slot, targets)) }
+        }
+        return result
+    }
+
+    /// Removes objects (already cascaded), tracks it, and registers the restore.
+    func performRemoval(_ plan: [ObjectRef], name: String) -> DeletionRecord {
+        let record = graph.removeObjects(plan)
+        let doomed = Set(record.removed)
+        var captured: [SurvivorSlot: [Int32]] = [:]
+        for saved in record.links where doomed.contains(saved.ref) {
+            captured[SurvivorSlot(ref: saved.ref, slot: saved.slot, from: 0)] = saved.one >= 0 ? [saved.one] : saved.many
+        }
+        for ref in record.removed {
+            if inserted.remove(ref) == nil { deleted.insert(ref) }
+            updated[ref] = nil
+            let refused = denialsFor(ref, doomed: doomed, links: captured)
+            if !refused.isEmpty { denials[ref] = refused }
+        }
+        for saved in record.links where !doomed.contains(saved.ref) { touchLink(saved.ref, Int(saved.slot)) }
+        registerUndo(name) { context in context.performRestore(record, name: name) }
+        return record
+    }
+
+    /// Puts back what a removal took, tracks it, and registers the removal again (for redo).
+    func performRestore(_ record: DeletionRecord, name: String) {
+        graph.restore(record)
+        for ref in record.removed {
+            if existedAtSave(ref) { deleted.remove(ref) } else { inserted.insert(ref) }
+            denials[ref] = nil
+        }
+        let restored = Set(record.removed)
+        for saved in record.links where !restored.contains(saved.ref) { touchLink(saved.ref, Int(saved.slot)) }
+        registerUndo(name) { context in _ = context.performRemoval(record.removed, name: name) }
+    }
+}

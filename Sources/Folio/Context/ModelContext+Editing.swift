@@ -1,0 +1,187 @@
+/// Inserting, editing and linking through the dynamic API, each undoable.
+extension ModelContext {
+    /// Inserts an object, or — when a unique attribute's value matches a live
+    /// object — updates that object instead (SwiftData's upsert). Uniqueness is
+    /// checked against unsaved inserts too.
+    ///
+    /// - Returns: the new object's identifier, or the updated object's.
+    /// - Throws: ``ModelError/graph(_:)`` for unknown names or wrong types.
+    /// - Undo: one step, "Insert ENTITY" (or "Update ENTITY" for an upsert).
+    @discardableResult
+    public func insert(_ entity: String, _ values: [String: Value] = [:]) throws(ModelError) -> PersistentIdentifier {
+        let entityIndex: Int
+        do { entityIndex = try graph.entityIndex(entity) } catch { throw .graph(error) }
+        let layout = graph.layout.entities[entityIndex]
+        var initial = layout.attributes.map(\.initialValue)
+        for (name, value) in values {
+            guard let attribute = layout.attributeIndex[name] else {
+                throw .graph(.unknownAttribute(entity: entity, attribute: name))
+            }
+            do { initial[attribute] = try graph.checked(value, entity: entityIndex, attribute: attribute) } catch { throw .graph(error) }
+        }
+        for (attribute, declaration) in layout.attributes.enumerated() where declaration.isUnique {
+            guard let existing = graph.object(entity: entityIndex, attribute: attribute, uniqueValue: initial[attribute]) else { continue }
+            for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                guard let index = layout.attributeIndex[name], graph.value(existing, index) != value else { continue }
+                performSetValue(value, existing, index, name: "Update \(entity)")
+            }
+            return graph.identifier(for: existing)
+        }
+        let ref = graph.insertObject(entity: entityIndex, values: initial, id: container.allocateID())
+        inserted.insert(ref)
+        registerUndo("Insert \(entity)") { context in
+            _ = context.performRemoval([ref], name: "Insert \(entity)")
+        }
+        return graph.identifier(for: ref)
+    }
+
+    /// Sets an attribute.
+    ///
+    /// - Throws: ``ModelError/graph(_:)`` for an unknown or deleted object, an
+    ///   unknown attribute or a value of the wrong type.
+    /// - Undo: one step, "Set ENTITY.ATTRIBUTE". Setting an any-value to `.null`
+    ///   (none) or removing collection elements is a set like any other.
+    public func setValue(_ value: Value, for attribute: String, of id: PersistentIdentifier) throws(ModelError) {
+        let ref: ObjectRef
+        let index: Int
+        let checked: Value
+        do {
+            ref = try graph.ref(for: id)
+            index = try graph.attributeIndex(attribute, entity: Int(ref.entity))
+            checked = try graph.checked(value, entity: Int(ref.entity), attribute: index)
+        } catch {
+            throw .graph(error)
+        }
+        performSetValue(checked, ref, index, name: "Set \(id.entityName).\(attribute)")
+    }
+
+    func performSetValue(_ value: Value, _ ref: ObjectRef, _ attribute: Int, name: String) {
+        let old = graph.value(ref, attribute)
+        graph.setValue(value, ref, attribute)
+        touch(ref, attribute)
+        registerUndo(name) { context in context.performSetValue(old, ref, attribute, name: name) }
+    }
+
+    /// Adds an object to a relationship (sets it, for to-one); the inverse follows.
+    /// - Undo: one step, "Link ENTITY.RELATIONSHIP"; undo restores every list it touched, in order.
+    public func link(_ id: PersistentIdentifier, _ relationship: String, to target: PersistentIdentifier) throws(ModelError) {
+        let (source, slot, destination) = try resolveLink(id, relationship, target)
+        editLists(touching: affectedByAdding(source, slot, [destination.row]), name: "Link \(id.entityName).\(relationship)") {
+            $0.addLink(source, slot, destination)
+        }
+    }
+
+    /// Removes an object from a relationship; the inverse follows.
+    /// - Undo: one step, "Unlink ENTITY.RELATIONSHIP".
+    public func unlink(_ id: PersistentIdentifier, _ relationship: String, from target: PersistentIdentifier) throws(ModelError) {
+        let (source, slot, destination) = try resolveLink(id, relationship, target)
+        let inverse = graph.layout.entities[Int(source.entity)].links[slot].inverse
+        editLists(touching: [(source, slot), (destination, inverse)], name: "Unlink \(id.entityName).\(relationship)") {
+            $0.removeLink(source, slot, destination)
+        }
+    }
+
+    /// Replaces what a relationship holds, in the given order.
+    /// - Undo: one step, "Set ENTITY.RELATIONSHIP".
+    public func setRelated(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier) throws(ModelError) {
+        let source: ObjectRef
+        let slot: Int
+        var rows: [Int32] = []
+        do throws(GraphError) {
+            source = try graph.ref(for: id)
+            slot = try graph.linkSlot(relationship, entity: Int(source.entity))
+            let link = graph.layout.entities[Int(source.entity)].links[slot]
+            if !link.isToMany, targets.count > 1 {
+                throw GraphError.tooManyDestinations(entity: id.entityName, relationship: relationship)
+            }
+            var seen = Set<Int32>()
+            for target in targets {
+                let ref = try graph.ref(for: target)
+                guard Int(ref.entity) == link.destination else {
+                    throw GraphError.wrongDestination(entity: id.entityName, relationship: relationship,
+                                                      expected: graph.layout.entities[link.destination].name, found: target)
+                }
+                if seen.insert(ref.row).inserted { rows.append(ref.row) }
+            }
+        } catch {
+            throw .graph(error)
+        }
+        editLists(touching: affectedByAdding(source, slot, rows, replacing: true), name: "Set \(id.entityName).\(relationship)") {
+            $0.replaceLinks(source, slot, with: rows)
+        }
+    }
+
+    private func resolveLink(_ id: PersistentIdentifier, _ relationship: String, _ target: PersistentIdentifier)
+        throws(ModelError) -> (ObjectRef, Int, ObjectRef) {
+        do throws(GraphError) {
+            let source = try graph.ref(for: id)
+            let slot = try graph.linkSlot(relationship, entity: Int(source.entity))
+            let link = graph.layout.entities[Int(source.entity)].links[slot]
+            let destination = try graph.ref(for: target)
+            guard Int(destination.entity) == link.destination else {
+                throw GraphError.wrongDestination(entity: id.entityName, relationship: relationship,
+                                                  expected: graph.layout.entities[link.destination].name, found: target)
+            }
+            return (source, slot, destination)
+        } catch {
+            throw .graph(error)
+        }
+    }
+
+    /// Every (object, slot) list that linking `rows` into `source.slot` can change:
+    /// the source's list, the old and new destinations' inverse lists, and — for
+    /// to-one inverses — the lists of the objects the new destinations are taken from.
+    private func affectedByAdding(_ source: ObjectRef, _ slot: Int, _ rows: [Int32], replacing: Bool = false) -> [(ObjectRef, Int)] {
+        let link = graph.layout.entities[Int(source.entity)].links[slot]
+        var affected: [(ObjectRef, Int)] = [(source, slot)]
+        let current = graph.tables[Int(source.entity)].links[slot].targets(of: Int(source.row))
+        if replacing || !link.isToMany {
+            for old in current { affected.append((ObjectRef(entity: link.destination, row: Int(old)), link.inverse)) }
+        }
+        let inverseColumn = graph.tables[link.destination].links[link.inverse]
+        for row in rows {
+            affected.append((ObjectRef(entity: link.destination, row: Int(row)), link.inverse))
+            if !inverseColumn.isToMany, inverseColumn.one[Int(row)] >= 0 {
+                affected.append((ObjectRef(entity: Int(source.entity), row: Int(inverseColumn.one[Int(row)])), slot))
+            }
+        }
+        return affected
+    }
+
+    /// Runs a link edit, capturing every list it may change first, and registers
+    /// an undo that puts those lists back exactly (order included).
+    private func editLists(touching pairs: [(ObjectRef, Int)], name: String, _ edit: (ObjectGraph) -> Void) {
+        let before = captureLists(pairs)
+        edit(graph)
+        for (ref, slot) in pairs { touchLink(ref, slot) }
+        registerUndo(name) { context in context.restoreLists(before, name: name) }
+    }
+
+    func captureLists(_ pairs: [(ObjectRef, Int)]) -> [DeletionRecord.SavedLinks] {
+        var seen = Set<SurvivorSlot>()
+        var saved: [DeletionRecord.SavedLinks] = []
+        for (ref, slot) in pairs where seen.insert(SurvivorSlot(ref: ref, slot: Int32(slot), from: 0)).inserted {
+            let column = graph.tables[Int(ref.entity)].links[slot]
+            saved.append(.init(ref: ref, slot: Int32(slot), one: column.isToMany ? -1 : column.one[Int(ref.row)],
+                               many: column.isToMany ? column.many[Int(ref.row)] : []))
+        }
+        return saved
+    }
+
+    /// Puts captured lists back and registers the opposite restore for redo.
+    func restoreLists(_ saved: [DeletionRecord.SavedLinks], name: String) {
+        let current = captureLists(saved.map { ($0.ref, Int($0.slot)) })
+        for list in saved {
+            let column = graph.tables[Int(list.ref.entity)].links[Int(list.slot)]
+            if column.isToMany { column.many[Int(list.ref.row)] = list.many } else { column.one[Int(list.ref.row)] = list.one }
+            touchLink(list.ref, Int(list.slot))
+        }
+        registerUndo(name) { context in context.restoreLists(current, name: name) }
+    }
+
+    func touchLink(_ ref: ObjectRef, _ slot: Int) {
+        if slot < graph.layout.entities[Int(ref.entity)].declaredLinkCount {
+            touch(ref, graph.layout.entities[Int(ref.entity)].attributes.count + slot)
+        }
+    }
+}

@@ -1,0 +1,79 @@
+/// Bringing in what other contexts saved, and describing what this one saves.
+extension ModelContext {
+    /// Merges change sets the container published since this context last looked.
+    /// Cheap when there are none.
+    func mergeSavedChanges() {
+        let pending = container.changes(after: baseGeneration)
+        guard !pending.changes.isEmpty else { return }
+        merge(pending.changes, baseline: pending.baseline)
+        baseline = pending.baseline
+        baseGeneration = pending.generation
+    }
+
+    /// Applies other contexts' saved changes to this scratchpad. This context's
+    /// own unsaved edits win: an attribute or relationship it has edited keeps
+    /// its value; objects it deleted stay deleted.
+    func merge(_ changes: [ChangeSet], baseline newBaseline: ObjectGraph) {
+        for changeSet in changes where changeSet.generation > baseGeneration {
+            let doomed = changeSet.deletions.compactMap { id -> ObjectRef? in
+                guard let ref = graph.index[id], graph.isLive(ref) else { return nil }
+                return ref
+            }
+            if !doomed.isEmpty {
+                if changeSet.isDeleteAll {
+                    // deleteAllData() is an action of its own: undoable here, restoring unsaved inserts.
+                    baseline = newBaseline
+                    undoManager?.closeAutomaticGroup()
+                    _ = performRemoval(doomed, name: "Delete All Data")
+                    undoManager?.closeAutomaticGroup()
+                    // Already gone from the store: nothing left to save.
+                    for ref in doomed { deleted.remove(ref); denials[ref] = nil }
+                } else {
+                    undoManager?.disableUndoRegistration()
+                    let record = graph.removeObjects(doomed)
+                    for ref in record.removed { inserted.remove(ref); updated[ref] = nil; deleted.remove(ref) }
+                    undoManager?.enableUndoRegistration()
+                }
+            }
+            var refs: [(ObjectRef, ChangeSet.ObjectState)] = []
+            for state in changeSet.upserts {
+                if let ref = graph.index[state.id] {
+                    guard graph.isLive(ref) else { continue }
+                    let edited = updated[ref] ?? []
+                    for (attribute, value) in state.values.enumerated() where !edited.contains(attribute) {
+                        graph.setValue(value, ref, attribute)
+                    }
+                    refs.append((ref, state))
+                } else {
+                    refs.append((graph.insertObject(entity: state.entity, values: state.values, id: state.id), state))
+                }
+            }
+            for (ref, state) in refs {
+                let attributeCount = graph.layout.entities[state.entity].attributes.count
+                let edited = updated[ref] ?? []
+                for (slot, ids) in state.links.enumerated() where !edited.contains(attributeCount + slot) {
+                    let rows = ids.compactMap { id -> Int32? in
+                        guard let target = graph.index[id], graph.isLive(target) else { return nil }
+                        return target.row
+                    }
+                    graph.replaceLinks(ref, slot, with: rows)
+                }
+            }
+        }
+    }
+
+    /// What this context's save changes, for the others.
+    func makeChangeSet(generation: Int) -> ChangeSet {
+        var changeSet = ChangeSet(generation: generation)
+        for ref in inserted.union(updated.keys) where graph.isLive(ref) {
+            let entity = Int(ref.entity)
+            let layout = graph.layout.entities[entity]
+            changeSet.upserts.append(ChangeSet.ObjectState(
+                id: graph.tables[entity].ids[Int(ref.row)], entity: entity,
+                values: layout.attributes.indices.map { graph.value(ref, $0) },
+                links: (0..<layout.declaredLinkCount).map { slot in graph.targets(ref, slot).map { graph.tables[Int($0.entity)].ids[Int($0.row)] } }))
+        }
+        changeSet.deletions = deleted.map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
+        return changeSet
+    }
+}

@@ -1,0 +1,260 @@
+import Foundation
+
+/// An editing scratchpad over a container's document: inserts, edits, deletes
+/// with delete rules, undo and redo, save and rollback — SwiftData's
+/// `ModelContext`, with a dynamic API (entities and values by name).
+///
+/// ```swift
+/// let context = ModelContext(container)
+/// context.undoManager = UndoManager()
+/// let mammals = try context.insert("AnimalCategory", ["name": .string("Mammal")])
+/// try context.delete(mammals)           // cascades to its animals
+/// context.undoManager?.undo()           // everything back, same identifiers and order
+/// try context.save()
+/// ```
+///
+/// **Undo.** Every change registers its inverse with ``undoManager`` (none for
+/// contexts you create, as in SwiftData; the main context has one). One user
+/// action is one undo step: each public method is one step unless an explicit
+/// group or ``transaction(_:)`` is open; an automatically opened group is closed
+/// by ``processPendingChanges()`` and ``save()``.
+///
+/// **Autosave.** Linux has no run loop, so autosave is triggered by
+/// ``processPendingChanges()`` (also called at the end of ``transaction(_:)``):
+/// when ``autosaveEnabled`` and there are changes, it saves; a failure goes to
+/// ``autosaveErrorHandler`` (stderr by default), never silently.
+///
+/// Not thread-safe: use a context from one actor, as SwiftData requires.
+public final class ModelContext {
+    /// The container this context edits.
+    public let container: ModelContainer
+    /// Whether ``processPendingChanges()`` saves; on for the main context, off otherwise.
+    public var autosaveEnabled: Bool
+    /// Records every change for undo and redo; `nil` records nothing.
+    public var undoManager: UndoManager?
+    /// Receives autosave failures; `nil` writes them to stderr.
+    public var autosaveErrorHandler: ((ModelError) -> Void)?
+
+    var graph: ObjectGraph
+    /// The saved state this context last merged or saved; decides what existed "at save".
+    var baseline: ObjectGraph
+    var baseGeneration: Int
+    var inserted = Set<ObjectRef>()
+    /// Objects that existed at save and were edited, with the attributes and
+    /// relationship slots edited (slots offset by the attribute count).
+    var updated: [ObjectRef: Set<Int>] = [:]
+    var deleted = Set<ObjectRef>()
+    /// For deleted objects with `deny` relationships: the objects that denied, at delete time.
+    var denials: [ObjectRef: [(slot: Int, targets: [ObjectRef])]] = [:]
+    private var transactionDepth = 0
+
+    /// Creates a context on a container: autosave off, no undo manager.
+    public convenience init(_ container: ModelContainer) {
+        self.init(container, isMain: false)
+    }
+
+    init(_ container: ModelContainer, isMain: Bool) {
+        self.container = container
+        let checkout = container.checkout()
+        graph = checkout.graph
+        baseline = checkout.baseline
+        baseGeneration = checkout.generation
+        autosaveEnabled = isMain
+        undoManager = isMain ? UndoManager() : nil
+    }
+
+    /// The document's schema.
+    public var schema: Schema { graph.schema }
+
+    // MARK: Change tracking
+
+    /// Whether there are unsaved inserts, edits or deletes.
+    public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+
+    /// Objects inserted since the last save, by identifier.
+    public var insertedIdentifiers: [PersistentIdentifier] { identifiers(inserted) }
+    /// Objects that existed at the last save and have been edited since.
+    public var changedIdentifiers: [PersistentIdentifier] { identifiers(Set(updated.keys)) }
+    /// Objects deleted since the last save (and not yet saved as deleted).
+    public var deletedIdentifiers: [PersistentIdentifier] { identifiers(deleted) }
+
+    private func identifiers(_ refs: Set<ObjectRef>) -> [PersistentIdentifier] {
+        refs.map(graph.identifier(for:)).sorted()
+    }
+
+    /// Whether the object has been deleted and the delete not yet saved — SwiftData's `isDeleted`.
+    /// After the save it is `false` again, and the object no longer exists.
+    public func isDeleted(_ id: PersistentIdentifier) -> Bool {
+        guard let ref = graph.index[id.id] else { return false }
+        return deleted.contains(ref)
+    }
+
+    /// Whether a live object (saved or not) has this identifier.
+    public func contains(_ id: PersistentIdentifier) -> Bool { graph.contains(id) }
+
+    func existedAtSave(_ ref: ObjectRef) -> Bool {
+        guard let saved = baseline.index[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] else { return false }
+        return baseline.isLive(saved)
+    }
+
+    func touch(_ ref: ObjectRef, _ property: Int) {
+        guard graph.isLive(ref), !inserted.contains(ref) else { return }
+        updated[ref, default: []].insert(property)
+    }
+
+    // MARK: Reading
+
+    /// An attribute's value; a deleted object's last values stay readable.
+    public func value(_ attribute: String, of id: PersistentIdentifier) throws(ModelError) -> Value {
+        do { return try graph.value(attribute, of: id) } catch { throw .graph(error) }
+    }
+
+    /// What a relationship holds, in order.
+    public func related(_ relationship: String, of id: PersistentIdentifier) throws(ModelError) -> [PersistentIdentifier] {
+        do { return try graph.related(relationship, of: id) } catch { throw .graph(error) }
+    }
+
+    /// The identifiers of the objects a descriptor selects. Merges what other
+    /// contexts saved first.
+    public func fetchIdentifiers(_ descriptor: DynamicFetchDescriptor) throws(ModelError) -> [PersistentIdentifier] {
+        mergeSavedChanges()
+        let source = descriptor.includePendingChanges ? graph : baseline
+        return try source.fetchRows(descriptor).map(source.identifier(for:))
+    }
+
+    /// How many objects a descriptor selects (ignoring its limit and offset).
+    public func fetchCount(_ descriptor: DynamicFetchDescriptor) throws(ModelError) -> Int {
+        var unwindowed = descriptor
+        unwindowed.fetchLimit = nil
+        unwindowed.fetchOffset = nil
+        unwindowed.sortBy = []
+        mergeSavedChanges()
+        let source = descriptor.includePendingChanges ? graph : baseline
+        if descriptor.predicate == nil {
+            do { return try source.count(of: descriptor.entity) } catch { throw .graph(error) }
+        }
+        return try source.fetchRows(unwindowed).count
+    }
+
+    // MARK: Grouping, autosave, transactions
+
+    /// Ends the current user action: closes the undo manager's automatic group
+    /// and, if ``autosaveEnabled``, saves.
+    public func processPendingChanges() {
+        if transactionDepth == 0 { undoManager?.closeAutomaticGroup() }
+        guard autosaveEnabled, hasChanges, transactionDepth == 0 else { return }
+        do { try save() } catch { container.report(error, to: autosaveErrorHandler) }
+    }
+
+    /// Runs `block` as one user action — one undo step, named `actionName` if
+    /// given — and then saves, as SwiftData's `transaction(block:)` does.
+    ///
+    /// If `block` throws, what it changed is undone (when there is an undo
+    /// manager) and the error rethrown; nothing is saved.
+    public func transaction(actionName: String? = nil, _ block: () throws -> Void) throws {
+        undoManager?.closeAutomaticGroup()
+        undoManager?.beginUndoGrouping()
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
+        do {
+            try block()
+        } catch {
+            undoManager?.endUndoGrouping()
+            if transactionDepth == 1 { undoManager?.undo() }
+            throw error
+        }
+        if let actionName { undoManager?.setActionName(actionName) }
+        undoManager?.endUndoGrouping()
+        if transactionDepth == 1 {
+            transactionDepth = 0
+            defer { transactionDepth = 1 }
+            try save()
+        }
+    }
+
+    // MARK: Saving
+
+    /// Writes the document: validates, merges what other contexts saved, writes
+    /// the package atomically, clears the change tracking.
+    ///
+    /// Deleted objects are gone after it: ``isDeleted(_:)`` is `false` for them
+    /// and they are no longer fetched. The undo stack is kept: undo after save
+    /// works and makes the context dirty again.
+    ///
+    /// - Throws: ``ModelError/validation(_:)`` (deny, minimum and maximum counts),
+    ///   writing nothing; ``ModelError/package(_:)`` when writing fails, keeping
+    ///   every edit in memory; ``ModelError/saveNotAllowed``.
+    public func save() throws(ModelError) {
+        if transactionDepth == 0 { undoManager?.closeAutomaticGroup() }
+        mergeSavedChanges()
+        guard hasChanges else { return }
+        let issues = validationIssues()
+        if !issues.isEmpty { throw .validation(issues) }
+        try container.save(self)
+    }
+
+    /// Discards unsaved changes and the undo stack, returning to the last saved
+    /// state (including what other contexts saved since).
+    public func rollback() {
+        let checkout = container.checkout()
+        graph = checkout.graph
+        baseline = checkout.baseline
+        baseGeneration = checkout.generation
+        clearTracking()
+        undoManager?.removeAllActions()
+    }
+
+    func didSave(baseline: ObjectGraph, generation: Int) {
+        self.baseline = baseline
+        baseGeneration = generation
+        clearTracking()
+    }
+
+    private func clearTracking() {
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
+        denials.removeAll()
+    }
+
+    /// What a save would refuse.
+    func validationIssues() -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        for ref in deleted.sorted(by: { graph.tables[Int($0.entity)].ids[Int($0.row)] < graph.tables[Int($1.entity)].ids[Int($1.row)] }) {
+            for denial in denials[ref] ?? [] {
+                let live = denial.targets.filter(graph.isLive)
+                if !live.isEmpty {
+                    issues.append(ValidationIssue(kind: .deny, object: graph.identifier(for: ref),
+                                                  relationship: graph.layout.entities[Int(ref.entity)].links[denial.slot].name ?? "",
+                                                  related: live.map(graph.identifier(for:))))
+                }
+            }
+        }
+        for ref in inserted.union(updated.keys).sorted(by: { ($0.entity, $0.row) < ($1.entity, $1.row) }) where graph.isLive(ref) {
+            let entity = graph.schema.entities[Int(ref.entity)]
+            for (slot, relationship) in entity.relationships.enumerated()
+            where relationship.minimumModelCount > 0 || relationship.maximumModelCount > 0 {
+                let targets = graph.targets(ref, slot)
+                let kind: ValidationIssue.Kind
+                if targets.count < relationship.minimumModelCount { kind = .minimumCount }
+                else if relationship.maximumModelCount > 0, targets.count > relationship.maximumModelCount { kind = .maximumCount }
+                else { continue }
+                issues.append(ValidationIssue(kind: kind, object: graph.identifier(for: ref), relationship: relationship.name,
+                                              related: targets.map(graph.identifier(for:))))
+            }
+        }
+        return issues
+    }
+
+    // MARK: Undo registration
+
+    /// Registers `undo` as the inverse of what was just done, naming the step
+    /// `name` unless it already has a name.
+    func registerUndo(_ name: @autoclosure () -> String, _ undo: @escaping (ModelContext) -> Void) {
+        guard let undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        undoManager.registerUndo(withTarget: self, handler: undo)
+        if !undoManager.isUndoing, !undoManager.isRedoing, undoManager.undoActionName.isEmpty {
+            undoManager.setActionName(name())
+        }
+    }
+}

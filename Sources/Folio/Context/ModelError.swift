@@ -1,0 +1,62 @@
+/// Why an operation of a container or context failed.
+///
+/// Wraps the lower layers' errors so a caller can catch one type, and adds the
+/// context's own: validation failures at save, saves that are not allowed.
+public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// An edit was refused by the object graph (unknown name, wrong type, unknown object).
+    case graph(GraphError)
+    /// Reading or writing the package failed.
+    case package(PackageError)
+    /// `save()` found rule violations; nothing was written.
+    case validation([ValidationIssue])
+    /// The container's configuration does not allow saving.
+    case saveNotAllowed
+    /// The package holds a schema other than the one the container was given.
+    case schemaMismatch(package: String)
+    /// A runtime predicate could not be parsed or applied.
+    case predicate(PredicateError)
+
+    public var description: String {
+        switch self {
+        case .graph(let error): return error.description
+        case .package(let error): return error.description
+        case .validation(let issues): return "save refused: " + issues.map(\.description).joined(separator: "; ")
+        case .saveNotAllowed: return "this container's configuration does not allow saving"
+        case .schemaMismatch(let path): return "\(path) holds a different schema (migration is not supported yet)"
+        case .predicate(let error): return error.description
+        }
+    }
+}
+
+/// One rule an object breaks at save.
+public struct ValidationIssue: Hashable, Sendable, CustomStringConvertible {
+    /// Which rule.
+    public enum Kind: String, Hashable, Sendable {
+        /// A deleted object still reaches live objects through a `deny` relationship.
+        case deny
+        /// A to-many relationship holds fewer objects than its minimum.
+        case minimumCount
+        /// A to-many relationship holds more objects than its maximum.
+        case maximumCount
+    }
+
+    /// Which rule is broken.
+    public var kind: Kind
+    /// The object that breaks it.
+    public var object: PersistentIdentifier
+    /// The relationship concerned.
+    public var relationship: String
+    /// The live objects involved (for `deny`: those that deny the delete).
+    public var related: [PersistentIdentifier]
+
+    public var description: String {
+        switch kind {
+        case .deny:
+            return "\(object) cannot be deleted: \(relationship) still holds \(related.map(\.description).joined(separator: ", "))"
+        case .minimumCount:
+            return "\(object).\(relationship) holds \(related.count), fewer than its minimum"
+        case .maximumCount:
+            return "\(object).\(relationship) holds \(related.count), more than its maximum"
+        }
+    }
+}

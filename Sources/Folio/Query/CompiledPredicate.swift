@@ -1,0 +1,244 @@
+import Foundation
+
+/// A predicate bound to one entity of a graph: names resolved to indexes,
+/// literals converted to the attribute's type, and the tree turned into
+/// closures. Comparisons of an integer or double attribute with a number read
+/// the typed column directly, so a scan costs little more than a loop.
+struct CompiledPredicate {
+    let matches: (ObjectRef) -> Bool
+
+    init(_ predicate: ObjectPredicate, entity: Int, graph: ObjectGraph) throws(PredicateError) {
+        matches = try CompiledPredicate.compile(predicate.root, entity: entity, graph: graph)
+    }
+
+    private typealias Test = (ObjectRef) -> Bool
+    private typealias Read = (ObjectRef) -> Value
+
+    private static func compile(_ node: ObjectPredicate.Node, entity: Int, graph: ObjectGraph) throws(PredicateError) -> Test {
+        switch node {
+        case .constant(let value): return { _ in value }
+        case .not(let inner):
+            let test = try compile(inner, entity: entity, graph: graph)
+            return { !test($0) }
+        case .and(let a, let b):
+            let (x, y) = (try compile(a, entity: entity, graph: graph), try compile(b, entity: entity, graph: graph))
+            return { x($0) && y($0) }
+        case .or(let a, let b):
+            let (x, y) = (try compile(a, entity: entity, graph: graph), try compile(b, entity: entity, graph: graph))
+            return { x($0) || y($0) }
+        case .comparison(let left, let op, let right, let caseInsensitive, let column):
+            return try comparison(left, op, right, caseInsensitive: caseInsensitive, column: column, entity: entity, graph: graph)
+        }
+    }
+
+    /// What a key path reads: its type (for converting literals) and a reader.
+    private struct Path {
+        var type: ValueType?
+        var read: Read
+        /// Set for a direct attribute of the entity: the column, for fast paths.
+        var attribute: Int?
+    }
+
+    private static func resolve(_ names: [String], count: Bool, column: Int, entity: Int,
+                                graph: ObjectGraph) throws(PredicateError) -> Path {
+        var hops: [(slot: Int, destination: Int)] = []
+        var current = entity
+        for (index, name) in names.enumerated() {
+            let layout = graph.layout.entities[current]
+            let isLast = index == names.count - 1
+            if let slot = layout.linkIndex[name] {
+                let link = layout.links[slot]
+                if isLast && count {
+                    guard link.isToMany else { throw PredicateError("\(layout.name).\(name) is to-one; @count needs a to-many", column: column) }
+                    let prefix = hops
+                    return Path(type: .int, read: { ref in
+                        guard let owner = follow(ref, prefix, graph) else { return .int(0) }
+                        return .int(Int64(graph.tables[Int(owner.entity)].links[slot].many[Int(owner.row)].count))
+                    })
+                }
+                guard !link.isToMany else {
+                    throw PredicateError("\(layout.name).\(name) is to-many; use \(name).@count", column: column)
+                }
+                hops.append((slot, link.destination))
+                current = link.destination
+                if isLast {
+                    let path = hops
+                    return Path(type: nil, read: { ref in
+                        guard let target = follow(ref, path, graph) else { return .null }
+                        return .int(Int64(graph.tables[Int(target.entity)].ids[Int(target.row)]))
+                    })
+                }
+                continue
+            }
+            guard let attribute = layout.attributeIndex[name] else {
+                throw PredicateError("\(layout.name) has no property '\(name)'", column: column)
+            }
+            guard isLast, !count else { throw PredicateError("'\(name)' is an attribute; nothing follows it", column: column) }
+            let type = layout.attributes[attribute].type
+            let path = hops
+            if path.isEmpty {
+                return Path(type: type, read: { graph.value($0, attribute) }, attribute: attribute)
+            }
+            return Path(type: type, read: { ref in
+                guard let target = follow(ref, path, graph) else { return .null }
+                return graph.value(target, attribute)
+            })
+        }
+        throw PredicateError("empty key path", column: column)
+    }
+
+    private static func follow(_ ref: ObjectRef, _ hops: [(slot: Int, destination: Int)], _ graph: ObjectGraph) -> ObjectRef? {
+        var current = ref
+        for hop in hops {
+            let row = graph.tables[Int(current.entity)].links[hop.slot].one[Int(current.row)]
+            guard row >= 0 else { return nil }
+            current = ObjectRef(entity: hop.destination, row: Int(row))
+        }
+        return current
+    }
+
+    /// Converts a literal to a value of the type it is compared with.
+    private static func value(_ literal: ObjectPredicate.Literal, as type: ValueType?, column: Int) throws(PredicateError) -> Value {
+        switch literal {
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .number(let text):
+            if let int = Int64(text) { return .int(int) }
+            if let uint = UInt64(text) { return .uint(uint) }
+            if type == .decimal, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { return .decimal(decimal) }
+            if let double = Double(text) { return .double(double) }
+            throw PredicateError("'\(text)' is not a number", column: column)
+        case .string(let text):
+            switch type {
+            case .date?, .uuid?, .url?, .decimal?, .data?:
+                guard let converted = ValueText.decodeScalar(text, as: type!) else {
+                    throw PredicateError("\"\(text)\" is not a valid \(type!)", column: column)
+                }
+                return converted
+            default:
+                return .string(text)
+            }
+        }
+    }
+
+    private static func comparison(_ left: ObjectPredicate.Operand, _ op: ObjectPredicate.Operator,
+                                   _ right: ObjectPredicate.Operand, caseInsensitive: Bool, column: Int,
+                                   entity: Int, graph: ObjectGraph) throws(PredicateError) -> Test {
+        // Put the key path on the left; flip the operator when the literal came first.
+        var (left, op, right) = (left, op, right)
+        if case .keyPath = right, !isKeyPath(left) {
+            swap(&left, &right)
+            switch op {
+            case .less: op = .greater
+            case .greater: op = .less
+            case .lessOrEqual: op = .greaterOrEqual
+            case .greaterOrEqual: op = .lessOrEqual
+            case .equal, .notEqual: break
+            default: throw PredicateError("'\(op.rawValue)' needs the property on its left", column: column)
+            }
+        }
+        guard case .keyPath(let names, let count, let pathColumn) = left else {
+            throw PredicateError("a comparison needs a property name", column: column)
+        }
+        let path = try resolve(names, count: count, column: pathColumn, entity: entity, graph: graph)
+        let readRight: Read
+        var constant: Value?
+        var list: [Value]?
+        switch right {
+        case .keyPath(let otherNames, let otherCount, let otherColumn):
+            readRight = try resolve(otherNames, count: otherCount, column: otherColumn, entity: entity, graph: graph).read
+        case .literal(let literal, let literalColumn):
+            let converted = try value(literal, as: path.type, column: literalColumn)
+            constant = converted
+            readRight = { _ in converted }
+        case .list(let literals, let listColumn):
+            guard op == .in else { throw PredicateError("a {list} goes with 'in'", column: listColumn) }
+            var values: [Value] = []
+            for literal in literals { values.append(try value(literal, as: path.type, column: listColumn)) }
+            list = values
+            readRight = { _ in .null }
+        }
+        if let fast = fastPath(path, op, constant, graph: graph, entity: entity) { return fast }
+        let read = path.read
+        switch op {
+        case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
+            return { ref in
+                guard let order = read(ref).compare(to: readRight(ref), caseInsensitive: caseInsensitive) else {
+                    return op == .notEqual
+                }
+                switch op {
+                case .equal: return order == .orderedSame
+                case .notEqual: return order != .orderedSame
+                case .less: return order == .orderedAscending
+                case .lessOrEqual: return order != .orderedDescending
+                case .greater: return order == .orderedDescending
+                default: return order != .orderedAscending
+                }
+            }
+        case .in:
+            guard let list else { throw PredicateError("'in' needs a {list}", column: column) }
+            return { ref in
+                let value = read(ref)
+                return list.contains { value.compare(to: $0, caseInsensitive: caseInsensitive) == .orderedSame }
+            }
+        case .contains, .beginsWith, .endsWith:
+            return { ref in
+                let value = read(ref)
+                let other = readRight(ref)
+                if case .string(var text) = value, case .string(var needle) = other {
+                    if caseInsensitive { text = text.lowercased(); needle = needle.lowercased() }
+                    switch op {
+                    case .contains: return text.contains(needle)
+                    case .beginsWith: return text.hasPrefix(needle)
+                    default: return text.hasSuffix(needle)
+                    }
+                }
+                guard op == .contains else { return false }
+                switch value {
+                case .array(let elements), .set(let elements):
+                    return elements.contains { $0.compare(to: other, caseInsensitive: caseInsensitive) == .orderedSame }
+                case .dictionary(let entries):
+                    if case .string(let key) = other { return entries[key] != nil }
+                    return false
+                default: return false
+                }
+            }
+        }
+    }
+
+    private static func isKeyPath(_ operand: ObjectPredicate.Operand) -> Bool {
+        if case .keyPath = operand { return true }
+        return false
+    }
+
+    /// Reads typed integer and double columns directly for comparisons with a number.
+    private static func fastPath(_ path: Path, _ op: ObjectPredicate.Operator, _ constant: Value?,
+                                 graph: ObjectGraph, entity: Int) -> Test? {
+        guard let attribute = path.attribute, let constant, let type = path.type else { return nil }
+        func test<T: Comparable>(_ a: T, _ b: T) -> Bool {
+            switch op {
+            case .equal: return a == b
+            case .notEqual: return a != b
+            case .less: return a < b
+            case .lessOrEqual: return a <= b
+            case .greater: return a > b
+            case .greaterOrEqual: return a >= b
+            default: return false
+            }
+        }
+        guard [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) else { return nil }
+        switch graph.tables[entity].columns[attribute] {
+        case .int(let storage) where type.integerRange != nil && storage.nulls.isEmpty:
+            guard case .int(let bound) = constant else { return nil }
+            return { test(storage.values[Int($0.row)], bound) }
+        case .double(let storage) where type == .double && storage.nulls.isEmpty:
+            guard let bound = constant.numeric, !bound.isNaN else { return nil }
+            return { ref in
+                let value = storage.values[Int(ref.row)]
+                return value.isNaN ? op == .notEqual : test(value, bound)
+            }
+        default:
+            return nil
+        }
+    }
+}

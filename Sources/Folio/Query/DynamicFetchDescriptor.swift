@@ -1,0 +1,102 @@
+/// What to fetch through the dynamic API: an entity, a predicate, a sort order
+/// and a window — `FetchDescriptor` for code without model types.
+public struct DynamicFetchDescriptor: Hashable, Sendable {
+    /// A sort key: an attribute name (or a to-one path such as `category.name`) and a direction.
+    public struct SortKey: Hashable, Sendable {
+        public var keyPath: String
+        public var ascending: Bool
+        /// Creates a sort key.
+        public init(_ keyPath: String, ascending: Bool = true) {
+            self.keyPath = keyPath
+            self.ascending = ascending
+        }
+    }
+
+    /// The entity to fetch.
+    public var entity: String
+    /// Which objects match; `nil` matches all.
+    public var predicate: ObjectPredicate?
+    /// Sort keys, most significant first; ties keep insertion order.
+    public var sortBy: [SortKey]
+    /// The most objects to return; `nil` for no limit.
+    public var fetchLimit: Int?
+    /// How many matching objects to skip first.
+    public var fetchOffset: Int?
+    /// Whether unsaved changes are included (default `true`); `false` reads the last saved state.
+    public var includePendingChanges: Bool
+
+    /// Creates a descriptor.
+    public init(entity: String, predicate: ObjectPredicate? = nil, sortBy: [SortKey] = [],
+                fetchLimit: Int? = nil, fetchOffset: Int? = nil, includePendingChanges: Bool = true) {
+        self.entity = entity
+        self.predicate = predicate
+        self.sortBy = sortBy
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+        self.includePendingChanges = includePendingChanges
+    }
+}
+
+extension ObjectGraph {
+    /// Rows of an entity matching a descriptor, sorted and windowed.
+    /// O(rows of the entity) to filter, O(m log m) to sort m matches.
+    func fetchRows(_ descriptor: DynamicFetchDescriptor) throws(ModelError) -> [ObjectRef] {
+        let entity: Int
+        do { entity = try entityIndex(descriptor.entity) } catch { throw .graph(error) }
+        let table = tables[entity]
+        var rows: [ObjectRef] = []
+        if let predicate = descriptor.predicate {
+            let compiled: CompiledPredicate
+            do { compiled = try CompiledPredicate(predicate, entity: entity, graph: self) } catch { throw .predicate(error) }
+            for row in 0..<table.rowCount where table.isLive[row] {
+                let ref = ObjectRef(entity: entity, row: row)
+                if compiled.matches(ref) { rows.append(ref) }
+            }
+        } else {
+            rows.reserveCapacity(table.liveCount)
+            for row in 0..<table.rowCount where table.isLive[row] { rows.append(ObjectRef(entity: entity, row: row)) }
+        }
+        if !descriptor.sortBy.isEmpty {
+            var keys: [(read: (ObjectRef) -> Value, ascending: Bool)] = []
+            for key in descriptor.sortBy {
+                // A sort key is a key path; compile "path == nil" just to resolve it.
+                let path = key.keyPath
+                do {
+                    _ = try CompiledPredicate(try ObjectPredicate("\(path) == nil"), entity: entity, graph: self)
+                } catch {
+                    throw .predicate(PredicateError("cannot sort by '\(path)': \(error.message)", column: 0))
+                }
+                keys.append((sortReader(path, entity: entity), key.ascending))
+            }
+            let values = rows.map { ref in keys.map { $0.read(ref) } }
+            let order = rows.indices.sorted { a, b in
+                for (index, key) in keys.enumerated() {
+                    guard let result = values[a][index].compare(to: values[b][index]), result != .orderedSame else { continue }
+                    return (result == .orderedAscending) == key.ascending
+                }
+                return a < b
+            }
+            rows = order.map { rows[$0] }
+        }
+        let offset = min(max(descriptor.fetchOffset ?? 0, 0), rows.count)
+        let end = descriptor.fetchLimit.map { min(rows.count, offset + max($0, 0)) } ?? rows.count
+        return Array(rows[offset..<end])
+    }
+
+    /// Reads a (validated) sort key path: attributes, through to-one relationships.
+    private func sortReader(_ path: String, entity: Int) -> (ObjectRef) -> Value {
+        let names = path.split(separator: ".").map(String.init)
+        return { ref in
+            var current: ObjectRef? = ref
+            for (index, name) in names.enumerated() {
+                guard let here = current else { return .null }
+                let layout = self.layout.entities[Int(here.entity)]
+                if index == names.count - 1, let attribute = layout.attributeIndex[name] { return self.value(here, attribute) }
+                guard let slot = layout.linkIndex[name] else { return .null }
+                let row = self.tables[Int(here.entity)].links[slot].one.isEmpty ? -1 : self.tables[Int(here.entity)].links[slot].one[Int(here.row)]
+                current = row >= 0 ? ObjectRef(entity: layout.links[slot].destination, row: Int(row)) : nil
+            }
+            return .null
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// A runtime predicate over objects, in the spirit of `NSPredicate` and Realm's
+/// `filter("age < 2")`, for the dynamic API and the REPL.
+///
+/// ```swift
+/// let old = try ObjectPredicate("age >= 10 and (name beginswith[c] \"r\" or category.name == 'Mammal')")
+/// try context.delete(entity: "Animal", where: old)
+/// ```
+///
+/// Grammar (keywords are case-insensitive):
+///
+/// ```
+/// predicate  := or
+/// or         := and (("or" | "||") and)*
+/// and        := not (("and" | "&&") not)*
+/// not        := ("not" | "!") not | "(" predicate ")" | "true" | "false" | comparison
+/// comparison := operand operator operand
+/// operator   := "==" | "=" | "!=" | "<>" | "<" | "<=" | ">" | ">="
+///             | ("contains" | "beginswith" | "endswith" | "in") ["[c]"]
+/// operand    := keypath | literal | "{" literal ("," literal)* "}"
+/// keypath    := name ("." name)* ["." "@count"]
+/// literal    := number | "string" | 'string' | true | false | nil | null
+/// ```
+///
+/// A key path names an attribute, or follows to-one relationships to one
+/// (`category.name`); `animals.@count` counts a to-many. String literals
+/// compared with dates, UUIDs, URLs or decimals are read as those types
+/// (`born < "2020-01-01"`). `[c]` compares strings case-insensitively. Numbers
+/// of any type compare by value; `nil` equals only an absent value.
+public struct ObjectPredicate: Hashable, Sendable, CustomStringConvertible {
+    indirect enum Node: Hashable, Sendable {
+        case constant(Bool)
+        case not(Node)
+        case and(Node, Node)
+        case or(Node, Node)
+        case comparison(Operand, Operator, Operand, caseInsensitive: Bool, column: Int)
+    }
+
+    enum Operand: Hashable, Sendable {
+        case keyPath([String], count: Bool, column: Int)
+        case literal(Literal, column: Int)
+        case list([Literal], column: Int)
+    }
+
+    enum Literal: Hashable, Sendable {
+        case number(String)
+        case string(String)
+        case bool(Bool)
+        case null
+    }
+
+    enum Operator: String, Hashable, Sendable {
+        case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+        case contains, beginsWith = "beginswith", endsWith = "endswith", `in`
+    }
+
+    let root: Node
+    /// The text the predicate was parsed from.
+    public let text: String
+
+    /// Parses a predicate.
+    ///
+    /// - Throws: ``PredicateError`` naming the offending token's column.
+    public init(_ text: String) throws(PredicateError) {
+        var parser = PredicateParser(text)
+        root = try parser.parse()
+        self.text = text
+    }
+
+    /// A predicate every object matches.
+    public static let all = ObjectPredicate(root: .constant(true), text: "true")
+
+    private init(root: Node, text: String) {
+        self.root = root
+        self.text = text
+    }
+
+    public var description: String { text }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+@testable import Folio
+
+@Suite struct ModelContextTests {
+    @Test("the delete life cycle matches SwiftData's: deleted until save, then gone")
+    func lifeCycle() throws {
+        let context = try makeContext(try zooSchema(), url: temporaryPackageURL())
+        let country = try context.insert("Animal", ["name": .string("Rex")])
+        try context.save()
+        try context.delete(country)
+        #expect(context.isDeleted(country))
+        #expect(context.deletedIdentifiers == [country])
+        #expect(try context.value("name", of: country) == .string("Rex"))  // reading a deleted object does not crash
+        try context.save()
+        #expect(!context.isDeleted(country))
+        #expect(context.deletedIdentifiers.isEmpty)
+        #expect(!context.contains(country))
+        #expect(try context.value("name", of: country) == .string("Rex"))
+    }
+
+    @Test("inserts, edits and deletes are tracked until save clears them")
+    func changeTracking() throws {
+        let context = try makeContext(try zooSchema())
+        let a = try context.insert("Animal")
+        #expect(context.hasChanges && context.insertedIdentifiers == [a])
+        try context.save()
+        #expect(!context.hasChanges)
+        try context.setValue(.int(4), for: "age", of: a)
+        #expect(context.changedIdentifiers == [a] && context.insertedIdentifiers.isEmpty)
+        let b = try context.insert("Animal")
+        try context.delete(b)  // inserted then deleted: it simply never was
+        #expect(context.insertedIdentifiers.isEmpty && context.deletedIdentifiers.isEmpty)
+    }
+
+    @Test("rollback returns to the last saved state and clears undo")
+    func rollback() throws {
+        let context = try makeContext(try zooSchema())
+        let a = try context.insert("Animal", ["name": .string("A")])
+        try context.save()
+        try context.setValue(.string("B"), for: "name", of: a)
+        try context.insert("Animal")
+        context.rollback()
+        #expect(try context.value("name", of: a) == .string("A"))
+        #expect(context.graph.count == 1 && !context.hasChanges)
+        #expect(context.undoManager?.canUndo == false)
+    }
+
+    @Test("a save writes the package and a new container reads it back")
+    func saveAndReopen() throws {
+        let url = temporaryPackageURL()
+        let context = try makeContext(try zooSchema(), url: url)
+        let categories = try context.insertZoo(categories: 3, perCategory: 4)
+        try context.save()
+        let reopened = ModelContext(try ModelContainer(contentsOf: url))
+        #expect(try reopened.related("animals", of: categories[2]) == context.related("animals", of: categories[2]))
+        #expect(reopened.graph.snapshot() == context.graph.snapshot())
+    }
+
+    @Test("an insert with an existing unique value updates that object, undoably")
+    func uniqueUpsert() throws {
+        let context = try makeContext(try zooSchema())
+        let mammal = try context.insert("AnimalCategory", ["name": .string("Mammal")])
+        try context.save()
+        context.processPendingChanges()
+        let again = try context.insert("AnimalCategory", ["name": .string("Mammal")])
+        #expect(again == mammal)
+        #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "AnimalCategory")) == 1)
+        let pending = try context.insert("AnimalCategory", ["name": .string("Bird")])
+        #expect(try context.insert("AnimalCategory", ["name": .string("Bird")]) == pending)  // pending inserts count
+    }
+
+    @Test("a context sees another context's save on its next fetch and keeps its own edits")
+    func twoContexts() throws {
+        let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let first = ModelContext(container)
+        let second = ModelContext(container)
+        let shared = try first.insert("Animal", ["name": .string("Shared"), "age": .int(1)])
+        try first.save()
+        let mine = try second.insert("Animal", ["name": .string("Mine")])
+        #expect(try second.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal")).contains(shared))
+        try second.setValue(.int(50), for: "age", of: shared)
+        try first.setValue(.string("Renamed"), for: "name", of: shared)
+        try first.setValue(.int(2), for: "age", of: shared)
+        try first.save()
+        _ = try second.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal"))
+        #expect(try second.value("name", of: shared) == .string("Renamed"))
+        #expect(try second.value("age", of: shared) == .int(50))  // its own unsaved edit wins
+        #expect(second.contains(mine) && second.insertedIdentifiers == [mine])
+        try second.save()
+        let third = ModelContext(container)
+        #expect(try third.value("age", of: shared) == .int(50))
+        #expect(third.contains(mine))
+        #expect(mine.id != shared.id)
+    }
+
+    @Test("deleteAllData empties the package, and contexts can undo it")
+    func deleteAllData() throws {
+        let url = temporaryPackageURL()
+        let container = try ModelContainer(for: try kitchenSinkSchema(), configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        context.undoManager = UndoManager()
+        let thing = try context.insert("Thing", ["photo": .data(Data([1, 2, 3]))])
+        try context.save()
+        container.deleteAllData()
+        #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Thing")) == 0)
+        #expect(!context.hasChanges)
+        #expect(try DocumentPackage(url: url).read().count == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path) == ["document.xml"])
+        #expect(context.undoManager?.undoActionName == "Delete All Data")
+        context.undoManager?.undo()
+        #expect(context.contains(thing) && context.insertedIdentifiers == [thing])
+        try context.save()
+        #expect(try DocumentPackage(url: url).read().value("photo", of: thing) == .data(Data([1, 2, 3])))
+    }
+
+    @Test("a read-only configuration refuses to save; a failed write keeps the edits")
+    func saveFailures() throws {
+        let url = temporaryPackageURL()
+        try makeContext(try zooSchema(), url: url).save()
+        let readOnly = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url, allowsSave: false)))
+        try readOnly.insert("Animal")
+        #expect(throws: ModelError.saveNotAllowed) { try readOnly.save() }
+        let blocked = URL(fileURLWithPath: "/proc/folio-cannot-write-here.folio")
+        let context = try makeContext(try zooSchema(), url: blocked)
+        let animal = try context.insert("Animal")
+        #expect(throws: ModelError.self) { try context.save() }
+        #expect(context.contains(animal) && context.hasChanges)
+    }
+
+    @Test("autosave runs at processPendingChanges, and failures are reported")
+    func autosave() throws {
+        let url = temporaryPackageURL()
+        let context = try makeContext(try zooSchema(), url: url)
+        context.autosaveEnabled = true
+        try context.insert("Animal")
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        context.processPendingChanges()
+        #expect(FileManager.default.fileExists(atPath: url.path) && !context.hasChanges)
+
+        let failing = try makeContext(try zooSchema(), url: URL(fileURLWithPath: "/proc/nope.folio"))
+        failing.autosaveEnabled = true
+        nonisolated(unsafe) var reported: ModelError?
+        failing.autosaveErrorHandler = { reported = $0 }
+        try failing.insert("Animal")
+        failing.processPendingChanges()
+        #expect(reported != nil)
+    }
+
+    @Test("fetch filters with a runtime predicate, sorts and windows")
+    func fetch() throws {
+        let context = try makeContext(try zooSchema())
+        _ = try context.insertZoo(categories: 2, perCategory: 10)
+        let old = try ObjectPredicate("age >= 5 and category.name == 'Category 1'")
+        let descriptor = DynamicFetchDescriptor(entity: "Animal", predicate: old, sortBy: [.init("age", ascending: false)],
+                                                fetchLimit: 3, fetchOffset: 1)
+        let ids = try context.fetchIdentifiers(descriptor)
+        #expect(try ids.map { try context.value("age", of: $0) } == [.int(8), .int(7), .int(6)])
+        #expect(try context.fetchCount(descriptor) == 5)
+        #expect(try context.delete(entity: "Animal", where: old) == 5)
+        #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 15)
+    }
+
+    @Test("a transaction is one undo step and saves")
+    func transaction() throws {
+        let url = temporaryPackageURL()
+        let context = try makeContext(try zooSchema(), url: url)
+        try context.transaction(actionName: "Add Pair") {
+            try context.insert("Animal")
+            try context.insert("Animal")
+        }
+        #expect(!context.hasChanges && context.undoManager?.undoActionName == "Add Pair")
+        context.undoManager?.undo()
+        #expect(context.graph.count == 0 && context.hasChanges)
+        struct Boom: Error {}
+        #expect(throws: Boom.self) {
+            try context.transaction { try context.insert("Animal"); throw Boom() }
+        }
+        #expect(context.graph.count == 0)
+    }
+}
