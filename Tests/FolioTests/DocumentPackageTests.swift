@@ -70,7 +70,7 @@ import Testing
             }
         }
         #expect(actual == expected)
-        #expect(back.nextID == graph.nextID)
+        #expect(back.nextID == (graph.index.keys.filter { graph.contains(graph.identifier(for: graph.index[$0]!)) }.max() ?? 0) + 1)
         #expect(back.invariantViolations().isEmpty)
     }
 

@@ -24,9 +24,9 @@ struct DocumentWriter {
     /// so memory stays bounded for large documents.
     mutating func write(chunkSize: Int = 1 << 22, flush: (inout ByteBuffer) throws(PackageError) -> Void) throws(PackageError) {
         var buffer = ByteBuffer(capacity: chunkSize + 65_536)
-        buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"1\" next-id=\"")
-        buffer.append(uint: graph.nextID)
-        buffer.append("\">\n")
+        // No next-id: the next identifier is derived on load (largest + 1), so a
+        // document whose edits were all undone saves to the very same bytes.
+        buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"1\">\n")
         SchemaXML.append(graph.schema, indent: 2, to: &buffer)
         buffer.append("  <objects>\n")
         for (entityIndex, table) in graph.tables.enumerated() {
