@@ -20,7 +20,8 @@ final class ColumnStorage<Element> {
 enum Column {
     /// Every integer width (unsigned ones as bit patterns).
     case int(ColumnStorage<Int64>)
-    /// Double, Float (exactly widened) and Date (seconds since 2001).
+    /// Double, Float (its bit pattern, since widening would quiet signalling NaNs)
+    /// and Date (seconds since 2001).
     case double(ColumnStorage<Double>)
     case string(ColumnStorage<String>)
     case bool(ColumnStorage<Bool>)
@@ -57,7 +58,7 @@ enum Column {
             if !storage.nulls.isEmpty, storage.nulls[row] { return .null }
             let raw = storage.values[row]
             switch type {
-            case .float: return .float(Float(raw))
+            case .float: return .float(Column.float(fromRaw: raw))
             case .date: return .date(Date(timeIntervalSinceReferenceDate: raw))
             default: return .double(raw)
             }
@@ -122,10 +123,14 @@ enum Column {
         }
     }
 
+    /// A Float kept bit for bit in a Double slot.
+    static func raw(float: Float) -> Double { Double(bitPattern: UInt64(float.bitPattern)) }
+    static func float(fromRaw raw: Double) -> Float { Float(bitPattern: UInt32(truncatingIfNeeded: raw.bitPattern)) }
+
     private static func rawDouble(_ value: Value) -> Double {
         switch value {
         case .double(let v): return v
-        case .float(let v): return Double(v)
+        case .float(let v): return Column.raw(float: v)
         case .date(let v): return v.timeIntervalSinceReferenceDate
         default: return 0
         }

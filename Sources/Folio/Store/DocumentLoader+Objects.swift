@@ -174,7 +174,7 @@ extension DocumentLoader {
             let value: Double?
             switch attribute.type {
             case .date: value = DateText.parse(bytes)?.timeIntervalSinceReferenceDate
-            case .float: value = DoubleText.float(String(decoding: bytes, as: UTF8.self)).map(Double.init)
+            case .float: value = DoubleText.float(String(decoding: bytes, as: UTF8.self)).map { Column.raw(float: $0) }
             default: value = NumberParser.double(bytes)
             }
             guard let value else { return invalid() }

@@ -110,7 +110,7 @@ struct DocumentWriter {
             let raw = storage.values[row]
             switch attribute.type {
             case .date: DateText.append(Date(timeIntervalSinceReferenceDate: raw), to: &buffer)
-            case .float: buffer.append(string: DoubleText.string(Float(raw)))
+            case .float: buffer.append(string: DoubleText.string(Column.float(fromRaw: raw)))
             default: buffer.append(string: DoubleText.string(raw))
             }
         case .bool(let storage):

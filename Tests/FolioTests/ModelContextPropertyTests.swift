@@ -1,0 +1,151 @@
+import Foundation
+import PropertyBased
+import Testing
+@testable import Folio
+
+@Suite struct ModelContextPropertyTests {
+    /// Runs one random session and checks it against the reference model after every step.
+    static func session(seed: UInt64, steps: Int) throws {
+        var rng = SplitMix64(seed: seed)
+        let schema = RandomGraphs.schema(&rng)
+        let url = temporaryPackageURL()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let context = try makeContext(schema, url: url)
+        var model = ReferenceModel(schema: schema)
+
+        func insertRandom() throws {
+            let entity = schema.entities.randomElement(using: &rng)!
+            var values: [String: Value] = [:]
+            for attribute in entity.attributes where Bool.random(using: &rng) {
+                values[attribute.name] = RandomGraphs.value(for: attribute, &rng)
+            }
+            let id = try context.insert(entity.name, values)
+            model.insert(id.id, entity.name, values)
+        }
+        for _ in 0..<Int.random(in: 0...6, using: &rng) { try insertRandom() }
+        try context.save()
+        context.undoManager?.removeAllActions()
+        var saved = model
+        var horizon = (model: model, bytes: try Data(contentsOf: url.appendingPathComponent("document.xml")))
+        var undoStack: [ReferenceModel] = []
+        var redoStack: [ReferenceModel] = []
+
+        func step(_ body: () throws -> Void) rethrows {
+            let before = model
+            try body()
+            context.processPendingChanges()
+            undoStack.append(before)
+            redoStack.removeAll()
+        }
+        func live(_ entity: String? = nil) -> [UInt64] {
+            model.objects.filter { entity == nil || $0.value.entity == entity }.keys.sorted()
+        }
+        func id(_ raw: UInt64) -> PersistentIdentifier { PersistentIdentifier(entityName: model.objects[raw]!.entity, id: raw) }
+
+        for index in 0..<steps {
+            let roll = Int.random(in: 0..<100, using: &rng)
+            var action = ""
+            switch roll {
+            case 0..<20:
+                action = "insert"
+                try step { try insertRandom() }
+            case 20..<38:
+                guard let target = live().randomElement(using: &rng),
+                      let attribute = schema.entity(named: model.objects[target]!.entity)!.attributes.randomElement(using: &rng)
+                else { continue }
+                action = "set \(target).\(attribute.name)"
+                let value = RandomGraphs.value(for: attribute, &rng)
+                try step {
+                    try context.setValue(value, for: attribute.name, of: id(target))
+                    model.objects[target]!.values[attribute.name] = value
+                }
+            case 38..<55:
+                guard let source = live().randomElement(using: &rng),
+                      let r = schema.entity(named: model.objects[source]!.entity)!.relationships.randomElement(using: &rng),
+                      let target = live(r.destination).randomElement(using: &rng) else { continue }
+                let unlinking = Int.random(in: 0..<3, using: &rng) == 0
+                action = "\(unlinking ? "unlink" : "link") \(source).\(r.name) \(target)"
+                try step {
+                    if unlinking {
+                        try context.unlink(id(source), r.name, from: id(target))
+                        model.unlink(source, r.name, target)
+                    } else {
+                        try context.link(id(source), r.name, to: id(target))
+                        model.link(source, r.name, target)
+                    }
+                }
+            case 55..<67:
+                let all = live()
+                guard !all.isEmpty else { continue }
+                let victims = (0..<Int.random(in: 1...2, using: &rng)).map { _ in all.randomElement(using: &rng)! }
+                action = "delete \(victims)"
+                try step {
+                    try context.delete(Set(victims).map(id))
+                    model.delete(victims, saved: saved)
+                }
+            case 67..<71:
+                let entity = schema.entities.randomElement(using: &rng)!
+                let matching = live(entity.name)
+                action = "delete all \(entity.name)"
+                guard !matching.isEmpty else { continue }
+                try step {
+                    try context.delete(entity: entity.name, where: try ObjectPredicate("true"))
+                    model.delete(matching, saved: saved)
+                }
+            case 71..<83:
+                action = "undo"
+                #expect(context.undoManager?.canUndo == !undoStack.isEmpty, "seed \(seed) step \(index)")
+                guard let previous = undoStack.popLast() else { continue }
+                context.undoManager?.undo()
+                redoStack.append(model)
+                model = previous
+            case 83..<90:
+                action = "redo"
+                #expect(context.undoManager?.canRedo == !redoStack.isEmpty, "seed \(seed) step \(index)")
+                guard let next = redoStack.popLast() else { continue }
+                context.undoManager?.redo()
+                undoStack.append(model)
+                model = next
+            case 90..<98:
+                action = "save"
+                if model.denyViolations {
+                    #expect(throws: ModelError.self, "seed \(seed) step \(index)") { try context.save() }
+                } else {
+                    try context.save()
+                    model.denials = [:]
+                    saved = model
+                }
+            default:
+                action = "rollback"
+                context.rollback()
+                model = saved
+                undoStack.removeAll()
+                redoStack.removeAll()
+                horizon = (model, try Data(contentsOf: url.appendingPathComponent("document.xml")))
+            }
+            let actual = context.graph.snapshot()
+            guard actual == model.snapshot else {
+                Issue.record("seed \(seed) step \(index) after \(action):\nfolio:\n\(actual)\nmodel:\n\(model.snapshot)")
+                return
+            }
+            let problems = context.graph.invariantViolations()
+            guard problems.isEmpty else {
+                Issue.record("seed \(seed) step \(index) after \(action): \(problems)")
+                return
+            }
+        }
+        // Undo everything: back to the horizon, and a save gives its bytes exactly.
+        while context.undoManager?.canUndo == true { context.undoManager?.undo() }
+        #expect(context.graph.snapshot() == horizon.model.snapshot, "seed \(seed): undo all")
+        if !horizon.model.denyViolations, (try? context.save()) != nil {
+            #expect(try Data(contentsOf: url.appendingPathComponent("document.xml")) == horizon.bytes, "seed \(seed): bytes")
+        }
+    }
+
+    @Test("random edit, delete, undo, redo, save and rollback sequences match a plain reference model")
+    func randomSessions() async throws {
+        await propertyCheck(count: 150, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+            try Self.session(seed: seed, steps: 60)
+        }
+    }
+}
