@@ -70,7 +70,8 @@ import Testing
             }
         }
         #expect(actual == expected)
-        #expect(back.nextID == (graph.index.keys.filter { graph.contains(graph.identifier(for: graph.index[$0]!)) }.max() ?? 0) + 1)
+        let largestLive = graph.tables.flatMap { table in (0..<table.rowCount).filter { table.isLive[$0] }.map { table.ids[$0] } }.max()
+        #expect(back.nextID == (largestLive ?? 0) + 1)
         #expect(back.invariantViolations().isEmpty)
     }
 

@@ -5,9 +5,11 @@ import Foundation
 /// Typed columns keep an object's scalars at 8 bytes each with no per-object
 /// dictionary; `Value` boxes appear only for the rarer types.
 final class ColumnStorage<Element> {
-    var values: [Element] = []
+    // Unchecked: these arrays are appended to once per value while loading, and the
+    // dynamic exclusivity checks cost more than the appends. No access overlaps another.
+    @exclusivity(unchecked) var values: [Element] = []
     /// Whether each row holds `nil`; empty for non-optional attributes.
-    var nulls: [Bool] = []
+    @exclusivity(unchecked) var nulls: [Bool] = []
 
     func copy() -> ColumnStorage<Element> {
         let copy = ColumnStorage<Element>()

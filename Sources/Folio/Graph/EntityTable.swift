@@ -3,9 +3,10 @@
 /// Rows are never reused within a graph's life: a deleted object's row keeps
 /// its values (so a deleted model can still be read) and is revived by undo.
 final class EntityTable {
-    var ids: [UInt64] = []
-    var isLive: [Bool] = []
-    private(set) var liveCount = 0
+    // Unchecked: hot per-object paths (see ColumnStorage); no access overlaps another.
+    @exclusivity(unchecked) var ids: [UInt64] = []
+    @exclusivity(unchecked) var isLive: [Bool] = []
+    @exclusivity(unchecked) private(set) var liveCount = 0
     let columns: [Column]
     /// Parallel to the layout's links: declared relationships, then hidden inverses.
     let links: [LinkColumn]
@@ -46,8 +47,8 @@ final class EntityTable {
 /// destination table (to-one, -1 for none) or an ordered list of them (to-many).
 final class LinkColumn {
     let isToMany: Bool
-    var one: [Int32] = []
-    var many: [[Int32]] = []
+    @exclusivity(unchecked) var one: [Int32] = []
+    @exclusivity(unchecked) var many: [[Int32]] = []
 
     init(isToMany: Bool) { self.isToMany = isToMany }
 

@@ -21,7 +21,7 @@ public final class ObjectGraph {
     let layout: SchemaLayout
     var tables: [EntityTable]
     /// Every object ever inserted in this graph's life, live or deleted, by number.
-    var index: [UInt64: ObjectRef] = [:]
+    @exclusivity(unchecked) var index = IdentifierIndex()
     /// The number the next inserted object gets; never decreases.
     var nextID: UInt64 = 1
     /// Value → row indexes for unique attributes, built on first use.

@@ -10,36 +10,81 @@ enum PropertySlot {
     case link(Int)
 }
 
-/// Per-entity state while objects load: name resolution caches and the raw
-/// identifiers of links, resolved to rows once every object is read.
+/// How one attribute's text becomes a stored value: the typed storage to
+/// append to and the checks to apply, resolved once per entity so the
+/// per-value path copies no schema structs.
+enum AttributeDecoder {
+    case int(ColumnStorage<Int64>, range: ClosedRange<Int64>, optional: Bool)
+    case uint(ColumnStorage<Int64>, maximum: UInt64, optional: Bool)
+    case double(ColumnStorage<Double>, optional: Bool)
+    case float(ColumnStorage<Double>, optional: Bool)
+    case date(ColumnStorage<Double>, optional: Bool)
+    case string(ColumnStorage<String>, optional: Bool)
+    case bool(ColumnStorage<Bool>, optional: Bool)
+    case value(ColumnStorage<Value>, type: ValueType, external: Bool)
+
+    init(attribute: Schema.Attribute, column: Column) {
+        let optional = attribute.isOptional
+        switch column {
+        case .int(let storage):
+            if let maximum = attribute.type.unsignedMax {
+                self = .uint(storage, maximum: maximum, optional: optional)
+            } else {
+                self = .int(storage, range: attribute.type.integerRange ?? Int64.min...Int64.max, optional: optional)
+            }
+        case .double(let storage):
+            switch attribute.type {
+            case .date: self = .date(storage, optional: optional)
+            case .float: self = .float(storage, optional: optional)
+            default: self = .double(storage, optional: optional)
+            }
+        case .string(let storage): self = .string(storage, optional: optional)
+        case .bool(let storage): self = .bool(storage, optional: optional)
+        case .value(let storage): self = .value(storage, type: attribute.type, external: attribute.isExternal)
+        }
+    }
+}
+
+/// Per-entity state while objects load: name resolution caches, decoders, and
+/// the raw identifiers of links, resolved to rows once every object is read.
 final class EntityLoadState {
     let entity: Int
+    let entityName: String
+    let attributeNames: [String]
+    let decoders: [AttributeDecoder]
     let slotsByName: [String: PropertySlot]
     /// Pointer cache by attribute position: objects of one entity list their
     /// attributes in the same order, so position `i` almost always holds the same interned name.
-    var cachedNames: [UnsafePointer<xmlChar>?]
-    var cachedSlots: [PropertySlot]
+    @exclusivity(unchecked) var cachedNames: [UnsafePointer<xmlChar>?]
+    @exclusivity(unchecked) var cachedSlots: [PropertySlot]
     /// Raw destination ids per declared slot: `one` for to-one (0 = none), `many` for to-many.
-    var rawOne: [[UInt64]]
-    var rawMany: [[[UInt64]]]
-    var lines: [Int32] = []
-    var columns: [Int32] = []
-    var seen: [Bool]
-    var linkSeen: [Bool]
+    @exclusivity(unchecked) var rawOne: [[UInt64]]
+    @exclusivity(unchecked) var rawMany: [[[UInt64]]]
+    /// Where each object starts, for errors found after the parse (links).
+    @exclusivity(unchecked) var lines: [Int32] = []
+    @exclusivity(unchecked) var columns: [Int32] = []
+    @exclusivity(unchecked) var seen: [Bool]
+    @exclusivity(unchecked) var linkSeen: [Bool]
     /// Whether each attribute must appear: not optional, not transient, and not
     /// an any-value (whose `.none` is written as absence).
     let required: [Bool]
+    /// The value an absent attribute takes: nil, or a transient attribute's initial value.
+    let absentValues: [Value]
+    let linkIsToMany: [Bool]
 
-    init(layout: SchemaLayout, entity: Int) {
+    init(graph: ObjectGraph, entity: Int) {
         self.entity = entity
-        let entityLayout = layout.entities[entity]
+        let entityLayout = graph.layout.entities[entity]
+        entityName = entityLayout.name
+        attributeNames = entityLayout.attributes.map(\.name)
+        decoders = zip(entityLayout.attributes, graph.tables[entity].columns).map(AttributeDecoder.init)
         var slots: [String: PropertySlot] = [DocumentWriter.objectIDName: .id]
         for (index, attribute) in entityLayout.attributes.enumerated() where !attribute.isTransient {
             slots[attribute.name] = .attribute(index, escaped: false)
             slots[attribute.name + DocumentWriter.escapedSuffix] = .attribute(index, escaped: true)
         }
         for slot in 0..<entityLayout.declaredLinkCount {
-            slots[entityLayout.links[slot].name!] = .link(slot)
+            slots[entityLayout.links[slot].name ?? ""] = .link(slot)
         }
         slotsByName = slots
         cachedNames = Array(repeating: nil, count: 64)
@@ -49,12 +94,14 @@ final class EntityLoadState {
         seen = Array(repeating: false, count: entityLayout.attributes.count)
         linkSeen = Array(repeating: false, count: entityLayout.declaredLinkCount)
         required = entityLayout.attributes.map { !$0.isOptional && !$0.isTransient && $0.type != .any }
+        absentValues = entityLayout.attributes.map { $0.isTransient ? $0.initialValue : .null }
+        linkIsToMany = (0..<entityLayout.declaredLinkCount).map { entityLayout.links[$0].isToMany }
     }
 }
 
 extension DocumentLoader {
     func startObject(_ name: UnsafePointer<xmlChar>, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int) {
-        guard let graph else { return }
+        guard let graph, let parser else { return }
         phase = .object
         var entity = lastElementEntity
         if name != lastElementName {
@@ -69,19 +116,22 @@ extension DocumentLoader {
         }
         let state = states[entity]
         let table = graph.tables[entity]
-        let entityLayout = graph.layout.entities[entity]
         let row = table.rowCount
         for index in state.seen.indices { state.seen[index] = false }
         for index in state.linkSeen.indices { state.linkSeen[index] = false }
         var objectID: UInt64 = 0
-        let here = location()
-        state.lines.append(Int32(truncatingIfNeeded: here.line))
-        state.columns.append(Int32(truncatingIfNeeded: here.column))
+        // Read the position straight from the parser: building a SourceLocation per
+        // object (a String copy) showed up in profiles; errors build it on demand.
+        let line = Int32(truncatingIfNeeded: parser.pointee.input.pointee.line)
+        let column = Int32(truncatingIfNeeded: parser.pointee.input.pointee.col)
+        state.lines.append(line)
+        state.columns.append(column)
+        let here = { SourceLocation(file: self.file, line: Int(line), column: Int(column)) }
         for index in 0..<count {
             let base = index * 5
             guard let localname = attributes?[base], let start = attributes?[base + 3], let end = attributes?[base + 4] else { continue }
             if attributes?[base + 1] != nil {
-                fail(.unexpectedContent(here, found: "a namespaced attribute", expected: "\(entityLayout.name)'s properties"))
+                fail(.unexpectedContent(here(), found: "a namespaced attribute", expected: "\(state.entityName)'s properties"))
                 return
             }
             let raw = UnsafeBufferPointer(start: start, count: end - start)
@@ -91,7 +141,7 @@ extension DocumentLoader {
             } else {
                 let propertyName = String(cString: localname)
                 guard let found = state.slotsByName[propertyName] else {
-                    fail(.unknownProperty(here, entity: entityLayout.name, name: propertyName))
+                    fail(.unknownProperty(here(), entity: state.entityName, name: propertyName))
                     return
                 }
                 slot = found
@@ -101,134 +151,133 @@ extension DocumentLoader {
                 }
             }
             let ok = XMLText.withDecodedValue(raw) { bytes -> Bool in
-            switch slot {
-            case .id:
-                guard let id = NumberParser.uint64(bytes), id > 0, graph.index[id] == nil else {
-                    fail(.invalidIdentifier(here, entity: entityLayout.name, id: String(decoding: bytes, as: UTF8.self)))
-                    return false
+                switch slot {
+                case .id:
+                    guard let id = NumberParser.uint64(bytes), id > 0, graph.index[id] == nil else {
+                        fail(.invalidIdentifier(here(), entity: state.entityName, id: String(decoding: bytes, as: UTF8.self)))
+                        return false
+                    }
+                    objectID = id
+                    return true
+                case .attribute(let column, let escaped):
+                    if state.seen[column] {
+                        fail(.unexpectedContent(here(), found: "'\(state.attributeNames[column])' twice", expected: "each attribute once"))
+                        return false
+                    }
+                    state.seen[column] = true
+                    return appendValue(bytes, escaped: escaped, column: column, row: row, state: state, at: here)
+                case .link(let linkSlot):
+                    state.linkSeen[linkSlot] = true
+                    return appendLink(bytes, slot: linkSlot, state: state, at: here)
                 }
-                objectID = id
-                return true
-            case .attribute(let column, let escaped):
-                if state.seen[column] {
-                    fail(.unexpectedContent(here, found: "'\(entityLayout.attributes[column].name)' twice", expected: "each attribute once"))
-                    return false
-                }
-                state.seen[column] = true
-                return appendValue(bytes, escaped: escaped, column: column, row: row, entity: entity, at: here)
-            case .link(let linkSlot):
-                state.linkSeen[linkSlot] = true
-                return appendLink(bytes, slot: linkSlot, entity: entity, at: here)
-            }
             }
             guard ok else { return }
         }
         guard objectID != 0 else {
-            fail(.missingValue(here, entity: entityLayout.name, attribute: DocumentWriter.objectIDName))
+            fail(.missingValue(here(), entity: state.entityName, attribute: DocumentWriter.objectIDName))
             return
         }
         for column in state.seen.indices where !state.seen[column] {
-            let attribute = entityLayout.attributes[column]
             if state.required[column] {
-                fail(.missingValue(here, entity: entityLayout.name, attribute: attribute.name))
+                fail(.missingValue(here(), entity: state.entityName, attribute: state.attributeNames[column]))
                 return
             }
-            table.columns[column].append(attribute.isTransient ? attribute.initialValue : .null, optional: attribute.isOptional)
+            table.columns[column].append(state.absentValues[column], optional: graph.layout.entities[entity].attributes[column].isOptional)
         }
-        for slot in 0..<entityLayout.declaredLinkCount where !state.linkSeen[slot] {
-            if entityLayout.links[slot].isToMany { state.rawMany[slot].append([]) } else { state.rawOne[slot].append(0) }
+        for slot in state.linkSeen.indices where !state.linkSeen[slot] {
+            if state.linkIsToMany[slot] { state.rawMany[slot].append([]) } else { state.rawOne[slot].append(0) }
         }
         _ = graph.appendObject(id: objectID, entity: entity)
     }
 
     /// Parses one attribute value into its column. Returns false after failing.
-    private func appendValue(_ bytes: UnsafeBufferPointer<UInt8>, escaped: Bool, column: Int, row: Int, entity: Int,
-                             at here: SourceLocation) -> Bool {
-        guard let graph else { return false }
-        let attribute = graph.layout.entities[entity].attributes[column]
+    private func appendValue(_ bytes: UnsafeBufferPointer<UInt8>, escaped: Bool, column: Int, row: Int,
+                             state: EntityLoadState, at here: () -> SourceLocation) -> Bool {
         func invalid(_ text: String? = nil) -> Bool {
-            fail(.invalidValue(here, entity: graph.layout.entities[entity].name, attribute: attribute.name,
-                               text: text ?? String(decoding: bytes, as: UTF8.self), expected: attribute.type.description))
+            let type = graph?.layout.entities[state.entity].attributes[column].type.description ?? "value"
+            fail(.invalidValue(here(), entity: state.entityName, attribute: state.attributeNames[column],
+                               text: text ?? String(decoding: bytes, as: UTF8.self), expected: type))
             return false
         }
+        let decoder = state.decoders[column]
         if escaped {
-            guard let text = JSONParser.unescapeBody(String(decoding: bytes, as: UTF8.self)) else { return invalid() }
-            if attribute.isExternal { return invalid(text) }
-            guard let value = ValueText.decode(text, as: attribute.type) else { return invalid(text) }
-            graph.tables[entity].columns[column].append(value, optional: attribute.isOptional)
+            guard let text = JSONParser.unescapeBody(String(decoding: bytes, as: UTF8.self)),
+                  let graph, let value = ValueText.decode(text, as: graph.layout.entities[state.entity].attributes[column].type)
+            else { return invalid() }
+            if case .value(_, _, true) = decoder { return invalid(text) }
+            graph.tables[state.entity].columns[column].append(value, optional: graph.layout.entities[state.entity].attributes[column].isOptional)
             return true
         }
-        switch graph.tables[entity].columns[column] {
-        case .int(let storage):
-            if let maximum = attribute.type.unsignedMax {
-                guard let value = NumberParser.uint64(bytes), value <= maximum else { return invalid() }
-                storage.values.append(Int64(bitPattern: value))
-            } else {
-                guard let value = NumberParser.int64(bytes), attribute.type.integerRange?.contains(value) == true else {
-                    return invalid()
-                }
-                storage.values.append(value)
-            }
-            if attribute.isOptional { storage.nulls.append(false) }
-        case .double(let storage):
-            let value: Double?
-            switch attribute.type {
-            case .date: value = DateText.parse(bytes)?.timeIntervalSinceReferenceDate
-            case .float: value = DoubleText.float(String(decoding: bytes, as: UTF8.self)).map { Column.raw(float: $0) }
-            default: value = NumberParser.double(bytes)
-            }
-            guard let value else { return invalid() }
+        switch decoder {
+        case .int(let storage, let range, let optional):
+            guard let value = NumberParser.int64(bytes), range.contains(value) else { return invalid() }
             storage.values.append(value)
-            if attribute.isOptional { storage.nulls.append(false) }
-        case .string(let storage):
+            if optional { storage.nulls.append(false) }
+        case .uint(let storage, let maximum, let optional):
+            guard let value = NumberParser.uint64(bytes), value <= maximum else { return invalid() }
+            storage.values.append(Int64(bitPattern: value))
+            if optional { storage.nulls.append(false) }
+        case .double(let storage, let optional):
+            guard let value = NumberParser.double(bytes) else { return invalid() }
+            storage.values.append(value)
+            if optional { storage.nulls.append(false) }
+        case .float(let storage, let optional):
+            guard let value = DoubleText.float(String(decoding: bytes, as: UTF8.self)) else { return invalid() }
+            storage.values.append(Column.raw(float: value))
+            if optional { storage.nulls.append(false) }
+        case .date(let storage, let optional):
+            guard let value = DateText.parse(bytes) else { return invalid() }
+            storage.values.append(value.timeIntervalSinceReferenceDate)
+            if optional { storage.nulls.append(false) }
+        case .string(let storage, let optional):
             storage.values.append(String(decoding: bytes, as: UTF8.self))
-            if attribute.isOptional { storage.nulls.append(false) }
-        case .bool(let storage):
+            if optional { storage.nulls.append(false) }
+        case .bool(let storage, let optional):
             if bytes.elementsEqual("true".utf8) { storage.values.append(true) }
             else if bytes.elementsEqual("false".utf8) { storage.values.append(false) }
             else { return invalid() }
-            if attribute.isOptional { storage.nulls.append(false) }
-        case .value(let storage):
+            if optional { storage.nulls.append(false) }
+        case .value(let storage, let type, let external):
             let text = String(decoding: bytes, as: UTF8.self)
-            if attribute.isExternal {
+            if external {
                 guard FileIO.isSafeBlobName(text) else { return invalid() }
-                pendingBlobs.append((ObjectRef(entity: entity, row: row), column, text))
+                pendingBlobs.append((ObjectRef(entity: state.entity, row: row), column, text))
                 storage.values.append(.null)
                 return true
             }
-            guard let value = ValueText.decode(text, as: attribute.type) else { return invalid() }
+            guard let value = ValueText.decode(text, as: type) else { return invalid() }
             storage.values.append(value)
         }
         return true
     }
 
-    /// Parses a space-separated identifier list into the raw link arrays.
-    private func appendLink(_ bytes: UnsafeBufferPointer<UInt8>, slot: Int, entity: Int, at here: SourceLocation) -> Bool {
-        guard let graph else { return false }
-        let state = states[entity]
-        var ids: [UInt64] = []
-        var start = 0
-        var index = 0
-        while index <= bytes.count {
-            if index == bytes.count || bytes[index] == 0x20 {
-                if index > start {
-                    guard let id = NumberParser.uint64(UnsafeBufferPointer(rebasing: bytes[start..<index])), id > 0 else {
-                        break
-                    }
-                    ids.append(id)
-                }
-                start = index + 1
-            }
-            index += 1
-        }
-        let link = graph.layout.entities[entity].links[slot]
-        if index <= bytes.count || (!link.isToMany && ids.count != 1) {
-            fail(.invalidValue(here, entity: graph.layout.entities[entity].name, attribute: link.name ?? "",
-                               text: String(decoding: bytes, as: UTF8.self),
-                               expected: link.isToMany ? "a list of object ids" : "one object id"))
+    /// Parses one identifier (to-one) or a space-separated list (to-many) into the raw link arrays.
+    private func appendLink(_ bytes: UnsafeBufferPointer<UInt8>, slot: Int, state: EntityLoadState,
+                            at here: () -> SourceLocation) -> Bool {
+        func invalid() -> Bool {
+            let toMany = state.linkIsToMany[slot]
+            let name = graph?.layout.entities[state.entity].links[slot].name ?? ""
+            fail(.invalidValue(here(), entity: state.entityName, attribute: name, text: String(decoding: bytes, as: UTF8.self),
+                               expected: toMany ? "a list of object ids" : "one object id"))
             return false
         }
-        if link.isToMany { state.rawMany[slot].append(ids) } else { state.rawOne[slot].append(ids[0]) }
+        guard state.linkIsToMany[slot] else {
+            guard let id = NumberParser.uint64(bytes), id > 0 else { return invalid() }
+            state.rawOne[slot].append(id)
+            return true
+        }
+        var ids: [UInt64] = []
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x20 {
+            if index > start {
+                guard let id = NumberParser.uint64(UnsafeBufferPointer(rebasing: bytes[start..<index])), id > 0 else {
+                    return invalid()
+                }
+                ids.append(id)
+            }
+            start = index + 1
+        }
+        state.rawMany[slot].append(ids)
         return true
     }
 }

@@ -288,7 +288,7 @@ final class DocumentLoader {
         }
         let graph = ObjectGraph(schema: schema)
         self.graph = graph
-        states = graph.layout.entities.indices.map { EntityLoadState(layout: graph.layout, entity: $0) }
+        states = graph.layout.entities.indices.map { EntityLoadState(graph: graph, entity: $0) }
         entityByName = graph.layout.entityIndex
         phase = .afterSchema
     }
@@ -296,7 +296,7 @@ final class DocumentLoader {
     private func finishObjects() {
         phase = .end
         guard let graph else { return }
-        let maxID = graph.index.keys.max() ?? 0
+        let maxID = graph.index.maxID
         if maxID == .max {
             fail(.invalidIdentifier(location(), entity: "folio", id: "\(maxID) leaves no identifier for new objects"))
             return

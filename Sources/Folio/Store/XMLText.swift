@@ -1,3 +1,5 @@
+import Foundation
+
 /// What XML 1.0 can and cannot carry, and how Folio escapes attribute values.
 enum XMLText {
     /// Characters XML 1.0 cannot carry at all, not even as character references.
@@ -59,7 +61,7 @@ enum XMLText {
     /// `&#38;` is an `&`. Values without `&` pass through untouched.
     @inline(__always)
     static func withDecodedValue<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        guard bytes.contains(UInt8(ascii: "&")) else { return body(bytes) }
+        guard let base = bytes.baseAddress, memchr(base, 0x26, bytes.count) != nil else { return body(bytes) }
         var decoded: [UInt8] = []
         decoded.reserveCapacity(bytes.count)
         var index = 0

@@ -1,0 +1,548 @@
+// Folio benchmarks: the zoo-N workload saved and opened with Folio, against
+// the libxml2 SAX2 floor (C) and the same rows in SQLite through GRDB.
+//
+//   swift run -c release FolioBenchmarks [N ...] [--runs K]
+//
+// N defaults to 100000 and 1000000. Files go to /tmp/folio-bench. Child modes,
+// used by the benchmark on itself to measure peak memory in a fresh process:
+//   FolioBenchmarks --open-only PATH.folio
+//   FolioBenchmarks --grdb-fetch-only PATH.sqlite
+// and, for profiling a save (e.g. under valgrind):
+//   FolioBenchmarks --save-only N
+
+import Folio
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// MARK: - Small utilities
+
+let benchFolder = "/tmp/folio-bench"
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// A field of /proc/self/status in bytes (the file gives kB), or 0 where there is none.
+func procStatus(_ key: String) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
+        let digits = line.dropFirst(key.count + 1).filter(\.isNumber)
+        return (Int(digits) ?? 0) * 1024
+    }
+    return 0
+}
+
+/// Size in bytes and space used on disk (what du counts).
+func fileSize(_ path: String) -> (bytes: Int, disk: Int) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return (0, 0) }
+    return (Int(info.st_size), Int(info.st_blocks) * 512)
+}
+
+func removeItem(_ path: String) {
+    try? FileManager.default.removeItem(atPath: path)
+}
+
+/// Runs a program; returns its exit status and standard output.
+@discardableResult
+func runProcess(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// `key=value` pairs of a line a child printed.
+func keyValues(_ text: String) -> [String: String] {
+    var result: [String: String] = [:]
+    for token in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+        let parts = token.split(separator: "=", maxSplits: 1)
+        if parts.count == 2 { result[String(parts[0])] = String(parts[1]) }
+    }
+    return result
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data(("error: " + message + "\n").utf8))
+    exit(1)
+}
+
+func log(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+func seconds(_ value: Double) -> String {
+    value >= 10 ? String(format: "%.1f s", value) : value >= 1 ? String(format: "%.2f s", value) : String(format: "%.0f ms", value * 1000)
+}
+
+func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_000_000) }
+
+// MARK: - The zoo-N workload
+
+/// One animal's values, the same for Folio and SQLite. Animal `i` (0-based) is in category `i % categories`.
+enum Zoo {
+    static let epoch2000 = 946_684_800.0 // 2000-01-01T00:00:00Z, seconds since 1970
+
+    static func categoryCount(_ n: Int) -> Int { max(1, n / 1000) }
+    static func categoryName(_ c: Int) -> String { "Category \(c + 1)" }
+    static func name(_ i: Int) -> String { "Animal \(i + 1)" }
+    static func age(_ i: Int) -> Int64 { Int64(i % 31) }
+    /// Two decimals: 0.25 … 999.99 kg.
+    static func weight(_ i: Int) -> Double { Double(i % 99_975 + 25) / 100 }
+    /// Whole seconds spread over ~25 years from 2000.
+    static func born(_ i: Int) -> Date { Date(timeIntervalSince1970: epoch2000 + Double((i &* 7919) % 788_400_000)) }
+
+    private static let filler = Array(": calm, eats well, healthy; vet check OK, weighed monthly".utf8)
+    /// Exactly 40 ASCII bytes, different for every animal: "Notes #<i>" then filler.
+    static func notes(_ i: Int) -> String {
+        var bytes = Array("Notes #\(i + 1)".utf8)
+        bytes.append(contentsOf: filler.prefix(40 - bytes.count))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Heap bytes of a Swift string as the brief counts them: none for ≤ 15 UTF-8
+    /// bytes (stored inline), else a 32-byte object header plus the bytes.
+    static func heapPayload(_ text: String) -> Int {
+        let count = text.utf8.count
+        return count <= 15 ? 0 : 32 + count
+    }
+
+    /// Average string payload per animal (name + notes).
+    static func payloadPerAnimal(_ n: Int) -> Double {
+        var total = 0
+        for i in 0..<n { total += heapPayload(name(i)) + heapPayload(notes(i)) }
+        return Double(total) / Double(n)
+    }
+
+    static func schema() throws -> Schema {
+        try Schema([
+            Schema.Entity("AnimalCategory", attributes: [Schema.Attribute("name", .string)],
+                          relationships: [Schema.Relationship("animals", to: "Animal", toMany: true,
+                                                              inverse: "category", deleteRule: .cascade)]),
+            Schema.Entity("Animal",
+                          attributes: [.init("name", .string), .init("age", .int), .init("weight", .double),
+                                       .init("born", .date), .init("notes", .string)],
+                          relationships: [.init("category", to: "AnimalCategory", inverse: "animals",
+                                                deleteRule: .nullify)]),
+        ])
+    }
+}
+
+// MARK: - Folio
+
+struct BuildTimes { var insert: Double; var link: Double }
+
+/// Builds zoo-N: categories first, then animals, each linked to its category from the to-one side.
+func buildGraph(_ n: Int) throws -> (ObjectGraph, BuildTimes) {
+    let graph = ObjectGraph(schema: try Zoo.schema())
+    let categoryCount = Zoo.categoryCount(n)
+    var start = now()
+    var categories: [PersistentIdentifier] = []
+    categories.reserveCapacity(categoryCount)
+    for c in 0..<categoryCount {
+        categories.append(try graph.insert("AnimalCategory", ["name": .string(Zoo.categoryName(c))]))
+    }
+    var animals: [PersistentIdentifier] = []
+    animals.reserveCapacity(n)
+    for i in 0..<n {
+        animals.append(try graph.insert("Animal", [
+            "name": .string(Zoo.name(i)), "age": .int(Zoo.age(i)), "weight": .double(Zoo.weight(i)),
+            "born": .date(Zoo.born(i)), "notes": .string(Zoo.notes(i)),
+        ]))
+    }
+    let insert = now() - start
+    start = now()
+    for (i, animal) in animals.enumerated() {
+        try graph.link(animal, "category", to: categories[i % categoryCount])
+    }
+    return (graph, BuildTimes(insert: insert, link: now() - start))
+}
+
+func folioPath(_ n: Int) -> String { "\(benchFolder)/zoo-\(n).folio" }
+
+/// Child mode: open a package in this fresh process and report memory.
+func openOnly(_ path: String) throws {
+    let baseline = procStatus("VmRSS")
+    let start = now()
+    let graph = try DocumentPackage(url: URL(fileURLWithPath: path)).read()
+    let elapsed = now() - start
+    let after = procStatus("VmRSS")
+    let peak = procStatus("VmHWM")
+    withExtendedLifetime(graph) {
+        print("baseline_rss=\(baseline) peak_hwm=\(peak) rss_after=\(after) seconds=\(elapsed) objects=\(graph.count)")
+        exit(0) // no teardown: profiles of this mode show the open alone
+    }
+}
+
+// MARK: - GRDB
+
+struct AnimalRow: FetchableRecord {
+    var id: Int64
+    var name: String
+    var age: Int64
+    var weight: Double
+    var born: Date
+    var notes: String
+    var categoryID: Int64
+
+    init(id: Int64, name: String, age: Int64, weight: Double, born: Date, notes: String, categoryID: Int64) {
+        (self.id, self.name, self.age, self.weight, self.born, self.notes, self.categoryID) =
+            (id, name, age, weight, born, notes, categoryID)
+    }
+
+    /// Columns by position, as selected in `fetchAnimals`; born is a REAL Unix timestamp.
+    init(row: Row) {
+        id = row[0]
+        name = row[1]
+        age = row[2]
+        weight = row[3]
+        born = Date(timeIntervalSince1970: row[4])
+        notes = row[5]
+        categoryID = row[6]
+    }
+}
+
+struct CategoryRow: FetchableRecord {
+    var id: Int64
+    var name: String
+
+    init(id: Int64, name: String) { (self.id, self.name) = (id, name) }
+    init(row: Row) {
+        id = row[0]
+        name = row[1]
+    }
+}
+
+func sqlitePath(_ n: Int) -> String { "\(benchFolder)/zoo-\(n).sqlite" }
+
+func removeDatabase(_ path: String) {
+    for suffix in ["", "-journal", "-wal", "-shm"] { removeItem(path + suffix) }
+}
+
+/// Rows with the same values as the Folio graph (ids as Folio assigns them: categories 1…C, animals C+1…).
+func makeRows(_ n: Int) -> ([CategoryRow], [AnimalRow]) {
+    let categoryCount = Zoo.categoryCount(n)
+    let categories = (0..<categoryCount).map { CategoryRow(id: Int64($0 + 1), name: Zoo.categoryName($0)) }
+    var animals: [AnimalRow] = []
+    animals.reserveCapacity(n)
+    for i in 0..<n {
+        animals.append(AnimalRow(id: Int64(categoryCount + i + 1), name: Zoo.name(i), age: Zoo.age(i),
+                                 weight: Zoo.weight(i), born: Zoo.born(i), notes: Zoo.notes(i),
+                                 categoryID: Int64(i % categoryCount + 1)))
+    }
+    return (categories, animals)
+}
+
+/// A fresh database with the schema; nothing timed here.
+func createDatabase(_ path: String) throws -> DatabaseQueue {
+    removeDatabase(path)
+    let queue = try DatabaseQueue(path: path)
+    try queue.write { db in
+        try db.execute(sql: """
+            CREATE TABLE category(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            CREATE TABLE animal(
+                id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL, weight REAL NOT NULL,
+                born REAL NOT NULL, notes TEXT NOT NULL,
+                category_id INTEGER REFERENCES category(id) ON DELETE CASCADE);
+            CREATE INDEX animal_category_id ON animal(category_id);
+            """)
+    }
+    return queue
+}
+
+/// All rows in one transaction through two prepared statements.
+func insertRows(_ queue: DatabaseQueue, _ categories: [CategoryRow], _ animals: [AnimalRow]) throws {
+    try queue.write { db in
+        let insertCategory = try db.makeStatement(sql: "INSERT INTO category(id, name) VALUES (?, ?)")
+        for category in categories {
+            try insertCategory.execute(arguments: [category.id, category.name])
+        }
+        let insertAnimal = try db.makeStatement(sql: """
+            INSERT INTO animal(id, name, age, weight, born, notes, category_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for animal in animals {
+            try insertAnimal.execute(arguments: [animal.id, animal.name, animal.age, animal.weight,
+                                                 animal.born.timeIntervalSince1970, animal.notes, animal.categoryID])
+        }
+    }
+}
+
+func fetchRows(_ queue: DatabaseQueue) throws -> ([CategoryRow], [AnimalRow]) {
+    try queue.read { db in
+        let categories = try CategoryRow.fetchAll(db, sql: "SELECT id, name FROM category")
+        let animals = try AnimalRow.fetchAll(db, sql: """
+            SELECT id, name, age, weight, born, notes, category_id FROM animal
+            """)
+        return (categories, animals)
+    }
+}
+
+/// Child mode: fetch everything in this fresh process and report memory.
+func grdbFetchOnly(_ path: String) throws {
+    let baseline = procStatus("VmRSS")
+    let start = now()
+    let queue = try DatabaseQueue(path: path)
+    let rows = try fetchRows(queue)
+    let elapsed = now() - start
+    let after = procStatus("VmRSS")
+    let peak = procStatus("VmHWM")
+    withExtendedLifetime(rows) {
+        print("baseline_rss=\(baseline) peak_hwm=\(peak) rss_after=\(after) seconds=\(elapsed) objects=\(rows.0.count + rows.1.count)")
+        exit(0)
+    }
+}
+
+// MARK: - C floor
+
+/// Compiles floor/sax_floor.c next to this package (once per run of the benchmark).
+func compileFloor() throws -> String {
+    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("floor/sax_floor.c").path
+    guard FileManager.default.fileExists(atPath: source) else { fail("cannot find \(source)") }
+    let binary = "\(benchFolder)/sax_floor"
+    let command = "cc -O2 -o '\(binary)' '\(source)' $(pkg-config --cflags --libs libxml-2.0)"
+    log("compiling the C floor: \(command)")
+    let result = try runProcess("/bin/sh", ["-c", command])
+    guard result.status == 0 else { fail("could not compile \(source) (is libxml2-dev installed?)") }
+    return binary
+}
+
+// MARK: - One workload size
+
+struct Result {
+    var n = 0
+    var build = BuildTimes(insert: 0, link: 0)
+    var save = 0.0
+    var open = 0.0
+    var floor = 0.0
+    var grdbInsert = 0.0
+    var grdbFetch = 0.0
+    var documentBytes = 0
+    var documentDisk = 0
+    var sqliteBytes = 0
+    var sqliteDisk = 0
+    var openBaseline = 0
+    var openPeak = 0
+    var openAfter = 0
+    var payload = 0.0
+    var grdbBaseline = 0
+    var grdbPeak = 0
+    var grdbAfter = 0
+
+    var bytesPerAnimal: Double { Double(openPeak - openBaseline) / Double(n) - payload }
+    var retainedPerAnimal: Double { Double(openAfter - openBaseline) / Double(n) - payload }
+    var grdbBytesPerAnimal: Double { Double(grdbPeak - grdbBaseline) / Double(n) - payload }
+}
+
+/// The fastest of `runs` runs of `body`. What `body` returns is released only
+/// after the clock stops, so freeing an opened graph or fetched rows is not timed.
+func best<T>(of runs: Int, _ body: () throws -> T) rethrows -> Double {
+    var fastest = Double.infinity
+    for _ in 0..<runs {
+        let start = now()
+        let kept = try body()
+        let elapsed = now() - start
+        withExtendedLifetime(kept) { fastest = min(fastest, elapsed) }
+    }
+    return fastest
+}
+
+func measure(n: Int, runs: Int, floorBinary: String, selfPath: String) throws -> Result {
+    var result = Result()
+    result.n = n
+    log("zoo-\(n): building the graph")
+    let (graph, build) = try buildGraph(n)
+    result.build = build
+    log("  insert \(seconds(build.insert)), link \(seconds(build.link))")
+
+    let path = folioPath(n)
+    removeItem(path)
+    let package = DocumentPackage(url: URL(fileURLWithPath: path))
+    result.save = try best(of: runs) { try package.write(graph) }
+    log("  Folio save \(seconds(result.save))")
+    (result.documentBytes, result.documentDisk) = fileSize(path + "/document.xml")
+
+    let expected = graph.count
+    result.open = try best(of: runs) {
+        let opened = try package.read()
+        guard opened.count == expected else { fail("opened \(opened.count) objects, expected \(expected)") }
+        return opened
+    }
+    log("  Folio open \(seconds(result.open))")
+
+    let child = try runProcess(selfPath, ["--open-only", path])
+    let memory = keyValues(child.output)
+    guard child.status == 0, let baseline = memory["baseline_rss"].flatMap(Int.init),
+          let peak = memory["peak_hwm"].flatMap(Int.init), let after = memory["rss_after"].flatMap(Int.init)
+    else { fail("--open-only child failed: \(child.output)") }
+    (result.openBaseline, result.openPeak, result.openAfter) = (baseline, peak, after)
+    result.payload = Zoo.payloadPerAnimal(n)
+    log("  open in a child (\(memory["seconds"] ?? "?") s): RSS \(megabytes(baseline)) → peak \(megabytes(peak)), \(String(format: "%.0f", result.bytesPerAnimal)) B/animal beyond strings")
+
+    let floor = try runProcess(floorBinary, [path + "/document.xml", String(runs)])
+    guard floor.status == 0, let floorSeconds = keyValues(floor.output)["best_seconds"].flatMap(Double.init)
+    else { fail("C floor failed: \(floor.output)") }
+    result.floor = floorSeconds
+    log("  C SAX2 floor \(seconds(result.floor))")
+
+    let (categoryRows, animalRows) = makeRows(n)
+    let database = sqlitePath(n)
+    var grdbInsert = Double.infinity
+    for _ in 0..<runs {
+        let queue = try createDatabase(database)
+        let start = now()
+        try insertRows(queue, categoryRows, animalRows)
+        grdbInsert = min(grdbInsert, now() - start)
+        try queue.close()
+    }
+    result.grdbInsert = grdbInsert
+    log("  GRDB insert \(seconds(result.grdbInsert))")
+    (result.sqliteBytes, result.sqliteDisk) = fileSize(database)
+
+    let queue = try DatabaseQueue(path: database)
+    result.grdbFetch = try best(of: runs) {
+        let (categories, animals) = try fetchRows(queue)
+        guard categories.count == categoryRows.count, animals.count == n else { fail("GRDB fetched the wrong count") }
+        return (categories, animals)
+    }
+    try queue.close()
+    log("  GRDB fetch \(seconds(result.grdbFetch))")
+
+    let grdbChild = try runProcess(selfPath, ["--grdb-fetch-only", database])
+    let grdbMemory = keyValues(grdbChild.output)
+    if grdbChild.status == 0, let baseline = grdbMemory["baseline_rss"].flatMap(Int.init),
+       let peak = grdbMemory["peak_hwm"].flatMap(Int.init), let after = grdbMemory["rss_after"].flatMap(Int.init) {
+        (result.grdbBaseline, result.grdbPeak, result.grdbAfter) = (baseline, peak, after)
+    }
+    withExtendedLifetime(graph) {}
+    return result
+}
+
+// MARK: - Report
+
+func sqliteVersion() -> String {
+    (try? DatabaseQueue().read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") }) .flatMap { $0 } ?? "?"
+}
+
+func libxml2Version() -> String {
+    (try? runProcess("/bin/sh", ["-c", "pkg-config --modversion libxml-2.0"]).output
+        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
+}
+
+func loadAverage() -> String {
+    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3).joined(separator: " ")
+}
+
+/// The commit of the Folio sources measured, and whether they had uncommitted changes.
+func folioRevision() -> String {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+    let command = "cd '\(root)' && git rev-parse --short HEAD 2>/dev/null && git status --porcelain -- Sources Package.swift 2>/dev/null | head -1"
+    guard let output = try? runProcess("/bin/sh", ["-c", command]).output else { return "?" }
+    let lines = output.split(separator: "\n")
+    guard let commit = lines.first else { return "not a git checkout" }
+    return lines.count > 1 ? "\(commit) + uncommitted changes" : String(commit)
+}
+
+func report(_ results: [Result], runs: Int, loadBefore: String) {
+    func row(_ label: String, _ cell: (Result) -> String) -> String {
+        "| \(label) | " + results.map(cell).joined(separator: " | ") + " |"
+    }
+    print("")
+    print("zoo-N benchmark: Folio \(folioRevision()), libxml2 \(libxml2Version()), SQLite \(sqliteVersion()), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print("times are best of \(runs); load average before \(loadBefore), after \(loadAverage())")
+    print("")
+    print("| | " + results.map { "zoo-\($0.n)" }.joined(separator: " | ") + " |")
+    print("|---|" + results.map { _ in "---:|" }.joined())
+    print(row("graph build: insert (not a target)") { seconds($0.build.insert) })
+    print(row("graph build: link (not a target)") { seconds($0.build.link) })
+    print(row("Folio save") { seconds($0.save) })
+    print(row("Folio open") { seconds($0.open) })
+    print(row("C SAX2 floor (libxml2, no-op handler)") { seconds($0.floor) })
+    print(row("GRDB insert (1 transaction, prepared statement)") { seconds($0.grdbInsert) })
+    print(row("GRDB fetch (FetchableRecord.fetchAll)") { seconds($0.grdbFetch) })
+    print(row("document.xml size") { megabytes($0.documentBytes) })
+    print(row("SQLite file size") { megabytes($0.sqliteBytes) })
+    print(row("open: RSS before → peak") { "\(megabytes($0.openBaseline)) → \(megabytes($0.openPeak))" })
+    print(row("open: string payload per animal") { String(format: "%.0f B", $0.payload) })
+    print(row("open: peak bytes/animal beyond strings") { String(format: "%.0f B", $0.bytesPerAnimal) })
+    print(row("open: retained bytes/animal beyond strings") { String(format: "%.0f B", $0.retainedPerAnimal) })
+    print(row("GRDB fetch: peak bytes/animal beyond strings") {
+        $0.grdbPeak == 0 ? "?" : String(format: "%.0f B", $0.grdbBytesPerAnimal)
+    })
+    print("")
+    print("| target | " + results.map { "zoo-\($0.n)" }.joined(separator: " | ") + " |")
+    print("|---|" + results.map { _ in "---|" }.joined())
+    func verdict(_ value: Double, _ limit: Double, _ unit: String = "×") -> String {
+        (unit == "×" ? String(format: "%.2f×", value) : String(format: "%.0f B", value)) + (value <= limit ? " met" : " NOT met")
+    }
+    print(row("open ≤ 1.5× C floor") { verdict($0.open / $0.floor, 1.5) })
+    print(row("open ≤ GRDB fetch (target at 1M)") { verdict($0.open / $0.grdbFetch, 1.0) })
+    print(row("save ≤ GRDB insert") { verdict($0.save / $0.grdbInsert, 1.0) })
+    print(row("document.xml ≤ 2× SQLite file") { verdict(Double($0.documentBytes) / Double($0.sqliteBytes), 2.0) })
+    print(row("≤ 200 B/animal beyond strings (peak)") { verdict($0.bytesPerAnimal, 200, "B") })
+}
+
+// MARK: - Main
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    if let index = arguments.firstIndex(of: "--open-only"), index + 1 < arguments.count {
+        try openOnly(arguments[index + 1])
+        exit(0)
+    }
+    if let index = arguments.firstIndex(of: "--grdb-fetch-only"), index + 1 < arguments.count {
+        try grdbFetchOnly(arguments[index + 1])
+        exit(0)
+    }
+    if let index = arguments.firstIndex(of: "--save-only"), index + 1 < arguments.count, let n = Int(arguments[index + 1]) {
+        let (graph, _) = try buildGraph(n)
+        try FileManager.default.createDirectory(atPath: benchFolder, withIntermediateDirectories: true)
+        let start = now()
+        try DocumentPackage(url: URL(fileURLWithPath: folioPath(n))).write(graph)
+        print("seconds=\(now() - start)")
+        exit(0)
+    }
+    var runs = 3
+    var sizes: [Int] = []
+    var index = 0
+    while index < arguments.count {
+        if arguments[index] == "--runs", index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
+            runs = max(1, value)
+            index += 2
+            continue
+        }
+        guard let n = Int(arguments[index].replacingOccurrences(of: "_", with: "")), n > 0 else {
+            fail("usage: FolioBenchmarks [N ...] [--runs K] | --open-only PATH | --grdb-fetch-only PATH | --save-only N")
+        }
+        sizes.append(n)
+        index += 1
+    }
+    if sizes.isEmpty { sizes = [100_000, 1_000_000] }
+    try FileManager.default.createDirectory(atPath: benchFolder, withIntermediateDirectories: true)
+    let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let loadBefore = loadAverage()
+    let floorBinary = try compileFloor()
+    var results: [Result] = []
+    for n in sizes {
+        results.append(try measure(n: n, runs: runs, floorBinary: floorBinary, selfPath: selfPath))
+    }
+    report(results, runs: runs, loadBefore: loadBefore)
+} catch {
+    fail("\(error)")
+}
