@@ -87,6 +87,18 @@ struct CompiledPredicate {
         throw PredicateError("empty key path", column: column)
     }
 
+    /// A reader for a sort key: an attribute, through to-one relationships, or a
+    /// to-many's `@count`. A bare relationship is refused: it has no order of its own.
+    static func reader(forSortKey keyPath: String, entity: Int, graph: ObjectGraph) throws(PredicateError) -> (ObjectRef) -> Value {
+        var names = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let count = names.last == "@count"
+        if count { names.removeLast() }
+        guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else { throw PredicateError("empty key path", column: 0) }
+        let path = try resolve(names, count: count, column: 0, entity: entity, graph: graph)
+        guard path.type != nil else { throw PredicateError("'\(keyPath)' is a relationship; sort by one of its attributes", column: 0) }
+        return path.read
+    }
+
     private static func follow(_ ref: ObjectRef, _ hops: [(slot: Int, destination: Int)], _ graph: ObjectGraph) -> ObjectRef? {
         var current = ref
         for hop in hops {
@@ -188,7 +200,8 @@ struct CompiledPredicate {
                 if case .string(var text) = value, case .string(var needle) = other {
                     if caseInsensitive { text = text.lowercased(); needle = needle.lowercased() }
                     switch op {
-                    case .contains: return text.contains(needle)
+                    // Foundation's contains is false for an empty needle; every string contains "".
+                    case .contains: return needle.isEmpty || text.contains(needle)
                     case .beginsWith: return text.hasPrefix(needle)
                     default: return text.hasSuffix(needle)
                     }

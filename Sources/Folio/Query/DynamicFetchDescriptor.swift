@@ -59,14 +59,11 @@ extension ObjectGraph {
         if !descriptor.sortBy.isEmpty {
             var keys: [(read: (ObjectRef) -> Value, ascending: Bool)] = []
             for key in descriptor.sortBy {
-                // A sort key is a key path; compile "path == nil" just to resolve it.
-                let path = key.keyPath
                 do {
-                    _ = try CompiledPredicate(try ObjectPredicate("\(path) == nil"), entity: entity, graph: self)
+                    keys.append((try CompiledPredicate.reader(forSortKey: key.keyPath, entity: entity, graph: self), key.ascending))
                 } catch {
-                    throw .predicate(PredicateError("cannot sort by '\(path)': \(error.message)", column: 0))
+                    throw .predicate(PredicateError("cannot sort by '\(key.keyPath)': \(error.message)", column: 0))
                 }
-                keys.append((sortReader(path, entity: entity), key.ascending))
             }
             let values = rows.map { ref in keys.map { $0.read(ref) } }
             let order = rows.indices.sorted { a, b in
@@ -81,22 +78,5 @@ extension ObjectGraph {
         let offset = min(max(descriptor.fetchOffset ?? 0, 0), rows.count)
         let end = descriptor.fetchLimit.map { min(rows.count, offset + max($0, 0)) } ?? rows.count
         return Array(rows[offset..<end])
-    }
-
-    /// Reads a (validated) sort key path: attributes, through to-one relationships.
-    private func sortReader(_ path: String, entity: Int) -> (ObjectRef) -> Value {
-        let names = path.split(separator: ".").map(String.init)
-        return { ref in
-            var current: ObjectRef? = ref
-            for (index, name) in names.enumerated() {
-                guard let here = current else { return .null }
-                let layout = self.layout.entities[Int(here.entity)]
-                if index == names.count - 1, let attribute = layout.attributeIndex[name] { return self.value(here, attribute) }
-                guard let slot = layout.linkIndex[name] else { return .null }
-                let row = self.tables[Int(here.entity)].links[slot].one.isEmpty ? -1 : self.tables[Int(here.entity)].links[slot].one[Int(here.row)]
-                current = row >= 0 ? ObjectRef(entity: layout.links[slot].destination, row: Int(row)) : nil
-            }
-            return .null
-        }
     }
 }
