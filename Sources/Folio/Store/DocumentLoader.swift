@@ -24,6 +24,7 @@ final class DocumentLoader {
     var phase = Phase.start
     private(set) var parser: xmlParserCtxtPtr?
     private(set) var error: PackageError?
+    private var fileSize = 0
 
     // Schema being read.
     private var entities: [Schema.Entity] = []
@@ -53,6 +54,8 @@ final class DocumentLoader {
             throw FileIO.error(path: path, operation: "open")
         }
         defer { close(descriptor) }
+        var info = stat()
+        if fstat(descriptor, &info) == 0 { fileSize = Int(info.st_size) }
         xmlInitParser()
         var handler = DocumentLoader.makeHandler()
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -255,6 +258,7 @@ final class DocumentLoader {
                 fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<objects>"))
                 return
             }
+            reserveCapacity(hints: attributeDictionary(attributes, count: count))
             phase = .objects
         case .schemaFileDone, .end:
             fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "the end of the document"))
@@ -310,6 +314,34 @@ final class DocumentLoader {
         } else {
             graph.nextID = maxID + 1
         }
+    }
+
+    /// Sizes each entity's storage from the `<objects Entity="count">` hints. A hint
+    /// is only a hint: unknown names are ignored, and no hint reserves more objects
+    /// than the file could hold (every object takes more than 16 bytes).
+    private func reserveCapacity(hints: [String: String]) {
+        guard let graph else { return }
+        let limit = max(0, fileSize / 16)
+        var total = 0
+        for (name, text) in hints {
+            guard let entity = graph.layout.entityIndex[name], let count = Int(text), count > 0 else { continue }
+            let capped = min(count, limit)
+            total += capped
+            let table = graph.tables[entity]
+            table.ids.reserveCapacity(capped)
+            table.isLive.reserveCapacity(capped)
+            for (column, attribute) in zip(table.columns, graph.layout.entities[entity].attributes) {
+                column.reserveCapacity(capped, optional: attribute.isOptional)
+            }
+            for link in table.links { link.reserveCapacity(capped) }
+            let state = states[entity]
+            state.lines.reserveCapacity(capped)
+            state.columns.reserveCapacity(capped)
+            for slot in state.rawOne.indices {
+                if state.linkIsToMany[slot] { state.rawMany[slot].reserveCapacity(capped) } else { state.rawOne[slot].reserveCapacity(capped) }
+            }
+        }
+        graph.index.reserveCapacity(min(total + 1, limit))
     }
 
     private func attributeDictionary(_ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int) -> [String: String] {

@@ -28,7 +28,16 @@ struct DocumentWriter {
         // document whose edits were all undone saves to the very same bytes.
         buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"1\">\n")
         SchemaXML.append(graph.schema, indent: 2, to: &buffer)
-        buffer.append("  <objects>\n")
+        // Per-entity counts: a capacity hint that lets the loader size every column once.
+        buffer.append("  <objects")
+        for (entityIndex, table) in graph.tables.enumerated() where table.liveCount > 0 {
+            buffer.append(UInt8(ascii: " "))
+            buffer.append(string: graph.layout.entities[entityIndex].name)
+            buffer.append("=\"")
+            buffer.append(uint: UInt64(table.liveCount))
+            buffer.append(UInt8(ascii: "\""))
+        }
+        buffer.append(">\n")
         for (entityIndex, table) in graph.tables.enumerated() {
             let entity = graph.layout.entities[entityIndex]
             var nameBytes = ByteBuffer()
