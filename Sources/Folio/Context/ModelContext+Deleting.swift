@@ -153,22 +153,30 @@ extension ModelContext {
         for saved in record.links where doomed.contains(saved.ref) {
             captured[SurvivorSlot(ref: saved.ref, slot: saved.slot, from: 0)] = saved.one >= 0 ? [saved.one] : saved.many
         }
+        // Edits made before the delete must be tracked again if the delete is undone,
+        // or a later save would think there is nothing to write.
+        var edits: [ObjectRef: Set<Int>] = [:]
         for ref in record.removed {
             if inserted.remove(ref) == nil { deleted.insert(ref) }
-            updated[ref] = nil
+            edits[ref] = updated.removeValue(forKey: ref)
             let refused = denialsFor(ref, doomed: doomed, links: captured)
             if !refused.isEmpty { denials[ref] = refused }
         }
         for saved in record.links where !doomed.contains(saved.ref) { touchLink(saved.ref, Int(saved.slot)) }
-        registerUndo(name) { context in context.performRestore(record, name: name) }
+        registerUndo(name) { context in context.performRestore(record, edits: edits, name: name) }
         return record
     }
 
     /// Puts back what a removal took, tracks it, and registers the removal again (for redo).
-    func performRestore(_ record: DeletionRecord, name: String) {
+    func performRestore(_ record: DeletionRecord, edits: [ObjectRef: Set<Int>] = [:], name: String) {
         graph.restore(record)
         for ref in record.removed {
-            if existedAtSave(ref) { deleted.remove(ref) } else { inserted.insert(ref) }
+            if existedAtSave(ref) {
+                deleted.remove(ref)
+                if let edited = edits[ref] { updated[ref, default: []].formUnion(edited) }
+            } else {
+                inserted.insert(ref)
+            }
             denials[ref] = nil
         }
         let restored = Set(record.removed)

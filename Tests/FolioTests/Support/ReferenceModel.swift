@@ -79,9 +79,12 @@ struct ReferenceModel: Equatable {
         return doomed.count
     }
 
-    /// The deny rules a save would break.
-    var denyViolations: Bool {
-        denials.contains { id, targets in objects[id] == nil && targets.contains { objects[$0] != nil } }
+    /// The deny rules a save would break: only deletes not yet saved count (an
+    /// object the last save already removed cannot be denied any more).
+    func denyViolations(saved: ReferenceModel) -> Bool {
+        denials.contains { id, targets in
+            objects[id] == nil && saved.objects[id] != nil && targets.contains { objects[$0] != nil }
+        }
     }
 
     /// The same content as Folio's `GraphSnapshot`.
