@@ -1,5 +1,32 @@
 import Foundation
 
+/// A total order, so values sort and work in Foundation predicates: values that
+/// ``compare(to:caseInsensitive:)`` can order are ordered that way; others
+/// (a string and a date, or NaN) by kind, then by their text.
+extension Value: Comparable {
+    public static func < (lhs: Value, rhs: Value) -> Bool {
+        if let order = lhs.compare(to: rhs) { return order == .orderedAscending }
+        if lhs.kindRank != rhs.kindRank { return lhs.kindRank < rhs.kindRank }
+        return lhs.description.unicodeScalars.lexicographicallyPrecedes(rhs.description.unicodeScalars)
+    }
+
+    private var kindRank: Int {
+        switch self {
+        case .null: return 0
+        case .bool: return 1
+        case .int, .uint, .double, .float, .decimal: return 2
+        case .string: return 3
+        case .date: return 4
+        case .data: return 5
+        case .uuid: return 6
+        case .url: return 7
+        case .array: return 8
+        case .set: return 9
+        case .dictionary: return 10
+        }
+    }
+}
+
 extension Value {
     /// Orders two values for predicates and sorting: numbers of any type by
     /// value, strings by Unicode scalars (or case-insensitively), dates by time,
