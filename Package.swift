@@ -20,6 +20,11 @@ let package = Package(
             name: "Folio",
             dependencies: ["CLibXML2"]
         ),
+        // Builds SampleDocuments/ through the public API: `swift run SampleGenerator SampleDocuments`.
+        .executableTarget(
+            name: "SampleGenerator",
+            dependencies: ["Folio"]
+        ),
         .testTarget(
             name: "FolioTests",
             dependencies: [

@@ -94,11 +94,13 @@ struct DocumentWriter {
         buffer.append("/>\n")
     }
 
-    private func appendName(_ name: String, suffix: StaticString = "", to buffer: inout ByteBuffer) {
+    /// Appends ` name="` for a value that needs no escaping (numbers, dates, ids); the
+    /// caller closes the quote.
+    private func appendName(_ name: String, suffix: StaticString = "", quoted: Bool = true, to buffer: inout ByteBuffer) {
         buffer.append(UInt8(ascii: " "))
         buffer.append(string: name)
         buffer.append(suffix)
-        buffer.append("=\"")
+        quoted ? buffer.append("=\"") : buffer.append("=")
     }
 
     private mutating func appendAttribute(_ attribute: Schema.Attribute, column: Column, ref: ObjectRef,
@@ -129,6 +131,7 @@ struct DocumentWriter {
         case .string(let storage):
             if !storage.nulls.isEmpty, storage.nulls[row] { return }
             appendText(storage.values[row], name: attribute.name, to: &buffer)
+            return
         case .value(let storage):
             let value = storage.values[row]
             if value == .null { return }
@@ -140,21 +143,22 @@ struct DocumentWriter {
             } else {
                 appendText(ValueText.encode(value, as: attribute.type), name: attribute.name, to: &buffer)
             }
+            return
         }
         buffer.append(UInt8(ascii: "\""))
     }
 
-    /// Writes text as `name="…"`, or as `name.esc="…"` with JSON escapes when it
-    /// holds characters XML 1.0 cannot carry. Leaves the closing quote to the caller.
+    /// Writes text as `name="…"` (or `name='…'`), or as `name.esc="…"` with JSON
+    /// escapes when it holds characters XML 1.0 cannot carry.
     private func appendText(_ text: String, name: String, to buffer: inout ByteBuffer) {
         if XMLText.needsEscaping(text) {
-            appendName(name, suffix: ".esc", to: &buffer)
+            appendName(name, suffix: ".esc", quoted: false, to: &buffer)
             var escaped = ByteBuffer()
             ValueText.appendJSONEscaped(text, to: &escaped)
-            escaped.bytes.withUnsafeBufferPointer { XMLText.appendAttributeValue($0, to: &buffer) }
+            escaped.bytes.withUnsafeBufferPointer { XMLText.appendQuotedAttributeValue($0, to: &buffer) }
         } else {
-            appendName(name, to: &buffer)
-            XMLText.appendAttributeValue(text, to: &buffer)
+            appendName(name, quoted: false, to: &buffer)
+            XMLText.appendQuotedAttributeValue(text, to: &buffer)
         }
     }
 

@@ -75,9 +75,8 @@ enum SchemaXML {
     private static func appendAttribute(_ name: String, _ value: String, to buffer: inout ByteBuffer) {
         buffer.append(UInt8(ascii: " "))
         buffer.append(string: name)
-        buffer.append("=\"")
-        XMLText.appendAttributeValue(value, to: &buffer)
-        buffer.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "="))
+        XMLText.appendQuotedAttributeValue(value, to: &buffer)
     }
 
     // MARK: Reading

@@ -26,16 +26,23 @@ enum XMLText {
         }
     }
 
-    /// Appends an attribute value between double quotes, escaping `&`, `<`, `"`
-    /// and the whitespace characters attribute normalization would otherwise turn into spaces.
-    static func appendAttributeValue(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
+    /// Appends an attribute value with its quotes, escaping `&`, `<`, the quote and
+    /// the whitespace characters attribute normalization would otherwise turn into spaces.
+    ///
+    /// The value is put between single quotes when it holds `"` but no `'`, so JSON
+    /// reads as `tags='["a","b"]'` rather than a wall of `&quot;`. The choice
+    /// depends only on the value, so output stays byte-stable.
+    static func appendQuotedAttributeValue(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
+        let single = bytes.contains(UInt8(ascii: "\"")) && !bytes.contains(UInt8(ascii: "'"))
+        let quote = single ? UInt8(ascii: "'") : UInt8(ascii: "\"")
+        buffer.append(quote)
         var runStart = 0
         for index in 0..<bytes.count {
             let replacement: StaticString
             switch bytes[index] {
             case UInt8(ascii: "&"): replacement = "&amp;"
             case UInt8(ascii: "<"): replacement = "&lt;"
-            case UInt8(ascii: "\""): replacement = "&quot;"
+            case UInt8(ascii: "\"") where !single: replacement = "&quot;"
             case 0x09: replacement = "&#9;"
             case 0x0A: replacement = "&#10;"
             case 0x0D: replacement = "&#13;"
@@ -46,11 +53,12 @@ enum XMLText {
             runStart = index + 1
         }
         buffer.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        buffer.append(quote)
     }
 
-    static func appendAttributeValue(_ text: String, to buffer: inout ByteBuffer) {
+    static func appendQuotedAttributeValue(_ text: String, to buffer: inout ByteBuffer) {
         var text = text
-        text.withUTF8 { appendAttributeValue($0, to: &buffer) }
+        text.withUTF8 { appendQuotedAttributeValue($0, to: &buffer) }
     }
 
     /// Calls `body` with an attribute value as the application must see it.

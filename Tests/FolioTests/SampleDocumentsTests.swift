@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+@testable import Folio
+
+@Suite struct SampleDocumentsTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("SampleDocuments")
+    static let names = ["Animals", "Countries", "Trips", "Dogs"]
+
+    @Test("every sample document opens, is sound, and saves back to the same bytes", arguments: names)
+    func opensAndResaves(_ name: String) throws {
+        let package = DocumentPackage(url: Self.folder.appendingPathComponent("\(name).folio"))
+        let graph = try package.read()
+        #expect(graph.count > 10)
+        #expect(graph.invariantViolations().isEmpty)
+        let copy = DocumentPackage(url: temporaryPackageURL(name))
+        try copy.write(graph)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy.documentPath)) == Data(contentsOf: URL(fileURLWithPath: package.documentPath)))
+    }
+
+    @Test("deleting a sample category cascades to its animals and undo brings them back")
+    func animalsCascade() throws {
+        let context = ModelContext(try ModelContainer(contentsOf: Self.folder.appendingPathComponent("Animals.folio"), allowsSave: false))
+        context.undoManager = UndoManager()
+        let mammal = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "AnimalCategory", predicate: try ObjectPredicate("name == 'Mammal'")))
+        let preview = try context.deletionPreview(for: mammal)
+        #expect(preview.summary == "deletes 1 AnimalCategory, also deletes 7 Animal")
+        try context.delete(mammal)
+        #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 23)
+        context.undoManager?.undo()
+        #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 30)
+        #expect(throws: ModelError.saveNotAllowed) { try context.save() }
+    }
+}
