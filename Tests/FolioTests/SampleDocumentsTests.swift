@@ -29,6 +29,8 @@ import Testing
         #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 23)
         context.undoManager?.undo()
         #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 30)
+        try context.save()  // nothing pending: a no-op, even read-only
+        try context.setValue(.string("Mammals"), for: "name", of: mammal[0])
         #expect(throws: ModelError.saveNotAllowed) { try context.save() }
     }
 }
