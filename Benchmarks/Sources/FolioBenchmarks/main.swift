@@ -9,6 +9,11 @@
 //   FolioBenchmarks --grdb-fetch-only PATH.sqlite
 // and, for profiling a save (e.g. under valgrind):
 //   FolioBenchmarks --save-only N
+//
+// The editing-context benchmarks (delete with cascade, undo, redo, save, deletion
+// preview, fetch with predicate and sort; Context.swift) are a separate mode:
+//   swift run -c release FolioBenchmarks --context [N ...] [--runs K] [--cascade K]
+//   FolioBenchmarks --context-only PATH.folio OPERATION     (profiling one operation)
 
 import Folio
 import Foundation
@@ -518,8 +523,14 @@ do {
         print("seconds=\(now() - start)")
         exit(0)
     }
+    if let index = arguments.firstIndex(of: "--context-only"), index + 2 < arguments.count {
+        try contextOnly(path: arguments[index + 1], op: arguments[index + 2])
+        exit(0)
+    }
     var runs = 3
     var sizes: [Int] = []
+    var contextMode = false
+    var fixedCascade = 10_000
     var index = 0
     while index < arguments.count {
         if arguments[index] == "--runs", index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
@@ -527,13 +538,27 @@ do {
             index += 2
             continue
         }
+        if arguments[index] == "--cascade", index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
+            fixedCascade = max(1, value)
+            index += 2
+            continue
+        }
+        if arguments[index] == "--context" {
+            contextMode = true
+            index += 1
+            continue
+        }
         guard let n = Int(arguments[index].replacingOccurrences(of: "_", with: "")), n > 0 else {
-            fail("usage: FolioBenchmarks [N ...] [--runs K] | --open-only PATH | --grdb-fetch-only PATH | --save-only N")
+            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-only PATH OPERATION")
         }
         sizes.append(n)
         index += 1
     }
     if sizes.isEmpty { sizes = [100_000, 1_000_000] }
+    if contextMode {
+        try runContextBenchmarks(sizes: sizes, runs: runs, fixedCascade: fixedCascade)
+        exit(0)
+    }
     try FileManager.default.createDirectory(atPath: benchFolder, withIntermediateDirectories: true)
     let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     let loadBefore = loadAverage()
