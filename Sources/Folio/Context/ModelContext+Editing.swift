@@ -84,28 +84,8 @@ extension ModelContext {
     /// Replaces what a relationship holds, in the given order.
     /// - Undo: one step, "Set ENTITY.RELATIONSHIP".
     public func setRelated(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier) throws(ModelError) {
-        let source: ObjectRef
-        let slot: Int
-        var rows: [Int32] = []
-        do throws(GraphError) {
-            source = try graph.ref(for: id)
-            slot = try graph.linkSlot(relationship, entity: Int(source.entity))
-            let link = graph.layout.entities[Int(source.entity)].links[slot]
-            if !link.isToMany, targets.count > 1 {
-                throw GraphError.tooManyDestinations(entity: id.entityName, relationship: relationship)
-            }
-            var seen = Set<Int32>()
-            for target in targets {
-                let ref = try graph.ref(for: target)
-                guard Int(ref.entity) == link.destination else {
-                    throw GraphError.wrongDestination(entity: id.entityName, relationship: relationship,
-                                                      expected: graph.layout.entities[link.destination].name, found: target)
-                }
-                if seen.insert(ref.row).inserted { rows.append(ref.row) }
-            }
-        } catch {
-            throw .graph(error)
-        }
+        let (source, slot, rows): (ObjectRef, Int, [Int32])
+        do { (source, slot, rows) = try graph.resolveTargets(targets, for: relationship, of: id) } catch { throw .graph(error) }
         editLists(touching: affectedByAdding(source, slot, rows, replacing: true), name: "Set \(id.entityName).\(relationship)") {
             $0.replaceLinks(source, slot, with: rows)
         }
@@ -113,19 +93,7 @@ extension ModelContext {
 
     private func resolveLink(_ id: PersistentIdentifier, _ relationship: String, _ target: PersistentIdentifier)
         throws(ModelError) -> (ObjectRef, Int, ObjectRef) {
-        do throws(GraphError) {
-            let source = try graph.ref(for: id)
-            let slot = try graph.linkSlot(relationship, entity: Int(source.entity))
-            let link = graph.layout.entities[Int(source.entity)].links[slot]
-            let destination = try graph.ref(for: target)
-            guard Int(destination.entity) == link.destination else {
-                throw GraphError.wrongDestination(entity: id.entityName, relationship: relationship,
-                                                  expected: graph.layout.entities[link.destination].name, found: target)
-            }
-            return (source, slot, destination)
-        } catch {
-            throw .graph(error)
-        }
+        do { return try graph.resolveLink(id, relationship, target) } catch { throw .graph(error) }
     }
 
     /// Every (object, slot) list that linking `rows` into `source.slot` can change:

@@ -134,18 +134,7 @@ public final class ObjectGraph {
     /// - Throws: ``GraphError/tooManyDestinations(entity:relationship:)`` for more
     ///   than one object on a to-one relationship.
     public func setRelated(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier) throws(GraphError) {
-        let source = try ref(for: id)
-        let slot = try linkSlot(relationship, entity: Int(source.entity))
-        let link = layout.entities[Int(source.entity)].links[slot]
-        if !link.isToMany, targets.count > 1 {
-            throw .tooManyDestinations(entity: layout.entities[Int(source.entity)].name, relationship: relationship)
-        }
-        var rows: [Int32] = []
-        var seen = Set<Int32>()
-        for target in targets {
-            let destination = try destinationRef(target, link: link, source: source, relationship: relationship)
-            if seen.insert(destination.row).inserted { rows.append(destination.row) }
-        }
+        let (source, slot, rows) = try resolveTargets(targets, for: relationship, of: id)
         replaceLinks(source, slot, with: rows)
     }
 
@@ -249,12 +238,33 @@ extension ObjectGraph {
         }
     }
 
-    private func resolveLink(_ id: PersistentIdentifier, _ relationship: String, _ target: PersistentIdentifier)
+    /// Resolves a link edit: the live source, the relationship's slot, and the live
+    /// target, which must be of the relationship's destination entity.
+    func resolveLink(_ id: PersistentIdentifier, _ relationship: String, _ target: PersistentIdentifier)
         throws(GraphError) -> (ObjectRef, Int, ObjectRef) {
         let source = try ref(for: id)
         let slot = try linkSlot(relationship, entity: Int(source.entity))
         let link = layout.entities[Int(source.entity)].links[slot]
         return (source, slot, try destinationRef(target, link: link, source: source, relationship: relationship))
+    }
+
+    /// Resolves a whole new list for a relationship: unique destination rows in the
+    /// given order, at most one for a to-one relationship.
+    func resolveTargets(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier)
+        throws(GraphError) -> (ObjectRef, Int, [Int32]) {
+        let source = try ref(for: id)
+        let slot = try linkSlot(relationship, entity: Int(source.entity))
+        let link = layout.entities[Int(source.entity)].links[slot]
+        if !link.isToMany, targets.count > 1 {
+            throw .tooManyDestinations(entity: layout.entities[Int(source.entity)].name, relationship: relationship)
+        }
+        var rows: [Int32] = []
+        var seen = Set<Int32>()
+        for target in targets {
+            let destination = try destinationRef(target, link: link, source: source, relationship: relationship)
+            if seen.insert(destination.row).inserted { rows.append(destination.row) }
+        }
+        return (source, slot, rows)
     }
 
     private func destinationRef(_ target: PersistentIdentifier, link: SchemaLayout.Link, source: ObjectRef,
