@@ -2,6 +2,14 @@
 import Foundation
 /// On Apple platforms Folio uses Foundation's undo manager.
 public typealias UndoManager = Foundation.UndoManager
+
+extension UndoManager {
+    /// Closes the group opened for the current event, as the end of a run-loop
+    /// event would; what Folio's own undo manager does on Linux.
+    func closeAutomaticGroup() {
+        if groupsByEvent, groupingLevel == 1 { endUndoGrouping() }
+    }
+}
 #else
 /// A general-purpose recorder of operations for undo and redo, with the API of
 /// Foundation's `UndoManager` (which Foundation on Linux lacks).
