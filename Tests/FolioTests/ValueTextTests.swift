@@ -52,7 +52,8 @@ import Testing
             #expect(ValueText.decode(text, as: .double) == nil, "\(text)")
         }
         #expect(ValueText.decode("1e400", as: .double) == .double(.infinity))
-        #expect(ValueText.decode("12345678901234567890123", as: .double) == .double(12345678901234567890123))
+        // More digits than the fast path takes: strtod rounds to the nearest double.
+        #expect(ValueText.decode("12345678901234567890123", as: .double) == .double(Double("12345678901234567890123")!))
     }
 
     @Test("strings in collections escape what XML cannot carry", arguments: EdgeValues.strings)

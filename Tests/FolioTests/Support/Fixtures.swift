@@ -62,9 +62,9 @@ enum EdgeValues {
         "\u{7F}\u{80}\u{9F}", "e\u{301} vs \u{E9}", "emoji 🦊👩‍👩‍👧", "𝄞 astral", "\u{10FFFF}", "]]>", "\\u0000 backslash",
     ]
     static let doubles: [Double] = [
-        0, -0.0, 1, -1, 0.1, 1.0 / 3.0, .pi, 1e-300, 5e-324, .leastNormalMagnitude, .greatestFiniteMagnitude,
+        0, -0.0, 1, -1, 0.1, 1.0 / 3.0, .pi, 1e-300, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude,
         -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, Double(bitPattern: 0x7FF0_0000_0000_0001),
-        Double(bitPattern: 0xFFF8_0000_0000_0000), 123_456_789.123_456_78, 9_007_199_254_740_993, 1e22, 1e23,
+        Double(bitPattern: 0xFFF8_0000_0000_0000), 123_456_789.123_456_78, Double(1 << 53) + 2, 1e22, 1e23,
     ]
     static let floats: [Float] = [0, -0.0, 1.5, .pi, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .infinity,
                                   -.infinity, .nan, Float(bitPattern: 0x7FC0_0001), 0.1]
