@@ -1,0 +1,22 @@
+import Foundation
+
+/// Looking objects up by number and exporting the document, for generic tools such as the REPL.
+extension ModelContext {
+    /// The identifier of the live object with this number, whatever its entity. O(1).
+    public func identifier(forNumber number: UInt64) -> PersistentIdentifier? {
+        guard let ref = graph.index[number], graph.isLive(ref) else { return nil }
+        return graph.identifier(for: ref)
+    }
+
+    /// Writes this context's current state — unsaved changes included — as a
+    /// package at `url`, atomically; this context, its container and its
+    /// change tracking are not affected (a "save a copy").
+    ///
+    /// - Throws: ``ModelError/package(_:)``.
+    public func exportPackage(to url: URL) throws(ModelError) {
+        mergeSavedChanges()
+        let copy = graph.copy()
+        copy.nextID = max(copy.nextID, graph.nextID)
+        do { try DocumentPackage(url: url).write(copy) } catch { throw .package(error) }
+    }
+}
