@@ -46,6 +46,11 @@ let package = Package(
             name: "SampleGenerator",
             dependencies: ["Folio"]
         ),
+        // End-to-end: runs the built folio binary (found beside the test bundle).
+        .testTarget(
+            name: "FolioCLITests",
+            dependencies: []
+        ),
         .testTarget(
             name: "FolioREPLTests",
             dependencies: ["FolioREPL", "Folio"]
