@@ -30,8 +30,9 @@ extension UndoManager {
 /// Not thread-safe: use one undo manager from one thread or actor, as Foundation requires.
 public final class UndoManager {
     private struct Action {
-        let target: AnyObject
-        let handler: (AnyObject) -> Void
+        /// Kept for ``removeAllActions(withTarget:)``; the closure holds the target itself.
+        let target: ObjectIdentifier
+        let run: () -> Void
     }
 
     private final class Group {
@@ -129,7 +130,7 @@ public final class UndoManager {
     /// Outside undo and redo, registering clears the redo stack.
     public func registerUndo<Target: AnyObject>(withTarget target: Target, handler: @escaping (Target) -> Void) {
         guard isUndoRegistrationEnabled else { return }
-        let action = Action(target: target) { handler($0 as! Target) }
+        let action = Action(target: ObjectIdentifier(target)) { handler(target) }
         if let group = openGroups.last {
             group.actions.append(action)
             if !isUndoing && !isRedoing { redoStack.removeAll() }
@@ -167,7 +168,7 @@ public final class UndoManager {
         if undoing { isUndoing = true } else { isRedoing = true }
         beginUndoGrouping()
         openGroups[0].actionName = group.actionName
-        for action in group.actions.reversed() { action.handler(action.target) }
+        for action in group.actions.reversed() { action.run() }
         let inverse = openGroups.removeFirst()
         openGroups.removeAll()
         if undoing {
@@ -195,13 +196,14 @@ public final class UndoManager {
 
     /// Removes every action registered with `target` from both stacks.
     public func removeAllActions(withTarget target: AnyObject) {
+        let identity = ObjectIdentifier(target)
         func strip(_ groups: inout [Group]) {
-            for group in groups { group.actions.removeAll { $0.target === target } }
+            for group in groups { group.actions.removeAll { $0.target == identity } }
             groups.removeAll { $0.actions.isEmpty }
         }
         strip(&undoStack)
         strip(&redoStack)
-        for group in openGroups { group.actions.removeAll { $0.target === target } }
+        for group in openGroups { group.actions.removeAll { $0.target == identity } }
     }
 
     /// Stops recording registrations; calls nest, each needs an ``enableUndoRegistration()``.

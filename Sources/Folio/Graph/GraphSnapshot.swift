@@ -16,10 +16,11 @@ struct GraphSnapshot: Equatable, CustomStringConvertible {
 
     var description: String {
         objects.keys.sorted().map { entity in
-            objects[entity, default: [:]].keys.sorted().map { id in
-                let object = objects[entity]![id]!
-                let values = object.values.keys.sorted().map { "\($0)=\(object.values[$0]!)" }
-                let links = object.links.keys.sorted().map { "\($0)->\(object.links[$0]!)" }
+            let byID = objects[entity, default: [:]]
+            return byID.keys.sorted().compactMap { id -> String? in
+                guard let object = byID[id] else { return nil }
+                let values = object.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                let links = object.links.sorted { $0.key < $1.key }.map { "\($0.key)->\($0.value)" }
                 return "\(entity)#\(id) " + (values + links).joined(separator: " ")
             }.joined(separator: "\n")
         }.joined(separator: "\n")

@@ -122,9 +122,9 @@ struct CompiledPredicate {
             throw PredicateError("'\(text)' is not a number", column: column)
         case .string(let text):
             switch type {
-            case .date?, .uuid?, .url?, .decimal?, .data?:
-                guard let converted = ValueText.decodeScalar(text, as: type!) else {
-                    throw PredicateError("\"\(text)\" is not a valid \(type!)", column: column)
+            case let scalar? where [.date, .uuid, .url, .decimal, .data].contains(scalar):
+                guard let converted = ValueText.decodeScalar(text, as: scalar) else {
+                    throw PredicateError("\"\(text)\" is not a valid \(scalar)", column: column)
                 }
                 return converted
             default:

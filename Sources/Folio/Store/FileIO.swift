@@ -18,7 +18,10 @@ enum FileIO {
     static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], path: String) throws(PackageError) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return write(descriptor, base + offset, raw.count - offset)
+            }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw error(path: path, operation: "write")

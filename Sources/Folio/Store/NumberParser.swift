@@ -123,11 +123,12 @@ enum NumberParser {
     private static func strtodWhole(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         guard bytes.count < 512 else { return nil }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer -> Double? in
+            guard let start = buffer.baseAddress else { return nil }
             for index in 0..<bytes.count { buffer[index] = CChar(bitPattern: bytes[index]) }
             buffer[bytes.count] = 0
             var end: UnsafeMutablePointer<CChar>?
-            let value = strtod(buffer.baseAddress!, &end)
-            guard let end, end - buffer.baseAddress! == bytes.count else { return nil }
+            let value = strtod(start, &end)
+            guard let end, end - start == bytes.count else { return nil }
             return value
         }
     }
