@@ -178,4 +178,26 @@ import Testing
         }
         #expect(context.graph.count == 0)
     }
+
+    @Test("a save over a package another writer changed since it was opened is refused, keeping the edits")
+    func twoWriters() throws {
+        let url = temporaryPackageURL()
+        try makeContext(try zooSchema(), url: url).save()
+        let first = try makeContext(try zooSchema(), url: url)
+        let second = try makeContext(try zooSchema(), url: url)
+        try first.insert("Animal", ["name": .string("First")])
+        try first.save()
+        let mine = try second.insert("Animal", ["name": .string("Second")])
+        #expect(throws: ModelError.package(.modifiedOnDisk(path: url.path))) { try second.save() }
+        #expect(second.contains(mine) && second.hasChanges)
+        #expect(try DocumentPackage(url: url).read().count == 1)
+
+        // Another program rewriting the file counts too; our own saves do not.
+        try first.insert("Animal")
+        try first.save()
+        let document = url.appendingPathComponent("document.xml")
+        try (try String(contentsOf: document, encoding: .utf8) + "\n").write(to: document, atomically: false, encoding: .utf8)
+        try first.insert("Animal")
+        #expect(throws: ModelError.package(.modifiedOnDisk(path: url.path))) { try first.save() }
+    }
 }

@@ -27,6 +27,8 @@ public final class ModelContainer: @unchecked Sendable {
     private var changeSets: [ChangeSet] = []
     private var nextID: UInt64
     private var mainContextStorage: ModelContext?
+    /// The document file as this container last read or wrote it (`nil`: there was none).
+    private var fingerprint: FileFingerprint?
 
     var configuration: ModelConfiguration { configurations.first ?? ModelConfiguration(isStoredInMemoryOnly: true) }
     var package: DocumentPackage? { configuration.url.map(DocumentPackage.init(url:)) }
@@ -42,7 +44,9 @@ public final class ModelContainer: @unchecked Sendable {
         var graph = ObjectGraph(schema: schema)
         let configuration = self.configurations[0]
         if let url = configuration.url, FileManager.default.fileExists(atPath: url.path) {
-            do { graph = try DocumentPackage(url: url).read() } catch { throw .package(error) }
+            let package = DocumentPackage(url: url)
+            fingerprint = package.fingerprint
+            do { graph = try package.read() } catch { throw .package(error) }
             guard graph.schema == schema else { throw .schemaMismatch(package: url.path) }
         }
         savedGraph = graph
@@ -60,7 +64,9 @@ public final class ModelContainer: @unchecked Sendable {
     /// - Throws: ``ModelError/package(_:)``.
     public init(contentsOf url: URL, allowsSave: Bool = true) throws(ModelError) {
         let graph: ObjectGraph
-        do { graph = try DocumentPackage(url: url).read() } catch { throw .package(error) }
+        let package = DocumentPackage(url: url)
+        fingerprint = package.fingerprint
+        do { graph = try package.read() } catch { throw .package(error) }
         schema = graph.schema
         configurations = [ModelConfiguration(url: url, allowsSave: allowsSave)]
         savedGraph = graph
@@ -97,7 +103,7 @@ public final class ModelContainer: @unchecked Sendable {
         empty.nextID = nextID
         if !configuration.isStoredInMemoryOnly, let package {
             do throws(PackageError) {
-                try package.write(empty)
+                fingerprint = try package.write(empty, expecting: fingerprint)
             } catch {
                 report(.package(error), to: errorHandler)
                 return
@@ -144,7 +150,11 @@ public final class ModelContainer: @unchecked Sendable {
         if !configuration.isStoredInMemoryOnly {
             guard configuration.allowsSave else { throw .saveNotAllowed }
             if let package {
-                do throws(PackageError) { try package.write(context.graph) } catch { throw .package(error) }
+                do throws(PackageError) {
+                    fingerprint = try package.write(context.graph, expecting: fingerprint)
+                } catch {
+                    throw .package(error)
+                }
             }
         }
         commit(context.makeChangeSet(generation: generation + 1), graph: context.graph.copy())

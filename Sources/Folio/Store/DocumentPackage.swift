@@ -61,6 +61,19 @@ public struct DocumentPackage: Sendable {
     /// - Throws: ``PackageError/io(path:operation:code:message:)``; the old
     ///   content is then intact.
     public func write(_ graph: ObjectGraph) throws(PackageError) {
+        try write(graph, expecting: nil)
+    }
+
+    /// The identity of `document.xml` as it is now, `nil` if there is none.
+    var fingerprint: FileFingerprint? { FileFingerprint(path: documentPath) }
+
+    /// Writes atomically, first checking that `document.xml` is still the version
+    /// `expected` describes (`nil`: no check).
+    ///
+    /// - Returns: the fingerprint of the file just written.
+    @discardableResult
+    func write(_ graph: ObjectGraph, expecting expected: FileFingerprint??) throws(PackageError) -> FileFingerprint? {
+        if let expected, fingerprint != expected { throw .modifiedOnDisk(path: url.path) }
         try FileIO.createDirectory(url.path)
         var writer = DocumentWriter(graph: graph)
         let documentPath = self.documentPath
@@ -74,6 +87,7 @@ public struct DocumentPackage: Sendable {
         }
         try FileIO.fsyncDirectory(url.path)
         removeUnreferencedBlobs(keeping: Set(writer.blobs.map(\.name)))
+        return fingerprint
     }
 
     private func writeBlobs(_ blobs: [DocumentWriter.Blob]) throws(PackageError) {

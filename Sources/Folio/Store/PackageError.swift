@@ -59,11 +59,14 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     case inverseMismatch(SourceLocation, entity: String, id: UInt64, relationship: String, target: UInt64)
     /// An externally stored value's file is missing or unreadable.
     case missingBlob(SourceLocation, entity: String, attribute: String, file: String)
+    /// The package was changed on disk (by another process or program) since it
+    /// was opened or last saved; saving would overwrite that work, so it was refused.
+    case modifiedOnDisk(path: String)
 
     /// Where the problem is, when it concerns file content.
     public var location: SourceLocation? {
         switch self {
-        case .notAPackage, .io: return nil
+        case .notAPackage, .io, .modifiedOnDisk: return nil
         case .unsupportedFormat(let location, _), .malformedXML(let location, _), .invalidEncoding(let location, _),
              .forbiddenDeclaration(let location, _), .unexpectedContent(let location, _, _),
              .invalidSchemaDeclaration(let location, _), .invalidSchema(let location, _),
@@ -80,6 +83,8 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .notAPackage(let path): return "\(path): not a Folio package (no document.xml inside)"
         case .io(let path, let operation, _, let message): return "\(path): \(operation) failed: \(message)"
+        case .modifiedOnDisk(let path):
+            return "\(path): changed on disk since it was opened; not overwriting it (save under another name, or reopen)"
         case .unsupportedFormat(_, let version): return prefix + "format version \(version) is not supported (this Folio reads 1)"
         case .malformedXML(_, let message): return prefix + "malformed XML: \(message)"
         case .invalidEncoding(_, let message): return prefix + "invalid UTF-8: \(message)"
