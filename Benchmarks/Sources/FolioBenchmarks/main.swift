@@ -13,7 +13,8 @@
 // The editing-context benchmarks (delete with cascade, undo, redo, save, deletion
 // preview, fetch with predicate and sort; Context.swift) are a separate mode:
 //   swift run -c release FolioBenchmarks --context [N ...] [--runs K] [--cascade K]
-//   FolioBenchmarks --context-only PATH.folio OPERATION     (profiling one operation)
+//   FolioBenchmarks --context-build N B                  (profiling: build ctx-N, B-animal cascade)
+//   FolioBenchmarks --context-only PATH.folio OPERATION [REPEATS]   (profiling one operation)
 
 import Folio
 import Foundation
@@ -524,7 +525,13 @@ do {
         exit(0)
     }
     if let index = arguments.firstIndex(of: "--context-only"), index + 2 < arguments.count {
-        try contextOnly(path: arguments[index + 1], op: arguments[index + 2])
+        let repeats = index + 3 < arguments.count ? Int(arguments[index + 3]) ?? 1 : 1
+        try contextOnly(path: arguments[index + 1], op: arguments[index + 2], repeats: max(1, repeats))
+        exit(0)
+    }
+    if let index = arguments.firstIndex(of: "--context-build"), index + 2 < arguments.count,
+       let n = Int(arguments[index + 1]), let big = Int(arguments[index + 2]) {
+        try contextBuildOnly(n: n, big: big)
         exit(0)
     }
     var runs = 3
@@ -549,7 +556,7 @@ do {
             continue
         }
         guard let n = Int(arguments[index].replacingOccurrences(of: "_", with: "")), n > 0 else {
-            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-only PATH OPERATION")
+            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
         }
         sizes.append(n)
         index += 1
