@@ -149,9 +149,16 @@ extension ModelContext {
     func performRemoval(_ plan: [ObjectRef], name: String) -> DeletionRecord {
         let record = graph.removeObjects(plan)
         let doomed = Set(record.removed)
+        // Deny bookkeeping only for entities that have a deny rule: a cascade of
+        // 100,000 objects without one should not pay for a 100,000-entry dictionary.
+        let denying = Set(graph.layout.entities.indices.filter { entity in
+            graph.layout.entities[entity].links.contains { $0.deleteRule == .deny }
+        }.map(Int32.init))
         var captured: [SurvivorSlot: [Int32]] = [:]
-        for saved in record.links where doomed.contains(saved.ref) {
-            captured[SurvivorSlot(ref: saved.ref, slot: saved.slot, from: 0)] = saved.one >= 0 ? [saved.one] : saved.many
+        if !denying.isEmpty {
+            for saved in record.links where denying.contains(saved.ref.entity) && doomed.contains(saved.ref) {
+                captured[SurvivorSlot(ref: saved.ref, slot: saved.slot, from: 0)] = saved.one >= 0 ? [saved.one] : saved.many
+            }
         }
         // Edits made before the delete must be tracked again if the delete is undone,
         // or a later save would think there is nothing to write.
@@ -159,6 +166,7 @@ extension ModelContext {
         for ref in record.removed {
             if inserted.remove(ref) == nil { deleted.insert(ref) }
             edits[ref] = updated.removeValue(forKey: ref)
+            guard denying.contains(ref.entity) else { continue }
             let refused = denialsFor(ref, doomed: doomed, links: captured)
             if !refused.isEmpty { denials[ref] = refused }
         }
