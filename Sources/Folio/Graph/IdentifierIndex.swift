@@ -19,8 +19,10 @@ struct IdentifierIndex {
         get {
             if id < UInt64(dense.count) {
                 let ref = dense[Int(id)]
-                return ref.entity < 0 ? nil : ref
+                if ref.entity >= 0 { return ref }
             }
+            // An identifier stored while it was far beyond the count stays in the
+            // dictionary even after the array grows past it.
             return sparse.isEmpty ? nil : sparse[id]
         }
         set {
@@ -30,6 +32,7 @@ struct IdentifierIndex {
                     dense.append(contentsOf: repeatElement(Self.absent, count: Int(id) + 1 - dense.count))
                 }
                 dense[Int(id)] = newValue ?? Self.absent
+                if !sparse.isEmpty { sparse[id] = nil }
             } else {
                 sparse[id] = newValue
             }

@@ -174,8 +174,12 @@ struct CompiledPredicate {
         let read = path.read
         switch op {
         case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
+            let ordering = op != .equal && op != .notEqual
             return { ref in
-                guard let order = read(ref).compare(to: readRight(ref), caseInsensitive: caseInsensitive) else {
+                let (left, right) = (read(ref), readRight(ref))
+                // As in NSPredicate: nil is equal only to nil, and neither below nor above anything.
+                if ordering, left == .null || right == .null { return false }
+                guard let order = left.compare(to: right, caseInsensitive: caseInsensitive) else {
                     return op == .notEqual
                 }
                 switch op {

@@ -25,7 +25,8 @@
 /// (`category.name`); `animals.@count` counts a to-many. String literals
 /// compared with dates, UUIDs, URLs or decimals are read as those types
 /// (`born < "2020-01-01"`). `[c]` compares strings case-insensitively. Numbers
-/// of any type compare by value; `nil` equals only an absent value.
+/// of any type compare by value; `nil` equals only an absent value, and an
+/// ordering comparison (`<`, `>=`, …) with an absent value is false.
 public struct ObjectPredicate: Hashable, Sendable, CustomStringConvertible {
     indirect enum Node: Hashable, Sendable {
         case constant(Bool)
