@@ -11,12 +11,29 @@ import Foundation
 /// interpreter.write = { print($0, terminator: "") }
 /// _ = try interpreter.execute("list Animal where diet == 'herbivorous' sort name limit 5")
 /// ```
+///
+/// **Commands** (`help COMMAND` explains each with an example): `help`,
+/// `schema`, `list`, `count`, `show`, `insert`, `set`, `link`, `unlink`,
+/// `delete`, `undo`, `redo`, `history`, `status`, `save`, `save as`, `revert`,
+/// `quit`, `quit!`.
+///
+/// **Undo.** Every command that changes the document is one undo step.
+///
+/// **Errors.** A command that throws leaves the document as it was; the
+/// ``CommandError`` names the offending token's 1-based column in the line
+/// (predicate errors included, shifted from the predicate to the line).
+///
+/// **Confirmation.** Destructive commands (`delete`, `revert`, `quit` with
+/// unsaved changes, `save as` over an existing package) first write what they
+/// will do, then ask ``confirm`` unless ``Options/assumeYes``; a "no" writes
+/// `cancelled` and changes nothing.
 public final class Interpreter {
     /// How the interpreter talks to its user.
     public struct Options: Sendable {
         /// Answer yes to every confirmation (`--yes`, scripts).
         public var assumeYes = false
-        /// Results as JSON instead of aligned tables.
+        /// Results as JSON instead of aligned tables: `list`, `show`, `count`,
+        /// `status` and `schema` write one JSON value per command.
         public var json = false
         /// Creates options.
         public init(assumeYes: Bool = false, json: Bool = false) {
@@ -33,10 +50,10 @@ public final class Interpreter {
         case quit
     }
 
-    /// The context every command edits.
-    public private(set) var context: ModelContext
+    /// The context every command edits. `save as` replaces it with a context on the new package.
+    public internal(set) var context: ModelContext
     /// The document package being edited.
-    public private(set) var documentURL: URL
+    public internal(set) var documentURL: URL
     /// Options in force.
     public var options: Options
     /// Asks the user a yes/no question (the text ends with "[y/N] "); `false` means no.
@@ -44,6 +61,9 @@ public final class Interpreter {
     public var confirm: (String) -> Bool = { _ in false }
     /// Receives command output (each piece ends with a newline).
     public var write: (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }
+
+    /// How many rows `list` shows when no `limit` is given.
+    public static let listPageSize = 50
 
     /// Opens an existing package, with an undo manager.
     ///
@@ -54,8 +74,10 @@ public final class Interpreter {
         self.init(context: context, documentURL: url, options: options)
     }
 
-    /// Wraps an existing context.
+    /// Wraps an existing context. A context without an undo manager is given one:
+    /// `undo`, `redo` and `history` need it.
     public init(context: ModelContext, documentURL: URL, options: Options = Options()) {
+        if context.undoManager == nil { context.undoManager = UndoManager() }
         self.context = context
         self.documentURL = documentURL
         self.options = options
@@ -71,33 +93,173 @@ public final class Interpreter {
 
     /// The command names, for help and completion.
     public static let commandNames = ["help", "schema", "list", "count", "show", "insert", "set", "link", "unlink",
-                                      "delete", "undo", "redo", "history", "status", "save", "revert", "quit"]
+                                      "delete", "undo", "redo", "history", "status", "save", "revert", "quit", "quit!"]
 
     /// Runs one command line. Blank lines and lines starting with `#` do nothing.
     ///
     /// - Throws: ``CommandError`` naming the offending token's column; the
     ///   document is unchanged by a command that throws.
     public func execute(_ line: String) throws(CommandError) -> Outcome {
-        let words = line.split(separator: " ", omittingEmptySubsequences: true)
-        guard let command = words.first, !command.hasPrefix("#") else { return .proceed }
-        switch command {
-        case "help":
-            write("commands: " + Interpreter.commandNames.joined(separator: ", ") + "\n")
-            return .proceed
-        case "quit":
+        let text = CommandLineText(line)
+        guard let command = text.words.first, !command.text.hasPrefix("#") else { return .proceed }
+        if let column = text.unterminatedQuote { throw CommandError("unterminated string", column: column) }
+        switch command.keyword {
+        case "help": try help(text)
+        case "schema": try schemaCommand(text)
+        case "list": try list(text)
+        case "count": try count(text)
+        case "show": try show(text)
+        case "insert": try insert(text)
+        case "set": try set(text)
+        case "link": try link(text, unlinking: false)
+        case "unlink": try link(text, unlinking: true)
+        case "delete": try delete(text)
+        case "undo": try undo(text, redoing: false)
+        case "redo": try undo(text, redoing: true)
+        case "history": try history(text)
+        case "status": try status(text)
+        case "save": try save(text)
+        case "revert": try revert(text)
+        case "quit": return try quit(text)
+        case "quit!":
+            try expectEnd(text, after: 1)
             return .quit
         default:
-            throw CommandError("unknown command '\(command)'; try 'help'", column: 1)
+            throw CommandError("unknown command '\(command.text)'; try 'help'", column: 1)
+        }
+        return .proceed
+    }
+
+    // MARK: Output
+
+    /// Writes one line.
+    func emit(_ line: String) { write(line + "\n") }
+
+    /// Writes one JSON value on its own line.
+    func emit(_ json: JSONText) { write(json.text + "\n") }
+
+    /// Asks `question` unless told to assume yes; a "no" writes `cancelled`.
+    func confirmed(_ question: String) -> Bool {
+        if options.assumeYes || confirm(question) { return true }
+        emit("cancelled")
+        return false
+    }
+
+    // MARK: Undo steps
+
+    /// Runs `body` as one undo step, named `name` (or as the library names it),
+    /// and ends the user action. If `body` throws after changing something, the
+    /// change is undone before the error goes on, so a failing command leaves the
+    /// document as it was.
+    func change<T>(named name: String? = nil, _ body: () throws(CommandError) -> T) throws(CommandError) -> T {
+        guard let undoManager = context.undoManager else {
+            let result = try body()
+            context.processPendingChanges()
+            return result
+        }
+        context.processPendingChanges()  // close an automatic group someone else left open
+        let stepsBefore = undoManager.undoSteps
+        undoManager.beginUndoGrouping()
+        do {
+            let result = try body()
+            if let name { undoManager.setActionName(name) }
+            undoManager.endUndoGrouping()
+            context.processPendingChanges()
+            return result
+        } catch {
+            undoManager.endUndoGrouping()
+            if undoManager.undoSteps > stepsBefore { undoManager.undo() }
+            throw error
         }
     }
 
-    /// Completion candidates for the word being typed at the end of `line`:
-    /// commands first, then entity, attribute and relationship names and ids,
-    /// depending on the position.
-    public func completions(for line: String) -> [String] {
-        let words = line.split(separator: " ", omittingEmptySubsequences: false)
-        guard words.count <= 1 else { return [] }
-        let prefix = words.first.map(String.init) ?? ""
-        return Interpreter.commandNames.filter { $0.hasPrefix(prefix) }
+    // MARK: Arguments
+
+    /// Throws for any word after the first `count` words.
+    func expectEnd(_ text: CommandLineText, after count: Int) throws(CommandError) {
+        guard text.words.count > count else { return }
+        let extra = text.words[count]
+        throw CommandError("unexpected '\(extra.text)'", column: extra.column)
+    }
+
+    /// The `index`th word, or an error pointing past the end of the line saying what is missing.
+    func word(_ text: CommandLineText, _ index: Int, missing: @autoclosure () -> String) throws(CommandError) -> CommandLineText.Word {
+        guard index < text.words.count else { throw CommandError(missing(), column: text.endColumn) }
+        return text.words[index]
+    }
+
+    /// The document's schema.
+    var schema: Schema { context.schema }
+
+    /// The entity a word names.
+    func entity(_ word: CommandLineText.Word) throws(CommandError) -> Schema.Entity {
+        if let entity = schema.entity(named: word.text) { return entity }
+        let names = schema.entities.map(\.name).joined(separator: ", ")
+        throw CommandError("no entity named '\(word.text)' (entities: \(names))", column: word.column)
+    }
+
+    /// Parses `42`, `#42` or `Animal#42` into an entity name (if given) and a number.
+    static func parseID(_ text: String) -> (entity: String?, number: UInt64)? {
+        let parts = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        let numberText = parts.count == 2 ? parts[1] : parts[0]
+        guard let number = UInt64(numberText), numberText.allSatisfy(\.isASCII) else { return nil }
+        let entity = parts.count == 2 && !parts[0].isEmpty ? String(parts[0]) : nil
+        return (entity, number)
+    }
+
+    /// The live object a word names: `42`, `#42` or `Animal#42`; `destination` is the
+    /// entity it must be of, with `role` saying why in the message.
+    func object(_ word: CommandLineText.Word, of destination: String? = nil, role: String? = nil)
+        throws(CommandError) -> PersistentIdentifier {
+        let text = CommandLineText.unquoted(word.text)
+        guard let (entityName, number) = Self.parseID(text) else {
+            throw CommandError("'\(text)' is not an object id (write 42 or Animal#42)", column: word.column)
+        }
+        if let entityName, schema.entity(named: entityName) == nil {
+            throw CommandError("no entity named '\(entityName)'", column: word.column)
+        }
+        guard let id = context.identifier(forNumber: number) else {
+            if let deleted = context.deletedIdentifiers.first(where: { $0.id == number }) {
+                throw CommandError("\(deleted) is deleted ('undo' brings it back)", column: word.column)
+            }
+            throw CommandError("no object \(entityName.map { "\($0)#\(number)" } ?? "#\(number)")", column: word.column)
+        }
+        if let entityName, entityName != id.entityName {
+            throw CommandError("#\(number) is \(id), not \(entityName)", column: word.column)
+        }
+        if let destination, id.entityName != destination {
+            throw CommandError("\(role ?? "it") holds \(destination) objects, not \(id)", column: word.column)
+        }
+        return id
+    }
+
+    /// A library error as a command error at `column`.
+    func failure(_ error: ModelError, column: Int = 0) -> CommandError {
+        CommandError(error.description, column: column)
+    }
+}
+
+/// A `where` clause: the predicate and where its text starts in the line, to
+/// shift the predicate's error columns onto the line's.
+struct Filter {
+    var predicate: ObjectPredicate
+    /// Index in the line of the predicate's first scalar.
+    var start: Int
+
+    /// Parses the predicate text in `range` of the line.
+    init(_ text: CommandLineText, _ range: Range<Int>) throws(CommandError) {
+        start = range.lowerBound
+        do {
+            predicate = try ObjectPredicate(text.text(range))
+        } catch {
+            throw Filter.shift(error, start: range.lowerBound)
+        }
+    }
+
+    /// A predicate error with its column moved from the predicate to the line.
+    func error(_ error: Folio.PredicateError) -> CommandError { Filter.shift(error, start: start) }
+
+    static func shift(_ error: Folio.PredicateError, start: Int) -> CommandError {
+        CommandError(error.message, column: start + max(error.column, 1))
     }
 }

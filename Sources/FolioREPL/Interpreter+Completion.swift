@@ -1,0 +1,132 @@
+import Folio
+
+/// Tab completion: what may come at the cursor, by position in the command.
+extension Interpreter {
+    /// The most object ids offered at once (documents can hold millions).
+    public static let idCompletionLimit = 100
+
+    /// Completion candidates for the word being typed at the end of `line`:
+    /// command names first, then entity, attribute and relationship names,
+    /// keywords and ids, depending on the position. Each candidate is a whole
+    /// word that starts with what is typed (attribute names end in `=`).
+    ///
+    /// ```swift
+    /// interpreter.completions(for: "li")              // ["link", "list"]
+    /// interpreter.completions(for: "list An")         // ["AnimalCategory", "Animal"]
+    /// interpreter.completions(for: "insert Animal d") // ["diet="]
+    /// ```
+    public func completions(for line: String) -> [String] {
+        let text = CommandLineText(line)
+        var words = text.words.map(\.text)
+        let prefix = text.endsWithSpace || words.isEmpty ? "" : words.removeLast()
+        var seen = Set<String>()
+        return candidates(after: words, prefix: prefix).filter { $0.hasPrefix(prefix) && seen.insert($0).inserted }
+    }
+
+    private func candidates(after words: [String], prefix: String) -> [String] {
+        guard let command = words.first?.lowercased() else { return Self.commandNames }
+        let position = words.count
+        let entityNames = schema.entities.map(\.name)
+        switch command {
+        case "help":
+            return position == 1 ? Self.commandNames : []
+        case "list":
+            guard position > 1 else { return entityNames }
+            guard let entity = schema.entity(named: words[1]) else { return [] }
+            return listCandidates(entity, Array(words.dropFirst(2)))
+        case "count":
+            guard position > 1 else { return entityNames }
+            guard let entity = schema.entity(named: words[1]) else { return [] }
+            return position == 2 ? ["where"] : propertyNames(entity)
+        case "insert":
+            guard position > 1 else { return entityNames }
+            guard let entity = schema.entity(named: words[1]) else { return [] }
+            return assignmentNames(entity, given: words.dropFirst(2))
+        case "set":
+            guard position > 1 else { return ids(prefix: prefix) }
+            guard let entity = entity(ofID: words[1]) else { return [] }
+            return assignmentNames(entity, given: words.dropFirst(2))
+        case "show":
+            return position == 1 ? ids(prefix: prefix) : []
+        case "link", "unlink":
+            switch position {
+            case 1: return ids(prefix: prefix)
+            case 2: return entity(ofID: words[1]).map { $0.relationships.map(\.name) } ?? []
+            case 3:
+                guard let source = objectID(words[1]), let entity = schema.entity(named: source.entityName),
+                      let relationship = entity.relationship(named: words[2]) else { return [] }
+                if command == "unlink" {
+                    let related = (try? context.related(relationship.name, of: source)) ?? []
+                    return related.map { prefix.contains("#") ? $0.description : String($0.id) }
+                }
+                return ids(prefix: prefix, entity: relationship.destination)
+            default: return []
+            }
+        case "delete":
+            guard position > 1 else { return ["all", "everything"] + entityNames + ids(prefix: prefix) }
+            if words[1] == "all" { return position == 2 ? entityNames : [] }
+            if let entity = schema.entity(named: words[1]) { return position == 2 ? ["where"] : propertyNames(entity) }
+            return words[1] == "everything" ? [] : ids(prefix: prefix)
+        case "save":
+            return position == 1 ? ["as"] : []
+        default:
+            return []
+        }
+    }
+
+    /// After `list ENTITY`: clause keywords; property names in a predicate; attribute names after `sort`.
+    private func listCandidates(_ entity: Schema.Entity, _ words: [String]) -> [String] {
+        let clauses = ["where", "sort", "limit", "offset"]
+        let used = Set(words.map { $0.lowercased() }.filter(clauses.contains))
+        let open = clauses.filter { !used.contains($0) }
+        guard let lastClause = words.lastIndex(where: { clauses.contains($0.lowercased()) }) else { return open }
+        let clause = words[lastClause].lowercased()
+        let argumentCount = words.count - lastClause - 1
+        switch clause {
+        case "where":
+            return argumentCount == 0 ? propertyNames(entity) : propertyNames(entity) + open
+        case "sort":
+            guard argumentCount > 0, !(words.last?.hasSuffix(",") ?? false) else { return entity.attributes.map(\.name) }
+            return ["asc", "desc"] + open
+        default:
+            return argumentCount == 0 ? [] : open
+        }
+    }
+
+    private func propertyNames(_ entity: Schema.Entity) -> [String] {
+        entity.attributes.map(\.name) + entity.relationships.map(\.name)
+    }
+
+    /// `name=` for every attribute and relationship not already given.
+    private func assignmentNames(_ entity: Schema.Entity, given: ArraySlice<String>) -> [String] {
+        let used = Set(given.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
+        return propertyNames(entity).filter { !used.contains($0) }.map { $0 + "=" }
+    }
+
+    private func objectID(_ text: String) -> PersistentIdentifier? {
+        guard let (entityName, number) = Self.parseID(text), let id = context.identifier(forNumber: number),
+              entityName == nil || entityName == id.entityName else { return nil }
+        return id
+    }
+
+    private func entity(ofID text: String) -> Schema.Entity? {
+        objectID(text).flatMap { schema.entity(named: $0.entityName) }
+    }
+
+    /// Live ids matching what is typed: numbers (`4` → 4, 40, 41…), or `Entity#number`
+    /// once a `#` is typed; at most ``idCompletionLimit``.
+    private func ids(prefix: String, entity: String? = nil) -> [String] {
+        let entities = entity.map { [$0] } ?? schema.entities.map(\.name)
+        let qualified = prefix.contains("#")
+        guard qualified || prefix.allSatisfy(\.isNumber) else { return [] }
+        var result: [(UInt64, String)] = []
+        for name in entities {
+            if qualified, !(name + "#").hasPrefix(prefix), !prefix.hasPrefix(name + "#") { continue }
+            for id in (try? context.fetchIdentifiers(DynamicFetchDescriptor(entity: name))) ?? [] {
+                let word = qualified ? id.description : String(id.id)
+                if word.hasPrefix(prefix) { result.append((id.id, word)) }
+            }
+        }
+        return result.sorted { $0.0 < $1.0 }.prefix(Self.idCompletionLimit).map(\.1)
+    }
+}

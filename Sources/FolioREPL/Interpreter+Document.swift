@@ -1,0 +1,152 @@
+import Folio
+import Foundation
+
+/// `undo`, `redo`, `history`, `status`, `save`, `save as`, `revert`, `quit`.
+extension Interpreter {
+    // MARK: undo, redo, history
+
+    func undo(_ text: CommandLineText, redoing: Bool) throws(CommandError) {
+        let verb = redoing ? "redo" : "undo"
+        var steps = 1
+        if text.words.count > 1 {
+            let argument = text.words[1]
+            guard let number = Int(argument.text), number > 0 else {
+                throw CommandError("'\(argument.text)' is not a number of steps", column: argument.column)
+            }
+            steps = number
+        }
+        try expectEnd(text, after: 2)
+        guard let undoManager = context.undoManager else { throw CommandError("this document has no undo manager", column: 1) }
+        context.processPendingChanges()
+        let available = redoing ? undoManager.redoSteps : undoManager.undoSteps
+        guard available > 0 else { throw CommandError("nothing to \(verb)", column: 1) }
+        guard steps <= available else {
+            throw CommandError("only \(available) step\(available == 1 ? "" : "s") to \(verb)", column: text.words[1].column)
+        }
+        for _ in 0..<steps {
+            let name = redoing ? undoManager.redoActionName : undoManager.undoActionName
+            if redoing { undoManager.redo() } else { undoManager.undo() }
+            emit("\(redoing ? "redid" : "undid") \(name.isEmpty ? "an unnamed step" : name)")
+        }
+    }
+
+    func history(_ text: CommandLineText) throws(CommandError) {
+        try expectEnd(text, after: 1)
+        context.processPendingChanges()
+        let undoNames = context.undoManager?.undoStepNames ?? []
+        let redoNames = context.undoManager?.redoStepNames ?? []
+        guard !undoNames.isEmpty || !redoNames.isEmpty else {
+            emit("no history")
+            return
+        }
+        let width = String(undoNames.count + redoNames.count).count
+        func number(_ n: Int) -> String { String(repeating: " ", count: width - String(n).count) + String(n) }
+        for (index, name) in undoNames.enumerated() { emit("  \(number(index + 1))  \(name)") }
+        emit("> you are here")
+        for (index, name) in redoNames.enumerated() {
+            emit("  \(number(undoNames.count + index + 1))  \(name)  (undone; redo)")
+        }
+    }
+
+    // MARK: status
+
+    func status(_ text: CommandLineText) throws(CommandError) {
+        try expectEnd(text, after: 1)
+        context.processPendingChanges()
+        let inserted = context.insertedIdentifiers.count
+        let changed = context.changedIdentifiers.count
+        let deleted = context.deletedIdentifiers.count
+        let undoNames = context.undoManager?.undoStepNames ?? []
+        let redoNames = context.undoManager?.redoStepNames ?? []
+        if options.json {
+            emit(.object([("document", .string(documentURL.path)), ("unsaved", .bool(hasUnsavedChanges)),
+                          ("inserted", .int(inserted)), ("changed", .int(changed)), ("deleted", .int(deleted)),
+                          ("undo", .array(undoNames.map(JSONText.string))), ("redo", .array(redoNames.map(JSONText.string)))]))
+            return
+        }
+        emit("document: \(documentURL.path)")
+        emit("unsaved changes: " + (hasUnsavedChanges ? "yes (\(changeCounts))" : "no"))
+        emit("undo: " + (undoNames.last.map { "\($0) (\(undoNames.count) step\(undoNames.count == 1 ? "" : "s"))" } ?? "nothing"))
+        emit("redo: " + (redoNames.first.map { "\($0) (\(redoNames.count) step\(redoNames.count == 1 ? "" : "s"))" } ?? "nothing"))
+    }
+
+    /// "1 inserted, 0 changed, 7 deleted".
+    var changeCounts: String {
+        "\(context.insertedIdentifiers.count) inserted, \(context.changedIdentifiers.count) changed, "
+            + "\(context.deletedIdentifiers.count) deleted"
+    }
+
+    // MARK: save, save as, revert
+
+    func save(_ text: CommandLineText) throws(CommandError) {
+        if text.words.count > 1 {
+            guard text.words[1].keyword == "as" else {
+                throw CommandError("unexpected '\(text.words[1].text)'; did you mean 'save as PATH'?", column: text.words[1].column)
+            }
+            try saveAs(text)
+            return
+        }
+        context.processPendingChanges()
+        guard hasUnsavedChanges else {
+            emit("no changes to save")
+            return
+        }
+        do { try context.save() } catch { throw failure(error) }
+        emit("saved \(documentURL.path)")
+    }
+
+    /// Writes the document, unsaved changes included, to a new package and goes on
+    /// editing that one, with a fresh context (and so a fresh undo history).
+    private func saveAs(_ text: CommandLineText) throws(CommandError) {
+        let pathWord = try word(text, 2, missing: "save as needs a path, e.g. save as Copy.folio")
+        try expectEnd(text, after: 3)
+        let path = NSString(string: CommandLineText.unquoted(pathWord.text)).expandingTildeInPath
+        guard !path.isEmpty else { throw CommandError("save as needs a path", column: pathWord.column) }
+        let url = URL(fileURLWithPath: path)
+        if url.standardizedFileURL.path == documentURL.standardizedFileURL.path {
+            throw CommandError("that is this document's own path; use 'save'", column: pathWord.column)
+        }
+        if FileManager.default.fileExists(atPath: url.path) {
+            emit("\(url.path) exists")
+            guard confirmed("Replace it? [y/N] ") else { return }
+        }
+        context.processPendingChanges()
+        let hadChanges = hasUnsavedChanges
+        do { try context.exportPackage(to: url) } catch { throw failure(error, column: pathWord.column) }
+        let reopened: ModelContext
+        do {
+            reopened = ModelContext(try ModelContainer(contentsOf: url))
+        } catch {
+            throw CommandError("saved \(url.path) but could not open it: \(error)", column: pathWord.column)
+        }
+        reopened.undoManager = UndoManager()
+        let previous = documentURL
+        context = reopened
+        documentURL = url
+        emit("saved as \(url.path); now editing it (undo history starts afresh)")
+        if hadChanges { emit("\(previous.lastPathComponent) itself keeps its last saved state") }
+    }
+
+    func revert(_ text: CommandLineText) throws(CommandError) {
+        try expectEnd(text, after: 1)
+        context.processPendingChanges()
+        guard hasUnsavedChanges else {
+            emit("no unsaved changes")
+            return
+        }
+        emit("discards \(changeCounts)")
+        guard confirmed("Discard unsaved changes? [y/N] ") else { return }
+        context.rollback()
+        emit("reverted to \(documentURL.lastPathComponent) as last saved (undo history cleared)")
+    }
+
+    // MARK: quit
+
+    func quit(_ text: CommandLineText) throws(CommandError) -> Outcome {
+        try expectEnd(text, after: 1)
+        context.processPendingChanges()
+        guard hasUnsavedChanges else { return .quit }
+        emit("unsaved changes: \(changeCounts)")
+        return confirmed("Quit without saving? [y/N] ") ? .quit : .proceed
+    }
+}

@@ -1,0 +1,88 @@
+/// `help` and `help COMMAND`.
+extension Interpreter {
+    /// What `help` says about one command.
+    struct CommandHelp {
+        var usage: [String]
+        var summary: String
+        var details: [String]
+        var example: [String]
+    }
+
+    static let help: [String: CommandHelp] = [
+        "help": .init(usage: ["help [COMMAND]"], summary: "list the commands, or explain one",
+                      details: [], example: ["help list"]),
+        "schema": .init(usage: ["schema"], summary: "show entities, attributes and relationships",
+                        details: ["Attributes with their type and options (optional, unique, transient, externalStorage,",
+                                  "default); relationships with destination, to-one or to-many, inverse and delete rule."],
+                        example: ["schema"]),
+        "list": .init(usage: ["list ENTITY [where PREDICATE] [sort KEY [asc|desc], …] [limit N] [offset N]"],
+                      summary: "show objects as a table",
+                      details: ["Columns: id, attributes, to-one relationships as ids, to-many as counts.",
+                                "Without a limit the first \(listPageSize) rows are shown. Predicates compare with",
+                                "== != < <= > >= contains beginswith endswith in, joined by and/or/not;",
+                                "key paths follow to-one relationships (category.name) or count (animals.@count)."],
+                      example: ["list Animal where diet == 'herbivorous' and category.name != 'Bird' sort name limit 5"]),
+        "count": .init(usage: ["count ENTITY [where PREDICATE]"], summary: "print how many objects match",
+                       details: [], example: ["count Animal where category.name == 'Mammal'"]),
+        "show": .init(usage: ["show ID"], summary: "show every attribute and relationship of one object",
+                      details: ["IDs are written 42 or Animal#42."], example: ["show Animal#2"]),
+        "insert": .init(usage: ["insert ENTITY NAME=VALUE …"], summary: "insert an object and print its id",
+                        details: ["Values: \"quoted\" or 'quoted' (with \\\" \\\\ \\n \\t) or bare words; numbers; true/false;",
+                                  "dates 2024-03-06 or 2024-03-06T05:06:07Z; null; lists [a, b]; dictionaries {k: v};",
+                                  "to-one relationships by id, to-many as [id, id]. When a unique attribute matches an",
+                                  "existing object, that object is updated instead and its id printed."],
+                        example: ["insert Animal name=\"Snow Leopard\" diet=carnivorous category=24"]),
+        "set": .init(usage: ["set ID NAME=VALUE …"], summary: "change attributes and relationships of an object",
+                     details: ["Values as for insert; a to-one relationship takes an id or null."],
+                     example: ["set 2 name=\"Great Crested Newt\" category=1", "set 2 category=null"]),
+        "link": .init(usage: ["link ID RELATIONSHIP ID"], summary: "add an object to a relationship (to-one: replace)",
+                      details: [], example: ["link 24 animals 2"]),
+        "unlink": .init(usage: ["unlink ID RELATIONSHIP ID"], summary: "remove an object from a relationship",
+                        details: [], example: ["unlink 24 animals 2"]),
+        "delete": .init(usage: ["delete ID …", "delete ENTITY where PREDICATE", "delete all ENTITY", "delete everything"],
+                        summary: "delete objects, with their delete rules",
+                        details: ["Shows what will go first (cascades, links cut on survivors, deny rules that will make",
+                                  "save refuse) and asks, unless --yes."],
+                        example: ["delete 24", "delete Country where visited == false", "delete all Animal"]),
+        "undo": .init(usage: ["undo [N]"], summary: "undo the last command (or the last N)",
+                      details: ["Each command that changes the document is one step."], example: ["undo 2"]),
+        "redo": .init(usage: ["redo [N]"], summary: "redo what undo undid", details: [], example: ["redo"]),
+        "history": .init(usage: ["history"], summary: "list the undo steps, oldest first, and the redoable ones",
+                         details: [], example: ["history"]),
+        "status": .init(usage: ["status"], summary: "show the document, unsaved changes, undo and redo",
+                        details: [], example: ["status"]),
+        "save": .init(usage: ["save", "save as PATH"], summary: "write the document; or write a copy and edit that",
+                      details: ["save refuses while a deny rule is broken. save as writes the document with its unsaved",
+                                "changes to PATH and goes on editing the new package (undo history starts afresh)."],
+                      example: ["save", "save as \"Animals copy.folio\""]),
+        "revert": .init(usage: ["revert"], summary: "discard unsaved changes (asks first)", details: [], example: ["revert"]),
+        "quit": .init(usage: ["quit", "quit!"], summary: "leave; quit asks first when there are unsaved changes",
+                      details: ["quit! leaves without asking."], example: ["quit"]),
+    ]
+
+    func help(_ text: CommandLineText) throws(CommandError) {
+        if text.words.count > 1 {
+            let topic = text.words[1]
+            try expectEnd(text, after: 2)
+            let name = topic.keyword == "quit!" ? "quit" : topic.keyword
+            guard let entry = Self.help[name] else {
+                throw CommandError("no command '\(topic.text)'; try 'help'", column: topic.column)
+            }
+            for usage in entry.usage { emit(usage) }
+            emit("  " + entry.summary)
+            for line in entry.details { emit("  " + line) }
+            emit("example:")
+            for line in entry.example { emit("  " + line) }
+            return
+        }
+        let names = Self.commandNames.filter { $0 != "quit!" }
+        let width = names.map(\.count).max() ?? 0
+        emit("commands:")
+        for name in names {
+            guard let entry = Self.help[name] else { continue }
+            emit("  " + name + String(repeating: " ", count: width - name.count) + "  " + entry.summary)
+        }
+        emit("  quit!" + String(repeating: " ", count: max(0, width - 5)) + "  leave without asking")
+        emit("'help COMMAND' explains one, with an example.")
+    }
+}

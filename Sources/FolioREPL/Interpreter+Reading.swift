@@ -1,0 +1,305 @@
+import Folio
+
+/// `schema`, `list`, `count` and `show`: reading the document.
+extension Interpreter {
+    // MARK: schema
+
+    func schemaCommand(_ text: CommandLineText) throws(CommandError) {
+        try expectEnd(text, after: 1)
+        if options.json {
+            emit(.array(schema.entities.map(Self.json)))
+            return
+        }
+        for entity in schema.entities {
+            emit(entity.name)
+            var rows: [[String]] = entity.attributes.map { [$0.name, Self.describe($0)] }
+            rows += entity.relationships.map { [$0.name, Self.describe($0)] }
+            let width = rows.map { $0[0].count }.max() ?? 0
+            for row in rows {
+                emit("  " + row[0] + String(repeating: " ", count: width - row[0].count) + "  " + row[1])
+            }
+        }
+    }
+
+    /// `int, optional, unique, default 3`.
+    static func describe(_ attribute: Schema.Attribute) -> String {
+        var parts = [attribute.type.description]
+        if attribute.isOptional { parts.append("optional") }
+        parts += Schema.Attribute.Option.allCases.filter(attribute.options.contains).map(\.rawValue)
+        if let value = attribute.defaultValue { parts.append("default \(value)") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// `-> Animal, to-many, inverse category, cascade`.
+    static func describe(_ relationship: Schema.Relationship) -> String {
+        var parts = ["-> \(relationship.destination)", relationship.isToMany ? "to-many" : "to-one"]
+        parts.append(relationship.inverse.map { "inverse \($0)" } ?? "no inverse")
+        parts.append(relationship.deleteRule.rawValue)
+        if relationship.minimumModelCount > 0 { parts.append("at least \(relationship.minimumModelCount)") }
+        if relationship.maximumModelCount > 0 { parts.append("at most \(relationship.maximumModelCount)") }
+        return parts.joined(separator: ", ")
+    }
+
+    static func json(_ entity: Schema.Entity) -> JSONText {
+        let attributes = entity.attributes.map { attribute -> JSONText in
+            var fields: [(String, JSONText)] = [("name", .string(attribute.name)), ("type", .string(attribute.type.description)),
+                                                ("optional", .bool(attribute.isOptional)),
+                                                ("options", .array(Schema.Attribute.Option.allCases
+                                                    .filter(attribute.options.contains).map { .string($0.rawValue) }))]
+            if let value = attribute.defaultValue { fields.append(("default", JSONText(value))) }
+            return .object(fields)
+        }
+        let relationships = entity.relationships.map { relationship -> JSONText in
+            .object([("name", .string(relationship.name)), ("destination", .string(relationship.destination)),
+                     ("toMany", .bool(relationship.isToMany)), ("inverse", relationship.inverse.map(JSONText.string) ?? .null),
+                     ("deleteRule", .string(relationship.deleteRule.rawValue)),
+                     ("minimumCount", .int(relationship.minimumModelCount)),
+                     ("maximumCount", .int(relationship.maximumModelCount))])
+        }
+        return .object([("name", .string(entity.name)), ("attributes", .array(attributes)),
+                        ("relationships", .array(relationships))])
+    }
+
+    // MARK: list
+
+    func list(_ text: CommandLineText) throws(CommandError) {
+        let words = text.words
+        let entity = try self.entity(try word(text, 1, missing: "list needs an entity: list ENTITY [where PREDICATE] [sort KEY [desc]] [limit N] [offset N]"))
+        var descriptor = DynamicFetchDescriptor(entity: entity.name)
+        var filter: Filter?
+        var sortColumns: [Int] = []
+        var index = 2
+        var seen = Set<String>()
+        while index < words.count {
+            let clause = words[index]
+            guard ["where", "sort", "limit", "offset"].contains(clause.keyword) else {
+                throw CommandError("unexpected '\(clause.text)'; expected where, sort, limit or offset", column: clause.column)
+            }
+            guard seen.insert(clause.keyword).inserted else {
+                throw CommandError("'\(clause.keyword)' is given twice", column: clause.column)
+            }
+            let end = Self.clauseEnd(words, from: index + 1, inPredicate: clause.keyword == "where")
+            let arguments = Array(words[(index + 1)..<end])
+            let missingColumn = end < words.count ? words[end].column : text.endColumn
+            switch clause.keyword {
+            case "where":
+                filter = try whereClause(text, arguments, missingColumn: missingColumn)
+                descriptor.predicate = filter?.predicate
+            case "sort":
+                (descriptor.sortBy, sortColumns) = try sortClause(arguments, missingColumn: missingColumn)
+            default:
+                guard let argument = arguments.first else {
+                    throw CommandError("'\(clause.keyword)' needs a number", column: missingColumn)
+                }
+                guard let number = Int(argument.text), number >= 0 else {
+                    throw CommandError("'\(argument.text)' is not a number of rows", column: argument.column)
+                }
+                if arguments.count > 1 { throw CommandError("unexpected '\(arguments[1].text)'", column: arguments[1].column) }
+                if clause.keyword == "limit" { descriptor.fetchLimit = number } else { descriptor.fetchOffset = number }
+            }
+            index = end
+        }
+        let ids = try fetch(descriptor, filter: filter, sortColumns: sortColumns)
+        let total = descriptor.fetchLimit == nil && descriptor.fetchOffset == nil
+            ? ids.count : try fetch(filter: filter) { () throws(ModelError) in try context.fetchCount(descriptor) }
+        if options.json {
+            emit(.object([("entity", .string(entity.name)), ("total", .int(total)),
+                          ("objects", .array(try ids.map { (id) throws(CommandError) in try objectJSON(id, entity) }))]))
+            return
+        }
+        let shown = descriptor.fetchLimit == nil ? Array(ids.prefix(Self.listPageSize)) : ids
+        if !shown.isEmpty { try table(shown, entity).lines().forEach(emit) }
+        if shown.count < ids.count { emit("… \(ids.count - shown.count) more (use limit/offset)") }
+        emit(ids.count == total ? "\(total) \(entity.name)" : "\(ids.count) of \(total) \(entity.name)")
+    }
+
+    /// Where a clause's words end: at the next clause keyword. In a predicate a
+    /// keyword next to a comparison operator is a property name (`sort == 3`).
+    static func clauseEnd(_ words: [CommandLineText.Word], from start: Int, inPredicate: Bool) -> Int {
+        var index = start
+        while index < words.count {
+            let keyword = words[index].keyword
+            if ["where", "sort", "limit", "offset"].contains(keyword) {
+                let operatorAround = (index + 1 < words.count && isOperator(words[index + 1].keyword))
+                    || (index > start && isOperator(words[index - 1].keyword))
+                if !(inPredicate && operatorAround) { return index }
+            }
+            index += 1
+        }
+        return index
+    }
+
+    static func isOperator(_ word: String) -> Bool {
+        if let first = word.unicodeScalars.first, "=!<>".unicodeScalars.contains(first) { return true }
+        return ["contains", "beginswith", "endswith", "in", "and", "or", "not", "&&", "||"]
+            .contains { word == $0 || word.hasPrefix($0 + "[") }
+    }
+
+    /// The predicate of a `where` clause.
+    func whereClause(_ text: CommandLineText, _ arguments: [CommandLineText.Word],
+                     missingColumn: Int) throws(CommandError) -> Filter {
+        guard let first = arguments.first, let last = arguments.last else {
+            throw CommandError("'where' needs a predicate, e.g. where name == 'Koala'", column: missingColumn)
+        }
+        return try Filter(text, first.start..<last.end)
+    }
+
+    /// `sort KEY [asc|desc] [, KEY [asc|desc]]…`: the keys and each key's column.
+    func sortClause(_ arguments: [CommandLineText.Word],
+                    missingColumn: Int) throws(CommandError) -> ([DynamicFetchDescriptor.SortKey], [Int]) {
+        var pieces: [(text: String, column: Int)] = []
+        for argument in arguments {
+            var offset = 0
+            for part in argument.text.split(separator: ",", omittingEmptySubsequences: false) {
+                if !part.isEmpty { pieces.append((String(part), argument.column + offset)) }
+                offset += part.unicodeScalars.count + 1
+            }
+        }
+        var keys: [DynamicFetchDescriptor.SortKey] = []
+        var columns: [Int] = []
+        for piece in pieces {
+            switch piece.text.lowercased() {
+            case "asc", "desc":
+                guard !keys.isEmpty else { throw CommandError("'\(piece.text)' needs a key before it", column: piece.column) }
+                keys[keys.count - 1].ascending = piece.text.lowercased() == "asc"
+            default:
+                keys.append(.init(piece.text))
+                columns.append(piece.column)
+            }
+        }
+        guard !keys.isEmpty else {
+            throw CommandError("'sort' needs a key, e.g. sort name desc", column: missingColumn)
+        }
+        return (keys, columns)
+    }
+
+    /// Fetches, mapping predicate errors to line columns and a bad sort key to its column.
+    func fetch(_ descriptor: DynamicFetchDescriptor, filter: Filter?, sortColumns: [Int] = []) throws(CommandError)
+        -> [PersistentIdentifier] {
+        do {
+            return try context.fetchIdentifiers(descriptor)
+        } catch {
+            if case .predicate(let predicateError) = error, predicateError.column == 0, !descriptor.sortBy.isEmpty {
+                // The library names no column for sort keys: find the key that fails alone.
+                for (key, column) in zip(descriptor.sortBy, sortColumns) {
+                    let probe = DynamicFetchDescriptor(entity: descriptor.entity, predicate: try? ObjectPredicate("false"), sortBy: [key])
+                    do { _ = try context.fetchIdentifiers(probe) } catch { throw failure(error, column: column) }
+                }
+            }
+            if case .predicate(let predicateError) = error, let filter { throw filter.error(predicateError) }
+            throw failure(error)
+        }
+    }
+
+    /// Runs a fetch-like call, mapping predicate errors to line columns.
+    func fetch<T>(filter: Filter?, _ body: () throws(ModelError) -> T) throws(CommandError) -> T {
+        do {
+            return try body()
+        } catch {
+            if case .predicate(let predicateError) = error, let filter { throw filter.error(predicateError) }
+            throw failure(error)
+        }
+    }
+
+    /// The `list` table: id, attributes, to-one relationships as ids, to-many as counts.
+    func table(_ ids: [PersistentIdentifier], _ entity: Schema.Entity) throws(CommandError) -> TextTable {
+        let numeric: Set<ValueType> = [.int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64,
+                                       .double, .float, .decimal]
+        var table = TextTable(
+            headers: ["id"] + entity.attributes.map(\.name) + entity.relationships.map { $0.isToMany ? "\($0.name).@count" : $0.name },
+            rightAligned: [true] + entity.attributes.map { numeric.contains($0.type) } + entity.relationships.map { _ in true })
+        for id in ids {
+            var row = [String(id.id)]
+            for attribute in entity.attributes {
+                let value = try read { () throws(ModelError) in try context.value(attribute.name, of: id) }
+                row.append(TextTable.cell(Self.plain(value, attribute.type)))
+            }
+            for relationship in entity.relationships {
+                let related = try read { () throws(ModelError) in try context.related(relationship.name, of: id) }
+                row.append(relationship.isToMany ? String(related.count) : related.first.map { String($0.id) } ?? "null")
+            }
+            table.rows.append(row)
+        }
+        return table
+    }
+
+    /// A value for a table cell: strings without quotes, others as the package writes them.
+    static func plain(_ value: Value, _ type: ValueType) -> String {
+        switch value {
+        case .null: return "null"
+        case .string(let string): return string
+        default: return value.text(as: type == .any ? value.scalarType ?? type : type) ?? value.description
+        }
+    }
+
+    func read<T>(_ body: () throws(ModelError) -> T) throws(CommandError) -> T {
+        do { return try body() } catch { throw failure(error) }
+    }
+
+    /// `{"id": 2, "entity": "Animal", "attributes": {…}, "relationships": {"category": 1, "animals": [..]}}`.
+    func objectJSON(_ id: PersistentIdentifier, _ entity: Schema.Entity) throws(CommandError) -> JSONText {
+        var attributes: [(String, JSONText)] = []
+        for attribute in entity.attributes {
+            attributes.append((attribute.name, JSONText(try read { () throws(ModelError) in try context.value(attribute.name, of: id) })))
+        }
+        var relationships: [(String, JSONText)] = []
+        for relationship in entity.relationships {
+            let related = try read { () throws(ModelError) in try context.related(relationship.name, of: id) }
+            relationships.append((relationship.name, relationship.isToMany
+                ? .array(related.map { .int($0.id) }) : related.first.map { .int($0.id) } ?? .null))
+        }
+        return .object([("id", .int(id.id)), ("entity", .string(entity.name)),
+                        ("attributes", .object(attributes)), ("relationships", .object(relationships))])
+    }
+
+    // MARK: count
+
+    func count(_ text: CommandLineText) throws(CommandError) {
+        let words = text.words
+        let entity = try self.entity(try word(text, 1, missing: "count needs an entity: count ENTITY [where PREDICATE]"))
+        var filter: Filter?
+        if words.count > 2 {
+            guard words[2].keyword == "where" else {
+                throw CommandError("unexpected '\(words[2].text)'; expected where", column: words[2].column)
+            }
+            filter = try whereClause(text, Array(words[3...]), missingColumn: text.endColumn)
+        }
+        let descriptor = DynamicFetchDescriptor(entity: entity.name, predicate: filter?.predicate)
+        let number = try fetch(filter: filter) { () throws(ModelError) in try context.fetchCount(descriptor) }
+        if options.json {
+            emit(.object([("entity", .string(entity.name)), ("count", .int(number))]))
+        } else {
+            emit(String(number))
+        }
+    }
+
+    // MARK: show
+
+    func show(_ text: CommandLineText) throws(CommandError) {
+        let id = try object(try word(text, 1, missing: "show needs an object id, e.g. show 42 or show Animal#42"))
+        try expectEnd(text, after: 2)
+        guard let entity = schema.entity(named: id.entityName) else { throw CommandError("no entity \(id.entityName)") }
+        if options.json {
+            emit(try objectJSON(id, entity))
+            return
+        }
+        emit(id.description)
+        let width = (entity.attributes.map(\.name.count) + entity.relationships.map(\.name.count)).max() ?? 0
+        func line(_ name: String, _ value: String) {
+            emit("  " + name + String(repeating: " ", count: width - name.count) + "  " + value)
+        }
+        for attribute in entity.attributes {
+            line(attribute.name, try read { () throws(ModelError) in try context.value(attribute.name, of: id) }.description)
+        }
+        for relationship in entity.relationships {
+            let related = try read { () throws(ModelError) in try context.related(relationship.name, of: id) }
+            if relationship.isToMany {
+                let shown = related.prefix(Self.listPageSize).map(\.description)
+                let more = related.count > shown.count ? ", … \(related.count - shown.count) more" : ""
+                line(relationship.name, "[" + shown.joined(separator: ", ") + more + "]")
+            } else {
+                line(relationship.name, related.first?.description ?? "null")
+            }
+        }
+    }
+}

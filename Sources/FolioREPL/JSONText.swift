@@ -1,0 +1,94 @@
+import Folio
+
+/// A JSON value written with its keys in a chosen order, for `--json` output
+/// (Foundation's serializer sorts or scrambles keys; ids and schema order read better first).
+enum JSONText {
+    case null
+    case bool(Bool)
+    /// A number, already spelled as JSON.
+    case number(String)
+    case string(String)
+    case array([JSONText])
+    /// Keys in order.
+    case object([(String, JSONText)])
+
+    /// An integer.
+    static func int(_ value: some BinaryInteger) -> JSONText { .number(String(value)) }
+
+    /// A value as JSON: numbers and booleans as such; dates (ISO 8601), data (base64),
+    /// UUIDs, URLs and decimals as strings; non-finite numbers as the strings "nan", "inf", "-inf".
+    init(_ value: Value) {
+        switch value {
+        case .null: self = .null
+        case .bool(let v): self = .bool(v)
+        case .int(let v): self = .number(String(v))
+        case .uint(let v): self = .number(String(v))
+        case .double(let v): self = v.isFinite ? .number(v.description) : .string(v.description)
+        case .float(let v): self = v.isFinite ? .number(v.description) : .string(v.description)
+        case .string(let v): self = .string(v)
+        case .date: self = .string(value.text(as: .date) ?? "")
+        case .data: self = .string(value.text(as: .data) ?? "")
+        case .uuid: self = .string(value.text(as: .uuid) ?? "")
+        case .url: self = .string(value.text(as: .url) ?? "")
+        case .decimal: self = .string(value.text(as: .decimal) ?? "")
+        case .array(let elements): self = .array(elements.map(JSONText.init))
+        case .set(let elements):
+            self = .array(elements.map { ($0, JSONText($0).text) }.sorted { $0.1 < $1.1 }.map { JSONText($0.0) })
+        case .dictionary(let entries):
+            self = .object(entries.sorted { $0.key < $1.key }.map { ($0.key, JSONText($0.value)) })
+        }
+    }
+
+    /// The JSON text, on one line.
+    var text: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    private func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let v): out += v ? "true" : "false"
+        case .number(let v): out += v
+        case .string(let v): Self.writeString(v, to: &out)
+        case .array(let elements):
+            out += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out += "," }
+                element.write(to: &out)
+            }
+            out += "]"
+        case .object(let entries):
+            out += "{"
+            for (index, (key, value)) in entries.enumerated() {
+                if index > 0 { out += "," }
+                Self.writeString(key, to: &out)
+                out += ":"
+                value.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    private static func writeString(_ string: String, to out: inout String) {
+        out += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+}

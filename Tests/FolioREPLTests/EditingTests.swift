@@ -1,0 +1,189 @@
+import Folio
+import Foundation
+import Testing
+@testable import FolioREPL
+
+@Suite struct EditingTests {
+    func related(_ session: Session, _ relationship: String, of number: UInt64) throws -> [UInt64] {
+        let context = session.interpreter.context
+        return try context.related(relationship, of: try #require(context.identifier(forNumber: number))).map(\.id)
+    }
+
+    func value(_ session: Session, _ attribute: String, of number: UInt64) throws -> Value {
+        let context = session.interpreter.context
+        return try context.value(attribute, of: try #require(context.identifier(forNumber: number)))
+    }
+
+    @Test("insert prints the new id alone, sets attributes and relationships, and is one undo step")
+    func insert() throws {
+        let session = try Session("Animals")
+        #expect(try session.run("insert Animal name=\"Snow Leopard\" diet=carnivorous category=24") == "Animal#37\n")
+        #expect(try value(session, "name", of: 37) == .string("Snow Leopard"))
+        #expect(try related(session, "category", of: 37) == [24])
+        #expect(try session.count("Animal", "category.name == 'Mammal'") == 8)
+        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Insert Animal"])
+        try session.run("undo")
+        #expect(try session.count("Animal") == 30)
+        #expect(try related(session, "animals", of: 24).count == 7)
+    }
+
+    @Test("insert with an existing unique value updates that object and prints its id")
+    func upsert() throws {
+        let session = try Session("Animals")
+        #expect(try session.run("insert AnimalCategory name=Mammal") == "AnimalCategory#24\n")
+        #expect(try session.count("AnimalCategory") == 6)
+        #expect(!session.interpreter.hasUnsavedChanges)
+        let dogs = try Session("Dogs")
+        #expect(try dogs.run("insert Person _id=2 name=\"Maria José\"") == "Person#6\n")
+        #expect(try value(dogs, "name", of: 6) == .string("Maria José"))
+        #expect(dogs.interpreter.context.undoManager?.undoActionNames == ["Update Person"])
+    }
+
+    @Test("insert reads every kind of value by the attribute's type")
+    func insertTypedValues() throws {
+        let dogs = try Session("Dogs")
+        let line = "insert Dog name=Buddy age=2 citiesVisited=[Oslo, \"Bergen\"] favoriteParksByCity={Oslo: Frognerparken}"
+            + " companion=int:4 owner=Person#5 favoriteToy=1"
+        #expect(try dogs.run(line) == "Dog#18\n")
+        #expect(try value(dogs, "age", of: 18) == .int(2))
+        #expect(try value(dogs, "citiesVisited", of: 18) == .set([.string("Oslo"), .string("Bergen")]))
+        #expect(try value(dogs, "favoriteParksByCity", of: 18) == .dictionary(["Oslo": .string("Frognerparken")]))
+        #expect(try value(dogs, "companion", of: 18) == .int(4))
+        #expect(try related(dogs, "owner", of: 18) == [5])
+        #expect(try related(dogs, "dogs", of: 1) == [11, 14, 18])
+
+        let trips = try Session("Trips")
+        #expect(try trips.run("insert Trip name='Weekend' startDate=2025-05-01 endDate=2025-05-03T12:00:00Z") == "Trip#13\n")
+        #expect(try value(trips, "startDate", of: 13) == Value(text: "2025-05-01", as: .date))
+        #expect(try value(trips, "endDate", of: 13) == Value(text: "2025-05-03T12:00:00Z", as: .date))
+
+        let countries = try Session("Countries")
+        #expect(try countries.run("insert Country name=Atlantis code=AT visited=false population=null") == "Country#25\n")
+        #expect(try value(countries, "population", of: 25) == .null)
+        #expect(try countries.run("set 25 population=7 visited=true") == "updated Country#25\n")
+        #expect(try value(countries, "population", of: 25) == .int(7))
+        #expect(try value(countries, "visited", of: 25) == .bool(true))
+    }
+
+    @Test("insert errors name the column of the offending token and change nothing")
+    func insertErrors() throws {
+        let session = try Session("Animals")
+        #expect(session.error("insert") == CommandError("insert needs an entity: insert ENTITY name=value …", column: 7))
+        #expect(session.error("insert Animl name=x") == CommandError("no entity named 'Animl' (entities: AnimalCategory, Animal)", column: 8))
+        #expect(session.error("insert Animal age=3") == CommandError("Animal has no attribute or relationship 'age'", column: 15))
+        #expect(session.error("insert Animal name") == CommandError("expected name=value, found 'name'", column: 15))
+        #expect(session.error("insert Animal name=Tree Frog") == CommandError("expected name=value, found 'Frog'", column: 25))
+        #expect(session.error("insert Animal =x") == CommandError("expected a name before '='", column: 15))
+        #expect(session.error("insert Animal name=a name=b") == CommandError("'name' is given twice", column: 22))
+        #expect(session.error("insert Animal name=\"a\"b") == CommandError("unexpected 'b' after the value for Animal.name", column: 23))
+        #expect(session.error("insert Animal category=2") == CommandError(
+            "Animal.category holds AnimalCategory objects, not Animal#2", column: 24))
+        #expect(session.error("insert Animal category=[1]") == CommandError("Animal.category is to-one: give one id or null", column: 24))
+        #expect(session.error("insert Animal category=99") == CommandError("no object #99", column: 24))
+        #expect(session.error("insert AnimalCategory animals=3") == CommandError(
+            "AnimalCategory.animals is to-many: give a list of ids, e.g. [3, 4]", column: 31))
+        #expect(session.error("insert AnimalCategory animals=[2, 1]") == CommandError(
+            "AnimalCategory.animals holds Animal objects, not AnimalCategory#1", column: 35))
+        #expect(session.error("insert AnimalCategory animals=[2, 2]") == CommandError("Animal#2 is in the list twice", column: 35))
+        #expect(session.error("insert AnimalCategory animals=[2,,3]") == CommandError("expected an id between commas", column: 34))
+        #expect(try session.count("Animal") == 30)
+        #expect(try session.count("AnimalCategory") == 6)
+        #expect(!session.interpreter.hasUnsavedChanges)
+        #expect(session.interpreter.context.undoManager?.canUndo == false)
+
+        let dogs = try Session("Dogs")
+        #expect(dogs.error("insert Dog age=abc") == CommandError("'abc' is not a valid int for Dog.age", column: 16))
+        #expect(dogs.error("insert Dog citiesVisited=[Oslo, Oslo]") == CommandError("\"Oslo\" is in the set twice", column: 33))
+        #expect(dogs.error("insert Dog age=[3]") == CommandError("Dog.age holds one int, not a list", column: 16))
+        let countries = try Session("Countries")
+        #expect(countries.error("insert Country name=X visited=maybe") == CommandError(
+            "'maybe' is not a valid bool for Country.visited", column: 31))
+        #expect(countries.error("insert Country name=X visited=null") == CommandError(
+            "Country.visited is not optional; it cannot be null", column: 31))
+        #expect(countries.error("insert Country name=X population=1e3") == CommandError(
+            "'1e3' is not a valid int for Country.population", column: 34))
+        let trips = try Session("Trips")
+        #expect(trips.error("insert Trip name=T startDate=2025-13-01") == CommandError(
+            "'2025-13-01' is not a valid date for Trip.startDate", column: 30))
+    }
+
+    @Test("set changes attributes and to-one relationships by id or null, as one undo step")
+    func set() throws {
+        let session = try Session("Animals")
+        #expect(try session.run("set 2 name=\"Great Crested Newt\" diet=insectivorous") == "updated Animal#2\n")
+        #expect(try value(session, "name", of: 2) == .string("Great Crested Newt"))
+        #expect(try value(session, "diet", of: 2) == .string("insectivorous"))
+        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Set Animal.name, diet"])
+        try session.run("undo")
+        #expect(try value(session, "name", of: 2) == .string("Newt"))
+        #expect(try value(session, "diet", of: 2) == .string("carnivorous"))
+
+        try session.run("set 5 category=24")
+        #expect(try related(session, "category", of: 5) == [24])
+        #expect(try related(session, "animals", of: 1) == [2, 3, 4])
+        try session.run("set Animal#5 category=null")
+        #expect(try related(session, "category", of: 5) == [])
+        try session.run("set 5 category=AnimalCategory#6")
+        #expect(try related(session, "category", of: 5) == [6])
+        try session.run("set 24 animals=[2, 3]")
+        #expect(try related(session, "animals", of: 24) == [2, 3])
+        #expect(try related(session, "animals", of: 1) == [4])
+        #expect(session.interpreter.context.undoManager?.undoCount == 4)
+
+        let dogs = try Session("Dogs")
+        try dogs.run("set 11 companion=null")
+        #expect(try value(dogs, "companion", of: 11) == .null)
+        try dogs.run("set 11 companion=\"3\" citiesVisited=[]")
+        #expect(try value(dogs, "companion", of: 11) == .string("3"))
+        #expect(try value(dogs, "citiesVisited", of: 11) == .set([]))
+    }
+
+    @Test("set errors name the column and leave the object as it was")
+    func setErrors() throws {
+        let session = try Session("Animals")
+        #expect(session.error("set") == CommandError("set needs an object id: set ID name=value …", column: 4))
+        #expect(session.error("set 2") == CommandError("set needs name=value after the id, e.g. set 2 name=\"Rex\"", column: 6))
+        #expect(session.error("set x name=y") == CommandError("'x' is not an object id (write 42 or Animal#42)", column: 5))
+        #expect(session.error("set 2 nme=x") == CommandError("Animal has no attribute or relationship 'nme'", column: 7))
+        #expect(session.error("set 2 name=x name=y") == CommandError("'name' is given twice", column: 14))
+        #expect(session.error("set 2 name=Eft category=999") == CommandError("no object #999", column: 25))
+        #expect(session.error("set 2 name=Eft category=3") == CommandError(
+            "Animal.category holds AnimalCategory objects, not Animal#3", column: 25))
+        #expect(try value(session, "name", of: 2) == .string("Newt"))
+        #expect(!session.interpreter.hasUnsavedChanges)
+    }
+
+    @Test("link and unlink edit relationships, one undo step each")
+    func linkAndUnlink() throws {
+        let session = try Session("Animals")
+        #expect(try session.run("link 24 animals 2") == "linked Animal#2 to AnimalCategory#24.animals\n")
+        #expect(try related(session, "category", of: 2) == [24])
+        #expect(try related(session, "animals", of: 1) == [3, 4, 5])
+        #expect(try session.run("link 2 category 24") == "Animal#2.category already holds AnimalCategory#24\n")
+        #expect(try session.run("unlink AnimalCategory#24 animals Animal#2") == "unlinked Animal#2 from AnimalCategory#24.animals\n")
+        #expect(try related(session, "category", of: 2) == [])
+        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Link AnimalCategory.animals", "Unlink AnimalCategory.animals"])
+        try session.run("undo 2")
+        #expect(try related(session, "animals", of: 1) == [2, 3, 4, 5])
+
+        let dogs = try Session("Dogs")
+        try dogs.run("link 5 clubs 10")
+        #expect(try related(dogs, "members", of: 10) == [6, 8, 5])
+    }
+
+    @Test("link and unlink errors name the column")
+    func linkErrors() throws {
+        let session = try Session("Animals")
+        #expect(session.error("link") == CommandError("link needs link ID RELATIONSHIP ID, e.g. link 2 category 1", column: 5))
+        #expect(session.error("link 2") == CommandError(
+            "link needs a relationship of Animal: link ID RELATIONSHIP ID, e.g. link 2 category 1", column: 7))
+        #expect(session.error("link 2 categry 1") == CommandError("Animal has no relationship 'categry' (relationships: category)", column: 8))
+        #expect(session.error("link 2 name 1") == CommandError("Animal has no relationship 'name' (relationships: category)", column: 8))
+        #expect(session.error("link 2 category") == CommandError("link needs the id of the AnimalCategory to link", column: 16))
+        #expect(session.error("link 2 category 3") == CommandError("Animal.category holds AnimalCategory objects, not Animal#3", column: 17))
+        #expect(session.error("link 2 category 1 x") == CommandError("unexpected 'x'", column: 19))
+        #expect(session.error("link 999 category 1") == CommandError("no object #999", column: 6))
+        #expect(session.error("unlink 2 category 6") == CommandError("Animal#2.category does not hold AnimalCategory#6", column: 19))
+        #expect(!session.interpreter.hasUnsavedChanges)
+    }
+}

@@ -1,0 +1,159 @@
+import Folio
+import Foundation
+import Testing
+@testable import FolioREPL
+
+@Suite struct ReadingTests {
+    @Test("schema shows attributes with types and options and relationships with destination, shape, inverse and rule")
+    func schema() throws {
+        let session = try Session("Animals")
+        #expect(try session.run("schema") == """
+            AnimalCategory
+              name     string, unique
+              animals  -> Animal, to-many, inverse category, cascade
+            Animal
+              name      string
+              diet      string
+              category  -> AnimalCategory, to-one, inverse animals, nullify
+
+            """)
+        let countries = try Session("Countries")
+        #expect(try countries.run("schema").contains("  population  int, optional\n"))
+        let trips = try Session("Trips")
+        #expect(try trips.run("schema").contains("  destinationWeather  string, transient\n"))
+        #expect(session.error("schema Animal") == CommandError("unexpected 'Animal'", column: 8))
+    }
+
+    @Test("list prints an aligned table: id, attributes, to-one ids, to-many counts, then a count line")
+    func listTable() throws {
+        let session = try Session("Animals")
+        #expect(try session.run("list AnimalCategory") == """
+            id  name          animals.@count
+            --  ------------  --------------
+             1  Amphibian                  4
+             6  Bird                       6
+            13  Fish                       4
+            18  Invertebrate               5
+            24  Mammal                     7
+            32  Reptile                    4
+            6 AnimalCategory
+
+            """)
+        #expect(try session.run("list Animal where diet == 'herbivorous' sort name desc limit 3") == """
+            id  name               diet         category
+            --  -----------------  -----------  --------
+            19  Monarch Butterfly  herbivorous        18
+            28  Koala              herbivorous        24
+            11  Hummingbird        herbivorous         6
+            3 of 9 Animal
+
+            """)
+        #expect(try session.run("list Animal where category.name == 'Fish' sort diet, name desc offset 1 limit 2") == """
+            id  name               diet         category
+            --  -----------------  -----------  --------
+            16  Great White Shark  carnivorous        13
+            14  Goldfish           omnivorous         13
+            2 of 4 Animal
+
+            """)
+        #expect(try session.run("list Animal where name == 'Dodo'") == "0 Animal\n")
+    }
+
+    @Test("a keyword next to an operator in a predicate is a property name, not a clause")
+    func keywordInPredicate() throws {
+        let session = try Session("Animals")
+        #expect(session.error("list Animal where sort == 1 limit 2") == CommandError("Animal has no property 'sort'", column: 19))
+    }
+
+    @Test("list shows the first 50 rows of a long result, then how many more")
+    func listTruncates() throws {
+        let session = try Session("Countries")
+        session.answer = true
+        for index in 0..<40 { try session.run("insert Country name=C\(index) code=X\(index)") }
+        let output = try session.run("list Country")
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 2 + 50 + 2 + 1)
+        #expect(lines[52] == "… 14 more (use limit/offset)")
+        #expect(lines[53] == "64 Country")
+        #expect(try session.run("list Country limit 60").split(separator: "\n").count == 2 + 60 + 1)
+    }
+
+    @Test("list errors name the column: entity, predicate (shifted to the line), sort key, numbers, clauses")
+    func listErrors() throws {
+        let session = try Session("Animals")
+        #expect(session.error("list") == CommandError(
+            "list needs an entity: list ENTITY [where PREDICATE] [sort KEY [desc]] [limit N] [offset N]", column: 5))
+        #expect(session.error("list Animl") == CommandError("no entity named 'Animl' (entities: AnimalCategory, Animal)", column: 6))
+        #expect(session.error("list Animal where name = = 'x'") == CommandError(
+            "expected a value or a property name, found '='", column: 26))
+        #expect(session.error("list Animal where nme == 'x' sort name") == CommandError("Animal has no property 'nme'", column: 19))
+        #expect(session.error("list Animal where") == CommandError("'where' needs a predicate, e.g. where name == 'Koala'", column: 18))
+        #expect(session.error("list Animal where sort name") == CommandError("'where' needs a predicate, e.g. where name == 'Koala'", column: 19))
+        #expect(session.error("list Animal sort nam") == CommandError("cannot sort by 'nam': Animal has no property 'nam'", column: 18))
+        #expect(session.error("list Animal sort name, category") == CommandError(
+            "cannot sort by 'category': 'category' is a relationship; sort by one of its attributes", column: 24))
+        #expect(session.error("list Animal sort") == CommandError("'sort' needs a key, e.g. sort name desc", column: 17))
+        #expect(session.error("list Animal sort desc") == CommandError("'desc' needs a key before it", column: 18))
+        #expect(session.error("list Animal limit ten") == CommandError("'ten' is not a number of rows", column: 19))
+        #expect(session.error("list Animal offset -1") == CommandError("'-1' is not a number of rows", column: 20))
+        #expect(session.error("list Animal limit") == CommandError("'limit' needs a number", column: 18))
+        #expect(session.error("list Animal limit 5 6") == CommandError("unexpected '6'", column: 21))
+        #expect(session.error("list Animal limit 5 limit 6") == CommandError("'limit' is given twice", column: 21))
+        #expect(session.error("list Animal frob") == CommandError("unexpected 'frob'; expected where, sort, limit or offset", column: 13))
+    }
+
+    @Test("count prints the number alone; with where it counts matches")
+    func count() throws {
+        let session = try Session("Countries")
+        #expect(try session.run("count Country") == "24\n")
+        #expect(try session.run("count Country where visited == true") == "12\n")
+        #expect(try session.run("count Country where population == nil") == "1\n")
+        #expect(session.error("count") == CommandError("count needs an entity: count ENTITY [where PREDICATE]", column: 6))
+        #expect(session.error("count Contry") == CommandError("no entity named 'Contry' (entities: Country)", column: 7))
+        #expect(session.error("count Country visited") == CommandError("unexpected 'visited'; expected where", column: 15))
+        #expect(session.error("count Country where visted == true") == CommandError("Country has no property 'visted'", column: 21))
+        #expect(session.error("count Country where visited == ") == CommandError(
+            "expected a value or a property name, found end of predicate", column: 31))
+    }
+
+    @Test("show prints every attribute and relationship; ids as 42 or Entity#42")
+    func show() throws {
+        let session = try Session("Animals")
+        let expected = """
+            AnimalCategory#1
+              name     "Amphibian"
+              animals  [Animal#2, Animal#3, Animal#4, Animal#5]
+
+            """
+        #expect(try session.run("show 1") == expected)
+        #expect(try session.run("show AnimalCategory#1") == expected)
+        #expect(try session.run("show #1") == expected)
+        #expect(try session.run("show 2") == """
+            Animal#2
+              name      "Newt"
+              diet      "carnivorous"
+              category  AnimalCategory#1
+
+            """)
+        let dogs = try Session("Dogs")
+        let rex = try dogs.run("show Dog#13")
+        #expect(rex.contains("  citiesVisited        [\"Portland\",\"Seattle\"]\n"))
+        #expect(rex.contains("  companion            3\n"))
+        #expect(rex.contains("  owner                Person#6\n"))
+    }
+
+    @Test("show errors name the id's column")
+    func showErrors() throws {
+        let session = try Session("Animals")
+        session.answer = true
+        #expect(session.error("show") == CommandError("show needs an object id, e.g. show 42 or show Animal#42", column: 5))
+        #expect(session.error("show abc") == CommandError("'abc' is not an object id (write 42 or Animal#42)", column: 6))
+        #expect(session.error("show 999") == CommandError("no object #999", column: 6))
+        #expect(session.error("show Animal#999") == CommandError("no object Animal#999", column: 6))
+        #expect(session.error("show AnimalCategory#2") == CommandError("#2 is Animal#2, not AnimalCategory", column: 6))
+        #expect(session.error("show Plant#2") == CommandError("no entity named 'Plant'", column: 6))
+        #expect(session.error("show 2 3") == CommandError("unexpected '3'", column: 8))
+        try session.run("delete 2")
+        #expect(session.error("show  2") == CommandError("Animal#2 is deleted ('undo' brings it back)", column: 7))
+    }
+}

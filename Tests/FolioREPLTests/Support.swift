@@ -1,0 +1,75 @@
+import Folio
+import Foundation
+@testable import FolioREPL
+
+/// The checked-in sample documents (never edited by tests: they work on copies).
+let sampleFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("SampleDocuments")
+
+/// A copy of `SampleDocuments/NAME.folio` in a new temporary folder.
+func sampleCopy(_ name: String) throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-repl-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let copy = folder.appendingPathComponent("\(name).folio")
+    try FileManager.default.copyItem(at: sampleFolder.appendingPathComponent("\(name).folio"), to: copy)
+    return copy
+}
+
+/// An interpreter on a copy of a sample document that records its output and the questions it asks.
+final class Session {
+    let interpreter: Interpreter
+    let url: URL
+    /// Everything written so far.
+    private(set) var transcript = ""
+    /// The questions asked, in order.
+    private(set) var questions: [String] = []
+    /// What the next confirmations answer.
+    var answer = false
+
+    convenience init(_ sample: String, options: Interpreter.Options = .init()) throws {
+        try self.init(url: try sampleCopy(sample), options: options)
+    }
+
+    init(url: URL, options: Interpreter.Options = .init()) throws {
+        self.url = url
+        interpreter = try Interpreter(opening: url, options: options)
+        interpreter.write = { [unowned self] in self.transcript += $0 }
+        interpreter.confirm = { [unowned self] in
+            self.questions.append($0)
+            return self.answer
+        }
+    }
+
+    /// Runs a line and returns what it wrote.
+    @discardableResult
+    func run(_ line: String) throws(CommandError) -> String {
+        let start = transcript.endIndex
+        _ = try interpreter.execute(line)
+        return String(transcript[start...])
+    }
+
+    /// Runs a line and returns its outcome.
+    func outcome(_ line: String) throws(CommandError) -> Interpreter.Outcome {
+        try interpreter.execute(line)
+    }
+
+    /// The error a line throws, or `nil`.
+    func error(_ line: String) -> CommandError? {
+        do {
+            _ = try interpreter.execute(line)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Counts objects through Folio's API.
+    func count(_ entity: String, _ predicate: String? = nil) throws -> Int {
+        try interpreter.context.fetchCount(DynamicFetchDescriptor(entity: entity, predicate: predicate.map { try ObjectPredicate($0) }))
+    }
+}
+
+/// Opens a package afresh with Folio's public API.
+func reopen(_ url: URL) throws -> ModelContext {
+    ModelContext(try ModelContainer(contentsOf: url))
+}
