@@ -114,7 +114,7 @@ extension ModelContext {
     /// The requested objects and everything cascade rules reach from them,
     /// breadth first; safe on cycles.
     func cascade(_ refs: [ObjectRef]) -> [ObjectRef] {
-        var seen = Set<ObjectRef>()
+        var seen = Set<ObjectRef>(minimumCapacity: refs.count)
         var plan: [ObjectRef] = []
         for ref in refs where seen.insert(ref).inserted { plan.append(ref) }
         var next = 0
@@ -122,7 +122,9 @@ extension ModelContext {
             let ref = plan[next]
             next += 1
             for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() where link.deleteRule == .cascade {
-                for target in graph.tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row)) {
+                let column = graph.tables[Int(ref.entity)].links[slot]
+                if column.isToMany { seen.reserveCapacity(seen.count + column.many[Int(ref.row)].count) }
+                column.forEachTarget(of: Int(ref.row)) { target in
                     let targetRef = ObjectRef(entity: link.destination, row: Int(target))
                     if graph.isLive(targetRef), seen.insert(targetRef).inserted { plan.append(targetRef) }
                 }

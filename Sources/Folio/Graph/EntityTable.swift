@@ -67,6 +67,17 @@ final class LinkColumn {
         if isToMany { many.reserveCapacity(count) } else { one.reserveCapacity(count) }
     }
 
+    /// Calls `body` with each destination row of a row, in order, without
+    /// allocating an array for a to-one.
+    @inline(__always)
+    func forEachTarget(of row: Int, _ body: (Int32) -> Void) {
+        if isToMany {
+            for target in many[row] { body(target) }
+        } else if one[row] >= 0 {
+            body(one[row])
+        }
+    }
+
     /// The destination rows of a row, in order.
     func targets(of row: Int) -> [Int32] {
         if isToMany { return many[row] }

@@ -8,6 +8,8 @@ extension ObjectGraph {
     /// O(document), and never quadratic in a large list.
     func removeObjects(_ refs: [ObjectRef]) -> DeletionRecord {
         var record = DeletionRecord()
+        record.removed.reserveCapacity(refs.count)
+        record.links.reserveCapacity(refs.count)
         let doomed = Set(refs)
         var survivorSlots = Set<SurvivorSlot>()
         for ref in refs where isLive(ref) {
@@ -16,7 +18,7 @@ extension ObjectGraph {
             for (slot, link) in layout.entities[Int(ref.entity)].links.enumerated() {
                 let column = table.links[slot]
                 let row = Int(ref.row)
-                for target in column.targets(of: row) {
+                column.forEachTarget(of: row) { target in
                     let targetRef = ObjectRef(entity: link.destination, row: Int(target))
                     if !doomed.contains(targetRef) {
                         survivorSlots.insert(SurvivorSlot(ref: targetRef, slot: Int32(link.inverse), from: ref.entity))

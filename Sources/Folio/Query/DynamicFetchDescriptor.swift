@@ -1,3 +1,5 @@
+import Foundation
+
 /// What to fetch through the dynamic API: an entity, a predicate, a sort order
 /// and a window — `FetchDescriptor` for code without model types.
 public struct DynamicFetchDescriptor: Hashable, Sendable {
@@ -65,11 +67,13 @@ extension ObjectGraph {
                     throw .predicate(PredicateError("cannot sort by '\(key.keyPath)': \(error.message)", column: 0))
                 }
             }
-            let values = rows.map { ref in keys.map { $0.read(ref) } }
+            // One typed array per key (not a [Value] per row): integers, doubles and
+            // strings compare without boxing; strings by UTF-8 bytes, which is code point order.
+            let columns = keys.map { SortKeyColumn(rows.map($0.read)) }
             let order = rows.indices.sorted { a, b in
                 for (index, key) in keys.enumerated() {
-                    guard let result = values[a][index].compare(to: values[b][index]), result != .orderedSame else { continue }
-                    return (result == .orderedAscending) == key.ascending
+                    let result = columns[index].compare(a, b)
+                    if result != .orderedSame { return (result == .orderedAscending) == key.ascending }
                 }
                 return a < b
             }
@@ -78,5 +82,56 @@ extension ObjectGraph {
         let offset = min(max(descriptor.fetchOffset ?? 0, 0), rows.count)
         let end = descriptor.fetchLimit.map { min(rows.count, offset + max($0, 0)) } ?? rows.count
         return Array(rows[offset..<end])
+    }
+}
+
+/// A sort key's values for the rows being sorted, in the narrowest type that holds them.
+enum SortKeyColumn {
+    case int([Int64])
+    case double([Double])
+    case string([String])
+    case value([Value])
+
+    init(_ values: [Value]) {
+        if let ints = Self.all(values, { if case .int(let v) = $0 { v } else { nil } }) {
+            self = .int(ints)
+        } else if let doubles = Self.all(values, { if case .double(let v) = $0, !v.isNaN { v } else { nil } }) {
+            self = .double(doubles)
+        } else if let strings = Self.all(values, { if case .string(let v) = $0 { v } else { nil } }) {
+            self = .string(strings)
+        } else {
+            self = .value(values)
+        }
+    }
+
+    private static func all<T>(_ values: [Value], _ extract: (Value) -> T?) -> [T]? {
+        var result: [T] = []
+        result.reserveCapacity(values.count)
+        for value in values {
+            guard let typed = extract(value) else { return nil }
+            result.append(typed)
+        }
+        return result
+    }
+
+    @inline(__always)
+    func compare(_ a: Int, _ b: Int) -> ComparisonResult {
+        switch self {
+        case .int(let values): return values[a] < values[b] ? .orderedAscending : (values[a] == values[b] ? .orderedSame : .orderedDescending)
+        case .double(let values): return values[a] < values[b] ? .orderedAscending : (values[a] == values[b] ? .orderedSame : .orderedDescending)
+        case .string(let values):
+            var (x, y) = (values[a], values[b])
+            return x.withUTF8 { left in
+                y.withUTF8 { right in
+                    let common = min(left.count, right.count)
+                    if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+                        let order = memcmp(l, r, common)
+                        if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
+                    }
+                    return left.count < right.count ? .orderedAscending : (left.count == right.count ? .orderedSame : .orderedDescending)
+                }
+            }
+        case .value(let values): return values[a].compare(to: values[b]) ?? .orderedSame
+        }
     }
 }
