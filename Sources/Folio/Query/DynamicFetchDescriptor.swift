@@ -69,11 +69,11 @@ extension ObjectGraph {
             }
             // One typed array per key (not a [Value] per row): integers, doubles and
             // strings compare without boxing; strings by UTF-8 bytes, which is code point order.
-            let columns = keys.map { SortKeyColumn(rows.map($0.read)) }
+            let comparators = keys.map { key in SortKeyColumn(rows.map(key.read)).comparator(ascending: key.ascending) }
             let order = rows.indices.sorted { a, b in
-                for (index, key) in keys.enumerated() {
-                    let result = columns[index].compare(a, b)
-                    if result != .orderedSame { return (result == .orderedAscending) == key.ascending }
+                for compare in comparators {
+                    let result = compare(a, b)
+                    if result != .orderedSame { return result == .orderedAscending }
                 }
                 return a < b
             }
@@ -114,24 +114,36 @@ enum SortKeyColumn {
         return result
     }
 
-    @inline(__always)
-    func compare(_ a: Int, _ b: Int) -> ComparisonResult {
+    /// A comparator over row positions that captures the typed array itself, so
+    /// comparing does not re-bind (and retain) the enum's payload every time.
+    func comparator(ascending: Bool) -> (Int, Int) -> ComparisonResult {
+        func directed(_ order: ComparisonResult) -> ComparisonResult {
+            ascending || order == .orderedSame ? order : (order == .orderedAscending ? .orderedDescending : .orderedAscending)
+        }
         switch self {
-        case .int(let values): return values[a] < values[b] ? .orderedAscending : (values[a] == values[b] ? .orderedSame : .orderedDescending)
-        case .double(let values): return values[a] < values[b] ? .orderedAscending : (values[a] == values[b] ? .orderedSame : .orderedDescending)
+        case .int(let values):
+            return { a, b in directed(values[a] < values[b] ? .orderedAscending : (values[a] == values[b] ? .orderedSame : .orderedDescending)) }
+        case .double(let values):
+            return { a, b in directed(values[a] < values[b] ? .orderedAscending : (values[a] == values[b] ? .orderedSame : .orderedDescending)) }
         case .string(let values):
-            var (x, y) = (values[a], values[b])
-            return x.withUTF8 { left in
-                y.withUTF8 { right in
-                    let common = min(left.count, right.count)
-                    if common > 0, let l = left.baseAddress, let r = right.baseAddress {
-                        let order = memcmp(l, r, common)
-                        if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
-                    }
-                    return left.count < right.count ? .orderedAscending : (left.count == right.count ? .orderedSame : .orderedDescending)
+            return { a, b in directed(SortKeyColumn.compareUTF8(values[a], values[b])) }
+        case .value(let values):
+            return { a, b in directed(values[a].compare(to: values[b]) ?? .orderedSame) }
+        }
+    }
+
+    /// Code point order: UTF-8 bytes compare the way code points do.
+    static func compareUTF8(_ x: String, _ y: String) -> ComparisonResult {
+        var (x, y) = (x, y)
+        return x.withUTF8 { left in
+            y.withUTF8 { right in
+                let common = min(left.count, right.count)
+                if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+                    let order = memcmp(l, r, common)
+                    if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
                 }
+                return left.count < right.count ? .orderedAscending : (left.count == right.count ? .orderedSame : .orderedDescending)
             }
-        case .value(let values): return values[a].compare(to: values[b]) ?? .orderedSame
         }
     }
 }
