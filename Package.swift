@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(
             name: "folio",
             dependencies: [
-                "FolioREPL", "CLibEdit",
+                "Folio", "FolioREPL", "CLibEdit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

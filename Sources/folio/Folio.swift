@@ -4,32 +4,99 @@ import FolioREPL
 import Foundation
 
 /// `folio`: edit Folio document packages from the terminal or a script.
+///
+/// `folio PATH` is `folio open PATH` (the default subcommand); `folio new PATH
+/// --schema FILE` creates a package first. Both then run a ``Session``: a
+/// terminal session with line editing when stdin and stdout are terminals, a
+/// script otherwise.
 @main
 struct FolioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio",
-        abstract: "Edit, delete, undo and save Folio document packages.")
+        abstract: "Edit, delete, undo and save Folio document packages.",
+        usage: """
+            folio <path> [--yes] [--json] [--script <file>]
+            folio new <path> --schema <file> [--yes] [--json] [--script <file>]
+            """,
+        discussion: """
+            folio PATH opens a package (short for folio open PATH). On a terminal it \
+            reads commands with line editing, history (~/.folio_history, or the file \
+            named by FOLIO_HISTORY) and tab completion; type help. Otherwise, or with \
+            --script FILE, it runs the commands as a script: only their output on \
+            stdout, and the first error as "error: LINE: message" on stderr with exit \
+            status 1. Confirmations need --yes in a script.
 
-    @Argument(help: "The document package (Name.folio) to open.")
-    var path: String
+            Examples:
+              folio SampleDocuments/Animals.folio
+              folio Zoo.folio --yes < edits.txt
+              folio new Zoo.folio --schema zoo-schema.xml
+            """,
+        subcommands: [Open.self, New.self],
+        defaultSubcommand: Open.self)
+}
 
-    @Flag(name: .long, help: "Answer yes to every confirmation.")
+/// Options shared by `open` and `new`: how the session runs.
+struct SessionOptions: ParsableArguments {
+    @Flag(name: .long, help: "Answer yes to every confirmation (needed for destructive commands in scripts).")
     var yes = false
 
-    @Option(name: .long, help: "Run the commands in this file instead of reading them from the terminal.")
+    @Flag(name: .long, help: "Print results as JSON instead of aligned tables.")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Run the commands in this file as a script.", valueName: "file"))
     var script: String?
 
-    mutating func run() throws {
-        let interpreter = try Interpreter(opening: URL(fileURLWithPath: path), options: .init(assumeYes: yes))
-        var lineNumber = 0
-        while let line = readLine() {
-            lineNumber += 1
-            do {
-                if try interpreter.execute(line) == .quit { return }
-            } catch {
-                FileHandle.standardError.write(Data("error: \(lineNumber): \(error)\n".utf8))
+    var interpreterOptions: Interpreter.Options { .init(assumeYes: yes, json: json) }
+}
+
+extension FolioCommand {
+    /// `folio [open] PATH`: opens an existing package.
+    struct Open: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Open a document package (the default: folio PATH).",
+            discussion: "A package named like a subcommand can be opened as ./new or with folio open new.")
+
+        @Argument(help: ArgumentHelp("The document package to open.", valueName: "path"))
+        var path: String
+
+        @OptionGroup var options: SessionOptions
+
+        func run() throws {
+            try Session.run(opening: URL(fileURLWithPath: path), options: options)
+        }
+    }
+
+    /// `folio new PATH --schema FILE`: creates an empty package, then opens it.
+    struct New: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an empty document package from a schema file, then open it.",
+            discussion: """
+                The schema file is a <schema> element alone, as in a package's \
+                document.xml (docs/FORMAT.md). PATH must not exist yet.
+                """)
+
+        @Argument(help: ArgumentHelp("The document package to create (Name.folio).", valueName: "path"))
+        var path: String
+
+        @Option(name: .long, help: ArgumentHelp("The schema file.", valueName: "file"))
+        var schema: String
+
+        @OptionGroup var options: SessionOptions
+
+        func run() throws {
+            let url = URL(fileURLWithPath: path)
+            guard !FileManager.default.fileExists(atPath: url.path) else {
+                Output.error("error: \(path) already exists; folio new only creates new packages")
                 throw ExitCode.failure
             }
+            do {
+                let schema = try Schema(contentsOf: URL(fileURLWithPath: self.schema))
+                try DocumentPackage(url: url).write(ObjectGraph(schema: schema))
+            } catch {
+                Output.error("error: \(error)")
+                throw ExitCode.failure
+            }
+            try Session.run(opening: url, options: options)
         }
     }
 }

@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Writes straight to the standard file descriptors, unbuffered, so command
+/// output, errors and libedit's prompts reach the terminal or pipe in the
+/// order they were produced. Retries writes interrupted by a signal (the
+/// terminal session's SIGINT handler is installed without `SA_RESTART`).
+enum Output {
+    /// Writes `text` to stdout as is.
+    static func standard(_ text: String) {
+        write(text, to: STDOUT_FILENO)
+    }
+
+    /// Writes `line` and a newline to stderr.
+    static func error(_ line: String) {
+        write(line + "\n", to: STDERR_FILENO)
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                #if canImport(Glibc)
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                #else
+                let written = Darwin.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                #endif
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return  // a closed pipe or full disk: nothing useful left to do with the text
+                }
+                offset += written
+            }
+        }
+    }
+}
+
+/// Questions about the process's environment.
+enum Platform {
+    /// Whether stdin and stdout are both terminals: the condition for a terminal session.
+    static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
+
+    /// The history file: `$FOLIO_HISTORY` when set (empty turns history off),
+    /// else `~/.folio_history`; nil when there is no home directory either.
+    static var historyPath: String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["FOLIO_HISTORY"] { return path.isEmpty ? nil : path }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.folio_history" }
+        if let entry = getpwuid(getuid()), let home = entry.pointee.pw_dir { return String(cString: home) + "/.folio_history" }
+        return nil
+    }
+
+    /// The next line of `file` without its line ending (`\n` or `\r\n`), or nil at its end.
+    static func readLine(from file: UnsafeMutablePointer<FILE>) -> String? {
+        var buffer: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(buffer) }
+        let count = getline(&buffer, &capacity, file)
+        guard count >= 0, let buffer else { return nil }
+        var line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: count), as: UTF8.self)
+        if line.hasSuffix("\r\n") || line.hasSuffix("\n") { line.removeLast() }  // "\r\n" is one Character
+        return line
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import FolioREPL
+import Foundation
+
+/// Script mode: commands from a file or a pipe, no banner and no prompt, only
+/// each command's output on stdout.
+///
+/// The first failing command stops the script: `error: LINE: message` on
+/// stderr (LINE is 1-based) and exit status 1. A command that asks for
+/// confirmation fails the same way unless `--yes` was given, so a script never
+/// silently skips a destructive step. Reaching the end of the input exits 0;
+/// unsaved changes are then discarded with a warning (scripts `save`
+/// explicitly).
+final class ScriptSession {
+    private let interpreter: Interpreter
+    /// The question a command asked during the current line, answered no.
+    private var refusedQuestion: String?
+
+    init(interpreter: Interpreter) {
+        self.interpreter = interpreter
+        interpreter.confirm = { [unowned self] question in
+            refusedQuestion = question
+            return false
+        }
+    }
+
+    /// Runs every line `nextLine` returns until it returns nil or a command quits.
+    ///
+    /// - Throws: `ExitCode.failure` after printing the first error.
+    func run(_ nextLine: () -> String?) throws {
+        var lineNumber = 0
+        while let line = nextLine() {
+            lineNumber += 1
+            refusedQuestion = nil
+            let outcome: Interpreter.Outcome
+            do {
+                outcome = try interpreter.execute(line)
+            } catch {
+                // A refused confirmation is the cause, whatever the command made of the answer.
+                throw failure(lineNumber, refusedQuestion.map(ScriptSession.needsYes) ?? error.description)
+            }
+            if let question = refusedQuestion { throw failure(lineNumber, ScriptSession.needsYes(question)) }
+            if outcome == .quit { return }
+        }
+        if interpreter.hasUnsavedChanges {
+            Output.error("warning: unsaved changes discarded (end of script without save)")
+        }
+    }
+
+    /// Prints `error: LINE: message`; the script then ends with status 1.
+    private func failure(_ lineNumber: Int, _ message: String) -> ExitCode {
+        Output.error("error: \(lineNumber): \(message)")
+        return .failure
+    }
+
+    /// Why a script cannot go on after a question: `needs confirmation ("Quit
+    /// without saving?"); run folio with --yes …`, from the question's last
+    /// line without its `[y/N]`.
+    static func needsYes(_ question: String) -> String {
+        let lastLine = question.split(whereSeparator: \.isNewline).last.map(String.init) ?? question
+        var text = lastLine.trimmingCharacters(in: .whitespaces)
+        if text.hasSuffix("[y/N]") { text = String(text.dropLast(5)).trimmingCharacters(in: .whitespaces) }
+        return "needs confirmation (\"\(text)\"); run folio with --yes to answer yes in a script"
+    }
+}

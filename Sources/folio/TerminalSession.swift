@@ -1,0 +1,83 @@
+import ArgumentParser
+import Folio
+import FolioREPL
+import Foundation
+
+/// The interactive session, when stdin and stdout are terminals: a banner, a
+/// prompt naming the document with `*` for unsaved changes, line editing,
+/// history and completion.
+///
+/// Errors print `error: message` and the session goes on. Ctrl-C discards the
+/// line and never exits; Ctrl-D quits as `quit` does, so unsaved changes are
+/// confirmed first. Confirmations read a y/N answer from the terminal.
+struct TerminalSession {
+    let interpreter: Interpreter
+
+    init(interpreter: Interpreter) {
+        self.interpreter = interpreter
+        interpreter.confirm = TerminalSession.ask
+    }
+
+    /// Runs until `quit`, Ctrl-D or a hang-up.
+    ///
+    /// - Throws: `ExitCode.failure` when the terminal went away.
+    func run() throws {
+        LineEditor.completer = { [interpreter] line in interpreter.completions(for: line) }
+        LineEditor.start(historyPath: Platform.historyPath)
+        defer { LineEditor.saveHistory() }
+        Output.standard(banner + "\n")
+
+        while true {
+            switch LineEditor.readLine(prompt: interpreter.prompt) {
+            case .line(let line):
+                LineEditor.addToHistory(line)
+                if execute(line) == .quit { return }
+            case .interrupted:
+                Output.standard("\n")
+            case .endOfInput:
+                Output.standard("\n")
+                if execute("quit") == .quit { return }
+            case .hungUp:
+                throw ExitCode.failure
+            }
+        }
+    }
+
+    /// "folio — Animals.folio, 36 objects. Type help."
+    var banner: String {
+        let context = interpreter.context
+        let objects = context.schema.entities.reduce(0) { total, entity in
+            total + ((try? context.fetchCount(DynamicFetchDescriptor(entity: entity.name))) ?? 0)
+        }
+        let name = interpreter.documentURL.lastPathComponent
+        return "folio — \(name), \(objects) object\(objects == 1 ? "" : "s"). Type help."
+    }
+
+    private func execute(_ line: String) -> Interpreter.Outcome {
+        do {
+            return try interpreter.execute(line)
+        } catch {
+            Output.error("error: \(error)")
+            return .proceed
+        }
+    }
+
+    /// Asks on the terminal; only `y` or `yes` (any case) is yes. Ctrl-C or
+    /// Ctrl-D answers no. Lines of the question before its last are printed,
+    /// the last is the prompt.
+    private static func ask(_ question: String) -> Bool {
+        var lines = question.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let prompt = lines.popLast() ?? ""
+        if !lines.isEmpty { Output.standard(lines.joined(separator: "\n") + "\n") }
+        switch LineEditor.readLine(prompt: prompt) {
+        case .line(let answer):
+            let answer = answer.trimmingCharacters(in: .whitespaces).lowercased()
+            return answer == "y" || answer == "yes"
+        case .interrupted, .endOfInput:
+            Output.standard("\n")
+            return false
+        case .hungUp:
+            return false
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+
+/// `folio PATH < script` and `folio PATH --script FILE`: only the commands'
+/// output on stdout, the first error as `error: LINE: message` and status 1.
+@Suite struct ScriptModeTests {
+    @Test("the first error stops the script: error: LINE: message on stderr, status 1")
+    func firstErrorStops() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let run = try runFolio([animals.path], input: "help\nfrobnicate Animal\nhelp\n", in: folder.url)
+        #expect(run.status == 1)
+        #expect(run.stdout.hasPrefix("commands:"))
+        #expect(run.helpCount == 1, "only the first help ran: \(run.stdout)")
+        #expect(run.stderr.hasPrefix("error: 2: "))
+        #expect(run.stderr.contains("column 1"))
+        #expect(run.stderr.contains("frobnicate"))
+        #expect(run.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("line numbers count blank and comment lines")
+    func lineNumbers() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let run = try runFolio([animals.path], input: "# a comment\n\nhelp\r\n  bogus\n", in: folder.url)
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("error: 4: "), "\(run.stderr)")
+        #expect(run.stderr.contains("bogus"))
+    }
+
+    @Test("no banner and no prompt in a script; a clean script exits 0")
+    func quietOutput() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let run = try runFolio([animals.path], input: "help\n\nhelp", in: folder.url)
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("commands:"))
+        #expect(run.helpCount == 2)
+        #expect(!run.stdout.contains("Animals>"))
+        #expect(!run.stdout.contains("folio —"))
+        #expect(run.stderr == "")
+    }
+
+    @Test("--script FILE runs the file, not stdin, and reports its line numbers")
+    func scriptFile() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let script = try folder.write("help\nhelp\nnonsense\n", to: "edits.folio-script")
+        let run = try runFolio([animals.path, "--script", script.path], input: "bogus\n", in: folder.url)
+        #expect(run.status == 1)
+        #expect(run.helpCount == 2)
+        #expect(run.stderr.hasPrefix("error: 3: "))
+        #expect(run.stderr.contains("nonsense"))
+    }
+
+    @Test("--script with a missing file fails before running anything")
+    func missingScript() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let run = try runFolio([animals.path, "--script", "absent.txt"], in: folder.url)
+        #expect(run.status == 1)
+        #expect(run.stdout == "")
+        #expect(run.stderr.hasPrefix("error: absent.txt: "))
+    }
+
+    @Test("quit! ends the script: later lines are not read")
+    func quitEndsScript() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let run = try runFolio([animals.path], input: "help\nquit!\nbogus\n", in: folder.url)
+        #expect(run.status == 0)
+        #expect(run.helpCount == 1)
+        #expect(run.stderr == "")
+    }
+
+    @Test("count prints the number alone")
+    func count() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let run = try runFolio([animals.path], input: "count AnimalCategory\ncount Animal\n", in: folder.url)
+        #expect(run.status == 0)
+        #expect(run.lines == ["6", "30"])
+        #expect(run.stderr == "")
+    }
+
+    @Test("insert and save: the new object is in the saved package")
+    func insertAndSave() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let run = try runFolio([animals.path], input: """
+            insert AnimalCategory name=Cryptid
+            save
+            count AnimalCategory
+            """, in: folder.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr == "")
+        #expect(run.lines.first?.range(of: #"^(AnimalCategory)?#?\d+$"#, options: .regularExpression) != nil,
+                "insert prints the new id alone: \(run.stdout)")
+        #expect(run.lines.last == "7")
+        let document = try documentText(animals)
+        #expect(document.contains(#"name="Cryptid""#))
+        #expect(document.contains(#"AnimalCategory="7""#))
+        // The checked-in sample is untouched.
+        #expect(!(try documentText(sampleDocuments.appendingPathComponent("Animals.folio"))).contains("Cryptid"))
+    }
+
+    @Test("end of script with unsaved changes: exit 0, a warning, the package unchanged")
+    func unsavedAtEnd() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let before = try documentText(animals)
+        let run = try runFolio([animals.path], input: "insert AnimalCategory name=Cryptid\n", in: folder.url)
+        #expect(run.status == 0)
+        #expect(run.stderr == "warning: unsaved changes discarded (end of script without save)\n")
+        #expect(try documentText(animals) == before)
+    }
+
+    @Test("a destructive command without --yes fails the script and changes nothing")
+    func destructiveNeedsYes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let before = try documentText(animals)
+        let run = try runFolio([animals.path], input: "help\ndelete all Animal\nsave\n", in: folder.url)
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("error: 2: "), "\(run.stderr)")
+        #expect(run.stderr.contains("--yes"))
+        #expect(try documentText(animals) == before)
+    }
+
+    @Test("--yes answers the confirmation: the deletion is saved")
+    func destructiveWithYes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let run = try runFolio([animals.path, "--yes"], input: "delete all Animal\nsave\ncount Animal\n", in: folder.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.last == "0")
+        let document = try documentText(animals)
+        #expect(!document.contains("<Animal "))
+        #expect(document.contains("<AnimalCategory "))
+    }
+
+    @Test("quit with unsaved changes asks, so a script needs --yes or quit!")
+    func quitWithUnsavedChanges() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let refused = try runFolio([animals.path], input: "insert AnimalCategory name=Cryptid\nquit\n", in: folder.url)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.hasPrefix("error: 2: "), "\(refused.stderr)")
+        let forced = try runFolio([animals.path], input: "insert AnimalCategory name=Cryptid\nquit!\n", in: folder.url)
+        #expect(forced.status == 0)
+        #expect(forced.stderr == "")
+    }
+
+    @Test("--json: results a program can parse")
+    func json() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let run = try runFolio([animals.path, "--json"], input: "list AnimalCategory sort name\n", in: folder.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        let parsed = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8), options: [.fragmentsAllowed])
+        #expect(run.stdout.contains("Amphibian"))
+        _ = parsed
+    }
+}
