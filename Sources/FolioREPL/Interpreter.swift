@@ -125,7 +125,7 @@ public final class Interpreter {
             try expectEnd(text, after: 1)
             return .quit
         default:
-            throw CommandError("unknown command '\(command.text)'; try 'help'", column: 1)
+            throw CommandError("unknown command '\(command.text)'; try 'help'", column: command.column)
         }
         return .proceed
     }

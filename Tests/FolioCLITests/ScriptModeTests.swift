@@ -26,7 +26,7 @@ import Testing
         let animals = try folder.copySample("Animals.folio")
         let run = try runFolio([animals.path], input: "# a comment\n\nhelp\r\n  bogus\n", in: folder.url)
         #expect(run.status == 1)
-        #expect(run.stderr.hasPrefix("error: 4: "), "\(run.stderr)")
+        #expect(run.stderr.hasPrefix("error: 4: column 3: "), "\(run.stderr)")
         #expect(run.stderr.contains("bogus"))
     }
 
