@@ -155,21 +155,19 @@ public final class ModelContext {
         undoManager?.closeAutomaticGroup()
         undoManager?.beginUndoGrouping()
         transactionDepth += 1
-        defer { transactionDepth -= 1 }
+        let outermost = transactionDepth == 1
         do {
             try block()
         } catch {
+            transactionDepth -= 1
             undoManager?.endUndoGrouping()
-            if transactionDepth == 1 { undoManager?.undo() }
+            if outermost { undoManager?.undo() }
             throw error
         }
+        transactionDepth -= 1
         if let actionName { undoManager?.setActionName(actionName) }
         undoManager?.endUndoGrouping()
-        if transactionDepth == 1 {
-            transactionDepth = 0
-            defer { transactionDepth = 1 }
-            try save()
-        }
+        if outermost { try save() }
     }
 
     // MARK: Saving
