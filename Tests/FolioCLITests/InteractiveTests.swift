@@ -27,29 +27,29 @@ import Glibc
 
         // Tab completes a command; the completed line runs.
         var mark = terminal.output.count
-        terminal.send("he\t")
+        terminal.type("he\t")
         #expect(terminal.waitFor("help", after: mark), "no completion: \(terminal.screenText)")
-        terminal.send("\r")
+        terminal.type("\r")
         #expect(terminal.waitFor("commands:", after: mark), "help did not run: \(terminal.screenText)")
         try #require(terminal.waitFor("Animals> ", after: mark))
 
         // Completion knows the position: after count comes an entity name.
         mark = terminal.output.count
-        terminal.send("count AnimalC\t\r")
+        terminal.type("count AnimalC\t\r")
         #expect(terminal.waitFor("count AnimalCategory", after: mark), "no entity completion: \(terminal.screenText)")
         #expect(terminal.waitFor("\n6\n", after: mark), "count did not run: \(terminal.screenText)")
         try #require(terminal.waitFor("Animals> ", after: mark))
 
         // Ctrl-C discards the partial line and shows a fresh prompt; folio keeps running.
         mark = terminal.output.count
-        terminal.send("list Anim")
+        terminal.type("list Anim")
         terminal.waitFor("list Anim", after: mark)
         mark = terminal.output.count
-        terminal.send("\u{3}")
+        terminal.type("\u{3}")
         #expect(terminal.waitFor("Animals> ", after: mark), "no fresh prompt after Ctrl-C: \(terminal.screenText)")
         #expect(terminal.isRunning)
         mark = terminal.output.count
-        terminal.send("help\r")
+        terminal.type("help\r")
         #expect(terminal.waitFor("commands:", after: mark))
         try #require(terminal.waitFor("Animals> ", after: mark))
         #expect(!PseudoTerminal.visibleText(Array(terminal.output[mark...])).contains("error"),
@@ -57,12 +57,12 @@ import Glibc
 
         // A change puts * in the prompt; Ctrl-D then asks before quitting.
         mark = terminal.output.count
-        terminal.send("insert AnimalCategory name=Test\r")
+        terminal.type("insert AnimalCategory name=Test\r")
         try #require(terminal.waitFor("Animals*> ", after: mark), "no unsaved marker: \(terminal.screenText)")
         mark = terminal.output.count
-        terminal.send("\u{4}")
+        terminal.type("\u{4}")
         #expect(terminal.waitFor("Quit without saving? [y/N]", after: mark), "no question: \(terminal.screenText)")
-        terminal.send("y\r")
+        terminal.type("y\r")
         #expect(terminal.waitForExit() == 0, "folio did not exit 0: \(terminal.screenText)")
 
         // Nothing was saved; the history was written, private to its owner.

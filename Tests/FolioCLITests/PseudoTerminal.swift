@@ -72,7 +72,29 @@ final class PseudoTerminal {
         close(master)
     }
 
-    /// Types `text`.
+    /// Types `text` once the program reads the terminal in raw mode (libedit at a
+    /// prompt). Typed any earlier, while the line discipline is still canonical,
+    /// a Ctrl-D becomes an end-of-file event that the switch to raw mode drops —
+    /// on a real terminal too; a test must not race the program's prompt.
+    func type(_ text: String) {
+        waitForRawMode()
+        send(text)
+    }
+
+    /// Waits until the terminal is in non-canonical (raw) mode; the pseudo-terminal
+    /// pair shares its settings, so the master side can read them.
+    @discardableResult
+    func waitForRawMode(timeout: TimeInterval = 10) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while deadline.timeIntervalSinceNow > 0 {
+            var settings = termios()
+            if tcgetattr(master, &settings) == 0, settings.c_lflag & tcflag_t(ICANON) == 0 { return true }
+            usleep(2_000)
+        }
+        return false
+    }
+
+    /// Types `text` at once, whatever mode the terminal is in.
     func send(_ text: String) {
         let bytes = Array(text.utf8)
         var offset = 0
