@@ -10,6 +10,30 @@ import Darwin
 /// Foundation's `Data.write(options: .atomic)` neither fsyncs the file nor the
 /// folder on Linux, so the durable steps are done here by hand.
 enum FileIO {
+    /// A failure to inject into the write path, for tests of what a failed save
+    /// leaves behind: once `afterBytes` bytes have been written to files under
+    /// the folder `under` (counting every file of a save), writes there fail with
+    /// `code` (e.g. `ENOSPC`, a full disk). Other paths are never affected, so
+    /// tests running in parallel elsewhere are safe.
+    struct Fault: Sendable {
+        var under: String
+        var afterBytes: Int
+        var code: Int32
+    }
+
+    /// The injected fault, if any. Set only by tests; process-wide.
+    nonisolated(unsafe) static var fault: Fault?
+    nonisolated(unsafe) private static var written = 0
+
+    /// Arms `fault` for the duration of `body` (tests only; not thread-safe
+    /// against other saves running at the same time).
+    static func withFault<T>(_ fault: Fault, _ body: () throws -> T) rethrows -> T {
+        self.fault = fault
+        written = 0
+        defer { self.fault = nil }
+        return try body()
+    }
+
     static func error(path: String, operation: String, code: Int32 = errno) -> PackageError {
         .io(path: path, operation: operation, code: code, message: String(cString: strerror(code)))
     }
@@ -18,6 +42,10 @@ enum FileIO {
     static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], path: String) throws(PackageError) {
         var offset = 0
         while offset < bytes.count {
+            if let fault, path.hasPrefix(fault.under) {
+                if written + (bytes.count - offset) > fault.afterBytes { throw error(path: path, operation: "write", code: fault.code) }
+                written += bytes.count - offset
+            }
             let written = bytes.withUnsafeBytes { raw -> Int in
                 guard let base = raw.baseAddress else { return 0 }
                 return write(descriptor, base + offset, raw.count - offset)
