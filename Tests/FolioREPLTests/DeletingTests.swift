@@ -85,11 +85,13 @@ import Testing
             .init("Book", attributes: [.init("title", .string)],
                   relationships: [.init("library", to: "Library", inverse: "books")]),
         ])
-        let setup = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
-        let library = try setup.insert("Library", ["name": .string("City")])
-        let book = try setup.insert("Book", ["title": .string("Dune")])
-        try setup.link(book, "library", to: library)
-        try setup.save()
+        do {  // the setup's container releases the package's write lock when it goes
+            let setup = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
+            let library = try setup.insert("Library", ["name": .string("City")])
+            let book = try setup.insert("Book", ["title": .string("Dune")])
+            try setup.link(book, "library", to: library)
+            try setup.save()
+        }
 
         let session = try Session(url: url)
         session.answer = true

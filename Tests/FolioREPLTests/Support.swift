@@ -69,7 +69,7 @@ final class Session {
     }
 }
 
-/// Opens a package afresh with Folio's public API.
+/// Opens a package afresh with Folio's public API, read-only (a writer may still hold it).
 func reopen(_ url: URL) throws -> ModelContext {
-    ModelContext(try ModelContainer(contentsOf: url))
+    ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
 }

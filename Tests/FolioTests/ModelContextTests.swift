@@ -52,7 +52,7 @@ import Testing
         let context = try makeContext(try zooSchema(), url: url)
         let categories = try context.insertZoo(categories: 3, perCategory: 4)
         try context.save()
-        let reopened = ModelContext(try ModelContainer(contentsOf: url))
+        let reopened = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
         #expect(try reopened.related("animals", of: categories[2]) == context.related("animals", of: categories[2]))
         #expect(reopened.graph.snapshot() == context.graph.snapshot())
     }
@@ -179,20 +179,31 @@ import Testing
         #expect(context.graph.count == 0)
     }
 
-    @Test("a save over a package another writer changed since it was opened is refused, keeping the edits")
-    func twoWriters() throws {
+    @Test("a second writer on the same package is refused while the first holds it; readers are not")
+    func secondWriterLocked() throws {
         let url = temporaryPackageURL()
-        try makeContext(try zooSchema(), url: url).save()
         let first = try makeContext(try zooSchema(), url: url)
-        let second = try makeContext(try zooSchema(), url: url)
+        try first.insert("Animal")
+        try first.save()  // creates the package and takes its lock
+        #expect(throws: ModelError.package(.locked(path: url.path))) { try ModelContainer(contentsOf: url) }
+        #expect(throws: ModelError.package(.locked(path: url.path))) {
+            try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
+        }
+        let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
+        #expect(try reader.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 1)
+        _ = consume reader
+        _ = consume first  // the lock goes with the container
+        _ = try ModelContainer(contentsOf: url)
+    }
+
+    @Test("a save over a package another program changed since it was opened is refused, keeping the edits")
+    func changedOnDisk() throws {
+        let url = temporaryPackageURL()
+        let first = try makeContext(try zooSchema(), url: url)
         try first.insert("Animal", ["name": .string("First")])
         try first.save()
-        let mine = try second.insert("Animal", ["name": .string("Second")])
-        #expect(throws: ModelError.package(.modifiedOnDisk(path: url.path))) { try second.save() }
-        #expect(second.contains(mine) && second.hasChanges)
-        #expect(try DocumentPackage(url: url).read().count == 1)
 
-        // Another program rewriting the file counts too; our own saves do not.
+        // Another program rewriting the file is noticed; our own saves are not.
         try first.insert("Animal")
         try first.save()
         let document = url.appendingPathComponent("document.xml")

@@ -29,6 +29,8 @@ public final class ModelContainer: @unchecked Sendable {
     private var mainContextStorage: ModelContext?
     /// The document file as this container last read or wrote it (`nil`: there was none).
     private var fingerprint: FileFingerprint?
+    /// Held while this container may write its package (not for read-only or in-memory ones).
+    private var writeLock: PackageLock?
 
     var configuration: ModelConfiguration { configurations.first ?? ModelConfiguration(isStoredInMemoryOnly: true) }
     var package: DocumentPackage? { configuration.url.map(DocumentPackage.init(url:)) }
@@ -45,6 +47,9 @@ public final class ModelContainer: @unchecked Sendable {
         let configuration = self.configurations[0]
         if let url = configuration.url, FileManager.default.fileExists(atPath: url.path) {
             let package = DocumentPackage(url: url)
+            if configuration.allowsSave {
+                do { writeLock = try PackageLock(path: url.path) } catch { throw .package(error) }
+            }
             fingerprint = package.fingerprint
             do { graph = try package.read() } catch { throw .package(error) }
             guard graph.schema == schema else { throw .schemaMismatch(package: url.path) }
@@ -65,6 +70,9 @@ public final class ModelContainer: @unchecked Sendable {
     public init(contentsOf url: URL, allowsSave: Bool = true) throws(ModelError) {
         let graph: ObjectGraph
         let package = DocumentPackage(url: url)
+        if allowsSave, FileManager.default.fileExists(atPath: url.path) {
+            do { writeLock = try PackageLock(path: url.path) } catch { throw .package(error) }
+        }
         fingerprint = package.fingerprint
         do { graph = try package.read() } catch { throw .package(error) }
         schema = graph.schema
@@ -152,6 +160,8 @@ public final class ModelContainer: @unchecked Sendable {
             if let package {
                 do throws(PackageError) {
                     fingerprint = try package.write(context.graph, expecting: fingerprint)
+                    // A package this container created: hold it from now on.
+                    if writeLock == nil { writeLock = try PackageLock(path: package.url.path) }
                 } catch {
                     throw .package(error)
                 }

@@ -30,8 +30,10 @@ extension UndoManager {
 /// Not thread-safe: use one undo manager from one thread or actor, as Foundation requires.
 public final class UndoManager {
     private struct Action {
-        /// Kept for ``removeAllActions(withTarget:)``; the closure holds the target itself.
+        /// Kept for ``removeAllActions(withTarget:)``.
         let target: ObjectIdentifier
+        /// Holds the target weakly, as Foundation's undo manager does: a context owns
+        /// its undo manager, and a strong reference back would keep both alive forever.
         let run: () -> Void
     }
 
@@ -127,10 +129,13 @@ public final class UndoManager {
 
     /// Records an action that, when undone, calls `handler` with `target`.
     ///
-    /// Outside undo and redo, registering clears the redo stack.
+    /// The target is not retained (as with Foundation's): if it is gone by then,
+    /// the action does nothing. Outside undo and redo, registering clears the redo stack.
     public func registerUndo<Target: AnyObject>(withTarget target: Target, handler: @escaping (Target) -> Void) {
         guard isUndoRegistrationEnabled else { return }
-        let action = Action(target: ObjectIdentifier(target)) { handler(target) }
+        let action = Action(target: ObjectIdentifier(target)) { [weak target] in
+            if let target { handler(target) }
+        }
         if let group = openGroups.last {
             group.actions.append(action)
             if !isUndoing && !isRedoing { redoStack.removeAll() }

@@ -62,11 +62,14 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The package was changed on disk (by another process or program) since it
     /// was opened or last saved; saving would overwrite that work, so it was refused.
     case modifiedOnDisk(path: String)
+    /// Another container (in this or another process) has the package open for
+    /// writing. Open it read-only (`allowsSave: false`) to look at it.
+    case locked(path: String)
 
     /// Where the problem is, when it concerns file content.
     public var location: SourceLocation? {
         switch self {
-        case .notAPackage, .io, .modifiedOnDisk: return nil
+        case .notAPackage, .io, .modifiedOnDisk, .locked: return nil
         case .unsupportedFormat(let location, _), .malformedXML(let location, _), .invalidEncoding(let location, _),
              .forbiddenDeclaration(let location, _), .unexpectedContent(let location, _, _),
              .invalidSchemaDeclaration(let location, _), .invalidSchema(let location, _),
@@ -83,6 +86,8 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .notAPackage(let path): return "\(path): not a Folio package (no document.xml inside)"
         case .io(let path, let operation, _, let message): return "\(path): \(operation) failed: \(message)"
+        case .locked(let path):
+            return "\(path): open for writing elsewhere (another folio or program); open it read-only, or close the other one"
         case .modifiedOnDisk(let path):
             return "\(path): changed on disk since it was opened; not overwriting it (save under another name, or reopen)"
         case .unsupportedFormat(_, let version): return prefix + "format version \(version) is not supported (this Folio reads 1)"
