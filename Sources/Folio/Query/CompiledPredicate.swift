@@ -89,14 +89,15 @@ struct CompiledPredicate {
 
     /// A reader for a sort key: an attribute, through to-one relationships, or a
     /// to-many's `@count`. A bare relationship is refused: it has no order of its own.
-    static func reader(forSortKey keyPath: String, entity: Int, graph: ObjectGraph) throws(PredicateError) -> (ObjectRef) -> Value {
+    static func reader(forSortKey keyPath: String, entity: Int, graph: ObjectGraph) throws(PredicateError)
+        -> (read: (ObjectRef) -> Value, attribute: Int?) {
         var names = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let count = names.last == "@count"
         if count { names.removeLast() }
         guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else { throw PredicateError("empty key path", column: 0) }
         let path = try resolve(names, count: count, column: 0, entity: entity, graph: graph)
         guard path.type != nil else { throw PredicateError("'\(keyPath)' is a relationship; sort by one of its attributes", column: 0) }
-        return path.read
+        return (path.read, path.attribute)
     }
 
     private static func follow(_ ref: ObjectRef, _ hops: [(slot: Int, destination: Int)], _ graph: ObjectGraph) -> ObjectRef? {

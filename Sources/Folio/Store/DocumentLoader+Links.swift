@@ -1,7 +1,8 @@
 /// Turning raw identifiers into rows, and checking that both sides of every
 /// relationship agree, once all objects are read.
 extension DocumentLoader {
-    /// Resolves every link and verifies inverses. O(links) with no per-link search:
+    /// Resolves every link, verifies inverses, then checks counts and unique values
+    /// (DocumentLoader+Validation.swift). O(links) with no per-link search:
     /// a side is checked against a to-one inverse in O(1), to-many pairs through a set.
     func resolveLinks() throws(PackageError) {
         guard let graph else { return }
@@ -40,6 +41,7 @@ extension DocumentLoader {
                 }
             }
         }
+        try validateConstraints()
     }
 
     private func resolve(_ id: UInt64, entity: Int, row: Int, slot: Int) throws(PackageError) -> Int32 {

@@ -57,6 +57,14 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     case wrongDestination(SourceLocation, entity: String, id: UInt64, relationship: String, target: UInt64, expected: String)
     /// The two sides of a relationship disagree (one lists the other, which does not list it back).
     case inverseMismatch(SourceLocation, entity: String, id: UInt64, relationship: String, target: UInt64)
+    /// A relationship with a `minimum-count` or `maximum-count` holds a number of
+    /// objects outside them (`maximum` 0: none). A to-one with `minimum-count="1"`
+    /// is required: an object that leaves it empty has `count` 0.
+    case countViolation(SourceLocation, entity: String, id: UInt64, relationship: String, count: Int, minimum: Int, maximum: Int)
+    /// Objects of one entity share the value of a `unique` attribute; `value` is its
+    /// text as the file writes it, `ids` the first object holding it and the one
+    /// that repeats it (the location is the latter's).
+    case uniqueViolation(SourceLocation, entity: String, attribute: String, value: String, ids: [UInt64])
     /// An externally stored value's file is missing or unreadable.
     case missingBlob(SourceLocation, entity: String, attribute: String, file: String)
     /// The package was changed on disk (by another process or program) since it
@@ -76,7 +84,8 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
              .unknownEntity(let location, _), .unknownProperty(let location, _, _), .missingValue(let location, _, _),
              .invalidValue(let location, _, _, _, _), .invalidIdentifier(let location, _, _),
              .danglingReference(let location, _, _, _, _), .wrongDestination(let location, _, _, _, _, _),
-             .inverseMismatch(let location, _, _, _, _), .missingBlob(let location, _, _, _):
+             .inverseMismatch(let location, _, _, _, _), .missingBlob(let location, _, _, _),
+             .countViolation(let location, _, _, _, _, _, _), .uniqueViolation(let location, _, _, _, _):
             return location
         }
     }
@@ -109,6 +118,13 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
             return prefix + "\(entity)#\(id).\(relationship) refers to #\(target), which is not a \(expected)"
         case .inverseMismatch(_, let entity, let id, let relationship, let target):
             return prefix + "\(entity)#\(id).\(relationship) lists #\(target), whose inverse does not list it back"
+        case .countViolation(_, let entity, let id, let relationship, let count, let minimum, let maximum):
+            let bounds = maximum == 0 ? "at least \(minimum)"
+                : minimum == 0 ? "at most \(maximum)" : "between \(minimum) and \(maximum)"
+            return prefix + "\(entity)#\(id).\(relationship) holds \(count) object\(count == 1 ? "" : "s"), but must hold \(bounds)"
+        case .uniqueViolation(_, let entity, let attribute, let value, let ids):
+            return prefix + "\(entity).\(attribute) is unique, but "
+                + ids.map { "#\($0)" }.joined(separator: " and ") + " both hold '\(value.prefix(80))'"
         case .missingBlob(_, let entity, let attribute, let file):
             return prefix + "\(entity).\(attribute): external file '\(file)' is missing"
         }
