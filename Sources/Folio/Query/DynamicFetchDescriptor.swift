@@ -5,7 +5,9 @@ import Foundation
 public struct DynamicFetchDescriptor: Hashable, Sendable {
     /// A sort key: an attribute name (or a to-one path such as `category.name`) and a direction.
     public struct SortKey: Hashable, Sendable {
+        /// An attribute, a to-one path such as `category.name`, or `animals.@count`.
         public var keyPath: String
+        /// Whether smaller values come first.
         public var ascending: Bool
         /// Creates a sort key.
         public init(_ keyPath: String, ascending: Bool = true) {

@@ -9,18 +9,27 @@ import Foundation
 public enum Value: Sendable, CustomStringConvertible {
     /// No value: `nil` for optionals, `.none` for any-values.
     case null
+    /// A `Bool`.
     case bool(Bool)
     /// Every signed integer width.
     case int(Int64)
     /// Every unsigned integer width.
     case uint(UInt64)
+    /// A `Double`, kept bit for bit.
     case double(Double)
+    /// A `Float`, kept bit for bit.
     case float(Float)
+    /// A `String`; compared by Unicode scalars, so é and e + ◌́ differ.
     case string(String)
+    /// A `Date`, kept to the bit of its time interval.
     case date(Date)
+    /// Bytes.
     case data(Data)
+    /// A `UUID`.
     case uuid(UUID)
+    /// A `URL`, compared by its absolute string.
     case url(URL)
+    /// A `Decimal`.
     case decimal(Decimal)
     /// An ordered array (also the nodes of composite `codable` values).
     case array([Value])

@@ -5,11 +5,44 @@
 /// struct or enum encodes to); `any` holds a value of any scalar type, or
 /// nothing (Realm's `AnyRealmValue`, whose deleted state is `.none`).
 public indirect enum ValueType: Hashable, Sendable, CustomStringConvertible {
-    case string, bool
-    case int, int8, int16, int32, int64
-    case uint, uint8, uint16, uint32, uint64
-    case double, float
-    case date, data, uuid, url, decimal
+    /// `String`.
+    case string
+    /// `Bool`.
+    case bool
+    /// `Int` (64-bit).
+    case int
+    /// `Int8`.
+    case int8
+    /// `Int16`.
+    case int16
+    /// `Int32`.
+    case int32
+    /// `Int64`.
+    case int64
+    /// `UInt` (64-bit).
+    case uint
+    /// `UInt8`.
+    case uint8
+    /// `UInt16`.
+    case uint16
+    /// `UInt32`.
+    case uint32
+    /// `UInt64`.
+    case uint64
+    /// `Double`.
+    case double
+    /// `Float`.
+    case float
+    /// `Date`.
+    case date
+    /// `Data`.
+    case data
+    /// `UUID`.
+    case uuid
+    /// `URL`.
+    case url
+    /// `Decimal`.
+    case decimal
     /// An ordered array whose elements have the given type.
     case array(ValueType)
     /// A set of unique elements of the given type; order is not significant.
