@@ -12,11 +12,22 @@ extension ModelContext {
     /// package at `url`, atomically; this context, its container and its
     /// change tracking are not affected (a "save a copy").
     ///
-    /// - Throws: ``ModelError/package(_:)``.
+    /// An existing package at `url` is replaced only if no other container holds
+    /// its write lock.
+    ///
+    /// - Throws: ``ModelError/package(_:)``: ``PackageError/locked(path:)`` when
+    ///   another writer holds the package at `url`, or the write's own errors.
     public func exportPackage(to url: URL) throws(ModelError) {
         mergeSavedChanges()
         let copy = graph.copy()
         copy.nextID = max(copy.nextID, graph.nextID)
-        do { try DocumentPackage(url: url).write(copy) } catch { throw .package(error) }
+        do throws(PackageError) {
+            // Held for the write, so no other writer's package is replaced under it.
+            let lock = FileManager.default.fileExists(atPath: url.path) ? try PackageLock(path: url.path) : nil
+            try DocumentPackage(url: url).write(copy)
+            withExtendedLifetime(lock) {}
+        } catch {
+            throw .package(error)
+        }
     }
 }

@@ -74,16 +74,24 @@ public struct DocumentPackage: Sendable {
     @discardableResult
     func write(_ graph: ObjectGraph, expecting expected: FileFingerprint??) throws(PackageError) -> FileFingerprint? {
         if let expected, fingerprint != expected { throw .modifiedOnDisk(path: url.path) }
+        let creating = !FileIO.fileExists(url.path)
         try FileIO.createDirectory(url.path)
         var writer = DocumentWriter(graph: graph)
         let documentPath = self.documentPath
-        try FileIO.writeAtomically(documentPath) { (descriptor: Int32) throws(PackageError) in
-            try writer.write { (buffer: inout ByteBuffer) throws(PackageError) in
-                try FileIO.writeAll(descriptor, buffer.bytes, path: documentPath)
-                buffer.bytes.removeAll(keepingCapacity: true)
+        do throws(PackageError) {
+            try FileIO.writeAtomically(documentPath) { (descriptor: Int32) throws(PackageError) in
+                try writer.write { (buffer: inout ByteBuffer) throws(PackageError) in
+                    try FileIO.writeAll(descriptor, buffer.bytes, path: documentPath)
+                    buffer.bytes.removeAll(keepingCapacity: true)
+                }
+                // Blobs must be durable before the document that names them replaces the old one.
+                try writeBlobs(writer.blobs)
             }
-            // Blobs must be durable before the document that names them replaces the old one.
-            try writeBlobs(writer.blobs)
+        } catch {
+            // A first save that fails must not leave a folder that looks like a package
+            // but has no document: the folder and all in it were made by this call.
+            if creating { try? FileManager.default.removeItem(atPath: url.path) }
+            throw error
         }
         try FileIO.fsyncDirectory(url.path)
         removeUnreferencedBlobs(keeping: Set(writer.blobs.map(\.name)))
