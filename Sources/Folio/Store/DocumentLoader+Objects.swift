@@ -51,6 +51,29 @@ enum AttributeDecoder {
         case .value(let storage): self = .value(Borrowed(storage), type: attribute.type, external: attribute.isExternal)
         }
     }
+
+    /// Appends nil for an attribute the object leaves out: what
+    /// `Column.append(.null, optional:)` does, without going through a `Value`.
+    /// Sparse objects of wide entities take this path once per absent attribute.
+    @inline(__always)
+    func appendNull() {
+        switch self {
+        case .int(let storage, _, let optional), .uint(let storage, _, let optional):
+            storage.object.values.append(0)
+            if optional { storage.object.nulls.append(true) }
+        case .double(let storage, let optional), .float(let storage, let optional), .date(let storage, let optional):
+            storage.object.values.append(0)
+            if optional { storage.object.nulls.append(true) }
+        case .string(let storage, let optional):
+            storage.object.values.append("")
+            if optional { storage.object.nulls.append(true) }
+        case .bool(let storage, let optional):
+            storage.object.values.append(false)
+            if optional { storage.object.nulls.append(true) }
+        case .value(let storage, _, _):
+            storage.object.values.append(.null)
+        }
+    }
 }
 
 /// Per-entity state while objects load: name resolution caches, decoders, and
@@ -78,7 +101,13 @@ final class EntityLoadState {
     let required: [Bool]
     /// The value an absent attribute takes: nil, or a transient attribute's initial value.
     let absentValues: [Value]
+    /// Whether that value is nil (the common case, appended without a `Value`).
+    let absentIsNull: [Bool]
+    let isOptional: [Bool]
     let linkIsToMany: [Bool]
+    /// What one object holds in memory, whatever the file writes: its identifier,
+    /// every attribute cell and every link (hidden inverses included).
+    let valuesPerObject: Int
 
     init(graph: ObjectGraph, entity: Int) {
         self.entity = entity
@@ -103,7 +132,10 @@ final class EntityLoadState {
         linkSeen = Array(repeating: false, count: entityLayout.declaredLinkCount)
         required = entityLayout.attributes.map { !$0.isOptional && !$0.isTransient && $0.type != .any }
         absentValues = entityLayout.attributes.map { $0.isTransient ? $0.initialValue : .null }
+        absentIsNull = absentValues.map { $0 == .null }
+        isOptional = entityLayout.attributes.map(\.isOptional)
         linkIsToMany = (0..<entityLayout.declaredLinkCount).map { entityLayout.links[$0].isToMany }
+        valuesPerObject = 1 + entityLayout.attributes.count + entityLayout.links.count
     }
 }
 
@@ -124,6 +156,12 @@ extension DocumentLoader {
         }
         let state = Borrowed(states[entity]).object
         let table = Borrowed(graph.tables[entity]).object
+        valueCount += state.valuesPerObject
+        if valueCount > valueLimit {
+            fail(.tooLarge(location(), what: "values held by the objects (identifiers, attributes and links)",
+                           limit: valueLimit))
+            return
+        }
         let row = table.rowCount
         for index in state.seen.indices { state.seen[index] = false }
         for index in state.linkSeen.indices { state.linkSeen[index] = false }
@@ -194,7 +232,11 @@ extension DocumentLoader {
                 fail(.missingValue(here(), entity: state.entityName, attribute: state.attributeNames[column]))
                 return
             }
-            table.columns[column].append(state.absentValues[column], optional: graph.layout.entities[entity].attributes[column].isOptional)
+            if state.absentIsNull[column] {
+                decoders[column].appendNull()
+            } else {
+                table.columns[column].append(state.absentValues[column], optional: state.isOptional[column])
+            }
         }
         for slot in state.linkSeen.indices where !state.linkSeen[slot] {
             if state.linkIsToMany[slot] { state.rawMany[slot].append([]) } else { state.rawOne[slot].append(0) }

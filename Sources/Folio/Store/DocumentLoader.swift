@@ -25,6 +25,10 @@ final class DocumentLoader {
     private(set) var parser: xmlParserCtxtPtr?
     private(set) var error: PackageError?
     private var fileSize = 0
+    /// Values (identifiers, attribute cells, link cells) the objects read so far
+    /// hold in memory, and how many the file's size allows (see ``valueBudget(fileSize:)``).
+    var valueCount = 0
+    private(set) var valueLimit = DocumentLoader.valueBudget(fileSize: 0)
 
     // Schema being read.
     private var entities: [Schema.Entity] = []
@@ -56,6 +60,7 @@ final class DocumentLoader {
         defer { close(descriptor) }
         var info = stat()
         if fstat(descriptor, &info) == 0 { fileSize = Int(info.st_size) }
+        valueLimit = DocumentLoader.valueBudget(fileSize: fileSize)
         xmlInitParser()
         var handler = DocumentLoader.makeHandler()
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -316,17 +321,38 @@ final class DocumentLoader {
         }
     }
 
+    /// How many values the objects of a file of this size may hold in memory: an
+    /// identifier, one cell per attribute and one per link (declared or hidden
+    /// inverse) for every object. An object costs its entity's whole row even when
+    /// the file writes only `<E f.id="1"/>`, so without a budget a schema with
+    /// thousands of optional attributes and thousands of such objects — a few
+    /// hundred kilobytes — would need gigabytes (objects × properties). A
+    /// document whose objects each write at least one byte per 16 properties
+    /// never comes near it; past the 1 Mi values every file may use, the
+    /// budget grows with the file's size.
+    static func valueBudget(fileSize: Int) -> Int {
+        (1 << 20) + 16 * max(0, fileSize)
+    }
+
     /// Sizes each entity's storage from the `<objects Entity="count">` hints. A hint
-    /// is only a hint: unknown names are ignored, and no hint reserves more objects
-    /// than the file could hold (every object takes more than 16 bytes).
+    /// is only a hint: unknown names are ignored, and all hints together reserve no
+    /// more objects than the file could hold (every object takes more than 16 bytes)
+    /// nor more values than its budget allows.
     private func reserveCapacity(hints: [String: String]) {
         guard let graph else { return }
         let limit = max(0, fileSize / 16)
         var total = 0
-        for (name, text) in hints {
-            guard let entity = graph.layout.entityIndex[name], let count = Int(text), count > 0 else { continue }
-            let capped = min(count, limit)
+        var values = 0
+        let counts = hints.compactMap { name, text -> (entity: Int, count: Int)? in
+            guard let entity = graph.layout.entityIndex[name], let count = Int(text), count > 0 else { return nil }
+            return (entity, count)
+        }
+        for (entity, count) in counts.sorted(by: { $0.entity < $1.entity }) {
+            let perObject = states[entity].valuesPerObject
+            let capped = min(count, limit - total, (valueLimit - values) / perObject)
+            guard capped > 0 else { continue }
             total += capped
+            values += capped * perObject
             let table = graph.tables[entity]
             table.ids.reserveCapacity(capped)
             table.isLive.reserveCapacity(capped)

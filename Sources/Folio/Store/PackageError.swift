@@ -65,6 +65,11 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// text as the file writes it, `ids` the first object holding it and the one
     /// that repeats it (the location is the latter's).
     case uniqueViolation(SourceLocation, entity: String, attribute: String, value: String, ids: [UInt64])
+    /// The document would need more memory than a file of its size can justify:
+    /// `what` exceeds `limit`. Folio caps the values its objects hold at 1 Mi plus
+    /// 16 per byte of the file (a schema of thousands of optional attributes with
+    /// thousands of empty objects would otherwise take gigabytes from kilobytes).
+    case tooLarge(SourceLocation, what: String, limit: Int)
     /// An externally stored value's file is missing or unreadable.
     case missingBlob(SourceLocation, entity: String, attribute: String, file: String)
     /// The package was changed on disk (by another process or program) since it
@@ -85,7 +90,8 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
              .invalidValue(let location, _, _, _, _), .invalidIdentifier(let location, _, _),
              .danglingReference(let location, _, _, _, _), .wrongDestination(let location, _, _, _, _, _),
              .inverseMismatch(let location, _, _, _, _), .missingBlob(let location, _, _, _),
-             .countViolation(let location, _, _, _, _, _, _), .uniqueViolation(let location, _, _, _, _):
+             .countViolation(let location, _, _, _, _, _, _), .uniqueViolation(let location, _, _, _, _),
+             .tooLarge(let location, _, _):
             return location
         }
     }
@@ -125,6 +131,8 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
         case .uniqueViolation(_, let entity, let attribute, let value, let ids):
             return prefix + "\(entity).\(attribute) is unique, but "
                 + ids.map { "#\($0)" }.joined(separator: " and ") + " both hold '\(value.prefix(80))'"
+        case .tooLarge(_, let what, let limit):
+            return prefix + "too large to open: the \(what) exceed \(limit), the most a file of this size may need"
         case .missingBlob(_, let entity, let attribute, let file):
             return prefix + "\(entity).\(attribute): external file '\(file)' is missing"
         }
