@@ -157,10 +157,13 @@ extension DocumentLoader {
         let state = Borrowed(states[entity]).object
         let table = Borrowed(graph.tables[entity]).object
         valueCount += state.valuesPerObject
-        if valueCount > valueLimit {
-            fail(.tooLarge(location(), what: "values held by the objects (identifiers, attributes and links)",
-                           limit: valueLimit))
-            return
+        if valueCount > DocumentLoader.baseValueBudget {
+            let limit = DocumentLoader.valueBudget(bytes: bytesRead())
+            if valueCount > limit {
+                fail(.tooLarge(location(), what: "values the objects so far hold in memory (identifiers, attributes, links)",
+                               limit: limit))
+                return
+            }
         }
         let row = table.rowCount
         for index in state.seen.indices { state.seen[index] = false }

@@ -11,7 +11,11 @@ import Foundation
 /// Safety: the parser runs with `XML_PARSE_NONET`, without DTD loading or
 /// entity substitution, and stops at the first DOCTYPE or entity declaration,
 /// so no entity is ever expanded and nothing is fetched. libxml2's own limits
-/// (depth, name and text length) stay on: `XML_PARSE_HUGE` is never set.
+/// (depth, name and text length) stay on: `XML_PARSE_HUGE` is never set. Folio
+/// adds one: the objects' values in memory may grow by at most 16 per byte
+/// read (``valueBudget(bytes:)``), so memory stays proportional to the file.
+/// Once every object is read, links are resolved and inverses, relationship
+/// counts and unique values checked (DocumentLoader+Links, +Validation).
 final class DocumentLoader {
     enum Mode { case document, schemaFile }
 
@@ -26,9 +30,8 @@ final class DocumentLoader {
     private(set) var error: PackageError?
     private var fileSize = 0
     /// Values (identifiers, attribute cells, link cells) the objects read so far
-    /// hold in memory, and how many the file's size allows (see ``valueBudget(fileSize:)``).
+    /// hold in memory (see ``valueBudget(bytes:)``).
     var valueCount = 0
-    private(set) var valueLimit = DocumentLoader.valueBudget(fileSize: 0)
 
     // Schema being read.
     private var entities: [Schema.Entity] = []
@@ -60,7 +63,6 @@ final class DocumentLoader {
         defer { close(descriptor) }
         var info = stat()
         if fstat(descriptor, &info) == 0 { fileSize = Int(info.st_size) }
-        valueLimit = DocumentLoader.valueBudget(fileSize: fileSize)
         xmlInitParser()
         var handler = DocumentLoader.makeHandler()
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -82,7 +84,13 @@ final class DocumentLoader {
                 if errno == EINTR { continue }
                 throw FileIO.error(path: path, operation: "read")
             }
-            _ = xmlParseChunk(parser, chunk, Int32(count), count == 0 ? 1 : 0)
+            let status = xmlParseChunk(parser, chunk, Int32(count), count == 0 ? 1 : 0)
+            // Bytes that are not text in the declared encoding (EUC-JP, UTF-16…) stop
+            // the parser without a structured error: only this status tells, and a
+            // document whose bad bytes came after its root would otherwise load.
+            if error == nil, status == Int32(XML_ERR_INVALID_ENCODING.rawValue) {
+                fail(.invalidEncoding(location(), message: "bytes that are not text in the document's declared encoding"))
+            }
             if count == 0 { break }
         }
         if let error { throw error }
@@ -321,17 +329,29 @@ final class DocumentLoader {
         }
     }
 
-    /// How many values the objects of a file of this size may hold in memory: an
-    /// identifier, one cell per attribute and one per link (declared or hidden
-    /// inverse) for every object. An object costs its entity's whole row even when
-    /// the file writes only `<E f.id="1"/>`, so without a budget a schema with
-    /// thousands of optional attributes and thousands of such objects — a few
-    /// hundred kilobytes — would need gigabytes (objects × properties). A
-    /// document whose objects each write at least one byte per 16 properties
-    /// never comes near it; past the 1 Mi values every file may use, the
-    /// budget grows with the file's size.
-    static func valueBudget(fileSize: Int) -> Int {
-        (1 << 20) + 16 * max(0, fileSize)
+    /// How many values the objects in the first `bytes` bytes of a document may
+    /// hold in memory: an identifier, one cell per attribute and one per link
+    /// (declared or hidden inverse) for every object. An object costs its
+    /// entity's whole row even when the file writes only `<E f.id="1"/>`, so
+    /// without a budget a schema of thousands of optional attributes followed by
+    /// thousands of such objects — a few hundred kilobytes — would need
+    /// gigabytes (objects × properties). Past the 1 Mi values any document may
+    /// use, a document needs one byte per 16 values; one whose objects write a
+    /// byte for every 16 properties of their entity never comes near the limit.
+    /// Checked as objects are read, against the bytes read so far, so a hostile
+    /// document is refused after about 1 Mi values, not after filling the budget
+    /// of its whole size.
+    static func valueBudget(bytes: Int) -> Int {
+        baseValueBudget + 16 * max(0, bytes)
+    }
+
+    static let baseValueBudget = 1 << 20
+
+    /// Where the parser is in the document, in bytes (of UTF-8, after any decoding).
+    func bytesRead() -> Int {
+        guard let input = parser?.pointee.input?.pointee else { return 0 }
+        let offset = input.cur.flatMap { cur in input.base.map { cur - $0 } } ?? 0
+        return Int(input.consumed) + offset
     }
 
     /// Sizes each entity's storage from the `<objects Entity="count">` hints. A hint
@@ -349,7 +369,7 @@ final class DocumentLoader {
         }
         for (entity, count) in counts.sorted(by: { $0.entity < $1.entity }) {
             let perObject = states[entity].valuesPerObject
-            let capped = min(count, limit - total, (valueLimit - values) / perObject)
+            let capped = min(count, limit - total, (DocumentLoader.valueBudget(bytes: fileSize) - values) / perObject)
             guard capped > 0 else { continue }
             total += capped
             values += capped * perObject

@@ -31,7 +31,7 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     case unsupportedFormat(SourceLocation, version: String)
     /// The XML is not well-formed, or libxml2 refused it (limits, encoding, truncation).
     case malformedXML(SourceLocation, message: String)
-    /// The bytes are not valid UTF-8.
+    /// The bytes are not valid UTF-8, or not valid in the encoding the document declares.
     case invalidEncoding(SourceLocation, message: String)
     /// The document declares a DTD or entities, which Folio never processes.
     case forbiddenDeclaration(SourceLocation, what: String)
@@ -65,10 +65,11 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// text as the file writes it, `ids` the first object holding it and the one
     /// that repeats it (the location is the latter's).
     case uniqueViolation(SourceLocation, entity: String, attribute: String, value: String, ids: [UInt64])
-    /// The document would need more memory than a file of its size can justify:
-    /// `what` exceeds `limit`. Folio caps the values its objects hold at 1 Mi plus
-    /// 16 per byte of the file (a schema of thousands of optional attributes with
-    /// thousands of empty objects would otherwise take gigabytes from kilobytes).
+    /// The document would need more memory than its size can justify: `what`
+    /// exceeds `limit`. The objects may hold 1 Mi values (identifiers, attribute
+    /// and link cells) plus 16 per byte read so far; without that, a schema of
+    /// thousands of optional attributes with thousands of empty objects would
+    /// take gigabytes from a file of kilobytes.
     case tooLarge(SourceLocation, what: String, limit: Int)
     /// An externally stored value's file is missing or unreadable.
     case missingBlob(SourceLocation, entity: String, attribute: String, file: String)
@@ -107,7 +108,7 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
             return "\(path): changed on disk since it was opened; not overwriting it (save under another name, or reopen)"
         case .unsupportedFormat(_, let version): return prefix + "format version \(version) is not supported (this Folio reads 1)"
         case .malformedXML(_, let message): return prefix + "malformed XML: \(message)"
-        case .invalidEncoding(_, let message): return prefix + "invalid UTF-8: \(message)"
+        case .invalidEncoding(_, let message): return prefix + "invalid encoding: \(message)"
         case .forbiddenDeclaration(_, let what): return prefix + "\(what) is not allowed in a Folio document"
         case .unexpectedContent(_, let found, let expected): return prefix + "found \(found), expected \(expected)"
         case .invalidSchemaDeclaration(_, let message): return prefix + "invalid schema: \(message)"
@@ -132,7 +133,7 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
             return prefix + "\(entity).\(attribute) is unique, but "
                 + ids.map { "#\($0)" }.joined(separator: " and ") + " both hold '\(value.prefix(80))'"
         case .tooLarge(_, let what, let limit):
-            return prefix + "too large to open: the \(what) exceed \(limit), the most a file of this size may need"
+            return prefix + "too large to open: the \(what) exceed \(limit), the most this much of a file may need"
         case .missingBlob(_, let entity, let attribute, let file):
             return prefix + "\(entity).\(attribute): external file '\(file)' is missing"
         }

@@ -56,6 +56,13 @@ enum ValueText {
     }
 
     private static func appendJSON(_ value: Value, element type: ValueType, to buffer: inout ByteBuffer) {
+        if type == .any {
+            // An element of array(any), set(any) or dictionary(any): "type:text" as the
+            // reader expects it (it was written bare, and refused on reading: found by
+            // Fuzz/, its round-trip check), or null for none.
+            if value.scalarType == nil { buffer.append("null") } else { appendJSONString(encode(value, as: .any), to: &buffer) }
+            return
+        }
         switch value {
         case .array(let elements), .set(let elements):
             var elementType = ValueType.codable
@@ -167,12 +174,31 @@ enum ValueText {
         case .uuid: return UUID(uuidString: text).map(Value.uuid)
         case .url: return URL(string: text).map(Value.url)
         case .decimal:
-            guard !text.isEmpty, text.utf8.allSatisfy({ ($0 &- 0x30) < 10 || "-.eE+".utf8.contains($0) }),
-                  let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            // Decimal(string:) reads a prefix ("1.2.3" is 1.2) and takes "-", "." or "e"
+            // for 0 and "-.e" for NaN, which would be written back as "NaN": only
+            // whole decimal numbers pass (found by Fuzz/, its round-trip check).
+            guard isDecimalNumber(text), let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+                  !value.isNaN else { return nil }
             return .decimal(value)
         case .array, .set, .dictionary, .codable, .any:
             return decode(text, as: type)
         }
+    }
+
+    /// Whether the text is a whole decimal number: `-?`, digits with at most one
+    /// `.` (at least one digit), then optionally `e` or `E`, a sign and digits.
+    static func isDecimalNumber(_ text: String) -> Bool {
+        var bytes = Substring(text).utf8[...]
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        let mantissa = bytes.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+        let digits = mantissa.filter { ($0 &- 0x30) < 10 }.count
+        guard digits > 0, mantissa.count - digits <= 1,
+              mantissa.allSatisfy({ ($0 &- 0x30) < 10 || $0 == UInt8(ascii: ".") }) else { return false }
+        var exponent = bytes.dropFirst(mantissa.count)
+        guard !exponent.isEmpty else { return true }
+        exponent = exponent.dropFirst()
+        if exponent.first == UInt8(ascii: "+") || exponent.first == UInt8(ascii: "-") { exponent = exponent.dropFirst() }
+        return !exponent.isEmpty && exponent.allSatisfy { ($0 &- 0x30) < 10 }
     }
 
     /// A literal people can read and the REPL can parse back: strings quoted,
@@ -238,6 +264,7 @@ struct JSONParser {
         case .date, .data, .uuid, .url, .decimal:
             return parseString().flatMap { ValueText.decodeScalar($0, as: type) }
         case .any:
+            if bytes[index] == UInt8(ascii: "n") { return parseBareToken() == "null" ? .null : nil }
             return parseString().flatMap { ValueText.decode($0, as: .any) }
         default:
             return parseBareToken().flatMap { ValueText.decodeScalar($0, as: type) }
