@@ -60,7 +60,8 @@ let package = Package(
             dependencies: [
                 "Folio",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            ],
+            exclude: ["Support/FuzzCrashers"]
         ),
     ],
     swiftLanguageModes: [.v6]

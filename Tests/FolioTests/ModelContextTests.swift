@@ -211,4 +211,19 @@ import Testing
         try first.insert("Animal")
         #expect(throws: ModelError.package(.modifiedOnDisk(path: url.path))) { try first.save() }
     }
+
+    @Test("a save that would leave two objects with the same unique value is refused, so every saved document reopens")
+    func uniqueCheckedAtSave() throws {
+        let url = temporaryPackageURL()
+        let context = try makeContext(try zooSchema(), url: url)
+        let birds = try context.insert("AnimalCategory", ["name": .string("Bird")])
+        let fish = try context.insert("AnimalCategory", ["name": .string("Fish")])
+        try context.save()
+        try context.setValue(.string("Bird"), for: "name", of: fish)
+        let error = #expect(throws: ModelError.self) { try context.save() }
+        #expect(error == .validation([ValidationIssue(kind: .unique, object: fish, relationship: "name", related: [birds])]))
+        try context.setValue(.string("Fish"), for: "name", of: fish)
+        try context.save()
+        #expect(try DocumentPackage(url: url).read().count == 2)
+    }
 }

@@ -38,6 +38,9 @@ public struct ValidationIssue: Hashable, Sendable, CustomStringConvertible {
         case minimumCount
         /// A to-many relationship holds more objects than its maximum.
         case maximumCount
+        /// Another live object has the same value of a unique attribute
+        /// (`relationship` then names the attribute; `related` the other objects).
+        case unique
     }
 
     /// Which rule is broken.
@@ -57,6 +60,8 @@ public struct ValidationIssue: Hashable, Sendable, CustomStringConvertible {
             return "\(object).\(relationship) holds \(related.count), fewer than its minimum"
         case .maximumCount:
             return "\(object).\(relationship) holds \(related.count), more than its maximum"
+        case .unique:
+            return "\(object).\(relationship) has the same value as \(related.map(\.description).joined(separator: ", ")), and it is unique"
         }
     }
 }

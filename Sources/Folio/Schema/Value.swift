@@ -74,8 +74,10 @@ public enum Value: Sendable, CustomStringConvertible {
             return true
         case (_, .any):
             return scalarType != nil
+        case (.decimal(let value), .decimal):
+            return !value.isNaN  // a NaN decimal has no text the format can read back
         case (.string, .string), (.bool, .bool), (.double, .double), (.float, .float),
-             (.date, .date), (.data, .data), (.uuid, .uuid), (.url, .url), (.decimal, .decimal):
+             (.date, .date), (.data, .data), (.uuid, .uuid), (.url, .url):
             return true
         case (.int(let value), _):
             return type.integerRange?.contains(value) ?? false
