@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -8,7 +9,9 @@ let package = Package(
         .executable(name: "folio", targets: ["folio"]),
     ],
     dependencies: [
-        // The folio command line only; the library depends on nothing but libxml2.
+        // The @Model, @Relationship, @Attribute, @Transient and @ModelActor macros.
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
+        // The folio command line only; the library depends on libxml2 and swift-syntax (macros).
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // Test-only: property-based testing of graphs and round trips.
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
@@ -24,9 +27,17 @@ let package = Package(
             pkgConfig: "libedit",
             providers: [.apt(["libedit-dev"]), .brew(["libedit"])]
         ),
+        // Compiler plug-in: expands @Model and friends into code over Folio's typed layer.
+        .macro(
+            name: "FolioMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
         .target(
             name: "Folio",
-            dependencies: ["CLibXML2"]
+            dependencies: ["CLibXML2", "FolioMacros"]
         ),
         // The REPL's interpreter: commands in, text out; uses only Folio's public API.
         .target(
@@ -50,6 +61,18 @@ let package = Package(
         .testTarget(
             name: "FolioCLITests",
             dependencies: []
+        ),
+        // The typed layer as a user sees it: plain `import Folio`, the seeds' code as written.
+        .testTarget(
+            name: "FolioModelTests",
+            dependencies: ["Folio"]
+        ),
+        .testTarget(
+            name: "FolioMacroTests",
+            dependencies: [
+                "FolioMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ]
         ),
         .testTarget(
             name: "FolioREPLTests",

@@ -38,9 +38,11 @@ public final class ModelContainer: @unchecked Sendable {
     /// Creates a container for a schema, opening the configuration's package if it
     /// exists (its schema must match) or starting empty.
     ///
-    /// - Throws: ``ModelError/package(_:)`` when the package cannot be read,
+    /// - Throws: ``ModelError/schema(_:)`` for an invalid schema,
+    ///   ``ModelError/package(_:)`` when the package cannot be read,
     ///   ``ModelError/schemaMismatch(package:)`` when it holds another schema.
     public init(for schema: Schema, configurations: [ModelConfiguration]) throws(ModelError) {
+        do { try schema.validate() } catch { throw .schema(error) }
         self.schema = schema
         self.configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         var graph = ObjectGraph(schema: schema)

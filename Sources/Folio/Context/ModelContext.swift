@@ -47,6 +47,9 @@ public final class ModelContext {
     /// For deleted objects with `deny` relationships: the objects that denied, at delete time.
     var denials: [ObjectRef: [(slot: Int, targets: [ObjectRef])]] = [:]
     private var transactionDepth = 0
+    /// The typed layer's model instances handed out, by object number (weakly held).
+    var registry: [UInt64: RegisteredModel] = [:]
+    var registryHighWater = 64
 
     /// Creates a context on a container: autosave off, no undo manager.
     public convenience init(_ container: ModelContainer) {
@@ -195,6 +198,7 @@ public final class ModelContext {
     /// state (including what other contexts saved since).
     public func rollback() {
         let checkout = container.checkout()
+        detachModels(missingFrom: checkout.graph)
         graph = checkout.graph
         baseline = checkout.baseline
         baseGeneration = checkout.generation

@@ -15,6 +15,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case schemaMismatch(package: String)
     /// A runtime predicate could not be parsed or applied.
     case predicate(PredicateError)
+    /// The schema is invalid (say, model classes whose inverses disagree).
+    case schema(SchemaError)
 
     public var description: String {
         switch self {
@@ -24,6 +26,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .saveNotAllowed: return "this container's configuration does not allow saving"
         case .schemaMismatch(let path): return "\(path) holds a different schema (migration is not supported yet)"
         case .predicate(let error): return error.description
+        case .schema(let error): return "invalid schema: \(error)"
         }
     }
 }

@@ -7,6 +7,13 @@ extension Schema {
     public struct Relationship: Hashable, Sendable {
         /// What deleting an object does to the objects this relationship reaches,
         /// with Core Data's and SwiftData's meaning.
+        /// Relationship options, as `@Relationship` spells them. Folio supports
+        /// none yet: the macro reports `.unique` as an error rather than ignore it.
+        public enum Option: Hashable, Sendable {
+            /// A to-one relationship no two objects may share.
+            case unique
+        }
+
         public enum DeleteRule: String, Hashable, Sendable, CaseIterable {
             /// Deleting the source deletes the destination objects too.
             case cascade

@@ -18,6 +18,8 @@
 public struct Schema: Hashable, Sendable {
     /// The entities, in declaration order (which is also their order on disk).
     public private(set) var entities: [Entity]
+    /// The Swift classes the schema was made from, if any; not part of equality.
+    var modelTypes = ModelTypes()
 
     /// Creates a schema and validates it.
     ///
@@ -26,6 +28,12 @@ public struct Schema: Hashable, Sendable {
     public init(_ entities: [Entity]) throws(SchemaError) {
         self.entities = entities
         try validate()
+    }
+
+    /// A schema not yet validated; ``validate()`` reports what is wrong with it.
+    init(unchecked entities: [Entity], modelTypes: ModelTypes) {
+        self.entities = entities
+        self.modelTypes = modelTypes
     }
 
     /// The entity with the given name, if any. O(entities).
@@ -37,4 +45,17 @@ public struct Schema: Hashable, Sendable {
     func entityIndex(named name: String) -> Int? {
         entities.firstIndex { $0.name == name }
     }
+}
+
+/// The Swift classes behind a schema's entities, by entity name.
+///
+/// Carried along so a container made from a schema can create model objects;
+/// two schemas with the same entities are equal whatever their classes.
+struct ModelTypes: Hashable, @unchecked Sendable {
+    var types: [String: Any.Type] = [:]
+
+    init(_ types: [String: Any.Type] = [:]) { self.types = types }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }

@@ -56,7 +56,7 @@ enum RandomGraphs {
             }
         }
         // Generated names are unique and inverses point back, so this cannot fail.
-        return (try? Schema(entities)) ?? (try! Schema([]))
+        return (try? Schema(entities)) ?? (try! Schema([Schema.Entity]()))
     }
 
     static func string(_ rng: inout SplitMix64) -> String {

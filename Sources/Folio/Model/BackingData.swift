@@ -1,0 +1,195 @@
+import Foundation
+import Observation
+import Synchronization
+
+/// Where a model's values live: in the instance before it is inserted, in its
+/// context's document afterwards, and in a snapshot once a rollback has taken
+/// the object away.
+///
+/// Every persisted property of a `@Model` class reads and writes through it,
+/// and it records those accesses for Observation.
+public final class BackingData {
+    let registrar = ObservationRegistrar()
+    /// The context holding the object; `nil` before insertion.
+    var context: ModelContext?
+    var identifier: PersistentIdentifier?
+    /// Values kept when the object left its context's document (rollback).
+    var snapshot: [String: Value]?
+    private lazy var temporaryNumber = BackingData.nextTemporaryNumber()
+
+    /// Backing data for a model that belongs to no context yet.
+    public init() {}
+
+    init(context: ModelContext, identifier: PersistentIdentifier) {
+        self.context = context
+        self.identifier = identifier
+    }
+
+    private static let temporaryNumbers = Mutex(UInt64(1) << 63)
+
+    /// Temporary numbers count up from 2^63, far above any number a document hands out.
+    private static func nextTemporaryNumber() -> UInt64 {
+        temporaryNumbers.withLock { number in
+            number += 1
+            return number
+        }
+    }
+
+    func identifier(entityName: String) -> PersistentIdentifier {
+        identifier ?? PersistentIdentifier(entityName: entityName, id: temporaryNumber)
+    }
+
+    /// The context and the object's row in its graph, if the context has the object.
+    var location: (ModelContext, ObjectRef)? {
+        guard let context, let identifier, let ref = context.graph.index[identifier.id] else { return nil }
+        return (context, ref)
+    }
+
+    /// The context while the object is in it (live, or deleted and not yet saved).
+    var attachedContext: ModelContext? {
+        guard let (context, ref) = location, context.graph.isLive(ref) || context.deleted.contains(ref) else { return nil }
+        return context
+    }
+
+    /// The stored form of an attribute, or `nil` while the model is unmanaged.
+    private func storedValue(_ name: String) -> Value? {
+        if let (context, ref) = location {
+            guard let index = context.graph.layout.entities[Int(ref.entity)].attributeIndex[name] else { return nil }
+            return context.graph.value(ref, index)
+        }
+        return snapshot?[name]
+    }
+
+    /// Where an edit goes: the context's document (undoably), the snapshot, or the instance.
+    private func store(_ value: Value, _ name: String, unmanaged: () -> Void) {
+        if let (context, ref) = location {
+            guard let index = context.graph.layout.entities[Int(ref.entity)].attributeIndex[name] else { return }
+            let entity = context.graph.layout.entities[Int(ref.entity)].name
+            context.performSetValue(value, ref, index, name: "Set \(entity).\(name)")
+        } else if snapshot != nil {
+            snapshot?[name] = value
+        } else {
+            unmanaged()
+        }
+    }
+
+    /// The related objects' models, in order.
+    private func relatedModels<Destination: PersistentModel>(_ name: String, as type: Destination.Type) -> [Destination]? {
+        guard let (context, ref) = location else { return snapshot == nil ? nil : [] }
+        guard let slot = context.graph.layout.entities[Int(ref.entity)].linkIndex[name] else { return [] }
+        return context.graph.targets(ref, slot).map { context.model(Destination.self, at: $0) }
+    }
+
+    private func relate(_ models: [any PersistentModel], _ name: String, unmanaged: () -> Void) {
+        if let (context, ref) = location {
+            context.setRelatedModels(models, for: name, of: ref)
+        } else if snapshot == nil {
+            unmanaged()
+        }
+    }
+
+    // MARK: Attributes
+
+    /// Reads an attribute of a type Folio stores directly.
+    public func value<Model: PersistentModel, V: PersistableValue>(
+        of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
+    ) -> V {
+        registrar.access(model, keyPath: keyPath)
+        if let stored = storedValue(name), let value = V(persistentValue: stored) { return value }
+        if let value = unmanaged.value(as: V.self) { return value }
+        return V(persistentValue: .null) ?? V(persistentValue: .zero(of: V.valueType)) ?? Self.missing(name)
+    }
+
+    /// Sets an attribute of a type Folio stores directly; undoable once the model is inserted.
+    public func setValue<Model: PersistentModel, V: PersistableValue>(
+        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: inout _PersistedStorage
+    ) {
+        registrar.withMutation(of: model, keyPath: keyPath) {
+            store(newValue.persistentValue, name) { unmanaged = _PersistedStorage(newValue) }
+        }
+    }
+
+    /// Reads a `Codable` attribute stored as a composite value.
+    public func value<Model: PersistentModel, V: Codable>(
+        of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
+    ) -> V {
+        registrar.access(model, keyPath: keyPath)
+        if let stored = storedValue(name), let value = CodableValue.decode(V.self, from: stored) { return value }
+        if let value = unmanaged.value(as: V.self) { return value }
+        return CodableValue.decode(V.self, from: .null) ?? Self.missing(name)
+    }
+
+    /// Sets a `Codable` attribute; undoable once the model is inserted.
+    public func setValue<Model: PersistentModel, V: Codable>(
+        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: inout _PersistedStorage
+    ) {
+        registrar.withMutation(of: model, keyPath: keyPath) {
+            store(CodableValue.encode(newValue) ?? .null, name) { unmanaged = _PersistedStorage(newValue) }
+        }
+    }
+
+    // MARK: Relationships
+
+    /// Reads a to-one relationship.
+    public func value<Model: PersistentModel, Destination: PersistentModel>(
+        of model: Model, _ keyPath: KeyPath<Model, Destination?>, named name: String, unmanaged: _PersistedStorage
+    ) -> Destination? {
+        registrar.access(model, keyPath: keyPath)
+        if let related = relatedModels(name, as: Destination.self) { return related.first }
+        return unmanaged.value(as: Destination?.self) ?? nil
+    }
+
+    /// Sets a to-one relationship; the inverse follows, and an uninserted
+    /// destination is inserted into the model's context.
+    public func setValue<Model: PersistentModel, Destination: PersistentModel>(
+        _ newValue: Destination?, of model: Model, _ keyPath: KeyPath<Model, Destination?>, named name: String,
+        unmanaged: inout _PersistedStorage
+    ) {
+        registrar.withMutation(of: model, keyPath: keyPath) {
+            relate(newValue.map { [$0] } ?? [], name) { unmanaged = _PersistedStorage(newValue as Any) }
+        }
+    }
+
+    /// Reads a to-many relationship, in order.
+    public func value<Model: PersistentModel, Destination: PersistentModel>(
+        of model: Model, _ keyPath: KeyPath<Model, [Destination]>, named name: String, unmanaged: _PersistedStorage
+    ) -> [Destination] {
+        registrar.access(model, keyPath: keyPath)
+        return relatedModels(name, as: Destination.self) ?? unmanaged.value(as: [Destination].self) ?? []
+    }
+
+    /// Replaces a to-many relationship's contents, in order; inverses follow.
+    public func setValue<Model: PersistentModel, Destination: PersistentModel>(
+        _ newValue: [Destination], of model: Model, _ keyPath: KeyPath<Model, [Destination]>, named name: String,
+        unmanaged: inout _PersistedStorage
+    ) {
+        registrar.withMutation(of: model, keyPath: keyPath) {
+            relate(newValue, name) { unmanaged = _PersistedStorage(newValue) }
+        }
+    }
+
+    /// Reads an optional to-many relationship (never `nil` once inserted).
+    public func value<Model: PersistentModel, Destination: PersistentModel>(
+        of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, named name: String, unmanaged: _PersistedStorage
+    ) -> [Destination]? {
+        registrar.access(model, keyPath: keyPath)
+        if let related = relatedModels(name, as: Destination.self) { return related }
+        return unmanaged.value(as: [Destination]?.self) ?? nil
+    }
+
+    /// Replaces an optional to-many relationship's contents; `nil` empties it.
+    public func setValue<Model: PersistentModel, Destination: PersistentModel>(
+        _ newValue: [Destination]?, of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, named name: String,
+        unmanaged: inout _PersistedStorage
+    ) {
+        registrar.withMutation(of: model, keyPath: keyPath) {
+            relate(newValue ?? [], name) { unmanaged = _PersistedStorage(newValue as Any) }
+        }
+    }
+
+    /// A `Codable` attribute with no value anywhere: only a model built by hand
+    /// with `init(backingData: BackingData())` and never given one gets here.
+    private static func missing<V>(_ name: String) -> V {
+        preconditionFailure("Folio: '\(name)' has no value: the model was created with empty backing data and never inserted")
+    }
+}

@@ -1,0 +1,80 @@
+// The macros of the typed layer. Their expansions are in the FolioMacros
+// plug-in; what they expand to calls BackingData, _PersistedStorage and
+// Schema.PropertyMetadata.
+
+/// Makes a class a persistent model: a `PersistentModel` (and so `Observable`)
+/// whose stored properties are views over a context's document.
+///
+/// Every stored `var` is persisted unless marked `@Transient`. A property whose
+/// type is a `@Model` class, an optional of one or an array of them is a
+/// relationship (delete rule `.nullify` unless `@Relationship` says otherwise);
+/// anything else is an attribute of a value type, or a `Codable` value stored
+/// as a composite. A class that declares no initializer gets a memberwise one.
+///
+/// ```swift
+/// @Model
+/// final class Trip {
+///     @Attribute(.unique) var name: String
+///     var startDate: Date
+///     @Relationship(deleteRule: .cascade, inverse: \Accommodation.trip)
+///     var accommodation: Accommodation?
+/// }
+/// ```
+@attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init))
+@attached(memberAttribute)
+@attached(extension, conformances: PersistentModel, Observable)
+public macro Model() = #externalMacro(module: "FolioMacros", type: "ModelMacro")
+
+/// Routes a persisted property through the model's backing data; `@Model` adds it.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_))
+public macro _PersistedProperty() = #externalMacro(module: "FolioMacros", type: "PersistedPropertyMacro")
+
+/// Customizes how an attribute is stored: `.unique` (an insert with an existing
+/// value updates that object), `.externalStorage` (a blob beside the XML),
+/// `.transient` (in the schema, never saved), and `originalName` for renames,
+/// which lightweight migration follows. `hashModifier` is accepted for source
+/// compatibility; Folio compares schemas structurally.
+@attached(peer)
+public macro Attribute(
+    _ options: Schema.Attribute.Option...,
+    originalName: String? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "FolioMacros", type: "SchemaMarkerMacro")
+
+/// Customizes a relationship: its delete rule (`.nullify` by default), its
+/// inverse (kept in sync on both sides), minimum and maximum counts (checked at
+/// save), and `originalName` for renames. Options are not supported.
+@attached(peer)
+public macro Relationship(
+    _ options: Schema.Relationship.Option...,
+    deleteRule: Schema.Relationship.DeleteRule = .nullify,
+    minimumModelCount: Int? = 0,
+    maximumModelCount: Int? = 0,
+    originalName: String? = nil,
+    inverse: AnyKeyPath? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "FolioMacros", type: "SchemaMarkerMacro")
+
+/// The delete rule as the first argument, as in `@Relationship(.cascade)`.
+@attached(peer)
+public macro Relationship(
+    _ deleteRule: Schema.Relationship.DeleteRule,
+    minimumModelCount: Int? = 0,
+    maximumModelCount: Int? = 0,
+    originalName: String? = nil,
+    inverse: AnyKeyPath? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "FolioMacros", type: "SchemaMarkerMacro")
+
+/// Keeps a stored property out of the document: never saved, not in the schema.
+/// It needs an initial value, since fetched models are created without one.
+@attached(peer)
+public macro Transient() = #externalMacro(module: "FolioMacros", type: "SchemaMarkerMacro")
+
+/// Gives an actor its own `ModelContext` on a container, for background work:
+/// `init(modelContainer:)`, `modelContainer`, `modelExecutor`, and (from
+/// ``ModelActor``) `modelContext`.
+@attached(member, names: named(modelExecutor), named(modelContainer), named(init))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "FolioMacros", type: "ModelActorMacro")

@@ -1,0 +1,217 @@
+import Foundation
+
+/// A model instance the context has handed out, held weakly: models are views,
+/// so one dropped by the program is simply made again when next needed.
+struct RegisteredModel {
+    weak var model: (any PersistentModel)?
+}
+
+/// The typed API: inserting, deleting and fetching `@Model` instances, which
+/// are views over the same graph the dynamic API edits.
+extension ModelContext {
+    // MARK: Registered models
+
+    /// The model for an object, reusing the registered instance if there is one.
+    func model<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef) -> T {
+        let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
+        if let existing = registry[id]?.model as? T { return existing }
+        let model = T(backingData: BackingData(context: self, identifier: graph.identifier(for: ref)))
+        register(model, id: id)
+        return model
+    }
+
+    private func register(_ model: any PersistentModel, id: UInt64) {
+        registry[id] = RegisteredModel(model: model)
+        if registry.count > 2 * registryHighWater {
+            registry = registry.filter { $0.value.model != nil }
+            registryHighWater = max(registry.count, 64)
+        }
+    }
+
+    /// The model for an object of any entity whose class this container knows.
+    private func anyModel(at ref: ObjectRef) -> (any PersistentModel)? {
+        let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
+        if let existing = registry[id]?.model { return existing }
+        guard let type = container.schema.modelTypeList[graph.layout.entities[Int(ref.entity)].name] else { return nil }
+        return model(type, at: ref)
+    }
+
+    /// The model of the object with this identifier, if the context has it
+    /// and knows its class (a container made from model types does).
+    public func model(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
+        mergeSavedChanges()
+        guard let ref = graph.index[persistentModelID.id], graph.isLive(ref) || deleted.contains(ref),
+              graph.layout.entities[Int(ref.entity)].name == persistentModelID.entityName else { return nil }
+        return anyModel(at: ref)
+    }
+
+    /// The model instance this context has already handed out for an identifier, if any.
+    public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        mergeSavedChanges()
+        guard let model = registry[persistentModelID.id]?.model as? T, model.modelContext === self else { return nil }
+        return model
+    }
+
+    /// Models inserted since the last save.
+    public var insertedModelsArray: [any PersistentModel] { models(inserted) }
+    /// Models that existed at the last save and have been edited since.
+    public var changedModelsArray: [any PersistentModel] { models(Set(updated.keys)) }
+    /// Models deleted since the last save.
+    public var deletedModelsArray: [any PersistentModel] { models(deleted) }
+
+    private func models(_ refs: Set<ObjectRef>) -> [any PersistentModel] {
+        refs.sorted { graph.tables[Int($0.entity)].ids[Int($0.row)] < graph.tables[Int($1.entity)].ids[Int($1.row)] }
+            .compactMap(anyModel(at:))
+    }
+
+    /// Keeps the values of registered models whose objects a rollback takes away,
+    /// so they stay readable, detached, as after a saved delete.
+    func detachModels(missingFrom newGraph: ObjectGraph) {
+        for (id, entry) in registry {
+            guard let model = entry.model, newGraph.index[id] == nil, let ref = graph.index[id] else { continue }
+            let layout = graph.layout.entities[Int(ref.entity)]
+            var snapshot: [String: Value] = [:]
+            for (index, attribute) in layout.attributes.enumerated() { snapshot[attribute.name] = graph.value(ref, index) }
+            model.persistentBackingData.snapshot = snapshot
+            model.persistentBackingData.context = nil
+        }
+    }
+
+    // MARK: Inserting
+
+    /// Inserts a model and, through its relationships, every uninserted model
+    /// it reaches. A model already in this context is left as it is.
+    ///
+    /// With a `.unique` attribute whose value a live object already has, the
+    /// existing object is updated instead (SwiftData's upsert) and the model
+    /// becomes a view of it. Undo: part of the current user action.
+    public func insert<T: PersistentModel>(_ model: T) {
+        _ = insertModel(model)
+    }
+
+    /// Inserts a model if needed and returns its object's row.
+    @discardableResult
+    func insertModel(_ model: any PersistentModel) -> ObjectRef? {
+        let backing = model.persistentBackingData
+        if let (context, ref) = backing.location {
+            if context === self { return ref }
+            // A model of another context: the same object, if this context has it.
+            guard let id = backing.identifier, let ref = graph.index[id.id], graph.isLive(ref) else {
+                if let id = backing.identifier { container.report(.graph(.objectNotFound(id)), to: autosaveErrorHandler) }
+                return nil
+            }
+            return ref
+        }
+        let type = type(of: model)
+        let metadata = type.schemaMetadata
+        // Read everything while the values still live in the instance.
+        var values: [String: Value] = [:]
+        var related: [(String, [any PersistentModel])] = []
+        for property in metadata {
+            switch property.kind {
+            case .attribute(_, let read): values[property.name] = read(model)
+            case .relationship(_, _, let read): related.append((property.name, read(model)))
+            }
+        }
+        let id: PersistentIdentifier
+        do { id = try insert(type.entityName, values) } catch {
+            container.report(error, to: autosaveErrorHandler)
+            return nil
+        }
+        backing.context = self
+        backing.identifier = id
+        backing.snapshot = nil
+        register(model, id: id.id)
+        guard let ref = graph.index[id.id] else { return nil }
+        for (name, models) in related where !models.isEmpty {
+            setRelatedModels(models, for: name, of: ref)
+        }
+        return ref
+    }
+
+    /// Sets a relationship to models, inserting those not yet in the context.
+    func setRelatedModels(_ models: [any PersistentModel], for relationship: String, of ref: ObjectRef) {
+        let targets = models.compactMap { insertModel($0) }.map(graph.identifier(for:))
+        do { try setRelated(targets, for: relationship, of: graph.identifier(for: ref)) } catch {
+            container.report(error, to: autosaveErrorHandler)
+        }
+    }
+
+    // MARK: Deleting
+
+    /// Deletes a model, applying its relationships' delete rules; SwiftData's `delete(_:)`.
+    ///
+    /// The model stays readable, with ``PersistentModel/isDeleted`` true and in
+    /// ``deletedModelsArray``, until the next save; then it is detached
+    /// (`modelContext` is `nil`). A model not in this context is ignored.
+    /// Undo: one step restoring it and everything its cascade removed.
+    public func delete<T: PersistentModel>(_ model: T) {
+        guard let (context, ref) = model.persistentBackingData.location, context === self, graph.isLive(ref) else { return }
+        do { try delete(graph.identifier(for: ref)) } catch { container.report(error, to: autosaveErrorHandler) }
+    }
+
+    /// Deletes every model of a type matching a predicate (all of them when
+    /// `predicate` is `nil`), with delete rules, as one undoable step.
+    ///
+    /// - Throws: ``ModelError/predicate(_:)`` when the predicate fails to evaluate.
+    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        var descriptor = FetchDescriptor<T>(predicate: predicate)
+        descriptor.includePendingChanges = true
+        let ids = try fetchIdentifiers(descriptor)
+        guard !ids.isEmpty else { return }
+        try delete(ids)
+    }
+
+    // MARK: Fetching
+
+    /// The models a descriptor selects, filtered, sorted and windowed.
+    ///
+    /// Merges what other contexts saved first. Objects are read straight from
+    /// the graph; a predicate is evaluated on each object of the entity.
+    /// - Throws: what evaluating the predicate throws.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        try fetchRefs(descriptor, windowed: true).map { model(T.self, at: $0) }
+    }
+
+    /// How many models a descriptor selects, ignoring its limit and offset.
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        try fetchRefs(descriptor, windowed: false).count
+    }
+
+    /// The identifiers of the models a descriptor selects.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        try fetchRefs(descriptor, windowed: true).map(graph.identifier(for:))
+    }
+
+    private func fetchRefs<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, windowed: Bool) throws -> [ObjectRef] {
+        mergeSavedChanges()
+        guard let entity = graph.layout.entityIndex[T.entityName] else {
+            throw ModelError.graph(.unknownEntity(T.entityName))
+        }
+        let source = descriptor.includePendingChanges ? graph : baseline
+        let table = source.tables[entity]
+        var refs: [ObjectRef] = []
+        for row in 0..<table.rowCount where table.isLive[row] {
+            guard let ref = graph.index[table.ids[row]] else { continue }
+            refs.append(ref)
+        }
+        if descriptor.predicate == nil, descriptor.sortBy.isEmpty {
+            return windowed ? window(refs, descriptor) : refs
+        }
+        var models = refs.map { model(T.self, at: $0) }
+        if let predicate = descriptor.predicate {
+            models = try models.filter { try predicate.evaluate($0) }
+        }
+        if !descriptor.sortBy.isEmpty {
+            models.sort(using: descriptor.sortBy)
+        }
+        let selected = models.compactMap { $0.persistentBackingData.location?.1 }
+        return windowed ? window(selected, descriptor) : selected
+    }
+
+    private func window<T>(_ refs: [ObjectRef], _ descriptor: FetchDescriptor<T>) -> [ObjectRef] {
+        let start = min(max(descriptor.fetchOffset ?? 0, 0), refs.count)
+        let end = descriptor.fetchLimit.map { min(start + max($0, 0), refs.count) } ?? refs.count
+        return Array(refs[start..<end])
+    }
+}

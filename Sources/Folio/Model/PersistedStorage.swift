@@ -1,0 +1,21 @@
+/// Where a persisted property keeps its value while its model belongs to no
+/// context; `@Model`'s expansion declares one per property (`_name`).
+///
+/// Once the model is inserted, reads and writes go to the context's document
+/// and this storage is no longer consulted.
+public struct _PersistedStorage {
+    var value: Any?
+
+    /// Empty storage, for a model created by a context.
+    public init() {}
+
+    /// Storage holding a property's initial value.
+    public init<T>(_ initialValue: T) { value = initialValue as Any }
+
+    /// The stored value as `V`; `nil` for an optional property left unset.
+    func value<V>(as type: V.Type) -> V? {
+        if let value = value as? V { return value }
+        if let optional = V.self as? any OptionalType.Type { return optional.nothing as? V }
+        return nil
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Observation
+
+/// A class whose instances are objects of a document — what `@Model` makes a
+/// class, as in SwiftData.
+///
+/// A model is a view over a context's object graph: once inserted (or
+/// fetched), reading a property reads the document and setting one is an
+/// undoable edit, the same edit the dynamic API makes. Before insertion its
+/// values live in the instance. Models compare by identity.
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
+    /// Where the model's values live: its context and identifier, once inserted.
+    var persistentBackingData: BackingData { get set }
+    /// The persisted properties, from which the schema is derived.
+    static var schemaMetadata: [Schema.PropertyMetadata] { get }
+    /// Creates a model for an object a context already holds; contexts call it when fetching.
+    init(backingData: BackingData)
+}
+
+extension PersistentModel {
+    /// The entity name: the class's name.
+    static var entityName: String { String(describing: Self.self) }
+
+    /// The object's identifier. Before insertion it is a temporary one, which
+    /// names no stored object; inserting assigns the permanent one.
+    public var persistentModelID: PersistentIdentifier {
+        persistentBackingData.identifier(entityName: Self.entityName)
+    }
+
+    /// The identifier, as `Identifiable` asks.
+    public var id: PersistentIdentifier { persistentModelID }
+
+    /// The context the model belongs to; `nil` before insertion, and after a
+    /// save (or another context's saved delete) has removed the object.
+    ///
+    /// A deleted object keeps its context until the delete is saved, as the
+    /// SwiftData life cycle goes, and its values stay readable afterwards.
+    public var modelContext: ModelContext? { persistentBackingData.attachedContext }
+
+    /// Whether the model was deleted and the delete is not yet saved.
+    public var isDeleted: Bool {
+        guard let (context, ref) = persistentBackingData.location else { return false }
+        return context.deleted.contains(ref)
+    }
+
+    /// Whether the model has unsaved changes: inserted, edited or deleted since the last save.
+    public var hasChanges: Bool {
+        guard let (context, ref) = persistentBackingData.location else { return false }
+        return context.inserted.contains(ref) || context.updated[ref] != nil || context.deleted.contains(ref)
+    }
+
+    /// Models are equal when they are the same instance.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+
+    /// Hashes the instance's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

@@ -1,0 +1,165 @@
+import Foundation
+
+extension Schema {
+    /// One persisted property of a model class, as `@Model` describes it in
+    /// `schemaMetadata`: its name, key path, and how it is stored.
+    ///
+    /// The expansion calls one initializer per property; which overload the
+    /// compiler picks (value, `Codable` composite, to-one, to-many) is what
+    /// decides whether the property is an attribute or a relationship.
+    public struct PropertyMetadata {
+        /// The property's name, which is also its name in the document.
+        public let name: String
+        /// The property's key path on its model class.
+        public let keyPath: AnyKeyPath
+
+        enum Kind {
+            case attribute(Schema.Attribute, read: (any PersistentModel) -> Value)
+            case relationship(Schema.Relationship, destination: any PersistentModel.Type,
+                              read: (any PersistentModel) -> [any PersistentModel])
+        }
+
+        let kind: Kind
+
+        /// The `@Attribute` arguments of a property.
+        public struct AttributeOptions {
+            let options: Set<Schema.Attribute.Option>
+            let originalName: String?
+
+            /// Records `@Attribute(options…, originalName:, hashModifier:)`.
+            public init(_ options: Schema.Attribute.Option..., originalName: String? = nil, hashModifier: String? = nil) {
+                self.options = Set(options)
+                self.originalName = originalName
+            }
+        }
+
+        /// An attribute of a type Folio stores directly.
+        public init<Model: PersistentModel, V: PersistableValue>(
+            _ name: String, _ keyPath: KeyPath<Model, V>, defaultValue: V? = nil, attribute: AttributeOptions = .init()
+        ) {
+            self.name = name
+            self.keyPath = keyPath
+            let declaration = Schema.Attribute(
+                name, V.valueType, isOptional: V.self is any OptionalType.Type,
+                defaultValue: defaultValue.map(\.persistentValue), options: attribute.options,
+                originalName: attribute.originalName)
+            kind = .attribute(declaration, read: { model in
+                (model as? Model).map { $0[keyPath: keyPath].persistentValue } ?? .null
+            })
+        }
+
+        /// An attribute of any other `Codable` type, stored as a composite value.
+        public init<Model: PersistentModel, V: Codable>(
+            _ name: String, _ keyPath: KeyPath<Model, V>, defaultValue: V? = nil, attribute: AttributeOptions = .init()
+        ) {
+            self.name = name
+            self.keyPath = keyPath
+            var storedDefault: Value?
+            if let defaultValue { storedDefault = CodableValue.encode(defaultValue) }
+            let declaration = Schema.Attribute(
+                name, .codable, isOptional: V.self is any OptionalType.Type,
+                defaultValue: storedDefault, options: attribute.options,
+                originalName: attribute.originalName)
+            kind = .attribute(declaration, read: { model in
+                (model as? Model).flatMap { CodableValue.encode($0[keyPath: keyPath]) } ?? .null
+            })
+        }
+
+        /// A to-one relationship (always optional: deleting the destination nullifies it).
+        public init<Model: PersistentModel, Destination: PersistentModel>(
+            _ name: String, _ keyPath: KeyPath<Model, Destination?>, defaultValue: Destination?? = nil,
+            deleteRule: Schema.Relationship.DeleteRule = .nullify, minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
+            originalName: String? = nil, inverse: PartialKeyPath<Destination>? = nil, inverseName: String? = nil
+        ) {
+            self.name = name
+            self.keyPath = keyPath
+            kind = .relationship(
+                Schema.Relationship(name, to: Destination.entityName, toMany: false, inverse: inverseName, deleteRule: deleteRule,
+                                    minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
+                                    originalName: originalName),
+                destination: Destination.self,
+                read: { model in (model as? Model).flatMap { $0[keyPath: keyPath] }.map { [$0] } ?? [] })
+        }
+
+        /// A to-many relationship, ordered as the array is.
+        public init<Model: PersistentModel, Destination: PersistentModel>(
+            _ name: String, _ keyPath: KeyPath<Model, [Destination]>, defaultValue: [Destination]? = nil,
+            deleteRule: Schema.Relationship.DeleteRule = .nullify, minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
+            originalName: String? = nil, inverse: PartialKeyPath<Destination>? = nil, inverseName: String? = nil
+        ) {
+            self.name = name
+            self.keyPath = keyPath
+            kind = .relationship(
+                Schema.Relationship(name, to: Destination.entityName, toMany: true, inverse: inverseName, deleteRule: deleteRule,
+                                    minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
+                                    originalName: originalName),
+                destination: Destination.self,
+                read: { model in (model as? Model).map { $0[keyPath: keyPath] } ?? [] })
+        }
+
+        /// An optional to-many relationship (`nil` reads back as empty once saved).
+        public init<Model: PersistentModel, Destination: PersistentModel>(
+            _ name: String, _ keyPath: KeyPath<Model, [Destination]?>, defaultValue: [Destination]?? = nil,
+            deleteRule: Schema.Relationship.DeleteRule = .nullify, minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
+            originalName: String? = nil, inverse: PartialKeyPath<Destination>? = nil, inverseName: String? = nil
+        ) {
+            self.name = name
+            self.keyPath = keyPath
+            kind = .relationship(
+                Schema.Relationship(name, to: Destination.entityName, toMany: true, inverse: inverseName, deleteRule: deleteRule,
+                                    minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
+                                    originalName: originalName),
+                destination: Destination.self,
+                read: { model in (model as? Model).flatMap { $0[keyPath: keyPath] } ?? [] })
+        }
+    }
+}
+
+extension Schema {
+    /// The schema of model classes, SwiftData's `Schema([Trip.self, Accommodation.self])`.
+    ///
+    /// Relationship destinations are included by traversal, so listing the root
+    /// types is enough. Entities are ordered by name, properties as declared. An
+    /// inverse declared on one side is set on the other. A schema that does not
+    /// validate (say, two inverses that disagree) makes `ModelContainer` throw.
+    public init(_ types: [any PersistentModel.Type]) {
+        var pending = types
+        var seen: [String: any PersistentModel.Type] = [:]
+        while let type = pending.popLast() {
+            guard seen[type.entityName] == nil else { continue }
+            seen[type.entityName] = type
+            for property in type.schemaMetadata {
+                if case .relationship(_, let destination, _) = property.kind { pending.append(destination) }
+            }
+        }
+        var entities = seen.keys.sorted().compactMap { name -> Entity? in
+            guard let type = seen[name] else { return nil }
+            var entity = Entity(name)
+            for property in type.schemaMetadata {
+                switch property.kind {
+                case .attribute(let attribute, _): entity.attributes.append(attribute)
+                case .relationship(let relationship, _, _): entity.relationships.append(relationship)
+                }
+            }
+            return entity
+        }
+        // An inverse named on one side only: name it on the other side too.
+        for entity in entities {
+            for relationship in entity.relationships {
+                guard let inverse = relationship.inverse,
+                      let destination = entities.firstIndex(where: { $0.name == relationship.destination }),
+                      let slot = entities[destination].relationships.firstIndex(where: { $0.name == inverse }),
+                      entities[destination].relationships[slot].inverse == nil
+                else { continue }
+                entities[destination].relationships[slot].inverse = relationship.name
+            }
+        }
+        self.init(unchecked: entities, modelTypes: ModelTypes(seen))
+    }
+
+    /// The model classes this schema was made from, by entity name (empty for a
+    /// schema read from a document or written by hand).
+    var modelTypeList: [String: any PersistentModel.Type] {
+        modelTypes.types.compactMapValues { $0 as? any PersistentModel.Type }
+    }
+}

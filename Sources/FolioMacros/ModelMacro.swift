@@ -1,0 +1,299 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Model`: turns a class into a `PersistentModel` whose stored properties are
+/// views over a context's object graph.
+///
+/// - member: the backing data, `schemaMetadata`, `init(backingData:)`, and a
+///   memberwise initializer when the class declares none;
+/// - member attribute: `@_PersistedProperty` on every persisted stored property;
+/// - extension: the `PersistentModel` (and so `Observable`) conformance.
+public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
+            diagnoseNonClass(node, declaration, in: context)
+            return []
+        }
+        if let generics = classDecl.genericParameterClause {
+            context.diagnose(Diagnostic(node: generics, message: FolioDiagnostic.modelOnGenericClass))
+            return []
+        }
+        let className = classDecl.name.trimmedDescription
+        let properties = ModelProperty.all(in: classDecl.memberBlock.members)
+        for property in properties { diagnose(property, in: context) }
+        let persisted = properties.filter { !$0.isTransient && !$0.declaration.isLet }
+
+        let access = classDecl.modifiers.contains { ["public", "open"].contains($0.name.text) } ? "public " : ""
+        let metadata = persisted.map { metadataEntry(for: $0, in: className) }
+        let storage = persisted.map { "self._\($0.name) = Folio._PersistedStorage()" }
+
+        var members: [DeclSyntax] = [
+            "private var _$backingData = Folio.BackingData()",
+            """
+            \(raw: access)var persistentBackingData: Folio.BackingData {
+                get { _$backingData }
+                set { _$backingData = newValue }
+            }
+            """,
+            """
+            \(raw: access)static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                [\(raw: metadata.isEmpty ? ":" : "\n" + metadata.joined(separator: ",\n") + "\n")]
+            }
+            """,
+            """
+            \(raw: access)required init(backingData: Folio.BackingData) {
+                self._$backingData = backingData\(raw: storage.map { "\n" + $0 }.joined())
+            }
+            """,
+        ]
+        let declaresInit = classDecl.memberBlock.members.contains { $0.decl.is(InitializerDeclSyntax.self) }
+        if !declaresInit { members.append(memberwiseInitializer(persisted, access: access)) }
+        return members
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingAttributesFor member: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
+        guard declaration.is(ClassDeclSyntax.self),
+              let variable = member.as(VariableDeclSyntax.self),
+              let property = ModelProperty(variable),
+              !property.isTransient, !variable.isLet, !property.name.hasPrefix("_"),
+              variable.attribute(named: "_PersistedProperty") == nil
+        else { return [] }
+        return ["@_PersistedProperty"]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard declaration.is(ClassDeclSyntax.self), !protocols.isEmpty else { return [] }
+        // Observable is named too: a refinement alone does not give a class its conformance.
+        let names = protocols.map { $0.trimmedDescription.hasSuffix("PersistentModel") ? "Folio.PersistentModel" : "Observation.Observable" }
+        let decl: DeclSyntax = "extension \(type.trimmed): \(raw: names.joined(separator: ", ")) {}"
+        return decl.as(ExtensionDeclSyntax.self).map { [$0] } ?? []
+    }
+
+    // MARK: Generated code
+
+    /// One `Schema.PropertyMetadata` entry; its overloads decide from the key
+    /// path's type whether the property is an attribute or a relationship.
+    static func metadataEntry(for property: ModelProperty, in className: String) -> String {
+        var arguments = ["\"\(property.name)\"", "\\\(className).\(property.name)"]
+        if let relationship = property.relationship {
+            arguments += relationshipArguments(relationship)
+        } else {
+            if let initializer = property.initializer { arguments.append("defaultValue: \(initializer)") }
+            if let attribute = property.attribute {
+                let forwarded = attribute.arguments?.as(LabeledExprListSyntax.self)?.trimmedDescription ?? ""
+                arguments.append("attribute: .init(\(forwarded))")
+            }
+        }
+        return "Folio.Schema.PropertyMetadata(\(arguments.joined(separator: ", ")))"
+    }
+
+    /// The `@Relationship` arguments, spelled for the metadata initializer; the
+    /// inverse's name is taken from its key path, which the compiler checks
+    /// against the destination type.
+    static func relationshipArguments(_ attribute: AttributeSyntax) -> [String] {
+        guard let list = attribute.arguments?.as(LabeledExprListSyntax.self) else { return [] }
+        var arguments: [String] = []
+        for argument in list {
+            let value = argument.expression.trimmedDescription
+            switch argument.label?.text {
+            case nil:
+                if deleteRuleName(argument.expression) != nil { arguments.append("deleteRule: \(value)") }
+            case "hashModifier":
+                continue
+            case "inverse":
+                arguments.append("inverse: \(value)")
+                if let name = keyPathComponents(argument.expression)?.property {
+                    arguments.append("inverseName: \"\(name)\"")
+                }
+            case let label?:
+                arguments.append("\(label): \(value)")
+            }
+        }
+        return arguments
+    }
+
+    static let deleteRules: Set<String> = ["cascade", "nullify", "deny", "noAction"]
+
+    static func deleteRuleName(_ expression: ExprSyntax) -> String? {
+        guard let member = expression.as(MemberAccessExprSyntax.self),
+              deleteRules.contains(member.declName.baseName.text) else { return nil }
+        return member.declName.baseName.text
+    }
+
+    /// `\Root.property` → (Root, property).
+    static func keyPathComponents(_ expression: ExprSyntax) -> (root: String?, property: String)? {
+        guard let keyPath = expression.as(KeyPathExprSyntax.self),
+              let last = keyPath.components.last?.component.as(KeyPathPropertyComponentSyntax.self)
+        else { return nil }
+        return (keyPath.root?.trimmedDescription, last.declName.baseName.text)
+    }
+
+    /// The initializer a class without one gets: a parameter for each persisted
+    /// property whose type is written out, defaulting to its initial value (or
+    /// `nil` for optionals), as a struct's memberwise initializer does.
+    static func memberwiseInitializer(_ properties: [ModelProperty], access: String) -> DeclSyntax {
+        var parameters: [String] = []
+        var assignments: [String] = []
+        for property in properties {
+            guard let type = property.type else { continue }
+            var parameter = "\(property.name): \(type)"
+            if let initializer = property.initializer { parameter += " = \(initializer)" }
+            else if property.isOptional { parameter += " = nil" }
+            parameters.append(parameter)
+            assignments.append("self.\(property.name) = \(property.name)")
+        }
+        return """
+        \(raw: access)init(\(raw: parameters.joined(separator: ", "))) {\(raw: assignments.map { "\n" + $0 }.joined())
+        }
+        """
+    }
+
+    // MARK: Diagnostics
+
+    static func diagnoseNonClass(_ node: AttributeSyntax, _ declaration: some DeclGroupSyntax, in context: some MacroExpansionContext) {
+        var fixIts: [FixIt] = []
+        if let structDecl = declaration.as(StructDeclSyntax.self) {
+            let replacement = structDecl.structKeyword.with(\.tokenKind, .keyword(.class))
+            fixIts.append(FixIt(message: FolioFixIt(message: "Make it a class"),
+                                changes: [.replace(oldNode: Syntax(structDecl.structKeyword), newNode: Syntax(replacement))]))
+        }
+        context.diagnose(Diagnostic(node: node, message: FolioDiagnostic.modelOnNonClass, fixIts: fixIts))
+    }
+
+    static func diagnose(_ property: ModelProperty, in context: some MacroExpansionContext) {
+        let variable = property.declaration
+        if variable.bindings.count > 1 {
+            context.diagnose(Diagnostic(node: variable, message: FolioDiagnostic.multipleBindings))
+            return
+        }
+        if variable.isLet, !property.isTransient {
+            let replacement = variable.bindingSpecifier.with(\.tokenKind, .keyword(.var))
+            context.diagnose(Diagnostic(
+                node: variable.bindingSpecifier, message: FolioDiagnostic.letProperty,
+                fixIts: [FixIt(message: FolioFixIt(message: "Replace 'let' with 'var'"),
+                               changes: [.replace(oldNode: Syntax(variable.bindingSpecifier), newNode: Syntax(replacement))])]))
+        }
+        if property.isTransient, property.initializer == nil, !property.isOptional {
+            context.diagnose(Diagnostic(node: variable, message: FolioDiagnostic.transientWithoutValue))
+        }
+        if let relationship = property.relationship { diagnose(relationship, of: property, in: context) }
+    }
+
+    static func diagnose(_ relationship: AttributeSyntax, of property: ModelProperty, in context: some MacroExpansionContext) {
+        let destination = RelationshipType(property)
+        if case .value? = destination {
+            context.diagnose(Diagnostic(node: relationship, message: FolioDiagnostic.relationshipToValue))
+            return
+        }
+        if case .requiredOne? = destination, let type = property.type {
+            let optional = TypeSyntax(OptionalTypeSyntax(wrappedType: type.trimmed))
+            context.diagnose(Diagnostic(
+                node: type, message: FolioDiagnostic.requiredToOne,
+                fixIts: [FixIt(message: FolioFixIt(message: "Make it optional"),
+                               changes: [.replace(oldNode: Syntax(type), newNode: Syntax(optional.with(\.trailingTrivia, type.trailingTrivia)))])]))
+        }
+        guard let list = relationship.arguments?.as(LabeledExprListSyntax.self) else { return }
+        for argument in list {
+            if argument.label == nil, deleteRuleName(argument.expression) == nil {
+                context.diagnose(Diagnostic(node: argument, message: FolioDiagnostic.relationshipOption))
+            }
+            guard argument.label?.text == "inverse",
+                  let keyPath = argument.expression.as(KeyPathExprSyntax.self),
+                  let root = keyPath.root,
+                  let expected = destination?.modelName,
+                  root.trimmedDescription != expected
+            else { continue }
+            let newRoot = TypeSyntax(IdentifierTypeSyntax(name: .identifier(expected))).with(\.leadingTrivia, root.leadingTrivia).with(\.trailingTrivia, root.trailingTrivia)
+            context.diagnose(Diagnostic(
+                node: root, message: FolioDiagnostic.inverseRoot(expected: expected, found: root.trimmedDescription),
+                fixIts: [FixIt(message: FolioFixIt(message: "Use '\\\(expected).\(keyPathComponents(argument.expression)?.property ?? "")'"),
+                               changes: [.replace(oldNode: Syntax(root), newNode: Syntax(newRoot))])]))
+        }
+    }
+}
+
+/// What a relationship property's written type (or initializer) says about its destination.
+enum RelationshipType {
+    case optionalOne(String)
+    case requiredOne(String)
+    case many(String)
+    case value(String)
+
+    /// Types that are values, never models: a relationship to one is a mistake.
+    static let valueTypes: Set<String> = [
+        "String", "Bool", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64",
+        "Double", "Float", "Date", "Data", "UUID", "URL", "Decimal", "Value", "Character", "Substring",
+    ]
+
+    var modelName: String? {
+        switch self {
+        case .optionalOne(let name), .requiredOne(let name), .many(let name): return name
+        case .value: return nil
+        }
+    }
+
+    init?(_ property: ModelProperty) {
+        if let type = property.type {
+            self.init(type)
+        } else if let initializer = property.initializer,
+                  let call = initializer.as(FunctionCallExprSyntax.self),
+                  let array = call.calledExpression.as(ArrayExprSyntax.self),
+                  let element = array.elements.first?.expression {
+            // `var animals = [Animal]()`
+            self.init(elementName: element.trimmedDescription, many: true)
+        } else {
+            return nil
+        }
+    }
+
+    init?(_ type: TypeSyntax) {
+        if let optional = type.as(OptionalTypeSyntax.self) {
+            guard let inner = RelationshipType(optional.wrappedType) else { return nil }
+            switch inner {
+            case .requiredOne(let name): self = .optionalOne(name)
+            default: self = inner
+            }
+        } else if let array = type.as(ArrayTypeSyntax.self) {
+            self.init(elementName: array.element.trimmedDescription, many: true)
+        } else if let identifier = type.as(IdentifierTypeSyntax.self) {
+            if identifier.name.text == "Optional" || identifier.name.text == "Array",
+               let argument = identifier.genericArgumentClause?.arguments.first?.argument.as(TypeSyntax.self) {
+                if identifier.name.text == "Array" {
+                    self.init(elementName: argument.trimmedDescription, many: true)
+                } else {
+                    guard let inner = RelationshipType(argument) else { return nil }
+                    if case .requiredOne(let name) = inner { self = .optionalOne(name) } else { self = inner }
+                }
+            } else {
+                self.init(elementName: identifier.trimmedDescription, many: false)
+            }
+        } else if type.is(DictionaryTypeSyntax.self) {
+            self = .value(type.trimmedDescription)
+        } else {
+            return nil
+        }
+    }
+
+    init(elementName: String, many: Bool) {
+        if RelationshipType.valueTypes.contains(elementName) { self = .value(elementName) }
+        else { self = many ? .many(elementName) : .requiredOne(elementName) }
+    }
+}

@@ -1,0 +1,80 @@
+import SwiftSyntax
+
+/// A stored property of a `@Model` class, as the macros see it in the source.
+///
+/// The macros work on syntax alone: a property's type is known only when it is
+/// written out, so everything that needs the real type (attribute or
+/// relationship, value type, optionality) is left to the overloads of
+/// `Schema.PropertyMetadata` the expansion calls.
+struct ModelProperty {
+    let declaration: VariableDeclSyntax
+    let name: String
+    /// The written type, if any (`var animals = [Animal]()` has none).
+    let type: TypeSyntax?
+    let initializer: ExprSyntax?
+    let isTransient: Bool
+    let attribute: AttributeSyntax?
+    let relationship: AttributeSyntax?
+
+    /// Whether the written type is optional (`T?`, `T!`, `Optional<T>`).
+    var isOptional: Bool {
+        guard let type else { return false }
+        if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return true }
+        if let identifier = type.as(IdentifierTypeSyntax.self), identifier.name.text == "Optional" { return true }
+        return false
+    }
+
+    /// The stored properties of a class body that `@Model` persists or keeps
+    /// transient; computed, static and lazy properties are not model properties.
+    static func all(in members: MemberBlockItemListSyntax) -> [ModelProperty] {
+        members.compactMap { item in
+            guard let variable = item.decl.as(VariableDeclSyntax.self) else { return nil }
+            return ModelProperty(variable)
+        }
+    }
+
+    init?(_ variable: VariableDeclSyntax) {
+        guard variable.isStoredInstanceProperty,
+              let binding = variable.bindings.first,
+              let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
+        else { return nil }
+        declaration = variable
+        name = pattern.identifier.trimmedDescription
+        type = binding.typeAnnotation?.type.trimmed
+        initializer = binding.initializer?.value.trimmed
+        isTransient = variable.attribute(named: "Transient") != nil
+        attribute = variable.attribute(named: "Attribute")
+        relationship = variable.attribute(named: "Relationship")
+    }
+}
+
+extension VariableDeclSyntax {
+    /// Whether this declares instance storage: not static, not lazy, no getter.
+    var isStoredInstanceProperty: Bool {
+        for modifier in modifiers {
+            switch modifier.name.tokenKind {
+            case .keyword(.static), .keyword(.class), .keyword(.lazy): return false
+            default: continue
+            }
+        }
+        guard bindings.count == 1, let binding = bindings.first else { return bindings.count > 1 }
+        guard let accessors = binding.accessorBlock else { return true }
+        switch accessors.accessors {
+        case .getter: return false
+        case .accessors(let list):
+            // Observers (willSet/didSet) keep a property stored; get/set/init make it computed.
+            return list.allSatisfy { [.keyword(.willSet), .keyword(.didSet)].contains($0.accessorSpecifier.tokenKind) }
+        }
+    }
+
+    var isLet: Bool { bindingSpecifier.tokenKind == .keyword(.let) }
+
+    func attribute(named name: String) -> AttributeSyntax? {
+        for element in attributes {
+            if let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == name {
+                return attribute
+            }
+        }
+        return nil
+    }
+}

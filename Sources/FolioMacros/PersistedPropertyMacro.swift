@@ -1,0 +1,47 @@
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// `@_PersistedProperty`, which `@Model` puts on each persisted stored property:
+/// the property becomes a view over the model's backing data, and a peer
+/// `_name` keeps its value while the model belongs to no context.
+public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingAccessorsOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AccessorDeclSyntax] {
+        guard let variable = declaration.as(VariableDeclSyntax.self),
+              let property = ModelProperty(variable), !property.isTransient
+        else { return [] }
+        let name = property.name
+        return [
+            """
+            @storageRestrictions(initializes: _\(raw: name))
+            init(initialValue) {
+                _\(raw: name) = Folio._PersistedStorage(initialValue)
+            }
+            """,
+            """
+            get {
+                _$backingData.value(of: self, \\.\(raw: name), named: "\(raw: name)", unmanaged: _\(raw: name))
+            }
+            """,
+            """
+            set {
+                _$backingData.setValue(newValue, of: self, \\.\(raw: name), named: "\(raw: name)", unmanaged: &_\(raw: name))
+            }
+            """,
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let variable = declaration.as(VariableDeclSyntax.self),
+              let property = ModelProperty(variable), !property.isTransient
+        else { return [] }
+        return ["private var _\(raw: property.name): Folio._PersistedStorage"]
+    }
+}
