@@ -36,11 +36,18 @@ public final class ModelContainer: @unchecked Sendable {
     var package: DocumentPackage? { configuration.url.map(DocumentPackage.init(url:)) }
 
     /// Creates a container for a schema, opening the configuration's package if it
-    /// exists (its schema must match) or starting empty.
+    /// exists or starting empty.
+    ///
+    /// A package whose stored schema differs from `schema` by a lightweight
+    /// change (added attributes with defaults or optional, removed attributes,
+    /// renames declared with `originalName`, new entities and relationships) is
+    /// migrated in memory on open and written in the new shape by the next save;
+    /// any other difference throws and leaves the package untouched
+    /// (docs/FORMAT.md, "Lightweight migration").
     ///
     /// - Throws: ``ModelError/schema(_:)`` for an invalid schema,
     ///   ``ModelError/package(_:)`` when the package cannot be read,
-    ///   ``ModelError/schemaMismatch(package:)`` when it holds another schema.
+    ///   ``ModelError/migration(package:_:)`` when its schema cannot be migrated.
     public init(for schema: Schema, configurations: [ModelConfiguration]) throws(ModelError) {
         do { try schema.validate() } catch { throw .schema(error) }
         self.schema = schema
@@ -54,7 +61,10 @@ public final class ModelContainer: @unchecked Sendable {
             }
             fingerprint = package.fingerprint
             do { graph = try package.read() } catch { throw .package(error) }
-            guard graph.schema == schema else { throw .schemaMismatch(package: url.path) }
+            if graph.schema != schema {
+                // Lightweight migration, in memory: the package is rewritten by the next save.
+                do { graph = try graph.migrated(to: schema) } catch { throw .migration(package: url.path, error) }
+            }
         }
         savedGraph = graph
         nextID = graph.nextID
@@ -157,8 +167,9 @@ public final class ModelContainer: @unchecked Sendable {
         defer { lock.unlock() }
         context.merge(changeSets.filter { $0.generation > context.baseGeneration }, baseline: savedGraph)
         context.graph.nextID = max(context.graph.nextID, nextID)
+        // A read-only configuration refuses saves, in memory too (SwiftData's `allowsSave`).
+        guard configuration.allowsSave else { throw .saveNotAllowed }
         if !configuration.isStoredInMemoryOnly {
-            guard configuration.allowsSave else { throw .saveNotAllowed }
             if let package {
                 do throws(PackageError) {
                     fingerprint = try package.write(context.graph, expecting: fingerprint)

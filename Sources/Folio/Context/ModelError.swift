@@ -11,12 +11,13 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case validation([ValidationIssue])
     /// The container's configuration does not allow saving.
     case saveNotAllowed
-    /// The package holds a schema other than the one the container was given.
-    case schemaMismatch(package: String)
     /// A runtime predicate could not be parsed or applied.
     case predicate(PredicateError)
     /// The schema is invalid (say, model classes whose inverses disagree).
     case schema(SchemaError)
+    /// The package's stored schema differs from the container's in a way
+    /// lightweight migration cannot bridge; the package was left untouched.
+    case migration(package: String, MigrationError)
 
     public var description: String {
         switch self {
@@ -24,9 +25,9 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .package(let error): return error.description
         case .validation(let issues): return "save refused: " + issues.map(\.description).joined(separator: "; ")
         case .saveNotAllowed: return "this container's configuration does not allow saving"
-        case .schemaMismatch(let path): return "\(path) holds a different schema (migration is not supported yet)"
         case .predicate(let error): return error.description
         case .schema(let error): return "invalid schema: \(error)"
+        case .migration(let path, let error): return "\(path) cannot be opened with these models: \(error)"
         }
     }
 }

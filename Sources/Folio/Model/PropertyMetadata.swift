@@ -120,7 +120,9 @@ extension Schema {
     ///
     /// Relationship destinations are included by traversal, so listing the root
     /// types is enough. Entities are ordered by name, properties as declared. An
-    /// inverse declared on one side is set on the other. A schema that does not
+    /// inverse declared on one side is set on the other; with none declared, two
+    /// relationships that are the only ones between two classes are each other's
+    /// inverse (as SwiftData infers). A schema that does not
     /// validate (say, two inverses that disagree) makes `ModelContainer` throw.
     public init(_ types: [any PersistentModel.Type]) {
         var pending = types
@@ -152,6 +154,26 @@ extension Schema {
                       entities[destination].relationships[slot].inverse == nil
                 else { continue }
                 entities[destination].relationships[slot].inverse = relationship.name
+            }
+        }
+        // No inverse named on either side: pair the two relationships when they are
+        // the only ones between the two classes without an inverse, as SwiftData infers.
+        func unpaired(_ from: Int, to destination: String) -> [Int] {
+            entities[from].relationships.indices.filter {
+                entities[from].relationships[$0].inverse == nil && entities[from].relationships[$0].destination == destination
+            }
+        }
+        for source in entities.indices {
+            for slot in entities[source].relationships.indices where entities[source].relationships[slot].inverse == nil {
+                let relationship = entities[source].relationships[slot]
+                guard relationship.destination != entities[source].name,
+                      let destination = entities.firstIndex(where: { $0.name == relationship.destination }),
+                      unpaired(source, to: relationship.destination).count == 1,
+                      let back = unpaired(destination, to: entities[source].name).first,
+                      unpaired(destination, to: entities[source].name).count == 1
+                else { continue }
+                entities[source].relationships[slot].inverse = entities[destination].relationships[back].name
+                entities[destination].relationships[back].inverse = relationship.name
             }
         }
         self.init(unchecked: entities, modelTypes: ModelTypes(seen))
