@@ -28,7 +28,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             set {
-                _$backingData.setValue(newValue, of: self, \\.\(raw: name), named: "\(raw: name)", unmanaged: &_\(raw: name))
+                _$backingData.setValue(newValue, of: self, \\.\(raw: name), named: "\(raw: name)", unmanaged: _\(raw: name))
             }
             """,
         ]

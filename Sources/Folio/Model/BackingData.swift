@@ -80,11 +80,14 @@ public final class BackingData {
         return context.graph.targets(ref, slot).map { context.model(Destination.self, at: $0) }
     }
 
-    private func relate(_ models: [any PersistentModel], _ name: String, unmanaged: () -> Void) {
+    /// Sets a relationship. On a model not yet inserted, relating it to models
+    /// of a context inserts it there (with everything it reaches), as SwiftData does.
+    private func relate(_ models: [any PersistentModel], _ name: String, of owner: any PersistentModel, unmanaged: () -> Void) {
         if let (context, ref) = location {
             context.setRelatedModels(models, for: name, of: ref)
         } else if snapshot == nil {
             unmanaged()
+            if let context = models.lazy.compactMap(\.modelContext).first { context.insertModel(owner) }
         }
     }
 
@@ -102,10 +105,10 @@ public final class BackingData {
 
     /// Sets an attribute of a type Folio stores directly; undoable once the model is inserted.
     public func setValue<Model: PersistentModel, V: PersistableValue>(
-        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: inout _PersistedStorage
+        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            store(newValue.persistentValue, name) { unmanaged = _PersistedStorage(newValue) }
+            store(newValue.persistentValue, name) { unmanaged.value = newValue }
         }
     }
 
@@ -121,10 +124,10 @@ public final class BackingData {
 
     /// Sets a `Codable` attribute; undoable once the model is inserted.
     public func setValue<Model: PersistentModel, V: Codable>(
-        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: inout _PersistedStorage
+        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            store(CodableValue.encode(newValue) ?? .null, name) { unmanaged = _PersistedStorage(newValue) }
+            store(CodableValue.encode(newValue) ?? .null, name) { unmanaged.value = newValue }
         }
     }
 
@@ -143,10 +146,10 @@ public final class BackingData {
     /// destination is inserted into the model's context.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
         _ newValue: Destination?, of model: Model, _ keyPath: KeyPath<Model, Destination?>, named name: String,
-        unmanaged: inout _PersistedStorage
+        unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue.map { [$0] } ?? [], name) { unmanaged = _PersistedStorage(newValue as Any) }
+            relate(newValue.map { [$0] } ?? [], name, of: model) { unmanaged.value = newValue as Any }
         }
     }
 
@@ -161,10 +164,10 @@ public final class BackingData {
     /// Replaces a to-many relationship's contents, in order; inverses follow.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
         _ newValue: [Destination], of model: Model, _ keyPath: KeyPath<Model, [Destination]>, named name: String,
-        unmanaged: inout _PersistedStorage
+        unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue, name) { unmanaged = _PersistedStorage(newValue) }
+            relate(newValue, name, of: model) { unmanaged.value = newValue }
         }
     }
 
@@ -180,10 +183,10 @@ public final class BackingData {
     /// Replaces an optional to-many relationship's contents; `nil` empties it.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
         _ newValue: [Destination]?, of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, named name: String,
-        unmanaged: inout _PersistedStorage
+        unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue ?? [], name) { unmanaged = _PersistedStorage(newValue as Any) }
+            relate(newValue ?? [], name, of: model) { unmanaged.value = newValue as Any }
         }
     }
 

@@ -2,8 +2,10 @@
 /// context; `@Model`'s expansion declares one per property (`_name`).
 ///
 /// Once the model is inserted, reads and writes go to the context's document
-/// and this storage is no longer consulted.
-public struct _PersistedStorage {
+/// and this storage is no longer consulted. A class, so a setter that inserts
+/// the model (relating it to a model of a context) can read every property
+/// while the one being set is still being written.
+public final class _PersistedStorage {
     var value: Any?
 
     /// Empty storage, for a model created by a context.
