@@ -65,7 +65,10 @@ let package = Package(
         // The typed layer as a user sees it: plain `import Folio`, the seeds' code as written.
         .testTarget(
             name: "FolioModelTests",
-            dependencies: ["Folio"]
+            dependencies: [
+                "Folio",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "FolioMacroTests",
