@@ -33,6 +33,12 @@ extension Schema {
             }
         }
 
+        /// A default of "no value" is no default: optionals and any-values start empty anyway.
+        static func stored(_ value: Value?) -> Value? {
+            if case .null? = value { return nil }
+            return value
+        }
+
         /// An attribute of a type Folio stores directly.
         public init<Model: PersistentModel, V: PersistableValue>(
             _ name: String, _ keyPath: KeyPath<Model, V>, defaultValue: V? = nil, attribute: AttributeOptions = .init()
@@ -41,7 +47,7 @@ extension Schema {
             self.keyPath = keyPath
             let declaration = Schema.Attribute(
                 name, V.valueType, isOptional: V.self is any OptionalType.Type,
-                defaultValue: defaultValue.map(\.persistentValue), options: attribute.options,
+                defaultValue: Self.stored(defaultValue?.persistentValue), options: attribute.options,
                 originalName: attribute.originalName)
             kind = .attribute(declaration, read: { model in
                 (model as? Model).map { $0[keyPath: keyPath].persistentValue } ?? .null
@@ -58,7 +64,7 @@ extension Schema {
             if let defaultValue { storedDefault = CodableValue.encode(defaultValue) }
             let declaration = Schema.Attribute(
                 name, .codable, isOptional: V.self is any OptionalType.Type,
-                defaultValue: storedDefault, options: attribute.options,
+                defaultValue: Self.stored(storedDefault), options: attribute.options,
                 originalName: attribute.originalName)
             kind = .attribute(declaration, read: { model in
                 (model as? Model).flatMap { CodableValue.encode($0[keyPath: keyPath]) } ?? .null

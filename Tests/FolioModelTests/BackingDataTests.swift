@@ -1,0 +1,174 @@
+import Folio
+import Synchronization
+import Testing
+
+/// Every kind of attribute Folio stores, on one model.
+@Model
+final class Specimen {
+    struct Tag: Codable, Hashable {
+        var label: String
+        var weight: Double
+    }
+    enum Mood: String, Codable { case calm, curious }
+
+    var text: String = ""
+    var flag: Bool = false
+    var small: Int8 = 0
+    var wide: UInt64 = 0
+    var number: Int = 0
+    var ratio: Double = 0
+    var single: Float = 0
+    var when: Date = Date(timeIntervalSinceReferenceDate: 0)
+    var bytes: Data = Data()
+    var uuid: UUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    var link: URL = URL(fileURLWithPath: "/")
+    var amount: Decimal = 0
+    var maybe: String?
+    var list: [Int] = []
+    var cities: Set<String> = []
+    var parks: [String: String] = [:]
+    var companion: Value = .null
+    var tag: Tag = Tag(label: "", weight: 0)
+    var mood: Mood = .calm
+    var optionalTag: Tag?
+    @Attribute(.externalStorage) var photo: Data?
+}
+
+@Suite struct BackingDataTests {
+    func roundTrip(_ configure: (Specimen) -> Void) throws -> (saved: Specimen, reopened: Specimen) {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Specimens.folio")
+        let context = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(url: url)))
+        let specimen = Specimen()
+        configure(specimen)
+        context.insert(specimen)
+        try context.save()
+        let reopened = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
+        return (specimen, try #require(try reopened.fetch(FetchDescriptor<Specimen>()).first))
+    }
+
+    @Test func `every attribute type keeps its exact value through insert, save and reopen`() throws {
+        let when = Date(timeIntervalSinceReferenceDate: 123_456.789_012)
+        let uuid = UUID()
+        let (saved, reopened) = try roundTrip { specimen in
+            specimen.text = "é\u{0}x"
+            specimen.flag = true
+            specimen.small = -128
+            specimen.wide = .max
+            specimen.number = -42
+            specimen.ratio = -0.0
+            specimen.single = .pi
+            specimen.when = when
+            specimen.bytes = Data([0, 255])
+            specimen.uuid = uuid
+            specimen.link = URL(string: "https://example.com/a?b=c")!
+            specimen.amount = Decimal(string: "12.345")!
+            specimen.maybe = "here"
+            specimen.list = [3, 1, 2]
+            specimen.cities = ["Boston", "New York"]
+            specimen.parks = ["New York": "Central Park"]
+            specimen.companion = .string("Fluffy the Cat")
+            specimen.tag = Specimen.Tag(label: "blue", weight: 1.5)
+            specimen.mood = .curious
+            specimen.optionalTag = Specimen.Tag(label: "x", weight: 2)
+            specimen.photo = Data(repeating: 7, count: 10_000)
+        }
+        for specimen in [saved, reopened] {
+            #expect(specimen.text == "é\u{0}x")
+            #expect(specimen.flag)
+            #expect(specimen.small == -128)
+            #expect(specimen.wide == .max)
+            #expect(specimen.number == -42)
+            #expect(specimen.ratio.bitPattern == (-0.0 as Double).bitPattern)
+            #expect(specimen.single == .pi)
+            #expect(specimen.when == when)
+            #expect(specimen.bytes == Data([0, 255]))
+            #expect(specimen.uuid == uuid)
+            #expect(specimen.link.absoluteString == "https://example.com/a?b=c")
+            #expect(specimen.amount == Decimal(string: "12.345")!)
+            #expect(specimen.maybe == "here")
+            #expect(specimen.list == [3, 1, 2])
+            #expect(specimen.cities == ["Boston", "New York"])
+            #expect(specimen.parks == ["New York": "Central Park"])
+            #expect(specimen.companion == .string("Fluffy the Cat"))
+            #expect(specimen.tag == Specimen.Tag(label: "blue", weight: 1.5))
+            #expect(specimen.mood == .curious)
+            #expect(specimen.optionalTag == Specimen.Tag(label: "x", weight: 2))
+            #expect(specimen.photo == Data(repeating: 7, count: 10_000))
+        }
+    }
+
+    @Test func `the Realm guide's removals are ordinary edits: a set element, a map entry, an any-value set to none`() throws {
+        let context = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        context.undoManager = UndoManager()
+        let dog = Specimen()
+        dog.cities = ["New York", "Boston", "Toronto"]
+        dog.parks = ["New York": "Central Park", "Boston": "Common"]
+        dog.companion = .string("Fluffy the Cat")
+        context.insert(dog)
+        context.processPendingChanges()
+
+        dog.cities.remove("Toronto")
+        dog.parks["New York"] = nil
+        dog.companion = .null
+        context.processPendingChanges()
+        #expect(dog.cities == ["New York", "Boston"])
+        #expect(dog.parks == ["Boston": "Common"])
+        #expect(dog.companion == .null)
+
+        context.undoManager?.undo()
+        #expect(dog.cities.count == 3)
+        #expect(dog.parks["New York"] == "Central Park")
+        #expect(dog.companion == .string("Fluffy the Cat"))
+    }
+
+    @Test func `a model not yet inserted keeps its values itself and has a temporary identifier`() {
+        let first = Specimen()
+        let second = Specimen()
+        first.text = "draft"
+        #expect(first.text == "draft")
+        #expect(first.modelContext == nil)
+        #expect(!first.isDeleted)
+        #expect(first.persistentModelID != second.persistentModelID)
+        #expect(first != second)
+    }
+
+    @Test func `setting a property notifies Observation, inserted or not`() throws {
+        let specimen = Specimen()
+        let changes = Mutex(0)
+        withObservationTracking { _ = specimen.text } onChange: { changes.withLock { $0 += 1 } }
+        specimen.text = "one"
+        #expect(changes.withLock { $0 } == 1)
+
+        let context = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        context.insert(specimen)
+        withObservationTracking { _ = specimen.text } onChange: { changes.withLock { $0 += 1 } }
+        specimen.text = "two"
+        #expect(changes.withLock { $0 } == 2)
+    }
+
+    @Test func `a typed edit and a dynamic edit are the same edit, undone the same way`() throws {
+        let context = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        context.undoManager = UndoManager()
+        let specimen = Specimen()
+        context.insert(specimen)
+        context.processPendingChanges()
+        let id = specimen.persistentModelID
+
+        specimen.text = "typed"
+        context.processPendingChanges()
+        #expect(try context.value("text", of: id) == .string("typed"))
+        #expect(context.undoManager?.undoActionName == "Set Specimen.text")
+
+        try context.setValue(.string("dynamic"), for: "text", of: id)
+        context.processPendingChanges()
+        #expect(specimen.text == "dynamic")
+
+        context.undoManager?.undo()
+        #expect(specimen.text == "typed")
+        context.undoManager?.undo()
+        #expect(specimen.text == "")
+        context.undoManager?.redo()
+        #expect(try context.value("text", of: id) == .string("typed"))
+    }
+}
