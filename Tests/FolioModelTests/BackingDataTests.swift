@@ -147,6 +147,33 @@ final class Specimen {
         #expect(changes.withLock { $0 } == 2)
     }
 
+    @Test func `undo, redo and dynamic edits notify the observers of the models they change`() throws {
+        let context = ModelContext(try ModelContainer(for: AnimalCategory.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        context.undoManager = UndoManager()
+        let birds = AnimalCategory(name: "Bird")
+        let robin = Animal(name: "Robin", diet: .omnivorous)
+        context.insert(birds)
+        context.insert(robin)
+        context.processPendingChanges()
+        robin.category = birds
+        context.processPendingChanges()
+
+        let changes = Mutex<[String]>([])
+        func observe() {
+            withObservationTracking { _ = robin.name } onChange: { changes.withLock { $0.append("name") } }
+            withObservationTracking { _ = birds.animals } onChange: { changes.withLock { $0.append("animals") } }
+        }
+        observe()
+        context.undoManager?.undo()                 // unlinks: the category's list changes
+        #expect(changes.withLock { $0 } == ["animals"])
+        #expect(birds.animals.isEmpty)
+
+        observe()
+        try context.setValue(.string("Wren"), for: "name", of: robin.persistentModelID)
+        #expect(changes.withLock { $0 }.contains("name"))
+        #expect(robin.name == "Wren")
+    }
+
     @Test func `a typed edit and a dynamic edit are the same edit, undone the same way`() throws {
         let context = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
         context.undoManager = UndoManager()

@@ -59,6 +59,7 @@ extension ModelContext {
         let old = graph.value(ref, attribute)
         graph.setValue(value, ref, attribute)
         touch(ref, attribute)
+        notifyModel(ref, graph.layout.entities[Int(ref.entity)].attributes[attribute].name)
         registerUndo(name) { context in context.performSetValue(old, ref, attribute, name: name) }
     }
 
@@ -148,8 +149,10 @@ extension ModelContext {
     }
 
     func touchLink(_ ref: ObjectRef, _ slot: Int) {
-        if slot < graph.layout.entities[Int(ref.entity)].declaredLinkCount {
-            touch(ref, graph.layout.entities[Int(ref.entity)].attributes.count + slot)
+        let layout = graph.layout.entities[Int(ref.entity)]
+        if slot < layout.declaredLinkCount {
+            touch(ref, layout.attributes.count + slot)
+            if let name = layout.links[slot].name { notifyModel(ref, name) }
         }
     }
 }

@@ -64,6 +64,14 @@ extension ModelContext {
             .compactMap(anyModel(at:))
     }
 
+    /// Tells the observers of a registered model that one of its properties
+    /// changed; typed setters notify themselves, this covers undo, redo and
+    /// edits made through the dynamic API.
+    func notifyModel(_ ref: ObjectRef, _ name: String) {
+        guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]]?.model else { return }
+        type(of: model).schemaMetadata.first { $0.name == name }?.notify(model)
+    }
+
     /// Keeps the values of registered models whose objects a rollback takes away,
     /// so they stay readable, detached, as after a saved delete.
     func detachModels(missingFrom newGraph: ObjectGraph) {

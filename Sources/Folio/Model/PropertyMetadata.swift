@@ -20,6 +20,15 @@ extension Schema {
         }
 
         let kind: Kind
+        /// Tells the model's observers the property changed (an undo, a redo, a dynamic edit).
+        let notify: (any PersistentModel) -> Void
+
+        private static func notifier<Model: PersistentModel, V>(_ keyPath: KeyPath<Model, V>) -> (any PersistentModel) -> Void {
+            { model in
+                guard let model = model as? Model else { return }
+                model.persistentBackingData.registrar.withMutation(of: model, keyPath: keyPath) {}
+            }
+        }
 
         /// The `@Attribute` arguments of a property.
         public struct AttributeOptions {
@@ -45,6 +54,7 @@ extension Schema {
         ) {
             self.name = name
             self.keyPath = keyPath
+            notify = Self.notifier(keyPath)
             let declaration = Schema.Attribute(
                 name, V.valueType, isOptional: V.self is any OptionalType.Type,
                 defaultValue: Self.stored(defaultValue?.persistentValue), options: attribute.options,
@@ -60,6 +70,7 @@ extension Schema {
         ) {
             self.name = name
             self.keyPath = keyPath
+            notify = Self.notifier(keyPath)
             var storedDefault: Value?
             if let defaultValue { storedDefault = CodableValue.encode(defaultValue) }
             let declaration = Schema.Attribute(
@@ -79,6 +90,7 @@ extension Schema {
         ) {
             self.name = name
             self.keyPath = keyPath
+            notify = Self.notifier(keyPath)
             kind = .relationship(
                 Schema.Relationship(name, to: Destination.entityName, toMany: false, inverse: inverseName, deleteRule: deleteRule,
                                     minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
@@ -95,6 +107,7 @@ extension Schema {
         ) {
             self.name = name
             self.keyPath = keyPath
+            notify = Self.notifier(keyPath)
             kind = .relationship(
                 Schema.Relationship(name, to: Destination.entityName, toMany: true, inverse: inverseName, deleteRule: deleteRule,
                                     minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
@@ -111,6 +124,7 @@ extension Schema {
         ) {
             self.name = name
             self.keyPath = keyPath
+            notify = Self.notifier(keyPath)
             kind = .relationship(
                 Schema.Relationship(name, to: Destination.entityName, toMany: true, inverse: inverseName, deleteRule: deleteRule,
                                     minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
