@@ -1,4 +1,5 @@
 import SwiftDiagnostics
+import SwiftSyntax
 
 /// A diagnostic the Folio macros emit: what is wrong and, through a fix-it, how to mend it.
 struct FolioDiagnostic: DiagnosticMessage, Error {
@@ -30,4 +31,44 @@ struct FolioDiagnostic: DiagnosticMessage, Error {
 struct FolioFixIt: FixItMessage {
     let message: String
     var fixItID: MessageID { MessageID(domain: "Folio", id: message) }
+}
+
+extension FixIt.Change {
+    /// Deletes `node` (an attribute, say) with the space or line break that
+    /// separates it from what follows, keeping the indentation and comments before it.
+    static func removing(_ node: some SyntaxProtocol) -> FixIt.Change {
+        var end = node.endPosition
+        if node.trailingTrivia.allSatisfy(\.isWhitespace),
+           let next = node.lastToken(viewMode: .sourceAccurate)?.nextToken(viewMode: .sourceAccurate) {
+            for piece in next.leadingTrivia {
+                guard piece.isWhitespace else { break }
+                end += piece.sourceLength
+            }
+        }
+        return .replaceText(range: node.positionAfterSkippingLeadingTrivia..<end, with: "", in: Syntax(node))
+    }
+
+    /// Deletes one argument of an attribute with its comma, or the whole
+    /// parenthesized list when it is the only argument.
+    static func removing(_ argument: LabeledExprSyntax, from attribute: AttributeSyntax) -> FixIt.Change {
+        guard let list = attribute.arguments?.as(LabeledExprListSyntax.self),
+              let index = list.index(of: argument)
+        else { return .replaceText(range: argument.trimmedRange, with: "", in: Syntax(argument)) }
+        let range: Range<AbsolutePosition>
+        if list.count == 1, let open = attribute.leftParen, let close = attribute.rightParen {
+            range = open.positionAfterSkippingLeadingTrivia..<close.endPositionBeforeTrailingTrivia
+        } else if list.index(after: index) != list.endIndex {
+            range = argument.positionAfterSkippingLeadingTrivia..<list[list.index(after: index)].positionAfterSkippingLeadingTrivia
+        } else if index != list.startIndex, let comma = list[list.index(before: index)].trailingComma {
+            range = comma.positionAfterSkippingLeadingTrivia..<argument.endPositionBeforeTrailingTrivia
+        } else {
+            range = argument.trimmedRange
+        }
+        return .replaceText(range: range, with: "", in: Syntax(attribute))
+    }
+
+    /// Replaces a keyword (`struct`, `class`) by another, keeping its trivia.
+    static func replacing(_ keyword: TokenSyntax, with newKeyword: Keyword) -> FixIt.Change {
+        .replace(oldNode: Syntax(keyword), newNode: Syntax(keyword.with(\.tokenKind, .keyword(newKeyword))))
+    }
 }

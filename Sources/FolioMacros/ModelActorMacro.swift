@@ -12,7 +12,10 @@ public struct ModelActorMacro: MemberMacro, ExtensionMacro {
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         guard let actorDecl = declaration.as(ActorDeclSyntax.self) else {
-            context.diagnose(Diagnostic(node: node, message: FolioDiagnostic.modelActorOnNonActor))
+            // A class or struct becomes an actor by its keyword; other declarations have no such fix.
+            let keyword = declaration.as(ClassDeclSyntax.self)?.classKeyword ?? declaration.as(StructDeclSyntax.self)?.structKeyword
+            let fixIts = keyword.map { [FixIt(message: FolioFixIt(message: "Make it an actor"), changes: [.replacing($0, with: .actor)])] } ?? []
+            context.diagnose(Diagnostic(node: node, message: FolioDiagnostic.modelActorOnNonActor, fixIts: fixIts))
             return []
         }
         let access = actorDecl.modifiers.contains { ["public", "package"].contains($0.name.text) }

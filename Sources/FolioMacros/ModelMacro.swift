@@ -28,9 +28,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let className = classDecl.name.trimmedDescription
         let properties = ModelProperty.all(in: classDecl.memberBlock.members)
         for property in properties { diagnose(property, in: context) }
-        let persisted = properties.filter { !$0.isTransient && !$0.declaration.isLet }
+        let persisted = properties.filter { !$0.isTransient && !$0.declaration.isLet && $0.isSingleBinding }
 
-        let access = classDecl.modifiers.contains { ["public", "open"].contains($0.name.text) } ? "public " : ""
+        let access = accessModifier(of: classDecl)
         let metadata = persisted.map { metadataEntry(for: $0, in: className) }
         let storage = persisted.map { "self._\($0.name) = Folio._PersistedStorage()" }
 
@@ -44,7 +44,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             """,
             """
             \(raw: access)static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
-                [\(raw: metadata.isEmpty ? ":" : "\n" + metadata.joined(separator: ",\n") + "\n")]
+                [\(raw: metadata.isEmpty ? "" : "\n" + metadata.joined(separator: ",\n") + "\n")]
             }
             """,
             """
@@ -64,10 +64,14 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         providingAttributesFor member: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [AttributeSyntax] {
-        guard declaration.is(ClassDeclSyntax.self),
+        // A class @Model rejects gets no members, so its properties must stay plain.
+        // `_name` is a user's property like any other (the compiler gives member
+        // attributes only to written members, never to the `_name` peers); `_$`
+        // names can only come from macros.
+        guard let classDecl = declaration.as(ClassDeclSyntax.self), classDecl.genericParameterClause == nil,
               let variable = member.as(VariableDeclSyntax.self),
-              let property = ModelProperty(variable),
-              !property.isTransient, !variable.isLet, !property.name.hasPrefix("_"),
+              let property = ModelProperty(variable), property.isSingleBinding,
+              !property.isTransient, !variable.isLet, !property.name.hasPrefix("_$"),
               variable.attribute(named: "_PersistedProperty") == nil
         else { return [] }
         return ["@_PersistedProperty"]
@@ -80,7 +84,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
-        guard declaration.is(ClassDeclSyntax.self), !protocols.isEmpty else { return [] }
+        guard let classDecl = declaration.as(ClassDeclSyntax.self), classDecl.genericParameterClause == nil,
+              !protocols.isEmpty
+        else { return [] }
         // Observable is named too: a refinement alone does not give a class its conformance.
         let names = protocols.map { $0.trimmedDescription.hasSuffix("PersistentModel") ? "Folio.PersistentModel" : "Observation.Observable" }
         let decl: DeclSyntax = "extension \(type.trimmed): \(raw: names.joined(separator: ", ")) {}"
@@ -89,10 +95,23 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
     // MARK: Generated code
 
+    /// The access the generated members need to witness `PersistentModel`'s
+    /// requirements: `public` for a public or open class, `package` for a package one.
+    static func accessModifier(of classDecl: ClassDeclSyntax) -> String {
+        for modifier in classDecl.modifiers {
+            switch modifier.name.tokenKind {
+            case .keyword(.public), .keyword(.open): return "public "
+            case .keyword(.package): return "package "
+            default: continue
+            }
+        }
+        return ""
+    }
+
     /// One `Schema.PropertyMetadata` entry; its overloads decide from the key
     /// path's type whether the property is an attribute or a relationship.
     static func metadataEntry(for property: ModelProperty, in className: String) -> String {
-        var arguments = ["\"\(property.name)\"", "\\\(className).\(property.name)"]
+        var arguments = ["\"\(property.name)\"", "\\\(className).\(property.spelledName)"]
         if let relationship = property.relationship {
             arguments += relationshipArguments(relationship)
         } else {
@@ -143,7 +162,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         guard let keyPath = expression.as(KeyPathExprSyntax.self),
               let last = keyPath.components.last?.component.as(KeyPathPropertyComponentSyntax.self)
         else { return nil }
-        return (keyPath.root?.trimmedDescription, last.declName.baseName.text)
+        return (keyPath.root?.trimmedDescription, last.declName.baseName.identifier?.name ?? last.declName.baseName.text)
     }
 
     /// The initializer a class without one gets: a parameter for each persisted
@@ -154,11 +173,11 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         var assignments: [String] = []
         for property in properties {
             guard let type = property.type else { continue }
-            var parameter = "\(property.name): \(type)"
+            var parameter = "\(property.spelledName): \(type)"
             if let initializer = property.initializer { parameter += " = \(initializer)" }
             else if property.isOptional { parameter += " = nil" }
             parameters.append(parameter)
-            assignments.append("self.\(property.name) = \(property.name)")
+            assignments.append("self.\(property.spelledName) = \(property.spelledName)")
         }
         return """
         \(raw: access)init(\(raw: parameters.joined(separator: ", "))) {\(raw: assignments.map { "\n" + $0 }.joined())
@@ -171,9 +190,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     static func diagnoseNonClass(_ node: AttributeSyntax, _ declaration: some DeclGroupSyntax, in context: some MacroExpansionContext) {
         var fixIts: [FixIt] = []
         if let structDecl = declaration.as(StructDeclSyntax.self) {
-            let replacement = structDecl.structKeyword.with(\.tokenKind, .keyword(.class))
             fixIts.append(FixIt(message: FolioFixIt(message: "Make it a class"),
-                                changes: [.replace(oldNode: Syntax(structDecl.structKeyword), newNode: Syntax(replacement))]))
+                                changes: [.replacing(structDecl.structKeyword, with: .class)]))
         }
         context.diagnose(Diagnostic(node: node, message: FolioDiagnostic.modelOnNonClass, fixIts: fixIts))
     }
@@ -181,15 +199,17 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     static func diagnose(_ property: ModelProperty, in context: some MacroExpansionContext) {
         let variable = property.declaration
         if variable.bindings.count > 1 {
-            context.diagnose(Diagnostic(node: variable, message: FolioDiagnostic.multipleBindings))
+            context.diagnose(Diagnostic(
+                node: variable, message: FolioDiagnostic.multipleBindings,
+                fixIts: [FixIt(message: FolioFixIt(message: "Declare each property on its own line"),
+                               changes: [splitting(variable)])]))
             return
         }
         if variable.isLet, !property.isTransient {
-            let replacement = variable.bindingSpecifier.with(\.tokenKind, .keyword(.var))
             context.diagnose(Diagnostic(
                 node: variable.bindingSpecifier, message: FolioDiagnostic.letProperty,
                 fixIts: [FixIt(message: FolioFixIt(message: "Replace 'let' with 'var'"),
-                               changes: [.replace(oldNode: Syntax(variable.bindingSpecifier), newNode: Syntax(replacement))])]))
+                               changes: [.replacing(variable.bindingSpecifier, with: .var)])]))
         }
         if property.isTransient, property.initializer == nil, !property.isOptional {
             context.diagnose(Diagnostic(node: variable, message: FolioDiagnostic.transientWithoutValue))
@@ -197,14 +217,40 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         if let relationship = property.relationship { diagnose(relationship, of: property, in: context) }
     }
 
+    /// `var a, b: Int = 0, c = ""` → one declaration per binding, each with the
+    /// attributes and modifiers, on lines indented as the original; a binding
+    /// with neither type nor value takes the type written after it, as Swift reads it.
+    static func splitting(_ variable: VariableDeclSyntax) -> FixIt.Change {
+        let indentation = Trivia(pieces: variable.leadingTrivia.reversed().prefix { !$0.isNewline }.reversed()).description
+        let prefix = variable.attributes.trimmedDescription + (variable.attributes.isEmpty ? "" : " ")
+            + variable.modifiers.map { $0.trimmedDescription + " " }.joined()
+            + variable.bindingSpecifier.text + " "
+        let bindings = Array(variable.bindings)
+        let declarations = bindings.indices.map { index -> String in
+            var binding = bindings[index].with(\.trailingComma, nil).trimmed
+            if binding.typeAnnotation == nil, binding.initializer == nil, binding.accessorBlock == nil,
+               let type = bindings[index...].lazy.compactMap(\.typeAnnotation).first {
+                binding.typeAnnotation = type.trimmed
+            }
+            return prefix + binding.description
+        }
+        return .replaceText(
+            range: variable.positionAfterSkippingLeadingTrivia..<variable.endPositionBeforeTrailingTrivia,
+            with: declarations.joined(separator: "\n" + indentation), in: Syntax(variable))
+    }
+
     static func diagnose(_ relationship: AttributeSyntax, of property: ModelProperty, in context: some MacroExpansionContext) {
         let destination = RelationshipType(property)
         if case .value? = destination {
-            context.diagnose(Diagnostic(node: relationship, message: FolioDiagnostic.relationshipToValue))
+            // A value property is an attribute without any mark, so the fix is to drop the mark.
+            context.diagnose(Diagnostic(
+                node: relationship, message: FolioDiagnostic.relationshipToValue,
+                fixIts: [FixIt(message: FolioFixIt(message: "Remove '@Relationship'"),
+                               changes: [.removing(relationship)])]))
             return
         }
-        if case .requiredOne? = destination, let type = property.type {
-            let optional = TypeSyntax(OptionalTypeSyntax(wrappedType: type.trimmed))
+        if case .requiredOne? = destination, let type = property.writtenType {
+            let optional = TypeSyntax(OptionalTypeSyntax(wrappedType: type.trimmed)).with(\.leadingTrivia, type.leadingTrivia)
             context.diagnose(Diagnostic(
                 node: type, message: FolioDiagnostic.requiredToOne,
                 fixIts: [FixIt(message: FolioFixIt(message: "Make it optional"),
@@ -213,13 +259,16 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         guard let list = relationship.arguments?.as(LabeledExprListSyntax.self) else { return }
         for argument in list {
             if argument.label == nil, deleteRuleName(argument.expression) == nil {
-                context.diagnose(Diagnostic(node: argument, message: FolioDiagnostic.relationshipOption))
+                context.diagnose(Diagnostic(
+                    node: argument, message: FolioDiagnostic.relationshipOption,
+                    fixIts: [FixIt(message: FolioFixIt(message: "Remove '\(argument.expression.trimmedDescription)'"),
+                                   changes: [.removing(argument, from: relationship)])]))
             }
             guard argument.label?.text == "inverse",
                   let keyPath = argument.expression.as(KeyPathExprSyntax.self),
                   let root = keyPath.root,
                   let expected = destination?.modelName,
-                  root.trimmedDescription != expected
+                  !sameTypeName(root.trimmedDescription, expected)
             else { continue }
             let newRoot = TypeSyntax(IdentifierTypeSyntax(name: .identifier(expected))).with(\.leadingTrivia, root.leadingTrivia).with(\.trailingTrivia, root.trailingTrivia)
             context.diagnose(Diagnostic(
@@ -228,6 +277,12 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                                changes: [.replace(oldNode: Syntax(root), newNode: Syntax(newRoot))])]))
         }
     }
+}
+
+/// Whether two spellings of a type name may name the same type: `Cat` and
+/// `Zoo.Cat` might, so a module-qualified name is not reported as a mismatch.
+func sameTypeName(_ lhs: String, _ rhs: String) -> Bool {
+    lhs == rhs || lhs.split(separator: ".").last == rhs.split(separator: ".").last
 }
 
 /// What a relationship property's written type (or initializer) says about its destination.

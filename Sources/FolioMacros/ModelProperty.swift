@@ -8,13 +8,23 @@ import SwiftSyntax
 /// `Schema.PropertyMetadata` the expansion calls.
 struct ModelProperty {
     let declaration: VariableDeclSyntax
+    /// The property's name as the document and the `_name` storage peer spell
+    /// it: `class` for a property declared as `` `class` ``.
     let name: String
-    /// The written type, if any (`var animals = [Animal]()` has none).
+    /// The name as code referring to the property spells it (`` `class` ``).
+    let spelledName: String
+    /// The written type, if any (`var animals = [Animal]()` has none), trimmed for generated code.
     let type: TypeSyntax?
+    /// The written type as it stands in the source, for diagnostics and fix-its
+    /// (a trimmed copy is detached from the source and has no location).
+    let writtenType: TypeSyntax?
     let initializer: ExprSyntax?
     let isTransient: Bool
     let attribute: AttributeSyntax?
     let relationship: AttributeSyntax?
+
+    /// Whether the declaration is one property the macros can expand (not `var a: Int, b: Int`).
+    var isSingleBinding: Bool { declaration.bindings.count == 1 }
 
     /// Whether the written type is optional (`T?`, `T!`, `Optional<T>`).
     var isOptional: Bool {
@@ -39,8 +49,10 @@ struct ModelProperty {
               let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
         else { return nil }
         declaration = variable
-        name = pattern.identifier.trimmedDescription
+        name = pattern.identifier.identifier?.name ?? pattern.identifier.text
+        spelledName = pattern.identifier.trimmedDescription
         type = binding.typeAnnotation?.type.trimmed
+        writtenType = binding.typeAnnotation?.type
         initializer = binding.initializer?.value.trimmed
         isTransient = variable.attribute(named: "Transient") != nil
         attribute = variable.attribute(named: "Attribute")

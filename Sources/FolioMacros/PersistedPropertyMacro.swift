@@ -13,7 +13,10 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         guard let variable = declaration.as(VariableDeclSyntax.self),
               let property = ModelProperty(variable), !property.isTransient
         else { return [] }
+        // `name` is unescaped (the document's name, and `_name` for storage);
+        // the key path spells the property as it was declared.
         let name = property.name
+        let keyPath = "\\.\(property.spelledName)"
         return [
             """
             @storageRestrictions(initializes: _\(raw: name))
@@ -23,12 +26,12 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             get {
-                _$backingData.value(of: self, \\.\(raw: name), named: "\(raw: name)", unmanaged: _\(raw: name))
+                _$backingData.value(of: self, \(raw: keyPath), named: "\(raw: name)", unmanaged: _\(raw: name))
             }
             """,
             """
             set {
-                _$backingData.setValue(newValue, of: self, \\.\(raw: name), named: "\(raw: name)", unmanaged: _\(raw: name))
+                _$backingData.setValue(newValue, of: self, \(raw: keyPath), named: "\(raw: name)", unmanaged: _\(raw: name))
             }
             """,
         ]

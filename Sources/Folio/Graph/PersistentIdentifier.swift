@@ -4,7 +4,7 @@
 /// insert, saved in the package, and survive save and reopen; a deleted
 /// object's identifier is never given to another object of the same document,
 /// so undoing a delete brings back the same identifiers.
-public struct PersistentIdentifier: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     /// The name of the object's entity.
     public let entityName: String
     /// The object's number, unique across all entities of its document.

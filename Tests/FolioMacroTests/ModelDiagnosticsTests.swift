@@ -1,0 +1,746 @@
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+/// Misuses of the model macros, each reported where it is written and, where
+/// there is one obvious mend, with a fix-it that makes it.
+@Suite struct ModelDiagnosticsTests {
+    @Test("@Model on a struct is an error whose fix-it makes it a class")
+    func modelOnStruct() {
+        assertExpansion(
+            """
+            @Model
+            struct Point {
+                var x: Int
+            }
+            """,
+            expandedSource: """
+            struct Point {
+                var x: Int
+            }
+            """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'@Model' can only be applied to a class; models have identity and are shared by reference",
+                    line: 1, column: 1, fixIts: [FixItSpec(message: "Make it a class")]),
+            ],
+            fixedSource: """
+            @Model
+            class Point {
+                var x: Int
+            }
+            """
+        )
+    }
+
+    @Test("@Model on an enum is an error with no fix-it")
+    func modelOnEnum() {
+        assertExpansion(
+            """
+            @Model
+            enum Diet {
+                case herbivorous
+            }
+            """,
+            expandedSource: """
+            enum Diet {
+                case herbivorous
+            }
+            """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'@Model' can only be applied to a class; models have identity and are shared by reference",
+                    line: 1, column: 1),
+            ]
+        )
+    }
+
+    @Test("@Model on a generic class is an error at its generic parameters, and the class is left as written")
+    func modelOnGenericClass() {
+        assertExpansion(
+            """
+            @Model
+            final class Box<Content> {
+                var content: Content
+            }
+            """,
+            expandedSource: """
+            final class Box<Content> {
+                var content: Content
+            }
+            """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'@Model' does not support generic classes; each model class is one entity",
+                    line: 2, column: 16),
+            ]
+        )
+    }
+
+    @Test("A let property is an error whose fix-it makes it a var; the rest of the model still expands")
+    func letProperty() {
+        assertExpansion(
+            """
+            @Model
+            final class Book {
+                let isbn: String
+                var title: String
+            }
+            """,
+            expandedSource: #"""
+            final class Book {
+                let isbn: String
+                var title: String {
+                    @storageRestrictions(initializes: _title)
+                    init(initialValue) {
+                        _title = Folio._PersistedStorage(initialValue)
+                    }
+                    get {
+                        _$backingData.value(of: self, \.title, named: "title", unmanaged: _title)
+                    }
+                    set {
+                        _$backingData.setValue(newValue, of: self, \.title, named: "title", unmanaged: _title)
+                    }
+                }
+
+                private var _title: Folio._PersistedStorage
+
+                private var _$backingData = Folio.BackingData()
+
+                var persistentBackingData: Folio.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                    [
+                        Folio.Schema.PropertyMetadata("title", \Book.title)
+                    ]
+                }
+
+                required init(backingData: Folio.BackingData) {
+                    self._$backingData = backingData
+                    self._title = Folio._PersistedStorage()
+                }
+
+                init(title: String) {
+                    self.title = title
+                }
+            }
+
+            extension Book: Folio.PersistentModel, Observation.Observable {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "a model's stored properties must be 'var' so the context can track and undo changes; use '@Transient' for a constant that is never saved",
+                    line: 3, column: 5, fixIts: [FixItSpec(message: "Replace 'let' with 'var'")]),
+            ],
+            fixedSource: """
+            @Model
+            final class Book {
+                var isbn: String
+                var title: String
+            }
+            """
+        )
+    }
+
+    @Test("A relationship to a value type is an error whose fix-it removes the @Relationship, on its line or above it")
+    func relationshipToValue() {
+        assertExpansion(
+            """
+            @Model
+            final class Post {
+                @Relationship var tags: [String]
+                @Relationship(deleteRule: .cascade)
+                var scores: [Int]
+            }
+            """,
+            expandedSource: #"""
+            final class Post {
+                var tags: [String] {
+                    @storageRestrictions(initializes: _tags)
+                    init(initialValue) {
+                        _tags = Folio._PersistedStorage(initialValue)
+                    }
+                    get {
+                        _$backingData.value(of: self, \.tags, named: "tags", unmanaged: _tags)
+                    }
+                    set {
+                        _$backingData.setValue(newValue, of: self, \.tags, named: "tags", unmanaged: _tags)
+                    }
+                }
+
+                private var _tags: Folio._PersistedStorage
+                var scores: [Int] {
+                    @storageRestrictions(initializes: _scores)
+                    init(initialValue) {
+                        _scores = Folio._PersistedStorage(initialValue)
+                    }
+                    get {
+                        _$backingData.value(of: self, \.scores, named: "scores", unmanaged: _scores)
+                    }
+                    set {
+                        _$backingData.setValue(newValue, of: self, \.scores, named: "scores", unmanaged: _scores)
+                    }
+                }
+
+                private var _scores: Folio._PersistedStorage
+
+                private var _$backingData = Folio.BackingData()
+
+                var persistentBackingData: Folio.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                    [
+                        Folio.Schema.PropertyMetadata("tags", \Post.tags),
+                        Folio.Schema.PropertyMetadata("scores", \Post.scores, deleteRule: .cascade)
+                    ]
+                }
+
+                required init(backingData: Folio.BackingData) {
+                    self._$backingData = backingData
+                    self._tags = Folio._PersistedStorage()
+                    self._scores = Folio._PersistedStorage()
+                }
+
+                init(tags: [String], scores: [Int]) {
+                    self.tags = tags
+                    self.scores = scores
+                }
+            }
+
+            extension Post: Folio.PersistentModel, Observation.Observable {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'@Relationship' needs a model type (a '@Model' class, an optional of one, or an array of them); use '@Attribute' for values",
+                    line: 3, column: 5, fixIts: [FixItSpec(message: "Remove '@Relationship'")]),
+                DiagnosticSpec(
+                    message: "'@Relationship' needs a model type (a '@Model' class, an optional of one, or an array of them); use '@Attribute' for values",
+                    line: 4, column: 5, fixIts: [FixItSpec(message: "Remove '@Relationship'")]),
+            ],
+            fixedSource: """
+            @Model
+            final class Post {
+                var tags: [String]
+                var scores: [Int]
+            }
+            """
+        )
+    }
+
+    @Test("A required to-one relationship is an error whose fix-it makes it optional")
+    func requiredToOne() {
+        assertExpansion(
+            """
+            @Model
+            final class Dog {
+                @Relationship var owner: Person
+            }
+            """,
+            expandedSource: #"""
+            final class Dog {
+                var owner: Person {
+                    @storageRestrictions(initializes: _owner)
+                    init(initialValue) {
+                        _owner = Folio._PersistedStorage(initialValue)
+                    }
+                    get {
+                        _$backingData.value(of: self, \.owner, named: "owner", unmanaged: _owner)
+                    }
+                    set {
+                        _$backingData.setValue(newValue, of: self, \.owner, named: "owner", unmanaged: _owner)
+                    }
+                }
+
+                private var _owner: Folio._PersistedStorage
+
+                private var _$backingData = Folio.BackingData()
+
+                var persistentBackingData: Folio.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                    [
+                        Folio.Schema.PropertyMetadata("owner", \Dog.owner)
+                    ]
+                }
+
+                required init(backingData: Folio.BackingData) {
+                    self._$backingData = backingData
+                    self._owner = Folio._PersistedStorage()
+                }
+
+                init(owner: Person) {
+                    self.owner = owner
+                }
+            }
+
+            extension Dog: Folio.PersistentModel, Observation.Observable {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "a relationship to one model must be optional: deleting the related model nullifies it",
+                    line: 3, column: 30, fixIts: [FixItSpec(message: "Make it optional")]),
+            ],
+            fixedSource: """
+            @Model
+            final class Dog {
+                @Relationship var owner: Person?
+            }
+            """
+        )
+    }
+
+    @Test("An inverse key path rooted in another class than the destination is an error whose fix-it roots it in the destination")
+    func inverseOfWrongClass() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Person {
+                @Relationship(inverse: \Dog.owner) var pets: [Cat]
+            }
+            """#,
+            expandedSource: #"""
+            final class Person {
+                var pets: [Cat] {
+                    @storageRestrictions(initializes: _pets)
+                    init(initialValue) {
+                        _pets = Folio._PersistedStorage(initialValue)
+                    }
+                    get {
+                        _$backingData.value(of: self, \.pets, named: "pets", unmanaged: _pets)
+                    }
+                    set {
+                        _$backingData.setValue(newValue, of: self, \.pets, named: "pets", unmanaged: _pets)
+                    }
+                }
+
+                private var _pets: Folio._PersistedStorage
+
+                private var _$backingData = Folio.BackingData()
+
+                var persistentBackingData: Folio.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                    [
+                        Folio.Schema.PropertyMetadata("pets", \Person.pets, inverse: \Dog.owner, inverseName: "owner")
+                    ]
+                }
+
+                required init(backingData: Folio.BackingData) {
+                    self._$backingData = backingData
+                    self._pets = Folio._PersistedStorage()
+                }
+
+                init(pets: [Cat]) {
+                    self.pets = pets
+                }
+            }
+
+            extension Person: Folio.PersistentModel, Observation.Observable {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "the inverse must be a property of 'Cat', the relationship's destination, not of 'Dog'",
+                    line: 3, column: 29, fixIts: [FixItSpec(message: #"Use '\Cat.owner'"#)]),
+            ],
+            fixedSource: #"""
+            @Model
+            final class Person {
+                @Relationship(inverse: \Cat.owner) var pets: [Cat]
+            }
+            """#
+        )
+    }
+
+    @Test("A module-qualified destination is not mistaken for another class than the inverse's root")
+    func qualifiedDestination() {
+        assertExpansion(
+            #"""
+            @Model
+            final class Person {
+                @Relationship(inverse: \Cat.owner) var pets: [Pets.Cat]
+            }
+            """#,
+            expandedSource: #"""
+            final class Person {
+                var pets: [Pets.Cat] {
+                    @storageRestrictions(initializes: _pets)
+                    init(initialValue) {
+                        _pets = Folio._PersistedStorage(initialValue)
+                    }
+                    get {
+                        _$backingData.value(of: self, \.pets, named: "pets", unmanaged: _pets)
+                    }
+                    set {
+                        _$backingData.setValue(newValue, of: self, \.pets, named: "pets", unmanaged: _pets)
+                    }
+                }
+
+                private var _pets: Folio._PersistedStorage
+
+                private var _$backingData = Folio.BackingData()
+
+                var persistentBackingData: Folio.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                    [
+                        Folio.Schema.PropertyMetadata("pets", \Person.pets, inverse: \Cat.owner, inverseName: "owner")
+                    ]
+                }
+
+                required init(backingData: Folio.BackingData) {
+                    self._$backingData = backingData
+                    self._pets = Folio._PersistedStorage()
+                }
+
+                init(pets: [Pets.Cat]) {
+                    self.pets = pets
+                }
+            }
+
+            extension Person: Folio.PersistentModel, Observation.Observable {
+            }
+            """#
+        )
+    }
+
+    @Test("A @Transient property without an initial value is an error")
+    func transientWithoutValue() {
+        assertExpansion(
+            """
+            @Model
+            final class Trip {
+                var name: String
+                @Transient var cache: [String: Int]
+            }
+            """,
+            expandedSource: #"""
+            final class Trip {
+                var name: String {
+                    @storageRestrictions(initializes: _name)
+                    init(initialValue) {
+                        _name = Folio._PersistedStorage(initialValue)
+                    }
+                    get {
+                        _$backingData.value(of: self, \.name, named: "name", unmanaged: _name)
+                    }
+                    set {
+                        _$backingData.setValue(newValue, of: self, \.name, named: "name", unmanaged: _name)
+                    }
+                }
+
+                private var _name: Folio._PersistedStorage
+                var cache: [String: Int]
+
+                private var _$backingData = Folio.BackingData()
+
+                var persistentBackingData: Folio.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                    [
+                        Folio.Schema.PropertyMetadata("name", \Trip.name)
+                    ]
+                }
+
+                required init(backingData: Folio.BackingData) {
+                    self._$backingData = backingData
+                    self._name = Folio._PersistedStorage()
+                }
+
+                init(name: String) {
+                    self.name = name
+                }
+            }
+
+            extension Trip: Folio.PersistentModel, Observation.Observable {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "a '@Transient' property needs an initial value, because models fetched from a document are created without one",
+                    line: 4, column: 5),
+            ]
+        )
+    }
+
+    @Test("An optional @Transient property needs no initial value: it starts as nil")
+    func optionalTransient() {
+        assertExpansion(
+            """
+            @Model
+            final class Trip {
+                @Transient var selection: Int?
+            }
+            """,
+            expandedSource: """
+            final class Trip {
+                var selection: Int?
+
+                private var _$backingData = Folio.BackingData()
+
+                var persistentBackingData: Folio.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                    []
+                }
+
+                required init(backingData: Folio.BackingData) {
+                    self._$backingData = backingData
+                }
+
+                init() {
+                }
+            }
+
+            extension Trip: Folio.PersistentModel, Observation.Observable {
+            }
+            """
+        )
+    }
+
+    @Test("A relationship option is an error whose fix-it removes it, with its comma or its parentheses")
+    func relationshipOption() {
+        assertExpansion(
+            """
+            @Model
+            final class Passport {
+                @Relationship(.unique) var holder: Person?
+                @Relationship(.unique, deleteRule: .cascade) var visas: [Visa]
+            }
+            """,
+            expandedSource: #"""
+            final class Passport {
+                var holder: Person? {
+                    @storageRestrictions(initializes: _holder)
+                    init(initialValue) {
+                        _holder = Folio._PersistedStorage(initialValue)
+                    }
+                    get {
+                        _$backingData.value(of: self, \.holder, named: "holder", unmanaged: _holder)
+                    }
+                    set {
+                        _$backingData.setValue(newValue, of: self, \.holder, named: "holder", unmanaged: _holder)
+                    }
+                }
+
+                private var _holder: Folio._PersistedStorage
+                var visas: [Visa] {
+                    @storageRestrictions(initializes: _visas)
+                    init(initialValue) {
+                        _visas = Folio._PersistedStorage(initialValue)
+                    }
+                    get {
+                        _$backingData.value(of: self, \.visas, named: "visas", unmanaged: _visas)
+                    }
+                    set {
+                        _$backingData.setValue(newValue, of: self, \.visas, named: "visas", unmanaged: _visas)
+                    }
+                }
+
+                private var _visas: Folio._PersistedStorage
+
+                private var _$backingData = Folio.BackingData()
+
+                var persistentBackingData: Folio.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                    [
+                        Folio.Schema.PropertyMetadata("holder", \Passport.holder),
+                        Folio.Schema.PropertyMetadata("visas", \Passport.visas, deleteRule: .cascade)
+                    ]
+                }
+
+                required init(backingData: Folio.BackingData) {
+                    self._$backingData = backingData
+                    self._holder = Folio._PersistedStorage()
+                    self._visas = Folio._PersistedStorage()
+                }
+
+                init(holder: Person? = nil, visas: [Visa]) {
+                    self.holder = holder
+                    self.visas = visas
+                }
+            }
+
+            extension Passport: Folio.PersistentModel, Observation.Observable {
+            }
+            """#,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "Folio does not support relationship options; uniqueness applies to attributes ('@Attribute(.unique)')",
+                    line: 3, column: 19, fixIts: [FixItSpec(message: "Remove '.unique'")]),
+                DiagnosticSpec(
+                    message: "Folio does not support relationship options; uniqueness applies to attributes ('@Attribute(.unique)')",
+                    line: 4, column: 19, fixIts: [FixItSpec(message: "Remove '.unique'")]),
+            ],
+            fixedSource: """
+            @Model
+            final class Passport {
+                @Relationship var holder: Person?
+                @Relationship(deleteRule: .cascade) var visas: [Visa]
+            }
+            """
+        )
+    }
+
+    @Test("Two properties declared on one line are an error whose fix-it declares each on its own line, with its type")
+    func multipleBindings() {
+        assertExpansion(
+            """
+            @Model
+            final class Point {
+                var x: Int, y: Int
+                private var a, b: String
+            }
+            """,
+            expandedSource: """
+            final class Point {
+                var x: Int, y: Int
+                private var a, b: String
+
+                private var _$backingData = Folio.BackingData()
+
+                var persistentBackingData: Folio.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                    []
+                }
+
+                required init(backingData: Folio.BackingData) {
+                    self._$backingData = backingData
+                }
+
+                init() {
+                }
+            }
+
+            extension Point: Folio.PersistentModel, Observation.Observable {
+            }
+            """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "declare each model property on its own line ('var a: Int' and 'var b: Int')",
+                    line: 3, column: 5, fixIts: [FixItSpec(message: "Declare each property on its own line")]),
+                DiagnosticSpec(
+                    message: "declare each model property on its own line ('var a: Int' and 'var b: Int')",
+                    line: 4, column: 5, fixIts: [FixItSpec(message: "Declare each property on its own line")]),
+            ],
+            fixedSource: """
+            @Model
+            final class Point {
+                var x: Int
+                var y: Int
+                private var a: String
+                private var b: String
+            }
+            """
+        )
+    }
+
+    @Test("@ModelActor on a class is an error whose fix-it makes it an actor")
+    func modelActorOnClass() {
+        assertExpansion(
+            """
+            @ModelActor
+            final class Importer {
+            }
+            """,
+            expandedSource: """
+            final class Importer {
+            }
+            """,
+            diagnostics: [
+                DiagnosticSpec(message: "'@ModelActor' can only be applied to an actor", line: 1, column: 1,
+                               fixIts: [FixItSpec(message: "Make it an actor")]),
+            ],
+            fixedSource: """
+            @ModelActor
+            final actor Importer {
+            }
+            """
+        )
+    }
+
+    @Test("@ModelActor on an enum is an error with no fix-it")
+    func modelActorOnEnum() {
+        assertExpansion(
+            """
+            @ModelActor
+            enum Importer {
+            }
+            """,
+            expandedSource: """
+            enum Importer {
+            }
+            """,
+            diagnostics: [
+                DiagnosticSpec(message: "'@ModelActor' can only be applied to an actor", line: 1, column: 1),
+            ]
+        )
+    }
+}
