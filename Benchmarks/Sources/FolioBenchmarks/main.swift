@@ -537,6 +537,7 @@ do {
     var runs = 3
     var sizes: [Int] = []
     var contextMode = false
+    var modelsMode = false
     var fixedCascade = 10_000
     var index = 0
     while index < arguments.count {
@@ -555,13 +556,22 @@ do {
             index += 1
             continue
         }
+        if arguments[index] == "--models" {
+            modelsMode = true
+            index += 1
+            continue
+        }
         guard let n = Int(arguments[index].replacingOccurrences(of: "_", with: "")), n > 0 else {
-            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
+            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
         }
         sizes.append(n)
         index += 1
     }
     if sizes.isEmpty { sizes = [100_000, 1_000_000] }
+    if modelsMode {
+        try runModelBenchmarks(sizes: sizes, runs: runs)
+        exit(0)
+    }
     if contextMode {
         try runContextBenchmarks(sizes: sizes, runs: runs, fixedCascade: fixedCascade)
         exit(0)

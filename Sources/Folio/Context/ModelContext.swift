@@ -16,11 +16,11 @@ import Foundation
 /// **Undo.** Every change registers its inverse with ``undoManager`` (none for
 /// contexts you create, as in SwiftData; the main context has one). One user
 /// action is one undo step: each public method is one step unless an explicit
-/// group or ``transaction(_:)`` is open; an automatically opened group is closed
+/// group or ``transaction(actionName:_:)`` is open; an automatically opened group is closed
 /// by ``processPendingChanges()`` and ``save()``.
 ///
 /// **Autosave.** Linux has no run loop, so autosave is triggered by
-/// ``processPendingChanges()`` (also called at the end of ``transaction(_:)``):
+/// ``processPendingChanges()`` (also called at the end of ``transaction(actionName:_:)``):
 /// when ``autosaveEnabled`` and there are changes, it saves; a failure goes to
 /// ``autosaveErrorHandler`` (stderr by default), never silently.
 ///
