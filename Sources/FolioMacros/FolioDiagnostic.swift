@@ -24,6 +24,7 @@ struct FolioDiagnostic: DiagnosticMessage, Error {
         error("inverseRoot", "the inverse must be a property of '\(expected)', the relationship's destination, not of '\(found)'")
     }
     static let relationshipOption = error("relationshipOption", "Folio does not support relationship options; uniqueness applies to attributes ('@Attribute(.unique)')")
+    static let propertyObservers = error("propertyObservers", "a persisted model property cannot have 'willSet' or 'didSet' observers: undo, redo and other contexts change it without calling them; observe the model with Observation, or mark the property '@Transient'")
     static let modelActorOnNonActor = error("modelActorOnNonActor", "'@ModelActor' can only be applied to an actor")
 }
 

@@ -28,7 +28,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let className = classDecl.name.trimmedDescription
         let properties = ModelProperty.all(in: classDecl.memberBlock.members)
         for property in properties { diagnose(property, in: context) }
-        let persisted = properties.filter { !$0.isTransient && !$0.declaration.isLet && $0.isSingleBinding }
+        let persisted = properties.filter { !$0.isTransient && !$0.declaration.isLet && $0.isSingleBinding && !$0.hasObservers }
 
         let access = accessModifier(of: classDecl)
         let metadata = persisted.map { metadataEntry(for: $0, in: className) }
@@ -71,7 +71,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         guard let classDecl = declaration.as(ClassDeclSyntax.self), classDecl.genericParameterClause == nil,
               let variable = member.as(VariableDeclSyntax.self),
               let property = ModelProperty(variable), property.isSingleBinding,
-              !property.isTransient, !variable.isLet, !property.name.hasPrefix("_$"),
+              !property.isTransient, !variable.isLet, !property.hasObservers, !property.name.hasPrefix("_$"),
               variable.attribute(named: "_PersistedProperty") == nil
         else { return [] }
         return ["@_PersistedProperty"]
@@ -211,10 +211,25 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 fixIts: [FixIt(message: FolioFixIt(message: "Replace 'let' with 'var'"),
                                changes: [.replacing(variable.bindingSpecifier, with: .var)])]))
         }
+        if !property.isTransient, property.hasObservers, let observers = variable.bindings.first?.accessorBlock {
+            // The property becomes computed (get/set over the backing data), which
+            // cannot carry observers; silently dropping them would be worse.
+            context.diagnose(Diagnostic(
+                node: observers, message: FolioDiagnostic.propertyObservers,
+                fixIts: [FixIt(message: FolioFixIt(message: "Remove the observers"), changes: [removingObservers(observers)])]))
+        }
         if property.isTransient, property.initializer == nil, !property.isOptional {
             context.diagnose(Diagnostic(node: variable, message: FolioDiagnostic.transientWithoutValue))
         }
         if let relationship = property.relationship { diagnose(relationship, of: property, in: context) }
+    }
+
+    /// `var name: String { didSet {…} }` → `var name: String`: from the end of
+    /// what precedes the block to its closing brace, so what follows stays put.
+    static func removingObservers(_ observers: AccessorBlockSyntax) -> FixIt.Change {
+        let start = observers.previousToken(viewMode: .sourceAccurate)?.endPositionBeforeTrailingTrivia
+            ?? observers.positionAfterSkippingLeadingTrivia
+        return .replaceText(range: start..<observers.endPositionBeforeTrailingTrivia, with: "", in: Syntax(observers))
     }
 
     /// `var a, b: Int = 0, c = ""` → one declaration per binding, each with the

@@ -26,6 +26,9 @@ struct ModelProperty {
     /// Whether the declaration is one property the macros can expand (not `var a: Int, b: Int`).
     var isSingleBinding: Bool { declaration.bindings.count == 1 }
 
+    /// Whether the property has `willSet`/`didSet` observers (which `@Model` refuses).
+    var hasObservers: Bool { declaration.bindings.first?.accessorBlock != nil }
+
     /// Whether the written type is optional (`T?`, `T!`, `Optional<T>`).
     var isOptional: Bool {
         guard let type else { return false }

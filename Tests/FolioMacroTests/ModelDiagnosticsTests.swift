@@ -507,6 +507,63 @@ import Testing
         )
     }
 
+    @Test("A persisted property with didSet or willSet is an error whose fix-it removes the observers")
+    func propertyObservers() {
+        assertExpansion(
+            """
+            @Model
+            final class Trip {
+                var name: String {
+                    didSet { print(name) }
+                }
+            }
+            """,
+            expandedSource: """
+            final class Trip {
+                var name: String {
+                    didSet { print(name) }
+                }
+
+                private var _$backingData = Folio.BackingData()
+
+                var persistentBackingData: Folio.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                    []
+                }
+
+                required init(backingData: Folio.BackingData) {
+                    self._$backingData = backingData
+                }
+
+                init() {
+                }
+            }
+
+            extension Trip: Folio.PersistentModel, Observation.Observable {
+            }
+            """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "a persisted model property cannot have 'willSet' or 'didSet' observers: undo, redo and other contexts change it without calling them; observe the model with Observation, or mark the property '@Transient'",
+                    line: 3, column: 22, fixIts: [FixItSpec(message: "Remove the observers")]),
+            ],
+            fixedSource: """
+            @Model
+            final class Trip {
+                var name: String
+            }
+            """
+        )
+    }
+
     @Test("An optional @Transient property needs no initial value: it starts as nil")
     func optionalTransient() {
         assertExpansion(

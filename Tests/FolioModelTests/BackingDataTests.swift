@@ -199,3 +199,139 @@ final class Specimen {
         #expect(try context.value("text", of: id) == .string("typed"))
     }
 }
+
+@Model
+final class Shelf {
+    var label: String
+    @Relationship(deleteRule: .cascade, inverse: \Volume.shelf) var volumes: [Volume] = []
+    init(label: String) { self.label = label }
+}
+
+@Model
+final class Volume {
+    var title: String
+    var price: Decimal = 0
+    var extra: Value = .null
+    var shelf: Shelf?
+    init(title: String, shelf: Shelf? = nil) {
+        self.title = title
+        self.shelf = shelf
+    }
+}
+
+/// Collects what a context reports to its `autosaveErrorHandler`.
+final class ReportedErrors: Sendable {
+    private let errors = Mutex<[ModelError]>([])
+    var all: [ModelError] { errors.withLock { $0 } }
+    func attach(to context: ModelContext) { context.autosaveErrorHandler = { error in self.errors.withLock { $0.append(error) } } }
+}
+
+@Suite struct BackingDataLifeCycleTests {
+    func memoryContext() throws -> ModelContext {
+        ModelContext(try ModelContainer(for: Shelf.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+    }
+
+    @Test func `a typed setter refuses what the document cannot hold, as the dynamic API does, and reports it`() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Shelves.folio")
+        do {
+            let context = ModelContext(try ModelContainer(for: Shelf.self, configurations: ModelConfiguration(url: url)))
+            let reported = ReportedErrors()
+            reported.attach(to: context)
+            let volume = Volume(title: "Dune")
+            context.insert(volume)
+            volume.price = 12.5
+            volume.price = Decimal.nan
+            volume.extra = .array([.int(1)])  // an any-value holds one scalar, never a list
+            #expect(volume.price == 12.5)
+            #expect(volume.extra == .null)
+            #expect(reported.all.count == 2)
+            guard case .graph(.typeMismatch(let entity, let attribute, _, _))? = reported.all.first else {
+                Issue.record("expected a type mismatch, got \(reported.all)")
+                return
+            }
+            #expect(entity == "Volume" && attribute == "price")
+            try context.save()
+        }
+        let reopened = ModelContext(try ModelContainer(for: Shelf.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
+        #expect(try reopened.fetch(FetchDescriptor<Volume>()).map(\.price) == [12.5])
+    }
+
+    @Test func `models related to each other before insertion are freed with their context`() throws {
+        weak var weakShelf: Shelf?
+        weak var weakVolume: Volume?
+        weak var weakContext: ModelContext?
+        do {
+            let context = try memoryContext()
+            let shelf = Shelf(label: "SF")
+            let volume = Volume(title: "Dune", shelf: shelf)
+            shelf.volumes = [volume]
+            context.insert(shelf)
+            try context.save()
+            #expect(shelf.volumes.map(\.title) == ["Dune"])
+            weakShelf = shelf
+            weakVolume = volume
+            weakContext = context
+        }
+        #expect(weakShelf == nil)
+        #expect(weakVolume == nil)
+        #expect(weakContext == nil)
+    }
+
+    @Test func `a model whose insert was undone is unmanaged again, keeps its values, and inserting it makes a new object`() throws {
+        let context = try memoryContext()
+        context.undoManager = UndoManager()
+        let shelf = Shelf(label: "SF")
+        context.insert(shelf)
+        context.processPendingChanges()
+        let firstID = shelf.persistentModelID
+        context.undoManager?.undo()
+        #expect(shelf.modelContext == nil)
+        #expect(!shelf.isDeleted)
+        #expect(shelf.label == "SF")
+
+        shelf.label = "Fantasy"  // goes to the instance, not the dead object
+        #expect(try context.fetchCount(FetchDescriptor<Shelf>()) == 0)
+        context.insert(shelf)
+        #expect(shelf.modelContext === context)
+        #expect(shelf.persistentModelID != firstID)
+        #expect(try context.fetch(FetchDescriptor<Shelf>()).map(\.label) == ["Fantasy"])
+        #expect(try context.fetch(FetchDescriptor<Shelf>()).first === shelf)
+    }
+
+    @Test func `a model whose delete was saved can be inserted again, or related, as a new object`() throws {
+        let context = try memoryContext()
+        let volume = Volume(title: "Dune")
+        context.insert(volume)
+        try context.save()
+        context.delete(volume)
+        try context.save()
+        #expect(volume.modelContext == nil)
+        volume.title = "Dune Messiah"
+        #expect(try context.fetchCount(FetchDescriptor<Volume>()) == 0)
+
+        let shelf = Shelf(label: "SF")
+        context.insert(shelf)
+        shelf.volumes = [volume]
+        #expect(volume.modelContext === context)
+        #expect(shelf.volumes.map(\.title) == ["Dune Messiah"])
+        #expect(volume.shelf === shelf)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Volume>()) == 1)
+    }
+
+    @Test func `undoing and redoing an insert with no edit in between leaves the model attached to its object`() throws {
+        let context = try memoryContext()
+        context.undoManager = UndoManager()
+        let shelf = Shelf(label: "SF")
+        context.insert(shelf)
+        context.processPendingChanges()
+        context.undoManager?.undo()
+        #expect(shelf.modelContext == nil)
+        context.undoManager?.redo()
+        #expect(shelf.modelContext === context)
+        shelf.label = "Fantasy"
+        #expect(try context.fetch(FetchDescriptor<Shelf>()).first === shelf)
+        #expect(try context.value("label", of: shelf.persistentModelID) == .string("Fantasy"))
+    }
+}

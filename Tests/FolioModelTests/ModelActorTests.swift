@@ -71,6 +71,19 @@ actor TodoActor {
         #expect(try reopened.fetchCount(FetchDescriptor<Todo>()) == 2)
     }
 
+    @Test func `an actor finds a model by identifier with self[id, as:], and nil for another class or a missing object`() async throws {
+        let container = try ModelContainer(for: Todo.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let todo = Todo(name: "Carry the ring")
+        context.insert(todo)
+        try context.save()
+        let actor = TodoActor(modelContainer: container)
+        #expect(try await actor.close(id: todo.persistentModelID))
+        #expect(try await !actor.close(id: PersistentIdentifier(entityName: "Todo", id: 999)))
+        _ = try context.fetchCount(FetchDescriptor<Todo>())
+        #expect(todo.status == "Closed")
+    }
+
     @Test func `an actor's context is its own: no undo manager and no autosave, as for contexts you create`() async throws {
         let container = try ModelContainer(for: Todo.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let actor = TodoActor(modelContainer: container)
@@ -83,4 +96,12 @@ actor TodoActor {
 
 extension TodoActor {
     func contextSettings() -> (Bool, Bool) { (modelContext.undoManager != nil, modelContext.autosaveEnabled) }
+
+    /// Looks a model up by identifier the SwiftData way, `self[id, as:]`.
+    func close(id: PersistentIdentifier) throws -> Bool {
+        guard let todo = self[id, as: Todo.self] else { return false }
+        todo.status = "Closed"
+        try modelContext.save()
+        return true
+    }
 }

@@ -1,5 +1,6 @@
 import Folio
 import Testing
+import Synchronization
 
 @Suite struct ModelContextModelsTests {
     let container: ModelContainer
@@ -97,5 +98,96 @@ import Testing
         #expect(throws: ModelError.graph(.unknownEntity("Todo"))) {
             _ = try context.fetch(FetchDescriptor<Todo>())
         }
+    }
+}
+
+@Model
+final class Label {
+    @Attribute(.unique) var name: String
+    var note: String = ""
+    @Transient var isSelected = false
+    @Attribute(.transient) var draft: String = ""
+    init(name: String, note: String = "") {
+        self.name = name
+        self.note = note
+    }
+}
+
+@Model
+final class Badge {
+    @Attribute(.unique) var token = UUID()
+    var name: String = ""
+    var created = Date.now
+    init(name: String) { self.name = name }
+}
+
+@Suite struct ModelContextUpsertAndMergeTests {
+    @Test func `inserting a model with a taken unique value updates the object, and fetch returns the first model`() throws {
+        let context = ModelContext(try ModelContainer(for: Label.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let first = Label(name: "swift", note: "first")
+        context.insert(first)
+        let second = Label(name: "swift", note: "second")
+        context.insert(second)
+        #expect(second.persistentModelID == first.persistentModelID)
+        #expect(first.note == "second")
+        #expect(try context.fetchCount(FetchDescriptor<Label>()) == 1)
+        #expect(try context.fetch(FetchDescriptor<Label>()).first === first)
+        #expect((context.registeredModel(for: first.persistentModelID) as Label?) === first)
+        second.note = "edited through the second"
+        #expect(first.note == "edited through the second")
+    }
+
+    @Test func `a merged save from another context notifies the observers of the models it changes`() throws {
+        let container = try ModelContainer(for: Label.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let main = ModelContext(container)
+        let label = Label(name: "swift")
+        main.insert(label)
+        try main.save()
+        let fired = Mutex(false)
+        withObservationTracking { _ = label.note } onChange: { fired.withLock { $0 = true } }
+
+        let background = ModelContext(container)
+        let other = try #require(try background.fetch(FetchDescriptor<Label>()).first)
+        other.note = "changed"
+        try background.save()
+        _ = try main.fetchCount(FetchDescriptor<Label>())
+        #expect(label.note == "changed")
+        #expect(fired.withLock { $0 })
+    }
+
+    @Test func `transient attributes are each context's own and are not merged from other contexts' saves`() throws {
+        let container = try ModelContainer(for: Label.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let main = ModelContext(container)
+        let label = Label(name: "swift")
+        main.insert(label)
+        try main.save()
+        label.draft = "mine"
+
+        let background = ModelContext(container)
+        let other = try #require(try background.fetch(FetchDescriptor<Label>()).first)
+        other.draft = "theirs"
+        other.note = "saved"
+        background.insert(Label(name: "new"))
+        let newcomer = try #require(background.insertedModelsArray.first as? Label)
+        newcomer.draft = "theirs too"
+        try background.save()
+
+        let fetched = try main.fetch(FetchDescriptor<Label>(sortBy: [SortDescriptor(\.name)]))
+        #expect(fetched.map(\.name) == ["new", "swift"])
+        #expect(label.note == "saved")
+        #expect(label.draft == "mine")
+        #expect(fetched[0].draft == "")
+    }
+
+    @Test func `dynamic inserts that leave a unique attribute to its default are new objects, not updates of the first`() throws {
+        let context = ModelContext(try ModelContainer(for: Badge.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let a = try context.insert("Badge", ["name": .string("a")])
+        let b = try context.insert("Badge", ["name": .string("b")])
+        #expect(a != b)
+        #expect(try context.value("name", of: a) == .string("a"))
+        // Both took the schema's one default token, so the save refuses them.
+        #expect(throws: ModelError.self) { try context.save() }
+        try context.setValue(.uuid(UUID()), for: "token", of: b)
+        try context.save()
     }
 }

@@ -61,3 +61,39 @@ final class Pet {
         #expect(issues.first?.object == owner.persistentModelID)
     }
 }
+
+@Suite struct SchemaDefaultsTests {
+    @Test func `two schemas of the same classes are equal even when defaults are expressions like Date.now`() throws {
+        let first = Schema([Badge.self])
+        Thread.sleep(forTimeInterval: 0.002)
+        #expect(Schema([Badge.self]) == first)
+    }
+
+    @Test func `a package whose stored defaults differ from the models' (Date.now of an earlier run) opens as it is`() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Badges.folio")
+        // What an earlier run wrote: the same entity, with that run's `created` and `token` defaults.
+        var entity = try #require(Schema([Badge.self]).entity(named: "Badge"))
+        for index in entity.attributes.indices {
+            switch entity.attributes[index].name {
+            case "created": entity.attributes[index].defaultValue = .date(Date(timeIntervalSinceReferenceDate: 0))
+            case "token": entity.attributes[index].defaultValue = .uuid(UUID())
+            default: continue
+            }
+        }
+        let earlier = try Schema([entity])
+        #expect(earlier != Schema([Badge.self]))
+        do {
+            let context = ModelContext(try ModelContainer(for: earlier, configurations: ModelConfiguration(url: url)))
+            try context.insert("Badge", ["name": .string("first"), "token": .uuid(UUID())])
+            try context.save()
+        }
+        let container = try ModelContainer(for: Badge.self, configurations: ModelConfiguration(url: url))
+        #expect(container.schema == Schema([Badge.self]))
+        let context = ModelContext(container)
+        #expect(try context.fetch(FetchDescriptor<Badge>()).map(\.name) == ["first"])
+        context.insert(Badge(name: "second"))
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Badge>()) == 2)
+    }
+}

@@ -61,7 +61,9 @@ public final class ModelContainer: @unchecked Sendable {
             }
             fingerprint = package.fingerprint
             do { graph = try package.read() } catch { throw .package(error) }
-            if graph.schema != schema {
+            if graph.schema.differsOnlyInDefaults(from: schema) {
+                graph = graph.adopting(schema)
+            } else if graph.schema != schema {
                 // Lightweight migration, in memory: the package is rewritten by the next save.
                 do { graph = try graph.migrated(to: schema) } catch { throw .migration(package: url.path, error) }
             }

@@ -1,8 +1,9 @@
 /// Inserting, editing and linking through the dynamic API, each undoable.
 extension ModelContext {
-    /// Inserts an object, or — when a unique attribute's value matches a live
-    /// object — updates that object instead (SwiftData's upsert). Uniqueness is
-    /// checked against unsaved inserts too.
+    /// Inserts an object, or — when a unique attribute's value given in `values`
+    /// matches a live object — updates that object instead (SwiftData's upsert).
+    /// Uniqueness is checked against unsaved inserts too; a unique attribute
+    /// left to its default is checked by ``save()``.
     ///
     /// - Returns: the new object's identifier, or the updated object's.
     /// - Throws: ``ModelError/graph(_:)`` for unknown names or wrong types.
@@ -19,7 +20,10 @@ extension ModelContext {
             }
             do { initial[attribute] = try graph.checked(value, entity: entityIndex, attribute: attribute) } catch { throw .graph(error) }
         }
-        for (attribute, declaration) in layout.attributes.enumerated() where declaration.isUnique {
+        // Only a value the caller gave selects an object to update: a default
+        // shared by every insert (a `UUID()` evaluated once) must not turn each
+        // insert into an update of the first object.
+        for (attribute, declaration) in layout.attributes.enumerated() where declaration.isUnique && values[declaration.name] != nil {
             guard let existing = graph.object(entity: entityIndex, attribute: attribute, uniqueValue: initial[attribute]) else { continue }
             for (name, value) in values.sorted(by: { $0.key < $1.key }) {
                 guard let index = layout.attributeIndex[name], graph.value(existing, index) != value else { continue }

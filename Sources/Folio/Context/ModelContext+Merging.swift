@@ -36,16 +36,24 @@ extension ModelContext {
                 }
             }
             var refs: [(ObjectRef, ChangeSet.ObjectState)] = []
+            // Registered models whose values the merge changed, to tell their observers.
+            var changed: Set<ObjectRef> = []
             for state in changeSet.upserts {
+                let attributes = graph.layout.entities[state.entity].attributes
                 if let ref = graph.index[state.id] {
                     guard graph.isLive(ref) else { continue }
                     let edited = updated[ref] ?? []
-                    for (attribute, value) in state.values.enumerated() where !edited.contains(attribute) {
+                    // Transient attributes are each context's own: never merged.
+                    for (attribute, value) in state.values.enumerated()
+                    where !edited.contains(attribute) && !attributes[attribute].isTransient && graph.value(ref, attribute) != value {
                         graph.setValue(value, ref, attribute)
+                        changed.insert(ref)
                     }
                     refs.append((ref, state))
                 } else {
-                    refs.append((graph.insertObject(entity: state.entity, values: state.values, id: state.id), state))
+                    var values = state.values
+                    for (index, attribute) in attributes.enumerated() where attribute.isTransient { values[index] = attribute.initialValue }
+                    refs.append((graph.insertObject(entity: state.entity, values: values, id: state.id), state))
                 }
             }
             for (ref, state) in refs {
@@ -56,9 +64,16 @@ extension ModelContext {
                         guard let target = graph.index[id], graph.isLive(target) else { return nil }
                         return target.row
                     }
+                    let old = graph.targets(ref, slot)
+                    guard old.map(\.row) != rows else { continue }
                     graph.replaceLinks(ref, slot, with: rows)
+                    // The inverse lists of the objects added or removed changed too.
+                    changed.insert(ref)
+                    changed.formUnion(old)
+                    changed.formUnion(graph.targets(ref, slot))
                 }
             }
+            for ref in changed { notifyModel(ref) }
         }
     }
 

@@ -344,3 +344,34 @@ extension ObjectGraph {
         return claimed.firstIndex(of: false)
     }
 }
+
+extension Schema {
+    /// Whether the two schemas differ at most in their attributes' default values.
+    ///
+    /// Defaults shape no stored data (they only fill attributes a later insert
+    /// or migration leaves out), so such a document needs no migration. Models
+    /// whose defaults are expressions (`Date.now`) differ this way every run.
+    func differsOnlyInDefaults(from other: Schema) -> Bool {
+        func stripped(_ schema: Schema) -> [Entity] {
+            schema.entities.map { entity in
+                var entity = entity
+                for index in entity.attributes.indices { entity.attributes[index].defaultValue = nil }
+                return entity
+            }
+        }
+        return stripped(self) == stripped(other)
+    }
+}
+
+extension ObjectGraph {
+    /// The same objects under a schema that differs from this graph's only in
+    /// defaults (``Schema/differsOnlyInDefaults(from:)``); nothing is copied, so
+    /// this graph must not be used afterwards.
+    func adopting(_ target: Schema) -> ObjectGraph {
+        let graph = ObjectGraph(schema: target, layout: SchemaLayout(target))
+        graph.tables = tables
+        graph.index = index
+        graph.nextID = nextID
+        return graph
+    }
+}

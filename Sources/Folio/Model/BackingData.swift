@@ -39,7 +39,8 @@ public final class BackingData {
         identifier ?? PersistentIdentifier(entityName: entityName, id: temporaryNumber)
     }
 
-    /// The context and the object's row in its graph, if the context has the object.
+    /// The context and the object's row in its graph, if the context has the
+    /// object in any state (a deleted row keeps its values, so reads still work).
     var location: (ModelContext, ObjectRef)? {
         guard let context, let identifier, let ref = context.graph.index[identifier.id] else { return nil }
         return (context, ref)
@@ -51,6 +52,27 @@ public final class BackingData {
         return context
     }
 
+    /// Where an edit goes: the object's row while its context has it. A model
+    /// whose object is gone for good — its insert undone, its delete saved — is
+    /// detached first, so the edit stays in the instance (and inserting it again
+    /// makes a new object) instead of changing a dead row.
+    var editableLocation: (ModelContext, ObjectRef)? {
+        guard let (context, ref) = location else { return nil }
+        if context.graph.isLive(ref) || context.deleted.contains(ref) { return (context, ref) }
+        detach(from: context, ref)
+        return nil
+    }
+
+    /// Makes the model unmanaged, keeping the values its object last had.
+    func detach(from context: ModelContext, _ ref: ObjectRef) {
+        let layout = context.graph.layout.entities[Int(ref.entity)]
+        var values: [String: Value] = [:]
+        for (index, attribute) in layout.attributes.enumerated() { values[attribute.name] = context.graph.value(ref, index) }
+        snapshot = values
+        if let identifier { context.unregister(self, id: identifier.id) }
+        self.context = nil
+    }
+
     /// The stored form of an attribute, or `nil` while the model is unmanaged.
     private func storedValue(_ name: String) -> Value? {
         if let (context, ref) = location {
@@ -60,14 +82,32 @@ public final class BackingData {
         return snapshot?[name]
     }
 
-    /// Where an edit goes: the context's document (undoably), the snapshot, or the instance.
-    private func store(_ value: Value, _ name: String, unmanaged: () -> Void) {
-        if let (context, ref) = location {
+    /// Drops the value a property held before insertion: once the document has
+    /// the object, keeping it would only keep related models alive (two models
+    /// related before insertion would hold each other forever).
+    private func release(_ unmanaged: _PersistedStorage) {
+        if unmanaged.value != nil, location != nil { unmanaged.value = nil }
+    }
+
+    /// Where an edit goes: the context's document (undoably, after the same type
+    /// checks the dynamic API makes), the snapshot, or the instance. A value the
+    /// document cannot hold is reported to the context's `autosaveErrorHandler`
+    /// and the property keeps its value.
+    private func store(_ name: String, _ value: () throws -> Value, unmanaged: () -> Void) {
+        if let (context, ref) = editableLocation {
             guard let index = context.graph.layout.entities[Int(ref.entity)].attributeIndex[name] else { return }
             let entity = context.graph.layout.entities[Int(ref.entity)].name
-            context.performSetValue(value, ref, index, name: "Set \(entity).\(name)")
+            do {
+                let checked = try context.graph.checked(try value(), entity: Int(ref.entity), attribute: index)
+                context.performSetValue(checked, ref, index, name: "Set \(entity).\(name)")
+            } catch let error as GraphError {
+                context.container.report(.graph(error), to: context.autosaveErrorHandler)
+            } catch {
+                let mismatch = GraphError.typeMismatch(entity: entity, attribute: name, expected: "an encodable value", value: "\(error)")
+                context.container.report(.graph(mismatch), to: context.autosaveErrorHandler)
+            }
         } else if snapshot != nil {
-            snapshot?[name] = value
+            if let value = try? value() { snapshot?[name] = value }
         } else {
             unmanaged()
         }
@@ -83,7 +123,7 @@ public final class BackingData {
     /// Sets a relationship. On a model not yet inserted, relating it to models
     /// of a context inserts it there (with everything it reaches), as SwiftData does.
     private func relate(_ models: [any PersistentModel], _ name: String, of owner: any PersistentModel, unmanaged: () -> Void) {
-        if let (context, ref) = location {
+        if let (context, ref) = editableLocation {
             context.setRelatedModels(models, for: name, of: ref)
         } else if snapshot == nil {
             unmanaged()
@@ -98,6 +138,7 @@ public final class BackingData {
         of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
     ) -> V {
         registrar.access(model, keyPath: keyPath)
+        release(unmanaged)
         if let stored = storedValue(name), let value = V(persistentValue: stored) { return value }
         if let value = unmanaged.value(as: V.self) { return value }
         return V(persistentValue: .null) ?? V(persistentValue: .zero(of: V.valueType)) ?? Self.missing(name)
@@ -108,18 +149,30 @@ public final class BackingData {
         _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            store(newValue.persistentValue, name) { unmanaged.value = newValue }
+            store(name, { newValue.persistentValue }) { unmanaged.value = newValue }
         }
     }
 
     /// Reads a `Codable` attribute stored as a composite value.
+    ///
+    /// A stored value that no longer decodes as the type (a field added to the
+    /// struct since the document was written, say) is reported once to the
+    /// context's `autosaveErrorHandler` and read leniently: what decodes is kept,
+    /// missing fields read as zero. The document is not changed until the
+    /// property is set.
     public func value<Model: PersistentModel, V: Codable>(
         of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
     ) -> V {
         registrar.access(model, keyPath: keyPath)
-        if let stored = storedValue(name), let value = CodableValue.decode(V.self, from: stored) { return value }
+        release(unmanaged)
+        if let stored = storedValue(name) {
+            do { return try CodableValue.decode(V.self, from: stored) } catch {
+                reportUndecodable(name, as: V.self, error)
+                if let value = CodableValue.decodeLeniently(V.self, from: stored) { return value }
+            }
+        }
         if let value = unmanaged.value(as: V.self) { return value }
-        return CodableValue.decode(V.self, from: .null) ?? Self.missing(name)
+        return CodableValue.decodeLeniently(V.self, from: .null) ?? Self.missing(name)
     }
 
     /// Sets a `Codable` attribute; undoable once the model is inserted.
@@ -127,8 +180,19 @@ public final class BackingData {
         _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            store(CodableValue.encode(newValue) ?? .null, name) { unmanaged.value = newValue }
+            store(name, { try CodableValue.encode(newValue) }) { unmanaged.value = newValue }
         }
+    }
+
+    /// Properties whose stored value did not decode, already reported.
+    private var reportedUndecodable: Set<String> = []
+
+    private func reportUndecodable<V>(_ name: String, as type: V.Type, _ error: any Error) {
+        guard let (context, ref) = location, reportedUndecodable.insert(name).inserted else { return }
+        let entity = context.graph.layout.entities[Int(ref.entity)].name
+        let mismatch = GraphError.typeMismatch(entity: entity, attribute: name, expected: "a value that decodes as \(V.self)",
+                                               value: "\(error)")
+        context.container.report(.graph(mismatch), to: context.autosaveErrorHandler)
     }
 
     // MARK: Relationships
@@ -138,6 +202,7 @@ public final class BackingData {
         of model: Model, _ keyPath: KeyPath<Model, Destination?>, named name: String, unmanaged: _PersistedStorage
     ) -> Destination? {
         registrar.access(model, keyPath: keyPath)
+        release(unmanaged)
         if let related = relatedModels(name, as: Destination.self) { return related.first }
         return unmanaged.value(as: Destination?.self) ?? nil
     }
@@ -158,6 +223,7 @@ public final class BackingData {
         of model: Model, _ keyPath: KeyPath<Model, [Destination]>, named name: String, unmanaged: _PersistedStorage
     ) -> [Destination] {
         registrar.access(model, keyPath: keyPath)
+        release(unmanaged)
         return relatedModels(name, as: Destination.self) ?? unmanaged.value(as: [Destination].self) ?? []
     }
 
@@ -176,6 +242,7 @@ public final class BackingData {
         of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, named name: String, unmanaged: _PersistedStorage
     ) -> [Destination]? {
         registrar.access(model, keyPath: keyPath)
+        release(unmanaged)
         if let related = relatedModels(name, as: Destination.self) { return related }
         return unmanaged.value(as: [Destination]?.self) ?? nil
     }
@@ -190,8 +257,8 @@ public final class BackingData {
         }
     }
 
-    /// A `Codable` attribute with no value anywhere: only a model built by hand
-    /// with `init(backingData: BackingData())` and never given one gets here.
+    /// A `Codable` attribute with no value anywhere and no zero value (an enum
+    /// whose stored case no longer exists and that was never given a value here).
     private static func missing<V>(_ name: String) -> V {
         preconditionFailure("Folio: '\(name)' has no value: the model was created with empty backing data and never inserted")
     }

@@ -19,7 +19,13 @@ public struct FetchDescriptor<T: PersistentModel> {
     public var fetchLimit: Int?
     /// Skip this many models first.
     public var fetchOffset: Int?
-    /// Whether unsaved inserts and deletes count (`true`, the default) or only what was last saved.
+    /// Whether unsaved inserts and deletes count (`true`, the default) or only
+    /// the objects that existed at the last save.
+    ///
+    /// With `false`, the predicate and sort still see the models' current
+    /// values (a model is a view of the context's state, not of the store), so
+    /// unsaved edits count; the dynamic API's `DynamicFetchDescriptor` reads
+    /// the saved values instead.
     public var includePendingChanges: Bool = true
     /// Accepted for source compatibility; Folio reads the graph in memory, so there is nothing to prefetch.
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []

@@ -34,3 +34,14 @@ extension ModelActor {
     /// The actor's own context (no autosave, no undo manager, as for any context you create).
     public var modelContext: ModelContext { modelExecutor.modelContext }
 }
+
+extension ModelActor {
+    /// The actor context's model for an identifier, SwiftData's `self[id, as: Trip.self]`;
+    /// `nil` when the context has no such object or it is of another class.
+    ///
+    /// Use it to hand work across actors: pass `persistentModelID`s (which are
+    /// `Sendable`), never models, and look them up here.
+    public subscript<T: PersistentModel>(id: PersistentIdentifier, as type: T.Type) -> T? {
+        modelContext.registeredModel(for: id) ?? (modelContext.model(for: id) as? T)
+    }
+}

@@ -20,6 +20,11 @@ extension ModelContext {
         return model
     }
 
+    /// Forgets the model registered for an object, if it is this backing data's.
+    func unregister(_ backing: BackingData, id: UInt64) {
+        if registry[id]?.model?.persistentBackingData === backing { registry[id] = nil }
+    }
+
     private func register(_ model: any PersistentModel, id: UInt64) {
         registry[id] = RegisteredModel(model: model)
         if registry.count > 2 * registryHighWater {
@@ -69,7 +74,14 @@ extension ModelContext {
     /// edits made through the dynamic API.
     func notifyModel(_ ref: ObjectRef, _ name: String) {
         guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]]?.model else { return }
-        type(of: model).schemaMetadata.first { $0.name == name }?.notify(model)
+        ModelMetadata.of(type(of: model)).property(named: name)?.notify(model)
+    }
+
+    /// Tells the observers of a registered model that any of its properties may
+    /// have changed (merging another context's save).
+    func notifyModel(_ ref: ObjectRef) {
+        guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]]?.model else { return }
+        for property in ModelMetadata.of(type(of: model)).properties { property.notify(model) }
     }
 
     /// Keeps the values of registered models whose objects a rollback takes away,
@@ -77,22 +89,22 @@ extension ModelContext {
     func detachModels(missingFrom newGraph: ObjectGraph) {
         for (id, entry) in registry {
             guard let model = entry.model, newGraph.index[id] == nil, let ref = graph.index[id] else { continue }
-            let layout = graph.layout.entities[Int(ref.entity)]
-            var snapshot: [String: Value] = [:]
-            for (index, attribute) in layout.attributes.enumerated() { snapshot[attribute.name] = graph.value(ref, index) }
-            model.persistentBackingData.snapshot = snapshot
-            model.persistentBackingData.context = nil
+            model.persistentBackingData.detach(from: self, ref)
         }
     }
 
     // MARK: Inserting
 
     /// Inserts a model and, through its relationships, every uninserted model
-    /// it reaches. A model already in this context is left as it is.
+    /// it reaches. A model already in this context is left as it is; one whose
+    /// object is gone (its insert undone, its delete saved) becomes a new object.
     ///
     /// With a `.unique` attribute whose value a live object already has, the
-    /// existing object is updated instead (SwiftData's upsert) and the model
-    /// becomes a view of it. Undo: part of the current user action.
+    /// existing object is updated instead (SwiftData's upsert): the model
+    /// becomes a second view of that object, and fetching returns the model
+    /// registered first. A model whose values the document cannot hold is not
+    /// inserted; the error goes to ``autosaveErrorHandler``.
+    /// Undo: part of the current user action.
     public func insert<T: PersistentModel>(_ model: T) {
         _ = insertModel(model)
     }
@@ -101,7 +113,7 @@ extension ModelContext {
     @discardableResult
     func insertModel(_ model: any PersistentModel) -> ObjectRef? {
         let backing = model.persistentBackingData
-        if let (context, ref) = backing.location {
+        if let (context, ref) = backing.editableLocation {
             if context === self { return ref }
             // A model of another context: the same object, if this context has it.
             guard let id = backing.identifier, let ref = graph.index[id.id], graph.isLive(ref) else {
@@ -111,15 +123,21 @@ extension ModelContext {
             return ref
         }
         let type = type(of: model)
-        let metadata = type.schemaMetadata
+        let metadata = ModelMetadata.of(type).properties
         // Read everything while the values still live in the instance.
         var values: [String: Value] = [:]
         var related: [(String, [any PersistentModel])] = []
-        for property in metadata {
-            switch property.kind {
-            case .attribute(_, let read): values[property.name] = read(model)
-            case .relationship(_, _, let read): related.append((property.name, read(model)))
+        do {
+            for property in metadata {
+                switch property.kind {
+                case .attribute(_, let read): values[property.name] = try read(model)
+                case .relationship(_, _, let read): related.append((property.name, read(model)))
+                }
             }
+        } catch {
+            let mismatch = GraphError.typeMismatch(entity: type.entityName, attribute: "", expected: "encodable values", value: "\(error)")
+            container.report(.graph(mismatch), to: autosaveErrorHandler)
+            return nil
         }
         let id: PersistentIdentifier
         do { id = try insert(type.entityName, values) } catch {
@@ -129,10 +147,16 @@ extension ModelContext {
         backing.context = self
         backing.identifier = id
         backing.snapshot = nil
-        register(model, id: id.id)
+        // An upsert keeps the model already registered for the object.
+        if registry[id.id]?.model == nil { register(model, id: id.id) }
         guard let ref = graph.index[id.id] else { return nil }
         for (name, models) in related where !models.isEmpty {
             setRelatedModels(models, for: name, of: ref)
+        }
+        // Reading each relationship through the document releases what the
+        // instance held before insertion.
+        for property in metadata {
+            if case .relationship(_, _, let read) = property.kind { _ = read(model) }
         }
         return ref
     }

@@ -14,7 +14,7 @@ extension Schema {
         public let keyPath: AnyKeyPath
 
         enum Kind {
-            case attribute(Schema.Attribute, read: (any PersistentModel) -> Value)
+            case attribute(Schema.Attribute, read: (any PersistentModel) throws -> Value)
             case relationship(Schema.Relationship, destination: any PersistentModel.Type,
                               read: (any PersistentModel) -> [any PersistentModel])
         }
@@ -72,13 +72,14 @@ extension Schema {
             self.keyPath = keyPath
             notify = Self.notifier(keyPath)
             var storedDefault: Value?
-            if let defaultValue { storedDefault = CodableValue.encode(defaultValue) }
+            if let defaultValue { storedDefault = try? CodableValue.encode(defaultValue) }
             let declaration = Schema.Attribute(
                 name, .codable, isOptional: V.self is any OptionalType.Type,
                 defaultValue: Self.stored(storedDefault), options: attribute.options,
                 originalName: attribute.originalName)
             kind = .attribute(declaration, read: { model in
-                (model as? Model).flatMap { CodableValue.encode($0[keyPath: keyPath]) } ?? .null
+                guard let model = model as? Model else { return .null }
+                return try CodableValue.encode(model[keyPath: keyPath])
             })
         }
 
@@ -150,14 +151,14 @@ extension Schema {
         while let type = pending.popLast() {
             guard seen[type.entityName] == nil else { continue }
             seen[type.entityName] = type
-            for property in type.schemaMetadata {
+            for property in ModelMetadata.of(type).properties {
                 if case .relationship(_, let destination, _) = property.kind { pending.append(destination) }
             }
         }
         var entities = seen.keys.sorted().compactMap { name -> Entity? in
             guard let type = seen[name] else { return nil }
             var entity = Entity(name)
-            for property in type.schemaMetadata {
+            for property in ModelMetadata.of(type).properties {
                 switch property.kind {
                 case .attribute(let attribute, _): entity.attributes.append(attribute)
                 case .relationship(let relationship, _, _): entity.relationships.append(relationship)

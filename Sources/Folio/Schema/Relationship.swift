@@ -5,8 +5,6 @@ extension Schema {
     /// Mirrors SwiftData's `Schema.Relationship`. A to-many relationship is ordered
     /// as its array is; the order is saved.
     public struct Relationship: Hashable, Sendable {
-        /// What deleting an object does to the objects this relationship reaches,
-        /// with Core Data's and SwiftData's meaning.
         /// Relationship options, as `@Relationship` spells them. Folio supports
         /// none yet: the macro reports `.unique` as an error rather than ignore it.
         public enum Option: Hashable, Sendable {
@@ -14,6 +12,8 @@ extension Schema {
             case unique
         }
 
+        /// What deleting an object does to the objects this relationship reaches,
+        /// with Core Data's and SwiftData's meaning.
         public enum DeleteRule: String, Hashable, Sendable, CaseIterable {
             /// Deleting the source deletes the destination objects too.
             case cascade

@@ -2,7 +2,7 @@
 ///
 /// A schema is a value. Every document package carries its schema, so any
 /// document opens with no Swift types compiled in. Build one by hand, read one
-/// from a package, or (later) derive one from `@Model` classes.
+/// from a package, or derive one from `@Model` classes (`Schema([Trip.self])`).
 ///
 /// ```swift
 /// let schema = try Schema([
