@@ -9,7 +9,7 @@ import Foundation
 /// so the detour lost values. The types JSONEncoder special-cases (`Data`, `URL`,
 /// `Decimal`) are stored as it stored them, so documents the detour wrote still read.
 enum CodableValue {
-    /// The stored form of a Codable value.
+    /// The stored form of a Codable value. Throws only what the type's own `encode(to:)` throws.
     static func encode<T: Encodable>(_ value: T) throws -> Value {
         let root = Slot()
         try Slot.encode(value, into: root, codingPath: [])
@@ -120,6 +120,7 @@ private struct ValueEncoder: Encoder, SingleValueEncodingContainer, ValueSink {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func target() -> (slot: Slot, codingPath: [any CodingKey]) { (slot, codingPath) }
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if slot.keyed == nil { (slot.scalar, slot.keyed, slot.unkeyed) = (nil, [:], nil) }
@@ -130,8 +131,6 @@ private struct ValueEncoder: Encoder, SingleValueEncodingContainer, ValueSink {
         if slot.unkeyed == nil { (slot.scalar, slot.keyed, slot.unkeyed) = (nil, nil, []) }
         return UnkeyedWriter(slot: slot, codingPath: codingPath)
     }
-
-    func singleValueContainer() -> any SingleValueEncodingContainer { self }
 }
 
 /// Writes each key into its own child slot, through a `ValueEncoder` so every type goes one way.
@@ -139,7 +138,7 @@ private struct KeyedWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let slot: Slot
     let codingPath: [any CodingKey]
 
-    private func at(_ key: Key, reusing: Bool = false) -> ValueEncoder {
+    private func at(_ key: any CodingKey, reusing: Bool = false) -> ValueEncoder {
         ValueEncoder(slot: slot.child(key.stringValue, reusing: reusing), codingPath: codingPath + [key])
     }
 
@@ -160,11 +159,15 @@ private struct KeyedWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
     func encode(_ value: UInt64, forKey key: Key) { at(key).encode(value) }
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try at(key).encode(value) }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
         at(key, reusing: true).container(keyedBy: type)
     }
-    func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { at(key, reusing: true).unkeyedContainer() }
-    func superEncoder() -> any Encoder { ValueEncoder(slot: slot.child(AnyKey.super.stringValue), codingPath: codingPath + [AnyKey.super]) }
+    func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        at(key, reusing: true).unkeyedContainer()
+    }
+    func superEncoder() -> any Encoder { at(AnyKey.super) }
     func superEncoder(forKey key: Key) -> any Encoder { at(key) }
 }
 
@@ -180,7 +183,10 @@ private struct UnkeyedWriter: UnkeyedEncodingContainer, ValueSink {
         slot.unkeyed?.append(element)
         return (element, codingPath + [key])
     }
-    private func next() -> ValueEncoder { let (slot, codingPath) = target(); return ValueEncoder(slot: slot, codingPath: codingPath) }
+    private func next() -> ValueEncoder {
+        let (slot, codingPath) = target()
+        return ValueEncoder(slot: slot, codingPath: codingPath)
+    }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         next().container(keyedBy: type)
@@ -198,8 +204,10 @@ private protocol ValueSource {
 }
 
 extension ValueSource {
-    func decode(_ type: Bool.Type) throws -> Bool { try next { try $0.scalar("a Bool", false) { if case .bool(let b) = $0 { b } else { nil } } } }
-    func decode(_ type: String.Type) throws -> String { try next { try $0.scalar("a String", "") { if case .string(let s) = $0 { s } else { nil } } } }
+    func decode(_ type: Bool.Type) throws -> Bool {
+        try next { try $0.scalar("a Bool", false) { if case .bool(let bool) = $0 { bool } else { nil } } }
+    }
+    func decode(_ type: String.Type) throws -> String { try next { try $0.text("a String", "") { $0 } } }
     func decode(_ type: Double.Type) throws -> Double { try next { try $0.floatingPoint(type) } }
     func decode(_ type: Float.Type) throws -> Float { try next { try $0.floatingPoint(type) } }
     func decode(_ type: Int.Type) throws -> Int { try next { try $0.integer(type) } }
@@ -229,32 +237,30 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer, ValueSource 
     func at(_ value: Value, _ key: any CodingKey) -> ValueDecoder {
         ValueDecoder(value: value, codingPath: codingPath + [key], lenient: lenient)
     }
+    func singleValueContainer() -> any SingleValueDecodingContainer { self }
+    func decodeNil() -> Bool { value == .null }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        if case .dictionary(let entries) = value { return KeyedDecodingContainer(KeyedReader<Key>(entries: entries, decoder: self)) }
-        if lenient { return KeyedDecodingContainer(KeyedReader<Key>(entries: [:], decoder: self)) }
+        if case .dictionary(let entries) = value { return KeyedDecodingContainer(KeyedReader<Key>(entries, self)) }
+        if lenient { return KeyedDecodingContainer(KeyedReader<Key>([:], self)) }
         throw failure([String: Value].self, "a keyed container (dictionary)")
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        if case .array(let elements) = value { return UnkeyedReader(elements: elements, decoder: self) }
-        if lenient { return UnkeyedReader(elements: [], decoder: self) }
+        if case .array(let elements) = value { return UnkeyedReader(elements, self) }
+        if lenient { return UnkeyedReader([], self) }
         throw failure([Value].self, "an unkeyed container (array)")
     }
-
-    func singleValueContainer() -> any SingleValueDecodingContainer { self }
-    func decodeNil() -> Bool { value == .null }
 
     /// Reads the special types in their stored form (see `Slot.encode`; UUID too, so that a
     /// lenient read of a missing one is the zero UUID); every other type decodes itself.
     func decodeAny<T: Decodable>(_ type: T.Type) throws -> T {
+        let zeroUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         let special: Any? = switch type {
-        case is Data.Type: try scalar("base64 data", Data()) { if case .string(let s) = $0 { Data(base64Encoded: s) } else { nil } }
-        case is URL.Type: try scalar("a URL string", URL(fileURLWithPath: "/")) { if case .string(let s) = $0 { URL(string: s) } else { nil } }
+        case is Data.Type: try text("base64 data", Data()) { Data(base64Encoded: $0) }
+        case is URL.Type: try text("a URL string", URL(fileURLWithPath: "/")) { URL(string: $0) }
+        case is UUID.Type: try text("a UUID string", zeroUUID) { UUID(uuidString: $0) }
         case is Decimal.Type: try scalar("a Decimal", Decimal(0), Self.decimal)
-        case is UUID.Type: try scalar("a UUID string", UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))) {
-            if case .string(let s) = $0 { UUID(uuidString: s) } else { nil }
-        }
         default: nil
         }
         if let special, let typed = special as? T { return typed }  // unwrapped first: nil casts to any Optional T
@@ -267,8 +273,7 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer, ValueSource 
         case .string(let text):
             let scanner = Scanner(string: text)
             scanner.charactersToBeSkipped = nil
-            guard let decimal = scanner.scanDecimal(), scanner.isAtEnd else { return nil }
-            return decimal
+            return scanner.scanDecimal().flatMap { scanner.isAtEnd ? $0 : nil }
         case .int(let int): return Decimal(int)
         case .uint(let uint): return Decimal(uint)
         case .double(let double): return Decimal(double)
@@ -288,16 +293,21 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer, ValueSource 
         }
     }
 
+    /// Any floating-point type from any number (rounded to the nearest, as JSONDecoder does).
     func floatingPoint<F: BinaryFloatingPoint>(_ type: F.Type) throws -> F {
         try scalar("\(F.self)", 0) {
             switch $0 {
             case .int(let v): F(v)
             case .uint(let v): F(v)
             case .double(let v): F(v)
-            case .float(let v): F(v)
             default: nil
             }
         }
+    }
+
+    /// A string, parsed.
+    func text<T>(_ expected: String, _ zero: T, _ parse: (String) -> T?) throws -> T {
+        try scalar(expected, zero) { if case .string(let string) = $0 { parse(string) } else { nil } }
     }
 
     /// Converts the value; failing that, `zero` when lenient, else the error that says why not:
@@ -306,8 +316,8 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer, ValueSource 
         if let result = convert(value) { return result }
         if lenient { return zero }
         let rightKind = switch value {
-        case .int, .uint, .double, .float: T.self is any Numeric.Type
-        case .string: T.self is Data.Type || T.self is URL.Type || T.self is Decimal.Type || T.self is UUID.Type
+        case .int, .uint, .double: T.self is any Numeric.Type
+        case .string: T.self is Data.Type || T.self is URL.Type || T.self is UUID.Type || T.self is Decimal.Type
         default: false
         }
         if rightKind { throw DecodingError.dataCorrupted(context("Expected \(expected)", ", which does not fit or parse")) }
@@ -315,7 +325,8 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer, ValueSource 
     }
 
     func failure(_ type: Any.Type, _ expected: String) -> DecodingError {
-        value == .null ? .valueNotFound(type, context("Expected \(expected)")) : .typeMismatch(type, context("Expected \(expected)"))
+        let context = context("Expected \(expected)")
+        return value == .null ? .valueNotFound(type, context) : .typeMismatch(type, context)
     }
 
     /// Names what was found, cut short: a composite value's text may be huge.
@@ -333,6 +344,7 @@ private struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var codingPath: [any CodingKey] { decoder.codingPath }
     var allKeys: [Key] { entries.keys.compactMap(Key.init(stringValue:)) }
 
+    init(_ entries: [String: Value], _ decoder: ValueDecoder) { (self.entries, self.decoder) = (entries, decoder) }
     func contains(_ key: Key) -> Bool { entries[key.stringValue] != nil }
 
     private func at(_ key: Key) throws -> ValueDecoder {
@@ -359,7 +371,9 @@ private struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try at(key).decode(type) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try at(key).decode(type) }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         try at(key).container(keyedBy: type)
     }
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try at(key).unkeyedContainer() }
@@ -378,7 +392,7 @@ private final class UnkeyedReader: UnkeyedDecodingContainer, ValueSource {
     var count: Int? { elements.count }
     var isAtEnd: Bool { currentIndex >= elements.count }
 
-    init(elements: [Value], decoder: ValueDecoder) { (self.elements, self.decoder) = (elements, decoder) }
+    init(_ elements: [Value], _ decoder: ValueDecoder) { (self.elements, self.decoder) = (elements, decoder) }
 
     func next<T>(_ read: (ValueDecoder) throws -> T) throws -> T {
         let key = AnyKey(intValue: currentIndex)
