@@ -278,6 +278,44 @@ enum CVv2 {
         #expect(reports.count == 1)
     }
 
+    @Test func `a dynamic edit a Codable property could not read back is refused, so reading never crashes`() throws {
+        let context = ModelContext(try ModelContainer(for: CVRecord.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let record = CVRecord()
+        context.insert(record)
+        #expect(throws: ModelError.self) {
+            try context.setValue(.string("square"), for: "shape", of: record.persistentModelID)
+        }
+        #expect(throws: ModelError.self) {
+            try context.insert("CVRecord", ["shape": .dictionary(["hexagon": .dictionary([:])])])
+        }
+        #expect(record.shape == .empty)
+        try context.setValue(.dictionary(["circle": .dictionary(["radius": .double(2)])]), for: "shape", of: record.persistentModelID)
+        #expect(record.shape == .circle(radius: 2))
+    }
+
+    @Test func `opening with the model classes a package holding a value they cannot read throws, naming the object`() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Records.folio")
+        do {
+            let context = ModelContext(try ModelContainer(for: CVRecord.self, configurations: ModelConfiguration(url: url)))
+            context.insert(CVRecord())
+            try context.save()
+        }
+        do {
+            // A generic tool, with no model classes, can write anything the schema allows.
+            let context = ModelContext(try ModelContainer(contentsOf: url))
+            let id = try #require(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "CVRecord")).first)
+            try context.setValue(.string("square"), for: "shape", of: id)
+            try context.save()
+        }
+        #expect {
+            _ = try ModelContainer(for: CVRecord.self, configurations: ModelConfiguration(url: url))
+        } throws: { error in
+            guard case ModelError.graph(.typeMismatch(let entity, let attribute, _, let value)) = error else { return false }
+            return entity == "CVRecord" && attribute == "shape" && value.contains("object 1")
+        }
+    }
+
     @Test func `a codable struct that gained fields reads its old fields back with the new ones zero`() throws {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Docs.folio")

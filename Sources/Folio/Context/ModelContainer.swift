@@ -31,6 +31,8 @@ public final class ModelContainer: @unchecked Sendable {
     private var fingerprint: FileFingerprint?
     /// Held while this container may write its package (not for read-only or in-memory ones).
     private var writeLock: PackageLock?
+    /// What a value of a model class's `Codable` property must also pass (see `Schema.modelValueChecks`).
+    let modelValueChecks: [String: [String: (Value) -> Bool]]
 
     var configuration: ModelConfiguration { configurations.first ?? ModelConfiguration(isStoredInMemoryOnly: true) }
     var package: DocumentPackage? { configuration.url.map(DocumentPackage.init(url:)) }
@@ -52,6 +54,8 @@ public final class ModelContainer: @unchecked Sendable {
         do { try schema.validate() } catch { throw .schema(error) }
         self.schema = schema
         self.configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        let checks = schema.modelValueChecks
+        modelValueChecks = checks
         var graph = ObjectGraph(schema: schema)
         let configuration = self.configurations[0]
         if let url = configuration.url, FileManager.default.fileExists(atPath: url.path) {
@@ -67,6 +71,7 @@ public final class ModelContainer: @unchecked Sendable {
                 // Lightweight migration, in memory: the package is rewritten by the next save.
                 do { graph = try graph.migrated(to: schema) } catch { throw .migration(package: url.path, error) }
             }
+            try Self.checkModelValues(checks, in: graph)
         }
         savedGraph = graph
         nextID = graph.nextID
@@ -91,6 +96,7 @@ public final class ModelContainer: @unchecked Sendable {
         do { graph = try package.read() } catch { throw .package(error) }
         schema = graph.schema
         configurations = [ModelConfiguration(url: url, allowsSave: allowsSave)]
+        modelValueChecks = [:]
         savedGraph = graph
         nextID = graph.nextID
     }

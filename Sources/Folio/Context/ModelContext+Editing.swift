@@ -18,7 +18,10 @@ extension ModelContext {
             guard let attribute = layout.attributeIndex[name] else {
                 throw .graph(.unknownAttribute(entity: entity, attribute: name))
             }
-            do { initial[attribute] = try graph.checked(value, entity: entityIndex, attribute: attribute) } catch { throw .graph(error) }
+            do {
+                initial[attribute] = try graph.checked(value, entity: entityIndex, attribute: attribute)
+                try container.checkModelValue(value, entity: entity, attribute: name)
+            } catch { throw .graph(error) }
         }
         // Only a value the caller gave selects an object to update: a default
         // shared by every insert (a `UUID()` evaluated once) must not turn each
@@ -53,6 +56,7 @@ extension ModelContext {
             ref = try graph.ref(for: id)
             index = try graph.attributeIndex(attribute, entity: Int(ref.entity))
             checked = try graph.checked(value, entity: Int(ref.entity), attribute: index)
+            try container.checkModelValue(value, entity: id.entityName, attribute: attribute)
         } catch {
             throw .graph(error)
         }

@@ -24,3 +24,34 @@ extension ModelContainer {
         try self.init(for: Schema(forTypes), configurations: configurations)
     }
 }
+
+extension ModelContainer {
+    /// Refuses a value a model class's `Codable` property could not read back,
+    /// so reading a property never meets one.
+    ///
+    /// - Throws: ``GraphError/typeMismatch(entity:attribute:expected:value:)``.
+    func checkModelValue(_ value: Value, entity: String, attribute: String) throws(GraphError) {
+        guard let accepts = modelValueChecks[entity]?[attribute], !accepts(value) else { return }
+        let type = schema.modelTypeList[entity].map { "a value the \(String(describing: $0)) class can read" } ?? "a readable value"
+        throw .typeMismatch(entity: entity, attribute: attribute, expected: type, value: value.description)
+    }
+
+    /// Checks every stored value of the `Codable` properties of a document opened with model classes.
+    static func checkModelValues(_ modelValueChecks: [String: [String: (Value) -> Bool]], in graph: ObjectGraph) throws(ModelError) {
+        for (entityName, checks) in modelValueChecks {
+            guard let entity = graph.layout.entityIndex[entityName] else { continue }
+            let layout = graph.layout.entities[entity]
+            let table = graph.tables[entity]
+            for (name, accepts) in checks {
+                guard let attribute = layout.attributeIndex[name] else { continue }
+                for row in 0..<table.rowCount where table.isLive[row] {
+                    let value = graph.value(ObjectRef(entity: entity, row: row), attribute)
+                    guard !accepts(value) else { continue }
+                    throw .graph(.typeMismatch(entity: entityName, attribute: name,
+                                               expected: "a value the \(entityName) class can read",
+                                               value: "\(value) (object \(table.ids[row]))"))
+                }
+            }
+        }
+    }
+}

@@ -20,6 +20,9 @@ extension Schema {
         }
 
         let kind: Kind
+        /// For a `Codable` attribute, whose schema type (`codable`) says less than
+        /// its Swift type: whether a stored value can be read as that type.
+        let accepts: ((Value) -> Bool)?
         /// Tells the model's observers the property changed (an undo, a redo, a dynamic edit).
         let notify: (any PersistentModel) -> Void
 
@@ -55,6 +58,7 @@ extension Schema {
             self.name = name
             self.keyPath = keyPath
             notify = Self.notifier(keyPath)
+            accepts = nil
             let declaration = Schema.Attribute(
                 name, V.valueType, isOptional: V.self is any OptionalType.Type,
                 defaultValue: Self.stored(defaultValue?.persistentValue), options: attribute.options,
@@ -71,6 +75,7 @@ extension Schema {
             self.name = name
             self.keyPath = keyPath
             notify = Self.notifier(keyPath)
+            accepts = { CodableValue.decodeLeniently(V.self, from: $0) != nil }
             var storedDefault: Value?
             if let defaultValue { storedDefault = try? CodableValue.encode(defaultValue) }
             let declaration = Schema.Attribute(
@@ -92,6 +97,7 @@ extension Schema {
             self.name = name
             self.keyPath = keyPath
             notify = Self.notifier(keyPath)
+            accepts = nil
             kind = .relationship(
                 Schema.Relationship(name, to: Destination.entityName, toMany: false, inverse: inverseName, deleteRule: deleteRule,
                                     minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
@@ -109,6 +115,7 @@ extension Schema {
             self.name = name
             self.keyPath = keyPath
             notify = Self.notifier(keyPath)
+            accepts = nil
             kind = .relationship(
                 Schema.Relationship(name, to: Destination.entityName, toMany: true, inverse: inverseName, deleteRule: deleteRule,
                                     minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
@@ -126,6 +133,7 @@ extension Schema {
             self.name = name
             self.keyPath = keyPath
             notify = Self.notifier(keyPath)
+            accepts = nil
             kind = .relationship(
                 Schema.Relationship(name, to: Destination.entityName, toMany: true, inverse: inverseName, deleteRule: deleteRule,
                                     minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
@@ -198,6 +206,18 @@ extension Schema {
             }
         }
         self.init(unchecked: entities, modelTypes: ModelTypes(seen))
+    }
+
+    /// The checks a stored value must also pass, beyond its attribute's type:
+    /// by entity, then attribute — the `Codable` properties of the model classes.
+    var modelValueChecks: [String: [String: (Value) -> Bool]] {
+        var checks: [String: [String: (Value) -> Bool]] = [:]
+        for (entity, type) in modelTypeList {
+            for property in ModelMetadata.of(type).properties {
+                if let accepts = property.accepts { checks[entity, default: [:]][property.name] = accepts }
+            }
+        }
+        return checks
     }
 
     /// The model classes this schema was made from, by entity name (empty for a
