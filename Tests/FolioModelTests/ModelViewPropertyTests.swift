@@ -8,17 +8,6 @@ import Testing
 /// the typed layer is a view, not a second engine — and undoing everything
 /// must bring back the starting document.
 @Suite struct ModelViewPropertyTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D1_049B_B133_111E
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Everything the document holds, read through the dynamic API.
     struct Snapshot: Equatable {
         var categories: [PersistentIdentifier: (name: Value, animals: [PersistentIdentifier])]
@@ -64,7 +53,7 @@ import Testing
     }
 
     static func session(seed: UInt64, steps: Int) throws {
-        var rng = Generator(state: seed)
+        var rng = SeededGenerator(seed: seed)
         let container = try ModelContainer(for: AnimalCategory.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
         context.undoManager = UndoManager()

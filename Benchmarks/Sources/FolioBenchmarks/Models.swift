@@ -37,6 +37,7 @@ struct ModelsResult {
     var typedInsert = Timing()
     var dynamicInsert = Timing()
     var typedFetch = Timing()
+    var typedFetchIDs = Timing()
     var dynamicFetch = Timing()
     var handFetch = Timing()
     var typedRead = Timing()
@@ -64,6 +65,7 @@ func runModelBenchmarks(sizes: [Int], runs: Int) throws {
         }
         row("insert \(groupedNumber(r.n)) animals + link", r.typedInsert, r.dynamicInsert)
         row("fetch: filter + 2-key sort (\(groupedNumber(r.matches)) match)", r.typedFetch, r.dynamicFetch, hand: r.handFetch)
+        row("the same, identifiers only (no models made)", r.typedFetchIDs, r.dynamicFetch, hand: r.handFetch)
         row("read 3 attributes of every match", r.typedRead, r.dynamicRead)
         row("delete a category, cascade \(groupedNumber(r.n / 10))", r.typedDelete, r.dynamicDelete)
         row("undo that delete", r.typedUndo, r.dynamicUndo)
@@ -108,6 +110,12 @@ func measureModels(n: Int, runs: Int) throws -> ModelsResult {
                 predicate: #Predicate { $0.age >= 15 && $0.weight < 500.0 },
                 sortBy: [SortDescriptor(\.age), SortDescriptor(\.name, order: .reverse)]))
         }
+        let typedIDs = try result.typedFetchIDs.time {
+            try typedContext.fetchIdentifiers(FetchDescriptor<Animal>(
+                predicate: #Predicate { $0.age >= 15 && $0.weight < 500.0 },
+                sortBy: [SortDescriptor(\.age), SortDescriptor(\.name, order: .reverse)]))
+        }
+        guard typedIDs == typed.map(\.persistentModelID) else { fail("typed fetchIdentifiers disagrees with fetch") }
         let dynamic = try result.dynamicFetch.time { try dynamicContext.fetchIdentifiers(try contextDescriptor(sorted: true)) }
         let hand = result.handFetch.time { handFilterSort(plain) }
         guard typed.count == dynamic.count, typed.count == hand.count,

@@ -198,14 +198,22 @@ extension ModelContext {
 
     /// The models a descriptor selects, filtered, sorted and windowed.
     ///
-    /// Merges what other contexts saved first. Objects are read straight from
-    /// the graph; a predicate is evaluated on each object of the entity.
+    /// Merges what other contexts saved first. The predicate and sort
+    /// descriptors are applied to the document's columns, making models only
+    /// for the result, when they use persisted attributes of scalar types with
+    /// comparisons, `&&`, `||`, `!`, `??`, `contains`, `starts(with:)` and
+    /// key paths on those values; anything else (a relationship path, a
+    /// computed property, a `Codable` composite) is evaluated on the models by
+    /// Foundation. Both give the same result. O(objects of the entity) to
+    /// filter, O(m log m) to sort m matches.
     /// - Throws: what evaluating the predicate throws.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         try fetchRefs(descriptor, windowed: true).map { model(T.self, at: $0) }
     }
 
     /// How many models a descriptor selects, ignoring its limit and offset.
+    ///
+    /// Makes no models when the predicate compiles (see ``fetch(_:)``).
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         try fetchRefs(descriptor, windowed: false).count
     }
@@ -220,18 +228,50 @@ extension ModelContext {
         guard let entity = graph.layout.entityIndex[T.entityName] else {
             throw ModelError.graph(.unknownEntity(T.entityName))
         }
-        let source = descriptor.includePendingChanges ? graph : baseline
-        let table = source.tables[entity]
         var refs: [ObjectRef] = []
-        for row in 0..<table.rowCount where table.isLive[row] {
-            guard let ref = graph.index[table.ids[row]] else { continue }
-            refs.append(ref)
+        if descriptor.includePendingChanges {
+            let table = graph.tables[entity]
+            refs.reserveCapacity(table.liveCount)
+            for row in 0..<table.rowCount where table.isLive[row] { refs.append(ObjectRef(entity: entity, row: row)) }
+        } else {
+            // The objects that existed at the last save, as they are now.
+            let table = baseline.tables[entity]
+            for row in 0..<table.rowCount where table.isLive[row] {
+                guard let ref = graph.index[table.ids[row]] else { continue }
+                refs.append(ref)
+            }
         }
         if descriptor.predicate == nil, descriptor.sortBy.isEmpty {
             return windowed ? window(refs, descriptor) : refs
         }
+        // Compiled, the predicate and sort read the graph's columns and make no
+        // models; what they cannot compile is evaluated on models by Foundation.
+        var sortedRefs: [ObjectRef]?
+        do {
+            if let predicate = descriptor.predicate {
+                guard let compiled = CompiledModelPredicate(predicate, entity: entity, graph: graph) else { throw RowFallback() }
+                refs = try refs.filter(compiled.matches)
+            }
+            if !descriptor.sortBy.isEmpty {
+                guard let sort = CompiledModelSort(descriptor.sortBy, entity: entity, graph: graph) else {
+                    return try fetchRefsThroughModels(refs, descriptor, filter: false, windowed: windowed)
+                }
+                sortedRefs = sort.sorted(refs, graph: graph)
+                if sortedRefs == nil { return try fetchRefsThroughModels(refs, descriptor, filter: false, windowed: windowed) }
+            }
+        } catch is RowFallback {
+            return try fetchRefsThroughModels(refs, descriptor, filter: true, windowed: windowed)
+        }
+        let selected = sortedRefs ?? refs
+        return windowed ? window(selected, descriptor) : selected
+    }
+
+    /// Filters (when `filter` is set) and sorts by evaluating the descriptor on
+    /// models, Foundation's way: for what the compiled forms do not cover.
+    private func fetchRefsThroughModels<T: PersistentModel>(_ refs: [ObjectRef], _ descriptor: FetchDescriptor<T>,
+                                                           filter: Bool, windowed: Bool) throws -> [ObjectRef] {
         var models = refs.map { model(T.self, at: $0) }
-        if let predicate = descriptor.predicate {
+        if filter, let predicate = descriptor.predicate {
             models = try models.filter { try predicate.evaluate($0) }
         }
         if !descriptor.sortBy.isEmpty {

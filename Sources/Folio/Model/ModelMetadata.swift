@@ -10,15 +10,23 @@ final class ModelMetadata: @unchecked Sendable {
     /// The properties, as declared, and their positions by name.
     let properties: [Schema.PropertyMetadata]
     private let positions: [String: Int]
+    private let keyPaths: [AnyKeyPath: Int]
 
     private init(_ properties: [Schema.PropertyMetadata]) {
         self.properties = properties
         positions = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        keyPaths = Dictionary(properties.enumerated().map { ($1.keyPath, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The property with this name, if the class persists one.
     func property(named name: String) -> Schema.PropertyMetadata? {
         positions[name].map { properties[$0] }
+    }
+
+    /// The property a key path of the class names, if the class persists it
+    /// (predicates and sort descriptors name properties by key path).
+    func property(for keyPath: AnyKeyPath) -> Schema.PropertyMetadata? {
+        keyPaths[keyPath].map { properties[$0] }
     }
 
     // Guarded by `lock`; entries are immutable once made.
