@@ -1,5 +1,5 @@
 import Foundation
-@testable import Folio
+import Folio
 import PropertyBased
 import Testing
 
@@ -49,7 +49,7 @@ final class Sighting {
 /// Typed fetches evaluate `#Predicate` and `SortDescriptor` on the graph's
 /// rows: these tests hold the compiled forms to exactly what Foundation gives
 /// evaluating the same predicate and sort on the models.
-@Suite struct CompiledModelPredicateTests {
+@Suite struct TypedFetchTests {
     static let pieces = ["", "a", "A", "b", "é", "e\u{301}", "e", "ab", "Z", "🦊", "10", "9", " "]
     static let codes = (0..<4).map { UUID(uuidString: "0000000\($0)-0000-4000-8000-00000000000\($0)") ?? UUID() }
 
@@ -149,23 +149,6 @@ final class Sighting {
         return models.sorted(using: sort).map(\.persistentModelID)
     }
 
-    @Test func `the supported predicates compile and the others are left to Foundation`() throws {
-        let context = ModelContext(try Self.container())
-        Self.populate(context, seed: 1, count: 10)
-        let entity = try #require(context.graph.layout.entityIndex["Sighting"])
-        for (name, predicate) in Self.compiled {
-            #expect(CompiledModelPredicate(predicate, entity: entity, graph: context.graph) != nil, "\(name)")
-        }
-        for (name, predicate) in Self.evaluatedOnModels {
-            #expect(CompiledModelPredicate(predicate, entity: entity, graph: context.graph) == nil, "\(name)")
-        }
-        for (name, sort) in Self.compiledSorts {
-            #expect(CompiledModelSort(sort, entity: entity, graph: context.graph) != nil, "\(name)")
-        }
-        let relationshipSort = [SortDescriptor<Sighting>(\.site?.name)]
-        #expect(CompiledModelSort(relationshipSort, entity: entity, graph: context.graph) == nil)
-    }
-
     @Test func `compiled predicates and sorts select and order exactly what Foundation does on the models`() async {
         await propertyCheck(count: 40, input: Gen.uint64(in: 0...UInt64.max)) { seed in
             do {
@@ -211,20 +194,4 @@ final class Sighting {
         context.delete(held[0])
         #expect(try context.fetchCount(FetchDescriptor<Sighting>(predicate: #Predicate { $0.age == 99 })) == 0)
     }
-
-    @Test func `a stored value the property's type cannot hold reads as the getter reads it`() throws {
-        let context = ModelContext(try Self.container())
-        let sighting = Sighting(name: "a", nickname: nil, age: 1, small: nil, score: 0, rating: 0, born: .now,
-                                code: UUID(), amount: 0, flag: false, tags: [])
-        context.insert(sighting)
-        // 300 fits the column but not an Int8 (only a write that skips the graph's
-        // type check can store it): the getter reads nil, and so must the predicate.
-        let entity = try #require(context.graph.layout.entityIndex["Sighting"])
-        let small = try #require(context.graph.layout.entities[entity].attributeIndex["small"])
-        let ref = try #require(context.graph.index[sighting.persistentModelID.id])
-        context.graph.setValue(.int(300), ref, small)
-        #expect(sighting.small == nil)
-        #expect(try context.fetch(FetchDescriptor<Sighting>(predicate: #Predicate { $0.small == nil })) == [sighting])
-    }
 }
-
