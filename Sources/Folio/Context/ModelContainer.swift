@@ -48,10 +48,13 @@ public final class ModelContainer: @unchecked Sendable {
     /// (docs/FORMAT.md, "Lightweight migration").
     ///
     /// - Throws: ``ModelError/schema(_:)`` for an invalid schema,
+    ///   ``ModelError/configuration(_:)`` for more than one configuration or a
+    ///   configuration whose `schema` names entities `schema` lacks,
     ///   ``ModelError/package(_:)`` when the package cannot be read,
     ///   ``ModelError/migration(package:_:)`` when its schema cannot be migrated.
     public init(for schema: Schema, configurations: [ModelConfiguration]) throws(ModelError) {
         do { try schema.validate() } catch { throw .schema(error) }
+        try Self.check(configurations, against: schema)
         self.schema = schema
         self.configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         let checks = schema.modelValueChecks
@@ -75,6 +78,22 @@ public final class ModelContainer: @unchecked Sendable {
         }
         savedGraph = graph
         nextID = graph.nextID
+    }
+
+    /// Refuses configurations a one-package container would silently ignore.
+    private static func check(_ configurations: [ModelConfiguration], against schema: Schema) throws(ModelError) {
+        guard configurations.count <= 1 else {
+            let names = configurations.map { "'\($0.name)'" }.joined(separator: ", ")
+            throw .configuration("Folio keeps a container's objects in one document package; "
+                                 + "give one configuration, not \(configurations.count) (\(names))")
+        }
+        guard let configuration = configurations.first, let stored = configuration.schema else { return }
+        let known = Set(schema.entities.map(\.name))
+        let unknown = stored.entities.map(\.name).filter { !known.contains($0) }
+        guard unknown.isEmpty else {
+            throw .configuration("configuration '\(configuration.name)' stores \(unknown.joined(separator: ", ")), "
+                                 + "which the container's schema does not have")
+        }
     }
 
     /// Creates a container for a schema with the given configurations.

@@ -18,6 +18,10 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The package's stored schema differs from the container's in a way
     /// lightweight migration cannot bridge; the package was left untouched.
     case migration(package: String, MigrationError)
+    /// The container cannot honour its configurations: Folio keeps a container
+    /// in one package, so it takes one configuration, whose `schema` (if any)
+    /// names only entities of the container's schema.
+    case configuration(String)
 
     public var description: String {
         switch self {
@@ -28,6 +32,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .predicate(let error): return error.description
         case .schema(let error): return "invalid schema: \(error)"
         case .migration(let path, let error): return "\(path) cannot be opened with these models: \(error)"
+        case .configuration(let reason): return "unsupported configuration: \(reason)"
         }
     }
 }
