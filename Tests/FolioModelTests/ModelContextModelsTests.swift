@@ -94,6 +94,39 @@ import Synchronization
         #expect(try other.fetchCount(FetchDescriptor<Country>()) == 5)
     }
 
+    @Test func `enumerate visits the selected models in order and skips the ones the block deleted`() throws {
+        let undo = UndoManager()
+        context.undoManager = undo
+        var visited: [String] = []
+        try context.enumerate(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)]), batchSize: 2) { country in
+            visited.append(country.name)
+            if country.name == "Chile" {
+                let laos = try #require(try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Laos" })).first)
+                context.delete(laos)
+            }
+            country.visited = true
+        }
+        #expect(visited == ["Chile", "Fiji", "Mali", "Oman"])
+        #expect(try context.fetchCount(FetchDescriptor<Country>(predicate: #Predicate { $0.visited })) == 4)
+        // The block's edits are ordinary edits: undo takes them back.
+        context.processPendingChanges()
+        undo.undo()
+        #expect(try context.fetchCount(FetchDescriptor<Country>()) == 5)
+        #expect(try context.fetchCount(FetchDescriptor<Country>(predicate: #Predicate { $0.visited })) == 2)
+    }
+
+    @Test func `an error thrown by the enumerate block stops the enumeration and reaches the caller`() throws {
+        struct Stop: Error {}
+        var visited = 0
+        #expect(throws: Stop.self) {
+            try context.enumerate(FetchDescriptor<Country>(predicate: #Predicate { !$0.visited })) { _ in
+                visited += 1
+                if visited == 2 { throw Stop() }
+            }
+        }
+        #expect(visited == 2)
+    }
+
     @Test func `fetching a model class the container does not know throws`() throws {
         #expect(throws: ModelError.graph(.unknownEntity("Todo"))) {
             _ = try context.fetch(FetchDescriptor<Todo>())

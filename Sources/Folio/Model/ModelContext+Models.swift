@@ -211,6 +211,27 @@ extension ModelContext {
         try fetchRefs(descriptor, windowed: true).map { model(T.self, at: $0) }
     }
 
+    /// Calls `block` with each model a descriptor selects, in its order —
+    /// SwiftData's `enumerate(_:batchSize:allowEscapingMutations:block:)`.
+    ///
+    /// Models are made one at a time and not kept, so memory stays flat over
+    /// large results. An object the block deletes (or whose deletion it
+    /// cascades) before it is reached is skipped. SwiftData resets its
+    /// context between batches, losing edits unless `allowEscapingMutations`;
+    /// Folio's models are views of the document, so edits made in the block
+    /// are ordinary undoable edits either way, and both parameters are
+    /// accepted for source compatibility.
+    /// - Throws: what evaluating the predicate throws, or what `block` throws
+    ///   (enumeration stops there).
+    public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
+                                              allowEscapingMutations: Bool = false, block: (T) throws -> Void) throws {
+        let identifiers = try fetchRefs(descriptor, windowed: true).map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
+        for id in identifiers {
+            guard let ref = graph.index[id], graph.isLive(ref) else { continue }
+            try block(model(T.self, at: ref))
+        }
+    }
+
     /// How many models a descriptor selects, ignoring its limit and offset.
     ///
     /// Makes no models when the predicate compiles (see ``fetch(_:)``).
