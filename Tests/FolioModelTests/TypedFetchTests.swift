@@ -24,6 +24,7 @@ final class Sighting {
     var amount: Decimal
     var flag: Bool
     var tags: [String]
+    var serial: UInt64 = 0
     var site: Site?
     @Transient var scratch = 0
 
@@ -77,6 +78,7 @@ final class Sighting {
                 amount: Decimal(Int.random(in: -5...5, using: &rng)) / 2,
                 flag: Bool.random(using: &rng),
                 tags: (0..<Int.random(in: 0...2, using: &rng)).map { _ in ["x", "y", "é"].randomElement(using: &rng) ?? "x" })
+            sighting.serial = [0, 1, UInt64(Int64.max), UInt64(Int64.max) + 1, UInt64.max].randomElement(using: &rng) ?? 0
             context.insert(sighting)
             if Int.random(in: 0...3, using: &rng) > 0 { sighting.site = sites.randomElement(using: &rng) }
         }
@@ -108,6 +110,7 @@ final class Sighting {
             ("amount >= half", #Predicate { $0.amount >= half }),
             ("code == codes[1]", #Predicate { $0.code == code }),
             ("rating <= 0.5", #Predicate { $0.rating <= 0.5 }),
+            ("serial > Int64.max", #Predicate { $0.serial > 9_223_372_036_854_775_807 }),
             ("score == score (NaN)", #Predicate { $0.score == $0.score }),
             ("score > -0.0", #Predicate { $0.score > -0.0 }),
             ("true", #Predicate { _ in true }),
@@ -135,6 +138,7 @@ final class Sighting {
         ("nickname lexical reversed", [SortDescriptor(\.nickname, comparator: .lexical, order: .reverse)]),
         ("small, born reversed", [SortDescriptor(\.small), SortDescriptor(\.born, order: .reverse)]),
         ("amount, code, rating", [SortDescriptor(\.amount), SortDescriptor(\.code), SortDescriptor(\.rating)]),
+        ("serial reversed, age", [SortDescriptor(\.serial, order: .reverse), SortDescriptor(\.age)]),
     ]
 
     static func container() throws -> ModelContainer {

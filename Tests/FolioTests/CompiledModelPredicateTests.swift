@@ -9,6 +9,7 @@ final class Probe {
     var level: Int
     var small: Int8?
     var readings: [Double]
+    var serial: UInt64 = 0
     var station: Station?
     @Transient var scratch = 0
 
@@ -73,7 +74,7 @@ final class Station {
 
     @Test func `sorts on scalar attributes compile; relationship paths are left to Foundation`() {
         #expect(compiles([SortDescriptor(\.level), SortDescriptor(\.name, order: .reverse)]))
-        #expect(compiles([SortDescriptor(\.nickname, comparator: .lexical), SortDescriptor(\.small)]))
+        #expect(compiles([SortDescriptor(\.nickname, comparator: .lexical), SortDescriptor(\.small), SortDescriptor(\.serial)]))
         #expect(!compiles([SortDescriptor(\.station?.name)]))
         #expect(!compiles([SortDescriptor(\.level), SortDescriptor(\.station?.name)]))
     }

@@ -37,7 +37,8 @@ struct CompiledModelSort {
                 comparison = .string(comparator)
             } else {
                 // Types whose Swift `<` is the order `Value.compare` gives.
-                guard declared.type.integerRange != nil || [.double, .float, .date, .string, .decimal, .uuid].contains(declared.type)
+                guard declared.type.integerRange != nil || declared.type.unsignedMax != nil
+                        || [.double, .float, .date, .string, .decimal, .uuid].contains(declared.type)
                 else { return nil }
                 comparison = .comparable
             }
