@@ -25,6 +25,12 @@ struct FolioDiagnostic: DiagnosticMessage, Error {
     }
     static let relationshipOption = error("relationshipOption", "Folio does not support relationship options; uniqueness applies to attributes ('@Attribute(.unique)')")
     static let propertyObservers = error("propertyObservers", "a persisted model property cannot have 'willSet' or 'didSet' observers: undo, redo and other contexts change it without calling them; observe the model with Observation, or mark the property '@Transient'")
+    static let uniqueOutsideModel = error("uniqueOutsideModel", "'#Unique' declares a model's uniqueness constraints; write it inside the '@Model' class")
+    static func uniqueWithoutModel(_ name: String) -> FolioDiagnostic {
+        error("uniqueWithoutModel", "'#Unique' needs the model class its key paths start from: '#Unique<\(name)>(...)'")
+    }
+    static let uniqueWithoutConstraints = error("uniqueWithoutConstraints", "'#Unique' needs at least one constraint: an array of key paths, such as '[\\.name]'")
+    static let emptyUniquenessConstraint = error("emptyUniquenessConstraint", "a uniqueness constraint needs at least one key path")
     static let modelActorOnNonActor = error("modelActorOnNonActor", "'@ModelActor' can only be applied to an actor")
 }
 
@@ -52,11 +58,24 @@ extension FixIt.Change {
     /// Deletes one argument of an attribute with its comma, or the whole
     /// parenthesized list when it is the only argument.
     static func removing(_ argument: LabeledExprSyntax, from attribute: AttributeSyntax) -> FixIt.Change {
-        guard let list = attribute.arguments?.as(LabeledExprListSyntax.self),
-              let index = list.index(of: argument)
+        guard let list = attribute.arguments?.as(LabeledExprListSyntax.self)
+        else { return .replaceText(range: argument.trimmedRange, with: "", in: Syntax(argument)) }
+        return removing(argument, from: list, parentheses: (attribute.leftParen, attribute.rightParen), in: Syntax(attribute))
+    }
+
+    /// Deletes one argument of a freestanding macro with its comma.
+    static func removing(_ argument: LabeledExprSyntax, from expansion: some FreestandingMacroExpansionSyntax) -> FixIt.Change {
+        removing(argument, from: expansion.arguments, parentheses: (nil, nil), in: Syntax(expansion))
+    }
+
+    /// Deletes one argument of a list with its comma, or everything between
+    /// `parentheses` when it is the only argument and they are given.
+    private static func removing(_ argument: LabeledExprSyntax, from list: LabeledExprListSyntax,
+                                 parentheses: (TokenSyntax?, TokenSyntax?), in root: Syntax) -> FixIt.Change {
+        guard let index = list.index(of: argument)
         else { return .replaceText(range: argument.trimmedRange, with: "", in: Syntax(argument)) }
         let range: Range<AbsolutePosition>
-        if list.count == 1, let open = attribute.leftParen, let close = attribute.rightParen {
+        if list.count == 1, let open = parentheses.0, let close = parentheses.1 {
             range = open.positionAfterSkippingLeadingTrivia..<close.endPositionBeforeTrailingTrivia
         } else if list.index(after: index) != list.endIndex {
             range = argument.positionAfterSkippingLeadingTrivia..<list[list.index(after: index)].positionAfterSkippingLeadingTrivia
@@ -65,7 +84,7 @@ extension FixIt.Change {
         } else {
             range = argument.trimmedRange
         }
-        return .replaceText(range: range, with: "", in: Syntax(attribute))
+        return .replaceText(range: range, with: "", in: root)
     }
 
     /// Replaces a keyword (`struct`, `class`) by another, keeping its trivia.

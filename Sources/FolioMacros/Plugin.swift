@@ -8,5 +8,6 @@ struct FolioMacrosPlugin: CompilerPlugin {
         PersistedPropertyMacro.self,
         SchemaMarkerMacro.self,
         ModelActorMacro.self,
+        UniqueMacro.self,
     ]
 }

@@ -14,6 +14,7 @@ extension Interpreter {
             emit(entity.name)
             var rows: [[String]] = entity.attributes.map { [$0.name, Self.describe($0)] }
             rows += entity.relationships.map { [$0.name, Self.describe($0)] }
+            rows += entity.uniquenessConstraints.map { ["(" + $0.joined(separator: ", ") + ")", "unique together"] }
             let width = rows.map { $0[0].count }.max() ?? 0
             for row in rows {
                 emit("  " + row[0] + String(repeating: " ", count: width - row[0].count) + "  " + row[1])
@@ -57,7 +58,8 @@ extension Interpreter {
                      ("maximumCount", .int(relationship.maximumModelCount))])
         }
         return .object([("name", .string(entity.name)), ("attributes", .array(attributes)),
-                        ("relationships", .array(relationships))])
+                        ("relationships", .array(relationships)),
+                        ("uniquenessConstraints", .array(entity.uniquenessConstraints.map { .array($0.map(JSONText.string)) }))])
     }
 
     // MARK: list

@@ -1,7 +1,8 @@
 /// Inserting, editing and linking through the dynamic API, each undoable.
 extension ModelContext {
-    /// Inserts an object, or — when a unique attribute's value given in `values`
-    /// matches a live object — updates that object instead (SwiftData's upsert).
+    /// Inserts an object, or — when the values given in `values` for a unique
+    /// attribute, or for every attribute of a uniqueness constraint, match a
+    /// live object's — updates that object instead (SwiftData's upsert).
     /// Uniqueness is checked against unsaved inserts too; a unique attribute
     /// left to its default is checked by ``save()``.
     ///
@@ -26,8 +27,9 @@ extension ModelContext {
         // Only a value the caller gave selects an object to update: a default
         // shared by every insert (a `UUID()` evaluated once) must not turn each
         // insert into an update of the first object.
-        for (attribute, declaration) in layout.attributes.enumerated() where declaration.isUnique && values[declaration.name] != nil {
-            guard let existing = graph.object(entity: entityIndex, attribute: attribute, uniqueValue: initial[attribute]) else { continue }
+        for group in layout.uniqueGroups where group.allSatisfy({ values[layout.attributes[$0].name] != nil }) {
+            guard let existing = graph.object(entity: entityIndex, uniqueGroup: group, values: group.map { initial[$0] })
+            else { continue }
             for (name, value) in values.sorted(by: { $0.key < $1.key }) {
                 guard let index = layout.attributeIndex[name], graph.value(existing, index) != value else { continue }
                 performSetValue(value, existing, index, name: "Update \(entity)")

@@ -245,23 +245,22 @@ public final class ModelContext {
                                               related: targets.map(graph.identifier(for:))))
             }
         }
-        // Unique attributes: a changed or inserted object may not share its value with
+        // Unique groups: a changed or inserted object may not share its values with
         // another live object, or the saved document would be refused when read back.
         let touched = inserted.union(updated.keys).filter(graph.isLive)
-        for (entity, layout) in graph.layout.entities.enumerated() {
-            for (attribute, declaration) in layout.attributes.enumerated()
-            where declaration.isUnique && !declaration.isTransient && touched.contains(where: { Int($0.entity) == entity }) {
-                var owners: [Value: [ObjectRef]] = [:]
+        for (entity, layout) in graph.layout.entities.enumerated() where touched.contains(where: { Int($0.entity) == entity }) {
+            for group in layout.uniqueGroups where !group.contains(where: { layout.attributes[$0].isTransient }) {
+                var owners: [[Value]: [ObjectRef]] = [:]
                 let table = graph.tables[entity]
                 for row in 0..<table.rowCount where table.isLive[row] {
                     let ref = ObjectRef(entity: entity, row: row)
-                    let value = graph.value(ref, attribute)
-                    if value != .null { owners[value, default: []].append(ref) }
+                    if let values = graph.uniqueValues(ref, group) { owners[values, default: []].append(ref) }
                 }
                 for ref in touched where Int(ref.entity) == entity {
-                    let value = graph.value(ref, attribute)
-                    guard value != .null, let others = owners[value]?.filter({ $0 != ref }), !others.isEmpty else { continue }
-                    issues.append(ValidationIssue(kind: .unique, object: graph.identifier(for: ref), relationship: declaration.name,
+                    guard let values = graph.uniqueValues(ref, group), let others = owners[values]?.filter({ $0 != ref }),
+                          !others.isEmpty else { continue }
+                    issues.append(ValidationIssue(kind: .unique, object: graph.identifier(for: ref),
+                                                  relationship: group.map { layout.attributes[$0].name }.joined(separator: ", "),
                                                   related: others.map(graph.identifier(for:))))
                 }
             }

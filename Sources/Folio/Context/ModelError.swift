@@ -47,8 +47,10 @@ public struct ValidationIssue: Hashable, Sendable, CustomStringConvertible {
         case minimumCount
         /// A to-many relationship holds more objects than its maximum.
         case maximumCount
-        /// Another live object has the same value of a unique attribute
-        /// (`relationship` then names the attribute; `related` the other objects).
+        /// Another live object has the same value of a unique attribute, or the
+        /// same values in every attribute of a uniqueness constraint
+        /// (`relationship` then names the attributes, comma-separated; `related`
+        /// the other objects).
         case unique
     }
 
@@ -70,7 +72,11 @@ public struct ValidationIssue: Hashable, Sendable, CustomStringConvertible {
         case .maximumCount:
             return "\(object).\(relationship) holds \(related.count), more than its maximum"
         case .unique:
-            return "\(object).\(relationship) has the same value as \(related.map(\.description).joined(separator: ", ")), and it is unique"
+            let others = related.map(\.description).joined(separator: ", ")
+            guard relationship.contains(",") else {
+                return "\(object).\(relationship) has the same value as \(others), and it is unique"
+            }
+            return "\(object) has the same (\(relationship)) as \(others), and together they are unique"
         }
     }
 }

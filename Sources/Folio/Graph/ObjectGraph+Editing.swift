@@ -79,36 +79,43 @@ extension ObjectGraph {
 
     // MARK: Unique index
 
-    /// The live object of an entity whose unique attribute holds `value`, if any.
-    /// The index is built on first use (O(rows)) and kept up to date after (O(1)).
-    func object(entity: Int, attribute: Int, uniqueValue value: Value) -> ObjectRef? {
-        guard value != .null else { return nil }
-        let key = UniqueKey(entity: entity, attribute: attribute)
+    /// The live object of an entity whose attributes in a unique group hold
+    /// `values` (one per attribute of the group, in its order), if any; `nil`
+    /// when a value is `nil`, which matches nothing. The index is built on
+    /// first use (O(rows)) and kept up to date after (O(1) per edit).
+    func object(entity: Int, uniqueGroup group: [Int], values: [Value]) -> ObjectRef? {
+        guard !values.contains(.null) else { return nil }
+        let key = UniqueKey(entity: entity, attributes: group)
         if uniqueIndexes[key] == nil {
-            var index: [Value: Int32] = [:]
+            var index: [[Value]: Int32] = [:]
             let table = tables[entity]
             for row in 0..<table.rowCount where table.isLive[row] {
-                let stored = table.columns[attribute].value(at: row, type: layout.entities[entity].attributes[attribute].type)
-                if stored != .null { index[stored] = Int32(row) }
+                if let stored = uniqueValues(ObjectRef(entity: entity, row: row), group) { index[stored] = Int32(row) }
             }
             uniqueIndexes[key] = index
         }
-        return uniqueIndexes[key]?[value].map { ObjectRef(entity: entity, row: Int($0)) }
+        return uniqueIndexes[key]?[values].map { ObjectRef(entity: entity, row: Int($0)) }
+    }
+
+    /// An object's values in a unique group, or `nil` when one of them is `nil`.
+    func uniqueValues(_ ref: ObjectRef, _ group: [Int]) -> [Value]? {
+        let values = group.map { value(ref, $0) }
+        return values.contains(.null) ? nil : values
     }
 
     func uniqueIndexAdd(_ ref: ObjectRef) {
         guard !uniqueIndexes.isEmpty else { return }
         for (key, _) in uniqueIndexes where key.entity == Int(ref.entity) {
-            let stored = value(ref, key.attribute)
-            if stored != .null { uniqueIndexes[key]?[stored] = ref.row }
+            if let stored = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?[stored] = ref.row }
         }
     }
 
     func uniqueIndexRemove(_ ref: ObjectRef) {
         guard !uniqueIndexes.isEmpty else { return }
         for (key, _) in uniqueIndexes where key.entity == Int(ref.entity) {
-            let stored = value(ref, key.attribute)
-            if uniqueIndexes[key]?[stored] == ref.row { uniqueIndexes[key]?[stored] = nil }
+            if let stored = uniqueValues(ref, key.attributes), uniqueIndexes[key]?[stored] == ref.row {
+                uniqueIndexes[key]?[stored] = nil
+            }
         }
     }
 }
@@ -121,9 +128,10 @@ struct SurvivorSlot: Hashable {
     var from: Int32
 }
 
+/// A unique group of an entity: the key of one unique index.
 struct UniqueKey: Hashable {
     var entity: Int
-    var attribute: Int
+    var attributes: [Int]
 }
 
 extension EntityTable {

@@ -24,8 +24,8 @@ public final class ObjectGraph {
     @exclusivity(unchecked) var index = IdentifierIndex()
     /// The number the next inserted object gets; never decreases.
     var nextID: UInt64 = 1
-    /// Value → row indexes for unique attributes, built on first use.
-    var uniqueIndexes: [UniqueKey: [Value: Int32]] = [:]
+    /// Values → row indexes for unique groups, built on first use.
+    var uniqueIndexes: [UniqueKey: [[Value]: Int32]] = [:]
 
     /// Creates an empty graph for the schema.
     public init(schema: Schema) {
@@ -210,13 +210,16 @@ extension ObjectGraph {
     }
 
     func setValue(_ value: Value, _ ref: ObjectRef, _ attribute: Int) {
-        let key = UniqueKey(entity: Int(ref.entity), attribute: attribute)
-        if uniqueIndexes[key] != nil, isLive(ref) {
-            let old = self.value(ref, attribute)
-            if uniqueIndexes[key]?[old] == ref.row { uniqueIndexes[key]?[old] = nil }
-            if value != .null { uniqueIndexes[key]?[value] = ref.row }
+        // Each index over a group holding this attribute moves the object to its new key.
+        let indexed = uniqueIndexes.isEmpty || !isLive(ref) ? []
+            : uniqueIndexes.keys.filter { $0.entity == Int(ref.entity) && $0.attributes.contains(attribute) }
+        for key in indexed {
+            if let old = uniqueValues(ref, key.attributes), uniqueIndexes[key]?[old] == ref.row { uniqueIndexes[key]?[old] = nil }
         }
         tables[Int(ref.entity)].columns[attribute].set(value, at: Int(ref.row))
+        for key in indexed {
+            if let new = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?[new] = ref.row }
+        }
     }
 
     /// Checks a value against an attribute's type; returns it as it will be stored.

@@ -25,6 +25,10 @@ struct SchemaLayout: Sendable {
         var links: [Link]
         var linkIndex: [String: Int]
         var declaredLinkCount: Int
+        /// The groups of attributes whose values no two objects may share:
+        /// each `.unique` attribute alone, then each uniqueness constraint
+        /// that is not already one of those.
+        var uniqueGroups: [[Int]]
     }
 
     let entities: [EntityLayout]
@@ -38,7 +42,8 @@ struct SchemaLayout: Sendable {
                 attributeIndex: Dictionary(uniqueKeysWithValues: entity.attributes.enumerated().map { ($1.name, $0) }),
                 links: [],
                 linkIndex: Dictionary(uniqueKeysWithValues: entity.relationships.enumerated().map { ($1.name, $0) }),
-                declaredLinkCount: entity.relationships.count)
+                declaredLinkCount: entity.relationships.count,
+                uniqueGroups: Self.uniqueGroups(of: entity))
         }
         let entityIndex = Dictionary(uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
         for (index, entity) in schema.entities.enumerated() {
@@ -61,5 +66,16 @@ struct SchemaLayout: Sendable {
         }
         self.entities = entities
         self.entityIndex = entityIndex
+    }
+
+    private static func uniqueGroups(of entity: Schema.Entity) -> [[Int]] {
+        var groups = entity.attributes.indices.filter { entity.attributes[$0].isUnique }.map { [$0] }
+        for constraint in entity.uniquenessConstraints {
+            let group = constraint.compactMap { name in entity.attributes.firstIndex { $0.name == name } }
+            guard group.count == constraint.count, !group.isEmpty,
+                  !groups.contains(where: { Set($0) == Set(group) }) else { continue }
+            groups.append(group)
+        }
+        return groups
     }
 }

@@ -24,7 +24,8 @@ public enum MigrationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An optional attribute became non-optional, but an object holds `nil`.
     case attributeNoLongerOptional(entity: String, attribute: String, id: UInt64)
     /// An attribute became unique (or is new, unique and filled with one default),
-    /// but two objects hold the same value.
+    /// but two objects hold the same value. For a uniqueness constraint over
+    /// several attributes, `attribute` and `value` list them, comma-separated.
     case duplicateUniqueValue(entity: String, attribute: String, value: String, ids: [UInt64])
     /// A relationship now points to another entity.
     case relationshipDestinationChanged(entity: String, relationship: String, from: String, to: String)
@@ -62,8 +63,12 @@ public enum MigrationError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "keep it optional, or give every object a value first"
         case .duplicateUniqueValue(let entity, let attribute, let value, let ids):
             let objects = ids.map { "\(entity)#\($0)" }.joined(separator: " and ")
-            return "\(entity).\(attribute) is unique in the new schema, but \(objects) both hold \(value); "
-                + "make the values distinct first, or leave the attribute not unique"
+            guard attribute.contains(",") else {
+                return "\(entity).\(attribute) is unique in the new schema, but \(objects) both hold \(value); "
+                    + "make the values distinct first, or leave the attribute not unique"
+            }
+            return "\(entity)'s (\(attribute)) are unique together in the new schema, but \(objects) both hold (\(value)); "
+                + "make them distinct first, or leave out the constraint"
         case .relationshipDestinationChanged(let entity, let relationship, let from, let to):
             return "\(entity).\(relationship) pointed to \(from) and now points to \(to), so its links cannot be kept; "
                 + "keep the destination \(from), or add a new relationship"
@@ -138,7 +143,26 @@ extension ObjectGraph {
             }
         }
         result.nextID = max(result.nextID, nextID)
+        try result.checkUniquenessConstraints()
         return result
+    }
+
+    /// Uniqueness constraints over several attributes hold on the migrated
+    /// objects (a single unique attribute was checked while planning).
+    private func checkUniquenessConstraints() throws(MigrationError) {
+        for (entity, layout) in layout.entities.enumerated() {
+            let table = tables[entity]
+            for group in layout.uniqueGroups where group.count > 1 {
+                var seen: [[Value]: UInt64] = [:]
+                for row in 0..<table.rowCount where table.isLive[row] {
+                    guard let values = uniqueValues(ObjectRef(entity: entity, row: row), group) else { continue }
+                    guard let first = seen.updateValue(table.ids[row], forKey: values) else { continue }
+                    throw .duplicateUniqueValue(entity: layout.name, attribute: group.map { layout.attributes[$0].name }
+                                                    .joined(separator: ", "),
+                                                value: values.map(\.description).joined(separator: ", "), ids: [first, table.ids[row]])
+                }
+            }
+        }
     }
 
     /// Copies one link column's lists, row by row, into the matching column of

@@ -67,6 +67,29 @@ public macro Relationship(
     hashModifier: String? = nil
 ) = #externalMacro(module: "FolioMacros", type: "SchemaMarkerMacro")
 
+/// Declares a model's uniqueness constraints, SwiftData's `#Unique`: each array
+/// of key paths names attributes that no two objects may hold the same values
+/// in, all together.
+///
+///     @Model final class Visit {
+///         #Unique<Visit>([\.city, \.day], [\.code])
+///         var city: String
+///         var day: Date
+///         var code: String
+///     }
+///
+/// A constraint of one key path is that attribute's `@Attribute(.unique)`.
+/// Inserting a model whose values match a stored one in every attribute of a
+/// constraint updates the stored object instead (an upsert); a save that would
+/// leave two objects matching fails with ``ModelError/validation(_:)``. A
+/// model with `nil` in an attribute of a constraint matches no other. Key
+/// paths must name stored attributes of a scalar type: a relationship, a
+/// collection or a `Codable` composite makes `ModelContainer` throw
+/// ``SchemaError/invalidUniquenessConstraint(entity:attributes:reason:)``.
+@freestanding(declaration, names: named(_$uniquenessConstraints))
+public macro Unique<T: PersistentModel>(_ constraints: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "FolioMacros", type: "UniqueMacro")
+
 /// Keeps a stored property out of the document: never saved, not in the schema.
 /// It needs an initial value, since fetched models are created without one.
 @attached(peer)

@@ -15,9 +15,14 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     static var schemaMetadata: [Schema.PropertyMetadata] { get }
     /// Creates a model for an object a context already holds; contexts call it when fetching.
     init(backingData: BackingData)
+    /// The key paths of `#Unique`'s constraints; none unless the class declares `#Unique`.
+    static var _$uniquenessConstraints: [[AnyKeyPath]] { get }
 }
 
 extension PersistentModel {
+    /// No uniqueness constraints: what a class without `#Unique` has.
+    public static var _$uniquenessConstraints: [[AnyKeyPath]] { [] }
+
     /// The entity name: the class's name.
     static var entityName: String { String(describing: Self.self) }
 

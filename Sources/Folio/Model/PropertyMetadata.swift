@@ -166,10 +166,22 @@ extension Schema {
         var entities = seen.keys.sorted().compactMap { name -> Entity? in
             guard let type = seen[name] else { return nil }
             var entity = Entity(name)
-            for property in ModelMetadata.of(type).properties {
+            let metadata = ModelMetadata.of(type)
+            for property in metadata.properties {
                 switch property.kind {
                 case .attribute(let attribute, _): entity.attributes.append(attribute)
                 case .relationship(let relationship, _, _): entity.relationships.append(relationship)
+                }
+            }
+            // A key path to no persisted property keeps its description, for validation to name.
+            for keyPaths in type._$uniquenessConstraints {
+                let names = keyPaths.map { metadata.property(for: $0)?.name ?? String(describing: $0) }
+                // One attribute alone is `@Attribute(.unique)`, and is stored as that.
+                if names.count == 1, let index = entity.attributes.firstIndex(where: { $0.name == names[0] }),
+                   !entity.attributes[index].isTransient {
+                    entity.attributes[index].options.insert(.unique)
+                } else {
+                    entity.uniquenessConstraints.append(names)
                 }
             }
             return entity

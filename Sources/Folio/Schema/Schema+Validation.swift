@@ -27,6 +27,7 @@ extension Schema {
                     throw .invalidDefault(entity: entity.name, attribute: attribute.name)
                 }
             }
+            try validateUniquenessConstraints(of: entity)
             for relationship in entity.relationships {
                 guard Schema.isValidName(relationship.name) else { throw .invalidName(relationship.name) }
                 guard propertyNames.insert(relationship.name).inserted else {
@@ -50,6 +51,30 @@ extension Schema {
                 }
                 guard inverse.destination == entity.name, inverse.inverse == relationship.name else {
                     throw .inverseMismatch(entity: entity.name, relationship: relationship.name, inverse: inverseName)
+                }
+            }
+        }
+    }
+
+    /// Each group names distinct stored attributes that `.unique` could mark.
+    private func validateUniquenessConstraints(of entity: Entity) throws(SchemaError) {
+        for constraint in entity.uniquenessConstraints {
+            func refuse(_ reason: String) -> SchemaError {
+                .invalidUniquenessConstraint(entity: entity.name, attributes: constraint, reason: reason)
+            }
+            guard !constraint.isEmpty else { throw refuse("it names no attributes") }
+            guard Set(constraint).count == constraint.count else { throw refuse("it names an attribute twice") }
+            for name in constraint {
+                guard let attribute = entity.attribute(named: name) else {
+                    throw refuse(entity.relationship(named: name) == nil
+                                 ? "\(entity.name) has no attribute '\(name)'"
+                                 : "'\(name)' is a relationship; constraints are on attributes")
+                }
+                if attribute.isTransient || attribute.isExternal {
+                    throw refuse("'\(name)' is \(attribute.isTransient ? "transient" : "stored externally")")
+                }
+                if attribute.type.isCollection || attribute.type == .codable || attribute.type == .any {
+                    throw refuse("'\(name)' is of type \(attribute.type), which cannot be unique")
                 }
             }
         }

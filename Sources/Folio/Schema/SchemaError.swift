@@ -23,6 +23,9 @@ public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidOption(entity: String, attribute: String, option: String)
     /// An attribute's default value does not have the attribute's type.
     case invalidDefault(entity: String, attribute: String)
+    /// A uniqueness constraint is empty, repeats a name, or names something
+    /// other than a stored attribute of a type `.unique` allows.
+    case invalidUniquenessConstraint(entity: String, attributes: [String], reason: String)
 
     public var description: String {
         switch self {
@@ -46,6 +49,8 @@ public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
             return "\(entity).\(attribute) cannot have option '\(option)' for its type"
         case .invalidDefault(let entity, let attribute):
             return "\(entity).\(attribute) has a default value of the wrong type"
+        case .invalidUniquenessConstraint(let entity, let attributes, let reason):
+            return "\(entity)'s uniqueness constraint (\(attributes.joined(separator: ", "))) is not valid: \(reason)"
         }
     }
 }

@@ -37,29 +37,40 @@ extension DocumentLoader {
     }
 
     /// No two objects of an entity may hold the same non-nil value of a `unique`
-    /// attribute. Values compare as ``Value`` does (strings by Unicode scalars,
+    /// attribute, or the same values in every attribute of a uniqueness constraint. Values compare as ``Value`` does (strings by Unicode scalars,
     /// numbers by bit pattern), the same equality `ModelContext.insert` upserts by.
     /// Transient attributes are not in the file, and externally stored ones are
     /// not read yet (their blobs come after), so neither is checked here.
     private func validateUniqueness(entity: Int, graph: ObjectGraph) throws(PackageError) {
         let attributes = graph.layout.entities[entity].attributes
         let table = graph.tables[entity]
-        for (index, attribute) in attributes.enumerated()
-        where attribute.isUnique && !attribute.isTransient && !attribute.isExternal {
+        for group in graph.layout.entities[entity].uniqueGroups
+        where !group.contains(where: { attributes[$0].isTransient || attributes[$0].isExternal }) {
             let duplicate: (first: Int, second: Int)?
-            switch table.columns[index] {
-            case .int(let storage): duplicate = firstDuplicate(storage, rows: table.rowCount) { $0 }
-            case .double(let storage): duplicate = firstDuplicate(storage, rows: table.rowCount) { $0.bitPattern }
-            case .bool(let storage): duplicate = firstDuplicate(storage, rows: table.rowCount) { $0 }
-            case .string(let storage): duplicate = firstDuplicate(storage, rows: table.rowCount) { UTF8Key($0) }
-            case .value(let storage):
-                duplicate = firstDuplicate(storage, rows: table.rowCount) { $0 == .null ? nil : $0 }
+            if group.count == 1 {
+                switch table.columns[group[0]] {
+                case .int(let storage): duplicate = firstDuplicate(storage, rows: table.rowCount) { $0 }
+                case .double(let storage): duplicate = firstDuplicate(storage, rows: table.rowCount) { $0.bitPattern }
+                case .bool(let storage): duplicate = firstDuplicate(storage, rows: table.rowCount) { $0 }
+                case .string(let storage): duplicate = firstDuplicate(storage, rows: table.rowCount) { UTF8Key($0) }
+                case .value(let storage):
+                    duplicate = firstDuplicate(storage, rows: table.rowCount) { $0 == .null ? nil : $0 }
+                }
+            } else {
+                // A constraint over several attributes: their values together, as the unique index keys them.
+                var seen: [[Value]: Int] = [:]
+                var found: (first: Int, second: Int)?
+                for row in 0..<table.rowCount where table.isLive[row] {
+                    guard let values = graph.uniqueValues(ObjectRef(entity: entity, row: row), group) else { continue }
+                    if let first = seen.updateValue(row, forKey: values) { found = (first, row); break }
+                }
+                duplicate = found
             }
             guard let (first, second) = duplicate else { continue }
-            let value = table.columns[index].value(at: second, type: attribute.type)
+            let values = group.map { ValueText.encode(table.columns[$0].value(at: second, type: attributes[$0].type), as: attributes[$0].type) }
             throw .uniqueViolation(objectLocation(entity: entity, row: second), entity: graph.layout.entities[entity].name,
-                                   attribute: attribute.name, value: ValueText.encode(value, as: attribute.type),
-                                   ids: [table.ids[first], table.ids[second]])
+                                   attribute: group.map { attributes[$0].name }.joined(separator: ", "),
+                                   value: values.joined(separator: ", "), ids: [table.ids[first], table.ids[second]])
         }
     }
 

@@ -254,8 +254,11 @@ final class DocumentLoader {
                 switch elementName {
                 case "attribute": entities[entities.count - 1].attributes.append(try SchemaXML.attribute(from: xml))
                 case "relationship": entities[entities.count - 1].relationships.append(try SchemaXML.relationship(from: xml))
+                case "unique":
+                    entities[entities.count - 1].uniquenessConstraints.append(try SchemaXML.uniquenessConstraint(from: xml))
                 default:
-                    fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<attribute> or <relationship>"))
+                    fail(.unexpectedContent(location(), found: "<\(elementName)>",
+                                            expected: "<attribute>, <relationship> or <unique>"))
                     return
                 }
             } catch {

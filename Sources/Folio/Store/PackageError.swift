@@ -63,7 +63,9 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     case countViolation(SourceLocation, entity: String, id: UInt64, relationship: String, count: Int, minimum: Int, maximum: Int)
     /// Objects of one entity share the value of a `unique` attribute; `value` is its
     /// text as the file writes it, `ids` the first object holding it and the one
-    /// that repeats it (the location is the latter's).
+    /// that repeats it (the location is the latter's). For a uniqueness
+    /// constraint over several attributes, `attribute` and `value` list them,
+    /// comma-separated.
     case uniqueViolation(SourceLocation, entity: String, attribute: String, value: String, ids: [UInt64])
     /// The document would need more memory than its size can justify: `what`
     /// exceeds `limit`. The objects may hold 1 Mi values (identifiers, attribute
@@ -130,8 +132,11 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
                 : minimum == 0 ? "at most \(maximum)" : "between \(minimum) and \(maximum)"
             return prefix + "\(entity)#\(id).\(relationship) holds \(count) object\(count == 1 ? "" : "s"), but must hold \(bounds)"
         case .uniqueViolation(_, let entity, let attribute, let value, let ids):
-            return prefix + "\(entity).\(attribute) is unique, but "
-                + ids.map { "#\($0)" }.joined(separator: " and ") + " both hold '\(value.prefix(80))'"
+            let holders = ids.map { "#\($0)" }.joined(separator: " and ")
+            guard attribute.contains(",") else {
+                return prefix + "\(entity).\(attribute) is unique, but \(holders) both hold '\(value.prefix(80))'"
+            }
+            return prefix + "\(entity)'s (\(attribute)) are unique together, but \(holders) both hold (\(value.prefix(160)))"
         case .tooLarge(_, let what, let limit):
             return prefix + "too large to open: the \(what) exceed \(limit), the most this much of a file may need"
         case .missingBlob(_, let entity, let attribute, let file):

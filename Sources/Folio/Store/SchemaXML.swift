@@ -59,6 +59,11 @@ enum SchemaXML {
                 if let original = relationship.originalName { appendAttribute("original-name", original, to: &buffer) }
                 buffer.append("/>\n")
             }
+            for constraint in entity.uniquenessConstraints {
+                buffer.append(string: pad + "    <unique")
+                appendAttribute("attributes", constraint.joined(separator: " "), to: &buffer)
+                buffer.append("/>\n")
+            }
             buffer.append(string: pad + "  </entity>\n")
         }
         buffer.append(string: pad + "</schema>\n")
@@ -134,6 +139,15 @@ enum SchemaXML {
             throw .init("relationship \(name): unknown property '\(unknown)'")
         }
         return relationship
+    }
+
+    /// A uniqueness constraint: `<unique attributes="name start"/>`.
+    static func uniquenessConstraint(from xml: [String: String]) throws(SchemaDeclarationError) -> [String] {
+        let names = try required("attributes", in: xml, of: "unique").split(separator: " ").map(String.init)
+        if let unknown = xml.keys.sorted().first(where: { $0 != "attributes" }) {
+            throw .init("unique: unknown property '\(unknown)'")
+        }
+        return names
     }
 
     private static func required(_ key: String, in xml: [String: String], of what: String) throws(SchemaDeclarationError) -> String {
