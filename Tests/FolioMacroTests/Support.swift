@@ -13,6 +13,7 @@ let folioMacros: [String: MacroSpec] = [
     "Relationship": MacroSpec(type: SchemaMarkerMacro.self),
     "Transient": MacroSpec(type: SchemaMarkerMacro.self),
     "ModelActor": MacroSpec(type: ModelActorMacro.self, conformances: [type("ModelActor")]),
+    "Unique": MacroSpec(type: UniqueMacro.self),
 ]
 
 private func type(_ name: String) -> TypeSyntax {

@@ -56,6 +56,7 @@ import Testing
         let dogs = try #require((schema[2]["relationships"] as? [[String: Any]])?.first)
         #expect(dogs["deleteRule"] as? String == "cascade")
         #expect(dogs["toMany"] as? Bool == true)
+        #expect(schema[2]["uniquenessConstraints"] as? [[String]] == [])
     }
 
     @Test("dates are ISO 8601 strings; the trips sample lists as JSON")

@@ -24,6 +24,32 @@ import Testing
         #expect(session.error("schema Animal") == CommandError("unexpected 'Animal'", column: 8))
     }
 
+    @Test("schema lists uniqueness constraints, and an insert matching one updates the object it matches")
+    func uniquenessConstraints() throws {
+        let url = try sampleCopy("Animals").deletingLastPathComponent().appendingPathComponent("Tours.folio")
+        let schema = try Schema([
+            .init("Tour", attributes: [.init("city", .string), .init("day", .int), .init("note", .string, isOptional: true)],
+                  uniquenessConstraints: [["city", "day"]]),
+        ])
+        do {  // the setup's container releases the package's write lock when it goes
+            let setup = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
+            try setup.insert("Tour", ["city": .string("Rome"), "day": .int(3)])
+            try setup.save()
+        }
+        let session = try Session(url: url)
+        #expect(try session.run("schema") == """
+            Tour
+              city         string
+              day          int
+              note         string, optional
+              (city, day)  unique together
+
+            """)
+        #expect(try session.run("insert Tour city=Rome day=3 note=again") == "Tour#1\n")
+        #expect(try session.run("insert Tour city=Rome day=4") == "Tour#2\n")
+        #expect(try session.count("Tour") == 2)
+    }
+
     @Test("list prints an aligned table: id, attributes, to-one ids, to-many counts, then a count line")
     func listTable() throws {
         let session = try Session("Animals")
