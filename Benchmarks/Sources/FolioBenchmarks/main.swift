@@ -7,6 +7,8 @@
 // used by the benchmark on itself to measure peak memory in a fresh process:
 //   FolioBenchmarks --open-only PATH.folio
 //   FolioBenchmarks --grdb-fetch-only PATH.sqlite
+// Uniqueness (insert, upsert, save check; Uniqueness.swift):
+//   swift run -c release FolioBenchmarks --unique [N ...] [--runs K]
 // and, for profiling a save (e.g. under valgrind):
 //   FolioBenchmarks --save-only N
 //
@@ -538,6 +540,7 @@ do {
     var sizes: [Int] = []
     var contextMode = false
     var modelsMode = false
+    var uniqueMode = false
     var fixedCascade = 10_000
     var index = 0
     while index < arguments.count {
@@ -561,8 +564,13 @@ do {
             index += 1
             continue
         }
+        if arguments[index] == "--unique" {
+            uniqueMode = true
+            index += 1
+            continue
+        }
         guard let n = Int(arguments[index].replacingOccurrences(of: "_", with: "")), n > 0 else {
-            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
+            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
         }
         sizes.append(n)
         index += 1
@@ -570,6 +578,10 @@ do {
     if sizes.isEmpty { sizes = [100_000, 1_000_000] }
     if modelsMode {
         try runModelBenchmarks(sizes: sizes, runs: runs)
+        exit(0)
+    }
+    if uniqueMode {
+        try runUniqueBenchmarks(sizes: sizes, runs: runs)
         exit(0)
     }
     if contextMode {

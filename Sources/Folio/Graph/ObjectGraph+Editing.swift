@@ -104,19 +104,24 @@ extension ObjectGraph {
     }
 
     func uniqueIndexAdd(_ ref: ObjectRef) {
-        guard !uniqueIndexes.isEmpty else { return }
-        for (key, _) in uniqueIndexes where key.entity == Int(ref.entity) {
+        for key in uniqueIndexKeys(of: ref) {
             if let stored = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?[stored] = ref.row }
         }
     }
 
     func uniqueIndexRemove(_ ref: ObjectRef) {
-        guard !uniqueIndexes.isEmpty else { return }
-        for (key, _) in uniqueIndexes where key.entity == Int(ref.entity) {
+        for key in uniqueIndexKeys(of: ref) {
             if let stored = uniqueValues(ref, key.attributes), uniqueIndexes[key]?[stored] == ref.row {
                 uniqueIndexes[key]?[stored] = nil
             }
         }
+    }
+
+    /// The keys of the indexes built for the object's entity, as an array: a
+    /// loop over the dictionary itself would keep its storage shared while the
+    /// loop updates an index, copying that whole index on every update.
+    func uniqueIndexKeys(of ref: ObjectRef) -> [UniqueKey] {
+        uniqueIndexes.isEmpty ? [] : uniqueIndexes.keys.filter { $0.entity == Int(ref.entity) }
     }
 }
 

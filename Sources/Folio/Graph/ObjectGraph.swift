@@ -211,8 +211,7 @@ extension ObjectGraph {
 
     func setValue(_ value: Value, _ ref: ObjectRef, _ attribute: Int) {
         // Each index over a group holding this attribute moves the object to its new key.
-        let indexed = uniqueIndexes.isEmpty || !isLive(ref) ? []
-            : uniqueIndexes.keys.filter { $0.entity == Int(ref.entity) && $0.attributes.contains(attribute) }
+        let indexed = isLive(ref) ? uniqueIndexKeys(of: ref).filter { $0.attributes.contains(attribute) } : []
         for key in indexed {
             if let old = uniqueValues(ref, key.attributes), uniqueIndexes[key]?[old] == ref.row { uniqueIndexes[key]?[old] = nil }
         }
