@@ -87,14 +87,14 @@ extension ObjectGraph {
         guard !values.contains(.null) else { return nil }
         let key = UniqueKey(entity: entity, attributes: group)
         if uniqueIndexes[key] == nil {
-            var index: [[Value]: Int32] = [:]
+            var index = UniqueIndex()
             let table = tables[entity]
             for row in 0..<table.rowCount where table.isLive[row] {
-                if let stored = uniqueValues(ObjectRef(entity: entity, row: row), group) { index[stored] = Int32(row) }
+                if let stored = uniqueValues(ObjectRef(entity: entity, row: row), group) { index.add(stored, row: Int32(row)) }
             }
             uniqueIndexes[key] = index
         }
-        return uniqueIndexes[key]?[values].map { ObjectRef(entity: entity, row: Int($0)) }
+        return uniqueIndexes[key]?.row(for: values).map { ObjectRef(entity: entity, row: Int($0)) }
     }
 
     /// An object's values in a unique group, or `nil` when one of them is `nil`.
@@ -105,15 +105,13 @@ extension ObjectGraph {
 
     func uniqueIndexAdd(_ ref: ObjectRef) {
         for key in uniqueIndexKeys(of: ref) {
-            if let stored = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?[stored] = ref.row }
+            if let stored = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.add(stored, row: ref.row) }
         }
     }
 
     func uniqueIndexRemove(_ ref: ObjectRef) {
         for key in uniqueIndexKeys(of: ref) {
-            if let stored = uniqueValues(ref, key.attributes), uniqueIndexes[key]?[stored] == ref.row {
-                uniqueIndexes[key]?[stored] = nil
-            }
+            if let stored = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.remove(stored, row: ref.row) }
         }
     }
 
@@ -131,12 +129,6 @@ struct SurvivorSlot: Hashable {
     var ref: ObjectRef
     var slot: Int32
     var from: Int32
-}
-
-/// A unique group of an entity: the key of one unique index.
-struct UniqueKey: Hashable {
-    var entity: Int
-    var attributes: [Int]
 }
 
 extension EntityTable {

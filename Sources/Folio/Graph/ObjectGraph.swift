@@ -25,7 +25,7 @@ public final class ObjectGraph {
     /// The number the next inserted object gets; never decreases.
     var nextID: UInt64 = 1
     /// Values → row indexes for unique groups, built on first use.
-    var uniqueIndexes: [UniqueKey: [[Value]: Int32]] = [:]
+    var uniqueIndexes: [UniqueKey: UniqueIndex] = [:]
 
     /// Creates an empty graph for the schema.
     public init(schema: Schema) {
@@ -213,11 +213,11 @@ extension ObjectGraph {
         // Each index over a group holding this attribute moves the object to its new key.
         let indexed = isLive(ref) ? uniqueIndexKeys(of: ref).filter { $0.attributes.contains(attribute) } : []
         for key in indexed {
-            if let old = uniqueValues(ref, key.attributes), uniqueIndexes[key]?[old] == ref.row { uniqueIndexes[key]?[old] = nil }
+            if let old = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.remove(old, row: ref.row) }
         }
         tables[Int(ref.entity)].columns[attribute].set(value, at: Int(ref.row))
         for key in indexed {
-            if let new = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?[new] = ref.row }
+            if let new = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.add(new, row: ref.row) }
         }
     }
 
