@@ -19,11 +19,10 @@ struct UniqueIndex {
     func row(for values: [Value]) -> Int32? { first[values] }
 
     mutating func add(_ values: [Value], row: Int32) {
-        guard let holder = first[values] else {
-            first[values] = row
-            return
-        }
-        if holder != row, others[values]?.contains(row) != true { others[values, default: []].append(row) }
+        // One hash on the common path (a new key); a clash puts the first holder back.
+        guard let holder = first.updateValue(row, forKey: values), holder != row else { return }
+        first[values] = holder
+        if others[values]?.contains(row) != true { others[values, default: []].append(row) }
     }
 
     mutating func remove(_ values: [Value], row: Int32) {
