@@ -250,15 +250,11 @@ public final class ModelContext {
         let touched = inserted.union(updated.keys).filter(graph.isLive)
         for (entity, layout) in graph.layout.entities.enumerated() where touched.contains(where: { Int($0.entity) == entity }) {
             for group in layout.uniqueGroups where !group.contains(where: { layout.attributes[$0].isTransient }) {
-                var owners: [[Value]: [ObjectRef]] = [:]
-                let table = graph.tables[entity]
-                for row in 0..<table.rowCount where table.isLive[row] {
-                    let ref = ObjectRef(entity: entity, row: row)
-                    if let values = graph.uniqueValues(ref, group) { owners[values, default: []].append(ref) }
-                }
+                // The group's index holds every live holder of each key: O(changed objects) once it exists.
                 for ref in touched where Int(ref.entity) == entity {
-                    guard let values = graph.uniqueValues(ref, group), let others = owners[values]?.filter({ $0 != ref }),
-                          !others.isEmpty else { continue }
+                    guard let values = graph.uniqueValues(ref, group) else { continue }
+                    let others = graph.objects(entity: entity, uniqueGroup: group, values: values).filter { $0 != ref }
+                    guard !others.isEmpty else { continue }
                     issues.append(ValidationIssue(kind: .unique, object: graph.identifier(for: ref),
                                                   relationship: group.map { layout.attributes[$0].name }.joined(separator: ", "),
                                                   related: others.map(graph.identifier(for:))))

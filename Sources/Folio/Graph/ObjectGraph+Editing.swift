@@ -85,16 +85,27 @@ extension ObjectGraph {
     /// first use (O(rows)) and kept up to date after (O(1) per edit).
     func object(entity: Int, uniqueGroup group: [Int], values: [Value]) -> ObjectRef? {
         guard !values.contains(.null) else { return nil }
+        return uniqueIndex(entity: entity, group: group).row(for: values).map { ObjectRef(entity: entity, row: Int($0)) }
+    }
+
+    /// Every live object of an entity holding `values` in a unique group, by
+    /// row: more than one only between saves, when an edit made them clash.
+    func objects(entity: Int, uniqueGroup group: [Int], values: [Value]) -> [ObjectRef] {
+        guard !values.contains(.null) else { return [] }
+        return uniqueIndex(entity: entity, group: group).rows(for: values).sorted().map { ObjectRef(entity: entity, row: Int($0)) }
+    }
+
+    /// The group's index, built from the live rows on first use.
+    private func uniqueIndex(entity: Int, group: [Int]) -> UniqueIndex {
         let key = UniqueKey(entity: entity, attributes: group)
-        if uniqueIndexes[key] == nil {
-            var index = UniqueIndex()
-            let table = tables[entity]
-            for row in 0..<table.rowCount where table.isLive[row] {
-                if let stored = uniqueValues(ObjectRef(entity: entity, row: row), group) { index.add(stored, row: Int32(row)) }
-            }
-            uniqueIndexes[key] = index
+        if let index = uniqueIndexes[key] { return index }
+        var index = UniqueIndex()
+        let table = tables[entity]
+        for row in 0..<table.rowCount where table.isLive[row] {
+            if let stored = uniqueValues(ObjectRef(entity: entity, row: row), group) { index.add(stored, row: Int32(row)) }
         }
-        return uniqueIndexes[key]?.row(for: values).map { ObjectRef(entity: entity, row: Int($0)) }
+        uniqueIndexes[key] = index
+        return index
     }
 
     /// An object's values in a unique group, or `nil` when one of them is `nil`.

@@ -18,6 +18,12 @@ struct UniqueIndex {
     /// A live row holding `values`, if any.
     func row(for values: [Value]) -> Int32? { first[values] }
 
+    /// Every live row holding `values`.
+    func rows(for values: [Value]) -> [Int32] {
+        guard let holder = first[values] else { return [] }
+        return [holder] + (others[values] ?? [])
+    }
+
     mutating func add(_ values: [Value], row: Int32) {
         // One hash on the common path (a new key); a clash puts the first holder back.
         guard let holder = first.updateValue(row, forKey: values), holder != row else { return }
