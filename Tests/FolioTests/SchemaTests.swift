@@ -57,6 +57,10 @@ import Testing
         #expect(throws: SchemaError.invalidDefault(entity: "A", attribute: "x")) {
             try Schema([.init("A", attributes: [.init("x", .int8, defaultValue: .int(1000))])])
         }
+        // Blobs are read when first used, so the uniqueness rule could not check them on open.
+        #expect(throws: SchemaError.invalidOption(entity: "A", attribute: "x", option: "unique with externalStorage")) {
+            try Schema([.init("A", attributes: [.init("x", .data, options: [.unique, .externalStorage])])])
+        }
         #expect(throws: SchemaError.selfInverse(entity: "A", relationship: "peer")) {
             try Schema([.init("A", relationships: [.init("peer", to: "A", inverse: "peer")])])
         }

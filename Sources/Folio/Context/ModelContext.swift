@@ -245,21 +245,14 @@ public final class ModelContext {
                                               related: targets.map(graph.identifier(for:))))
             }
         }
-        // Unique groups: a changed or inserted object may not share its values with
-        // another live object, or the saved document would be refused when read back.
-        let touched = inserted.union(updated.keys).filter(graph.isLive)
-        for (entity, layout) in graph.layout.entities.enumerated() where touched.contains(where: { Int($0.entity) == entity }) {
-            for group in layout.uniqueGroups where !group.contains(where: { layout.attributes[$0].isTransient }) {
-                // The group's index holds every live holder of each key: O(changed objects) once it exists.
-                for ref in touched where Int(ref.entity) == entity {
-                    guard let values = graph.uniqueValues(ref, group) else { continue }
-                    let others = graph.objects(entity: entity, uniqueGroup: group, values: values).filter { $0 != ref }
-                    guard !others.isEmpty else { continue }
-                    issues.append(ValidationIssue(kind: .unique, object: graph.identifier(for: ref),
-                                                  relationship: group.map { layout.attributes[$0].name }.joined(separator: ", "),
-                                                  related: others.map(graph.identifier(for:))))
-                }
-            }
+        // The uniqueness rule the loader and migration apply, asked of the changed objects only:
+        // a clash would make the saved document one that the next open refuses.
+        let touched = inserted.union(updated.keys).sorted { ($0.entity, $0.row) < ($1.entity, $1.row) }
+        for clash in graph.uniquenessClashes(of: touched) {
+            let layout = graph.layout.entities[Int(clash.ref.entity)]
+            issues.append(ValidationIssue(kind: .unique, object: graph.identifier(for: clash.ref),
+                                          relationship: clash.group.map { layout.attributes[$0].name }.joined(separator: ", "),
+                                          related: clash.others.map(graph.identifier(for:))))
         }
         return issues
     }

@@ -143,26 +143,23 @@ extension ObjectGraph {
             }
         }
         result.nextID = max(result.nextID, nextID)
-        try result.checkUniquenessConstraints()
+        try result.checkUniqueness()
         return result
     }
 
-    /// Uniqueness constraints over several attributes hold on the migrated
-    /// objects (a single unique attribute was checked while planning).
-    private func checkUniquenessConstraints() throws(MigrationError) {
-        for (entity, layout) in layout.entities.enumerated() {
-            let table = tables[entity]
-            for group in layout.uniqueGroups where group.count > 1 {
-                var seen: [[Value]: UInt64] = [:]
-                for row in 0..<table.rowCount where table.isLive[row] {
-                    guard let values = uniqueValues(ObjectRef(entity: entity, row: row), group) else { continue }
-                    guard let first = seen.updateValue(table.ids[row], forKey: values) else { continue }
-                    throw .duplicateUniqueValue(entity: layout.name, attribute: group.map { layout.attributes[$0].name }
-                                                    .joined(separator: ", "),
-                                                value: values.map(\.description).joined(separator: ", "), ids: [first, table.ids[row]])
-                }
-            }
-        }
+    /// The migrated objects keep the target's uniqueness rule — every `unique`
+    /// attribute and every constraint, one attribute or several — checked by
+    /// the same rule the save and the loader apply, so a migration never makes
+    /// a document that the next save writes and the next open refuses.
+    private func checkUniqueness() throws(MigrationError) {
+        guard let violation = firstUniquenessViolation() else { return }
+        let layout = layout.entities[violation.entity]
+        let ref = ObjectRef(entity: violation.entity, row: violation.second)
+        let ids = tables[violation.entity].ids
+        throw .duplicateUniqueValue(entity: layout.name,
+                                    attribute: violation.group.map { layout.attributes[$0].name }.joined(separator: ", "),
+                                    value: violation.group.map { value(ref, $0).description }.joined(separator: ", "),
+                                    ids: [ids[violation.first], ids[violation.second]])
     }
 
     /// Copies one link column's lists, row by row, into the matching column of
@@ -250,7 +247,8 @@ extension ObjectGraph {
     }
 
     /// Where a target attribute's values come from, after checking the rules on
-    /// type, optionality and uniqueness against the stored values.
+    /// type and optionality against the stored values (uniqueness is checked on
+    /// the migrated objects, by ``checkUniqueness()``).
     private func attributeSource(_ attribute: Schema.Attribute, entity: String, stored: Int,
                                  match: Int?) throws(MigrationError) -> AttributeSource {
         let table = tables[stored]
@@ -258,12 +256,7 @@ extension ObjectGraph {
             guard attribute.isOptional || attribute.defaultValue != nil || attribute.isTransient || attribute.type == .any else {
                 throw .newAttributeWithoutDefault(entity: entity, attribute: attribute.name, type: attribute.type)
             }
-            let fill = attribute.initialValue
-            if attribute.isUnique, fill != .null, table.liveCount > 1 {
-                let ids = (0..<table.rowCount).filter { table.isLive[$0] }.prefix(2).map { table.ids[$0] }
-                throw .duplicateUniqueValue(entity: entity, attribute: attribute.name, value: fill.description, ids: ids)
-            }
-            return .constant(fill)
+            return .constant(attribute.initialValue)
         }
         let storedAttribute = layout.entities[stored].attributes[storedIndex]
         guard storedAttribute.type == attribute.type else {
@@ -273,17 +266,6 @@ extension ObjectGraph {
             for row in 0..<table.rowCount where table.isLive[row] {
                 guard value(ObjectRef(entity: stored, row: row), storedIndex) == .null else { continue }
                 throw .attributeNoLongerOptional(entity: entity, attribute: attribute.name, id: table.ids[row])
-            }
-        }
-        if attribute.isUnique, !storedAttribute.isUnique {
-            var seen: [Value: UInt64] = [:]
-            for row in 0..<table.rowCount where table.isLive[row] {
-                let current = value(ObjectRef(entity: stored, row: row), storedIndex)
-                guard current != .null else { continue }
-                if let first = seen.updateValue(table.ids[row], forKey: current) {
-                    throw .duplicateUniqueValue(entity: entity, attribute: attribute.name, value: current.description,
-                                                ids: [first, table.ids[row]])
-                }
             }
         }
         return .stored(storedIndex)

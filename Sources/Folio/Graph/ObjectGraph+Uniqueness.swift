@@ -1,0 +1,115 @@
+/// The one uniqueness rule, which the save check, the loader and migration all
+/// apply: no two live objects of an entity hold the same non-nil values in every
+/// attribute of one of its checked unique groups.
+///
+/// Keeping the rule in one place is what keeps its three users from drifting
+/// apart: a document that a migration or a save accepts is a document the
+/// loader opens.
+struct UniquenessViolation: Hashable, Sendable {
+    var entity: Int
+    /// The group's attribute indexes, in the group's order.
+    var group: [Int]
+    /// The two rows holding the same values, the earlier one first.
+    var first: Int
+    var second: Int
+}
+
+extension SchemaLayout.EntityLayout {
+    /// The unique groups the rule checks: every group except those with a
+    /// transient attribute, whose values are never saved and belong to each
+    /// context. (Schema validation keeps external-storage attributes out of
+    /// every group.)
+    var checkedUniqueGroups: [[Int]] {
+        uniqueGroups.filter { group in !group.contains { attributes[$0].isTransient } }
+    }
+}
+
+extension ObjectGraph {
+    /// The first pair of live objects that break the rule, entity by entity and
+    /// group by group, or `nil` when the whole graph keeps it.
+    ///
+    /// For the loader and migration, which check every object. A group of one
+    /// attribute is keyed by its column's own storage (an `Int64`, a double's
+    /// bit pattern, a string's UTF-8 bytes), which equals ``Value``'s equality
+    /// for values of one column without making a `Value` per row.
+    ///
+    /// - Complexity: O(live objects × checked groups).
+    func firstUniquenessViolation() -> UniquenessViolation? {
+        for (entity, layout) in layout.entities.enumerated() {
+            for group in layout.checkedUniqueGroups {
+                if let (first, second) = firstDuplicate(entity: entity, group: group) {
+                    return UniquenessViolation(entity: entity, group: group, first: first, second: second)
+                }
+            }
+        }
+        return nil
+    }
+
+    /// For each of `refs` that shares its values in a checked group with another
+    /// live object, that group and the other holders, by row.
+    ///
+    /// For the save, which checks only what it changed; the unique indexes make
+    /// it O(refs × groups) once they exist.
+    func uniquenessClashes(of refs: [ObjectRef]) -> [(ref: ObjectRef, group: [Int], others: [ObjectRef])] {
+        var clashes: [(ref: ObjectRef, group: [Int], others: [ObjectRef])] = []
+        let byEntity = Dictionary(grouping: refs.filter(isLive), by: { Int($0.entity) })
+        for entity in byEntity.keys.sorted() {
+            for group in layout.entities[entity].checkedUniqueGroups {
+                for ref in byEntity[entity] ?? [] {
+                    guard let values = uniqueValues(ref, group) else { continue }
+                    let others = objects(entity: entity, uniqueGroup: group, values: values).filter { $0 != ref }
+                    if !others.isEmpty { clashes.append((ref, group, others)) }
+                }
+            }
+        }
+        return clashes
+    }
+
+    /// The first row whose values in `group` an earlier live row already holds.
+    private func firstDuplicate(entity: Int, group: [Int]) -> (first: Int, second: Int)? {
+        let table = tables[entity]
+        guard group.count == 1 else {
+            var seen: [[Value]: Int] = [:]
+            for row in 0..<table.rowCount where table.isLive[row] {
+                guard let values = uniqueValues(ObjectRef(entity: entity, row: row), group) else { continue }
+                if let first = seen.updateValue(row, forKey: values) { return (first, row) }
+            }
+            return nil
+        }
+        let live = table.isLive
+        switch table.columns[group[0]] {
+        case .int(let storage): return Self.firstDuplicate(storage, live: live) { $0 }
+        case .double(let storage): return Self.firstDuplicate(storage, live: live) { $0.bitPattern }
+        case .bool(let storage): return Self.firstDuplicate(storage, live: live) { $0 }
+        case .string(let storage): return Self.firstDuplicate(storage, live: live) { UTF8Key($0) }
+        case .value(let storage): return Self.firstDuplicate(storage, live: live) { $0 == .null ? nil : $0 }
+        }
+    }
+
+    /// The first live row whose key an earlier live row already has, skipping
+    /// nil values (rows marked null, or a `nil` key).
+    private static func firstDuplicate<Element, Key: Hashable>(_ storage: ColumnStorage<Element>, live: [Bool],
+                                                               key: (Element) -> Key?) -> (first: Int, second: Int)? {
+        var seen: [Key: Int] = [:]
+        seen.reserveCapacity(live.count)
+        let hasNulls = !storage.nulls.isEmpty
+        for row in 0..<live.count where live[row] {
+            if hasNulls, storage.nulls[row] { continue }
+            guard let key = key(storage.values[row]) else { continue }
+            if let first = seen.updateValue(row, forKey: key) { return (first, row) }
+        }
+        return nil
+    }
+}
+
+/// A string compared and hashed by its UTF-8 bytes, i.e. by Unicode scalars as
+/// ``Value`` compares strings, not by canonical equivalence as `String` does.
+private struct UTF8Key: Hashable {
+    let text: String
+    init(_ text: String) { self.text = text }
+    static func == (lhs: UTF8Key, rhs: UTF8Key) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
