@@ -175,4 +175,53 @@ import Testing
         #expect(manager.canUndo)
         manager.undo()   // the target is gone: nothing to do, nothing crashes
     }
+
+    @Test("threads that open, save and drop containers on one package at the same time are never refused as locked")
+    func concurrentReopen() throws {
+        let url = temporaryPackageURL()
+        try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
+        final class Failures: @unchecked Sendable {
+            let lock = NSLock()
+            var errors: [String] = []
+            func add(_ error: Error) { lock.lock(); errors.append("\(error)"); lock.unlock() }
+        }
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<100 {
+                do {
+                    let context = ModelContext(try ModelContainer(contentsOf: url))
+                    try context.insert("Animal")
+                    try context.save()
+                } catch {
+                    failures.add(error)
+                }
+            }
+        }
+        #expect(failures.errors.isEmpty, "\(failures.errors.prefix(3))")
+        #expect(try DocumentPackage(url: url).read().count(of: "Animal") == 400)
+        #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }
+    }
+
+    @Test("an open that races with the last store's release takes that store's lock over instead of being refused by it")
+    func lockCarriedOver() throws {
+        let url = temporaryPackageURL()
+        try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
+        let key = DocumentStore.canonicalPath(url)
+        // As the registry sees a store whose deinit has started: the store reads nil, its lock is still open.
+        var going: PackageLock? = try PackageLock(path: url.path)
+        let slot = DocumentStore.LockSlot()
+        slot.held = going
+        try DocumentStore.registry.withLock { (stores: inout [String: DocumentStore.WeakStore]) in
+            stores[key] = DocumentStore.WeakStore(store: nil, slot: slot)
+        }
+        let context = ModelContext(try ModelContainer(contentsOf: url))
+        going = nil   // the old store finishes going; the new one holds the lock
+        #expect(throws: PackageError.locked(path: url.path)) { _ = try PackageLock(path: url.path) }
+        try context.insert("Animal")
+        try context.save()
+        weak var store = context.store
+        _ = consume context
+        #expect(store == nil)
+        #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }
+    }
 }

@@ -27,7 +27,8 @@ final class DocumentStore: @unchecked Sendable {
     /// The registry key (the package's canonical path), `nil` in memory.
     let key: String?
 
-    private let lock = NSLock()
+    /// Recursive: a context released while the store is busy unregisters itself.
+    private let lock = NSRecursiveLock()
     /// The last saved state: replaced, never mutated, so contexts can keep it as a baseline.
     private var savedGraph: ObjectGraph
     private var generation = 0
@@ -36,7 +37,11 @@ final class DocumentStore: @unchecked Sendable {
     /// The document file as this store last read or wrote it (`nil`: there was none).
     private var fingerprint: FileFingerprint?
     /// Held while a container that may write the package is open on this store.
-    private var writeLock: PackageLock?
+    private var writeLock: PackageLock? {
+        didSet { lockSlot.held = writeLock }
+    }
+    /// Shows the registry this store's lock, weakly (see ``LockSlot``).
+    let lockSlot = LockSlot()
     /// Each live context on this store, with the generation it has merged up to.
     private var contextGenerations: [ObjectIdentifier: Int] = [:]
 
@@ -48,11 +53,14 @@ final class DocumentStore: @unchecked Sendable {
         nextID = graph.nextID
         self.fingerprint = fingerprint
         self.writeLock = writeLock
+        lockSlot.held = writeLock
     }
 
     deinit {
         guard let key else { return }
-        DocumentStore.registry.remove(key, ifStore: ObjectIdentifier(self))
+        // Closing the lock and leaving the registry is one step for an open on
+        // another thread: it either takes the lock over or finds it closed.
+        DocumentStore.registry.remove(key, ifStore: ObjectIdentifier(self)) { writeLock = nil }
     }
 
     /// The saved graph's schema.
@@ -94,27 +102,42 @@ final class DocumentStore: @unchecked Sendable {
     static func open(url: URL, allowsSave: Bool, schema: Schema?) throws(ModelError) -> DocumentStore {
         let key = canonicalPath(url)
         return try registry.withLock { (stores: inout [String: WeakStore]) throws(ModelError) -> DocumentStore in
-            if let existing = stores[key]?.store, try existing.canServe(allowsSave: allowsSave) {
-                if let schema, existing.schema != schema {
-                    throw .configuration("\(url.path) is open in this process with a different schema; "
-                                         + "close the other container first")
+            var inherited: PackageLock?
+            if let entry = stores[key] {
+                if let existing = entry.store {
+                    if try existing.canServe(allowsSave: allowsSave) {
+                        if let schema, existing.schema != schema {
+                            throw .configuration("\(url.path) is open in this process with a different schema; "
+                                                 + "close the other container first")
+                        }
+                        return existing
+                    }
+                } else {
+                    // The last store is going away on another thread and may not have
+                    // closed its lock yet: carry the lock over instead of being refused by it.
+                    inherited = entry.slot.held
                 }
-                return existing
             }
-            let store = try read(url: url, key: key, allowsSave: allowsSave, schema: schema)
-            stores[key] = WeakStore(store: store)
+            let store = try read(url: url, key: key, allowsSave: allowsSave, schema: schema,
+                                 inherited: allowsSave ? inherited : nil)
+            stores[key] = WeakStore(store: store, slot: store.lockSlot)
             return store
         }
     }
 
     /// Reads the package into a new store, taking its lock first when `allowsSave`.
-    private static func read(url: URL, key: String, allowsSave: Bool, schema: Schema?) throws(ModelError) -> DocumentStore {
+    private static func read(url: URL, key: String, allowsSave: Bool, schema: Schema?,
+                             inherited: PackageLock?) throws(ModelError) -> DocumentStore {
         let package = DocumentPackage(url: url)
+        func takeLock() throws(PackageError) -> PackageLock {
+            if let inherited { return inherited }
+            return try PackageLock(path: url.path)
+        }
         guard let schema else {
             // The schema stored in the package: it must exist.
             let writeLock: PackageLock?
             do {
-                writeLock = allowsSave && FileManager.default.fileExists(atPath: url.path) ? try PackageLock(path: url.path) : nil
+                writeLock = allowsSave && FileManager.default.fileExists(atPath: url.path) ? try takeLock() : nil
             } catch { throw .package(error) }
             let fingerprint = package.fingerprint
             let graph: ObjectGraph
@@ -126,7 +149,7 @@ final class DocumentStore: @unchecked Sendable {
             return DocumentStore(package: package, key: key, graph: ObjectGraph(schema: schema), fingerprint: nil, writeLock: nil)
         }
         let writeLock: PackageLock?
-        do { writeLock = allowsSave ? try PackageLock(path: url.path) : nil } catch { throw .package(error) }
+        do { writeLock = allowsSave ? try takeLock() : nil } catch { throw .package(error) }
         let fingerprint = package.fingerprint
         var graph: ObjectGraph
         do { graph = try package.read() } catch { throw .package(error) }
@@ -284,8 +307,25 @@ final class DocumentStore: @unchecked Sendable {
 
     // MARK: The registry
 
+    /// A registry entry: the store, weakly, and its lock's slot.
     struct WeakStore {
         weak var store: DocumentStore?
+        let slot: LockSlot
+    }
+
+    /// Where a store shows its write lock to the registry, weakly. A store's
+    /// weak references read `nil` as soon as its `deinit` starts, but its lock
+    /// closes only after; an open on another thread in between takes the lock
+    /// over from here (the same open file description, so still held), rather
+    /// than being refused by the lock of a store that is going away.
+    final class LockSlot: @unchecked Sendable {
+        private let lock = NSLock()
+        private weak var lockStorage: PackageLock?
+
+        var held: PackageLock? {
+            get { lock.lock(); defer { lock.unlock() }; return lockStorage }
+            set { lock.lock(); defer { lock.unlock() }; lockStorage = newValue }
+        }
     }
 
     /// The process's stores by canonical path, held weakly.
@@ -300,9 +340,10 @@ final class DocumentStore: @unchecked Sendable {
             return try body(&stores)
         }
 
-        func remove(_ key: String, ifStore identity: ObjectIdentifier) {
+        func remove(_ key: String, ifStore identity: ObjectIdentifier, releasing release: () -> Void) {
             lock.lock()
             defer { lock.unlock() }
+            release()
             // The entry is this store's (now nil, as it is going) unless a newer store replaced it.
             if let entry = stores[key], entry.store.map(ObjectIdentifier.init) ?? identity == identity {
                 stores[key] = nil
