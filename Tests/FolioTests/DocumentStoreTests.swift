@@ -153,4 +153,21 @@ import Testing
         lagging = nil
         #expect(container.store.changeSetCount == 0, "nobody needs them any more")
     }
+
+    @Test("a reader opened after another program changed the package reads it as it is on disk now, without disturbing this process's writer")
+    func readerAfterOutsideChange() throws {
+        let url = temporaryPackageURL()
+        let writer = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url)))
+        try writer.insert("Animal")
+        try writer.save()
+        let graph = try DocumentPackage(url: url).read()
+        _ = try graph.insert("Animal")
+        try DocumentPackage(url: url).write(graph)   // a program ignoring the lock
+        let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
+        #expect(reader.store !== writer.store)
+        #expect(try Self.animals(reader) == 2)
+        try writer.insert("Animal")
+        #expect(throws: ModelError.package(.modifiedOnDisk(path: url.path))) { try writer.save() }
+        #expect(try ModelContext(ModelContainer(contentsOf: url)).store === writer.store, "the writer's store stays the registered one")
+    }
 }

@@ -105,6 +105,11 @@ final class DocumentStore: @unchecked Sendable {
             var inherited: PackageLock?
             if let entry = stores[key] {
                 if let existing = entry.store {
+                    if !allowsSave, !existing.isCurrent {
+                        // Another program changed the package since this store read it:
+                        // a reader gets what is on disk now, in a store of its own.
+                        return try read(url: url, key: nil, allowsSave: false, schema: schema, inherited: nil)
+                    }
                     if try existing.canServe(allowsSave: allowsSave) {
                         if let schema, existing.schema != schema {
                             throw .configuration("\(url.path) is open in this process with a different schema; "
@@ -126,7 +131,7 @@ final class DocumentStore: @unchecked Sendable {
     }
 
     /// Reads the package into a new store, taking its lock first when `allowsSave`.
-    private static func read(url: URL, key: String, allowsSave: Bool, schema: Schema?,
+    private static func read(url: URL, key: String?, allowsSave: Bool, schema: Schema?,
                              inherited: PackageLock?) throws(ModelError) -> DocumentStore {
         let package = DocumentPackage(url: url)
         func takeLock() throws(PackageError) -> PackageLock {
@@ -160,6 +165,14 @@ final class DocumentStore: @unchecked Sendable {
             do { graph = try graph.migrated(to: schema) } catch { throw .migration(package: url.path, error) }
         }
         return DocumentStore(package: package, key: key, graph: graph, fingerprint: fingerprint, writeLock: writeLock)
+    }
+
+    /// Whether the package on disk is still what this store last read or wrote.
+    private var isCurrent: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let package else { return true }
+        return FileFingerprint.matches(fingerprint, path: package.documentPath)
     }
 
     /// Whether a new container with `allowsSave` can share this store; takes the
