@@ -35,10 +35,14 @@ public final class Interpreter {
         /// Results as JSON instead of aligned tables: `list`, `show`, `count`,
         /// `status` and `schema` write one JSON value per command.
         public var json = false
+        /// Open the document read-only (`--read-only`): it opens even while
+        /// another process writes it, and commands that would change it are refused.
+        public var readOnly = false
         /// Creates options.
-        public init(assumeYes: Bool = false, json: Bool = false) {
+        public init(assumeYes: Bool = false, json: Bool = false, readOnly: Bool = false) {
             self.assumeYes = assumeYes
             self.json = json
+            self.readOnly = readOnly
         }
     }
 
@@ -65,11 +69,14 @@ public final class Interpreter {
     /// How many rows `list` shows when no `limit` is given.
     public static let listPageSize = 50
 
-    /// Opens an existing package, with an undo manager.
+    /// Opens an existing package, with an undo manager; read-only when
+    /// ``Options/readOnly`` (then it takes no lock and opens even while another
+    /// process writes the package).
     ///
-    /// - Throws: `ModelError` when the package cannot be read.
+    /// - Throws: `ModelError` when the package cannot be read, or another process
+    ///   writes it and the package is not opened read-only.
     public convenience init(opening url: URL, options: Options = Options()) throws {
-        let context = ModelContext(try ModelContainer(contentsOf: url))
+        let context = ModelContext(try ModelContainer(contentsOf: url, allowsSave: !options.readOnly))
         context.undoManager = UndoManager()
         self.init(context: context, documentURL: url, options: options)
     }
@@ -83,10 +90,18 @@ public final class Interpreter {
         self.options = options
     }
 
-    /// The document's name and, when there are unsaved changes, a `*`: `Animals*> `.
+    /// The document's name and, when there are unsaved changes, a `*`: `Animals*> `;
+    /// `Animals (read-only)> ` for a document opened read-only.
     public var prompt: String {
-        documentURL.deletingPathExtension().lastPathComponent + (hasUnsavedChanges ? "*" : "") + "> "
+        documentURL.deletingPathExtension().lastPathComponent + (hasUnsavedChanges ? "*" : "")
+            + (isReadOnly ? " (read-only)" : "") + "> "
     }
+
+    /// Whether the document was opened read-only: commands that change it are refused.
+    public var isReadOnly: Bool { !(context.container.configurations.first?.allowsSave ?? true) }
+
+    /// The commands a read-only document refuses (`save as`, which writes a copy, is allowed).
+    static let editingCommands: Set<String> = ["insert", "set", "link", "unlink", "delete", "save"]
 
     /// Whether the document has changes not yet saved.
     public var hasUnsavedChanges: Bool { context.hasChanges }
@@ -103,6 +118,11 @@ public final class Interpreter {
         let text = CommandLineText(line)
         guard let command = text.words.first, !command.text.hasPrefix("#") else { return .proceed }
         if let column = text.unterminatedQuote { throw CommandError("unterminated string", column: column) }
+        if isReadOnly, Self.editingCommands.contains(command.keyword),
+           !(command.keyword == "save" && text.words.count > 1 && text.words[1].keyword == "as") {
+            throw CommandError("\(documentURL.lastPathComponent) is open read-only: '\(command.text)' would change it "
+                               + "(use 'save as PATH' to edit a copy)", column: command.column)
+        }
         switch command.keyword {
         case "help": try help(text)
         case "schema": try schemaCommand(text)

@@ -15,7 +15,7 @@ struct FolioCommand: ParsableCommand {
         commandName: "folio",
         abstract: "Edit, delete, undo and save Folio document packages.",
         usage: """
-            folio <path> [--yes] [--json] [--script <file>]
+            folio <path> [--yes] [--json] [--script <file>] [--read-only]
             folio new <path> --schema <file> [--yes] [--json] [--script <file>]
             """,
         discussion: """
@@ -26,8 +26,13 @@ struct FolioCommand: ParsableCommand {
             stdout, and the first error as "error: LINE: message" on stderr with exit \
             status 1. Confirmations need --yes in a script.
 
+            --read-only opens a package without taking its write lock, so it opens \
+            even while another program writes it; commands that would change it are \
+            refused (save as PATH still writes a copy).
+
             Examples:
               folio SampleDocuments/Animals.folio
+              folio --read-only Zoo.folio
               folio Zoo.folio --yes < edits.txt
               folio new Zoo.folio --schema zoo-schema.xml
             """,
@@ -46,7 +51,11 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Run the commands in this file as a script.", valueName: "file"))
     var script: String?
 
-    var interpreterOptions: Interpreter.Options { .init(assumeYes: yes, json: json) }
+    @Flag(name: .customLong("read-only"),
+          help: "Open the document read-only: it opens even while another program writes it, and edits are refused.")
+    var readOnly = false
+
+    var interpreterOptions: Interpreter.Options { .init(assumeYes: yes, json: json, readOnly: readOnly) }
 }
 
 extension FolioCommand {

@@ -179,12 +179,18 @@ import Testing
         #expect(context.graph.count == 0)
     }
 
-    @Test("a second writer on the same package is refused while the first holds it; readers are not")
+    @Test("a second container on the same package in one process shares it; another holder of the lock refuses writers, not readers")
     func secondWriterLocked() throws {
         let url = temporaryPackageURL()
         let first = try makeContext(try zooSchema(), url: url)
         try first.insert("Animal")
         try first.save()  // creates the package and takes its lock
+        // In this process: the store is shared, so neither is refused.
+        _ = try ModelContainer(contentsOf: url)
+        _ = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
+        _ = consume first  // the lock goes with the last container on the package
+        // Another holder (as another process would be): writers are refused, readers are not.
+        let other = try PackageLock(path: url.path)
         #expect(throws: ModelError.package(.locked(path: url.path))) { try ModelContainer(contentsOf: url) }
         #expect(throws: ModelError.package(.locked(path: url.path))) {
             try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
@@ -192,7 +198,7 @@ import Testing
         let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
         #expect(try reader.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 1)
         _ = consume reader
-        _ = consume first  // the lock goes with the container
+        _ = consume other
         _ = try ModelContainer(contentsOf: url)
     }
 

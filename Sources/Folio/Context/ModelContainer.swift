@@ -14,28 +14,39 @@ import Foundation
 /// handed out by the container, so contexts never clash.
 ///
 /// A container is `Sendable`; its shared state is behind a lock.
+///
+/// **Several containers on one package.** As in SwiftData, a program may open
+/// the same package with several containers: the process keeps one store per
+/// package (one lock, one saved state), so each container's contexts see the
+/// others' saves on their next fetch, and none is refused as a second writer.
+/// Another *process* writing the package refuses a container that may save
+/// (``PackageError/locked(path:)``); one opened with `allowsSave: false` is
+/// never refused.
+///
+/// **Ownership.** The container owns its ``mainContext``; the main context
+/// refers back to it without owning it, so dropping the container frees both
+/// (and the package's lock, once no other container or context uses the
+/// package). A context you create with ``ModelContext/init(_:)`` keeps its
+/// container alive, as does a model its context, so a program that keeps only
+/// a context or a model can go on using it. A program that keeps the main
+/// context alone can go on using it too: its ``ModelContext/container`` is then
+/// a new container on the same store, whose main context it is.
 public final class ModelContainer: @unchecked Sendable {
     /// The document's schema.
-    public let schema: Schema
+    public var schema: Schema { core.schema }
     /// The configurations; Folio stores everything through the first.
-    public let configurations: [ModelConfiguration]
+    public var configurations: [ModelConfiguration] { core.configurations }
 
+    /// What the container's contexts share with it: schema, configuration, store.
+    let core: ContainerCore
     private let lock = NSLock()
-    /// The last saved state: replaced, never mutated, so contexts can keep it as a baseline.
-    private var savedGraph: ObjectGraph
-    private var generation = 0
-    private var changeSets: [ChangeSet] = []
-    private var nextID: UInt64
+    /// Owned here; the main context holds the container weakly.
     private var mainContextStorage: ModelContext?
-    /// The document file as this container last read or wrote it (`nil`: there was none).
-    private var fingerprint: FileFingerprint?
-    /// Held while this container may write its package (not for read-only or in-memory ones).
-    private var writeLock: PackageLock?
-    /// What a value of a model class's `Codable` property must also pass (see `Schema.modelValueChecks`).
-    let modelValueChecks: [String: [String: (Value) -> Bool]]
 
-    var configuration: ModelConfiguration { configurations.first ?? ModelConfiguration(isStoredInMemoryOnly: true) }
-    var package: DocumentPackage? { configuration.url.map(DocumentPackage.init(url:)) }
+    var configuration: ModelConfiguration { core.configuration }
+    var store: DocumentStore { core.store }
+    var package: DocumentPackage? { core.store.package }
+    var modelValueChecks: [String: [String: (Value) -> Bool]] { core.modelValueChecks }
 
     /// Creates a container for a schema, opening the configuration's package if it
     /// exists or starting empty.
@@ -47,37 +58,30 @@ public final class ModelContainer: @unchecked Sendable {
     /// any other difference throws and leaves the package untouched
     /// (docs/FORMAT.md, "Lightweight migration").
     ///
+    /// A package already open in this process is shared with the containers
+    /// that have it open (they must use the same schema).
+    ///
     /// - Throws: ``ModelError/schema(_:)`` for an invalid schema,
-    ///   ``ModelError/configuration(_:)`` for more than one configuration or a
-    ///   configuration whose `schema` names entities `schema` lacks,
-    ///   ``ModelError/package(_:)`` when the package cannot be read,
+    ///   ``ModelError/configuration(_:)`` for more than one configuration, a
+    ///   configuration whose `schema` names entities `schema` lacks, or a package
+    ///   open in this process with another schema,
+    ///   ``ModelError/package(_:)`` when the package cannot be read or another
+    ///   process writes it (unless `allowsSave` is off),
     ///   ``ModelError/migration(package:_:)`` when its schema cannot be migrated.
     public init(for schema: Schema, configurations: [ModelConfiguration]) throws(ModelError) {
         do { try schema.validate() } catch { throw .schema(error) }
         try Self.check(configurations, against: schema)
-        self.schema = schema
-        self.configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         let checks = schema.modelValueChecks
-        modelValueChecks = checks
-        var graph = ObjectGraph(schema: schema)
-        let configuration = self.configurations[0]
-        if let url = configuration.url, FileManager.default.fileExists(atPath: url.path) {
-            let package = DocumentPackage(url: url)
-            if configuration.allowsSave {
-                do { writeLock = try PackageLock(path: url.path) } catch { throw .package(error) }
-            }
-            fingerprint = package.fingerprint
-            do { graph = try package.read() } catch { throw .package(error) }
-            if graph.schema.differsOnlyInDefaults(from: schema) {
-                graph = graph.adopting(schema)
-            } else if graph.schema != schema {
-                // Lightweight migration, in memory: the package is rewritten by the next save.
-                do { graph = try graph.migrated(to: schema) } catch { throw .migration(package: url.path, error) }
-            }
-            try Self.checkModelValues(checks, in: graph)
+        let configuration = configurations[0]
+        let store: DocumentStore
+        if let url = configuration.url {
+            store = try DocumentStore.open(url: url, allowsSave: configuration.allowsSave, schema: schema)
+            try store.withSavedGraph { graph throws(ModelError) in try Self.checkModelValues(checks, in: graph) }
+        } else {
+            store = DocumentStore.inMemory(ObjectGraph(schema: schema))
         }
-        savedGraph = graph
-        nextID = graph.nextID
+        core = ContainerCore(schema: schema, configurations: configurations, modelValueChecks: checks, store: store)
     }
 
     /// Refuses configurations a one-package container would silently ignore.
@@ -104,23 +108,27 @@ public final class ModelContainer: @unchecked Sendable {
     /// Opens an existing package with the schema stored in it — for generic tools
     /// and the REPL, which have no Swift types compiled in.
     ///
+    /// With `allowsSave: false` the package is opened read-only: it takes no
+    /// lock, so it opens even while another process writes the package.
+    ///
     /// - Throws: ``ModelError/package(_:)``.
     public init(contentsOf url: URL, allowsSave: Bool = true) throws(ModelError) {
-        let graph: ObjectGraph
-        let package = DocumentPackage(url: url)
-        if allowsSave, FileManager.default.fileExists(atPath: url.path) {
-            do { writeLock = try PackageLock(path: url.path) } catch { throw .package(error) }
-        }
-        fingerprint = package.fingerprint
-        do { graph = try package.read() } catch { throw .package(error) }
-        schema = graph.schema
-        configurations = [ModelConfiguration(url: url, allowsSave: allowsSave)]
-        modelValueChecks = [:]
-        savedGraph = graph
-        nextID = graph.nextID
+        let store = try DocumentStore.open(url: url, allowsSave: allowsSave, schema: nil)
+        core = ContainerCore(schema: store.schema, configurations: [ModelConfiguration(url: url, allowsSave: allowsSave)],
+                             modelValueChecks: [:], store: store)
+    }
+
+    /// A container over an existing core whose main context is `mainContext`:
+    /// what a main context whose container was dropped hands out.
+    init(core: ContainerCore, mainContext: ModelContext) {
+        self.core = core
+        mainContextStorage = mainContext
     }
 
     /// The main-actor context, created on first use, with autosave on and an undo manager.
+    ///
+    /// The container owns it: it lives as long as the container, and it does not
+    /// keep the container alive (see "Ownership" above).
     @MainActor public var mainContext: ModelContext {
         lock.lock()
         if let context = mainContextStorage {
@@ -128,7 +136,7 @@ public final class ModelContainer: @unchecked Sendable {
             return context
         }
         lock.unlock()
-        let context = ModelContext(self, isMain: true)
+        let context = ModelContext(mainOf: self)
         lock.lock()
         defer { lock.unlock() }
         if let existing = mainContextStorage { return existing }
@@ -142,84 +150,37 @@ public final class ModelContainer: @unchecked Sendable {
     /// left). Contexts see the deletion on their next fetch or save; each
     /// records it as an undoable step, "Delete All Data", whose undo brings the
     /// objects back as unsaved inserts. Like SwiftData's, this does not throw:
-    /// a failure to write is reported to `errorHandler` (stderr by default).
+    /// a failure to write, or a read-only configuration, is reported to
+    /// `errorHandler` (stderr by default).
     public func deleteAllData(errorHandler: ((ModelError) -> Void)? = nil) {
-        lock.lock()
-        defer { lock.unlock() }
-        let empty = ObjectGraph(schema: schema)
-        empty.nextID = nextID
-        if !configuration.isStoredInMemoryOnly, let package {
-            do throws(PackageError) {
-                fingerprint = try package.write(empty, expecting: fingerprint)
-            } catch {
-                report(.package(error), to: errorHandler)
-                return
-            }
-        }
-        var changeSet = ChangeSet(generation: generation + 1)
-        changeSet.isDeleteAll = true
-        for table in savedGraph.tables {
-            for row in 0..<table.rowCount where table.isLive[row] { changeSet.deletions.append(table.ids[row]) }
-        }
-        commit(changeSet, graph: empty)
+        guard configuration.allowsSave else { return Self.report(.saveNotAllowed, to: errorHandler) }
+        do { try store.deleteAllData() } catch { Self.report(error, to: errorHandler) }
     }
 
-    // MARK: Shared state, for contexts
+    func report(_ error: ModelError, to handler: ((ModelError) -> Void)?) { Self.report(error, to: handler) }
 
-    func allocateID() -> UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        let id = nextID
-        nextID += 1
-        return id
-    }
-
-    /// A copy of the saved state and its generation, for a new context.
-    func checkout() -> (graph: ObjectGraph, baseline: ObjectGraph, generation: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (savedGraph.copy(), savedGraph, generation)
-    }
-
-    /// Change sets saved after `generation`, for a context to merge.
-    func changes(after generation: Int) -> (changes: [ChangeSet], baseline: ObjectGraph, generation: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (changeSets.filter { $0.generation > generation }, savedGraph, self.generation)
-    }
-
-    /// Saves a context: merges what others saved, writes the package, publishes the change.
-    func save(_ context: ModelContext) throws(ModelError) {
-        lock.lock()
-        defer { lock.unlock() }
-        context.merge(changeSets.filter { $0.generation > context.baseGeneration }, baseline: savedGraph)
-        context.graph.nextID = max(context.graph.nextID, nextID)
-        // A read-only configuration refuses saves, in memory too (SwiftData's `allowsSave`).
-        guard configuration.allowsSave else { throw .saveNotAllowed }
-        if !configuration.isStoredInMemoryOnly {
-            if let package {
-                do throws(PackageError) {
-                    fingerprint = try package.write(context.graph, expecting: fingerprint)
-                    // A package this container created: hold it from now on.
-                    if writeLock == nil { writeLock = try PackageLock(path: package.url.path) }
-                } catch {
-                    throw .package(error)
-                }
-            }
-        }
-        commit(context.makeChangeSet(generation: generation + 1), graph: context.graph.copy())
-        context.didSave(baseline: savedGraph, generation: generation)
-    }
-
-    /// Publishes a saved state. Call with the lock held.
-    private func commit(_ changeSet: ChangeSet, graph: ObjectGraph) {
-        generation = changeSet.generation
-        changeSets.append(changeSet)
-        savedGraph = graph
-        nextID = max(nextID, graph.nextID)
-    }
-
-    func report(_ error: ModelError, to handler: ((ModelError) -> Void)?) {
+    static func report(_ error: ModelError, to handler: ((ModelError) -> Void)?) {
         if let handler { handler(error) } else { FileHandle.standardError.write(Data("folio: \(error)\n".utf8)) }
     }
+}
+
+/// What a container shares with its contexts: its schema and configuration,
+/// the checks its model classes add, and the document's store. A context holds
+/// it strongly, so the main context keeps working after its container is gone.
+final class ContainerCore: @unchecked Sendable {
+    let schema: Schema
+    let configurations: [ModelConfiguration]
+    /// What a value of a model class's `Codable` property must also pass (see `Schema.modelValueChecks`).
+    let modelValueChecks: [String: [String: (Value) -> Bool]]
+    let store: DocumentStore
+
+    init(schema: Schema, configurations: [ModelConfiguration], modelValueChecks: [String: [String: (Value) -> Bool]],
+         store: DocumentStore) {
+        self.schema = schema
+        self.configurations = configurations
+        self.modelValueChecks = modelValueChecks
+        self.store = store
+    }
+
+    var configuration: ModelConfiguration { configurations.first ?? ModelConfiguration(isStoredInMemoryOnly: true) }
 }

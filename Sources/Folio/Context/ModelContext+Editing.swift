@@ -21,7 +21,7 @@ extension ModelContext {
             }
             do {
                 initial[attribute] = try graph.checked(value, entity: entityIndex, attribute: attribute)
-                try container.checkModelValue(value, entity: entity, attribute: name)
+                try core.checkModelValue(value, entity: entity, attribute: name)
             } catch { throw .graph(error) }
         }
         // Only a value the caller gave selects an object to update: a default
@@ -36,7 +36,7 @@ extension ModelContext {
             }
             return graph.identifier(for: existing)
         }
-        let ref = graph.insertObject(entity: entityIndex, values: initial, id: container.allocateID())
+        let ref = graph.insertObject(entity: entityIndex, values: initial, id: store.allocateID())
         inserted.insert(ref)
         registerUndo("Insert \(entity)") { context in
             _ = context.performRemoval([ref], name: "Insert \(entity)")
@@ -58,7 +58,7 @@ extension ModelContext {
             ref = try graph.ref(for: id)
             index = try graph.attributeIndex(attribute, entity: Int(ref.entity))
             checked = try graph.checked(value, entity: Int(ref.entity), attribute: index)
-            try container.checkModelValue(value, entity: id.entityName, attribute: attribute)
+            try core.checkModelValue(value, entity: id.entityName, attribute: attribute)
         } catch {
             throw .graph(error)
         }

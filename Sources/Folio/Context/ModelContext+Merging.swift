@@ -3,7 +3,7 @@ extension ModelContext {
     /// Merges change sets the container published since this context last looked.
     /// Cheap when there are none.
     func mergeSavedChanges() {
-        let pending = container.changes(after: baseGeneration)
+        let pending = store.changes(after: baseGeneration, for: ObjectIdentifier(self))
         guard !pending.changes.isEmpty else { return }
         merge(pending.changes, baseline: pending.baseline)
         baseline = pending.baseline

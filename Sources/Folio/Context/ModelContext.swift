@@ -27,7 +27,25 @@ import Foundation
 /// Not thread-safe: use a context from one actor, as SwiftData requires.
 public final class ModelContext {
     /// The container this context edits.
-    public let container: ModelContainer
+    ///
+    /// A context you create keeps its container alive. The main context does
+    /// not (its container owns it); if the program has dropped the container
+    /// and kept the main context, this is a new container on the same document
+    /// whose ``ModelContainer/mainContext`` is this context.
+    public var container: ModelContainer {
+        if let ownedContainer { return ownedContainer }
+        if let mainContainer { return mainContainer }
+        let container = ModelContainer(core: core, mainContext: self)
+        mainContainer = container
+        return container
+    }
+    /// The container, for a context that is not a main context.
+    private let ownedContainer: ModelContainer?
+    /// The container whose main context this is: not owned, it owns this context.
+    private weak var mainContainer: ModelContainer?
+    /// The container's schema, configuration and store, shared with it.
+    let core: ContainerCore
+    var store: DocumentStore { core.store }
     /// Whether ``processPendingChanges()`` saves; on for the main context, off otherwise.
     public var autosaveEnabled: Bool
     /// Records every change for undo and redo; `nil` records nothing.
@@ -52,18 +70,36 @@ public final class ModelContext {
     var registryHighWater = 64
 
     /// Creates a context on a container: autosave off, no undo manager.
+    ///
+    /// The context keeps `container` alive while the program holds the context.
     public convenience init(_ container: ModelContainer) {
         self.init(container, isMain: false)
     }
 
-    init(_ container: ModelContainer, isMain: Bool) {
-        self.container = container
-        let checkout = container.checkout()
+    /// The main context of `container`, which owns it.
+    convenience init(mainOf container: ModelContainer) {
+        self.init(container, isMain: true)
+    }
+
+    private init(_ container: ModelContainer, isMain: Bool) {
+        core = container.core
+        ownedContainer = isMain ? nil : container
+        autosaveEnabled = isMain
+        undoManager = isMain ? UndoManager() : nil
+        // Placeholders until the checkout below, which needs `self` to register it.
+        let empty = ObjectGraph(schema: container.core.schema)
+        graph = empty
+        baseline = empty
+        baseGeneration = 0
+        if isMain { mainContainer = container }
+        let checkout = core.store.checkout(for: ObjectIdentifier(self))
         graph = checkout.graph
         baseline = checkout.baseline
         baseGeneration = checkout.generation
-        autosaveEnabled = isMain
-        undoManager = isMain ? UndoManager() : nil
+    }
+
+    deinit {
+        core.store.unregister(ObjectIdentifier(self))
     }
 
     /// The document's schema.
@@ -146,7 +182,7 @@ public final class ModelContext {
     public func processPendingChanges() {
         if transactionDepth == 0 { undoManager?.closeAutomaticGroup() }
         guard autosaveEnabled, hasChanges, transactionDepth == 0 else { return }
-        do { try save() } catch { container.report(error, to: autosaveErrorHandler) }
+        do { try save() } catch { ModelContainer.report(error, to: autosaveErrorHandler) }
     }
 
     /// Runs `block` as one user action — one undo step, named `actionName` if
@@ -191,13 +227,13 @@ public final class ModelContext {
         guard hasChanges else { return }
         let issues = validationIssues()
         if !issues.isEmpty { throw .validation(issues) }
-        try container.save(self)
+        try store.save(self, allowsSave: core.configuration.allowsSave)
     }
 
     /// Discards unsaved changes and the undo stack, returning to the last saved
     /// state (including what other contexts saved since).
     public func rollback() {
-        let checkout = container.checkout()
+        let checkout = store.checkout(for: ObjectIdentifier(self))
         detachModels(missingFrom: checkout.graph)
         graph = checkout.graph
         baseline = checkout.baseline

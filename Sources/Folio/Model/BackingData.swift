@@ -101,10 +101,10 @@ public final class BackingData {
                 let checked = try context.graph.checked(try value(), entity: Int(ref.entity), attribute: index)
                 context.performSetValue(checked, ref, index, name: "Set \(entity).\(name)")
             } catch let error as GraphError {
-                context.container.report(.graph(error), to: context.autosaveErrorHandler)
+                ModelContainer.report(.graph(error), to: context.autosaveErrorHandler)
             } catch {
                 let mismatch = GraphError.typeMismatch(entity: entity, attribute: name, expected: "an encodable value", value: "\(error)")
-                context.container.report(.graph(mismatch), to: context.autosaveErrorHandler)
+                ModelContainer.report(.graph(mismatch), to: context.autosaveErrorHandler)
             }
         } else if snapshot != nil {
             if let value = try? value() { snapshot?[name] = value }
@@ -192,7 +192,7 @@ public final class BackingData {
         let entity = context.graph.layout.entities[Int(ref.entity)].name
         let mismatch = GraphError.typeMismatch(entity: entity, attribute: name, expected: "a value that decodes as \(V.self)",
                                                value: "\(error)")
-        context.container.report(.graph(mismatch), to: context.autosaveErrorHandler)
+        ModelContainer.report(.graph(mismatch), to: context.autosaveErrorHandler)
     }
 
     // MARK: Relationships

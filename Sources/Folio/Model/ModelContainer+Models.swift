@@ -25,7 +25,7 @@ extension ModelContainer {
     }
 }
 
-extension ModelContainer {
+extension ContainerCore {
     /// Refuses a value a model class's `Codable` property could not read back,
     /// so reading a property never meets one.
     ///
@@ -36,6 +36,9 @@ extension ModelContainer {
         throw .typeMismatch(entity: entity, attribute: attribute, expected: type, value: value.description)
     }
 
+}
+
+extension ModelContainer {
     /// Checks every stored value of the `Codable` properties of a document opened with model classes.
     static func checkModelValues(_ modelValueChecks: [String: [String: (Value) -> Bool]], in graph: ObjectGraph) throws(ModelError) {
         for (entityName, checks) in modelValueChecks {

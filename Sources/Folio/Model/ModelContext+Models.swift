@@ -37,7 +37,7 @@ extension ModelContext {
     private func anyModel(at ref: ObjectRef) -> (any PersistentModel)? {
         let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
         if let existing = registry[id]?.model { return existing }
-        guard let type = container.schema.modelTypeList[graph.layout.entities[Int(ref.entity)].name] else { return nil }
+        guard let type = core.schema.modelTypeList[graph.layout.entities[Int(ref.entity)].name] else { return nil }
         return model(type, at: ref)
     }
 
@@ -117,7 +117,7 @@ extension ModelContext {
             if context === self { return ref }
             // A model of another context: the same object, if this context has it.
             guard let id = backing.identifier, let ref = graph.index[id.id], graph.isLive(ref) else {
-                if let id = backing.identifier { container.report(.graph(.objectNotFound(id)), to: autosaveErrorHandler) }
+                if let id = backing.identifier { ModelContainer.report(.graph(.objectNotFound(id)), to: autosaveErrorHandler) }
                 return nil
             }
             return ref
@@ -136,12 +136,12 @@ extension ModelContext {
             }
         } catch {
             let mismatch = GraphError.typeMismatch(entity: type.entityName, attribute: "", expected: "encodable values", value: "\(error)")
-            container.report(.graph(mismatch), to: autosaveErrorHandler)
+            ModelContainer.report(.graph(mismatch), to: autosaveErrorHandler)
             return nil
         }
         let id: PersistentIdentifier
         do { id = try insert(type.entityName, values) } catch {
-            container.report(error, to: autosaveErrorHandler)
+            ModelContainer.report(error, to: autosaveErrorHandler)
             return nil
         }
         backing.context = self
@@ -165,7 +165,7 @@ extension ModelContext {
     func setRelatedModels(_ models: [any PersistentModel], for relationship: String, of ref: ObjectRef) {
         let targets = models.compactMap { insertModel($0) }.map(graph.identifier(for:))
         do { try setRelated(targets, for: relationship, of: graph.identifier(for: ref)) } catch {
-            container.report(error, to: autosaveErrorHandler)
+            ModelContainer.report(error, to: autosaveErrorHandler)
         }
     }
 
@@ -179,7 +179,7 @@ extension ModelContext {
     /// Undo: one step restoring it and everything its cascade removed.
     public func delete<T: PersistentModel>(_ model: T) {
         guard let (context, ref) = model.persistentBackingData.location, context === self, graph.isLive(ref) else { return }
-        do { try delete(graph.identifier(for: ref)) } catch { container.report(error, to: autosaveErrorHandler) }
+        do { try delete(graph.identifier(for: ref)) } catch { ModelContainer.report(error, to: autosaveErrorHandler) }
     }
 
     /// Deletes every model of a type matching a predicate (all of them when

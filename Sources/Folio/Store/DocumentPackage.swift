@@ -64,7 +64,8 @@ public struct DocumentPackage: Sendable {
         try write(graph, expecting: nil)
     }
 
-    /// The identity of `document.xml` as it is now, `nil` if there is none.
+    /// The identity of `document.xml` as it is now, `nil` if there is none
+    /// (with a hash of its content if it changed very recently: see ``FileFingerprint``).
     var fingerprint: FileFingerprint? { FileFingerprint(path: documentPath) }
 
     /// Writes atomically, first checking that `document.xml` is still the version
@@ -73,15 +74,18 @@ public struct DocumentPackage: Sendable {
     /// - Returns: the fingerprint of the file just written.
     @discardableResult
     func write(_ graph: ObjectGraph, expecting expected: FileFingerprint??) throws(PackageError) -> FileFingerprint? {
-        if let expected, fingerprint != expected { throw .modifiedOnDisk(path: url.path) }
+        if let expected, !FileFingerprint.matches(expected, path: documentPath) { throw .modifiedOnDisk(path: url.path) }
         let creating = !FileIO.fileExists(url.path)
         try FileIO.createDirectory(url.path)
         var writer = DocumentWriter(graph: graph)
         let documentPath = self.documentPath
+        // What is written, hashed as it goes: the new fingerprint's content hash.
+        var hasher = ContentHasher()
         do throws(PackageError) {
             try FileIO.writeAtomically(documentPath) { (descriptor: Int32) throws(PackageError) in
                 try writer.write { (buffer: inout ByteBuffer) throws(PackageError) in
                     try FileIO.writeAll(descriptor, buffer.bytes, path: documentPath)
+                    hasher.update(buffer.bytes)
                     buffer.bytes.removeAll(keepingCapacity: true)
                 }
                 // Blobs must be durable before the document that names them replaces the old one.
@@ -95,7 +99,7 @@ public struct DocumentPackage: Sendable {
         }
         try FileIO.fsyncDirectory(url.path)
         removeUnreferencedBlobs(keeping: Set(writer.blobs.map(\.name)))
-        return fingerprint
+        return FileFingerprint(path: documentPath, contentHash: hasher.finalize())
     }
 
     private func writeBlobs(_ blobs: [DocumentWriter.Blob]) throws(PackageError) {

@@ -5,30 +5,168 @@ import Glibc
 import Darwin
 #endif
 
-/// What identifies one version of a file on disk: device, inode, size and
-/// modification time. An atomic save replaces the file (a new inode), and any
-/// other writer changes at least one of these, so comparing fingerprints tells
-/// whether someone else wrote the package since we last read or wrote it.
+/// What identifies one version of a file on disk, so a save can tell whether
+/// someone else wrote the package since we last read or wrote it.
+///
+/// It holds the device, inode, size, modification time and **status-change
+/// time** (`st_ctime`). An atomic save replaces the file (a new inode); a
+/// write in place changes the size or the times. The modification time can
+/// be set back (`touch -r`, `utimensat`), but the status-change time cannot:
+/// the kernel sets it to "now" on every write and every metadata change,
+/// setting the times included.
+///
+/// Timestamps have a granularity (a few milliseconds on Linux, up to seconds
+/// on some file systems), so a write in place within the same tick as the
+/// version recorded could leave every field equal. A fingerprint recorded less
+/// than ``racyInterval`` after the file last changed therefore also keeps a
+/// hash of the content (``contentHash``), and checking it hashes the file again
+/// (the "racy clean" case Git handles the same way). Folio records the
+/// fingerprint right after its own saves, so the check at the next save reads
+/// the document once more; a fingerprint of an older file costs one `stat`.
 struct FileFingerprint: Hashable, Sendable {
     var device: UInt64
     var inode: UInt64
     var size: Int64
     var modified: Int64
     var modifiedNanoseconds: Int64
+    var changed: Int64
+    var changedNanoseconds: Int64
+    /// A hash of the content, when the file had changed less than ``racyInterval``
+    /// before the fingerprint was recorded; `nil` when its times vouch for it.
+    var contentHash: UInt64?
+
+    /// How recent a change must be for its times not to be trusted alone, in seconds.
+    static let racyInterval: Int64 = 2
 
     /// The fingerprint of the file at `path`, or `nil` if it does not exist.
-    init?(path: String) {
+    ///
+    /// - Parameter contentHash: the hash of what was just written there, if known;
+    ///   otherwise the file is read to hash it when its times are too recent.
+    init?(path: String, contentHash knownHash: UInt64? = nil) {
+        guard let status = Self.status(path) else { return nil }
+        self = status
+        if isRacy {
+            contentHash = knownHash ?? Self.hash(file: path)
+        }
+    }
+
+    /// Whether the file at `path` (or its absence, for `nil`) is still the version
+    /// `fingerprint` describes.
+    static func matches(_ fingerprint: FileFingerprint?, path: String) -> Bool {
+        let current = status(path)
+        guard let fingerprint else { return current == nil }
+        guard var current else { return false }
+        current.contentHash = fingerprint.contentHash
+        guard current == fingerprint else { return false }
+        guard let expected = fingerprint.contentHash else { return true }
+        return hash(file: path) == expected
+    }
+
+    /// Whether the file changed so shortly before now that a change within the
+    /// same timestamp tick could go unseen.
+    private var isRacy: Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let latest = max(modified, changed)
+        return Int64(now.tv_sec) - latest < Self.racyInterval
+    }
+
+    private init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, modifiedNanoseconds: Int64,
+                 changed: Int64, changedNanoseconds: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modified = modified
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.changed = changed
+        self.changedNanoseconds = changedNanoseconds
+    }
+
+    /// The `stat` fields alone, `nil` if there is no file.
+    private static func status(_ path: String) -> FileFingerprint? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
         #if canImport(Darwin)
-        modified = Int64(info.st_mtimespec.tv_sec)
-        modifiedNanoseconds = Int64(info.st_mtimespec.tv_nsec)
+        let modified = info.st_mtimespec, changed = info.st_ctimespec
         #else
-        modified = Int64(info.st_mtim.tv_sec)
-        modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
+        let modified = info.st_mtim, changed = info.st_ctim
         #endif
+        return FileFingerprint(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                               modified: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec),
+                               changed: Int64(changed.tv_sec), changedNanoseconds: Int64(changed.tv_nsec))
+    }
+
+    /// The ``ContentHasher`` hash of a file's bytes; `nil` if it cannot be read.
+    static func hash(file path: String) -> UInt64? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var hasher = ContentHasher()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { return hasher.finalize() }
+            chunk.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        }
+    }
+}
+
+/// A fast 64-bit hash of a byte stream, the same however the stream is cut
+/// into pieces. Not cryptographic: it tells versions of a file apart.
+struct ContentHasher {
+    private var state: UInt64 = 0xcbf2_9ce4_8422_2325
+    private var pending: UInt64 = 0
+    private var pendingCount = 0
+    private var length: UInt64 = 0
+
+    /// Adds bytes.
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        let count = bytes.count
+        length &+= UInt64(count)
+        var index = 0
+        while pendingCount != 0, index < count {
+            take(bytes[index])
+            index += 1
+        }
+        while index + 8 <= count {
+            mix(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+            index += 8
+        }
+        while index < count {
+            take(bytes[index])
+            index += 1
+        }
+    }
+
+    /// Adds bytes.
+    mutating func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// The hash of everything added.
+    func finalize() -> UInt64 {
+        var copy = self
+        copy.mix(pending ^ (UInt64(pendingCount) << 56))
+        copy.mix(length)
+        return copy.state
+    }
+
+    private mutating func take(_ byte: UInt8) {
+        pending |= UInt64(byte) << UInt64(8 * pendingCount)
+        pendingCount += 1
+        if pendingCount == 8 {
+            mix(pending)
+            pending = 0
+            pendingCount = 0
+        }
+    }
+
+    private mutating func mix(_ word: UInt64) {
+        state = (state ^ word) &* 0x9e37_79b9_7f4a_7c15
+        state ^= state >> 31
     }
 }

@@ -78,8 +78,9 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The package was changed on disk (by another process or program) since it
     /// was opened or last saved; saving would overwrite that work, so it was refused.
     case modifiedOnDisk(path: String)
-    /// Another container (in this or another process) has the package open for
-    /// writing. Open it read-only (`allowsSave: false`) to look at it.
+    /// Another process (or a program's own second lock, as `save as` takes) has the
+    /// package open for writing. Open it read-only (`allowsSave: false`) to look at it;
+    /// containers in one process share a package and do not refuse each other.
     case locked(path: String)
 
     /// Where the problem is, when it concerns file content.

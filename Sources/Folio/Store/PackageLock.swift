@@ -5,12 +5,14 @@ import Glibc
 import Darwin
 #endif
 
-/// An advisory lock on a package, held by the one container that may write it.
+/// An advisory lock on a package, held by the process's store of it while a
+/// container that may write it is open (see `DocumentStore`).
 ///
 /// It is a `flock` on the package folder itself: no lock file to leave behind,
 /// and the kernel releases it when the holder closes it or dies, so a crash
 /// never leaves a package locked. `flock` locks belong to an open file
-/// description, so two containers in one process exclude each other too.
+/// description, so two holders in one process exclude each other too: that is
+/// why containers in one process share one store, and one lock.
 final class PackageLock {
     private let descriptor: Int32
 

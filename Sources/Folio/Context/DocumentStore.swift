@@ -1,0 +1,375 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One document's saved state in this process: the last saved graph, the
+/// change sets contexts still have to merge, the identifier counter, the
+/// fingerprint of `document.xml` and the package's write lock.
+///
+/// The process keeps **one store per package**, shared by every container
+/// open on it (``DocumentStore/open(url:allowsSave:schema:)`` looks it up in a
+/// registry keyed by the package's canonical path, holding stores weakly), so
+/// two containers on one URL see each other's saves and never lock each other
+/// out. Containers and contexts hold their store strongly; when the last of
+/// them goes, the store goes, and with it the lock. An in-memory container has
+/// a store of its own, in no registry.
+///
+/// Change sets are kept only while a live context still needs them: every
+/// context registers the generation it has merged up to, and a change set
+/// every registered context has seen is dropped (a context created later
+/// checks out the saved graph and needs none).
+final class DocumentStore: @unchecked Sendable {
+    /// The package, `nil` in memory.
+    let package: DocumentPackage?
+    /// The registry key (the package's canonical path), `nil` in memory.
+    let key: String?
+
+    /// Recursive: a context released while the store is busy unregisters itself.
+    private let lock = NSRecursiveLock()
+    /// The last saved state: replaced, never mutated, so contexts can keep it as a baseline.
+    private var savedGraph: ObjectGraph
+    private var generation = 0
+    private var changeSets: [ChangeSet] = []
+    private var nextID: UInt64
+    /// The document file as this store last read or wrote it (`nil`: there was none).
+    private var fingerprint: FileFingerprint?
+    /// Held while a container that may write the package is open on this store.
+    private var writeLock: PackageLock? {
+        didSet { lockSlot.held = writeLock }
+    }
+    /// Shows the registry this store's lock, weakly (see ``LockSlot``).
+    let lockSlot = LockSlot()
+    /// Each live context on this store, with the generation it has merged up to.
+    private var contextGenerations: [ObjectIdentifier: Int] = [:]
+
+    private init(package: DocumentPackage?, key: String?, graph: ObjectGraph,
+                 fingerprint: FileFingerprint?, writeLock: PackageLock?) {
+        self.package = package
+        self.key = key
+        savedGraph = graph
+        nextID = graph.nextID
+        self.fingerprint = fingerprint
+        self.writeLock = writeLock
+        lockSlot.held = writeLock
+    }
+
+    deinit {
+        guard let key else { return }
+        // Closing the lock and leaving the registry is one step for an open on
+        // another thread: it either takes the lock over or finds it closed.
+        DocumentStore.registry.remove(key, ifStore: ObjectIdentifier(self)) { writeLock = nil }
+    }
+
+    /// The saved graph's schema.
+    var schema: Schema {
+        lock.lock()
+        defer { lock.unlock() }
+        return savedGraph.schema
+    }
+
+    /// Runs `body` on the saved graph, with the lock held.
+    func withSavedGraph<Result>(_ body: (ObjectGraph) throws(ModelError) -> Result) throws(ModelError) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(savedGraph)
+    }
+
+    // MARK: Opening
+
+    /// A store of its own for an in-memory container.
+    static func inMemory(_ graph: ObjectGraph) -> DocumentStore {
+        DocumentStore(package: nil, key: nil, graph: graph, fingerprint: nil, writeLock: nil)
+    }
+
+    /// The process's store for the package at `url`: the one already open if
+    /// there is one that can serve this container, else a new one read from disk.
+    ///
+    /// A container that may save needs the store to hold the package's write
+    /// lock: a store opened by read-only containers takes it now, if the
+    /// package is still as that store read it; otherwise a fresh store is read
+    /// (and registered), and the read-only containers keep their old one.
+    ///
+    /// - Parameters:
+    ///   - schema: the container's schema; `nil` takes the schema stored in the package
+    ///     (which must then exist). A package in an older shape is migrated in memory.
+    /// - Throws: ``ModelError/package(_:)`` (``PackageError/locked(path:)`` when
+    ///   another process writes it and `allowsSave`), ``ModelError/migration(package:_:)``,
+    ///   ``ModelError/configuration(_:)`` when the package is open in this process
+    ///   with another schema.
+    static func open(url: URL, allowsSave: Bool, schema: Schema?) throws(ModelError) -> DocumentStore {
+        let key = canonicalPath(url)
+        return try registry.withLock { (stores: inout [String: WeakStore]) throws(ModelError) -> DocumentStore in
+            var inherited: PackageLock?
+            if let entry = stores[key] {
+                if let existing = entry.store {
+                    if !allowsSave, !existing.isCurrent {
+                        // Another program changed the package since this store read it:
+                        // a reader gets what is on disk now, in a store of its own.
+                        return try read(url: url, key: nil, allowsSave: false, schema: schema, inherited: nil)
+                    }
+                    if try existing.canServe(allowsSave: allowsSave) {
+                        if let schema, existing.schema != schema {
+                            throw .configuration("\(url.path) is open in this process with a different schema; "
+                                                 + "close the other container first")
+                        }
+                        return existing
+                    }
+                } else {
+                    // The last store is going away on another thread and may not have
+                    // closed its lock yet: carry the lock over instead of being refused by it.
+                    inherited = entry.slot.held
+                }
+            }
+            let store = try read(url: url, key: key, allowsSave: allowsSave, schema: schema,
+                                 inherited: allowsSave ? inherited : nil)
+            stores[key] = WeakStore(store: store, slot: store.lockSlot)
+            return store
+        }
+    }
+
+    /// Reads the package into a new store, taking its lock first when `allowsSave`.
+    private static func read(url: URL, key: String?, allowsSave: Bool, schema: Schema?,
+                             inherited: PackageLock?) throws(ModelError) -> DocumentStore {
+        let package = DocumentPackage(url: url)
+        func takeLock() throws(PackageError) -> PackageLock {
+            if let inherited { return inherited }
+            return try PackageLock(path: url.path)
+        }
+        guard let schema else {
+            // The schema stored in the package: it must exist.
+            let writeLock: PackageLock?
+            do {
+                writeLock = allowsSave && FileManager.default.fileExists(atPath: url.path) ? try takeLock() : nil
+            } catch { throw .package(error) }
+            let fingerprint = package.fingerprint
+            let graph: ObjectGraph
+            do { graph = try package.read() } catch { throw .package(error) }
+            return DocumentStore(package: package, key: key, graph: graph, fingerprint: fingerprint, writeLock: writeLock)
+        }
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            // A new document: the lock is taken when the first save creates it.
+            return DocumentStore(package: package, key: key, graph: ObjectGraph(schema: schema), fingerprint: nil, writeLock: nil)
+        }
+        let writeLock: PackageLock?
+        do { writeLock = allowsSave ? try takeLock() : nil } catch { throw .package(error) }
+        let fingerprint = package.fingerprint
+        var graph: ObjectGraph
+        do { graph = try package.read() } catch { throw .package(error) }
+        if graph.schema.differsOnlyInDefaults(from: schema) {
+            graph = graph.adopting(schema)
+        } else if graph.schema != schema {
+            // Lightweight migration, in memory: the package is rewritten by the next save.
+            do { graph = try graph.migrated(to: schema) } catch { throw .migration(package: url.path, error) }
+        }
+        return DocumentStore(package: package, key: key, graph: graph, fingerprint: fingerprint, writeLock: writeLock)
+    }
+
+    /// Whether the package on disk is still what this store last read or wrote.
+    private var isCurrent: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let package else { return true }
+        return FileFingerprint.matches(fingerprint, path: package.documentPath)
+    }
+
+    /// Whether a new container with `allowsSave` can share this store; takes the
+    /// write lock for it if needed. Called with the registry locked.
+    private func canServe(allowsSave: Bool) throws(ModelError) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard allowsSave, writeLock == nil, let package else { return true }
+        // Opened read-only so far: share it only if the package is still what this store read.
+        guard FileFingerprint.matches(fingerprint, path: package.documentPath) else { return false }
+        guard FileManager.default.fileExists(atPath: package.url.path) else { return true }
+        let taken: PackageLock
+        do { taken = try PackageLock(path: package.url.path) } catch { throw .package(error) }
+        // Another process may have saved between the check and the lock.
+        guard FileFingerprint.matches(fingerprint, path: package.documentPath) else { return false }
+        writeLock = taken
+        return true
+    }
+
+    /// The package's path as the kernel resolves it, so two spellings of one
+    /// package share a store; for a package not created yet, its parent's.
+    static func canonicalPath(_ url: URL) -> String {
+        let path = url.standardizedFileURL.path
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if let resolved = realpath(parent, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved) + "/" + (path as NSString).lastPathComponent
+        }
+        return path
+    }
+
+    // MARK: Shared state, for contexts
+
+    func allocateID() -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        let id = nextID
+        nextID += 1
+        return id
+    }
+
+    /// A copy of the saved state and its generation, for a context starting
+    /// over; registers the context as having seen everything up to it.
+    func checkout(for context: ObjectIdentifier) -> (graph: ObjectGraph, baseline: ObjectGraph, generation: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        contextGenerations[context] = generation
+        pruneChangeSets()
+        return (savedGraph.copy(), savedGraph, generation)
+    }
+
+    /// Change sets saved after `generation`, for a context to merge; the context
+    /// is registered as having merged them.
+    func changes(after generation: Int, for context: ObjectIdentifier)
+        -> (changes: [ChangeSet], baseline: ObjectGraph, generation: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard generation < self.generation else { return ([], savedGraph, self.generation) }
+        let pending = changeSets.filter { $0.generation > generation }
+        contextGenerations[context] = self.generation
+        pruneChangeSets()
+        return (pending, savedGraph, self.generation)
+    }
+
+    /// Forgets a context that is going away.
+    func unregister(_ context: ObjectIdentifier) {
+        lock.lock()
+        defer { lock.unlock() }
+        contextGenerations[context] = nil
+        pruneChangeSets()
+    }
+
+    /// How many change sets are kept (for tests and diagnostics).
+    var changeSetCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return changeSets.count
+    }
+
+    /// Saves a context: merges what others saved, writes the package, publishes the change.
+    func save(_ context: ModelContext, allowsSave: Bool) throws(ModelError) {
+        lock.lock()
+        defer { lock.unlock() }
+        context.merge(changeSets.filter { $0.generation > context.baseGeneration }, baseline: savedGraph)
+        context.graph.nextID = max(context.graph.nextID, nextID)
+        // A read-only configuration refuses saves, in memory too (SwiftData's `allowsSave`).
+        guard allowsSave else { throw .saveNotAllowed }
+        if let package {
+            do throws(PackageError) {
+                fingerprint = try package.write(context.graph, expecting: fingerprint)
+                // A package this store created: hold it from now on.
+                if writeLock == nil { writeLock = try PackageLock(path: package.url.path) }
+            } catch {
+                throw .package(error)
+            }
+        }
+        commit(context.makeChangeSet(generation: generation + 1), graph: context.graph.copy())
+        contextGenerations[ObjectIdentifier(context)] = generation
+        pruneChangeSets()
+        context.didSave(baseline: savedGraph, generation: generation)
+    }
+
+    /// Empties the store, writing the package empty unless in memory.
+    func deleteAllData() throws(ModelError) {
+        lock.lock()
+        defer { lock.unlock() }
+        let empty = ObjectGraph(schema: savedGraph.schema)
+        empty.nextID = nextID
+        if let package {
+            do throws(PackageError) {
+                fingerprint = try package.write(empty, expecting: fingerprint)
+                if writeLock == nil { writeLock = try PackageLock(path: package.url.path) }
+            } catch {
+                throw .package(error)
+            }
+        }
+        var changeSet = ChangeSet(generation: generation + 1)
+        changeSet.isDeleteAll = true
+        for table in savedGraph.tables {
+            for row in 0..<table.rowCount where table.isLive[row] { changeSet.deletions.append(table.ids[row]) }
+        }
+        commit(changeSet, graph: empty)
+        pruneChangeSets()
+    }
+
+    /// Publishes a saved state. Call with the lock held.
+    private func commit(_ changeSet: ChangeSet, graph: ObjectGraph) {
+        generation = changeSet.generation
+        changeSets.append(changeSet)
+        savedGraph = graph
+        nextID = max(nextID, graph.nextID)
+    }
+
+    /// Drops the change sets every live context has merged. Call with the lock held.
+    private func pruneChangeSets() {
+        guard let first = changeSets.first else { return }
+        let oldest = contextGenerations.values.min() ?? generation
+        guard first.generation <= oldest else { return }
+        changeSets.removeAll { $0.generation <= oldest }
+    }
+
+    // MARK: The registry
+
+    /// A registry entry: the store, weakly, and its lock's slot.
+    struct WeakStore {
+        weak var store: DocumentStore?
+        let slot: LockSlot
+    }
+
+    /// Where a store shows its write lock to the registry, weakly. A store's
+    /// weak references read `nil` as soon as its `deinit` starts, but its lock
+    /// closes only after; an open on another thread in between takes the lock
+    /// over from here (the same open file description, so still held), rather
+    /// than being refused by the lock of a store that is going away.
+    final class LockSlot: @unchecked Sendable {
+        private let lock = NSLock()
+        private weak var lockStorage: PackageLock?
+
+        var held: PackageLock? {
+            get { lock.lock(); defer { lock.unlock() }; return lockStorage }
+            set { lock.lock(); defer { lock.unlock() }; lockStorage = newValue }
+        }
+    }
+
+    /// The process's stores by canonical path, held weakly.
+    final class Registry: @unchecked Sendable {
+        /// Recursive: a store released while the registry is locked removes its own entry.
+        private let lock = NSRecursiveLock()
+        private var stores: [String: WeakStore] = [:]
+
+        func withLock<Result>(_ body: (inout [String: WeakStore]) throws(ModelError) -> Result) throws(ModelError) -> Result {
+            lock.lock()
+            defer { lock.unlock() }
+            return try body(&stores)
+        }
+
+        func remove(_ key: String, ifStore identity: ObjectIdentifier, releasing release: () -> Void) {
+            lock.lock()
+            defer { lock.unlock() }
+            release()
+            // The entry is this store's (now nil, as it is going) unless a newer store replaced it.
+            if let entry = stores[key], entry.store.map(ObjectIdentifier.init) ?? identity == identity {
+                stores[key] = nil
+            }
+        }
+
+        /// Whether a live store is registered under `key` (for tests).
+        func contains(_ key: String) -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return stores[key]?.store != nil
+        }
+    }
+
+    static let registry = Registry()
+}

@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+@testable import Folio
+
+/// A container, its contexts, their undo managers and the package's lock all go
+/// away when the program drops them, so a document closed and opened again is
+/// never refused as locked (issue 13, item 3).
+@Suite struct ContainerLifetimeTests {
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("SampleDocuments")
+
+    /// A copy of the Animals sample in a fresh folder.
+    static func animalsCopy() throws -> URL {
+        let url = temporaryPackageURL("Animals")
+        try FileManager.default.copyItem(at: samples.appendingPathComponent("Animals.folio"), to: url)
+        return url
+    }
+
+    /// Weak references to what a piece of code made, to check they are gone.
+    final class Weak {
+        weak var container: ModelContainer?
+        weak var context: ModelContext?
+        weak var undoManager: UndoManager?
+        weak var store: DocumentStore?
+    }
+
+    /// No process-wide store for the package, and its lock is free.
+    static func expectReleased(_ url: URL, _ weak: Weak, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        #expect(weak.container == nil, "container", sourceLocation: sourceLocation)
+        #expect(weak.context == nil, "context", sourceLocation: sourceLocation)
+        #expect(weak.undoManager == nil, "undo manager", sourceLocation: sourceLocation)
+        #expect(weak.store == nil, "store", sourceLocation: sourceLocation)
+        #expect(!DocumentStore.registry.contains(DocumentStore.canonicalPath(url)), sourceLocation: sourceLocation)
+        #expect(throws: Never.self, "the lock is free", sourceLocation: sourceLocation) { _ = try PackageLock(path: url.path) }
+    }
+
+    /// The README's "The library" example, as written there.
+    static func readmeLibraryExample(_ url: URL, _ weak: Weak) throws {
+        let container = try ModelContainer(contentsOf: url)
+        let context = ModelContext(container)
+        context.undoManager = UndoManager()
+        weak.container = container
+        weak.context = context
+        weak.undoManager = context.undoManager
+        weak.store = container.store
+
+        let mammals = try context.fetchIdentifiers(DynamicFetchDescriptor(
+            entity: "AnimalCategory", predicate: try ObjectPredicate("name == 'Mammal'")))
+        _ = try context.fetchIdentifiers(DynamicFetchDescriptor(
+            entity: "Animal", predicate: try ObjectPredicate("category.name == 'Mammal'"), sortBy: [.init("name")]))
+        #expect(try context.deletionPreview(for: mammals).summary == "deletes 1 AnimalCategory, also deletes 7 Animal")
+        try context.delete(mammals)
+        #expect(context.isDeleted(mammals[0]))
+        context.processPendingChanges()
+        context.undoManager?.undo()
+        context.undoManager?.redo()
+        let birds = try context.insert("AnimalCategory", ["name": .string("Bird")])
+        let kiwi = try context.insert("Animal", ["name": .string("Kiwi"), "diet": .string("omnivorous")])
+        try context.link(kiwi, "category", to: birds)
+        _ = try context.delete(entity: "Animal", where: try ObjectPredicate("diet == 'carnivorous'"))
+        try context.save()
+    }
+
+    @Test("the README's library example frees its container, context, undo manager and lock, and the package reopens, again and again")
+    func readmeExampleReleases() throws {
+        let url = try Self.animalsCopy()
+        for round in 0..<5 {
+            let weak = Weak()
+            if round == 0 {
+                try Self.readmeLibraryExample(url, weak)
+            } else {
+                // Reopening after the drop: no PackageError.locked, and the last save is there.
+                let container = try ModelContainer(contentsOf: url)
+                let context = ModelContext(container)
+                context.undoManager = UndoManager()
+                weak.container = container
+                weak.context = context
+                weak.undoManager = context.undoManager
+                weak.store = container.store
+                #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal", predicate: try ObjectPredicate("name == 'Kiwi'"))) == round)
+                let birds = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "AnimalCategory", predicate: try ObjectPredicate("name == 'Bird'")))
+                let kiwi = try context.insert("Animal", ["name": .string("Kiwi"), "diet": .string("omnivorous")])
+                try context.link(kiwi, "category", to: birds[0])
+                context.processPendingChanges()
+                try context.save()
+            }
+            Self.expectReleased(url, weak)
+        }
+    }
+
+    @Test("the main context is owned by its container: dropping the container frees both and releases the lock")
+    @MainActor func mainContextReleased() throws {
+        let url = try Self.animalsCopy()
+        for _ in 0..<5 {
+            let weak = Weak()
+            do {
+                let container = try ModelContainer(contentsOf: url)
+                let context = container.mainContext
+                #expect(container.mainContext === context, "one main context per container")
+                weak.container = container
+                weak.context = context
+                weak.undoManager = context.undoManager
+                weak.store = container.store
+                _ = try context.insert("AnimalCategory", ["name": .string("Fungus \(UUID())")])
+                context.processPendingChanges()   // autosaves
+                #expect(!context.hasChanges)
+                context.undoManager?.undo()       // registrations hold the context weakly
+                #expect(context.hasChanges)
+                context.undoManager?.redo()
+            }
+            Self.expectReleased(url, weak)
+        }
+    }
+
+    @Test("a main context kept after its container is dropped still fetches and saves, and the lock goes with it")
+    @MainActor func mainContextOutlivesContainer() throws {
+        let url = try Self.animalsCopy()
+        let weak = Weak()
+        do {
+            var container: ModelContainer? = try ModelContainer(contentsOf: url)
+            let context = try #require(container?.mainContext)
+            weak.container = container
+            weak.store = container?.store
+            container = nil
+            #expect(weak.container == nil, "the main context does not keep its container")
+            #expect(weak.store != nil, "but keeps the document")
+            _ = try context.insert("AnimalCategory", ["name": .string("Fungus")])
+            try context.save()
+            #expect(context.container.mainContext === context, "its container now is a new one on the same document")
+            #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "AnimalCategory")) == 7)
+            weak.context = context
+            weak.undoManager = context.undoManager
+        }
+        Self.expectReleased(url, weak)
+        #expect(try ModelContext(ModelContainer(contentsOf: url)).fetchCount(DynamicFetchDescriptor(entity: "AnimalCategory")) == 7)
+    }
+
+    @Test("a context the program keeps keeps its container; background contexts and their undo managers go when dropped")
+    func backgroundContextsReleased() throws {
+        let url = try Self.animalsCopy()
+        let weak = Weak()
+        var kept: ModelContext?
+        do {
+            let container = try ModelContainer(contentsOf: url)
+            weak.container = container
+            weak.store = container.store
+            for index in 0..<3 {
+                let background = ModelContext(container)
+                background.undoManager = UndoManager()
+                _ = try background.insert("AnimalCategory", ["name": .string("Kind \(index)")])
+                try background.save()
+                if index == 0 { kept = background }
+            }
+        }
+        #expect(weak.container != nil, "a kept context keeps its container")
+        weak.context = kept
+        weak.undoManager = kept?.undoManager
+        #expect(try kept?.fetchCount(DynamicFetchDescriptor(entity: "AnimalCategory")) == 9, "sees the others' saves")
+        kept = nil
+        Self.expectReleased(url, weak)
+    }
+
+    @Test("an undo manager the program keeps does not keep its context alive; its actions then do nothing")
+    func undoManagerDoesNotOwnContext() throws {
+        let manager = UndoManager()
+        weak var weakContext: ModelContext?
+        do {
+            let context = try makeContext(try zooSchema())
+            context.undoManager = manager
+            weakContext = context
+            try context.insert("Animal")
+            context.processPendingChanges()
+        }
+        #expect(weakContext == nil)
+        #expect(manager.canUndo)
+        manager.undo()   // the target is gone: nothing to do, nothing crashes
+    }
+
+    @Test("threads that open, save and drop containers on one package at the same time are never refused as locked")
+    func concurrentReopen() throws {
+        let url = temporaryPackageURL()
+        try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
+        final class Failures: @unchecked Sendable {
+            let lock = NSLock()
+            var errors: [String] = []
+            func add(_ error: Error) { lock.lock(); errors.append("\(error)"); lock.unlock() }
+        }
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<100 {
+                do {
+                    let context = ModelContext(try ModelContainer(contentsOf: url))
+                    try context.insert("Animal")
+                    try context.save()
+                } catch {
+                    failures.add(error)
+                }
+            }
+        }
+        #expect(failures.errors.isEmpty, "\(failures.errors.prefix(3))")
+        #expect(try DocumentPackage(url: url).read().count(of: "Animal") == 400)
+        #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }
+    }
+
+    @Test("an open that races with the last store's release takes that store's lock over instead of being refused by it")
+    func lockCarriedOver() throws {
+        let url = temporaryPackageURL()
+        try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
+        let key = DocumentStore.canonicalPath(url)
+        // As the registry sees a store whose deinit has started: the store reads nil, its lock is still open.
+        var going: PackageLock? = try PackageLock(path: url.path)
+        let slot = DocumentStore.LockSlot()
+        slot.held = going
+        try DocumentStore.registry.withLock { (stores: inout [String: DocumentStore.WeakStore]) in
+            stores[key] = DocumentStore.WeakStore(store: nil, slot: slot)
+        }
+        let context = ModelContext(try ModelContainer(contentsOf: url))
+        going = nil   // the old store finishes going; the new one holds the lock
+        #expect(throws: PackageError.locked(path: url.path)) { _ = try PackageLock(path: url.path) }
+        try context.insert("Animal")
+        try context.save()
+        weak var store = context.store
+        _ = consume context
+        #expect(store == nil)
+        #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }
+    }
+}
