@@ -156,6 +156,11 @@ extension DocumentLoader {
         }
         let state = Borrowed(states[entity]).object
         let table = Borrowed(graph.tables[entity]).object
+        objectCount += 1
+        if objectCount > limits.maximumObjects {
+            fail(.limitExceeded(location(), limit: .objects, size: objectCount, maximum: limits.maximumObjects))
+            return
+        }
         valueCount += state.valuesPerObject
         if valueCount > DocumentLoader.baseValueBudget {
             let limit = DocumentLoader.valueBudget(bytes: bytesRead())

@@ -10,7 +10,7 @@ import Foundation
 /// `type:text` (`int:5`, `string:hello`). The full grammar is in docs/FORMAT.md.
 enum ValueText {
     /// How deep collections and composite values may nest.
-    static let maximumNesting = 64
+    static let maximumNesting = DocumentLimits.standard.maximumNesting
 
     // MARK: Encoding
 
