@@ -265,7 +265,8 @@ extension DocumentLoader {
         }
         if escaped {
             guard let text = JSONParser.unescapeBody(String(decoding: bytes, as: UTF8.self)),
-                  let graph, let value = ValueText.decode(text, as: graph.layout.entities[state.entity].attributes[column].type)
+                  let graph, let value = ValueText.decode(text, as: graph.layout.entities[state.entity].attributes[column].type,
+                                                        maximumNesting: limits.maximumNesting)
             else { return invalid() }
             if case .value(_, _, true) = decoder { return invalid(text) }
             graph.tables[state.entity].columns[column].append(value, optional: graph.layout.entities[state.entity].attributes[column].isOptional)
@@ -308,7 +309,7 @@ extension DocumentLoader {
                 storage.object.values.append(.null)
                 return true
             }
-            guard let value = ValueText.decode(text, as: type) else { return invalid() }
+            guard let value = ValueText.decode(text, as: type, maximumNesting: limits.maximumNesting) else { return invalid() }
             storage.object.values.append(value)
         }
         return true
