@@ -83,12 +83,27 @@ final class DocumentLoader {
         }
         _ = xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue))
         let chunkSize = 1 << 20
-        let chunk = UnsafeMutablePointer<CChar>.allocate(capacity: chunkSize)
+        var capacity = chunkSize
+        var chunk = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
         defer { chunk.deallocate() }
         var scanner = MarkupScanner(limits: limits)
         var offset = 0
         while error == nil {
-            let count = read(descriptor, chunk, chunkSize)
+            // libxml2 rescans what it holds of an unfinished element for each chunk it
+            // gets (the last `<` and `>`), so a value spanning many chunks cost time
+            // quadratic in its length (100 MB: 4.7 s). Within a long value, each read
+            // is as large as the value so far: the rescans then add up to linear.
+            let wanted = max(chunkSize, min(scanner.openValueLength, limits.maximumValueBytes + 1))
+            if wanted > capacity {
+                chunk.deallocate()
+                capacity = wanted
+                chunk = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+            } else if wanted == chunkSize, capacity > chunkSize {
+                chunk.deallocate()
+                capacity = chunkSize
+                chunk = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+            }
+            let count = read(descriptor, chunk, wanted)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw FileIO.error(path: path, operation: "read")

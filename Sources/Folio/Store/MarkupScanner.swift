@@ -72,6 +72,12 @@ struct MarkupScanner {
 
     init(limits: DocumentLimits) { self.limits = limits }
 
+    /// The bytes of the value the last chunk ended in, or 0 outside values.
+    var openValueLength: Int {
+        if case .value = state { return consumed - runStart }
+        return 0
+    }
+
     /// Scans the next chunk; returns the first violation in it, after which the
     /// scanner must not be used again.
     mutating func scan(_ chunk: UnsafeBufferPointer<UInt8>) -> Violation? {
