@@ -121,20 +121,53 @@ struct MarkupScanner {
                 previous = (0, 0)
                 index += 1
             case .tag:
-                let byte = chunk[index]
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                // Tight loops to the next quote or `>`, then to the closing quote: names
+                // and spaces are a third of a document, and going through the state
+                // switch per byte cost half as much time as libxml2's whole parse.
+                while true {
+                    let budget = limits.maximumMarkupBytes - (consumed + index - runStart)
+                    let end = min(count, index + max(0, budget))
+                    var position = index
+                    while position < end {
+                        let byte = chunk[position]
+                        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte == UInt8(ascii: ">") { break }
+                        position += 1
+                    }
+                    if position == end {
+                        if end < count || budget <= 0 { return violation(.markupBytes, size: consumed + end - runStart + 1) }
+                        index = count
+                        break
+                    }
+                    let quote = chunk[position]
+                    if quote == UInt8(ascii: ">") {
+                        state = .text
+                        index = position + 1
+                        break
+                    }
                     attributes += 1
                     if attributes > limits.maximumAttributesPerElement {
                         return violation(.attributesPerElement, size: attributes)
                     }
-                    state = .value(byte)
-                    runStart = consumed + index + 1
-                } else if byte == UInt8(ascii: ">") {
-                    state = .text
-                } else if consumed + index - runStart >= limits.maximumMarkupBytes {
-                    return violation(.markupBytes, size: consumed + index - runStart + 1)
+                    runStart = consumed + position + 1
+                    // Most values are short: look at a few bytes before calling memchr.
+                    var close = position + 1
+                    let shortEnd = min(count, close + 24)
+                    while close < shortEnd, chunk[close] != quote { close += 1 }
+                    if close == shortEnd, close < count {
+                        close = memchr(base + close, Int32(quote), count - close)
+                            .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? count
+                    }
+                    if consumed + close - runStart > limits.maximumValueBytes {
+                        return violation(.valueBytes, size: consumed + close - runStart)
+                    }
+                    if close == count {
+                        state = .value(quote)
+                        index = count
+                        break
+                    }
+                    index = close + 1
+                    runStart = consumed + index
                 }
-                index += 1
             case .value(let quote):
                 let end = memchr(base + index, Int32(quote), count - index)
                 let stop = end.map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? count
