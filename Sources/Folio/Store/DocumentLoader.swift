@@ -92,8 +92,10 @@ final class DocumentLoader {
             // libxml2 rescans what it holds of an unfinished element for each chunk it
             // gets (the last `<` and `>`), so a value spanning many chunks cost time
             // quadratic in its length (100 MB: 4.7 s). Within a long value, each read
-            // is as large as the value so far: the rescans then add up to linear.
-            let wanted = max(chunkSize, min(scanner.openValueLength, limits.maximumValueBytes + 1))
+            // is as large as the value so far, up to 32 MiB: a 256 MiB value is then
+            // rescanned about 1 GB in all (a fraction of a second), and this buffer
+            // adds at most 32 MiB to what libxml2 holds.
+            let wanted = max(chunkSize, min(scanner.openValueLength, 32 << 20))
             if wanted > capacity {
                 chunk.deallocate()
                 capacity = wanted
