@@ -266,6 +266,27 @@ import Testing
         #expect(throws: SchemaError.self) { try Schema([Schema.Entity("T", attributes: [Schema.Attribute(long, .int)])]) }
     }
 
+    @Test("a to-many list too long to write refuses the save and writes nothing; the old document stays")
+    func aTooLongLinkListRefusesTheSave() throws {
+        let graph = ObjectGraph(schema: try zooSchema())
+        graph.limits = DocumentLimits(maximumValueBytes: 64, maximumNesting: 4, maximumBlobBytes: 16, maximumObjects: 100,
+                                      maximumAttributesPerElement: 10_000, maximumNameBytes: 1_024, maximumMarkupBytes: 1 << 16)
+        let category = try graph.insert("AnimalCategory", ["name": .string("Mammal")])
+        let package = DocumentPackage(url: temporaryPackageURL())
+        defer { try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent()) }
+        try package.write(graph)
+        let saved = try Data(contentsOf: URL(fileURLWithPath: package.documentPath))
+        // Ids 2…33: "2 3 … 33" is 8 × 2 + 24 × 3 − 1 = 87 bytes, over 64.
+        for index in 0..<32 {
+            try graph.link(try graph.insert("Animal", ["name": .string("a\(index)")]), "category", to: category)
+        }
+        #expect(throws: PackageError.unwritable(entity: "AnimalCategory", id: category.id, property: "animals", limit: .valueBytes,
+                                                size: 87, maximum: 64)) {
+            try package.write(graph)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: package.documentPath)) == saved)
+    }
+
     @Test("the error names entity, attribute, size and limit, and says what to do")
     func theErrorIsActionable() {
         let error = GraphError.limitExceeded(entity: "Animal", attribute: "name", limit: .valueBytes, size: 300_000_000,

@@ -78,6 +78,11 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Folio writes does. `size` is the size found — for sizes measured while
     /// reading, the size at which reading stopped, just over `maximum`.
     case limitExceeded(SourceLocation, limit: DocumentLimits.Limit, size: Int, maximum: Int)
+    /// A save was refused because a property of an object would break a limit of
+    /// ``DocumentLimits`` as written (a to-many relationship listing tens of
+    /// millions of objects), so the document could not be read back. Nothing
+    /// was written. Values are refused earlier, when set.
+    case unwritable(entity: String, id: UInt64, property: String, limit: DocumentLimits.Limit, size: Int, maximum: Int)
     /// An externally stored value's file is missing or unreadable.
     case missingBlob(SourceLocation, entity: String, attribute: String, file: String)
     /// The package was changed on disk (by another process or program) since it
@@ -90,7 +95,7 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Where the problem is, when it concerns file content.
     public var location: SourceLocation? {
         switch self {
-        case .notAPackage, .io, .modifiedOnDisk, .locked: return nil
+        case .notAPackage, .io, .modifiedOnDisk, .locked, .unwritable: return nil
         case .unsupportedFormat(let location, _), .malformedXML(let location, _), .invalidEncoding(let location, _),
              .forbiddenDeclaration(let location, _), .unexpectedContent(let location, _, _),
              .invalidSchemaDeclaration(let location, _), .invalidSchema(let location, _),
@@ -144,6 +149,8 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
             return prefix + "\(entity)'s (\(attribute)) are unique together, but \(holders) both hold (\(value.prefix(160)))"
         case .tooLarge(_, let what, let limit):
             return prefix + "too large to open: the \(what) exceed \(limit), the most this much of a file may need"
+        case .unwritable(let entity, let id, let property, let limit, let size, let maximum):
+            return "not saved: \(entity)#\(id).\(property) would take \(size) \(limit), over the limit of \(maximum); split it"
         case .limitExceeded(_, let limit, let size, let maximum):
             return prefix + "too large to open: \(size) \(limit), over the limit of \(maximum)"
         case .missingBlob(_, let entity, let attribute, let file):
