@@ -219,6 +219,16 @@ final class Volume {
     }
 }
 
+struct Nest: Codable, Equatable {
+    var inner: [Nest]
+}
+
+@Model
+final class Burrow {
+    var nest = Nest(inner: [])
+    init() {}
+}
+
 /// Collects what a context reports to its `autosaveErrorHandler`.
 final class ReportedErrors: Sendable {
     private let errors = Mutex<[ModelError]>([])
@@ -255,6 +265,31 @@ final class ReportedErrors: Sendable {
         }
         let reopened = ModelContext(try ModelContainer(for: Shelf.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
         #expect(try reopened.fetch(FetchDescriptor<Volume>()).map(\.price) == [12.5])
+    }
+
+    @Test func `a typed setter refuses a value nested deeper than the document's limit, naming it, and the saved document reopens`() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Nests.folio")
+        // Each Nest is a dictionary holding an array: two levels of the 64 allowed.
+        func nest(_ levels: Int) -> Nest { (0..<levels).reduce(Nest(inner: [])) { inner, _ in Nest(inner: [inner]) } }
+        do {
+            let context = ModelContext(try ModelContainer(for: Burrow.self, configurations: ModelConfiguration(url: url)))
+            let reported = ReportedErrors()
+            reported.attach(to: context)
+            let burrow = Burrow()
+            context.insert(burrow)
+            burrow.nest = nest(31)  // 64 levels
+            burrow.nest = nest(32)  // 66 levels: refused
+            #expect(burrow.nest == nest(31))
+            guard case .graph(.limitExceeded(let entity, let attribute, .nesting, let size, let maximum))? = reported.all.first else {
+                Issue.record("expected a nesting limit, got \(reported.all)")
+                return
+            }
+            #expect(entity == "Burrow" && attribute == "nest" && size > maximum && maximum == 64)
+            try context.save()
+        }
+        let reopened = ModelContext(try ModelContainer(for: Burrow.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
+        #expect(try reopened.fetch(FetchDescriptor<Burrow>()).map(\.nest) == [nest(31)])
     }
 
     @Test func `models related to each other before insertion are freed with their context`() throws {

@@ -101,6 +101,20 @@ import Testing
         #expect(session.error("save it") == CommandError("unexpected 'it'; did you mean 'save as PATH'?", column: 6))
     }
 
+    @Test("a 10,000,001-byte name inserted and saved reopens (it used to save, then fail to open: AttValue length too long)")
+    func aTenMegabyteValueSavesAndReopens() throws {
+        let session = try Session("Animals")
+        session.answer = true
+        let name = String(repeating: "x", count: 10_000_001)
+        try session.run("insert Animal name=\"\(name)\" diet=omnivorous category=6")
+        #expect(try session.run("save") == "saved \(session.url.path)\n")
+        let saved = try reopen(session.url)
+        let found = try saved.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal")).filter {
+            try saved.value("name", of: $0) == .string(name)
+        }
+        #expect(found.count == 1)
+    }
+
     @Test("save as writes a copy with the unsaved changes and goes on editing it with a fresh undo history")
     func saveAs() throws {
         let session = try Session("Animals")

@@ -36,6 +36,7 @@ extension ModelContext {
             }
             return graph.identifier(for: existing)
         }
+        do { try graph.checkRoomForObject(entity: entityIndex) } catch { throw .graph(error) }
         let ref = graph.insertObject(entity: entityIndex, values: initial, id: store.allocateID())
         inserted.insert(ref)
         registerUndo("Insert \(entity)") { context in

@@ -14,6 +14,11 @@ public enum GraphError: Error, Hashable, Sendable, CustomStringConvertible {
     case wrongDestination(entity: String, relationship: String, expected: String, found: PersistentIdentifier)
     /// A to-one relationship was given more than one object.
     case tooManyDestinations(entity: String, relationship: String)
+    /// A value, or the document, would break a limit of ``DocumentLimits``:
+    /// the document could not be read back. `size` is what the edit needed
+    /// (bytes, levels or objects), `maximum` the limit; `attribute` is empty for
+    /// an insert refused because the document holds ``DocumentLimits/maximumObjects``.
+    case limitExceeded(entity: String, attribute: String, limit: DocumentLimits.Limit, size: Int, maximum: Int)
 
     public var description: String {
         switch self {
@@ -27,6 +32,16 @@ public enum GraphError: Error, Hashable, Sendable, CustomStringConvertible {
             return "\(entity).\(relationship) holds \(expected) objects, not \(found)"
         case .tooManyDestinations(let entity, let relationship):
             return "\(entity).\(relationship) is to-one and holds at most one object"
+        case .limitExceeded(let entity, let attribute, let limit, let size, let maximum):
+            let place = attribute.isEmpty ? entity : "\(entity).\(attribute)"
+            let advice: String
+            switch limit {
+            case .valueBytes: advice = "; split it, or keep large bytes in an externalStorage Data attribute"
+            case .nesting: advice = "; flatten the value"
+            case .blobBytes: advice = "; keep such files beside the document and store their path"
+            default: advice = ""
+            }
+            return "\(place): \(size) \(limit) is over the limit of \(maximum)\(advice)"
         }
     }
 }

@@ -74,6 +74,7 @@ extension ObjectGraph {
         graph.tables = tables.map { $0.copy() }
         graph.index = index
         graph.nextID = nextID
+        graph.limits = limits
         return graph
     }
 

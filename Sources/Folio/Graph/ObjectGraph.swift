@@ -26,6 +26,9 @@ public final class ObjectGraph {
     var nextID: UInt64 = 1
     /// Values → row indexes for unique groups, built on first use.
     var uniqueIndexes: [UniqueKey: UniqueIndex] = [:]
+    /// The sizes values and the document may reach; ``DocumentLimits/standard``
+    /// except in tests, which use small ones (copies keep them).
+    var limits = DocumentLimits.standard
 
     /// Creates an empty graph for the schema.
     public init(schema: Schema) {
@@ -73,6 +76,7 @@ public final class ObjectGraph {
     @discardableResult
     public func insert(_ entity: String, _ values: [String: Value] = [:]) throws(GraphError) -> PersistentIdentifier {
         let entityIndex = try entityIndex(entity)
+        try checkRoomForObject(entity: entityIndex)
         let entityLayout = layout.entities[entityIndex]
         var initial = entityLayout.attributes.map(\.initialValue)
         for (name, value) in values {
@@ -221,7 +225,11 @@ extension ObjectGraph {
         }
     }
 
-    /// Checks a value against an attribute's type; returns it as it will be stored.
+    /// Checks a value against an attribute's type and the document's limits
+    /// (``DocumentLimits``: its written size, nesting, a blob's size); returns it
+    /// as it will be stored.
+    ///
+    /// - Complexity: O(1) for numbers and short strings, else O(the value's size).
     func checked(_ value: Value, entity: Int, attribute: Int) throws(GraphError) -> Value {
         let declaration = layout.entities[entity].attributes[attribute]
         let fits = value == .null ? (declaration.isOptional || declaration.type == .any) : value.conforms(to: declaration.type)
@@ -230,7 +238,26 @@ extension ObjectGraph {
                                 expected: (declaration.isOptional ? "optional " : "") + declaration.type.description,
                                 value: value.description)
         }
+        // Transient values are never written, so no limit of the file applies.
+        if !declaration.isTransient,
+           let (limit, size) = limits.violation(of: value, as: declaration.type, external: declaration.isExternal) {
+            throw .limitExceeded(entity: layout.entities[entity].name, attribute: declaration.name, limit: limit,
+                                 size: size, maximum: limits.maximum(limit))
+        }
         return value
+    }
+
+    /// Refuses an insert once the document holds ``DocumentLimits/maximumObjects``
+    /// objects, or the entity's table as many rows as it can address.
+    ///
+    /// - Complexity: O(entities).
+    func checkRoomForObject(entity: Int) throws(GraphError) {
+        let objects = count
+        let rows = tables[entity].rowCount
+        if objects >= limits.maximumObjects || rows >= Int(Int32.max) {
+            throw .limitExceeded(entity: layout.entities[entity].name, attribute: "", limit: .objects,
+                                 size: max(objects, rows) + 1, maximum: min(limits.maximumObjects, Int(Int32.max)))
+        }
     }
 
     func targets(_ ref: ObjectRef, _ slot: Int) -> [ObjectRef] {

@@ -4,6 +4,7 @@ extension Schema {
     /// - Throws: the first ``SchemaError`` found, in declaration order.
     /// - Complexity: O(entities × properties).
     public func validate() throws(SchemaError) {
+        try validateLimits(DocumentLimits.standard)
         var entityNames = Set<String>()
         for entity in entities {
             guard Schema.isValidName(entity.name) else { throw .invalidName(entity.name) }
@@ -55,6 +56,37 @@ extension Schema {
                 }
                 guard inverse.destination == entity.name, inverse.inverse == relationship.name else {
                     throw .inverseMismatch(entity: entity.name, relationship: relationship.name, inverse: inverseName)
+                }
+            }
+        }
+    }
+
+    /// Checks what ``DocumentLimits`` bounds in a schema: entities (one XML
+    /// attribute each on `<objects>`), the properties of an entity (one each on
+    /// an object element, with its identifier), name lengths, and default
+    /// values (written in the schema like any value).
+    func validateLimits(_ limits: DocumentLimits) throws(SchemaError) {
+        func refuse(_ entity: String, _ property: String, _ limit: DocumentLimits.Limit, _ size: Int) -> SchemaError {
+            .limitExceeded(entity: entity, property: property, limit: limit, size: size, maximum: limits.maximum(limit))
+        }
+        if entities.count > limits.maximumAttributesPerElement {
+            throw refuse("", "", .attributesPerElement, entities.count)
+        }
+        for entity in entities {
+            if entity.name.utf8.count > limits.maximumNameBytes { throw refuse(entity.name, "", .nameBytes, entity.name.utf8.count) }
+            let stored = entity.attributes.count(where: { !$0.isTransient }) + entity.relationships.count
+            if stored + 1 > limits.maximumAttributesPerElement {
+                throw refuse(entity.name, "", .attributesPerElement, stored + 1)
+            }
+            // The `.esc` suffix makes a written attribute name 4 bytes longer.
+            for name in entity.attributes.map(\.name) + entity.relationships.map(\.name)
+            where name.utf8.count + 4 > limits.maximumNameBytes {
+                throw refuse(entity.name, name, .nameBytes, name.utf8.count + 4)
+            }
+            for attribute in entity.attributes {
+                if let value = attribute.defaultValue,
+                   let (limit, size) = limits.violation(of: value, as: attribute.type, external: false) {
+                    throw refuse(entity.name, attribute.name, limit, size)
                 }
             }
         }

@@ -26,6 +26,11 @@ public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A uniqueness constraint is empty, repeats a name, or names something
     /// other than a stored attribute of a type `.unique` allows.
     case invalidUniquenessConstraint(entity: String, attributes: [String], reason: String)
+    /// The schema breaks a limit of ``DocumentLimits`` (too many entities or
+    /// properties, a name too long, a default value too large or deep), so no
+    /// document with it could be read back. `entity` and `property` are empty
+    /// where they do not apply.
+    case limitExceeded(entity: String, property: String, limit: DocumentLimits.Limit, size: Int, maximum: Int)
 
     public var description: String {
         switch self {
@@ -51,6 +56,9 @@ public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
             return "\(entity).\(attribute) has a default value of the wrong type"
         case .invalidUniquenessConstraint(let entity, let attributes, let reason):
             return "\(entity)'s uniqueness constraint (\(attributes.joined(separator: ", "))) is not valid: \(reason)"
+        case .limitExceeded(let entity, let property, let limit, let size, let maximum):
+            let place = entity.isEmpty ? "the schema" : property.isEmpty ? entity : "\(entity).\(property)"
+            return "\(place): \(size) \(limit) is over the limit of \(maximum)"
         }
     }
 }

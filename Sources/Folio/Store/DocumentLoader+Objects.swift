@@ -156,6 +156,11 @@ extension DocumentLoader {
         }
         let state = Borrowed(states[entity]).object
         let table = Borrowed(graph.tables[entity]).object
+        objectCount += 1
+        if objectCount > limits.maximumObjects {
+            fail(.limitExceeded(location(), limit: .objects, size: objectCount, maximum: limits.maximumObjects))
+            return
+        }
         valueCount += state.valuesPerObject
         if valueCount > DocumentLoader.baseValueBudget {
             let limit = DocumentLoader.valueBudget(bytes: bytesRead())
@@ -260,7 +265,8 @@ extension DocumentLoader {
         }
         if escaped {
             guard let text = JSONParser.unescapeBody(String(decoding: bytes, as: UTF8.self)),
-                  let graph, let value = ValueText.decode(text, as: graph.layout.entities[state.entity].attributes[column].type)
+                  let graph, let value = ValueText.decode(text, as: graph.layout.entities[state.entity].attributes[column].type,
+                                                        maximumNesting: limits.maximumNesting)
             else { return invalid() }
             if case .value(_, _, true) = decoder { return invalid(text) }
             graph.tables[state.entity].columns[column].append(value, optional: graph.layout.entities[state.entity].attributes[column].isOptional)
@@ -303,7 +309,7 @@ extension DocumentLoader {
                 storage.object.values.append(.null)
                 return true
             }
-            guard let value = ValueText.decode(text, as: type) else { return invalid() }
+            guard let value = ValueText.decode(text, as: type, maximumNesting: limits.maximumNesting) else { return invalid() }
             storage.object.values.append(value)
         }
         return true

@@ -10,10 +10,12 @@ import Foundation
 ///
 /// Safety: the parser runs with `XML_PARSE_NONET`, without DTD loading or
 /// entity substitution, and stops at the first DOCTYPE or entity declaration,
-/// so no entity is ever expanded and nothing is fetched. libxml2's own limits
-/// (depth, name and text length) stay on: `XML_PARSE_HUGE` is never set. Folio
-/// adds one: the objects' values in memory may grow by at most 16 per byte
-/// read (``valueBudget(bytes:)``), so memory stays proportional to the file.
+/// so no entity is ever expanded and nothing is fetched. libxml2's own size
+/// caps are lifted (`XML_PARSE_HUGE`: its 10 MB cap on a value refused values
+/// Folio writes); Folio's ``DocumentLimits`` bound what libxml2 buffers instead,
+/// measured by a ``MarkupScanner`` on each chunk before libxml2 gets it. And
+/// the objects' values in memory may grow by at most 16 per byte read
+/// (``valueBudget(bytes:)``), so memory stays proportional to the file.
 /// Once every object is read, links are resolved and inverses, relationship
 /// counts and unique values checked (DocumentLoader+Links, +Validation).
 final class DocumentLoader {
@@ -25,6 +27,10 @@ final class DocumentLoader {
 
     let file: String
     let mode: Mode
+    /// The limits the document must keep; ``DocumentLimits/standard`` except in tests.
+    let limits: DocumentLimits
+    /// Objects read so far, against ``DocumentLimits/maximumObjects``.
+    var objectCount = 0
     var phase = Phase.start
     private(set) var parser: xmlParserCtxtPtr?
     private(set) var error: PackageError?
@@ -47,9 +53,10 @@ final class DocumentLoader {
     private var entityByName: [String: Int] = [:]
     var pendingBlobs: [(ref: ObjectRef, attribute: Int, name: String)] = []
 
-    init(file: String, mode: Mode) {
+    init(file: String, mode: Mode, limits: DocumentLimits = .standard) {
         self.file = file
         self.mode = mode
+        self.limits = limits
     }
 
     // MARK: Driving the parser
@@ -74,16 +81,43 @@ final class DocumentLoader {
             xmlFreeParserCtxt(parser)
             self.parser = nil
         }
-        _ = xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue))
+        _ = xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue))
         let chunkSize = 1 << 20
-        let chunk = UnsafeMutablePointer<CChar>.allocate(capacity: chunkSize)
+        var capacity = chunkSize
+        var chunk = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
         defer { chunk.deallocate() }
+        var scanner = MarkupScanner(limits: limits)
+        var offset = 0
         while error == nil {
-            let count = read(descriptor, chunk, chunkSize)
+            // libxml2 rescans what it holds of an unfinished element for each chunk it
+            // gets (the last `<` and `>`), so a value spanning many chunks cost time
+            // quadratic in its length (100 MB: 4.7 s). Within a long value, each read
+            // is as large as the value so far, up to 32 MiB: a 256 MiB value is then
+            // rescanned about 1 GB in all (a fraction of a second), and this buffer
+            // adds at most 32 MiB to what libxml2 holds.
+            let wanted = max(chunkSize, min(scanner.openValueLength, 32 << 20))
+            if wanted > capacity {
+                chunk.deallocate()
+                capacity = wanted
+                chunk = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+            } else if wanted == chunkSize, capacity > chunkSize {
+                chunk.deallocate()
+                capacity = chunkSize
+                chunk = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+            }
+            let count = read(descriptor, chunk, wanted)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw FileIO.error(path: path, operation: "read")
             }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(chunk).assumingMemoryBound(to: UInt8.self), count: count)
+            if let violation = scanner.scan(bytes) {
+                // libxml2 first reads what comes before the construct, so an earlier error still comes first.
+                if violation.offset > offset { _ = xmlParseChunk(parser, chunk, Int32(violation.offset - offset), 0) }
+                if error == nil { fail(refusal(violation, path: path)) }
+                break
+            }
+            offset += count
             let status = xmlParseChunk(parser, chunk, Int32(count), count == 0 ? 1 : 0)
             // Bytes that are not text in the declared encoding (EUC-JP, UTF-16…) stop
             // the parser without a structured error: only this status tells, and a
@@ -100,6 +134,40 @@ final class DocumentLoader {
         if phase != (mode == .document ? .end : .schemaFileDone) {
             throw .malformedXML(location(), message: "document ended before it was complete")
         }
+    }
+
+    /// The error for a construct that breaks a limit, located at its start.
+    private func refusal(_ violation: MarkupScanner.Violation, path: String) -> PackageError {
+        let location = DocumentLoader.location(ofByte: violation.offset, path: path, file: file)
+        if violation.isDeclaration {
+            let what = violation.declaration.hasPrefix("<!DOCTYPE") ? "a DOCTYPE declaration (DTD)" : "a declaration (\(violation.declaration)…)"
+            return .forbiddenDeclaration(location, what: what)
+        }
+        return .limitExceeded(location, limit: violation.limit, size: violation.size, maximum: limits.maximum(violation.limit))
+    }
+
+    /// The line and column (both 1-based, the column in bytes) of a byte of the
+    /// file, counted by reading it again: only errors need it, so reading never
+    /// counts lines.
+    static func location(ofByte offset: Int, path: String, file: String) -> SourceLocation {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return SourceLocation(file: file, line: 0, column: 0) }
+        defer { close(descriptor) }
+        var line = 1
+        var lineStart = 0
+        var position = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while position < offset {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, offset - position)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            for index in 0..<count where buffer[index] == 0x0A {
+                line += 1
+                lineStart = position + index + 1
+            }
+            position += count
+        }
+        return SourceLocation(file: file, line: line, column: offset - lineStart + 1)
     }
 
     func location() -> SourceLocation {
@@ -307,6 +375,7 @@ final class DocumentLoader {
             return
         }
         let graph = ObjectGraph(schema: schema)
+        graph.limits = limits
         self.graph = graph
         states = graph.layout.entities.indices.map { EntityLoadState(graph: graph, entity: $0) }
         entityByName = graph.layout.entityIndex

@@ -35,8 +35,13 @@ public struct DocumentPackage: Sendable {
     /// - Throws: ``PackageError``; a failed read returns no graph at all.
     /// - Complexity: O(file size + objects + links).
     public func read() throws(PackageError) -> ObjectGraph {
+        try read(limits: .standard)
+    }
+
+    /// Reads the package, refusing what breaks `limits` (tests use small ones).
+    func read(limits: DocumentLimits) throws(PackageError) -> ObjectGraph {
         guard FileIO.fileExists(documentPath) else { throw .notAPackage(path: url.path) }
-        let loader = DocumentLoader(file: documentPath, mode: .document)
+        let loader = DocumentLoader(file: documentPath, mode: .document, limits: limits)
         try loader.parse(path: documentPath)
         try loader.resolveLinks()
         guard let graph = loader.graph else { throw .notAPackage(path: url.path) }
@@ -46,6 +51,11 @@ public struct DocumentPackage: Sendable {
             guard FileIO.fileExists(path) else {
                 throw .missingBlob(loader.objectLocation(entity: Int(blob.ref.entity), row: Int(blob.ref.row)),
                                    entity: entity.name, attribute: entity.attributes[blob.attribute].name, file: blob.name)
+            }
+            var info = stat()
+            if stat(path, &info) == 0, Int(info.st_size) > limits.maximumBlobBytes {
+                throw .limitExceeded(loader.objectLocation(entity: Int(blob.ref.entity), row: Int(blob.ref.row)),
+                                     limit: .blobBytes, size: Int(info.st_size), maximum: limits.maximumBlobBytes)
             }
             graph.setValue(.data(try FileIO.readFile(path)), blob.ref, blob.attribute)
         }

@@ -43,7 +43,7 @@ struct DocumentWriter {
             var nameBytes = ByteBuffer()
             nameBytes.append(string: entity.name)
             for row in rowsInIDOrder(table) {
-                appendObject(ObjectRef(entity: entityIndex, row: row), entity: entity, name: nameBytes.bytes, to: &buffer)
+                try appendObject(ObjectRef(entity: entityIndex, row: row), entity: entity, name: nameBytes.bytes, to: &buffer)
                 if buffer.bytes.count >= chunkSize { try flush(&buffer) }
             }
         }
@@ -62,7 +62,7 @@ struct DocumentWriter {
     }
 
     private mutating func appendObject(_ ref: ObjectRef, entity: SchemaLayout.EntityLayout, name: [UInt8],
-                                       to buffer: inout ByteBuffer) {
+                                       to buffer: inout ByteBuffer) throws(PackageError) {
         let table = graph.tables[Int(ref.entity)]
         let row = Int(ref.row)
         buffer.append("    <")
@@ -80,9 +80,18 @@ struct DocumentWriter {
                 let targets = column.many[row]
                 if targets.isEmpty { continue }
                 appendName(entity.links[slot].name!, to: &buffer)
+                let start = buffer.bytes.count
                 for (position, target) in targets.enumerated() {
                     if position > 0 { buffer.append(UInt8(ascii: " ")) }
                     buffer.append(uint: destination.ids[Int(target)])
+                }
+                // Values are bounded when set; a list of identifiers only here, as it is
+                // written (tens of millions of links in one list), so no document
+                // is written that the loader would refuse.
+                let size = buffer.bytes.count - start
+                if size > graph.limits.maximumValueBytes {
+                    throw .unwritable(entity: entity.name, id: table.ids[row], property: entity.links[slot].name ?? "",
+                                      limit: .valueBytes, size: size, maximum: graph.limits.maximumValueBytes)
                 }
                 buffer.append(UInt8(ascii: "\""))
             } else if column.one[row] >= 0 {

@@ -73,6 +73,16 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// thousands of optional attributes with thousands of empty objects would
     /// take gigabytes from a file of kilobytes.
     case tooLarge(SourceLocation, what: String, limit: Int)
+    /// The file breaks a limit of ``DocumentLimits`` (a value, an element's
+    /// attribute count, markup, nesting, the object count, a blob): no document
+    /// Folio writes does. `size` is the size found — for sizes measured while
+    /// reading, the size at which reading stopped, just over `maximum`.
+    case limitExceeded(SourceLocation, limit: DocumentLimits.Limit, size: Int, maximum: Int)
+    /// A save was refused because a property of an object would break a limit of
+    /// ``DocumentLimits`` as written (a to-many relationship listing tens of
+    /// millions of objects), so the document could not be read back. Nothing
+    /// was written. Values are refused earlier, when set.
+    case unwritable(entity: String, id: UInt64, property: String, limit: DocumentLimits.Limit, size: Int, maximum: Int)
     /// An externally stored value's file is missing or unreadable.
     case missingBlob(SourceLocation, entity: String, attribute: String, file: String)
     /// The package was changed on disk (by another process or program) since it
@@ -86,7 +96,7 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Where the problem is, when it concerns file content.
     public var location: SourceLocation? {
         switch self {
-        case .notAPackage, .io, .modifiedOnDisk, .locked: return nil
+        case .notAPackage, .io, .modifiedOnDisk, .locked, .unwritable: return nil
         case .unsupportedFormat(let location, _), .malformedXML(let location, _), .invalidEncoding(let location, _),
              .forbiddenDeclaration(let location, _), .unexpectedContent(let location, _, _),
              .invalidSchemaDeclaration(let location, _), .invalidSchema(let location, _),
@@ -95,7 +105,7 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
              .danglingReference(let location, _, _, _, _), .wrongDestination(let location, _, _, _, _, _),
              .inverseMismatch(let location, _, _, _, _), .missingBlob(let location, _, _, _),
              .countViolation(let location, _, _, _, _, _, _), .uniqueViolation(let location, _, _, _, _),
-             .tooLarge(let location, _, _):
+             .tooLarge(let location, _, _), .limitExceeded(let location, _, _, _):
             return location
         }
     }
@@ -140,6 +150,10 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
             return prefix + "\(entity)'s (\(attribute)) are unique together, but \(holders) both hold (\(value.prefix(160)))"
         case .tooLarge(_, let what, let limit):
             return prefix + "too large to open: the \(what) exceed \(limit), the most this much of a file may need"
+        case .unwritable(let entity, let id, let property, let limit, let size, let maximum):
+            return "not saved: \(entity)#\(id).\(property) would take \(size) \(limit), over the limit of \(maximum); split it"
+        case .limitExceeded(_, let limit, let size, let maximum):
+            return prefix + "too large to open: \(size) \(limit), over the limit of \(maximum)"
         case .missingBlob(_, let entity, let attribute, let file):
             return prefix + "\(entity).\(attribute): external file '\(file)' is missing"
         }

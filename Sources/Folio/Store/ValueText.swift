@@ -10,7 +10,7 @@ import Foundation
 /// `type:text` (`int:5`, `string:hello`). The full grammar is in docs/FORMAT.md.
 enum ValueText {
     /// How deep collections and composite values may nest.
-    static let maximumNesting = 64
+    static let maximumNesting = DocumentLimits.standard.maximumNesting
 
     // MARK: Encoding
 
@@ -134,14 +134,14 @@ enum ValueText {
     // MARK: Decoding
 
     /// Parses the text of a value of the given type; `nil` if it is not one.
-    static func decode(_ text: String, as type: ValueType) -> Value? {
+    static func decode(_ text: String, as type: ValueType, maximumNesting: Int = ValueText.maximumNesting) -> Value? {
         switch type {
         case .any:
             guard let colon = text.firstIndex(of: ":"), let scalar = ValueType(text[..<colon]),
                   scalar != .any, scalar != .codable, !scalar.isCollection else { return nil }
             return decode(String(text[text.index(after: colon)...]), as: scalar)
         case .array, .set, .dictionary, .codable:
-            var parser = JSONParser(text)
+            var parser = JSONParser(text, maximumNesting: maximumNesting)
             guard let value = parser.parseDocument(as: type) else { return nil }
             return value
         default:
@@ -224,8 +224,12 @@ struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
+    private let maximumNesting: Int
 
-    init(_ text: String) { bytes = Array(text.utf8) }
+    init(_ text: String, maximumNesting: Int = ValueText.maximumNesting) {
+        bytes = Array(text.utf8)
+        self.maximumNesting = maximumNesting
+    }
 
     mutating func parseDocument(as type: ValueType) -> Value? {
         guard let value = parse(as: type), skipSpace(), index == bytes.count else { return nil }
@@ -272,7 +276,7 @@ struct JSONParser {
     }
 
     private mutating func parseList(of element: ValueType) -> [Value]? {
-        guard expect("["), depth < ValueText.maximumNesting else { return nil }
+        guard expect("["), depth < maximumNesting else { return nil }
         depth += 1
         defer { depth -= 1 }
         var elements: [Value] = []
@@ -285,7 +289,7 @@ struct JSONParser {
     }
 
     private mutating func parseObject(of element: ValueType) -> [String: Value]? {
-        guard expect("{"), depth < ValueText.maximumNesting else { return nil }
+        guard expect("{"), depth < maximumNesting else { return nil }
         depth += 1
         defer { depth -= 1 }
         var entries: [String: Value] = [:]

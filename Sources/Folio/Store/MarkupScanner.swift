@@ -1,0 +1,210 @@
+import Foundation
+
+/// Reads a document's bytes just ahead of libxml2 and stops a file that breaks
+/// ``DocumentLimits`` before libxml2 sees — and buffers — the offending bytes.
+///
+/// The loader lifts libxml2's own caps (`XML_PARSE_HUGE`), which refused
+/// values over 10 MB that Folio writes, so Folio must bound what libxml2
+/// buffers itself. In push mode libxml2 holds a construct whole until it ends:
+/// a start tag with all its values, a comment, a declaration. This scanner
+/// knows just enough XML to measure those constructs as the chunks go by:
+/// each value (between its quotes), the number of values on one element, and
+/// the markup between them. It also bounds the work libxml2 does per element:
+/// libxml2 2.9 checks an element's attributes for duplicates pairwise, so an
+/// element with 400,000 attributes took 46 s; counting them first refuses it
+/// after ``DocumentLimits/maximumAttributesPerElement``, before libxml2 has
+/// the element.
+///
+/// For well-formed XML the counts are exact; for anything else libxml2 reports
+/// its own error, on the bytes the scanner let through.
+///
+/// - Complexity: O(bytes); values are skipped with `memchr`.
+struct MarkupScanner {
+    /// A limit broken, and where: the byte offset of the construct that broke it.
+    struct Violation {
+        var limit: DocumentLimits.Limit
+        var size: Int
+        /// The offset of the `<` that starts the element, comment or declaration.
+        var offset: Int
+        /// Whether the construct is a declaration (`<!DOCTYPE`…), which the loader refuses anyway.
+        var isDeclaration: Bool
+        /// The first bytes of a declaration, to name it.
+        var declaration: String
+    }
+
+    private enum State {
+        /// Character data, outside markup.
+        case text
+        /// Just after `<`.
+        case open
+        /// Just after `<!`.
+        case bang
+        /// Just after `<!-`.
+        case bangDash
+        /// In a start tag, outside values.
+        case tag
+        /// In a value, until the quote byte.
+        case value(UInt8)
+        /// In an end tag, until `>`.
+        case endTag
+        /// In a comment, until `-->`.
+        case comment
+        /// In a processing instruction, until `?>`.
+        case instruction
+        /// In a CDATA section, until `]]>`.
+        case cdata
+        /// In a declaration (`<!DOCTYPE`…), until `>`.
+        case declaration
+    }
+
+    let limits: DocumentLimits
+    private var state = State.text
+    /// Bytes scanned before the current chunk.
+    private var consumed = 0
+    /// Where the current construct (its `<`) starts.
+    private var constructStart = 0
+    /// Where the current run of markup, or value, starts.
+    private var runStart = 0
+    private var attributes = 0
+    /// The last two bytes, for the terminators `-->`, `?>` and `]]>`.
+    private var previous: (UInt8, UInt8) = (0, 0)
+    private var declarationHead: [UInt8] = []
+
+    init(limits: DocumentLimits) { self.limits = limits }
+
+    /// The bytes of the value the last chunk ended in, or 0 outside values.
+    var openValueLength: Int {
+        if case .value = state { return consumed - runStart }
+        return 0
+    }
+
+    /// Scans the next chunk; returns the first violation in it, after which the
+    /// scanner must not be used again.
+    mutating func scan(_ chunk: UnsafeBufferPointer<UInt8>) -> Violation? {
+        guard let base = chunk.baseAddress else { return nil }
+        let count = chunk.count
+        var index = 0
+        defer { consumed += count }
+        while index < count {
+            switch state {
+            case .text:
+                guard let found = memchr(base + index, Int32(UInt8(ascii: "<")), count - index) else { return nil }
+                index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                constructStart = consumed + index
+                state = .open
+                index += 1
+            case .open:
+                switch chunk[index] {
+                case UInt8(ascii: "/"): state = .endTag
+                case UInt8(ascii: "?"): state = .instruction; previous = (0, 0)
+                case UInt8(ascii: "!"): state = .bang
+                default:
+                    state = .tag
+                    attributes = 0
+                    runStart = constructStart
+                    continue  // the byte is part of the name
+                }
+                index += 1
+            case .bang:
+                switch chunk[index] {
+                case UInt8(ascii: "-"): state = .bangDash
+                case UInt8(ascii: "["): state = .cdata; previous = (0, 0)
+                default:
+                    state = .declaration
+                    declarationHead = Array("<!".utf8)
+                    continue
+                }
+                index += 1
+            case .bangDash:
+                // `<!-` then `-` opens a comment; anything else is malformed, left to libxml2.
+                state = chunk[index] == UInt8(ascii: "-") ? .comment : .declaration
+                previous = (0, 0)
+                index += 1
+            case .tag:
+                // Tight loops to the next quote or `>`, then to the closing quote: names
+                // and spaces are a third of a document, and going through the state
+                // switch per byte cost half as much time as libxml2's whole parse.
+                while true {
+                    let budget = limits.maximumMarkupBytes - (consumed + index - runStart)
+                    let end = min(count, index + max(0, budget))
+                    var position = index
+                    while position < end {
+                        let byte = chunk[position]
+                        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte == UInt8(ascii: ">") { break }
+                        position += 1
+                    }
+                    if position == end {
+                        if end < count || budget <= 0 { return violation(.markupBytes, size: consumed + end - runStart + 1) }
+                        index = count
+                        break
+                    }
+                    let quote = chunk[position]
+                    if quote == UInt8(ascii: ">") {
+                        state = .text
+                        index = position + 1
+                        break
+                    }
+                    attributes += 1
+                    if attributes > limits.maximumAttributesPerElement {
+                        return violation(.attributesPerElement, size: attributes)
+                    }
+                    runStart = consumed + position + 1
+                    // Most values are short: look at a few bytes before calling memchr.
+                    var close = position + 1
+                    let shortEnd = min(count, close + 24)
+                    while close < shortEnd, chunk[close] != quote { close += 1 }
+                    if close == shortEnd, close < count {
+                        close = memchr(base + close, Int32(quote), count - close)
+                            .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? count
+                    }
+                    if consumed + close - runStart > limits.maximumValueBytes {
+                        return violation(.valueBytes, size: consumed + close - runStart)
+                    }
+                    if close == count {
+                        state = .value(quote)
+                        index = count
+                        break
+                    }
+                    index = close + 1
+                    runStart = consumed + index
+                }
+            case .value(let quote):
+                let end = memchr(base + index, Int32(quote), count - index)
+                let stop = end.map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? count
+                let length = consumed + stop - runStart
+                if length > limits.maximumValueBytes {
+                    return violation(.valueBytes, size: length)
+                }
+                guard end != nil else { return nil }
+                state = .tag
+                index = stop + 1
+                runStart = consumed + index
+            case .endTag, .comment, .instruction, .cdata, .declaration:
+                let byte = chunk[index]
+                if case .declaration = state, declarationHead.count < 16 { declarationHead.append(byte) }
+                let ends: Bool
+                switch state {
+                case .comment: ends = byte == UInt8(ascii: ">") && previous == (UInt8(ascii: "-"), UInt8(ascii: "-"))
+                case .instruction: ends = byte == UInt8(ascii: ">") && previous.1 == UInt8(ascii: "?")
+                case .cdata: ends = byte == UInt8(ascii: ">") && previous == (UInt8(ascii: "]"), UInt8(ascii: "]"))
+                default: ends = byte == UInt8(ascii: ">")
+                }
+                previous = (previous.1, byte)
+                if ends {
+                    state = .text
+                } else if consumed + index - constructStart >= limits.maximumMarkupBytes {
+                    return violation(.markupBytes, size: consumed + index - constructStart + 1)
+                }
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    private func violation(_ limit: DocumentLimits.Limit, size: Int) -> Violation {
+        var isDeclaration = false
+        if case .declaration = state { isDeclaration = true }
+        return Violation(limit: limit, size: size, offset: constructStart, isDeclaration: isDeclaration,
+                         declaration: String(decoding: declarationHead, as: UTF8.self))
+    }
+}

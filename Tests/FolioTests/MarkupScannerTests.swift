@@ -1,0 +1,65 @@
+import Foundation
+import PropertyBased
+import Testing
+@testable import Folio
+
+/// ``MarkupScanner``: the loader's measure of values, attributes and markup
+/// ahead of libxml2, chunk by chunk.
+@Suite struct MarkupScannerTests {
+    static let limits = DocumentLimits(
+        maximumValueBytes: 40, maximumNesting: 64, maximumBlobBytes: 1 << 30, maximumObjects: 1 << 30,
+        maximumAttributesPerElement: 6, maximumNameBytes: 1_024, maximumMarkupBytes: 48)
+
+    /// The first violation when `bytes` arrive in chunks of the given sizes (cycled).
+    static func scan(_ bytes: [UInt8], chunks: [Int]) -> (DocumentLimits.Limit, Int, Int)? {
+        var scanner = MarkupScanner(limits: limits)
+        var start = 0
+        var turn = 0
+        return bytes.withUnsafeBufferPointer { all in
+            while start < all.count {
+                let size = min(all.count - start, max(1, chunks[turn % chunks.count]))
+                turn += 1
+                if let found = scanner.scan(UnsafeBufferPointer(rebasing: all[start..<(start + size)])) {
+                    return (found.limit, found.size, found.offset)
+                }
+                start += size
+            }
+            return nil
+        }
+    }
+
+    static let pieces = [
+        "<?xml version=\"1.0\"?>\n", "<folio format=\"1\">", "<!-- a comment -->", "<!-- a much longer comment that goes over the limit -->",
+        "<E f.id=\"1\" name='a \"quoted\" > value'/>", "<E a=\"1\" b=\"2\" c=\"3\" d=\"4\" e=\"5\" f=\"6\"/>",
+        "<E a=\"1\" b=\"2\" c=\"3\" d=\"4\" e=\"5\" f=\"6\" g=\"7\"/>", "<E v=\"\(String(repeating: "x", count: 40))\"/>",
+        "<E v=\"\(String(repeating: "x", count: 41))\"/>", "<E\(String(repeating: " ", count: 60))a=\"1\"/>",
+        "</E>", "\n  ", "text", "<![CDATA[ <E a=\"1\"> ]]>", "<?pi with > inside ?>",
+    ]
+
+    @Test("any split into chunks finds the same first violation, at the same place, as one whole chunk")
+    func chunkingDoesNotChangeTheResult() async {
+        await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+            var rng = SplitMix64(seed: seed)
+            let text = (0..<Int.random(in: 1...10, using: &rng)).map { _ in Self.pieces.randomElement(using: &rng)! }.joined()
+            let bytes = Array(text.utf8)
+            let whole = Self.scan(bytes, chunks: [bytes.count])
+            let chunks = (0..<4).map { _ in Int.random(in: 1...9, using: &rng) }
+            let split = Self.scan(bytes, chunks: chunks)
+            #expect(whole?.0 == split?.0 && whole?.2 == split?.2, "seed \(seed): \(text)")
+        }
+    }
+
+    @Test("values, attributes and markup at their limits pass; one more is refused, with the element's offset")
+    func eachLimitIsExact() {
+        func first(_ text: String) -> (DocumentLimits.Limit, Int, Int)? { Self.scan(Array(text.utf8), chunks: [3, 7]) }
+        #expect(first("<E v=\"\(String(repeating: "x", count: 40))\"/>") == nil)
+        #expect(first("ab<E v=\"\(String(repeating: "x", count: 41))\"/>").map { [$0.1, $0.2] } == [41, 2])
+        #expect(first("<E a=\"1\" b=\"2\" c=\"3\" d=\"4\" e=\"5\" f=\"6\"/>") == nil)
+        #expect(first("<E a=\"1\" b=\"2\" c=\"3\" d=\"4\" e=\"5\" f=\"6\" g=\"7\"/>")?.0 == .attributesPerElement)
+        #expect(first("<!--\(String(repeating: "c", count: 40))-->") == nil)
+        #expect(first("<!--\(String(repeating: "c", count: 60))-->")?.0 == .markupBytes)
+        #expect(first("<E\(String(repeating: " ", count: 60))a=\"1\"/>")?.0 == .markupBytes)
+        // A `>` or the other quote inside a value does not end it.
+        #expect(first("<E v='a \"b\" > c' w=\"'>'\"/>") == nil)
+    }
+}
