@@ -108,8 +108,33 @@ public final class ModelContext {
     // MARK: Reading
 
     /// An attribute's value; a deleted object's last values stay readable.
+    ///
+    /// An externally stored value is read from its file when first read, not at
+    /// open, and checked against the hash in its file name.
+    ///
+    /// - Throws: ``ModelError/graph(_:)`` for an unknown object or attribute;
+    ///   ``ModelError/package(_:)`` when an externally stored value's file is
+    ///   missing, not a regular file, too large or damaged
+    ///   (``PackageError/missingBlob(_:entity:attribute:file:)``,
+    ///   ``PackageError/notARegularFile(path:kind:)``,
+    ///   ``PackageError/blobTooLarge(path:size:limit:)``,
+    ///   ``PackageError/blobHashMismatch(path:)``).
     public func value(_ attribute: String, of id: PersistentIdentifier) throws(ModelError) -> Value {
-        do { return try graph.value(attribute, of: id) } catch { throw .graph(error) }
+        let ref: ObjectRef
+        let index: Int
+        do {
+            ref = try graph.ref(for: id, allowDeleted: true)
+            index = try graph.attributeIndex(attribute, entity: Int(ref.entity))
+        } catch {
+            throw .graph(error)
+        }
+        do {
+            return try graph.loadValue(ref, index)
+        } catch let error as PackageError {
+            throw .package(error)
+        } catch {
+            throw .graph(.unreadableValue(entity: id.entityName, attribute: attribute, id: id.id, reason: "\(error)"))
+        }
     }
 
     /// What a relationship holds, in order.

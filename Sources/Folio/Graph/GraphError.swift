@@ -14,6 +14,10 @@ public enum GraphError: Error, Hashable, Sendable, CustomStringConvertible {
     case wrongDestination(entity: String, relationship: String, expected: String, found: PersistentIdentifier)
     /// A to-one relationship was given more than one object.
     case tooManyDestinations(entity: String, relationship: String)
+    /// An externally stored value could not be read when first used (its file is
+    /// missing, not a regular file, too large, or does not match its hash);
+    /// `reason` is the store's error. Contexts throw the store's error itself.
+    case unreadableValue(entity: String, attribute: String, id: UInt64, reason: String)
 
     public var description: String {
         switch self {
@@ -27,6 +31,8 @@ public enum GraphError: Error, Hashable, Sendable, CustomStringConvertible {
             return "\(entity).\(relationship) holds \(expected) objects, not \(found)"
         case .tooManyDestinations(let entity, let relationship):
             return "\(entity).\(relationship) is to-one and holds at most one object"
+        case .unreadableValue(let entity, let attribute, let id, let reason):
+            return "\(entity)#\(id).\(attribute) cannot be read: \(reason)"
         }
     }
 }

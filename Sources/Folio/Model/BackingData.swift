@@ -77,6 +77,19 @@ public final class BackingData {
     private func storedValue(_ name: String) -> Value? {
         if let (context, ref) = location {
             guard let index = context.graph.layout.entities[Int(ref.entity)].attributeIndex[name] else { return nil }
+            if let blob = context.graph.blob(ref, index) {
+                // An externally stored value is read on first use; a property read cannot
+                // throw, so a file that cannot be read is reported and reads as empty data.
+                do {
+                    return .data(try blob.load())
+                } catch {
+                    let failure: ModelError = (error as? PackageError).map { .package($0) }
+                        ?? .graph(.unreadableValue(entity: context.graph.layout.entities[Int(ref.entity)].name, attribute: name,
+                                                   id: context.graph.tables[Int(ref.entity)].ids[Int(ref.row)], reason: "\(error)"))
+                    context.container.report(failure, to: context.autosaveErrorHandler)
+                    return .data(Data())
+                }
+            }
             return context.graph.value(ref, index)
         }
         return snapshot?[name]

@@ -6,10 +6,13 @@ import Foundation
 /// identifier, properties in declaration order, one object per line, sets and
 /// dictionary keys sorted. The same graph always gives the same bytes.
 struct DocumentWriter {
-    /// An externally stored value: the file name the document refers to and its bytes.
+    /// An externally stored value: the file name the document refers to and its
+    /// bytes — or, for a value still unread on disk, the file they are in.
     struct Blob {
         var name: String
         var data: Data
+        /// Set when the value was never read: `data` is empty and the bytes are in this file.
+        var source: LazyBlob? = nil
     }
 
     static let objectIDName = "f.id"
@@ -133,7 +136,16 @@ struct DocumentWriter {
             appendText(storage.values[row], name: attribute.name, to: &buffer)
             return
         case .value(let storage):
-            let value = storage.values[row]
+            if attribute.isExternal, !storage.blobs.isEmpty, let lazy = storage.blobs[row],
+               let hash = FileIO.blobHash(in: lazy.name) {
+                // Never read: the name follows from the identifier, the attribute and the
+                // hash the old name carries (the bytes are the same).
+                let name = "\(graph.tables[Int(ref.entity)].ids[row])-\(attribute.name)-\(hash).bin"
+                blobs.append(Blob(name: name, data: Data(), source: lazy))
+                appendText(name, name: attribute.name, to: &buffer)
+                return
+            }
+            let value = column.value(at: row, type: attribute.type)
             if value == .null { return }
             if attribute.isExternal, case .data(let data) = value {
                 let blob = Blob(name: DocumentWriter.blobName(id: graph.tables[Int(ref.entity)].ids[row],
