@@ -35,8 +35,13 @@ final class Specimen {
 }
 
 @Suite struct BackingDataTests {
+    /// Lives as long as the test: externally stored values are read from the
+    /// package when first used, so it must outlast the reads.
+    let folder: TemporaryFolder
+
+    init() throws { folder = try TemporaryFolder() }
+
     func roundTrip(_ configure: (Specimen) -> Void) throws -> (saved: Specimen, reopened: Specimen) {
-        let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Specimens.folio")
         let context = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(url: url)))
         let specimen = Specimen()
