@@ -151,6 +151,7 @@ import Testing
         try context.setValue(.data(Self.image(9)), for: "image", of: Self.photo(1))
         try context.save()
         #expect(!FileManager.default.fileExists(atPath: path), "the save removed the deleted photo's blob")
+        #expect(try Self.imageCell(context.graph, 2)?.isLoaded == false, "kept reachable by a mapping, not read")
         context.undoManager?.undo()
         context.undoManager?.undo()
         #expect(try context.value("image", of: Self.photo(2)) == .data(Self.image(2)))

@@ -14,7 +14,7 @@ final class LazyBlob: @unchecked Sendable {
     let name: String
     /// Where the file was when the package was read.
     let path: String
-    private let read: @Sendable () throws -> Data
+    private var read: @Sendable () throws -> Data
     private let lock = NSLock()
     private var cached: Data?
 
@@ -22,6 +22,12 @@ final class LazyBlob: @unchecked Sendable {
         self.name = name
         self.path = path
         self.read = read
+    }
+
+    /// Replaces how the bytes are read: the store calls this before it removes the
+    /// file, with a reader of a mapping that outlives the file's name.
+    func redirect(_ read: @escaping @Sendable () throws -> Data) {
+        lock.withLock { self.read = read }
     }
 
     /// Whether the bytes have been read already.
@@ -32,8 +38,12 @@ final class LazyBlob: @unchecked Sendable {
     ///
     /// - Throws: whatever the store's reader throws (a `PackageError`).
     func load(caching: Bool = true) throws -> Data {
-        if let cached = lock.withLock({ cached }) { return cached }
-        let data = try read()
+        lock.lock()
+        let current = cached
+        let reader = read
+        lock.unlock()
+        if let current { return current }
+        let data = try reader()
         if caching { lock.withLock { cached = data } }
         return data
     }

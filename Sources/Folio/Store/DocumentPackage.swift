@@ -85,6 +85,11 @@ public struct DocumentPackage: Sendable {
             if case .io(_, _, let code, _) = error, code == ENOENT { throw missing }
             throw error
         }
+        return try checkBlob(data, path: path, name: name)
+    }
+
+    /// The bytes, if they match the hash in the blob's name.
+    static func checkBlob(_ data: Data, path: String, name: String) throws(PackageError) -> Data {
         guard let expected = FileIO.blobHash(in: name),
               DocumentWriter.blobName(id: 0, attribute: "", data: data).dropLast(4).suffix(16) == expected else {
             throw .blobHashMismatch(path: path)
@@ -210,12 +215,12 @@ public struct DocumentPackage: Sendable {
     /// Removes only what Folio writes — blob files the new document does not
     /// name, temporary files of blobs, `.document.xml.tmp` — never another
     /// file, and `blobs/` only when it is left empty. A blob an open document
-    /// still refers to unread (undo can bring its object back) is read into
-    /// memory first.
+    /// still refers to unread (undo can bring its object back) is mapped
+    /// first, so its bytes outlive the name without being read.
     private func removeUnreferencedBlobs(keeping names: Set<String>) {
         for name in FileIO.entries(of: blobsPath) where !names.contains(name) && DocumentPackage.isOwnBlobEntry(name) {
             let path = blobsPath + "/" + name
-            if FileIO.isBlobFileName(name), let identity = FileIO.identity(path) { BlobRegistry.preserve(identity) }
+            if FileIO.isBlobFileName(name), let identity = FileIO.identity(path) { BlobRegistry.preserve(identity, path: path) }
             unlink(path)
         }
         if names.isEmpty, FileIO.isDirectory(blobsPath) {
@@ -228,7 +233,7 @@ public struct DocumentPackage: Sendable {
 }
 
 /// The unread blobs open documents hold, by file identity, so a save that is
-/// about to remove a blob file first reads the bytes of any reference still
+/// about to remove a blob file first keeps the bytes of any reference still
 /// alive (an undo can bring back the object that held it). Weak: a reference
 /// no graph holds any more is simply forgotten.
 enum BlobRegistry {
@@ -255,10 +260,20 @@ enum BlobRegistry {
         }
     }
 
-    /// Reads (and keeps) the bytes of every live reference to this file.
-    static func preserve(_ identity: FileIdentity) {
+    /// Keeps the bytes of every live, unread reference to this file reachable
+    /// once its name is removed: the file is mapped (not read), and the
+    /// reference reads — and checks — the mapping when first used.
+    static func preserve(_ identity: FileIdentity, path: String) {
         let blobs = lock.withLock { (references.removeValue(forKey: identity) ?? []).compactMap(\.blob) }
-        for blob in blobs { _ = try? blob.load() }
+        guard !blobs.isEmpty else { return }
+        guard let mapped = try? FileIO.mapFile(path) else {
+            for blob in blobs { _ = try? blob.load() }  // cannot map: read it now instead
+            return
+        }
+        for blob in blobs where !blob.isLoaded {
+            let name = blob.name, original = blob.path
+            blob.redirect { () throws(PackageError) -> Data in try DocumentPackage.checkBlob(mapped, path: original, name: name) }
+        }
     }
 }
 

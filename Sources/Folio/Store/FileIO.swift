@@ -181,6 +181,20 @@ enum FileIO {
         return data
     }
 
+    /// Maps a regular file read-only (within `limit`), without reading it: the
+    /// mapping keeps the file's bytes reachable after its name is removed, and
+    /// costs memory only for the pages later read.
+    static func mapFile(_ path: String, limit: Int = maximumBlobSize) throws(PackageError) -> Data {
+        let (descriptor, size) = try openRegularFile(path)
+        defer { close(descriptor) }
+        guard size <= limit else { throw .blobTooLarge(path: path, size: size, limit: limit) }
+        guard size > 0 else { return Data() }
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else {
+            throw error(path: path, operation: "mmap")
+        }
+        return Data(bytesNoCopy: address, count: size, deallocator: .custom { pointer, count in munmap(pointer, count) })
+    }
+
     /// The identity of a file (device, inode) without following a link; `nil` if absent.
     static func identity(_ path: String) -> FileIdentity? {
         var info = stat()
