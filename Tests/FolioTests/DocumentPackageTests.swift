@@ -188,6 +188,25 @@ import Testing
         Self.expectForeignFilesIntact(in: root, "after the refused write over a file")
     }
 
+    @Test("a new document's first save into a folder made meanwhile by someone else is refused; the edits stay")
+    func firstSaveIntoForeignFolder() throws {
+        let root = temporaryPackageURL().deletingLastPathComponent()
+        let target = root.appendingPathComponent("Album.folio")
+        let context = try makeContext(try ExternalStorageTests.albumSchema(), url: target)
+        try Self.plantForeignFiles(in: root)
+        let photo = try context.insert("Photo", ["title": .string("new"), "image": .data(ExternalStorageTests.image(1))])
+        let error = #expect(throws: ModelError.self) { try context.save() }
+        guard case .package(.notAPackageFolder(let path, _))? = error else {
+            Issue.record("expected notAPackageFolder, got \(String(describing: error))")
+            return
+        }
+        #expect(path == target.path)
+        Self.expectForeignFilesIntact(in: root, "after the refused first save")
+        #expect(!FileManager.default.fileExists(atPath: target.appendingPathComponent("document.xml").path))
+        #expect(context.hasChanges)
+        #expect(try context.value("title", of: photo) == .string("new"))
+    }
+
     @Test("an empty folder, or one holding only what Folio writes, may be written as a package")
     func ownFolderAccepted() throws {
         let empty = temporaryPackageURL()

@@ -177,10 +177,13 @@ struct DocumentWriter {
     /// `ID-ATTRIBUTE-HASH.bin`: stable while the bytes are unchanged, new when they change,
     /// so a save never overwrites a blob the previous document still refers to.
     static func blobName(id: UInt64, attribute: String, data: Data) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in data {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
+        let hash = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> UInt64 in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in raw.bindMemory(to: UInt8.self) {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+            return hash
         }
         let hex = String(hash, radix: 16)
         return "\(id)-\(attribute)-\(String(repeating: "0", count: 16 - hex.count))\(hex).bin"
