@@ -1,3 +1,4 @@
+import Foundation
 import Folio
 import Synchronization
 import Testing
@@ -101,6 +102,18 @@ final class Specimen {
             #expect(specimen.optionalTag == Specimen.Tag(label: "x", weight: 2))
             #expect(specimen.photo == Data(repeating: 7, count: 10_000))
         }
+    }
+
+    @Test func `an externally stored property is read when first used; a damaged file is reported and reads as empty data`() throws {
+        let (_, reopened) = try roundTrip { $0.photo = Data(repeating: 7, count: 10_000) }
+        let blobs = folder.url.appendingPathComponent("Specimens.folio/blobs")
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: blobs.path).first)
+        let path = blobs.appendingPathComponent(name).path
+        try Data(repeating: 8, count: 10_000).write(to: URL(fileURLWithPath: path))
+        let reported = Mutex<[ModelError]>([])
+        reopened.modelContext?.autosaveErrorHandler = { error in reported.withLock { $0.append(error) } }
+        #expect(reopened.photo == Data())
+        #expect(reported.withLock { $0 } == [.package(.blobHashMismatch(path: path))])
     }
 
     @Test func `the Realm guide's removals are ordinary edits: a set element, a map entry, an any-value set to none`() throws {
