@@ -162,7 +162,9 @@ public struct DocumentPackage: Sendable {
     ///   entries Folio did not write (a path that is a file: the file's name).
     public func checkWritableTarget() throws(PackageError) {
         guard let status = FileIO.status(url.path) else { return }
-        guard FileIO.isDirectory(url.path) else {
+        // The package's own path may be a link to a folder (its entries may not).
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw .notAPackageFolder(path: url.path, entries: [url.lastPathComponent + " (\(status.kind))"])
         }
         var foreign: [String] = []

@@ -143,9 +143,10 @@ enum FileIO {
         return (descriptor, Int(info.st_size))
     }
 
-    /// What a file that is not regular is, for messages.
+    /// What kind of file a mode describes, for messages.
     static func kind(of mode: mode_t) -> String {
         switch mode & S_IFMT {
+        case S_IFREG: return "a file"
         case S_IFDIR: return "a folder"
         case S_IFIFO: return "a FIFO (named pipe)"
         case S_IFSOCK: return "a socket"
