@@ -128,13 +128,16 @@ public final class ModelContext {
         } catch {
             throw .graph(error)
         }
-        do {
-            return try graph.loadValue(ref, index)
-        } catch let error as PackageError {
-            throw .package(error)
-        } catch {
-            throw .graph(.unreadableValue(entity: id.entityName, attribute: attribute, id: id.id, reason: "\(error)"))
-        }
+        do { return try graph.loadValue(ref, index) } catch { throw unreadable(error, ref, index) }
+    }
+
+    /// Why an externally stored value could not be read: the store's error as
+    /// ``ModelError/package(_:)``, anything else as a graph error.
+    func unreadable(_ error: any Error, _ ref: ObjectRef, _ attribute: Int) -> ModelError {
+        if let error = error as? PackageError { return .package(error) }
+        let entity = graph.layout.entities[Int(ref.entity)]
+        return .graph(.unreadableValue(entity: entity.name, attribute: entity.attributes[attribute].name,
+                                       id: graph.tables[Int(ref.entity)].ids[Int(ref.row)], reason: "\(error)"))
     }
 
     /// What a relationship holds, in order.

@@ -83,10 +83,7 @@ public final class BackingData {
                 do {
                     return .data(try blob.load())
                 } catch {
-                    let failure: ModelError = (error as? PackageError).map { .package($0) }
-                        ?? .graph(.unreadableValue(entity: context.graph.layout.entities[Int(ref.entity)].name, attribute: name,
-                                                   id: context.graph.tables[Int(ref.entity)].ids[Int(ref.row)], reason: "\(error)"))
-                    context.container.report(failure, to: context.autosaveErrorHandler)
+                    context.container.report(context.unreadable(error, ref, index), to: context.autosaveErrorHandler)
                     return .data(Data())
                 }
             }
