@@ -106,6 +106,10 @@ extension Interpreter {
         if url.standardizedFileURL.path == documentURL.standardizedFileURL.path {
             throw CommandError("that is this document's own path; use 'save'", column: pathWord.column)
         }
+        // A folder holding anything Folio did not write is refused outright, before any question.
+        do { try DocumentPackage(url: url).checkWritableTarget() } catch {
+            throw CommandError(error.description, column: pathWord.column)
+        }
         if FileManager.default.fileExists(atPath: url.path) {
             emit("\(url.path) exists")
             guard confirmed("Replace it? [y/N] ") else { return }

@@ -1,3 +1,4 @@
+import Foundation
 import Folio
 import Synchronization
 import Testing
@@ -35,8 +36,13 @@ final class Specimen {
 }
 
 @Suite struct BackingDataTests {
+    /// Lives as long as the test: externally stored values are read from the
+    /// package when first used, so it must outlast the reads.
+    let folder: TemporaryFolder
+
+    init() throws { folder = try TemporaryFolder() }
+
     func roundTrip(_ configure: (Specimen) -> Void) throws -> (saved: Specimen, reopened: Specimen) {
-        let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Specimens.folio")
         let context = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(url: url)))
         let specimen = Specimen()
@@ -96,6 +102,29 @@ final class Specimen {
             #expect(specimen.optionalTag == Specimen.Tag(label: "x", weight: 2))
             #expect(specimen.photo == Data(repeating: 7, count: 10_000))
         }
+    }
+
+    @Test func `an externally stored property is read when first used; a damaged file is reported and reads as empty data`() throws {
+        let url = folder.url.appendingPathComponent("Specimens.folio")
+        do {
+            // Dropped before the reopen: a container still open would share its store,
+            // whose graph holds the bytes it saved, and never read the file.
+            let context = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(url: url)))
+            let specimen = Specimen()
+            specimen.photo = Data(repeating: 7, count: 10_000)
+            context.insert(specimen)
+            try context.save()
+        }
+        let blobs = url.appendingPathComponent("blobs")
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: blobs.path).first)
+        let path = blobs.appendingPathComponent(name).path
+        try Data(repeating: 8, count: 10_000).write(to: URL(fileURLWithPath: path))
+        let context = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
+        let reopened = try #require(try context.fetch(FetchDescriptor<Specimen>()).first)
+        let reported = Mutex<[ModelError]>([])
+        reopened.modelContext?.autosaveErrorHandler = { error in reported.withLock { $0.append(error) } }
+        #expect(reopened.photo == Data())
+        #expect(reported.withLock { $0 } == [.package(.blobHashMismatch(path: path))])
     }
 
     @Test func `the Realm guide's removals are ordinary edits: a set element, a map entry, an any-value set to none`() throws {

@@ -159,6 +159,29 @@ import Testing
         #expect(try Self.name(try Self.onDisk(copy), 3) == .string("Frog"))
     }
 
+    @Test("save as onto a folder that is not a Folio package is refused without asking, and nothing in it is touched")
+    func saveAsOntoForeignFolder() throws {
+        let (session, saved) = try Self.sessionWithSavedAndUnsavedWork()
+        defer { Self.remove(session) }
+        let memory = try Self.inMemory(session)
+        let folder = session.url.deletingLastPathComponent().appendingPathComponent("Photos")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("blobs"), withIntermediateDirectories: true)
+        let files = ["holiday.jpg": Data("jpeg".utf8), "blobs/cat.png": Data("png".utf8), ".draft.tmp": Data("draft".utf8)]
+        for (name, data) in files { try data.write(to: folder.appendingPathComponent(name)) }
+        session.answer = true
+
+        let error = try #require(session.error("save as \(folder.path)"))
+        #expect(error.message.hasPrefix("\(folder.path): exists and is not a Folio package"), "\(error)")
+        #expect(error.column == 9)
+        #expect(session.questions.isEmpty, "refused without asking")
+        for (name, data) in files { #expect(try Data(contentsOf: folder.appendingPathComponent(name)) == data, "\(name)") }
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder.path)) == ["holiday.jpg", "blobs", ".draft.tmp"])
+        #expect(session.interpreter.documentURL == session.url, "still editing the original")
+        try Self.expectUnsavedEdits(session, "after the refused save as")
+        #expect(try Self.inMemory(session) == memory)
+        #expect(OnDisk(session.url) == saved)
+    }
+
     // MARK: failed saves
 
     @Test("a save that fails while writing keeps the last saved package and every edit; fixed, the same session saves")

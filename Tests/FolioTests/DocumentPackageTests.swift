@@ -143,6 +143,125 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() == ["blobs", "document.xml"])
     }
 
+    // MARK: Nothing outside the package is touched
+
+    /// Files a user might keep in or beside a package, by path relative to `root`.
+    static let foreignFiles: [String: Data] = [
+        "Album.folio/notes.txt": Data("mine".utf8),
+        "Album.folio/.notes.txt.tmp": Data("hidden, ends in .tmp".utf8),
+        "Album.folio/.document.xml.swp": Data("an editor's swap file".utf8),
+        "Album.folio/blobs/holiday.jpg": Data("a photo put here by hand".utf8),
+        "Album.folio/blobs/.holiday.jpg.tmp": Data("another hidden temporary".utf8),
+        "Album.folio/blobs/1-image-notahash.bin": Data("blob-like, but not a name Folio writes".utf8),
+        "beside.txt": Data("next to the package".utf8),
+    ]
+
+    static func plantForeignFiles(in root: URL) throws {
+        for (path, data) in foreignFiles {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: url)
+        }
+    }
+
+    static func expectForeignFilesIntact(in root: URL, _ note: Comment, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        for (path, data) in foreignFiles {
+            #expect((try? Data(contentsOf: root.appendingPathComponent(path))) == data, "\(path) \(note)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("writing into a folder that exists and is not a Folio package is refused, and nothing in it is touched")
+    func foreignFolderRefused() throws {
+        let root = temporaryPackageURL().deletingLastPathComponent()
+        let target = root.appendingPathComponent("Album.folio")
+        try Self.plantForeignFiles(in: root)
+        let error = #expect(throws: PackageError.self) { try DocumentPackage(url: target).write(try Self.edgeGraph()) }
+        #expect(error == .notAPackageFolder(path: target.path, entries: [
+            ".document.xml.swp", ".notes.txt.tmp", "blobs/.holiday.jpg.tmp", "blobs/1-image-notahash.bin",
+            "blobs/holiday.jpg", "notes.txt"]))
+        #expect(error?.description.contains("is not a Folio package") == true)
+        #expect(!FileManager.default.fileExists(atPath: target.appendingPathComponent("document.xml").path))
+        Self.expectForeignFilesIntact(in: root, "after the refused write")
+        // A file where the package should be is refused too, not replaced.
+        let file = root.appendingPathComponent("beside.txt")
+        #expect(throws: PackageError.self) { try DocumentPackage(url: file).write(try Self.edgeGraph()) }
+        Self.expectForeignFilesIntact(in: root, "after the refused write over a file")
+    }
+
+    @Test("a new document's first save into a folder made meanwhile by someone else is refused; the edits stay")
+    func firstSaveIntoForeignFolder() throws {
+        let root = temporaryPackageURL().deletingLastPathComponent()
+        let target = root.appendingPathComponent("Album.folio")
+        let context = try makeContext(try ExternalStorageTests.albumSchema(), url: target)
+        try Self.plantForeignFiles(in: root)
+        let photo = try context.insert("Photo", ["title": .string("new"), "image": .data(ExternalStorageTests.image(1))])
+        let error = #expect(throws: ModelError.self) { try context.save() }
+        guard case .package(.notAPackageFolder(let path, _))? = error else {
+            Issue.record("expected notAPackageFolder, got \(String(describing: error))")
+            return
+        }
+        #expect(path == target.path)
+        Self.expectForeignFilesIntact(in: root, "after the refused first save")
+        #expect(!FileManager.default.fileExists(atPath: target.appendingPathComponent("document.xml").path))
+        #expect(context.hasChanges)
+        #expect(try context.value("title", of: photo) == .string("new"))
+    }
+
+    @Test("an empty folder, or one holding only what Folio writes, may be written as a package")
+    func ownFolderAccepted() throws {
+        let empty = temporaryPackageURL()
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        try DocumentPackage(url: empty).write(try Self.edgeGraph())
+        let leftovers = temporaryPackageURL()
+        try FileManager.default.createDirectory(at: leftovers.appendingPathComponent("blobs"), withIntermediateDirectories: true)
+        try Data("stale".utf8).write(to: leftovers.appendingPathComponent(".document.xml.tmp"))
+        try Data("old".utf8).write(to: leftovers.appendingPathComponent("blobs/9-photo-0123456789abcdef.bin"))
+        try Data("half".utf8).write(to: leftovers.appendingPathComponent("blobs/.9-photo-0123456789abcdef.bin.tmp"))
+        try DocumentPackage(url: leftovers).checkWritableTarget()
+        try DocumentPackage(url: leftovers).write(try Self.edgeGraph())
+        #expect(try DocumentPackage(url: leftovers).read().count == (try Self.edgeGraph()).count)
+        #expect(!FileManager.default.fileExists(atPath: leftovers.appendingPathComponent(".document.xml.tmp").path))
+        #expect(!FileManager.default.fileExists(atPath: leftovers.appendingPathComponent("blobs/9-photo-0123456789abcdef.bin").path),
+                "Folio's own unreferenced blob is removed")
+    }
+
+    @Test("every save, export and deleteAllData removes only files the package itself wrote")
+    func onlyOwnFilesRemoved() throws {
+        let root = temporaryPackageURL().deletingLastPathComponent()
+        let url = root.appendingPathComponent("Album.folio")
+        let schema = try ExternalStorageTests.albumSchema()
+        let graph = ObjectGraph(schema: schema)
+        for index in 1...3 { _ = try graph.insert("Photo", ["title": .string("p\(index)"), "image": .data(ExternalStorageTests.image(index))]) }
+        try DocumentPackage(url: url).write(graph)
+        try Self.plantForeignFiles(in: root)
+        let context = try makeContext(schema, url: url)
+
+        try context.setValue(.data(ExternalStorageTests.image(7)), for: "image", of: ExternalStorageTests.photo(1))
+        try context.save()
+        Self.expectForeignFilesIntact(in: root, "after a save that replaced a blob")
+        let blobs = try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("blobs").path)
+        #expect(blobs.filter { $0.hasPrefix("1-image-") && $0 != "1-image-notahash.bin" }.count == 1, "the old blob is gone")
+
+        _ = try context.delete(entity: "Photo")
+        try context.save()
+        Self.expectForeignFilesIntact(in: root, "after a save that left no blob")
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("blobs").path))
+                == [".holiday.jpg.tmp", "1-image-notahash.bin", "holiday.jpg"], "blobs/ kept, holding only the user's files")
+
+        context.undoManager?.undo()
+        try context.save()
+        let copy = root.appendingPathComponent("Copy.folio")
+        try context.exportPackage(to: copy)
+        try context.exportPackage(to: copy)
+        Self.expectForeignFilesIntact(in: root, "after exports")
+        #expect(try DocumentPackage(url: copy).read().count == 3)
+
+        context.container.deleteAllData()
+        Self.expectForeignFilesIntact(in: root, "after deleteAllData")
+        #expect(try DocumentPackage(url: url).read().count == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path).sorted() == ["Album.folio", "Copy.folio", "beside.txt"])
+    }
+
     @Test("transient attributes are never saved and come back with their initial value")
     func transientNotSaved() throws {
         let graph = ObjectGraph(schema: try kitchenSinkSchema())

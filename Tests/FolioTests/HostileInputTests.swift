@@ -780,6 +780,94 @@ import Testing
         }
     }
 
+    // MARK: Files that are not regular, and huge blobs
+
+    /// An album package whose photo #1 names `blobName`; `make` puts something at
+    /// the blob's path (or at document.xml's, for the document tests).
+    private func withAlbum(blobName: String = "1-image-0123456789abcdef.bin", _ body: (DocumentPackage, String) throws -> Void) throws {
+        let url = temporaryPackageURL("Album")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        try FileManager.default.createDirectory(at: url.appendingPathComponent("blobs"), withIntermediateDirectories: true)
+        let document = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <folio format="1">
+              <schema>
+                <entity name="Photo">
+                  <attribute name="image" type="data" optional="true" external-storage="true"/>
+                </entity>
+              </schema>
+              <objects Photo="1">
+                <Photo f.id="1" image="\(blobName)"/>
+              </objects>
+            </folio>
+
+            """
+        try Data(document.utf8).write(to: url.appendingPathComponent("document.xml"))
+        try body(DocumentPackage(url: url), url.appendingPathComponent("blobs/\(blobName)").path)
+    }
+
+    @Test("a document.xml that is a FIFO is refused at once, never waited on")
+    func aFifoDocumentIsRefused() throws {
+        try withAlbum { package, _ in
+            try FileManager.default.removeItem(atPath: package.documentPath)
+            #expect(mkfifo(package.documentPath, 0o644) == 0)
+            #expect(refusal(package) == .notARegularFile(path: package.documentPath, kind: "a FIFO (named pipe)"))
+        }
+    }
+
+    @Test("a document.xml that is a symbolic link or a folder is refused")
+    func aLinkOrFolderDocumentIsRefused() throws {
+        try withAlbum { package, _ in
+            let real = package.url.appendingPathComponent("real.xml").path
+            try FileManager.default.moveItem(atPath: package.documentPath, toPath: real)
+            try FileManager.default.createSymbolicLink(atPath: package.documentPath, withDestinationPath: real)
+            #expect(refusal(package) == .notARegularFile(path: package.documentPath, kind: "a symbolic link"))
+            try FileManager.default.removeItem(atPath: package.documentPath)
+            try FileManager.default.createDirectory(atPath: package.documentPath, withIntermediateDirectories: false)
+            #expect(refusal(package) == .notARegularFile(path: package.documentPath, kind: "a folder"))
+        }
+    }
+
+    @Test("a blob that is a FIFO is refused at open, never waited on")
+    func aFifoBlobIsRefused() throws {
+        try withAlbum { package, blob in
+            #expect(mkfifo(blob, 0o644) == 0)
+            #expect(refusal(package) == .notARegularFile(path: blob, kind: "a FIFO (named pipe)"))
+        }
+    }
+
+    @Test("a sparse 8 GB blob is refused at open by its size, without reading it")
+    func aHugeSparseBlobIsRefused() throws {
+        try withAlbum { package, blob in
+            #expect(FileManager.default.createFile(atPath: blob, contents: nil))
+            #expect(truncate(blob, 8 << 30) == 0)
+            guard case .limitExceeded(_, .blobBytes, let size, let maximum)? = refusal(package) else {
+                Issue.record("expected the blob-size limit, got \(String(describing: refusal(package)))")
+                return
+            }
+            #expect(size == 8 << 30 && maximum == FileIO.maximumBlobSize)
+        }
+    }
+
+    @Test("a blob that grows past the bound after open is refused at the first read, without reading it")
+    func aBlobGrownAfterOpenIsRefusedAtTheRead() throws {
+        try withAlbum(blobName: "1-image-cbf29ce484222325.bin") { package, blob in
+            #expect(FileManager.default.createFile(atPath: blob, contents: Data()))
+            let graph = try package.read()
+            #expect(truncate(blob, 8 << 30) == 0)
+            var failure: GraphError?
+            let growth = MemoryProbe.peakGrowth {
+                do { _ = try graph.value("image", of: PersistentIdentifier(entityName: "Photo", id: 1)) } catch { failure = error as? GraphError }
+            }
+            guard case .unreadableValue(_, _, _, let reason)? = failure else {
+                Issue.record("expected unreadableValue, got \(String(describing: failure))")
+                return
+            }
+            #expect(reason == PackageError.blobTooLarge(path: blob, size: 8 << 30, limit: FileIO.maximumBlobSize).description)
+            #expect(growth < 64 << 20, "peak RSS grew by \(growth >> 20) MB")
+        }
+    }
+
     // MARK: Fuzzer findings
 
     /// Inputs the fuzzer (Fuzz/) found, in Support/FuzzCrashers/, each refused

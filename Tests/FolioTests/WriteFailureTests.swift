@@ -394,6 +394,9 @@ import Glibc
         let context = try makeContext(try Self.albumSchema(), url: url)
         try Self.edit(context)
         context.processPendingChanges()
+        // Blobs are read when first used: one never read goes with its folder (see
+        // DocumentPackageTests, "an unread blob whose file vanished…"). This one was read.
+        #expect(try context.value("image", of: Self.photo1) == .data(Self.imageA))
         try FileManager.default.removeItem(at: parent)
         let error = #expect(throws: ModelError.self) { try context.save() }
         // The document it was opened from is gone: refused as changed on disk (or, failing that check, an io error).

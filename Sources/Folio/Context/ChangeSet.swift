@@ -4,8 +4,8 @@ struct ChangeSet {
     struct ObjectState {
         var id: UInt64
         var entity: Int
-        /// Every attribute's value, in declaration order.
-        var values: [Value]
+        /// Every attribute's cell, in declaration order (a blob still on disk stays unread).
+        var values: [StoredValue]
         /// Every declared relationship's destinations, by identifier, in order.
         var links: [[UInt64]]
     }

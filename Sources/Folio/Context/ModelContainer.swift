@@ -146,8 +146,8 @@ public final class ModelContainer: @unchecked Sendable {
 
     /// Deletes every object from the store at once, keeping the schema.
     ///
-    /// The package is rewritten empty (no blobs, backups or temporary files are
-    /// left). Contexts see the deletion on their next fetch or save; each
+    /// The package is rewritten empty (none of Folio's blobs or temporary files
+    /// are left; files it did not write are left alone). Contexts see the deletion on their next fetch or save; each
     /// records it as an undoable step, "Delete All Data", whose undo brings the
     /// objects back as unsaved inserts. Like SwiftData's, this does not throw:
     /// a failure to write, or a read-only configuration, is reported to

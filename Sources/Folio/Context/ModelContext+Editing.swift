@@ -67,11 +67,16 @@ extension ModelContext {
     }
 
     func performSetValue(_ value: Value, _ ref: ObjectRef, _ attribute: Int, name: String) {
-        let old = graph.value(ref, attribute)
-        graph.setValue(value, ref, attribute)
+        performSetStored(.value(value), ref, attribute, name: name)
+    }
+
+    /// Sets a cell; undo puts the old cell back — a blob still on disk stays unread.
+    func performSetStored(_ stored: StoredValue, _ ref: ObjectRef, _ attribute: Int, name: String) {
+        let old = graph.stored(ref, attribute)
+        graph.setStored(stored, ref, attribute)
         touch(ref, attribute)
         notifyModel(ref, graph.layout.entities[Int(ref.entity)].attributes[attribute].name)
-        registerUndo(name) { context in context.performSetValue(old, ref, attribute, name: name) }
+        registerUndo(name) { context in context.performSetStored(old, ref, attribute, name: name) }
     }
 
     /// Adds an object to a relationship (sets it, for to-one); the inverse follows.

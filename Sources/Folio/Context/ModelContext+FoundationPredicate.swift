@@ -12,8 +12,10 @@ import Foundation
 /// Inside `#Predicate`, build values outside the closure (the macro does not
 /// allow calling `Value.bool(_:)` inside it) and write `$0["age"] ?? none` to
 /// compare an optional lookup with `<`. Each object's dictionary is built to
-/// evaluate it, so this is O(objects × attributes); the runtime predicate
-/// language (``ObjectPredicate``) reads columns directly and is faster.
+/// evaluate it, so this is O(objects × attributes) — and reads every
+/// externally stored value it has not read yet, which opening leaves on disk;
+/// the runtime predicate language (``ObjectPredicate``) reads only the columns
+/// it names and is faster.
 extension ModelContext {
     /// Deletes every object of an entity the predicate matches, as one undoable step.
     ///

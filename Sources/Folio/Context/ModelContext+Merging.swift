@@ -45,15 +45,15 @@ extension ModelContext {
                     let edited = updated[ref] ?? []
                     // Transient attributes are each context's own: never merged.
                     for (attribute, value) in state.values.enumerated()
-                    where !edited.contains(attribute) && !attributes[attribute].isTransient && graph.value(ref, attribute) != value {
-                        graph.setValue(value, ref, attribute)
+                    where !edited.contains(attribute) && !attributes[attribute].isTransient && graph.stored(ref, attribute) != value {
+                        graph.setStored(value, ref, attribute)
                         changed.insert(ref)
                     }
                     refs.append((ref, state))
                 } else {
                     var values = state.values
-                    for (index, attribute) in attributes.enumerated() where attribute.isTransient { values[index] = attribute.initialValue }
-                    refs.append((graph.insertObject(entity: state.entity, values: values, id: state.id), state))
+                    for (index, attribute) in attributes.enumerated() where attribute.isTransient { values[index] = .value(attribute.initialValue) }
+                    refs.append((graph.insertObject(entity: state.entity, stored: values, id: state.id), state))
                 }
             }
             for (ref, state) in refs {
@@ -85,7 +85,7 @@ extension ModelContext {
             let layout = graph.layout.entities[entity]
             changeSet.upserts.append(ChangeSet.ObjectState(
                 id: graph.tables[entity].ids[Int(ref.row)], entity: entity,
-                values: layout.attributes.indices.map { graph.value(ref, $0) },
+                values: layout.attributes.indices.map { graph.stored(ref, $0) },
                 links: (0..<layout.declaredLinkCount).map { slot in graph.targets(ref, slot).map { graph.tables[Int($0.entity)].ids[Int($0.row)] } }))
         }
         changeSet.deletions = deleted.map { graph.tables[Int($0.entity)].ids[Int($0.row)] }

@@ -144,8 +144,36 @@ public final class ModelContext {
     // MARK: Reading
 
     /// An attribute's value; a deleted object's last values stay readable.
+    ///
+    /// An externally stored value is read from its file when first read, not at
+    /// open, and checked against the hash in its file name.
+    ///
+    /// - Throws: ``ModelError/graph(_:)`` for an unknown object or attribute;
+    ///   ``ModelError/package(_:)`` when an externally stored value's file is
+    ///   missing, not a regular file, too large or damaged
+    ///   (``PackageError/missingBlob(_:entity:attribute:file:)``,
+    ///   ``PackageError/notARegularFile(path:kind:)``,
+    ///   ``PackageError/blobTooLarge(path:size:limit:)``,
+    ///   ``PackageError/blobHashMismatch(path:)``).
     public func value(_ attribute: String, of id: PersistentIdentifier) throws(ModelError) -> Value {
-        do { return try graph.value(attribute, of: id) } catch { throw .graph(error) }
+        let ref: ObjectRef
+        let index: Int
+        do {
+            ref = try graph.ref(for: id, allowDeleted: true)
+            index = try graph.attributeIndex(attribute, entity: Int(ref.entity))
+        } catch {
+            throw .graph(error)
+        }
+        do { return try graph.loadValue(ref, index) } catch { throw unreadable(error, ref, index) }
+    }
+
+    /// Why an externally stored value could not be read: the store's error as
+    /// ``ModelError/package(_:)``, anything else as a graph error.
+    func unreadable(_ error: any Error, _ ref: ObjectRef, _ attribute: Int) -> ModelError {
+        if let error = error as? PackageError { return .package(error) }
+        let entity = graph.layout.entities[Int(ref.entity)]
+        return .graph(.unreadableValue(entity: entity.name, attribute: entity.attributes[attribute].name,
+                                       id: graph.tables[Int(ref.entity)].ids[Int(ref.row)], reason: "\(error)"))
     }
 
     /// What a relationship holds, in order.

@@ -10,11 +10,15 @@ final class ColumnStorage<Element> {
     @exclusivity(unchecked) var values: [Element] = []
     /// Whether each row holds `nil`; empty for non-optional attributes.
     @exclusivity(unchecked) var nulls: [Bool] = []
+    /// Rows whose externally stored value is still on disk (their `values` cell
+    /// holds an empty `.data` placeholder); only external-storage columns have any.
+    @exclusivity(unchecked) var blobs: [Int: LazyBlob] = [:]
 
     func copy() -> ColumnStorage<Element> {
         let copy = ColumnStorage<Element>()
         copy.values = values
         copy.nulls = nulls
+        copy.blobs = blobs
         return copy
     }
 }
@@ -71,8 +75,24 @@ enum Column {
             if !storage.nulls.isEmpty, storage.nulls[row] { return .null }
             return .bool(storage.values[row])
         case .value(let storage):
+            // Callers that cannot throw see an unreadable blob as empty data; reads
+            // that can report it go through ObjectGraph.loadValue.
+            if !storage.blobs.isEmpty, let blob = storage.blobs[row] { return .data((try? blob.load()) ?? Data()) }
             return storage.values[row]
         }
+    }
+
+    /// The blob still on disk at a row, if any.
+    func blob(at row: Int) -> LazyBlob? {
+        guard case .value(let storage) = self, !storage.blobs.isEmpty else { return nil }
+        return storage.blobs[row]
+    }
+
+    /// Puts a blob still on disk at a row (an external-storage column).
+    func setBlob(_ blob: LazyBlob, at row: Int) {
+        guard case .value(let storage) = self else { return }
+        storage.values[row] = .data(Data())
+        storage.blobs[row] = blob
     }
 
     /// Stores a value that has already been checked against the attribute's type.
@@ -88,6 +108,7 @@ enum Column {
             else { Column.store(value, raw: false, in: storage, at: row) }
         case .value(let storage):
             storage.values[row] = value
+            if !storage.blobs.isEmpty { storage.blobs[row] = nil }
         }
     }
 

@@ -19,6 +19,10 @@ public enum GraphError: Error, Hashable, Sendable, CustomStringConvertible {
     /// (bytes, levels or objects), `maximum` the limit; `attribute` is empty for
     /// an insert refused because the document holds ``DocumentLimits/maximumObjects``.
     case limitExceeded(entity: String, attribute: String, limit: DocumentLimits.Limit, size: Int, maximum: Int)
+    /// An externally stored value could not be read when first used (its file is
+    /// missing, not a regular file, too large, or does not match its hash);
+    /// `reason` is the store's error. Contexts throw the store's error itself.
+    case unreadableValue(entity: String, attribute: String, id: UInt64, reason: String)
 
     public var description: String {
         switch self {
@@ -42,6 +46,8 @@ public enum GraphError: Error, Hashable, Sendable, CustomStringConvertible {
             default: advice = ""
             }
             return "\(place): \(size) \(limit) is over the limit of \(maximum)\(advice)"
+        case .unreadableValue(let entity, let attribute, let id, let reason):
+            return "\(entity)#\(id).\(attribute) cannot be read: \(reason)"
         }
     }
 }

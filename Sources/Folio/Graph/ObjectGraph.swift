@@ -92,11 +92,20 @@ public final class ObjectGraph {
 
     /// Reads an attribute. A deleted object's last values can still be read.
     ///
-    /// - Throws: ``GraphError`` for an unknown object or attribute.
+    /// An externally stored value is read from its file the first time it is
+    /// read (and checked against the hash in its name), then kept.
+    ///
+    /// - Throws: ``GraphError`` for an unknown object or attribute;
+    ///   ``GraphError/unreadableValue(entity:attribute:id:reason:)`` for an
+    ///   externally stored value whose file cannot be read.
     public func value(_ attribute: String, of id: PersistentIdentifier) throws(GraphError) -> Value {
         let ref = try ref(for: id, allowDeleted: true)
         let attributeIndex = try self.attributeIndex(attribute, entity: Int(ref.entity))
-        return value(ref, attributeIndex)
+        do {
+            return try loadValue(ref, attributeIndex)
+        } catch {
+            throw .unreadableValue(entity: id.entityName, attribute: attribute, id: id.id, reason: "\(error)")
+        }
     }
 
     /// Writes an attribute.
@@ -211,6 +220,53 @@ extension ObjectGraph {
     func value(_ ref: ObjectRef, _ attribute: Int) -> Value {
         tables[Int(ref.entity)].columns[attribute]
             .value(at: Int(ref.row), type: layout.entities[Int(ref.entity)].attributes[attribute].type)
+    }
+
+    /// A value, reading an externally stored one from disk on first use.
+    ///
+    /// - Throws: the store's error for a blob that cannot be read.
+    func loadValue(_ ref: ObjectRef, _ attribute: Int) throws -> Value {
+        if let blob = blob(ref, attribute) { return .data(try blob.load()) }
+        return value(ref, attribute)
+    }
+
+    /// The blob still on disk in a cell, if any.
+    func blob(_ ref: ObjectRef, _ attribute: Int) -> LazyBlob? {
+        tables[Int(ref.entity)].columns[attribute].blob(at: Int(ref.row))
+    }
+
+    /// What a cell holds, without reading a blob still on disk.
+    func stored(_ ref: ObjectRef, _ attribute: Int) -> StoredValue {
+        if let blob = blob(ref, attribute) { return .blob(blob) }
+        return .value(value(ref, attribute))
+    }
+
+    /// Puts a cell's content back (undo, merges); a blob is never read.
+    func setStored(_ stored: StoredValue, _ ref: ObjectRef, _ attribute: Int) {
+        switch stored {
+        case .value(let value): setValue(value, ref, attribute)
+        case .blob(let blob): setBlob(blob, ref, attribute)
+        }
+    }
+
+    /// Puts a blob still on disk in a cell of an external-storage attribute (which
+    /// no unique group holds, so no index changes).
+    func setBlob(_ blob: LazyBlob, _ ref: ObjectRef, _ attribute: Int) {
+        tables[Int(ref.entity)].columns[attribute].setBlob(blob, at: Int(ref.row))
+    }
+
+    /// Inserts an object from cells (a merge), carrying blobs still on disk as they are.
+    @discardableResult
+    func insertObject(entity: Int, stored: [StoredValue], id: UInt64) -> ObjectRef {
+        let values = stored.map { cell -> Value in
+            if case .value(let value) = cell { return value }
+            return .data(Data())
+        }
+        let ref = insertObject(entity: entity, values: values, id: id)
+        for (attribute, cell) in stored.enumerated() {
+            if case .blob(let blob) = cell { setBlob(blob, ref, attribute) }
+        }
+        return ref
     }
 
     func setValue(_ value: Value, _ ref: ObjectRef, _ attribute: Int) {

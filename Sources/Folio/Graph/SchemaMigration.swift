@@ -119,11 +119,20 @@ extension ObjectGraph {
                 let ref = ObjectRef(entity: stored, row: row)
                 for (index, source) in plan.attributes.enumerated() {
                     switch source {
-                    case .stored(let attribute): values[index] = value(ref, attribute)
+                    case .stored(let attribute):
+                        values[index] = blob(ref, attribute) != nil && result.layout.entities[entity].attributes[index].isExternal
+                            ? .data(Data()) : value(ref, attribute)
                     case .constant(let constant): values[index] = constant
                     }
                 }
-                rowMaps[stored][row] = result.insertObject(entity: entity, values: values, id: table.ids[row]).row
+                let migrated = result.insertObject(entity: entity, values: values, id: table.ids[row])
+                rowMaps[stored][row] = migrated.row
+                // An unread blob stays unread when its attribute is still stored externally.
+                for (index, source) in plan.attributes.enumerated() {
+                    guard case .stored(let attribute) = source, let blob = blob(ref, attribute),
+                          result.layout.entities[entity].attributes[index].isExternal else { continue }
+                    result.setBlob(blob, migrated, index)
+                }
             }
         }
         for (entity, plan) in plans.enumerated() {

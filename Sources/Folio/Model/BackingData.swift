@@ -77,6 +77,16 @@ public final class BackingData {
     private func storedValue(_ name: String) -> Value? {
         if let (context, ref) = location {
             guard let index = context.graph.layout.entities[Int(ref.entity)].attributeIndex[name] else { return nil }
+            if let blob = context.graph.blob(ref, index) {
+                // An externally stored value is read on first use; a property read cannot
+                // throw, so a file that cannot be read is reported and reads as empty data.
+                do {
+                    return .data(try blob.load())
+                } catch {
+                    context.container.report(context.unreadable(error, ref, index), to: context.autosaveErrorHandler)
+                    return .data(Data())
+                }
+            }
             return context.graph.value(ref, index)
         }
         return snapshot?[name]

@@ -63,13 +63,10 @@ final class DocumentLoader {
 
     /// Parses the file at `path` in chunks; returns when the whole file is read or an error stopped it.
     func parse(path: String) throws(PackageError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw FileIO.error(path: path, operation: "open")
-        }
+        // A FIFO or device named document.xml is refused here, never waited on.
+        let (descriptor, size) = try FileIO.openRegularFile(path, followingLinks: mode == .schemaFile)
         defer { close(descriptor) }
-        var info = stat()
-        if fstat(descriptor, &info) == 0 { fileSize = Int(info.st_size) }
+        fileSize = size
         xmlInitParser()
         var handler = DocumentLoader.makeHandler()
         let context = Unmanaged.passUnretained(self).toOpaque()

@@ -30,10 +30,19 @@ public struct DocumentPackage: Sendable {
     var documentPath: String { url.appendingPathComponent(DocumentPackage.documentFileName).path }
     var blobsPath: String { url.appendingPathComponent(DocumentPackage.blobsFolderName).path }
 
-    /// Reads the whole package into a new graph.
+    /// Reads the package into a new graph.
+    ///
+    /// Externally stored values are not read here: each blob file is only
+    /// checked (`lstat`: present, a regular file, within
+    /// ``PackageError/blobTooLarge(path:size:limit:)``'s bound), and the graph
+    /// holds a reference that reads the bytes — and checks them against the
+    /// hash in the file's name — the first time the value is read. So a
+    /// package with gigabytes of blobs opens in the time its `document.xml`
+    /// takes. (A blob whose name Folio did not write, without a hash, is read
+    /// here.)
     ///
     /// - Throws: ``PackageError``; a failed read returns no graph at all.
-    /// - Complexity: O(file size + objects + links).
+    /// - Complexity: O(file size + objects + links + blobs).
     public func read() throws(PackageError) -> ObjectGraph {
         try read(limits: .standard)
     }
@@ -48,18 +57,49 @@ public struct DocumentPackage: Sendable {
         for blob in loader.pendingBlobs {
             let path = blobsPath + "/" + blob.name
             let entity = graph.layout.entities[Int(blob.ref.entity)]
-            guard FileIO.fileExists(path) else {
-                throw .missingBlob(loader.objectLocation(entity: Int(blob.ref.entity), row: Int(blob.ref.row)),
-                                   entity: entity.name, attribute: entity.attributes[blob.attribute].name, file: blob.name)
+            let location = loader.objectLocation(entity: Int(blob.ref.entity), row: Int(blob.ref.row))
+            let attribute = entity.attributes[blob.attribute].name
+            guard let status = FileIO.status(path) else {
+                throw .missingBlob(location, entity: entity.name, attribute: attribute, file: blob.name)
             }
-            var info = stat()
-            if stat(path, &info) == 0, Int(info.st_size) > limits.maximumBlobBytes {
-                throw .limitExceeded(loader.objectLocation(entity: Int(blob.ref.entity), row: Int(blob.ref.row)),
-                                     limit: .blobBytes, size: Int(info.st_size), maximum: limits.maximumBlobBytes)
+            guard status.isRegular else { throw .notARegularFile(path: path, kind: status.kind) }
+            guard status.size <= limits.maximumBlobBytes else {
+                throw .limitExceeded(location, limit: .blobBytes, size: status.size, maximum: limits.maximumBlobBytes)
             }
-            graph.setValue(.data(try FileIO.readFile(path)), blob.ref, blob.attribute)
+            guard FileIO.isBlobFileName(blob.name) else {
+                graph.setValue(.data(try FileIO.readFile(path)), blob.ref, blob.attribute)
+                continue
+            }
+            let name = blob.name, entityName = entity.name
+            let reference = LazyBlob(name: name, path: path) { () throws(PackageError) -> Data in
+                try DocumentPackage.readBlob(path: path, name: name, missing: .missingBlob(
+                    location, entity: entityName, attribute: attribute, file: name))
+            }
+            graph.setBlob(reference, blob.ref, blob.attribute)
+            BlobRegistry.register(reference, identity: status.identity)
         }
         return graph
+    }
+
+    /// Reads a blob file and checks its bytes against the hash its name carries.
+    static func readBlob(path: String, name: String, missing: PackageError) throws(PackageError) -> Data {
+        let data: Data
+        do {
+            data = try FileIO.readFile(path)
+        } catch {
+            if case .io(_, _, let code, _) = error, code == ENOENT { throw missing }
+            throw error
+        }
+        return try checkBlob(data, path: path, name: name)
+    }
+
+    /// The bytes, if they match the hash in the blob's name.
+    static func checkBlob(_ data: Data, path: String, name: String) throws(PackageError) -> Data {
+        guard let expected = FileIO.blobHash(in: name),
+              DocumentWriter.blobName(id: 0, attribute: "", data: data).dropLast(4).suffix(16) == expected else {
+            throw .blobHashMismatch(path: path)
+        }
+        return data
     }
 
     /// Writes the graph as this package's new content, atomically.
@@ -68,7 +108,13 @@ public struct DocumentPackage: Sendable {
     /// is written to a temporary file, fsynced and renamed over the old one; then
     /// blobs the new document no longer refers to are removed.
     ///
-    /// - Throws: ``PackageError/io(path:operation:code:message:)``; the old
+    /// Only files Folio itself writes are ever touched: a folder that exists and
+    /// holds anything else is refused before anything is written
+    /// (``checkWritableTarget()``), and the clean-up after the write removes only
+    /// blob files (names ``DocumentWriter`` produces) and Folio's own temporary files.
+    ///
+    /// - Throws: ``PackageError/notAPackageFolder(path:entries:)``;
+    ///   ``PackageError/io(path:operation:code:message:)``; the old
     ///   content is then intact.
     public func write(_ graph: ObjectGraph) throws(PackageError) {
         try write(graph, expecting: nil)
@@ -85,6 +131,9 @@ public struct DocumentPackage: Sendable {
     @discardableResult
     func write(_ graph: ObjectGraph, expecting expected: FileFingerprint??) throws(PackageError) -> FileFingerprint? {
         if let expected, !FileFingerprint.matches(expected, path: documentPath) { throw .modifiedOnDisk(path: url.path) }
+        // The container's own package (a document it read) may hold a user's files,
+        // which are left alone; any other folder must be empty or Folio's.
+        if expected == nil || expected == .some(nil) { try checkWritableTarget() }
         let creating = !FileIO.fileExists(url.path)
         try FileIO.createDirectory(url.path)
         var writer = DocumentWriter(graph: graph)
@@ -112,32 +161,130 @@ public struct DocumentPackage: Sendable {
         return FileFingerprint(path: documentPath, contentHash: hasher.finalize())
     }
 
+    /// Checks that writing a package here would touch nothing but Folio's own
+    /// files: the folder does not exist, or is empty, or holds only what Folio
+    /// writes — `document.xml`, a `blobs/` folder of blob files, and Folio's
+    /// temporary files. ``write(_:)`` makes this check itself; a program (the
+    /// REPL's `save as`) calls it first to refuse before asking to replace.
+    ///
+    /// - Throws: ``PackageError/notAPackageFolder(path:entries:)`` naming the
+    ///   entries Folio did not write (a path that is a file: the file's name).
+    public func checkWritableTarget() throws(PackageError) {
+        guard let status = FileIO.status(url.path) else { return }
+        // The package's own path may be a link to a folder (its entries may not).
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .notAPackageFolder(path: url.path, entries: [url.lastPathComponent + " (\(status.kind))"])
+        }
+        var foreign: [String] = []
+        for name in FileIO.entries(of: url.path).sorted() {
+            switch name {
+            case DocumentPackage.documentFileName where FileIO.status(documentPath)?.isRegular == true: continue
+            case FileIO.temporaryName(for: DocumentPackage.documentFileName): continue
+            case DocumentPackage.blobsFolderName where FileIO.isDirectory(blobsPath):
+                foreign += FileIO.entries(of: blobsPath).sorted().filter { !DocumentPackage.isOwnBlobEntry($0) }
+                    .map { DocumentPackage.blobsFolderName + "/" + $0 }
+            default: foreign.append(name)
+            }
+        }
+        if !foreign.isEmpty { throw .notAPackageFolder(path: url.path, entries: foreign) }
+    }
+
+    /// Whether an entry of `blobs/` is one Folio writes: a blob file, or the
+    /// temporary file of one.
+    static func isOwnBlobEntry(_ name: String) -> Bool {
+        if FileIO.isBlobFileName(name) { return true }
+        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
+        return FileIO.isBlobFileName(String(name.dropFirst().dropLast(4)))
+    }
+
     private func writeBlobs(_ blobs: [DocumentWriter.Blob]) throws(PackageError) {
         guard !blobs.isEmpty else { return }
         try FileIO.createDirectory(blobsPath)
         for blob in blobs {
             let path = blobsPath + "/" + blob.name
-            if FileIO.fileExists(path), let existing = try? FileIO.readFile(path), existing == blob.data { continue }
+            var data = blob.data
+            if let source = blob.source {
+                // An unread blob already in place (the package it was read from, same
+                // name) is neither read nor rewritten.
+                if let target = FileIO.identity(path), target == FileIO.identity(source.path) { continue }
+                // Otherwise it is copied: read once (and checked), not kept in memory.
+                do { data = try source.load(caching: false) } catch {
+                    throw (error as? PackageError) ?? FileIO.error(path: source.path, operation: "read", code: EIO)
+                }
+            }
+            if FileIO.fileExists(path), let existing = try? FileIO.readFile(path), existing == data { continue }
             try FileIO.writeAtomically(path) { (descriptor: Int32) throws(PackageError) in
-                try FileIO.writeAll(descriptor, [UInt8](blob.data), path: path)
+                try FileIO.writeAll(descriptor, [UInt8](data), path: path)
             }
         }
         try FileIO.fsyncDirectory(blobsPath)
     }
 
     /// Best effort: a blob left behind by a crash here is garbage, removed by the next save.
+    ///
+    /// Removes only what Folio writes — blob files the new document does not
+    /// name, temporary files of blobs, `.document.xml.tmp` — never another
+    /// file, and `blobs/` only when it is left empty. A blob an open document
+    /// still refers to unread (undo can bring its object back) is mapped
+    /// first, so its bytes outlive the name without being read.
     private func removeUnreferencedBlobs(keeping names: Set<String>) {
-        let entries = FileIO.entries(of: blobsPath)
-        for name in entries where !names.contains(name) {
-            unlink(blobsPath + "/" + name)
+        for name in FileIO.entries(of: blobsPath) where !names.contains(name) && DocumentPackage.isOwnBlobEntry(name) {
+            let path = blobsPath + "/" + name
+            if FileIO.isBlobFileName(name), let identity = FileIO.identity(path) { BlobRegistry.preserve(identity, path: path) }
+            unlink(path)
         }
-        if names.isEmpty, !entries.isEmpty || FileIO.fileExists(blobsPath) {
-            rmdir(blobsPath)
+        if names.isEmpty, FileIO.isDirectory(blobsPath) {
+            rmdir(blobsPath)  // fails, as it should, when it holds anything else
         }
-        for name in FileIO.entries(of: url.path) where name.hasPrefix(".") && name.hasSuffix(".tmp") {
-            unlink(url.path + "/" + name)
-        }
+        let temporary = url.path + "/" + FileIO.temporaryName(for: DocumentPackage.documentFileName)
+        if FileIO.fileExists(temporary) { unlink(temporary) }
         try? FileIO.fsyncDirectory(url.path)
+    }
+}
+
+/// The unread blobs open documents hold, by file identity, so a save that is
+/// about to remove a blob file first keeps the bytes of any reference still
+/// alive (an undo can bring back the object that held it). Weak: a reference
+/// no graph holds any more is simply forgotten.
+enum BlobRegistry {
+    private final class Weak {
+        weak var blob: LazyBlob?
+        init(_ blob: LazyBlob) { self.blob = blob }
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var references: [FileIdentity: [Weak]] = [:]
+    nonisolated(unsafe) private static var addedSincePrune = 0
+
+    static func register(_ blob: LazyBlob, identity: FileIdentity) {
+        lock.withLock {
+            references[identity, default: []].append(Weak(blob))
+            addedSincePrune += 1
+            // Amortised O(1): forget dead references once as many were added as are kept.
+            guard addedSincePrune > max(1024, references.count) else { return }
+            addedSincePrune = 0
+            references = references.compactMapValues { list in
+                let live = list.filter { $0.blob != nil }
+                return live.isEmpty ? nil : live
+            }
+        }
+    }
+
+    /// Keeps the bytes of every live, unread reference to this file reachable
+    /// once its name is removed: the file is mapped (not read), and the
+    /// reference reads — and checks — the mapping when first used.
+    static func preserve(_ identity: FileIdentity, path: String) {
+        let blobs = lock.withLock { (references.removeValue(forKey: identity) ?? []).compactMap(\.blob) }
+        guard !blobs.isEmpty else { return }
+        guard let mapped = try? FileIO.mapFile(path) else {
+            for blob in blobs { _ = try? blob.load() }  // cannot map: read it now instead
+            return
+        }
+        for blob in blobs where !blob.isLoaded {
+            let name = blob.name, original = blob.path
+            blob.redirect { () throws(PackageError) -> Data in try DocumentPackage.checkBlob(mapped, path: original, name: name) }
+        }
     }
 }
 

@@ -6,10 +6,13 @@ import Foundation
 /// identifier, properties in declaration order, one object per line, sets and
 /// dictionary keys sorted. The same graph always gives the same bytes.
 struct DocumentWriter {
-    /// An externally stored value: the file name the document refers to and its bytes.
+    /// An externally stored value: the file name the document refers to and its
+    /// bytes — or, for a value still unread on disk, the file they are in.
     struct Blob {
         var name: String
         var data: Data
+        /// Set when the value was never read: `data` is empty and the bytes are in this file.
+        var source: LazyBlob? = nil
     }
 
     static let objectIDName = "f.id"
@@ -142,7 +145,16 @@ struct DocumentWriter {
             appendText(storage.values[row], name: attribute.name, to: &buffer)
             return
         case .value(let storage):
-            let value = storage.values[row]
+            if attribute.isExternal, !storage.blobs.isEmpty, let lazy = storage.blobs[row],
+               let hash = FileIO.blobHash(in: lazy.name) {
+                // Never read: the name follows from the identifier, the attribute and the
+                // hash the old name carries (the bytes are the same).
+                let name = "\(graph.tables[Int(ref.entity)].ids[row])-\(attribute.name)-\(hash).bin"
+                blobs.append(Blob(name: name, data: Data(), source: lazy))
+                appendText(name, name: attribute.name, to: &buffer)
+                return
+            }
+            let value = column.value(at: row, type: attribute.type)
             if value == .null { return }
             if attribute.isExternal, case .data(let data) = value {
                 let blob = Blob(name: DocumentWriter.blobName(id: graph.tables[Int(ref.entity)].ids[row],
@@ -174,10 +186,13 @@ struct DocumentWriter {
     /// `ID-ATTRIBUTE-HASH.bin`: stable while the bytes are unchanged, new when they change,
     /// so a save never overwrites a blob the previous document still refers to.
     static func blobName(id: UInt64, attribute: String, data: Data) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in data {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
+        let hash = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> UInt64 in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in raw.bindMemory(to: UInt8.self) {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+            return hash
         }
         let hex = String(hash, radix: 16)
         return "\(id)-\(attribute)-\(String(repeating: "0", count: 16 - hex.count))\(hex).bin"

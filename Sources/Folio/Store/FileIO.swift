@@ -86,7 +86,7 @@ enum FileIO {
     /// Writes a file durably under a temporary name in the same folder, then renames it into place.
     static func writeAtomically(_ path: String, produce: (Int32) throws(PackageError) -> Void) throws(PackageError) {
         let directory = (path as NSString).deletingLastPathComponent
-        let temporary = directory + "/." + (path as NSString).lastPathComponent + ".tmp"
+        let temporary = directory + "/" + temporaryName(for: (path as NSString).lastPathComponent)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else { throw error(path: temporary, operation: "create") }
         do throws(PackageError) {
@@ -105,27 +105,125 @@ enum FileIO {
         }
     }
 
-    static func readFile(_ path: String) throws(PackageError) -> Data {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { throw error(path: path, operation: "open") }
+    /// The largest externally stored value Folio reads into memory:
+    /// ``DocumentLimits/maximumBlobBytes`` of the standard table (1 GiB).
+    ///
+    /// A blob is read whole into a `Data` when its attribute is first read, so
+    /// without a bound a sparse file (`truncate -s 8G`) would take all memory.
+    /// A larger blob is refused at open (its size is taken from `lstat`) and
+    /// again at the read (from `fstat`, with ``PackageError/blobTooLarge(path:size:limit:)``).
+    static let maximumBlobSize = DocumentLimits.standard.maximumBlobBytes
+
+    /// Opens a file for reading only if it is a regular file, without ever blocking:
+    /// `O_NONBLOCK | O_NOFOLLOW` so a FIFO or device cannot hang the open and a
+    /// symbolic link is refused, then `fstat` (`S_ISREG`) on the descriptor itself,
+    /// then `O_NONBLOCK` is cleared for the reads.
+    ///
+    /// - Returns: the descriptor (the caller closes it) and the file's size.
+    /// - Throws: ``PackageError/notARegularFile(path:kind:)``, or `.io` (`ENOENT`…).
+    /// `followingLinks` lets a path the user named (a schema file) be a link to a regular file.
+    static func openRegularFile(_ path: String, followingLinks: Bool = false) throws(PackageError) -> (descriptor: Int32, size: Int) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
+        guard descriptor >= 0 else {
+            if errno == ELOOP { throw .notARegularFile(path: path, kind: "a symbolic link") }
+            throw error(path: path, operation: "open")
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let failure = error(path: path, operation: "fstat")
+            close(descriptor)
+            throw failure
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw .notARegularFile(path: path, kind: kind(of: info.st_mode))
+        }
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+        return (descriptor, Int(info.st_size))
+    }
+
+    /// What kind of file a mode describes, for messages.
+    static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "a file"
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFLNK: return "a symbolic link"
+        default: return "not a regular file"
+        }
+    }
+
+    /// Reads a regular file whole, refusing anything else (``openRegularFile(_:)``) and
+    /// anything larger than `limit` bytes; the size comes from `fstat`, and no more
+    /// than it is ever read (a file that grows meanwhile is cut at that size).
+    static func readFile(_ path: String, limit: Int = maximumBlobSize) throws(PackageError) -> Data {
+        let (descriptor, size) = try openRegularFile(path)
         defer { close(descriptor) }
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard size <= limit else { throw .blobTooLarge(path: path, size: size, limit: limit) }
+        var data = Data(count: size)
+        var offset = 0
+        while offset < size {
+            let count = data.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return read(descriptor, base + offset, size - offset)
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw error(path: path, operation: "read")
             }
-            if count == 0 { return data }
-            data.append(contentsOf: chunk[0..<count])
+            if count == 0 { break }
+            offset += count
         }
+        if offset < size { data.removeSubrange(offset..<size) }
+        return data
+    }
+
+    /// Maps a regular file read-only (within `limit`), without reading it: the
+    /// mapping keeps the file's bytes reachable after its name is removed, and
+    /// costs memory only for the pages later read.
+    static func mapFile(_ path: String, limit: Int = maximumBlobSize) throws(PackageError) -> Data {
+        let (descriptor, size) = try openRegularFile(path)
+        defer { close(descriptor) }
+        guard size <= limit else { throw .blobTooLarge(path: path, size: size, limit: limit) }
+        guard size > 0 else { return Data() }
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else {
+            throw error(path: path, operation: "mmap")
+        }
+        return Data(bytesNoCopy: address, count: size, deallocator: .custom { pointer, count in munmap(pointer, count) })
+    }
+
+    /// The identity of a file (device, inode) without following a link; `nil` if absent.
+    static func identity(_ path: String) -> FileIdentity? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// `lstat`'s kind and size of a path, `nil` if it does not exist.
+    static func status(_ path: String) -> (isRegular: Bool, kind: String, size: Int, identity: FileIdentity)? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return ((info.st_mode & S_IFMT) == S_IFREG, kind(of: info.st_mode), Int(info.st_size),
+                FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
     }
 
     static func fileExists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
+
+    /// Whether a path names a folder (not following a link).
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The name ``writeAtomically(_:produce:)`` gives the temporary file for `name`.
+    static func temporaryName(for name: String) -> String { "." + name + ".tmp" }
 
     /// Names of the entries in a folder (empty if it does not exist).
     static func entries(of directory: String) -> [String] {
@@ -141,4 +239,29 @@ enum FileIO {
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
         }
     }
+
+    /// Whether a name is one ``DocumentWriter/blobName(id:attribute:data:)`` produces:
+    /// `ID-ATTRIBUTE-HASH.bin`, ID decimal digits, HASH 16 lowercase hex digits.
+    /// Only files so named are ever removed from `blobs/`.
+    static func isBlobFileName(_ name: String) -> Bool {
+        guard isSafeBlobName(name), name.hasSuffix(".bin") else { return false }
+        let stem = Array(name.utf8.dropLast(4))
+        guard let firstDash = stem.firstIndex(of: UInt8(ascii: "-")),
+              let lastDash = stem.lastIndex(of: UInt8(ascii: "-")), lastDash > firstDash + 1, firstDash > 0 else { return false }
+        let hash = stem[(lastDash + 1)...]
+        return stem[..<firstDash].allSatisfy { (0x30...0x39).contains($0) }
+            && hash.count == 16 && hash.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The 16 hex digits of the content hash a blob name carries, if it is one.
+    static func blobHash(in name: String) -> Substring? {
+        guard isBlobFileName(name) else { return nil }
+        return name.dropLast(4).suffix(16)
+    }
+}
+
+/// A file's identity on disk (device and inode), which no spelling of its path changes.
+struct FileIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
 }

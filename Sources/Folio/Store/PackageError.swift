@@ -92,11 +92,28 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// package open for writing. Open it read-only (`allowsSave: false`) to look at it;
     /// containers in one process share a package and do not refuse each other.
     case locked(path: String)
+    /// A file Folio reads (`document.xml`, a blob) is not a regular file: a FIFO,
+    /// a device, a socket, a folder or a symbolic link. It is refused without
+    /// being read, so it can never make an open wait forever.
+    case notARegularFile(path: String, kind: String)
+    /// An externally stored value's file is larger than the most Folio reads into
+    /// memory (`limit` bytes; `size` is what `stat` reports).
+    case blobTooLarge(path: String, size: Int, limit: Int)
+    /// An externally stored value's bytes do not match the content hash its file
+    /// name carries (`ID-ATTRIBUTE-HASH.bin`): the file was changed or damaged.
+    case blobHashMismatch(path: String)
+    /// The folder a package was to be written to exists and holds files Folio did
+    /// not write (`entries`, a few of them); writing there could mix a document
+    /// into someone else's folder, so nothing was written. Choose another path,
+    /// or empty the folder.
+    case notAPackageFolder(path: String, entries: [String])
 
     /// Where the problem is, when it concerns file content.
     public var location: SourceLocation? {
         switch self {
-        case .notAPackage, .io, .modifiedOnDisk, .locked, .unwritable: return nil
+        case .notAPackage, .io, .modifiedOnDisk, .locked, .unwritable, .notARegularFile, .blobTooLarge, .blobHashMismatch,
+             .notAPackageFolder:
+            return nil
         case .unsupportedFormat(let location, _), .malformedXML(let location, _), .invalidEncoding(let location, _),
              .forbiddenDeclaration(let location, _), .unexpectedContent(let location, _, _),
              .invalidSchemaDeclaration(let location, _), .invalidSchema(let location, _),
@@ -117,6 +134,16 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
         case .io(let path, let operation, _, let message): return "\(path): \(operation) failed: \(message)"
         case .locked(let path):
             return "\(path): open for writing elsewhere (another folio or program); open it read-only, or close the other one"
+        case .notARegularFile(let path, let kind):
+            return "\(path): is \(kind), not a regular file; Folio reads only regular files"
+        case .blobTooLarge(let path, let size, let limit):
+            return "\(path): external file of \(size) bytes is larger than \(limit) bytes, the most Folio reads"
+        case .blobHashMismatch(let path):
+            return "\(path): external file's bytes do not match the hash in its name (changed or damaged)"
+        case .notAPackageFolder(let path, let entries):
+            let shown = entries.prefix(3).map { "'\($0)'" }.joined(separator: ", ") + (entries.count > 3 ? ", …" : "")
+            return "\(path): exists and is not a Folio package (it holds \(shown)); "
+                + "nothing was written: choose another path, or empty the folder"
         case .modifiedOnDisk(let path):
             return "\(path): changed on disk since it was opened; not overwriting it (save under another name, or reopen)"
         case .unsupportedFormat(_, let version): return prefix + "format version \(version) is not supported (this Folio reads 1)"
