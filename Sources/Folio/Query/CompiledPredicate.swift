@@ -20,12 +20,22 @@ struct CompiledPredicate {
         case .not(let inner):
             let test = try compile(inner, entity: entity, graph: graph)
             return { !test($0) }
-        case .and(let a, let b):
-            let (x, y) = (try compile(a, entity: entity, graph: graph), try compile(b, entity: entity, graph: graph))
-            return { x($0) && y($0) }
-        case .or(let a, let b):
-            let (x, y) = (try compile(a, entity: entity, graph: graph), try compile(b, entity: entity, graph: graph))
-            return { x($0) || y($0) }
+        case .and(let operands):
+            var tests: [Test] = []
+            tests.reserveCapacity(operands.count)
+            for operand in operands { tests.append(try compile(operand, entity: entity, graph: graph)) }
+            return { ref in
+                for test in tests where !test(ref) { return false }
+                return true
+            }
+        case .or(let operands):
+            var tests: [Test] = []
+            tests.reserveCapacity(operands.count)
+            for operand in operands { tests.append(try compile(operand, entity: entity, graph: graph)) }
+            return { ref in
+                for test in tests where test(ref) { return true }
+                return false
+            }
         case .comparison(let left, let op, let right, let caseInsensitive, let column):
             return try comparison(left, op, right, caseInsensitive: caseInsensitive, column: column, entity: entity, graph: graph)
         }
