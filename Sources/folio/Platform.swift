@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FolioREPL
 import Foundation
 
 /// Writes straight to the standard file descriptors, unbuffered, so command
@@ -15,9 +16,10 @@ enum Output {
         write(text, to: STDOUT_FILENO)
     }
 
-    /// Writes `line` and a newline to stderr.
+    /// Writes `line` and a newline to stderr, control characters escaped
+    /// (an error may echo a name or value from a hostile document).
     static func error(_ line: String) {
-        write(line + "\n", to: STDERR_FILENO)
+        write(TerminalText.escaped(line, keepingNewlines: true) + "\n", to: STDERR_FILENO)
     }
 
     private static func write(_ text: String, to descriptor: Int32) {

@@ -49,7 +49,7 @@ struct TerminalSession {
         let objects = context.schema.entities.reduce(0) { total, entity in
             total + ((try? context.fetchCount(DynamicFetchDescriptor(entity: entity.name))) ?? 0)
         }
-        let name = interpreter.documentURL.lastPathComponent
+        let name = TerminalText.escaped(interpreter.documentURL.lastPathComponent)
         return "folio — \(name), \(objects) object\(objects == 1 ? "" : "s"). Type help."
     }
 
