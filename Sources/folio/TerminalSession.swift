@@ -18,7 +18,8 @@ struct TerminalSession {
         interpreter.confirm = TerminalSession.ask
     }
 
-    /// Runs until `quit`, Ctrl-D or a hang-up.
+    /// Runs until `quit`, Ctrl-D, a hang-up or SIGTERM (those two write the
+    /// unsaved work to a recovery package first, see ``Recovery``).
     ///
     /// - Throws: `ExitCode.failure` when the terminal went away.
     func run() throws {
@@ -38,8 +39,13 @@ struct TerminalSession {
                 Output.standard("\n")
                 if execute("quit") == .quit { return }
             case .hungUp:
+                // SIGHUP, SIGTERM or a terminal that went away: the unsaved work goes to a recovery package.
+                LineEditor.saveHistory()
+                Recovery.endIfAsked()
+                Recovery.saveWork(reason: "the terminal went away")
                 throw ExitCode.failure
             }
+            Recovery.endIfAsked()
         }
     }
 
