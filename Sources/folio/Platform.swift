@@ -25,12 +25,13 @@ enum Output {
     private static func write(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return }
             var offset = 0
             while offset < bytes.count {
                 #if canImport(Glibc)
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
                 #else
-                let written = Darwin.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Darwin.write(descriptor, base + offset, bytes.count - offset)
                 #endif
                 if written < 0 {
                     if errno == EINTR { continue }
