@@ -98,6 +98,19 @@ import Glibc
         #expect(ended.stderr.isEmpty, "\(ended.stderr)")
     }
 
+    @Test("a state folder inside the document package is refused: nothing is written inside the document", .timeLimit(.minutes(1)))
+    func stateFolderInsideTheDocument() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let before = try FileManager.default.contentsOfDirectory(atPath: animals.path).sorted()
+        let ended = try Self.scriptThenSignal(SIGTERM, document: animals, state: animals.appendingPathComponent("state"),
+                                              lines: "set 2 name=Recovered\ncount Animal\n", until: "30\n", in: folder.url)
+        #expect(ended.reason == .uncaughtSignal && ended.status == SIGTERM)
+        #expect(ended.stderr.contains("could not be written"), "\(ended.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: animals.path).sorted() == before)
+    }
+
     @Test("a SIGTERM at the interactive prompt writes the recovery package and ends by SIGTERM", .timeLimit(.minutes(1)))
     func terminalSessionSIGTERM() throws {
         let folder = try TemporaryFolder()
