@@ -655,4 +655,20 @@ private func parseError(_ text: String) -> Folio.PredicateError? {
             #expect(zoo.error(nots)?.column == 4 * limit + 1)
         }
     }
+
+    @Test("in with a long list matches as a short one does: exact scalars, nil, numbers; 200,000 literals cost no scan per object")
+    func longInLists() throws {
+        let zoo = try PredicateZoo()
+        let filler = (0..<200_000).map { "'n\($0)'" }.joined(separator: ", ")
+        #expect(try zoo.names("name in {\(filler), 'Rex', 'Polly'}") == ["Rex", "Polly"])
+        #expect(try zoo.names("notes in {\(filler), nil}") == ["rosie", "Nemo"])
+        // "Ze\u{301}" and "Z\u{e9}" are equal Strings with different scalars: only exact scalars match, as in ==.
+        _ = try zoo.context.insert("Animal", ["name": .string("Ze\u{301}")])
+        #expect(try zoo.names("name in {\(filler), 'Z\u{e9}'}").isEmpty)
+        #expect(try zoo.names("name == 'Z\u{e9}'").isEmpty)
+        #expect(try zoo.names("name in {\(filler), 'Ze\u{301}'}") == ["Ze\u{301}"])
+        let numbers = (100...200).map(String.init).joined(separator: ", ")
+        #expect(try zoo.names("age in {\(numbers), 3, 7.0}") == ["Rex", "rosie"])
+        #expect(try zoo.names("name in[c] {\(filler), 'rex'}") == ["Rex"])
+    }
 }

@@ -204,6 +204,7 @@ struct CompiledPredicate {
             }
         case .in:
             guard let list else { throw PredicateError("'in' needs a {list}", column: column) }
+            if !caseInsensitive, list.count > 8 { return hashedMembership(read, list) }
             return { ref in
                 let value = read(ref)
                 return list.contains { value.compare(to: $0, caseInsensitive: caseInsensitive) == .orderedSame }
@@ -230,6 +231,28 @@ struct CompiledPredicate {
                     return false
                 default: return false
                 }
+            }
+        }
+    }
+
+    /// `in` over a long list without a scan per object: strings are looked up
+    /// by hash (then compared by Unicode scalars, as `compare` does), `nil` by a
+    /// flag; any other value goes through the list as usual. A list as long as
+    /// the document costs O(objects + list), not their product.
+    private static func hashedMembership(_ read: @escaping Read, _ list: [Value]) -> Test {
+        var strings: [String: [String]] = [:]
+        for case .string(let string) in list { strings[string, default: []].append(string) }
+        let includesNull = list.contains(.null)
+        return { ref in
+            let value = read(ref)
+            switch value {
+            case .string(let text):
+                // String's == is canonical equivalence, coarser than equal scalars: check the candidates.
+                return strings[text]?.contains { $0.unicodeScalars.elementsEqual(text.unicodeScalars) } ?? false
+            case .null:
+                return includesNull
+            default:
+                return list.contains { value.compare(to: $0) == .orderedSame }
             }
         }
     }
