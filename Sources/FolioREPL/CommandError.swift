@@ -12,6 +12,10 @@ public struct CommandError: Error, Equatable, Sendable, CustomStringConvertible 
         self.column = column
     }
 
-    /// `column N: message`, or the message alone.
-    public var description: String { column > 0 ? "column \(column): \(message)" : message }
+    /// `column N: message`, or the message alone; control characters a message
+    /// echoes from the line or the document are escaped (``TerminalText``).
+    public var description: String {
+        let text = TerminalText.escaped(message)
+        return column > 0 ? "column \(column): \(text)" : text
+    }
 }

@@ -47,7 +47,8 @@ extension Interpreter {
                                   "save refuse) and asks, unless --yes."],
                         example: ["delete 24", "delete Country where visited == false", "delete all Animal"]),
         "undo": .init(usage: ["undo [N]"], summary: "undo the last command (or the last N)",
-                      details: ["Each command that changes the document is one step."], example: ["undo 2"]),
+                      details: ["Each command that changes the document is one step. Undoing back to what was",
+                                "last saved leaves no unsaved changes (no * in the prompt)."], example: ["undo 2"]),
         "redo": .init(usage: ["redo [N]"], summary: "redo what undo undid", details: [], example: ["redo"]),
         "history": .init(usage: ["history"], summary: "list the undo steps, oldest first, and the redoable ones",
                          details: [], example: ["history"]),
@@ -59,7 +60,10 @@ extension Interpreter {
                       example: ["save", "save as \"Animals copy.folio\""]),
         "revert": .init(usage: ["revert"], summary: "discard unsaved changes (asks first)", details: [], example: ["revert"]),
         "quit": .init(usage: ["quit", "quit!"], summary: "leave; quit asks first when there are unsaved changes",
-                      details: ["quit! leaves without asking."], example: ["quit"]),
+                      details: ["quit! leaves without asking. If folio is killed (SIGTERM, SIGHUP) or crashes with",
+                                "unsaved changes, they are written to a recovery package under",
+                                "$XDG_STATE_HOME/folio/recovery (or ~/.local/state/folio/recovery), named when the",
+                                "document is next opened."], example: ["quit"]),
     ]
 
     func help(_ text: CommandLineText) throws(CommandError) {

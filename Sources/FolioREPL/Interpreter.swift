@@ -93,7 +93,7 @@ public final class Interpreter {
     /// The document's name and, when there are unsaved changes, a `*`: `Animals*> `;
     /// `Animals (read-only)> ` for a document opened read-only.
     public var prompt: String {
-        documentURL.deletingPathExtension().lastPathComponent + (hasUnsavedChanges ? "*" : "")
+        TerminalText.escaped(documentURL.deletingPathExtension().lastPathComponent) + (hasUnsavedChanges ? "*" : "")
             + (isReadOnly ? " (read-only)" : "") + "> "
     }
 
@@ -152,15 +152,16 @@ public final class Interpreter {
 
     // MARK: Output
 
-    /// Writes one line.
-    func emit(_ line: String) { write(line + "\n") }
+    /// Writes one line (or several, split at line feeds), with every other
+    /// control character escaped: no value or name can drive the terminal.
+    func emit(_ line: String) { write(TerminalText.escaped(line, keepingNewlines: true) + "\n") }
 
     /// Writes one JSON value on its own line.
     func emit(_ json: JSONText) { write(json.text + "\n") }
 
     /// Asks `question` unless told to assume yes; a "no" writes `cancelled`.
     func confirmed(_ question: String) -> Bool {
-        if options.assumeYes || confirm(question) { return true }
+        if options.assumeYes || confirm(TerminalText.escaped(question, keepingNewlines: true)) { return true }
         emit("cancelled")
         return false
     }

@@ -81,9 +81,9 @@ enum JSONText {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                // Every control character TerminalText escapes (C0, DEL, C1, bidi) is a \\u escape here.
+                if TerminalText.needsEscape(scalar) {
+                    out += TerminalText.hexEscape(scalar)
                 } else {
                     out.unicodeScalars.append(scalar)
                 }

@@ -26,17 +26,9 @@ struct TextTable {
     }
 
     /// A cell's text, on one line and at most `limit` characters: control characters
-    /// escaped, longer text cut with "…".
+    /// escaped (``TerminalText``), longer text cut with "…".
     static func cell(_ text: String, limit: Int = 40) -> String {
-        var flat = ""
-        for character in text {
-            switch character {
-            case "\n": flat += "\\n"
-            case "\t": flat += "\\t"
-            case "\r": flat += "\\r"
-            default: flat.append(character)
-            }
-        }
+        let flat = TerminalText.escaped(text)
         return flat.count > limit ? String(flat.prefix(limit - 1)) + "…" : flat
     }
 }

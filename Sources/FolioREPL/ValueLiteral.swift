@@ -21,11 +21,18 @@ struct ValueLiteral {
     private let end: Int
     /// What the value is for, in messages: `Dog.age`.
     private let subject: String
+    /// How many brackets are open: lists and dictionaries nest at most
+    /// ``maximumNesting`` deep, as a package may hold them, so a crafted line
+    /// cannot exhaust the stack.
+    private var depth = 0
+
+    /// How deep lists and dictionaries may nest (64, the package format's limit).
+    static let maximumNesting = 64
 
     /// Parses the scalars `range` of a line as a value of `type`; `.null` for a bare `null`.
     static func parse(_ scalars: [Unicode.Scalar], _ range: Range<Int>, as type: ValueType,
                       for subject: String) throws(CommandError) -> Value {
-        var parser = ValueLiteral(scalars: scalars, index: range.lowerBound, end: range.upperBound, subject: subject)
+        var parser = ValueLiteral(scalars: scalars, index: range.lowerBound, end: range.upperBound, subject: subject, depth: 0)
         return try parser.parseWhole(type)
     }
 
@@ -33,6 +40,14 @@ struct ValueLiteral {
     static func parse(_ text: String, as type: ValueType, for subject: String = "the value") throws(CommandError) -> Value {
         let scalars = Array(text.unicodeScalars)
         return try parse(scalars, 0..<scalars.count, as: type, for: subject)
+    }
+
+    /// Opens one more level of brackets, refusing past ``maximumNesting``.
+    private mutating func enter(at column: Int) throws(CommandError) {
+        guard depth < Self.maximumNesting else {
+            throw CommandError("\(subject) nests lists and dictionaries more than \(Self.maximumNesting) deep", column: column)
+        }
+        depth += 1
     }
 
     private var column: Int { index + 1 }
@@ -119,6 +134,8 @@ struct ValueLiteral {
         case .codable: (element, isSet) = (.codable, false)
         default: throw CommandError("\(subject) holds \(Self.describe(type)), not a list", column: open)
         }
+        try enter(at: open)
+        defer { depth -= 1 }
         index += 1
         var elements: [Value] = []
         var seen = Set<Value>()
@@ -158,6 +175,8 @@ struct ValueLiteral {
         case .codable: element = .codable
         default: throw CommandError("\(subject) holds \(Self.describe(type)), not a dictionary", column: open)
         }
+        try enter(at: open)
+        defer { depth -= 1 }
         index += 1
         var entries: [String: Value] = [:]
         skipSpace()

@@ -9,9 +9,10 @@ import Darwin
 /// Reading keys, Ctrl-C and hang-ups.
 ///
 /// SIGINT only sets a flag and writes a byte to a pipe (the self-pipe trick);
-/// its handler is installed without `SA_RESTART`. SIGHUP does the same with
-/// its own flag, so a closed terminal ends the session normally (the history
-/// is saved). libedit reads every key
+/// its handler is installed without `SA_RESTART`. SIGHUP and SIGTERM do the
+/// same through ``Recovery`` (its flag, this pipe), so a closed terminal or a
+/// `kill` ends the session at the prompt, where the unsaved work is written to
+/// a recovery package. libedit reads every key
 /// through ``readCharacter``, which waits on the terminal and the pipe
 /// together and checks the flag before each wait, so a Ctrl-C typed at any
 /// moment of a `readline` call ends it: `readline` returns nil and
@@ -21,15 +22,13 @@ import Darwin
 extension LineEditor {
     /// Set by the SIGINT handler.
     private static let interruptReceived = Atomic<Bool>(false)
-    /// Set by the SIGHUP handler.
-    private static let hangUpReceived = Atomic<Bool>(false)
     /// The pipe's write end, for the handler; -1 until installed.
     private static let wakeUpWriteEnd = Atomic<Int32>(-1)
     nonisolated(unsafe) private static var wakeUpReadEnd: Int32 = -1
     /// Set when reading the terminal fails or ends: it went away.
     nonisolated(unsafe) static var inputClosed = false
 
-    /// Installs the SIGINT and SIGHUP handlers and their pipe.
+    /// Installs the SIGINT handler and the pipe it shares with SIGHUP and SIGTERM (``Recovery``).
     static func installInterruptHandler() {
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
@@ -39,10 +38,11 @@ extension LineEditor {
             }
             wakeUpReadEnd = ends[0]
             wakeUpWriteEnd.store(ends[1], ordering: .relaxed)
+            Recovery.wakeUpDescriptor.store(ends[1], ordering: .relaxed)
         }
         interruptReceived.store(false, ordering: .relaxed)
 
-        for (signal, handler) in [(SIGINT, handleInterrupt), (SIGHUP, handleHangUp)] {
+        for (signal, handler) in [(SIGINT, handleInterrupt)] {
             var action = sigaction()
             #if canImport(Glibc)
             action.__sigaction_handler.sa_handler = handler
@@ -70,11 +70,6 @@ extension LineEditor {
     /// Async-signal-safe: an atomic store and a `write`.
     private static let handleInterrupt: @convention(c) (Int32) -> Void = { _ in
         LineEditor.interruptReceived.store(true, ordering: .relaxed)
-        LineEditor.wakeUp()
-    }
-
-    private static let handleHangUp: @convention(c) (Int32) -> Void = { _ in
-        LineEditor.hangUpReceived.store(true, ordering: .relaxed)
         LineEditor.wakeUp()
     }
 
@@ -111,7 +106,7 @@ extension LineEditor {
     /// ``inputClosed`` is set, for good).
     private static func nextByte() -> UInt8? {
         while true {
-            if hangUpReceived.load(ordering: .relaxed) {
+            if Recovery.pendingSignal.load(ordering: .relaxed) != 0 {
                 inputClosed = true
                 return nil
             }

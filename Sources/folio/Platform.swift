@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FolioREPL
 import Foundation
 
 /// Writes straight to the standard file descriptors, unbuffered, so command
@@ -15,20 +16,22 @@ enum Output {
         write(text, to: STDOUT_FILENO)
     }
 
-    /// Writes `line` and a newline to stderr.
+    /// Writes `line` and a newline to stderr, control characters escaped
+    /// (an error may echo a name or value from a hostile document).
     static func error(_ line: String) {
-        write(line + "\n", to: STDERR_FILENO)
+        write(TerminalText.escaped(line, keepingNewlines: true) + "\n", to: STDERR_FILENO)
     }
 
     private static func write(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return }
             var offset = 0
             while offset < bytes.count {
                 #if canImport(Glibc)
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
                 #else
-                let written = Darwin.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Darwin.write(descriptor, base + offset, bytes.count - offset)
                 #endif
                 if written < 0 {
                     if errno == EINTR { continue }

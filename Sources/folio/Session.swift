@@ -6,7 +6,9 @@ import Foundation
 /// One run of the interpreter over a document: a script or a terminal session.
 enum Session {
     /// Opens the package and runs commands from `--script FILE`, piped stdin,
-    /// or the terminal.
+    /// or the terminal. Says first when an earlier session left a recovery
+    /// package for the document, and writes one if SIGTERM, SIGHUP or a trap
+    /// ends this session with unsaved changes (``Recovery``).
     ///
     /// - Throws: `ExitCode.failure` after printing the error when the package
     ///   or script cannot be read, or a script command fails.
@@ -19,6 +21,15 @@ enum Session {
             throw ExitCode.failure
         }
         interpreter.write = Output.standard
+        if let notice = Recovery.notice(for: url) { Output.error(notice) }
+        Recovery.install(for: interpreter)
+        // A SIGTERM or SIGHUP while a script waits for its next line ends the read (no SA_RESTART).
+        func nextLine(_ read: () -> String?) -> String? {
+            Recovery.endIfAsked()
+            let line = read()
+            Recovery.endIfAsked()
+            return line
+        }
 
         if let path = options.script {
             guard let file = fopen(path, "r") else {
@@ -26,11 +37,16 @@ enum Session {
                 throw ExitCode.failure
             }
             defer { fclose(file) }
-            try ScriptSession(interpreter: interpreter).run { Platform.readLine(from: file) }
+            try ScriptSession(interpreter: interpreter).run { nextLine { Platform.readLine(from: file) } }
         } else if Platform.isInteractive {
             try TerminalSession(interpreter: interpreter).run()
         } else {
-            try ScriptSession(interpreter: interpreter).run { readLine() }
+            // Not Swift's readLine(): it retries getline on EINTR forever once stdin's error flag is set.
+            guard let input = fdopen(STDIN_FILENO, "r") else {
+                Output.error("error: cannot read standard input: \(String(cString: strerror(errno)))")
+                throw ExitCode.failure
+            }
+            try ScriptSession(interpreter: interpreter).run { nextLine { Platform.readLine(from: input) } }
         }
     }
 }

@@ -18,7 +18,8 @@ struct TerminalSession {
         interpreter.confirm = TerminalSession.ask
     }
 
-    /// Runs until `quit`, Ctrl-D or a hang-up.
+    /// Runs until `quit`, Ctrl-D, a hang-up or SIGTERM (those two write the
+    /// unsaved work to a recovery package first, see ``Recovery``).
     ///
     /// - Throws: `ExitCode.failure` when the terminal went away.
     func run() throws {
@@ -38,8 +39,13 @@ struct TerminalSession {
                 Output.standard("\n")
                 if execute("quit") == .quit { return }
             case .hungUp:
+                // SIGHUP, SIGTERM or a terminal that went away: the unsaved work goes to a recovery package.
+                LineEditor.saveHistory()
+                Recovery.endIfAsked()
+                Recovery.saveWork(reason: "the terminal went away")
                 throw ExitCode.failure
             }
+            Recovery.endIfAsked()
         }
     }
 
@@ -49,7 +55,7 @@ struct TerminalSession {
         let objects = context.schema.entities.reduce(0) { total, entity in
             total + ((try? context.fetchCount(DynamicFetchDescriptor(entity: entity.name))) ?? 0)
         }
-        let name = interpreter.documentURL.lastPathComponent
+        let name = TerminalText.escaped(interpreter.documentURL.lastPathComponent)
         return "folio — \(name), \(objects) object\(objects == 1 ? "" : "s"). Type help."
     }
 

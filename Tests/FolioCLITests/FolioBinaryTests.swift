@@ -52,8 +52,10 @@ func documentText(_ package: URL) throws -> String {
 }
 
 /// Runs `folio` with `input` on stdin (a file, so no pipe can fill up), in
-/// `directory`; kills it after `timeout` seconds so no test can hang.
-func runFolio(_ arguments: [String], input: String = "", in directory: URL, timeout: TimeInterval = 60) throws -> FolioRun {
+/// `directory`, with `environment` added to the tests' own; kills it after
+/// `timeout` seconds so no test can hang.
+func runFolio(_ arguments: [String], input: String = "", in directory: URL, timeout: TimeInterval = 60,
+              environment extra: [String: String] = [:]) throws -> FolioRun {
     let inputFile = directory.appendingPathComponent(".stdin-\(UUID().uuidString)")
     let outputFile = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
     let errorFile = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
@@ -68,6 +70,7 @@ func runFolio(_ arguments: [String], input: String = "", in directory: URL, time
     process.currentDirectoryURL = directory
     var environment = ProcessInfo.processInfo.environment
     environment["FOLIO_HISTORY"] = directory.appendingPathComponent(".folio_history").path
+    environment.merge(extra) { _, new in new }
     process.environment = environment
     let stdin = try FileHandle(forReadingFrom: inputFile)
     let stdout = try FileHandle(forWritingTo: outputFile)

@@ -153,6 +153,12 @@ final class PseudoTerminal {
         return (status >> 8) & 0xff  // WEXITSTATUS
     }
 
+    /// The signal that ended the program, once it has ended by one (WIFSIGNALED).
+    var terminationSignal: Int32? {
+        guard let status = exitStatus, status & 0x7f != 0, status & 0x7f != 0x7f else { return nil }
+        return status & 0x7f
+    }
+
     /// Reads once if output arrives within `seconds`; false on timeout, end or error.
     private func readAvailable(waitingAtMost seconds: TimeInterval) -> Bool {
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)

@@ -399,3 +399,49 @@ final class ReportedErrors: Sendable {
         #expect(try context.value("label", of: shelf.persistentModelID) == .string("Fantasy"))
     }
 }
+
+@Suite struct UnreadableEnumTests {
+    @Test func `a dynamic edit storing a raw value the enum has no case for is refused with a type mismatch`() throws {
+        let context = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let specimen = Specimen()
+        context.insert(specimen)
+        let id = specimen.persistentModelID
+        #expect(throws: ModelError.self) { try context.setValue(.string("grumpy"), for: "mood", of: id) }
+        #expect(throws: ModelError.self) { try context.insert("Specimen", ["mood": .string("grumpy")]) }
+        try context.setValue(.string("curious"), for: "mood", of: id)
+        #expect(specimen.mood == .curious)
+        let fetched = try #require(try context.fetch(FetchDescriptor<Specimen>()).first)
+        #expect(fetched.mood == .curious)
+    }
+}
+
+extension UnreadableEnumTests {
+    @Test func `a package holding a raw value the enum has no case for is refused on open with a typed error, not read`() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Specimens.folio")
+        let id: PersistentIdentifier
+        do {
+            let typed = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(url: url)))
+            let specimen = Specimen()
+            typed.insert(specimen)
+            try typed.save()
+            id = specimen.persistentModelID
+        }
+        do {
+            // A program without the model classes (the REPL, say) knows no enum: it stores any string.
+            let dynamic = ModelContext(try ModelContainer(contentsOf: url))
+            try dynamic.setValue(.string("grumpy"), for: "mood", of: id)
+            try dynamic.save()
+        }
+        do {
+            _ = try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(url: url))
+            Issue.record("the package opened")
+        } catch {
+            guard case .graph(.typeMismatch(let entity, let attribute, _, _)) = error else {
+                Issue.record("expected a type mismatch, got \(error)")
+                return
+            }
+            #expect(entity == "Specimen" && attribute == "mood")
+        }
+    }
+}

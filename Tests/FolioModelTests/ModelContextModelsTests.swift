@@ -69,6 +69,33 @@ import Synchronization
         #expect(context.insertedModelsArray.isEmpty && context.changedModelsArray.isEmpty && context.deletedModelsArray.isEmpty)
     }
 
+    @Test func `edits undone or set back by hand leave no changes: hasChanges and the arrays follow the saved state`() throws {
+        context.undoManager = UndoManager()
+        let countries = try context.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)]))
+        countries[0].visited = true
+        context.processPendingChanges()
+        #expect(context.hasChanges && countries[0].hasChanges)
+        context.undoManager?.undo()
+        #expect(!context.hasChanges && !countries[0].hasChanges)
+        #expect(context.changedModelsArray.isEmpty)
+
+        context.undoManager?.redo()
+        #expect(context.changedModelsArray.map { $0 as? Country } == [countries[0]])
+        context.undoManager?.undo()
+
+        countries[1].name = "Fiji Islands"
+        countries[1].name = "Fiji"
+        #expect(!context.hasChanges && context.changedModelsArray.isEmpty)
+
+        countries[0].visited = true
+        context.processPendingChanges()
+        context.delete(countries[2])
+        context.processPendingChanges()
+        context.undoManager?.undo()
+        #expect(context.deletedModelsArray.isEmpty && !countries[2].isDeleted)
+        #expect(context.changedModelsArray.map { $0 as? Country } == [countries[0]])
+    }
+
     @Test func `rollback detaches unsaved inserts, which keep their values, and restores edited models`() throws {
         let chile = try #require(try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Chile" })).first)
         let peru = Country(name: "Peru", visited: true)

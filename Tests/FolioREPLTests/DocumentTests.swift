@@ -195,4 +195,55 @@ import Testing
         #expect(yes.questions.isEmpty)
         #expect(session.error("quit! now") == CommandError("unexpected 'now'", column: 7))
     }
+
+    @Test("undoing back to the saved state leaves no unsaved changes: status says no, the prompt has no *, quit does not ask")
+    func undoBackToSavedIsClean() throws {
+        let edits = [
+            "set 2 name=Foo",
+            "set 2 category=6",
+            "link 24 animals 2",
+            "unlink 1 animals 2",
+            "insert Animal name=Kiwi category=6",
+            "delete 2",
+            "delete 6",
+            "set 2 name=Newt diet=carnivorous",
+        ]
+        for edit in edits {
+            let session = try Session("Animals")
+            session.answer = true
+            #expect(session.interpreter.prompt == "Animals> ")
+            try session.run(edit)
+            if edit != "set 2 name=Newt diet=carnivorous" {
+                #expect(session.interpreter.prompt == "Animals*> ", "\(edit)")
+            }
+            try session.run("undo")
+            #expect(try session.run("status").contains("unsaved changes: no\n"), "\(edit)")
+            #expect(session.interpreter.prompt == "Animals> ", "\(edit)")
+            #expect(session.interpreter.context.changedIdentifiers.isEmpty, "\(edit)")
+            let asked = session.questions.count
+            session.answer = false
+            #expect(try session.outcome("quit") == .quit, "\(edit)")
+            #expect(session.questions.count == asked, "\(edit): quit asked")
+        }
+    }
+
+    @Test("an edit set back by hand, a redo and an undo after save track the saved state exactly")
+    func handEditsAndRedoTrackTheSavedState() throws {
+        let session = try Session("Animals")
+        session.answer = true
+        try session.run("set 2 name=Foo")
+        try session.run("set 2 name=Newt")
+        #expect(try session.run("status").contains("unsaved changes: no\n"))
+        try session.run("set 3 name=Bar")
+        try session.run("undo")
+        try session.run("redo")
+        #expect(try session.run("status").contains("unsaved changes: yes (0 inserted, 1 changed, 0 deleted)"))
+        #expect(try session.run("save") == "saved \(session.url.path)\n")
+        #expect(session.interpreter.prompt == "Animals> ")
+        try session.run("undo")
+        #expect(session.interpreter.prompt == "Animals*> ")
+        #expect(try session.run("status").contains("unsaved changes: yes (0 inserted, 1 changed, 0 deleted)"))
+        try session.run("redo")
+        #expect(session.interpreter.prompt == "Animals> ")
+    }
 }

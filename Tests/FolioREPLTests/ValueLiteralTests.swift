@@ -106,4 +106,22 @@ import Testing
         #expect(error("int:x", .any) == CommandError("'x' is not a valid int for Dog.x", column: 1))
         #expect(error("[1]", .any) == CommandError("Dog.x holds one value of any scalar type, not a list", column: 1))
     }
+
+    @Test("lists and dictionaries nest up to 64 deep; deeper, even 100,000 deep, is an error at the 65th bracket, never a stack overflow")
+    func nestingIsBounded() throws {
+        func error(_ text: String, _ type: ValueType) -> CommandError? {
+            do { _ = try parse(text, type); return nil } catch { return error }
+        }
+        let limit = ValueLiteral.maximumNesting
+        #expect(limit == 64)
+        var inner = Value.array([])
+        for _ in 1..<limit { inner = .array([inner]) }
+        #expect(try parse(String(repeating: "[", count: limit) + String(repeating: "]", count: limit), .codable) == inner)
+        for depth in [limit + 1, 100_000] {
+            let lists = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            #expect(error(lists, .codable) == CommandError("Dog.x nests lists and dictionaries more than 64 deep", column: limit + 1))
+            let dictionaries = String(repeating: "{a: ", count: depth) + "1" + String(repeating: "}", count: depth)
+            #expect(error(dictionaries, .codable)?.column == 4 * limit + 1)
+        }
+    }
 }

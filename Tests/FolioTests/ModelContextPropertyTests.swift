@@ -131,6 +131,16 @@ import Testing
                 Issue.record("seed \(seed) step \(index) after \(action):\nfolio:\n\(actual)\nmodel:\n\(model.snapshot)")
                 return
             }
+            // Change tracking is exact: what the context reports unsaved is what differs from the saved state.
+            let (current, last) = (actual.objects.values.reduce(into: [UInt64: GraphSnapshot.Object]()) { $0.merge($1) { a, _ in a } },
+                                   saved.snapshot.objects.values.reduce(into: [UInt64: GraphSnapshot.Object]()) { $0.merge($1) { a, _ in a } })
+            let expectedInserted = Set(current.keys).subtracting(last.keys)
+            let expectedDeleted = Set(last.keys).subtracting(current.keys)
+            let expectedChanged = Set(current.keys.filter { last[$0] != nil && last[$0] != current[$0] })
+            #expect(context.hasChanges == (actual != saved.snapshot), "seed \(seed) step \(index) after \(action): hasChanges")
+            #expect(Set(context.insertedIdentifiers.map(\.id)) == expectedInserted, "seed \(seed) step \(index) after \(action): inserted")
+            #expect(Set(context.deletedIdentifiers.map(\.id)) == expectedDeleted, "seed \(seed) step \(index) after \(action): deleted")
+            #expect(Set(context.changedIdentifiers.map(\.id)) == expectedChanged, "seed \(seed) step \(index) after \(action): changed")
             let problems = context.graph.invariantViolations()
             guard problems.isEmpty else {
                 Issue.record("seed \(seed) step \(index) after \(action): \(problems)")
@@ -145,7 +155,7 @@ import Testing
         }
     }
 
-    @Test("random edit, delete, undo, redo, save and rollback sequences match a plain reference model")
+    @Test("random edit, delete, undo, redo, save and rollback sequences match a plain reference model, and hasChanges is true exactly when the graph differs from the saved state")
     func randomSessions() async throws {
         await propertyCheck(count: 400, input: Gen.uint64(in: 0...UInt64.max)) { seed in
             try Self.session(seed: seed, steps: 60)

@@ -206,18 +206,18 @@ private func parseError(_ text: String) -> Folio.PredicateError? {
         #expect(try zoo.names("((((age == 7))))") == ["rosie"])
 
         let tree = try ObjectPredicate("a == 1 or b == 2 and c == 3").root
-        guard case .or(_, .and) = tree else {
-            Issue.record("expected or(_, and(_, _)), got \(tree)")
+        guard case .or(let terms) = tree, terms.count == 2, case .and = terms[1] else {
+            Issue.record("expected or([_, and([_, _])]), got \(tree)")
             return
         }
         let left = try ObjectPredicate("a == 1 and b == 2 or c == 3").root
-        guard case .or(.and, _) = left else {
-            Issue.record("expected or(and(_, _), _), got \(left)")
+        guard case .or(let terms) = left, terms.count == 2, case .and = terms[0] else {
+            Issue.record("expected or([and([_, _]), _]), got \(left)")
             return
         }
         let negated = try ObjectPredicate("not a == 1 and b == 2").root
-        guard case .and(.not, _) = negated else {
-            Issue.record("expected and(not(_), _), got \(negated)")
+        guard case .and(let terms) = negated, terms.count == 2, case .not = terms[0] else {
+            Issue.record("expected and([not(_), _]), got \(negated)")
             return
         }
     }
@@ -620,5 +620,55 @@ private func parseError(_ text: String) -> Folio.PredicateError? {
         #expect(try ObjectPredicate(text).description == text)
         #expect(try ObjectPredicate(text).text == text)
         #expect(try zoo.context.fetchCount(DynamicFetchDescriptor(entity: "Animal", predicate: .all)) == 6)
+    }
+
+    @Test("7,000 and 100,000 or-terms parse, compile and match quickly, without deep recursion")
+    func longChainsOfOr() throws {
+        let zoo = try PredicateZoo()
+        for terms in [7_000, 100_000] {
+            let text = (0..<terms).map { "age == \($0 - 1)" }.joined(separator: " or ")
+            let start = ContinuousClock.now
+            // Ages -1, 1, 2, 3, 7 and 12 are all below 7,000: every animal matches.
+            #expect(try zoo.count(text) == 6)
+            let elapsed = ContinuousClock.now - start
+            #expect(elapsed < .seconds(20), "\(terms) terms took \(elapsed)")
+        }
+        let conjunction = (0..<100_000).map { _ in "age > -5" }.joined(separator: " && ")
+        #expect(try zoo.count(conjunction) == 6)
+        let mixed = (0..<50_000).map { "(age == \($0) and weight > 0)" }.joined(separator: " || ")
+        #expect(try zoo.names(mixed) == ["Rex", "rosie", "Tweety", "Polly", "Nemo"])
+    }
+
+    @Test("parentheses or not nested past the documented limit are refused with the column where the limit is hit")
+    func deepNestingIsRefused() throws {
+        let zoo = try PredicateZoo()
+        let limit = ObjectPredicate.maximumNesting
+        #expect(limit == 100)
+        let atLimit = String(repeating: "(", count: limit - 1) + "age > 2" + String(repeating: ")", count: limit - 1)
+        #expect(try zoo.count(atLimit) == 3)
+        for depth in [limit + 1, 100_000] {
+            let parentheses = String(repeating: "(", count: depth) + "age > 2" + String(repeating: ")", count: depth)
+            let error = try #require(zoo.error(parentheses))
+            #expect(error.message.contains("nests more than 100 levels"))
+            #expect(error.column == limit + 1)
+            let nots = String(repeating: "not ", count: depth) + "age > 2"
+            #expect(zoo.error(nots)?.column == 4 * limit + 1)
+        }
+    }
+
+    @Test("in with a long list matches as a short one does: exact scalars, nil, numbers; 200,000 literals cost no scan per object")
+    func longInLists() throws {
+        let zoo = try PredicateZoo()
+        let filler = (0..<200_000).map { "'n\($0)'" }.joined(separator: ", ")
+        #expect(try zoo.names("name in {\(filler), 'Rex', 'Polly'}") == ["Rex", "Polly"])
+        #expect(try zoo.names("notes in {\(filler), nil}") == ["rosie", "Nemo"])
+        // "Ze\u{301}" and "Z\u{e9}" are equal Strings with different scalars: only exact scalars match, as in ==.
+        _ = try zoo.context.insert("Animal", ["name": .string("Ze\u{301}")])
+        #expect(try zoo.names("name in {\(filler), 'Z\u{e9}'}").isEmpty)
+        #expect(try zoo.names("name == 'Z\u{e9}'").isEmpty)
+        #expect(try zoo.names("name in {\(filler), 'Ze\u{301}'}") == ["Ze\u{301}"])
+        let numbers = (100...200).map(String.init).joined(separator: ", ")
+        #expect(try zoo.names("age in {\(numbers), 3, 7.0}") == ["Rex", "rosie"])
+        #expect(try zoo.names("name in[c] {\(filler), 'rex'}") == ["Rex"])
     }
 }

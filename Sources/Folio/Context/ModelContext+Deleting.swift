@@ -183,7 +183,7 @@ extension ModelContext {
         for ref in record.removed {
             if existedAtSave(ref) {
                 deleted.remove(ref)
-                if let edited = edits[ref] { updated[ref, default: []].formUnion(edited) }
+                if let edited = edits[ref] { updated[ref, default: []].formUnion(edited); unsettled.insert(ref) }
             } else {
                 inserted.insert(ref)
             }

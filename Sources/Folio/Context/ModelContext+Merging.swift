@@ -8,12 +8,17 @@ extension ModelContext {
         merge(pending.changes, baseline: pending.baseline)
         baseline = pending.baseline
         baseGeneration = pending.generation
+        // The saved state moved: edits may now equal it, and a delete another
+        // context saved too is no longer this context's to save.
+        unsettled.formUnion(updated.keys)
+        for ref in deleted where !existedAtSave(ref) { deleted.remove(ref); denials[ref] = nil }
     }
 
     /// Applies other contexts' saved changes to this scratchpad. This context's
     /// own unsaved edits win: an attribute or relationship it has edited keeps
     /// its value; objects it deleted stay deleted.
     func merge(_ changes: [ChangeSet], baseline newBaseline: ObjectGraph) {
+        settleTracking()
         for changeSet in changes where changeSet.generation > baseGeneration {
             let doomed = changeSet.deletions.compactMap { id -> ObjectRef? in
                 guard let ref = graph.index[id], graph.isLive(ref) else { return nil }
@@ -79,6 +84,7 @@ extension ModelContext {
 
     /// What this context's save changes, for the others.
     func makeChangeSet(generation: Int) -> ChangeSet {
+        settleTracking()
         var changeSet = ChangeSet(generation: generation)
         for ref in inserted.union(updated.keys) where graph.isLive(ref) {
             let entity = Int(ref.entity)

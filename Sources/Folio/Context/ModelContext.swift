@@ -57,11 +57,18 @@ public final class ModelContext {
     /// The saved state this context last merged or saved; decides what existed "at save".
     var baseline: ObjectGraph
     var baseGeneration: Int
+    /// Live objects absent from ``baseline`` (the saved state).
     var inserted = Set<ObjectRef>()
     /// Objects that existed at save and were edited, with the attributes and
-    /// relationship slots edited (slots offset by the attribute count).
+    /// relationship slots edited (slots offset by the attribute count). Between
+    /// ``settleTracking()`` calls it may also hold properties an edit and its
+    /// undo put back as saved; the objects in ``unsettled`` are the ones to check.
     var updated: [ObjectRef: Set<Int>] = [:]
+    /// Objects dead here that are live in ``baseline``.
     var deleted = Set<ObjectRef>()
+    /// Objects edited since the tracking was last settled: their entries in
+    /// ``updated`` are compared with ``baseline`` by ``settleTracking()``.
+    var unsettled = Set<ObjectRef>()
     /// For deleted objects with `deny` relationships: the objects that denied, at delete time.
     var denials: [ObjectRef: [(slot: Int, targets: [ObjectRef])]] = [:]
     private var transactionDepth = 0
@@ -107,13 +114,21 @@ public final class ModelContext {
 
     // MARK: Change tracking
 
-    /// Whether there are unsaved inserts, edits or deletes.
-    public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+    /// Whether there are unsaved inserts, edits or deletes: `false` exactly when
+    /// the document equals what was last saved — also after edits that undo
+    /// and redo (or a later edit) took back.
+    public var hasChanges: Bool {
+        settleTracking()
+        return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty
+    }
 
     /// Objects inserted since the last save, by identifier.
     public var insertedIdentifiers: [PersistentIdentifier] { identifiers(inserted) }
-    /// Objects that existed at the last save and have been edited since.
-    public var changedIdentifiers: [PersistentIdentifier] { identifiers(Set(updated.keys)) }
+    /// Objects that existed at the last save and differ from it now.
+    public var changedIdentifiers: [PersistentIdentifier] {
+        settleTracking()
+        return identifiers(Set(updated.keys))
+    }
     /// Objects deleted since the last save (and not yet saved as deleted).
     public var deletedIdentifiers: [PersistentIdentifier] { identifiers(deleted) }
 
@@ -139,6 +154,38 @@ public final class ModelContext {
     func touch(_ ref: ObjectRef, _ property: Int) {
         guard graph.isLive(ref), !inserted.contains(ref) else { return }
         updated[ref, default: []].insert(property)
+        unsettled.insert(ref)
+    }
+
+    /// Makes ``updated`` exact: for each object edited since the last call, keeps
+    /// only the properties that differ from the saved state (``baseline``), as a
+    /// document's change count follows undo and redo. Costs what was edited
+    /// since the last call (a relationship is compared by its identifiers).
+    func settleTracking() {
+        guard !unsettled.isEmpty else { return }
+        for ref in unsettled {
+            guard let properties = updated[ref] else { continue }
+            guard graph.isLive(ref), !inserted.contains(ref) else { updated[ref] = nil; continue }
+            let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
+            guard let saved = baseline.index[id], baseline.isLive(saved) else { continue }
+            let attributes = graph.layout.entities[Int(ref.entity)].attributes
+            let attributeCount = attributes.count
+            // A transient attribute is never saved: editing it changes nothing a save would write.
+            let differing = properties.filter { property in
+                if property < attributeCount {
+                    return !attributes[property].isTransient && graph.value(ref, property) != baseline.value(saved, property)
+                }
+                let slot = property - attributeCount
+                return Self.linkedIDs(graph, ref, slot) != Self.linkedIDs(baseline, saved, slot)
+            }
+            updated[ref] = differing.isEmpty ? nil : differing
+        }
+        unsettled.removeAll()
+    }
+
+    /// The identifiers a relationship holds, in order.
+    private static func linkedIDs(_ graph: ObjectGraph, _ ref: ObjectRef, _ slot: Int) -> [UInt64] {
+        graph.targets(ref, slot).map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
     }
 
     // MARK: Reading
@@ -279,12 +326,14 @@ public final class ModelContext {
     private func clearTracking() {
         inserted.removeAll()
         updated.removeAll()
+        unsettled.removeAll()
         deleted.removeAll()
         denials.removeAll()
     }
 
     /// What a save would refuse.
     func validationIssues() -> [ValidationIssue] {
+        settleTracking()
         var issues: [ValidationIssue] = []
         for ref in deleted.sorted(by: { graph.tables[Int($0.entity)].ids[Int($0.row)] < graph.tables[Int($1.entity)].ids[Int($1.row)] }) {
             for denial in denials[ref] ?? [] {

@@ -151,7 +151,8 @@ public final class BackingData {
         release(unmanaged)
         if let stored = storedValue(name), let value = V(persistentValue: stored) { return value }
         if let value = unmanaged.value(as: V.self) { return value }
-        return V(persistentValue: .null) ?? V(persistentValue: .zero(of: V.valueType)) ?? Self.missing(name)
+        return V(persistentValue: .null) ?? V(persistentValue: .zero(of: V.valueType))
+            ?? Self.declaredDefault(model, keyPath) { V(persistentValue: $0) } ?? Self.missing(name)
     }
 
     /// Sets an attribute of a type Folio stores directly; undoable once the model is inserted.
@@ -182,7 +183,10 @@ public final class BackingData {
             }
         }
         if let value = unmanaged.value(as: V.self) { return value }
-        return CodableValue.decodeLeniently(V.self, from: .null) ?? Self.missing(name)
+        return CodableValue.decodeLeniently(V.self, from: .null)
+            ?? Self.declaredDefault(model, keyPath) { CodableValue.decodeLeniently(V.self, from: $0) }
+            ?? ((V.self as? any CaseIterable.Type)?.allCases.first as? V)
+            ?? Self.missing(name)
     }
 
     /// Sets a `Codable` attribute; undoable once the model is inserted.
@@ -267,8 +271,22 @@ public final class BackingData {
         }
     }
 
-    /// A `Codable` attribute with no value anywhere and no zero value (an enum
-    /// whose stored case no longer exists and that was never given a value here).
+    /// The default the class declares for a property (`var mood: Mood = .calm`), read as `V`.
+    private static func declaredDefault<Model: PersistentModel, V>(
+        _ model: Model, _ keyPath: KeyPath<Model, V>, _ read: (Value) -> V?
+    ) -> V? {
+        guard case .attribute(let declaration, _)? = ModelMetadata.of(Model.self).property(for: keyPath)?.kind,
+              let stored = declaration.defaultValue else { return nil }
+        return read(stored)
+    }
+
+    /// A property with no value anywhere: no stored value it can read, no
+    /// declared default, no zero value and no first case. Input cannot get
+    /// here — a container made from model classes refuses, on open and on every
+    /// dynamic edit, a value a property could not read back, and merges and
+    /// undo only bring values that passed those checks — only a model built
+    /// by hand from an empty `BackingData()` whose initializer never set the
+    /// property can: a programming error, like reading an uninitialised value.
     private static func missing<V>(_ name: String) -> V {
         preconditionFailure("Folio: '\(name)' has no value: the model was created with empty backing data and never inserted")
     }

@@ -60,7 +60,10 @@ extension ModelContext {
     /// Models inserted since the last save.
     public var insertedModelsArray: [any PersistentModel] { models(inserted) }
     /// Models that existed at the last save and have been edited since.
-    public var changedModelsArray: [any PersistentModel] { models(Set(updated.keys)) }
+    public var changedModelsArray: [any PersistentModel] {
+        settleTracking()
+        return models(Set(updated.keys))
+    }
     /// Models deleted since the last save.
     public var deletedModelsArray: [any PersistentModel] { models(deleted) }
 

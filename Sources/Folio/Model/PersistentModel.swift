@@ -51,6 +51,7 @@ extension PersistentModel {
     /// Whether the model has unsaved changes: inserted, edited or deleted since the last save.
     public var hasChanges: Bool {
         guard let (context, ref) = persistentBackingData.location else { return false }
+        context.settleTracking()
         return context.inserted.contains(ref) || context.updated[ref] != nil || context.deleted.contains(ref)
     }
 

@@ -20,12 +20,22 @@ struct CompiledPredicate {
         case .not(let inner):
             let test = try compile(inner, entity: entity, graph: graph)
             return { !test($0) }
-        case .and(let a, let b):
-            let (x, y) = (try compile(a, entity: entity, graph: graph), try compile(b, entity: entity, graph: graph))
-            return { x($0) && y($0) }
-        case .or(let a, let b):
-            let (x, y) = (try compile(a, entity: entity, graph: graph), try compile(b, entity: entity, graph: graph))
-            return { x($0) || y($0) }
+        case .and(let operands):
+            var tests: [Test] = []
+            tests.reserveCapacity(operands.count)
+            for operand in operands { tests.append(try compile(operand, entity: entity, graph: graph)) }
+            return { ref in
+                for test in tests where !test(ref) { return false }
+                return true
+            }
+        case .or(let operands):
+            var tests: [Test] = []
+            tests.reserveCapacity(operands.count)
+            for operand in operands { tests.append(try compile(operand, entity: entity, graph: graph)) }
+            return { ref in
+                for test in tests where test(ref) { return true }
+                return false
+            }
         case .comparison(let left, let op, let right, let caseInsensitive, let column):
             return try comparison(left, op, right, caseInsensitive: caseInsensitive, column: column, entity: entity, graph: graph)
         }
@@ -194,6 +204,7 @@ struct CompiledPredicate {
             }
         case .in:
             guard let list else { throw PredicateError("'in' needs a {list}", column: column) }
+            if !caseInsensitive, list.count > 8 { return hashedMembership(read, list) }
             return { ref in
                 let value = read(ref)
                 return list.contains { value.compare(to: $0, caseInsensitive: caseInsensitive) == .orderedSame }
@@ -220,6 +231,28 @@ struct CompiledPredicate {
                     return false
                 default: return false
                 }
+            }
+        }
+    }
+
+    /// `in` over a long list without a scan per object: strings are looked up
+    /// by hash (then compared by Unicode scalars, as `compare` does), `nil` by a
+    /// flag; any other value goes through the list as usual. A list as long as
+    /// the document costs O(objects + list), not their product.
+    private static func hashedMembership(_ read: @escaping Read, _ list: [Value]) -> Test {
+        var strings: [String: [String]] = [:]
+        for case .string(let string) in list { strings[string, default: []].append(string) }
+        let includesNull = list.contains(.null)
+        return { ref in
+            let value = read(ref)
+            switch value {
+            case .string(let text):
+                // String's == is canonical equivalence, coarser than equal scalars: check the candidates.
+                return strings[text]?.contains { $0.unicodeScalars.elementsEqual(text.unicodeScalars) } ?? false
+            case .null:
+                return includesNull
+            default:
+                return list.contains { value.compare(to: $0) == .orderedSame }
             }
         }
     }

@@ -27,12 +27,20 @@
 /// (`born < "2020-01-01"`). `[c]` compares strings case-insensitively. Numbers
 /// of any type compare by value; `nil` equals only an absent value, and an
 /// ordering comparison (`<`, `>=`, …) with an absent value is false.
+///
+/// A chain of `and`/`or` terms may be as long as you like (it is parsed and
+/// evaluated with loops, 100,000 terms in well under a second); parentheses
+/// and `not` may nest at most ``maximumNesting`` levels deep, and deeper nesting
+/// is refused with a ``PredicateError`` naming the column where the limit is hit.
 public struct ObjectPredicate: Hashable, Sendable, CustomStringConvertible {
     indirect enum Node: Hashable, Sendable {
         case constant(Bool)
         case not(Node)
-        case and(Node, Node)
-        case or(Node, Node)
+        /// All of the operands, in order (chains of `and` parse into one node,
+        /// so a predicate of any length nests only as deep as its parentheses).
+        case and([Node])
+        /// Any of the operands, in order.
+        case or([Node])
         case comparison(Operand, Operator, Operand, caseInsensitive: Bool, column: Int)
     }
 
@@ -53,6 +61,9 @@ public struct ObjectPredicate: Hashable, Sendable, CustomStringConvertible {
         case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
         case contains, beginsWith = "beginswith", endsWith = "endswith", `in`
     }
+
+    /// How deeply parentheses and `not` may nest in a predicate (100).
+    public static let maximumNesting = 100
 
     let root: Node
     /// The text the predicate was parsed from.

@@ -1,4 +1,6 @@
-/// A recursive-descent parser for ``ObjectPredicate``'s grammar.
+/// A recursive-descent parser for ``ObjectPredicate``'s grammar. Chains of
+/// `and`/`or` are read with loops into n-ary nodes; recursion goes only as deep
+/// as parentheses and `not` nest, which is bounded by `maximumNesting`.
 struct PredicateParser {
     private enum Token: Equatable {
         case word(String)
@@ -11,7 +13,7 @@ struct PredicateParser {
     private var tokens: [(token: Token, column: Int)] = []
     private var position = 0
     private var lexError: PredicateError?
-    private let maximumDepth = 100
+    private let maximumDepth = ObjectPredicate.maximumNesting
     private var depth = 0
 
     init(_ text: String) {
@@ -97,27 +99,33 @@ struct PredicateParser {
     }
 
     private mutating func parseOr() throws(PredicateError) -> ObjectPredicate.Node {
-        var node = try parseAnd()
+        let first = try parseAnd()
+        guard isKeyword(current, "or", "||") else { return first }
+        var terms = [first]
         while isKeyword(current, "or", "||") {
             position += 1
-            node = .or(node, try parseAnd())
+            terms.append(try parseAnd())
         }
-        return node
+        return .or(terms)
     }
 
     private mutating func parseAnd() throws(PredicateError) -> ObjectPredicate.Node {
-        var node = try parseNot()
+        let first = try parseNot()
+        guard isKeyword(current, "and", "&&") else { return first }
+        var terms = [first]
         while isKeyword(current, "and", "&&") {
             position += 1
-            node = .and(node, try parseNot())
+            terms.append(try parseNot())
         }
-        return node
+        return .and(terms)
     }
 
     private mutating func parseNot() throws(PredicateError) -> ObjectPredicate.Node {
         depth += 1
         defer { depth -= 1 }
-        guard depth < maximumDepth else { throw PredicateError("predicate nests too deeply", column: column) }
+        guard depth <= maximumDepth else {
+            throw PredicateError("predicate nests more than \(maximumDepth) levels deep (parentheses and 'not')", column: column)
+        }
         if isKeyword(current, "not", "!") {
             position += 1
             return .not(try parseNot())
