@@ -170,4 +170,44 @@ import Testing
         #expect(throws: ModelError.package(.modifiedOnDisk(path: url.path))) { try writer.save() }
         #expect(try ModelContext(ModelContainer(contentsOf: url)).store === writer.store, "the writer's store stays the registered one")
     }
+
+    @Test("a save that merges another context's save made after it validated is validated again, and writes nothing when they clash")
+    func mergedSaveIsValidatedAgain() throws {
+        let url = temporaryPackageURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let schema = try Schema([.init("Tag", attributes: [.init("name", .string, options: [.unique])])])
+        let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: url))
+        let first = ModelContext(container)
+        let second = ModelContext(container)
+        try first.insert("Tag", ["name": .string("x")])
+        try second.insert("Tag", ["name": .string("x")])
+        // The second context has validated (nothing clashes in it yet) when the first one saves.
+        #expect(second.validationIssues().isEmpty)
+        try first.save()
+        let saved = try Data(contentsOf: url.appendingPathComponent("document.xml"))
+        #expect(throws: ModelError.self) { try container.store.save(second, allowsSave: true) }
+        #expect(try Data(contentsOf: url.appendingPathComponent("document.xml")) == saved)
+        // The clash is reported, not re-merged: the same save refuses the same way.
+        #expect(throws: ModelError.self) { try second.save() }
+        _ = try DocumentPackage(url: url).read()
+    }
+
+    @Test("exporting onto the document's own package is refused, also from a read-only container and through another spelling")
+    func exportOntoOwnPackageIsRefused() throws {
+        let url = temporaryPackageURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let writer = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url)))
+        try writer.insert("Animal", ["name": .string("Rex")])
+        try writer.save()
+        let saved = try Data(contentsOf: url.appendingPathComponent("document.xml"))
+        let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
+        try reader.insert("Animal", ["name": .string("Kiwi")])
+        let otherSpelling = URL(fileURLWithPath: url.deletingLastPathComponent().path + "/./" + url.lastPathComponent)
+        for context in [writer, reader] {
+            for target in [url, otherSpelling] {
+                #expect(throws: ModelError.self) { try context.exportPackage(to: target) }
+            }
+        }
+        #expect(try Data(contentsOf: url.appendingPathComponent("document.xml")) == saved)
+    }
 }

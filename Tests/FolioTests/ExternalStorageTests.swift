@@ -204,4 +204,18 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("blobs").path)
             .allSatisfy { $0.contains("-picture-") }, "renamed blobs, the old names removed")
     }
+
+    @Test("an edit of an unread blob undone back to the saved state leaves no changes, and the blob is still unread")
+    func undoToSavedNeverReadsBlobs() throws {
+        let url = try Self.album()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let context = try makeContext(try Self.albumSchema(), url: url)
+        context.undoManager = UndoManager()
+        try context.setValue(.data(Data([1, 2, 3])), for: "image", of: Self.photo(2))
+        context.processPendingChanges()
+        #expect(context.hasChanges)
+        context.undoManager?.undo()
+        #expect(!context.hasChanges)
+        #expect(try Self.imageCell(context.graph, 2)?.isLoaded == false)
+    }
 }

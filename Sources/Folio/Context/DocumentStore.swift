@@ -110,13 +110,12 @@ final class DocumentStore: @unchecked Sendable {
                         // a reader gets what is on disk now, in a store of its own.
                         return try read(url: url, key: nil, allowsSave: false, schema: schema, inherited: nil)
                     }
-                    if try existing.canServe(allowsSave: allowsSave) {
-                        if let schema, existing.schema != schema {
-                            throw .configuration("\(url.path) is open in this process with a different schema; "
-                                                 + "close the other container first")
-                        }
-                        return existing
+                    // Before any lock is taken for it: a refused container must leave no lock behind.
+                    if let schema, existing.schema != schema {
+                        throw .configuration("\(url.path) is open in this process with a different schema; "
+                                             + "close the other container first")
                     }
+                    if try existing.canServe(allowsSave: allowsSave) { return existing }
                 } else {
                     // The last store is going away on another thread and may not have
                     // closed its lock yet: carry the lock over instead of being refused by it.
@@ -260,10 +259,22 @@ final class DocumentStore: @unchecked Sendable {
     func save(_ context: ModelContext, allowsSave: Bool) throws(ModelError) {
         lock.lock()
         defer { lock.unlock() }
-        context.merge(changeSets.filter { $0.generation > context.baseGeneration }, baseline: savedGraph)
+        let unseen = changeSets.filter { $0.generation > context.baseGeneration }
+        context.merge(unseen, baseline: savedGraph)
         context.graph.nextID = max(context.graph.nextID, nextID)
         // A read-only configuration refuses saves, in memory too (SwiftData's `allowsSave`).
         guard allowsSave else { throw .saveNotAllowed }
+        // What another context saved since this one validated can clash with it (two
+        // contexts inserting one unique value): validate again, or the document written
+        // would be one the loader refuses.
+        if !unseen.isEmpty {
+            // Merged now: a later save must not merge them again.
+            context.baseline = savedGraph
+            context.baseGeneration = generation
+            contextGenerations[ObjectIdentifier(context)] = generation
+            let issues = context.validationIssues()
+            if !issues.isEmpty { throw .validation(issues) }
+        }
         if let package {
             do throws(PackageError) {
                 fingerprint = try package.write(context.graph, expecting: fingerprint)

@@ -16,8 +16,15 @@ extension ModelContext {
     /// its write lock.
     ///
     /// - Throws: ``ModelError/package(_:)``: ``PackageError/locked(path:)`` when
-    ///   another writer holds the package at `url`, or the write's own errors.
+    ///   another writer holds the package at `url`, or the write's own errors;
+    ///   ``ModelError/configuration(_:)`` when `url` is this context's own
+    ///   package (however spelled): that is ``save()``, which a read-only
+    ///   container refuses.
     public func exportPackage(to url: URL) throws(ModelError) {
+        if let own = store.package?.url, DocumentStore.canonicalPath(own) == DocumentStore.canonicalPath(url) {
+            throw .configuration("\(url.path) is this document's own package; save() writes it, "
+                                 + "and a copy goes to another path")
+        }
         mergeSavedChanges()
         let copy = graph.copy()
         copy.nextID = max(copy.nextID, graph.nextID)

@@ -173,7 +173,11 @@ public final class ModelContext {
             // A transient attribute is never saved: editing it changes nothing a save would write.
             let differing = properties.filter { property in
                 if property < attributeCount {
-                    return !attributes[property].isTransient && graph.value(ref, property) != baseline.value(saved, property)
+                    if attributes[property].isTransient { return false }
+                    // Cells, not values, for blobs: comparing must never read one from disk (an
+                    // unread blob is equal to itself; against bytes it counts as a change).
+                    if attributes[property].isExternal { return graph.stored(ref, property) != baseline.stored(saved, property) }
+                    return graph.value(ref, property) != baseline.value(saved, property)
                 }
                 let slot = property - attributeCount
                 return Self.linkedIDs(graph, ref, slot) != Self.linkedIDs(baseline, saved, slot)

@@ -17,10 +17,12 @@ struct UniquenessViolation: Hashable, Sendable {
 extension SchemaLayout.EntityLayout {
     /// The unique groups the rule checks: every group except those with a
     /// transient attribute, whose values are never saved and belong to each
-    /// context. (Schema validation keeps external-storage attributes out of
-    /// every group.)
+    /// context, or an externally stored one (a `unique` data attribute kept in
+    /// a blob — constraints cannot name one), whose bytes are read only when
+    /// first used: checking it would read every blob of the document on open.
+    /// Inserts still upsert on such an attribute through its index.
     var checkedUniqueGroups: [[Int]] {
-        uniqueGroups.filter { group in !group.contains { attributes[$0].isTransient } }
+        uniqueGroups.filter { group in !group.contains { attributes[$0].isTransient || attributes[$0].isExternal } }
     }
 }
 

@@ -23,10 +23,6 @@ extension Schema {
                 if attribute.isUnique && (attribute.type.isCollection || attribute.type == .codable || attribute.type == .any) {
                     throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "unique")
                 }
-                // Blobs are read when first used, so the uniqueness rule could not check them on open.
-                if attribute.isUnique && attribute.isExternal {
-                    throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "unique with externalStorage")
-                }
                 if let value = attribute.defaultValue,
                    !(value == .null ? attribute.isOptional : value.conforms(to: attribute.type)) {
                     throw .invalidDefault(entity: entity.name, attribute: attribute.name)
