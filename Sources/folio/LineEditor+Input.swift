@@ -42,17 +42,7 @@ extension LineEditor {
         }
         interruptReceived.store(false, ordering: .relaxed)
 
-        for (signal, handler) in [(SIGINT, handleInterrupt)] {
-            var action = sigaction()
-            #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = handler
-            #else
-            action.__sigaction_u.__sa_handler = handler
-            #endif
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = 0  // no SA_RESTART
-            sigaction(signal, &action, nil)
-        }
+        Platform.handle(SIGINT, with: handleInterrupt)
     }
 
     /// Forgets an earlier Ctrl-C (one typed while a command ran).

@@ -45,6 +45,20 @@ enum Output {
 
 /// Questions about the process's environment.
 enum Platform {
+    /// Installs `handler` for `signal` without `SA_RESTART`, so a blocked read
+    /// returns (`EINTR`) and the loop waiting in it notices the signal.
+    static func handle(_ signal: Int32, with handler: @escaping @convention(c) (Int32) -> Void) {
+        var action = sigaction()
+        #if canImport(Glibc)
+        action.__sigaction_handler.sa_handler = handler
+        #else
+        action.__sigaction_u.__sa_handler = handler
+        #endif
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        sigaction(signal, &action, nil)
+    }
+
     /// Whether stdin and stdout are both terminals: the condition for a terminal session.
     static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
 

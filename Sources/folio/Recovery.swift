@@ -114,17 +114,7 @@ enum Recovery {
     /// Remembers the interpreter and installs the termination and trap handlers.
     static func install(for interpreter: Interpreter) {
         self.interpreter = interpreter
-        for signal in [SIGTERM, SIGHUP] {
-            var action = SignalAction()
-            #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = handleTermination
-            #else
-            action.__sigaction_u.__sa_handler = handleTermination
-            #endif
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = 0  // no SA_RESTART: a blocked read returns, and the loop notices
-            sigaction(signal, &action, nil)
-        }
+        for signal in [SIGTERM, SIGHUP] { Platform.handle(signal, with: handleTermination) }
         // A parent may have started folio with these blocked (a test runner's
         // threads block most signals): a blocked SIGTERM would never be noticed.
         var handled = sigset_t()
