@@ -4,7 +4,7 @@
 /// Words are separated by spaces and tabs. Quotes (`"…"`, `'…'`, with
 /// backslash escapes) and brackets (`[…]`, `{…}`, `(…)`) group: a word does
 /// not end inside them, so `name="Tree Frog"` and `tags=[a, b]` are one word
-/// each. Columns count Unicode scalars, as ``Folio/PredicateError`` does, so a
+/// each. Columns count Unicode scalars, as ``Folio/ObjectPredicateError`` does, so a
 /// predicate's columns map onto the line's by adding its start.
 struct CommandLineText {
     /// One word of the line.

@@ -278,9 +278,9 @@ struct Filter {
     }
 
     /// A predicate error with its column moved from the predicate to the line.
-    func error(_ error: Folio.PredicateError) -> CommandError { Filter.shift(error, start: start) }
+    func error(_ error: Folio.ObjectPredicateError) -> CommandError { Filter.shift(error, start: start) }
 
-    static func shift(_ error: Folio.PredicateError, start: Int) -> CommandError {
+    static func shift(_ error: Folio.ObjectPredicateError, start: Int) -> CommandError {
         CommandError(error.message, column: start + max(error.column, 1))
     }
 }

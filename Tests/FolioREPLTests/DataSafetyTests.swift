@@ -53,7 +53,7 @@ import Testing
     }
 
     /// The unsaved edits of ``sessionWithSavedAndUnsavedWork(_:)`` are all in memory.
-    static func expectUnsavedEdits(_ session: Session, _ note: Comment, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    static func expectUnsavedEdits(_ session: Session, _ note: Comment, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let context = session.interpreter.context
         #expect(session.interpreter.hasUnsavedChanges, note, sourceLocation: sourceLocation)
         #expect(try name(context, 2) == .string("Eft"), note, sourceLocation: sourceLocation)
@@ -63,7 +63,7 @@ import Testing
     }
 
     /// The package holds the first save exactly: Eft and Kiwi, no Frog, no Dodo.
-    static func expectFirstSave(_ url: URL, _ note: Comment, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    static func expectFirstSave(_ url: URL, _ note: Comment, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let context = try onDisk(url)
         #expect(try name(context, 2) == .string("Eft"), note, sourceLocation: sourceLocation)
         #expect(try name(context, 3) == .string("Tree Frog"), note, sourceLocation: sourceLocation)

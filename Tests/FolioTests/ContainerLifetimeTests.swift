@@ -25,7 +25,7 @@ import Testing
     }
 
     /// No process-wide store for the package, and its lock is free.
-    static func expectReleased(_ url: URL, _ weak: Weak, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    static func expectReleased(_ url: URL, _ weak: Weak, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(weak.container == nil, "container", sourceLocation: sourceLocation)
         #expect(weak.context == nil, "context", sourceLocation: sourceLocation)
         #expect(weak.undoManager == nil, "undo manager", sourceLocation: sourceLocation)

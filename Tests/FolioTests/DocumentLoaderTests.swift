@@ -137,7 +137,7 @@ import Testing
 
     /// A value of the wrong type, checked for several attribute types.
     private func expectInvalidValue(_ attributes: String, attribute: String, text: String, expected: String,
-                                    sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+                                    sourceLocation: SourceLocation = #_sourceLocation) throws {
         let document = F.document(objects: """
                 <Animal f.id="2" name="Rex" age="3"/>
                 <Animal f.id="3" name="Tom" \(attributes)/>
@@ -331,7 +331,7 @@ import Testing
     /// Reads the document and checks it is refused with `.inverseMismatch` from the named side.
     private func expectInverseMismatch(_ document: String, entity expectedEntity: String, id expectedID: UInt64,
                                        relationship expectedRelationship: String, target expectedTarget: UInt64,
-                                       sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+                                       sourceLocation: SourceLocation = #_sourceLocation) throws {
         try F.withPackage(document) { package in
             guard case .inverseMismatch(let location, let entity, let id, let relationship, let target)?
                     = F.readFailure(package, sourceLocation: sourceLocation) else {
@@ -491,7 +491,7 @@ import Testing
 
     /// Reads a document with the given schema and checks it is refused with `.invalidSchema(expected)`.
     private func expectInvalidSchema(_ schema: String, _ expected: SchemaError,
-                                     sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+                                     sourceLocation: SourceLocation = #_sourceLocation) throws {
         let document = F.document(schema: schema, objects: "")
         try F.withPackage(document) { package in
             guard case .invalidSchema(let location, let error)? = F.readFailure(package, sourceLocation: sourceLocation) else {

@@ -164,7 +164,7 @@ import Testing
         }
     }
 
-    static func expectForeignFilesIntact(in root: URL, _ note: Comment, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    static func expectForeignFilesIntact(in root: URL, _ note: Comment, sourceLocation: SourceLocation = #_sourceLocation) {
         for (path, data) in foreignFiles {
             #expect((try? Data(contentsOf: root.appendingPathComponent(path))) == data, "\(path) \(note)", sourceLocation: sourceLocation)
         }

@@ -32,7 +32,7 @@ import Testing
 
     /// Reads the package, checking time and peak memory, and returns the error
     /// (recording an issue when it loads).
-    private func refusal(_ package: DocumentPackage, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> PackageError? {
+    private func refusal(_ package: DocumentPackage, sourceLocation: SourceLocation = #_sourceLocation) -> PackageError? {
         var error: PackageError?
         let clock = ContinuousClock()
         var elapsed = Duration.zero
@@ -243,7 +243,7 @@ import Testing
 
     /// Refused by a limit of the table, with the construct's place.
     private func expectLimit(_ error: PackageError?, _ expected: DocumentLimits.Limit, in package: DocumentPackage,
-                             sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+                             sourceLocation: SourceLocation = #_sourceLocation) {
         guard case .limitExceeded(let location, let limit, let size, let maximum)? = error else {
             Issue.record("expected .limitExceeded, got \(String(describing: error))", sourceLocation: sourceLocation)
             return
@@ -472,7 +472,7 @@ import Testing
     }
 
     private func expectWrongType(_ attributes: String, attribute: String, text: String, expected: String,
-                                 sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+                                 sourceLocation: SourceLocation = #_sourceLocation) throws {
         let document = F.document(objects: """
                 <AnimalCategory f.id="1" name="Mammal"/>
                 <Animal f.id="2" name="Rex" age="3" \(attributes)/>

@@ -66,7 +66,7 @@ private struct PredicateZoo {
     }
 
     /// The error parsing or applying a predicate gives, or `nil` when it works.
-    func error(_ predicate: String, entity: String = "Animal") -> Folio.PredicateError? {
+    func error(_ predicate: String, entity: String = "Animal") -> Folio.ObjectPredicateError? {
         let parsed: ObjectPredicate
         do { parsed = try ObjectPredicate(predicate) } catch { return error }
         do {
@@ -74,13 +74,13 @@ private struct PredicateZoo {
             return nil
         } catch {
             if case .predicate(let error) = error { return error }
-            return Folio.PredicateError("not a predicate error: \(error)", column: -1)
+            return Folio.ObjectPredicateError("not a predicate error: \(error)", column: -1)
         }
     }
 }
 
 /// The error parsing a predicate gives, or `nil` when it parses.
-private func parseError(_ text: String) -> Folio.PredicateError? {
+private func parseError(_ text: String) -> Folio.ObjectPredicateError? {
     do { _ = try ObjectPredicate(text); return nil } catch { return error }
 }
 

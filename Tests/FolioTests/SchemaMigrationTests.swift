@@ -61,7 +61,7 @@ private struct Library {
 /// `graph` migrated to `target`, with the checks every successful migration must pass:
 /// the source is unchanged, the result is sound and keeps `nextID`.
 private func migrate(_ graph: ObjectGraph, to target: Schema,
-                     sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> ObjectGraph {
+                     sourceLocation: SourceLocation = #_sourceLocation) throws -> ObjectGraph {
     let before = graph.snapshot()
     let result = try graph.migrated(to: target)
     #expect(result.schema == target, sourceLocation: sourceLocation)
@@ -74,7 +74,7 @@ private func migrate(_ graph: ObjectGraph, to target: Schema,
 
 /// Expects `graph.migrated(to: target)` to throw exactly `error` and leave `graph` as it was.
 private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: MigrationError,
-                           sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+                           sourceLocation: SourceLocation = #_sourceLocation) {
     let before = graph.snapshot()
     let nextID = graph.nextID
     #expect(throws: error, sourceLocation: sourceLocation) { try graph.migrated(to: target) }

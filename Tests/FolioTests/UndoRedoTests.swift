@@ -6,7 +6,7 @@ import Testing
 /// exactly as it was and redo exactly as the action left it — twice over, so
 /// redo's own registration is checked too. Returns the snapshots.
 @discardableResult
-private func expectUndoRedo(_ context: ModelContext, sourceLocation: Testing.SourceLocation = #_sourceLocation,
+private func expectUndoRedo(_ context: ModelContext, sourceLocation: SourceLocation = #_sourceLocation,
                             _ action: () throws -> Void) throws -> (before: GraphSnapshot, after: GraphSnapshot) {
     let undoManager = try #require(context.undoManager, sourceLocation: sourceLocation)
     context.processPendingChanges()

@@ -65,7 +65,7 @@ import Glibc
     }
 
     /// Whether the edits of ``edit(_:large:)`` are all there.
-    static func expectEdits(_ editor: any Editor, large: Bool = false, _ note: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    static func expectEdits(_ editor: any Editor, large: Bool = false, _ note: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(try editor.value("title", of: photo1) == .string("Sunrise, edited"), "\(note)", sourceLocation: sourceLocation)
         #expect(try editor.value("image", of: photo2) == .data(imageB2), "\(note)", sourceLocation: sourceLocation)
         #expect(try editor.value("title", of: photo3) == .string("Night"), "\(note)", sourceLocation: sourceLocation)
@@ -106,7 +106,7 @@ import Glibc
     /// document. Returns the names of such leftovers.
     @discardableResult
     static func expectIntact(_ url: URL, was old: PackageFiles, _ note: String,
-                             sourceLocation: Testing.SourceLocation = #_sourceLocation) -> [String] {
+                             sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
         let now = PackageFiles(url)
         #expect(now.document == old.document, "\(note): document.xml changed", sourceLocation: sourceLocation)
         #expect(now.entries == old.entries, "\(note): package folder \(now.entries), was \(old.entries)", sourceLocation: sourceLocation)
@@ -124,7 +124,7 @@ import Glibc
 
     /// A full disk: `io` with `ENOSPC` naming a file of the package, and a message saying so.
     static func expectDiskFull(_ error: PackageError?, in package: URL, _ note: String,
-                               sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+                               sourceLocation: SourceLocation = #_sourceLocation) {
         guard case .io(let path, let operation, let code, let message)? = error else {
             Issue.record("\(note): expected an io error, got \(String(describing: error))", sourceLocation: sourceLocation)
             return

@@ -63,6 +63,7 @@ public final class ModelContainer: @unchecked Sendable {
     ///
     /// - Throws: ``ModelError/schema(_:)`` for an invalid schema,
     ///   ``ModelError/configuration(_:)`` for more than one configuration, a
+    ///   configuration name or group identifier that is not a plain file name, a
     ///   configuration whose `schema` names entities `schema` lacks, or a package
     ///   open in this process with another schema,
     ///   ``ModelError/package(_:)`` when the package cannot be read or another
@@ -75,7 +76,7 @@ public final class ModelContainer: @unchecked Sendable {
         let checks = schema.modelValueChecks
         let configuration = configurations[0]
         let store: DocumentStore
-        if let url = configuration.url {
+        if let url = configuration.packageURL {
             store = try DocumentStore.open(url: url, allowsSave: configuration.allowsSave, schema: schema)
             try store.withSavedGraph { graph throws(ModelError) in try Self.checkModelValues(checks, in: graph) }
         } else {
@@ -91,6 +92,7 @@ public final class ModelContainer: @unchecked Sendable {
             throw .configuration("Folio keeps a container's objects in one document package; "
                                  + "give one configuration, not \(configurations.count) (\(names))")
         }
+        if let problem = configurations.first?.packageLocationProblem { throw .configuration(problem) }
         guard let configuration = configurations.first, let stored = configuration.schema else { return }
         let known = Set(schema.entities.map(\.name))
         let unknown = stored.entities.map(\.name).filter { !known.contains($0) }

@@ -12,7 +12,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The container's configuration does not allow saving.
     case saveNotAllowed
     /// A runtime predicate could not be parsed or applied.
-    case predicate(PredicateError)
+    case predicate(ObjectPredicateError)
     /// The schema is invalid (say, model classes whose inverses disagree).
     case schema(SchemaError)
     /// The package's stored schema differs from the container's in a way

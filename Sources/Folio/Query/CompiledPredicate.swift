@@ -7,14 +7,14 @@ import Foundation
 struct CompiledPredicate {
     let matches: (ObjectRef) -> Bool
 
-    init(_ predicate: ObjectPredicate, entity: Int, graph: ObjectGraph) throws(PredicateError) {
+    init(_ predicate: ObjectPredicate, entity: Int, graph: ObjectGraph) throws(ObjectPredicateError) {
         matches = try CompiledPredicate.compile(predicate.root, entity: entity, graph: graph)
     }
 
     private typealias Test = (ObjectRef) -> Bool
     private typealias Read = (ObjectRef) -> Value
 
-    private static func compile(_ node: ObjectPredicate.Node, entity: Int, graph: ObjectGraph) throws(PredicateError) -> Test {
+    private static func compile(_ node: ObjectPredicate.Node, entity: Int, graph: ObjectGraph) throws(ObjectPredicateError) -> Test {
         switch node {
         case .constant(let value): return { _ in value }
         case .not(let inner):
@@ -50,7 +50,7 @@ struct CompiledPredicate {
     }
 
     private static func resolve(_ names: [String], count: Bool, column: Int, entity: Int,
-                                graph: ObjectGraph) throws(PredicateError) -> Path {
+                                graph: ObjectGraph) throws(ObjectPredicateError) -> Path {
         var hops: [(slot: Int, destination: Int)] = []
         var current = entity
         for (index, name) in names.enumerated() {
@@ -59,7 +59,7 @@ struct CompiledPredicate {
             if let slot = layout.linkIndex[name] {
                 let link = layout.links[slot]
                 if isLast && count {
-                    guard link.isToMany else { throw PredicateError("\(layout.name).\(name) is to-one; @count needs a to-many", column: column) }
+                    guard link.isToMany else { throw ObjectPredicateError("\(layout.name).\(name) is to-one; @count needs a to-many", column: column) }
                     let prefix = hops
                     return Path(type: .int, read: { ref in
                         guard let owner = follow(ref, prefix, graph) else { return .int(0) }
@@ -67,7 +67,7 @@ struct CompiledPredicate {
                     })
                 }
                 guard !link.isToMany else {
-                    throw PredicateError("\(layout.name).\(name) is to-many; use \(name).@count", column: column)
+                    throw ObjectPredicateError("\(layout.name).\(name) is to-many; use \(name).@count", column: column)
                 }
                 hops.append((slot, link.destination))
                 current = link.destination
@@ -81,9 +81,9 @@ struct CompiledPredicate {
                 continue
             }
             guard let attribute = layout.attributeIndex[name] else {
-                throw PredicateError("\(layout.name) has no property '\(name)'", column: column)
+                throw ObjectPredicateError("\(layout.name) has no property '\(name)'", column: column)
             }
-            guard isLast, !count else { throw PredicateError("'\(name)' is an attribute; nothing follows it", column: column) }
+            guard isLast, !count else { throw ObjectPredicateError("'\(name)' is an attribute; nothing follows it", column: column) }
             let type = layout.attributes[attribute].type
             let path = hops
             if path.isEmpty {
@@ -94,19 +94,19 @@ struct CompiledPredicate {
                 return graph.value(target, attribute)
             })
         }
-        throw PredicateError("empty key path", column: column)
+        throw ObjectPredicateError("empty key path", column: column)
     }
 
     /// A reader for a sort key: an attribute, through to-one relationships, or a
     /// to-many's `@count`. A bare relationship is refused: it has no order of its own.
-    static func reader(forSortKey keyPath: String, entity: Int, graph: ObjectGraph) throws(PredicateError)
+    static func reader(forSortKey keyPath: String, entity: Int, graph: ObjectGraph) throws(ObjectPredicateError)
         -> (read: (ObjectRef) -> Value, attribute: Int?) {
         var names = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let count = names.last == "@count"
         if count { names.removeLast() }
-        guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else { throw PredicateError("empty key path", column: 0) }
+        guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else { throw ObjectPredicateError("empty key path", column: 0) }
         let path = try resolve(names, count: count, column: 0, entity: entity, graph: graph)
-        guard path.type != nil else { throw PredicateError("'\(keyPath)' is a relationship; sort by one of its attributes", column: 0) }
+        guard path.type != nil else { throw ObjectPredicateError("'\(keyPath)' is a relationship; sort by one of its attributes", column: 0) }
         return (path.read, path.attribute)
     }
 
@@ -121,7 +121,7 @@ struct CompiledPredicate {
     }
 
     /// Converts a literal to a value of the type it is compared with.
-    private static func value(_ literal: ObjectPredicate.Literal, as type: ValueType?, column: Int) throws(PredicateError) -> Value {
+    private static func value(_ literal: ObjectPredicate.Literal, as type: ValueType?, column: Int) throws(ObjectPredicateError) -> Value {
         switch literal {
         case .null: return .null
         case .bool(let flag): return .bool(flag)
@@ -130,12 +130,12 @@ struct CompiledPredicate {
             if let uint = UInt64(text) { return .uint(uint) }
             if type == .decimal, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { return .decimal(decimal) }
             if let double = Double(text) { return .double(double) }
-            throw PredicateError("'\(text)' is not a number", column: column)
+            throw ObjectPredicateError("'\(text)' is not a number", column: column)
         case .string(let text):
             switch type {
             case let scalar? where [.date, .uuid, .url, .decimal, .data].contains(scalar):
                 guard let converted = ValueText.decodeScalar(text, as: scalar) else {
-                    throw PredicateError("\"\(text)\" is not a valid \(scalar)", column: column)
+                    throw ObjectPredicateError("\"\(text)\" is not a valid \(scalar)", column: column)
                 }
                 return converted
             default:
@@ -146,7 +146,7 @@ struct CompiledPredicate {
 
     private static func comparison(_ left: ObjectPredicate.Operand, _ op: ObjectPredicate.Operator,
                                    _ right: ObjectPredicate.Operand, caseInsensitive: Bool, column: Int,
-                                   entity: Int, graph: ObjectGraph) throws(PredicateError) -> Test {
+                                   entity: Int, graph: ObjectGraph) throws(ObjectPredicateError) -> Test {
         // Put the key path on the left; flip the operator when the literal came first.
         var (left, op, right) = (left, op, right)
         if case .keyPath = right, !isKeyPath(left) {
@@ -157,11 +157,11 @@ struct CompiledPredicate {
             case .lessOrEqual: op = .greaterOrEqual
             case .greaterOrEqual: op = .lessOrEqual
             case .equal, .notEqual: break
-            default: throw PredicateError("'\(op.rawValue)' needs the property on its left", column: column)
+            default: throw ObjectPredicateError("'\(op.rawValue)' needs the property on its left", column: column)
             }
         }
         guard case .keyPath(let names, let count, let pathColumn) = left else {
-            throw PredicateError("a comparison needs a property name", column: column)
+            throw ObjectPredicateError("a comparison needs a property name", column: column)
         }
         let path = try resolve(names, count: count, column: pathColumn, entity: entity, graph: graph)
         let readRight: Read
@@ -175,7 +175,7 @@ struct CompiledPredicate {
             constant = converted
             readRight = { _ in converted }
         case .list(let literals, let listColumn):
-            guard op == .in else { throw PredicateError("a {list} goes with 'in'", column: listColumn) }
+            guard op == .in else { throw ObjectPredicateError("a {list} goes with 'in'", column: listColumn) }
             var values: [Value] = []
             for literal in literals { values.append(try value(literal, as: path.type, column: listColumn)) }
             list = values
@@ -203,7 +203,7 @@ struct CompiledPredicate {
                 }
             }
         case .in:
-            guard let list else { throw PredicateError("'in' needs a {list}", column: column) }
+            guard let list else { throw ObjectPredicateError("'in' needs a {list}", column: column) }
             if !caseInsensitive, list.count > 8 { return hashedMembership(read, list) }
             return { ref in
                 let value = read(ref)

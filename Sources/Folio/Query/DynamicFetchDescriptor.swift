@@ -67,7 +67,7 @@ extension ObjectGraph {
                 do {
                     reader = try CompiledPredicate.reader(forSortKey: key.keyPath, entity: entity, graph: self)
                 } catch {
-                    throw .predicate(PredicateError("cannot sort by '\(key.keyPath)': \(error.message)", column: 0))
+                    throw .predicate(ObjectPredicateError("cannot sort by '\(key.keyPath)': \(error.message)", column: 0))
                 }
                 // A direct attribute in a typed column is read straight from its array;
                 // anything else (paths, optionals, other types) through Values.

@@ -31,7 +31,7 @@
 /// A chain of `and`/`or` terms may be as long as you like (it is parsed and
 /// evaluated with loops, 100,000 terms in well under a second); parentheses
 /// and `not` may nest at most ``maximumNesting`` levels deep, and deeper nesting
-/// is refused with a ``PredicateError`` naming the column where the limit is hit.
+/// is refused with a ``ObjectPredicateError`` naming the column where the limit is hit.
 public struct ObjectPredicate: Hashable, Sendable, CustomStringConvertible {
     indirect enum Node: Hashable, Sendable {
         case constant(Bool)
@@ -71,8 +71,8 @@ public struct ObjectPredicate: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses a predicate.
     ///
-    /// - Throws: ``PredicateError`` naming the offending token's column.
-    public init(_ text: String) throws(PredicateError) {
+    /// - Throws: ``ObjectPredicateError`` naming the offending token's column.
+    public init(_ text: String) throws(ObjectPredicateError) {
         var parser = PredicateParser(text)
         root = try parser.parse()
         self.text = text

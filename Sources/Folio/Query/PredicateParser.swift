@@ -12,7 +12,7 @@ struct PredicateParser {
 
     private var tokens: [(token: Token, column: Int)] = []
     private var position = 0
-    private var lexError: PredicateError?
+    private var lexError: ObjectPredicateError?
     private let maximumDepth = ObjectPredicate.maximumNesting
     private var depth = 0
 
@@ -40,7 +40,7 @@ struct PredicateParser {
                     value.append(scalars[index])
                     index += 1
                 }
-                if !closed { lexError = PredicateError("unterminated string", column: column); return }
+                if !closed { lexError = ObjectPredicateError("unterminated string", column: column); return }
                 tokens.append((.string(String(value)), column))
             } else if ("0"..."9").contains(scalar) || (scalar == "-" && index + 1 < scalars.count && ("0"..."9").contains(scalars[index + 1])) {
                 var value = String.UnicodeScalarView([scalar])
@@ -64,7 +64,7 @@ struct PredicateParser {
                     tokens.append((.symbol(String(scalar)), column))
                     index += 1
                 } else {
-                    lexError = PredicateError("unexpected character '\(scalar)'", column: column)
+                    lexError = ObjectPredicateError("unexpected character '\(scalar)'", column: column)
                     return
                 }
             }
@@ -72,10 +72,10 @@ struct PredicateParser {
         tokens.append((.end, scalars.count + 1))
     }
 
-    mutating func parse() throws(PredicateError) -> ObjectPredicate.Node {
+    mutating func parse() throws(ObjectPredicateError) -> ObjectPredicate.Node {
         if let lexError { throw lexError }
         let node = try parseOr()
-        guard current == .end else { throw PredicateError("unexpected \(describe(current))", column: column) }
+        guard current == .end else { throw ObjectPredicateError("unexpected \(describe(current))", column: column) }
         return node
     }
 
@@ -98,7 +98,7 @@ struct PredicateParser {
         return false
     }
 
-    private mutating func parseOr() throws(PredicateError) -> ObjectPredicate.Node {
+    private mutating func parseOr() throws(ObjectPredicateError) -> ObjectPredicate.Node {
         let first = try parseAnd()
         guard isKeyword(current, "or", "||") else { return first }
         var terms = [first]
@@ -109,7 +109,7 @@ struct PredicateParser {
         return .or(terms)
     }
 
-    private mutating func parseAnd() throws(PredicateError) -> ObjectPredicate.Node {
+    private mutating func parseAnd() throws(ObjectPredicateError) -> ObjectPredicate.Node {
         let first = try parseNot()
         guard isKeyword(current, "and", "&&") else { return first }
         var terms = [first]
@@ -120,11 +120,11 @@ struct PredicateParser {
         return .and(terms)
     }
 
-    private mutating func parseNot() throws(PredicateError) -> ObjectPredicate.Node {
+    private mutating func parseNot() throws(ObjectPredicateError) -> ObjectPredicate.Node {
         depth += 1
         defer { depth -= 1 }
         guard depth <= maximumDepth else {
-            throw PredicateError("predicate nests more than \(maximumDepth) levels deep (parentheses and 'not')", column: column)
+            throw ObjectPredicateError("predicate nests more than \(maximumDepth) levels deep (parentheses and 'not')", column: column)
         }
         if isKeyword(current, "not", "!") {
             position += 1
@@ -133,7 +133,7 @@ struct PredicateParser {
         if current == .symbol("(") {
             position += 1
             let node = try parseOr()
-            guard current == .symbol(")") else { throw PredicateError("expected ')', found \(describe(current))", column: column) }
+            guard current == .symbol(")") else { throw ObjectPredicateError("expected ')', found \(describe(current))", column: column) }
             position += 1
             return node
         }
@@ -146,9 +146,9 @@ struct PredicateParser {
         let left = try parseOperand()
         guard case .word(_) = current, isOperator(current) else {
             if case .symbol(let symbol) = current, isOperator(current) { return try finishComparison(left, symbol, comparisonColumn) }
-            throw PredicateError("expected a comparison operator, found \(describe(current))", column: column)
+            throw ObjectPredicateError("expected a comparison operator, found \(describe(current))", column: column)
         }
-        guard case .word(let word) = current else { throw PredicateError("expected an operator", column: column) }
+        guard case .word(let word) = current else { throw ObjectPredicateError("expected an operator", column: column) }
         return try finishComparison(left, word.lowercased(), comparisonColumn)
     }
 
@@ -161,7 +161,7 @@ struct PredicateParser {
     }
 
     private mutating func finishComparison(_ left: ObjectPredicate.Operand, _ spelling: String,
-                                           _ comparisonColumn: Int) throws(PredicateError) -> ObjectPredicate.Node {
+                                           _ comparisonColumn: Int) throws(ObjectPredicateError) -> ObjectPredicate.Node {
         position += 1
         let op: ObjectPredicate.Operator
         switch spelling {
@@ -169,7 +169,7 @@ struct PredicateParser {
         case "!=", "<>": op = .notEqual
         default:
             guard let parsed = ObjectPredicate.Operator(rawValue: spelling) else {
-                throw PredicateError("unknown operator '\(spelling)'", column: comparisonColumn)
+                throw ObjectPredicateError("unknown operator '\(spelling)'", column: comparisonColumn)
             }
             op = parsed
         }
@@ -182,7 +182,7 @@ struct PredicateParser {
         return .comparison(left, op, right, caseInsensitive: caseInsensitive, column: comparisonColumn)
     }
 
-    private mutating func parseOperand() throws(PredicateError) -> ObjectPredicate.Operand {
+    private mutating func parseOperand() throws(ObjectPredicateError) -> ObjectPredicate.Operand {
         let start = column
         switch current {
         case .number(let text):
@@ -197,13 +197,13 @@ struct PredicateParser {
             if current != .symbol("}") {
                 repeat {
                     guard case .literal(let literal, _) = try parseOperand() else {
-                        throw PredicateError("a list holds only literals", column: column)
+                        throw ObjectPredicateError("a list holds only literals", column: column)
                     }
                     literals.append(literal)
                     if current == .symbol(",") { position += 1 } else { break }
                 } while true
             }
-            guard current == .symbol("}") else { throw PredicateError("expected '}', found \(describe(current))", column: column) }
+            guard current == .symbol("}") else { throw ObjectPredicateError("expected '}', found \(describe(current))", column: column) }
             position += 1
             return .list(literals, column: start)
         case .word(let word):
@@ -221,7 +221,7 @@ struct PredicateParser {
                 while current == .symbol(".") {
                     position += 1
                     guard case .word(let next) = current else {
-                        throw PredicateError("expected a name after '.', found \(describe(current))", column: column)
+                        throw ObjectPredicateError("expected a name after '.', found \(describe(current))", column: column)
                     }
                     position += 1
                     if next == "@count" { count = true; break }
@@ -230,7 +230,7 @@ struct PredicateParser {
                 return .keyPath(path, count: count, column: start)
             }
         default:
-            throw PredicateError("expected a value or a property name, found \(describe(current))", column: column)
+            throw ObjectPredicateError("expected a value or a property name, found \(describe(current))", column: column)
         }
     }
 }

@@ -142,9 +142,9 @@ extension DocumentLoader {
                                 target: graph.tables[targetEntity].ids[Int(target)])
     }
 
-    func objectLocation(entity: Int, row: Int) -> SourceLocation {
+    func objectLocation(entity: Int, row: Int) -> PackageError.Location {
         let state = states[entity]
-        guard row < state.lines.count else { return SourceLocation(file: file, line: 0, column: 0) }
-        return SourceLocation(file: file, line: Int(state.lines[row]), column: Int(state.columns[row]))
+        guard row < state.lines.count else { return PackageError.Location(file: file, line: 0, column: 0) }
+        return PackageError.Location(file: file, line: Int(state.lines[row]), column: Int(state.columns[row]))
     }
 }

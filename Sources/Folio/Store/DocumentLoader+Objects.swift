@@ -174,7 +174,7 @@ extension DocumentLoader {
         for index in state.seen.indices { state.seen[index] = false }
         for index in state.linkSeen.indices { state.linkSeen[index] = false }
         var objectID: UInt64 = 0
-        // Read the position straight from the parser: building a SourceLocation per
+        // Read the position straight from the parser: building a PackageError.Location per
         // object (a String copy) showed up in profiles; errors build it on demand.
         let line = Int32(truncatingIfNeeded: parser.pointee.input.pointee.line)
         let startColumn = Int32(truncatingIfNeeded: parser.pointee.input.pointee.col)
@@ -182,7 +182,7 @@ extension DocumentLoader {
         state.columns.append(startColumn)
         // A plain function, not a closure value: a closure stored in a local escapes
         // and would be allocated for every object.
-        func here() -> SourceLocation { SourceLocation(file: file, line: Int(line), column: Int(startColumn)) }
+        func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(startColumn)) }
         let decoders = state.decoders
         for index in 0..<count {
             let base = index * 5
@@ -256,7 +256,7 @@ extension DocumentLoader {
     @inline(__always)
     private func appendValue(_ bytes: UnsafeBufferPointer<UInt8>, decoder: AttributeDecoder, escaped: Bool, column: Int, row: Int,
                              state: EntityLoadState, line: Int32, column objectColumn: Int32) -> Bool {
-        func here() -> SourceLocation { SourceLocation(file: file, line: Int(line), column: Int(objectColumn)) }
+        func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(objectColumn)) }
         func invalid(_ text: String? = nil) -> Bool {
             let type = graph?.layout.entities[state.entity].attributes[column].type.description ?? "value"
             fail(.invalidValue(here(), entity: state.entityName, attribute: state.attributeNames[column],
@@ -318,7 +318,7 @@ extension DocumentLoader {
     /// Parses one identifier (to-one) or a space-separated list (to-many) into the raw link arrays.
     private func appendLink(_ bytes: UnsafeBufferPointer<UInt8>, slot: Int, state: EntityLoadState,
                             line: Int32, column: Int32) -> Bool {
-        func here() -> SourceLocation { SourceLocation(file: file, line: Int(line), column: Int(column)) }
+        func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(column)) }
         func invalid() -> Bool {
             let toMany = state.linkIsToMany[slot]
             let name = graph?.layout.entities[state.entity].links[slot].name ?? ""

@@ -71,7 +71,7 @@ final class DocumentLoader {
         var handler = DocumentLoader.makeHandler()
         let context = Unmanaged.passUnretained(self).toOpaque()
         guard let parser = xmlCreatePushParserCtxt(&handler, context, nil, 0, path) else {
-            throw .malformedXML(SourceLocation(file: file, line: 0, column: 0), message: "libxml2 could not start a parser")
+            throw .malformedXML(PackageError.Location(file: file, line: 0, column: 0), message: "libxml2 could not start a parser")
         }
         self.parser = parser
         defer {
@@ -146,9 +146,9 @@ final class DocumentLoader {
     /// The line and column (both 1-based, the column in bytes) of a byte of the
     /// file, counted by reading it again: only errors need it, so reading never
     /// counts lines.
-    static func location(ofByte offset: Int, path: String, file: String) -> SourceLocation {
+    static func location(ofByte offset: Int, path: String, file: String) -> PackageError.Location {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return SourceLocation(file: file, line: 0, column: 0) }
+        guard descriptor >= 0 else { return PackageError.Location(file: file, line: 0, column: 0) }
         defer { close(descriptor) }
         var line = 1
         var lineStart = 0
@@ -164,13 +164,13 @@ final class DocumentLoader {
             }
             position += count
         }
-        return SourceLocation(file: file, line: line, column: offset - lineStart + 1)
+        return PackageError.Location(file: file, line: line, column: offset - lineStart + 1)
     }
 
-    func location() -> SourceLocation {
-        guard let parser else { return SourceLocation(file: file, line: 0, column: 0) }
+    func location() -> PackageError.Location {
+        guard let parser else { return PackageError.Location(file: file, line: 0, column: 0) }
         let context = UnsafeMutableRawPointer(parser)
-        return SourceLocation(file: file, line: Int(xmlSAX2GetLineNumber(context)), column: Int(xmlSAX2GetColumnNumber(context)))
+        return PackageError.Location(file: file, line: Int(xmlSAX2GetLineNumber(context)), column: Int(xmlSAX2GetColumnNumber(context)))
     }
 
     /// Records the first error and stops the parser; later callbacks do nothing.
@@ -239,7 +239,7 @@ final class DocumentLoader {
             guard xmlError.level.rawValue >= XML_ERR_ERROR.rawValue, loader.error == nil else { return }
             let message = xmlError.message.map { String(cString: $0) }?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown libxml2 error"
-            let location = SourceLocation(file: loader.file, line: Int(xmlError.line), column: Int(xmlError.int2))
+            let location = PackageError.Location(file: loader.file, line: Int(xmlError.line), column: Int(xmlError.int2))
             let code = Int(xmlError.code)
             // XML_ERR_INVALID_CHAR also covers valid UTF-8 that XML forbids (U+0001, &#0;): only
             // libxml2's encoding errors and its "not proper UTF-8" message are encoding errors.

@@ -1,23 +1,3 @@
-/// A place in a package file: which file, which line, which column.
-public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
-    /// The file's path.
-    public var file: String
-    /// The 1-based line, or 0 when not known.
-    public var line: Int
-    /// The 1-based column, or 0 when not known.
-    public var column: Int
-
-    /// Creates a location.
-    public init(file: String, line: Int, column: Int) {
-        self.file = file
-        self.line = line
-        self.column = column
-    }
-
-    /// `file:line:column`, as compilers print it.
-    public var description: String { "\(file):\(line):\(column)" }
-}
-
 /// Why a document package could not be read or written.
 ///
 /// Reading is all or nothing: when any of these is thrown, no graph is
@@ -28,63 +8,63 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A file system call failed; `code` is the `errno` value.
     case io(path: String, operation: String, code: Int32, message: String)
     /// The package was written by a newer format than this version of Folio reads.
-    case unsupportedFormat(SourceLocation, version: String)
+    case unsupportedFormat(Location, version: String)
     /// The XML is not well-formed, or libxml2 refused it (limits, encoding, truncation).
-    case malformedXML(SourceLocation, message: String)
+    case malformedXML(Location, message: String)
     /// The bytes are not valid UTF-8, or not valid in the encoding the document declares.
-    case invalidEncoding(SourceLocation, message: String)
+    case invalidEncoding(Location, message: String)
     /// The document declares a DTD or entities, which Folio never processes.
-    case forbiddenDeclaration(SourceLocation, what: String)
+    case forbiddenDeclaration(Location, what: String)
     /// An element, text or nesting that the format does not allow here.
-    case unexpectedContent(SourceLocation, found: String, expected: String)
+    case unexpectedContent(Location, found: String, expected: String)
     /// An element or property that a schema file needs is missing or malformed.
-    case invalidSchemaDeclaration(SourceLocation, message: String)
+    case invalidSchemaDeclaration(Location, message: String)
     /// The schema read from the package is not valid.
-    case invalidSchema(SourceLocation, SchemaError)
+    case invalidSchema(Location, SchemaError)
     /// An object element names no entity of the schema.
-    case unknownEntity(SourceLocation, name: String)
+    case unknownEntity(Location, name: String)
     /// An object carries an XML attribute that is no property of its entity.
-    case unknownProperty(SourceLocation, entity: String, name: String)
+    case unknownProperty(Location, entity: String, name: String)
     /// An object lacks a non-optional attribute, or its identifier.
-    case missingValue(SourceLocation, entity: String, attribute: String)
+    case missingValue(Location, entity: String, attribute: String)
     /// A value's text does not parse as the attribute's type.
-    case invalidValue(SourceLocation, entity: String, attribute: String, text: String, expected: String)
+    case invalidValue(Location, entity: String, attribute: String, text: String, expected: String)
     /// Two objects share an identifier, or an identifier is not below `next-id`.
-    case invalidIdentifier(SourceLocation, entity: String, id: String)
+    case invalidIdentifier(Location, entity: String, id: String)
     /// A relationship names an object the package does not contain.
-    case danglingReference(SourceLocation, entity: String, id: UInt64, relationship: String, target: UInt64)
+    case danglingReference(Location, entity: String, id: UInt64, relationship: String, target: UInt64)
     /// A relationship names an object of the wrong entity.
-    case wrongDestination(SourceLocation, entity: String, id: UInt64, relationship: String, target: UInt64, expected: String)
+    case wrongDestination(Location, entity: String, id: UInt64, relationship: String, target: UInt64, expected: String)
     /// The two sides of a relationship disagree (one lists the other, which does not list it back).
-    case inverseMismatch(SourceLocation, entity: String, id: UInt64, relationship: String, target: UInt64)
+    case inverseMismatch(Location, entity: String, id: UInt64, relationship: String, target: UInt64)
     /// A relationship with a `minimum-count` or `maximum-count` holds a number of
     /// objects outside them (`maximum` 0: none). A to-one with `minimum-count="1"`
     /// is required: an object that leaves it empty has `count` 0.
-    case countViolation(SourceLocation, entity: String, id: UInt64, relationship: String, count: Int, minimum: Int, maximum: Int)
+    case countViolation(Location, entity: String, id: UInt64, relationship: String, count: Int, minimum: Int, maximum: Int)
     /// Objects of one entity share the value of a `unique` attribute; `value` is its
     /// text as the file writes it, `ids` the first object holding it and the one
     /// that repeats it (the location is the latter's). For a uniqueness
     /// constraint over several attributes, `attribute` and `value` list them,
     /// comma-separated.
-    case uniqueViolation(SourceLocation, entity: String, attribute: String, value: String, ids: [UInt64])
+    case uniqueViolation(Location, entity: String, attribute: String, value: String, ids: [UInt64])
     /// The document would need more memory than its size can justify: `what`
     /// exceeds `limit`. The objects may hold 1 Mi values (identifiers, attribute
     /// and link cells) plus 16 per byte read so far; without that, a schema of
     /// thousands of optional attributes with thousands of empty objects would
     /// take gigabytes from a file of kilobytes.
-    case tooLarge(SourceLocation, what: String, limit: Int)
+    case tooLarge(Location, what: String, limit: Int)
     /// The file breaks a limit of ``DocumentLimits`` (a value, an element's
     /// attribute count, markup, nesting, the object count, a blob): no document
     /// Folio writes does. `size` is the size found — for sizes measured while
     /// reading, the size at which reading stopped, just over `maximum`.
-    case limitExceeded(SourceLocation, limit: DocumentLimits.Limit, size: Int, maximum: Int)
+    case limitExceeded(Location, limit: DocumentLimits.Limit, size: Int, maximum: Int)
     /// A save was refused because a property of an object would break a limit of
     /// ``DocumentLimits`` as written (a to-many relationship listing tens of
     /// millions of objects), so the document could not be read back. Nothing
     /// was written. Values are refused earlier, when set.
     case unwritable(entity: String, id: UInt64, property: String, limit: DocumentLimits.Limit, size: Int, maximum: Int)
     /// An externally stored value's file is missing or unreadable.
-    case missingBlob(SourceLocation, entity: String, attribute: String, file: String)
+    case missingBlob(Location, entity: String, attribute: String, file: String)
     /// The package was changed on disk (by another process or program) since it
     /// was opened or last saved; saving would overwrite that work, so it was refused.
     case modifiedOnDisk(path: String)
@@ -109,7 +89,7 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     case notAPackageFolder(path: String, entries: [String])
 
     /// Where the problem is, when it concerns file content.
-    public var location: SourceLocation? {
+    public var location: Location? {
         switch self {
         case .notAPackage, .io, .modifiedOnDisk, .locked, .unwritable, .notARegularFile, .blobTooLarge, .blobHashMismatch,
              .notAPackageFolder:
@@ -184,5 +164,27 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
         case .missingBlob(_, let entity, let attribute, let file):
             return prefix + "\(entity).\(attribute): external file '\(file)' is missing"
         }
+    }
+
+    /// A place in a package file: which file, which line, which column.
+    ///
+    /// Nested so that it never clashes with Swift Testing's `SourceLocation`.
+    public struct Location: Hashable, Sendable, CustomStringConvertible {
+        /// The file's path.
+        public var file: String
+        /// The 1-based line, or 0 when not known.
+        public var line: Int
+        /// The 1-based column, or 0 when not known.
+        public var column: Int
+
+        /// Creates a location.
+        public init(file: String, line: Int, column: Int) {
+            self.file = file
+            self.line = line
+            self.column = column
+        }
+
+        /// `file:line:column`, as compilers print it.
+        public var description: String { "\(file):\(line):\(column)" }
     }
 }

@@ -43,7 +43,7 @@ enum LoaderFixtures {
     /// Reads the package and returns the error it is refused with; records an
     /// issue (and returns nil) when it loads.
     static func readFailure(_ package: DocumentPackage,
-                            sourceLocation: Testing.SourceLocation = #_sourceLocation) -> PackageError? {
+                            sourceLocation: SourceLocation = #_sourceLocation) -> PackageError? {
         do {
             let graph = try package.read()
             Issue.record("expected the package to be refused, but it loaded \(graph.count) objects",
@@ -58,12 +58,12 @@ enum LoaderFixtures {
     }
 
     /// Writes `document` into a fresh package, reads it and returns the error.
-    static func failure(of document: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> PackageError? {
+    static func failure(of document: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> PackageError? {
         try withPackage(document) { readFailure($0, sourceLocation: sourceLocation) }
     }
 
     /// Same, with raw bytes.
-    static func failure(ofBytes bytes: [UInt8], sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> PackageError? {
+    static func failure(ofBytes bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws -> PackageError? {
         try withPackage(bytes: bytes) { readFailure($0, sourceLocation: sourceLocation) }
     }
 
@@ -78,8 +78,8 @@ enum LoaderFixtures {
 
     /// Checks that a location names the package's document file and a real line
     /// (`line` exactly, when given).
-    static func expectLocation(_ location: Folio.SourceLocation, isIn package: DocumentPackage? = nil, line: Int? = nil,
-                               sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    static func expectLocation(_ location: PackageError.Location, isIn package: DocumentPackage? = nil, line: Int? = nil,
+                               sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(location.file.hasSuffix("Test.folio/" + DocumentPackage.documentFileName),
                 "location file \(location.file)", sourceLocation: sourceLocation)
         if let package {

@@ -1,5 +1,5 @@
 /// Why a runtime predicate could not be parsed or applied to an entity.
-public struct PredicateError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ObjectPredicateError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong.
     public var message: String
     /// The 1-based column in the predicate text where it is, 0 if not known.
