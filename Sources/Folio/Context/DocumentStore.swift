@@ -99,7 +99,11 @@ final class DocumentStore: @unchecked Sendable {
     ///   another process writes it and `allowsSave`), ``ModelError/migration(package:_:)``,
     ///   ``ModelError/configuration(_:)`` when the package is open in this process
     ///   with another schema.
-    static func open(url: URL, allowsSave: Bool, schema: Schema?) throws(ModelError) -> DocumentStore {
+    ///   - migration: what brings the stored graph to `schema` instead of the
+    ///     lightweight migration (a migration plan); run only when the package is
+    ///     read, not when a store already open is shared.
+    static func open(url: URL, allowsSave: Bool, schema: Schema?,
+                     migration: StoredGraphMigration? = nil) throws(ModelError) -> DocumentStore {
         let key = canonicalPath(url)
         return try registry.withLock { (stores: inout [String: WeakStore]) throws(ModelError) -> DocumentStore in
             var inherited: PackageLock?
@@ -108,7 +112,8 @@ final class DocumentStore: @unchecked Sendable {
                     if !allowsSave, !existing.isCurrent {
                         // Another program changed the package since this store read it:
                         // a reader gets what is on disk now, in a store of its own.
-                        return try read(url: url, key: nil, allowsSave: false, schema: schema, inherited: nil)
+                        return try read(url: url, key: nil, allowsSave: false, schema: schema, migration: migration,
+                                        inherited: nil)
                     }
                     // Before any lock is taken for it: a refused container must leave no lock behind.
                     if let schema, existing.schema != schema {
@@ -122,7 +127,7 @@ final class DocumentStore: @unchecked Sendable {
                     inherited = entry.slot.held
                 }
             }
-            let store = try read(url: url, key: key, allowsSave: allowsSave, schema: schema,
+            let store = try read(url: url, key: key, allowsSave: allowsSave, schema: schema, migration: migration,
                                  inherited: allowsSave ? inherited : nil)
             stores[key] = WeakStore(store: store, slot: store.lockSlot)
             return store
@@ -130,7 +135,7 @@ final class DocumentStore: @unchecked Sendable {
     }
 
     /// Reads the package into a new store, taking its lock first when `allowsSave`.
-    private static func read(url: URL, key: String?, allowsSave: Bool, schema: Schema?,
+    private static func read(url: URL, key: String?, allowsSave: Bool, schema: Schema?, migration: StoredGraphMigration?,
                              inherited: PackageLock?) throws(ModelError) -> DocumentStore {
         let package = DocumentPackage(url: url)
         func takeLock() throws(PackageError) -> PackageLock {
@@ -154,16 +159,40 @@ final class DocumentStore: @unchecked Sendable {
         }
         let writeLock: PackageLock?
         do { writeLock = allowsSave ? try takeLock() : nil } catch { throw .package(error) }
-        let fingerprint = package.fingerprint
+        var fingerprint = package.fingerprint
         var graph: ObjectGraph
         do { graph = try package.read() } catch { throw .package(error) }
-        if graph.schema.differsOnlyInDefaults(from: schema) {
-            graph = graph.adopting(schema)
-        } else if graph.schema != schema {
-            // Lightweight migration, in memory: the package is rewritten by the next save.
-            do { graph = try graph.migrated(to: schema) } catch { throw .migration(package: url.path, error) }
+        if let migration {
+            // A migration plan's stages: the package is rewritten now, once all of them succeeded.
+            let rewrite: Bool
+            (graph, rewrite) = try migration.migrate(graph, url.path)
+            if rewrite, allowsSave {
+                do { fingerprint = try package.write(graph, expecting: fingerprint) } catch { throw .package(error) }
+            }
+        } else {
+            graph = try lightweightMigration(of: graph, to: schema, package: url.path)
         }
         return DocumentStore(package: package, key: key, graph: graph, fingerprint: fingerprint, writeLock: writeLock)
+    }
+
+    /// The stored graph under the container's schema, migrated in memory when
+    /// the two differ (the package is rewritten by the next save).
+    ///
+    /// - Throws: ``MigrationError/backwardMigration(stored:current:)`` when both
+    ///   schemas declare versions and the stored one is later: a lightweight
+    ///   migration would drop what the later version added.
+    private static func lightweightMigration(of graph: ObjectGraph, to schema: Schema,
+                                             package path: String) throws(ModelError) -> ObjectGraph {
+        if let stored = graph.schema.declaredVersion, let current = schema.declaredVersion, stored > current {
+            throw .migration(package: path, .backwardMigration(stored: stored, current: current))
+        }
+        if graph.schema == schema {
+            // The same entities: the graph takes the container's version, if it declares one.
+            guard let version = schema.declaredVersion, version != graph.schema.declaredVersion else { return graph }
+            return graph.adopting(schema)
+        }
+        if graph.schema.differsOnlyInDefaults(from: schema) { return graph.adopting(schema) }
+        do { return try graph.migrated(to: schema) } catch { throw .migration(package: path, error) }
     }
 
     /// Whether the package on disk is still what this store last read or wrote.

@@ -69,7 +69,14 @@ public final class ModelContainer: @unchecked Sendable {
     ///   ``ModelError/package(_:)`` when the package cannot be read or another
     ///   process writes it (unless `allowsSave` is off),
     ///   ``ModelError/migration(package:_:)`` when its schema cannot be migrated.
-    public init(for schema: Schema, configurations: [ModelConfiguration]) throws(ModelError) {
+    public convenience init(for schema: Schema, configurations: [ModelConfiguration]) throws(ModelError) {
+        try self.init(for: schema, configurations: configurations, migration: nil)
+    }
+
+    /// Creates a container whose package is brought to `schema` by `migration`
+    /// (a migration plan) rather than by the lightweight migration.
+    init(for schema: Schema, configurations: [ModelConfiguration],
+         migration: StoredGraphMigration?) throws(ModelError) {
         do { try schema.validate() } catch { throw .schema(error) }
         try Self.check(configurations, against: schema)
         let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
@@ -77,7 +84,8 @@ public final class ModelContainer: @unchecked Sendable {
         let configuration = configurations[0]
         let store: DocumentStore
         if let url = configuration.packageURL {
-            store = try DocumentStore.open(url: url, allowsSave: configuration.allowsSave, schema: schema)
+            store = try DocumentStore.open(url: url, allowsSave: configuration.allowsSave, schema: schema,
+                                           migration: migration)
             try store.withSavedGraph { graph throws(ModelError) in try Self.checkModelValues(checks, in: graph) }
         } else {
             store = DocumentStore.inMemory(ObjectGraph(schema: schema))
@@ -118,6 +126,12 @@ public final class ModelContainer: @unchecked Sendable {
         let store = try DocumentStore.open(url: url, allowsSave: allowsSave, schema: nil)
         core = ContainerCore(schema: store.schema, configurations: [ModelConfiguration(url: url, allowsSave: allowsSave)],
                              modelValueChecks: [:], store: store)
+    }
+
+    /// A container over a core of its own, with no main context yet: what a
+    /// migration stage's context works in.
+    init(core: ContainerCore) {
+        self.core = core
     }
 
     /// A container over an existing core whose main context is `mainContext`:

@@ -37,6 +37,21 @@ public enum MigrationError: Error, Hashable, Sendable, CustomStringConvertible {
     case newRelationshipRequired(entity: String, relationship: String, minimum: Int)
     /// A relationship's minimum or maximum count became stricter than what an object holds.
     case countViolation(entity: String, relationship: String, id: UInt64, count: Int, minimum: Int, maximum: Int)
+    /// The document's schema is none of the migration plan's versions: the
+    /// version it records (`nil`: it records none) is not in the plan, and no
+    /// version's models match it. SwiftData's "unknown model version".
+    case unknownModelVersion(stored: Schema.Version?)
+    /// The document was saved by a later version of the models than the
+    /// container's; a migration never goes backward, as it would drop what the
+    /// later version added.
+    case backwardMigration(stored: Schema.Version, current: Schema.Version)
+    /// A custom stage's `willMigrate` or `didMigrate` (`step`) threw, or what it
+    /// left could not be saved; `message` is that error's description.
+    case stageFailed(from: Schema.Version, to: Schema.Version, step: String, message: String)
+    /// The migration plan does not hold together (`reason` says how): two
+    /// versions with one number, a stage between versions the plan does not
+    /// list or going backward, or a container whose schema is not one of them.
+    case invalidPlan(reason: String)
 
     /// What is wrong and what to change, in a sentence for the schema's author.
     public var description: String {
@@ -87,6 +102,17 @@ public enum MigrationError: Error, Hashable, Sendable, CustomStringConvertible {
             let bounds = maximum > 0 ? "between \(minimum) and \(maximum)" : "at least \(minimum)"
             return "\(entity).\(relationship) now requires \(bounds) object(s), but \(entity)#\(id) holds \(count); "
                 + "relax the count, or fix the objects first"
+        case .unknownModelVersion(let stored):
+            let which = stored.map { "records schema version \($0)" } ?? "records no schema version"
+            return "the document \(which), and its schema matches none of the migration plan's versions; "
+                + "add the version it was saved with to the plan's schemas"
+        case .backwardMigration(let stored, let current):
+            return "the document was saved with schema version \(stored), later than this program's \(current); "
+                + "open it with a program that has version \(stored) or later"
+        case .stageFailed(let from, let to, let step, let message):
+            return "the migration stage from \(from) to \(to) failed in \(step): \(message); the document was left as it was"
+        case .invalidPlan(let reason):
+            return "the migration plan is not usable: \(reason)"
         }
     }
 }

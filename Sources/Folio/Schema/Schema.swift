@@ -20,13 +20,27 @@ public struct Schema: Hashable, Sendable {
     public private(set) var entities: [Entity]
     /// The Swift classes the schema was made from, if any; not part of equality.
     var modelTypes = ModelTypes()
+    /// The version the schema was declared with (``VersionedSchema`` or
+    /// `Schema(_:version:)`), or read from a package that records one; `nil`
+    /// otherwise. Not part of equality: two schemas are equal when their
+    /// entities are, whatever they are called.
+    var declaredVersion: Version?
+
+    /// The schema's version: the one it was declared with, or read from its
+    /// package; 1.0.0 (SwiftData's default) when none was.
+    public var version: Version { declaredVersion ?? Version(1, 0, 0) }
 
     /// Creates a schema and validates it.
     ///
+    /// - Parameters:
+    ///   - entities: the entities, in the order they are saved.
+    ///   - version: the version a package saved with this schema records
+    ///     (docs/FORMAT.md); `nil` records none, and ``version`` reads 1.0.0.
     /// - Throws: ``SchemaError`` when names clash, a relationship names an unknown
     ///   entity, or an inverse does not point back.
-    public init(_ entities: [Entity]) throws(SchemaError) {
+    public init(_ entities: [Entity], version: Version? = nil) throws(SchemaError) {
         self.entities = entities
+        declaredVersion = version
         try validate()
     }
 
@@ -45,6 +59,12 @@ public struct Schema: Hashable, Sendable {
     func entityIndex(named name: String) -> Int? {
         entities.firstIndex { $0.name == name }
     }
+
+    /// Whether two schemas have the same entities; their versions and classes do not count.
+    public static func == (lhs: Schema, rhs: Schema) -> Bool { lhs.entities == rhs.entities }
+
+    /// Hashes the entities, the part that counts for equality.
+    public func hash(into hasher: inout Hasher) { hasher.combine(entities) }
 }
 
 /// The Swift classes behind a schema's entities, by entity name.

@@ -42,6 +42,8 @@ final class DocumentLoader {
     // Schema being read.
     private var entities: [Schema.Entity] = []
     private(set) var schema: Schema?
+    /// What `<schema version="…">` said; `nil` for a package saved without one.
+    private var schemaVersion: Schema.Version?
     private var declaredNextID: UInt64 = 0
     private var sawNextID = false
 
@@ -283,6 +285,7 @@ final class DocumentLoader {
                 }
                 phase = .root
             case (.schemaFile, "schema"):
+                readSchemaVersion(attributeDictionary(attributes, count: count))
                 phase = .schema
             default:
                 fail(.unexpectedContent(location(), found: "<\(elementName)>",
@@ -294,6 +297,7 @@ final class DocumentLoader {
                 fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<schema>"))
                 return
             }
+            readSchemaVersion(attributeDictionary(attributes, count: count))
             phase = .schema
         case .schema:
             let elementName = String(cString: name)
@@ -360,9 +364,20 @@ final class DocumentLoader {
         }
     }
 
+    /// The version `<schema version="1.2.0">` records, if any (docs/FORMAT.md).
+    private func readSchemaVersion(_ xml: [String: String]) {
+        guard let text = xml["version"] else { return }
+        guard let version = Schema.Version(text) else {
+            fail(.invalidSchemaDeclaration(location(), message: "schema version '\(text)' is not major.minor.patch"))
+            return
+        }
+        schemaVersion = version
+    }
+
     private func finishSchema() {
         do throws(SchemaError) {
             schema = try Schema(entities)
+            schema?.declaredVersion = schemaVersion
         } catch {
             fail(.invalidSchema(location(), error))
             return

@@ -12,7 +12,9 @@
 enum SchemaXML {
     static func append(_ schema: Schema, indent: Int, to buffer: inout ByteBuffer) {
         let pad = String(repeating: " ", count: indent)
-        buffer.append(string: pad + "<schema>\n")
+        buffer.append(string: pad + "<schema")
+        if let version = schema.declaredVersion { appendAttribute("version", version.description, to: &buffer) }
+        buffer.append(">\n")
         for entity in schema.entities {
             buffer.append(string: pad + "  <entity")
             appendAttribute("name", entity.name, to: &buffer)
