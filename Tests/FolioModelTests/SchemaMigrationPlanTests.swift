@@ -184,6 +184,36 @@ struct SchemaMigrationPlanTests {
         #expect(try Self.document(of: url).contains("<schema version=\"3.0.0\">"))
     }
 
+    @Test func `versions with the same models are told apart by the version the package records`() throws {
+        // Version 2 has version 1's models; its stage only rewrites data (an exclamation mark after each title).
+        enum SameModelsV2: VersionedSchema {
+            static let versionIdentifier = Schema.Version(1, 1, 0)
+            static var models: [any PersistentModel.Type] { [NotebookV1.Note.self] }
+        }
+        enum CapitalsPlan: SchemaMigrationPlan {
+            static var schemas: [any VersionedSchema.Type] { [NotebookV1.self, SameModelsV2.self] }
+            static var stages: [MigrationStage] {
+                [.custom(fromVersion: NotebookV1.self, toVersion: SameModelsV2.self, willMigrate: nil,
+                         didMigrate: { context in
+                             for note in try context.fetch(FetchDescriptor<NotebookV1.Note>()) { note.title += "!" }
+                         })]
+            }
+        }
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Notes.folio")
+        try Self.savedByVersion1(at: url)
+        func titles() throws -> [String] {
+            let container = try ModelContainer(for: Schema(versionedSchema: SameModelsV2.self), migrationPlan: CapitalsPlan.self,
+                                               configurations: ModelConfiguration(url: url))
+            return try ModelContext(container).fetch(FetchDescriptor<NotebookV1.Note>()).map(\.title).sorted()
+        }
+        // Saved without a version: the first version with its models, so the stage runs once.
+        #expect(try titles() == ["Groceries!", "Groceries!", "Ideas!"])
+        #expect(try Self.document(of: url).contains("<schema version=\"1.1.0\">"))
+        // Now it records 1.1.0: nothing runs again.
+        #expect(try titles() == ["Groceries!", "Groceries!", "Ideas!"])
+    }
+
     @Test func `a failing willMigrate leaves the package byte for byte and reports the stage`() throws {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Notes.folio")
