@@ -221,6 +221,32 @@ final class TripStoreXCTests: XCTestCase {
         XCTAssertFalse(fetched.isExpanded)
     }
 
+    func testTransactionSavesItsBlockAsOneUndoStep() async throws {
+        try context.transaction {
+            let trip = Trip(name: "Rome", destination: "Italy", startDate: .day(1), endDate: .day(4))
+            context.insert(trip)
+            trip.accommodations.append(Accommodation(name: "Hotel Roma"))
+        }
+        XCTAssertFalse(context.hasChanges)
+
+        try context.transaction(block: {
+            try context.delete(model: Accommodation.self)
+        })
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Accommodation>()), 0)
+
+        context.undoManager?.undo()
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Accommodation>()), 1)
+    }
+
+    func testTheSchemaDescribesTheModels() async throws {
+        let trip = try XCTUnwrap(container.schema.entitiesByName["Trip"])
+        XCTAssertEqual(trip.attributesByName["name"]?.isUnique, true)
+        XCTAssertNil(trip.attributesByName["isExpanded"])
+        XCTAssertEqual(trip.relationshipsByName["accommodations"]?.deleteRule, .cascade)
+        XCTAssertEqual(trip.relationshipsByName["accommodations"]?.inverse, "trip")
+        XCTAssertEqual(container.schema.entitiesByName["Traveller"]?.uniquenessConstraints, [["givenName", "familyName"]])
+    }
+
     func testModelIDsFindModels() async throws {
         let trips = try insertSampleTrips()
         let id = trips[1].persistentModelID
