@@ -91,8 +91,11 @@ import Testing
 
     @Test func aNameThatIsAPathIsRefusedByTheContainer() {
         let configuration = ModelConfiguration("Trips/2025")
-        #expect(throws: ModelError.self) {
+        #expect {
             try ModelContainer(for: Trip.self, configurations: configuration)
+        } throws: { error in
+            guard case ModelError.configuration(let reason) = error else { return false }
+            return reason.contains("Trips/2025")
         }
     }
 
