@@ -89,6 +89,12 @@ let package = Package(
             ],
             exclude: ["Support/FuzzCrashers"]
         ),
+        // SwiftData code as app developers write its tests (XCTest and Swift Testing,
+        // in-memory and on-disk containers), with `import Folio` where it had `import SwiftData`.
+        .testTarget(
+            name: "SwiftDataCompatibilityTests",
+            dependencies: ["Folio"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -16,11 +16,11 @@ import Foundation
 /// **Undo.** Every change registers its inverse with ``undoManager`` (none for
 /// contexts you create, as in SwiftData; the main context has one). One user
 /// action is one undo step: each public method is one step unless an explicit
-/// group or ``transaction(actionName:_:)`` is open; an automatically opened group is closed
+/// group or ``transaction(actionName:block:)`` is open; an automatically opened group is closed
 /// by ``processPendingChanges()`` and ``save()``.
 ///
 /// **Autosave.** Linux has no run loop, so autosave is triggered by
-/// ``processPendingChanges()`` (also called at the end of ``transaction(actionName:_:)``):
+/// ``processPendingChanges()`` (also called at the end of ``transaction(actionName:block:)``):
 /// when ``autosaveEnabled`` and there are changes, it saves; a failure goes to
 /// ``autosaveErrorHandler`` (stderr by default), never silently.
 ///
@@ -267,9 +267,16 @@ public final class ModelContext {
     /// Runs `block` as one user action — one undo step, named `actionName` if
     /// given — and then saves, as SwiftData's `transaction(block:)` does.
     ///
+    /// ```swift
+    /// try context.transaction {
+    ///     context.insert(trip)
+    ///     trip.accommodations.append(hotel)
+    /// }
+    /// ```
+    ///
     /// If `block` throws, what it changed is undone (when there is an undo
     /// manager) and the error rethrown; nothing is saved.
-    public func transaction(actionName: String? = nil, _ block: () throws -> Void) throws {
+    public func transaction(actionName: String? = nil, block: () throws -> Void) throws {
         undoManager?.closeAutomaticGroup()
         undoManager?.beginUndoGrouping()
         transactionDepth += 1

@@ -1,0 +1,109 @@
+// Issue 14, item 2: #Unique over a to-one relationship and an attribute, as
+// SwiftData allows. Built once the item lands (remove the condition then).
+#if FOLIO_ITEM_2
+import Foundation
+import Folio
+import Testing
+
+@Model
+final class Snapshot {
+    @Attribute(.unique) var name: String
+    var takenAt: Date
+    @Relationship(deleteRule: .cascade, inverse: \Flow.snapshot)
+    var flows: [Flow] = []
+
+    init(name: String, takenAt: Date) {
+        self.name = name
+        self.takenAt = takenAt
+    }
+}
+
+@Model
+final class Flow {
+    #Unique<Flow>([\.snapshot, \.label])
+
+    var label: String
+    var rate: Double
+    var snapshot: Snapshot?
+
+    init(label: String, rate: Double, snapshot: Snapshot? = nil) {
+        self.label = label
+        self.rate = rate
+        self.snapshot = snapshot
+    }
+}
+
+@Suite @MainActor struct UniqueRelationshipTests {
+    @Test func theConstraintNamesTheRelationshipAndTheAttribute() {
+        let schema = Schema([Flow.self])
+        let flow = schema.entities.first { $0.name == "Flow" }
+        #expect(flow?.uniquenessConstraints.contains(["snapshot", "label"]) == true)
+    }
+
+    @Test func aFlowWithTheSameSnapshotAndLabelUpdatesTheStoredOne() throws {
+        let container = try ModelContainer(for: Snapshot.self, Flow.self,
+                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        let monday = Snapshot(name: "Monday", takenAt: .day(2))
+        let tuesday = Snapshot(name: "Tuesday", takenAt: .day(3))
+        context.insert(monday)
+        context.insert(tuesday)
+        context.insert(Flow(label: "inlet", rate: 1.5, snapshot: monday))
+        context.insert(Flow(label: "inlet", rate: 2.5, snapshot: tuesday))
+        context.insert(Flow(label: "outlet", rate: 0.5, snapshot: monday))
+        try context.save()
+
+        context.insert(Flow(label: "inlet", rate: 9.0, snapshot: monday))
+        try context.save()
+
+        let flows = try context.fetch(FetchDescriptor<Flow>(sortBy: [SortDescriptor(\.label), SortDescriptor(\.rate)]))
+        #expect(flows.count == 3)
+        #expect(flows.map(\.rate) == [2.5, 9.0, 0.5])
+        #expect(monday.flows.count == 2)
+    }
+
+    @Test func flowsWithoutASnapshotDoNotClash() throws {
+        let container = try ModelContainer(for: Flow.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        context.insert(Flow(label: "inlet", rate: 1))
+        context.insert(Flow(label: "inlet", rate: 2))
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Flow>()) == 2)
+    }
+
+    @Test func movingAFlowOntoAnotherWithTheSameLabelIsRefusedAtSave() throws {
+        let container = try ModelContainer(for: Flow.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        context.autosaveEnabled = false
+        let monday = Snapshot(name: "Monday", takenAt: .day(2))
+        let tuesday = Snapshot(name: "Tuesday", takenAt: .day(3))
+        let moving = Flow(label: "inlet", rate: 2, snapshot: tuesday)
+        context.insert(Flow(label: "inlet", rate: 1, snapshot: monday))
+        context.insert(moving)
+        try context.save()
+
+        moving.snapshot = monday
+        #expect(throws: (any Error).self) {
+            try context.save()
+        }
+    }
+
+    @Test func theConstraintHoldsAfterReopening() throws {
+        let directory = try TemporaryDirectory()
+        let configuration = ModelConfiguration(url: directory.storeURL("Flows.store"))
+        do {
+            let context = ModelContext(try ModelContainer(for: Flow.self, configurations: configuration))
+            let monday = Snapshot(name: "Monday", takenAt: .day(2))
+            context.insert(Flow(label: "inlet", rate: 1, snapshot: monday))
+            try context.save()
+        }
+
+        let context = ModelContext(try ModelContainer(for: Flow.self, configurations: configuration))
+        let monday = try #require(try context.fetch(FetchDescriptor<Snapshot>()).first)
+        context.insert(Flow(label: "inlet", rate: 3, snapshot: monday))
+        try context.save()
+        let flows = try context.fetch(FetchDescriptor<Flow>())
+        #expect(flows.map(\.rate) == [3])
+    }
+}
+#endif

@@ -1,0 +1,164 @@
+// What a SwiftData app's code or tests do that does not yet compile or run
+// here, written as the app writes it and kept out of the build. Each block
+// names the exact error on Swift 6.3.1 (Linux). When one is fixed, move its
+// code into a test file and delete the block.
+
+// MARK: - The toolchain (not Folio)
+
+// A synchronous test method of a `@MainActor` XCTestCase compiles, but
+// swift-corelibs-xctest's discovery stops the whole test process when it
+// reaches it (signal 6):
+//
+//     Could not cast value of type '(SwiftDataCompatibilityTests.SyncMainActorXCTests)
+//     -> @Swift.MainActor () throws -> ()' to '(SwiftDataCompatibilityTests.
+//     SyncMainActorXCTests) -> () throws -> ()'.
+//
+// The same happens for `@MainActor func testX() throws` in a nonisolated
+// class. `async` test methods run, on the main actor (TripStoreXCTests).
+#if false
+import XCTest
+
+@MainActor
+final class SyncMainActorXCTests: XCTestCase {
+    func testSynchronous() throws {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        XCTAssertEqual(try container.mainContext.fetchCount(FetchDescriptor<Trip>()), 0)
+    }
+}
+#endif
+
+// Foundation on Linux has neither localized comparator nor
+// `localizedStandardContains` in `#Predicate`, which apps sort and search with:
+//
+//     error: type 'String.StandardComparator' has no member 'localizedStandard'
+//     error: type 'PredicateExpressions' has no member 'build_localizedStandardContains'
+#if false
+let byName = SortDescriptor<Trip>(\.name, comparator: .localizedStandard)
+func search(_ text: String) -> Predicate<Trip> {
+    #Predicate<Trip> { $0.name.localizedStandardContains(text) }
+}
+#endif
+
+// MARK: - Folio
+
+// `SwiftDataError`, which apps catch:
+//
+//     error: cannot find type 'SwiftDataError' in scope
+#if false
+func isValidationFailure(_ error: any Error) -> Bool {
+    (error as? SwiftDataError) == .modelValidationFailure
+}
+#endif
+
+// Attribute options beyond .unique, .externalStorage and .transient:
+//
+//     error: type 'Schema.Attribute.Option' has no member 'spotlight'
+//     error: type 'Schema.Attribute.Option' has no member 'allowsCloudEncryption'
+//     error: type 'Schema.Attribute.Option' has no member 'preserveValueOnDeletion'
+//     error: type 'Schema.Attribute.Option' has no member 'ephemeral'
+#if false
+@Model
+final class Article {
+    @Attribute(.spotlight) var title: String = ""
+    @Attribute(.allowsCloudEncryption) var secret: String = ""
+    @Attribute(.preserveValueOnDeletion) var code: String = ""
+    @Attribute(.ephemeral) var draft: String = ""
+    init() {}
+}
+#endif
+
+// `@Relationship(.unique)`:
+//
+//     error: Folio does not support relationship options; uniqueness applies to
+//     attributes ('@Attribute(.unique)') (from macro 'Model')
+#if false
+@Model
+final class Passport {
+    @Relationship(.unique) var traveller: Traveller?
+    init() {}
+}
+#endif
+
+// `#Index` (SwiftData, iOS 18):
+//
+//     error: no macro named 'Index'
+#if false
+@Model
+final class Visit {
+    #Index<Visit>([\.city], [\.city, \.day])
+    var city: String = ""
+    var day: Date = Date.now
+    init() {}
+}
+#endif
+
+// Model inheritance (SwiftData, iOS 26: "Adopting inheritance in SwiftData"),
+// at the subclass's `@Model`:
+//
+//     macro expansion @Model:3:5: error: overriding declaration requires an 'override' keyword
+//     macro expansion @Model:12:12: error: overriding declaration requires an 'override' keyword
+//     macro expansion @Model:12:12: error: cannot override static property
+#if false
+@Model
+class Vehicle {
+    var wheels: Int = 4
+    init(wheels: Int) { self.wheels = wheels }
+}
+
+@Model
+final class Bicycle: Vehicle {
+    var gears: Int = 21
+    init(gears: Int) {
+        self.gears = gears
+        super.init(wheels: 2)
+    }
+}
+#endif
+
+// `ModelContext.model(for:)` returns `(any PersistentModel)?`; SwiftData's
+// returns `any PersistentModel`, so code using the result directly fails
+// (`as? Trip` casts compile either way):
+//
+//     error: value of optional type '(any PersistentModel)?' must be unwrapped to
+//     refer to member 'persistentModelID' of wrapped base type 'any PersistentModel'
+#if false
+func identifier(of id: PersistentIdentifier, in context: ModelContext) -> PersistentIdentifier {
+    context.model(for: id).persistentModelID
+}
+#endif
+
+// `fetch(_:batchSize:)` and its `FetchResultsCollection`:
+//
+//     error: extra argument 'batchSize' in call
+#if false
+func countInBatches(_ context: ModelContext) throws -> Int {
+    try context.fetch(FetchDescriptor<Trip>(), batchSize: 50).count
+}
+#endif
+
+// `ModelContext.willSave` / `didSave` notifications:
+//
+//     error: 'didSave' is inaccessible due to 'internal' protection level
+//     error: type 'ModelContext' has no member 'willSave'
+#if false
+let saveNotifications: [Notification.Name] = [ModelContext.willSave, ModelContext.didSave]
+#endif
+
+// History (SwiftData, iOS 18):
+//
+//     error: value of type 'ModelContext' has no member 'fetchHistory'
+//     error: cannot find 'HistoryDescriptor' in scope
+//     error: cannot find type 'DefaultHistoryTransaction' in scope
+#if false
+func transactionCount(_ context: ModelContext) throws -> Int {
+    try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count
+}
+#endif
+
+// `Schema(_:version:)` (with issue 14 item 1, `Schema.Version`):
+//
+//     error: extra argument 'version' in call
+//     error: type 'Schema' has no member 'Version'
+#if false
+let versioned = Schema([Trip.self], version: Schema.Version(1, 0, 0))
+#endif
