@@ -1,8 +1,7 @@
 // Issue 14, item 1: VersionedSchema, SchemaMigrationPlan, MigrationStage and
 // ModelContainer(for:migrationPlan:configurations:), as SwiftData apps write
 // them: model classes nested in each version's enum, a typealias for the
-// current one. Built once the item lands (remove the condition then).
-#if FOLIO_ITEM_1
+// current one.
 import Foundation
 import Folio
 import Testing
@@ -173,6 +172,9 @@ enum AbortingMigrationPlan: SchemaMigrationPlan {
         #expect(RecipesMigrationPlan.stages.count == 2)
         let schema = Schema(versionedSchema: RecipesSchemaV3.self)
         #expect(schema.entities.map(\.name) == ["Recipe"])
+        #expect(schema.version == Schema.Version(3, 0, 0))
+        let versioned = Schema([RecipesSchemaV1.Recipe.self], version: Schema.Version(1, 0, 0))
+        #expect(versioned.version == RecipesSchemaV1.versionIdentifier)
     }
 
     @Test func aCustomStageRemovesDuplicatesBeforeVersion3MakesNamesUnique() throws {
@@ -226,4 +228,3 @@ enum AbortingMigrationPlan: SchemaMigrationPlan {
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<RecipesSchemaV1.Recipe>()) == 5)
     }
 }
-#endif

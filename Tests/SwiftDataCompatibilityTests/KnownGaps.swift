@@ -154,11 +154,3 @@ func transactionCount(_ context: ModelContext) throws -> Int {
     try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count
 }
 #endif
-
-// `Schema(_:version:)` (with issue 14 item 1, `Schema.Version`):
-//
-//     error: extra argument 'version' in call
-//     error: type 'Schema' has no member 'Version'
-#if false
-let versioned = Schema([Trip.self], version: Schema.Version(1, 0, 0))
-#endif
