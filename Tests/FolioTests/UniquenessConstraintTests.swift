@@ -32,10 +32,10 @@ import Testing
         let cases: [([String], String)] = [
             ([], "names no attributes"),
             (["city", "city"], "names an attribute twice"),
-            (["city", "nowhere"], "has no attribute 'nowhere'"),
+            (["city", "nowhere"], "has no attribute or relationship 'nowhere'"),
             (["city", "tags"], "'tags' is of type array(string)"),
             (["city", "scratch"], "'scratch' is transient"),
-            (["city", "stops"], "'stops' is a relationship"),
+            (["city", "stops"], "'stops' is a to-many relationship"),
         ]
         for (constraint, reason) in cases {
             let entity = Schema.Entity("Visit", attributes: [.init("city", .string), .init("tags", .array(.string)),

@@ -143,7 +143,7 @@ extension ModelContext {
             return nil
         }
         let id: PersistentIdentifier
-        do { id = try insert(type.entityName, values) } catch {
+        do { id = try insert(type.entityName, values, related: uniqueLinks(related, of: type.entityName)) } catch {
             ModelContainer.report(error, to: autosaveErrorHandler)
             return nil
         }
@@ -162,6 +162,30 @@ extension ModelContext {
             if case .relationship(_, _, let read) = property.kind { _ = read(model) }
         }
         return ref
+    }
+
+    /// The to-one relationships among `related` that are members of a unique
+    /// group, for the insert to choose an object to update by: each holding the
+    /// object its model already is here, or nothing. A model not in the
+    /// document yet is a new object, which no live object can hold, so it is
+    /// left out (no match) and linked after the insert like the rest.
+    private func uniqueLinks(_ related: [(String, [any PersistentModel])], of entity: String) -> [String: [PersistentIdentifier]] {
+        guard let entityIndex = graph.layout.entityIndex[entity] else { return [:] }
+        let layout = graph.layout.entities[entityIndex]
+        let members = Set(layout.uniqueGroups.joined().compactMap { layout.linkSlot(ofMember: $0).flatMap { layout.links[$0].name } })
+        guard !members.isEmpty else { return [:] }
+        var links: [String: [PersistentIdentifier]] = [:]
+        for (name, models) in related where members.contains(name) {
+            guard let model = models.first else {
+                links[name] = []
+                continue
+            }
+            let backing = model.persistentBackingData
+            guard let id = backing.identifier, backing.context?.store === store,
+                  let ref = graph.index[id.id], graph.isLive(ref), graph.identifier(for: ref) == id else { continue }
+            links[name] = [id]
+        }
+        return links
     }
 
     /// Sets a relationship to models, inserting those not yet in the context.
