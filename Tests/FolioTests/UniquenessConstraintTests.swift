@@ -612,4 +612,28 @@ import Testing
             try Self.flowSession(seed: seed, steps: 60)
         }
     }
+
+    @Test func `adding a constraint over a relationship migrates when the flows are distinct, and is refused naming both when not`() throws {
+        var loose = try Self.flowSchema()
+        loose = try Schema(loose.entities.map { entity in
+            var entity = entity
+            entity.uniquenessConstraints = []
+            return entity
+        })
+        let graph = ObjectGraph(schema: loose)
+        let release = try graph.insert("Snapshot", ["name": .string("1.0")])
+        let first = try graph.insert("Flow", ["label": .string("Login")])
+        let other = try graph.insert("Flow", ["label": .string("Login")])
+        try graph.link(first, "snapshot", to: release)
+        let migrated = try graph.migrated(to: try Self.flowSchema())
+        let key = [migrated.uniqueKey(ofLinkTo: try migrated.ref(for: release)), Value.string("Login")]
+        #expect(migrated.object(entity: 0, uniqueGroup: [2, 0], values: key) == migrated.index[first.id])
+
+        try graph.link(other, "snapshot", to: release)
+        #expect(throws: MigrationError.duplicateUniqueValue(entity: "Flow", attribute: "snapshot, label",
+                                                            value: "\(release), \(Value.string("Login"))",
+                                                            ids: [first.id, other.id])) {
+            try graph.migrated(to: try Self.flowSchema())
+        }
+    }
 }
