@@ -182,11 +182,14 @@ extension ObjectGraph {
     }
 
     /// ``rekeying(_:member:_:)`` for a relationship slot; only a declared
-    /// to-one can be a member, so other slots cost one comparison.
+    /// to-one can be a member, so other slots, and every slot while no index
+    /// is built, cost a comparison or two.
     func rekeying(_ ref: ObjectRef, slot: Int, _ edit: () -> Void) {
         let layout = layout.entities[Int(ref.entity)]
-        guard slot < layout.declaredLinkCount, !layout.links[slot].isToMany, !uniqueIndexes.isEmpty else { return edit() }
-        rekeying(ref, member: layout.attributes.count + slot, edit)
+        let member = layout.attributes.count + slot
+        guard !uniqueIndexes.isEmpty, slot < layout.declaredLinkCount, !layout.links[slot].isToMany,
+              layout.uniqueGroups.contains(where: { $0.contains(member) }) else { return edit() }
+        rekeying(ref, member: member, edit)
     }
 
     /// The keys of the indexes built for the object's entity, as an array: a

@@ -102,8 +102,10 @@ extension ModelContext {
     /// it reaches. A model already in this context is left as it is; one whose
     /// object is gone (its insert undone, its delete saved) becomes a new object.
     ///
-    /// With a `.unique` attribute whose value a live object already has, the
-    /// existing object is updated instead (SwiftData's upsert): the model
+    /// With a `.unique` attribute whose value a live object already has, or a
+    /// `#Unique` constraint whose every member it matches (a to-one
+    /// relationship by the model it holds, when that model is already in the
+    /// context), the existing object is updated instead (SwiftData's upsert): the model
     /// becomes a second view of that object, and fetching returns the model
     /// registered first. A model whose values the document cannot hold is not
     /// inserted; the error goes to ``autosaveErrorHandler``.
