@@ -52,12 +52,9 @@ extension ModelContext {
             } catch { throw .graph(error) }
         }
         // By slot, in declaration order, so edits (and their undo) run in one order.
-        var links: [(name: String, slot: Int, rows: [Int32])] = []
+        var links: [(slot: Int, rows: [Int32])] = []
         for (name, targets) in related {
-            do {
-                let (slot, rows) = try graph.resolveTargets(targets, for: name, entity: entityIndex)
-                links.append((name, slot, rows))
-            } catch { throw .graph(error) }
+            do { links.append(try graph.resolveTargets(targets, for: name, entity: entityIndex)) } catch { throw .graph(error) }
         }
         links.sort { $0.slot < $1.slot }
         // Only a value the caller gave selects an object to update: a default

@@ -90,8 +90,11 @@ extension Schema {
 /// Reads a stored value as a model property's Swift type (`nil` when it
 /// cannot). Carried by an attribute made from a model class; two readers are
 /// always equal, as two schemas are equal whatever their classes.
-struct ModelValueReader: Hashable, Sendable {
-    let read: @Sendable (Value) -> Any?
+///
+/// Unchecked: the closure captures nothing but the property's type, and a
+/// generic metatype is not `Sendable` to the compiler.
+struct ModelValueReader: Hashable, @unchecked Sendable {
+    let read: (Value) -> Any?
 
     static func == (lhs: Self, rhs: Self) -> Bool { true }
     func hash(into hasher: inout Hasher) {}
