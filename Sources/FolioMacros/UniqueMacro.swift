@@ -6,7 +6,8 @@ import SwiftSyntaxMacros
 /// constraints, as key paths the compiler checks.
 ///
 /// Expands to the `_$uniquenessConstraints` witness of `PersistentModel`;
-/// `Schema(_:)` turns the key paths into attribute names.
+/// `Schema(_:)` turns the key paths into property names (attributes and
+/// to-one relationships alike).
 public struct UniqueMacro: DeclarationMacro {
     public static func expansion(
         of node: some FreestandingMacroExpansionSyntax,

@@ -21,15 +21,19 @@ extension Interpreter {
         let entity = try self.entity(try word(text, 1, missing: "insert needs an entity: insert ENTITY name=value …"))
         let assignments = try parseAssignments(text, from: 2, entity: entity)
         var values: [String: Value] = [:]
-        for case .attribute(let name, let value) in assignments { values[name] = value }
+        var related: [String: [PersistentIdentifier]] = [:]
+        for assignment in assignments {
+            switch assignment {
+            case .attribute(let name, let value): values[name] = value
+            case .relationship(let name, let targets): related[name] = targets
+            }
+        }
         let countBefore = try read { () throws(ModelError) in try context.fetchCount(DynamicFetchDescriptor(entity: entity.name)) }
         var inserted = true
         let id = try change { () throws(CommandError) -> PersistentIdentifier in
-            let id = try read { () throws(ModelError) in try context.insert(entity.name, values) }
+            // Relationships go with the insert: a unique group may have one among its members.
+            let id = try read { () throws(ModelError) in try context.insert(entity.name, values, related: related) }
             inserted = try read { () throws(ModelError) in try context.fetchCount(DynamicFetchDescriptor(entity: entity.name)) } > countBefore
-            for case .relationship(let name, let targets) in assignments {
-                try read { () throws(ModelError) in try context.setRelated(targets, for: name, of: id) }
-            }
             context.undoManager?.setActionName(inserted ? "Insert \(entity.name)" : "Update \(entity.name)")
             return id
         }

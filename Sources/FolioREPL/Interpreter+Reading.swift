@@ -14,7 +14,9 @@ extension Interpreter {
             emit(entity.name)
             var rows: [[String]] = entity.attributes.map { [$0.name, Self.describe($0)] }
             rows += entity.relationships.map { [$0.name, Self.describe($0)] }
-            rows += entity.uniquenessConstraints.map { ["(" + $0.joined(separator: ", ") + ")", "unique together"] }
+            // A `.unique` attribute's own group is shown by its option, above.
+            rows += entity.uniquenessConstraints.filter { !Self.isUniqueOption($0, of: entity) }
+                .map { ["(" + $0.joined(separator: ", ") + ")", $0.count == 1 ? "unique" : "unique together"] }
             let width = rows.map { $0[0].count }.max() ?? 0
             for row in rows {
                 emit("  " + row[0] + String(repeating: " ", count: width - row[0].count) + "  " + row[1])
@@ -22,12 +24,17 @@ extension Interpreter {
         }
     }
 
+    /// Whether a uniqueness constraint is one attribute's `.unique` option.
+    static func isUniqueOption(_ constraint: [String], of entity: Schema.Entity) -> Bool {
+        constraint.count == 1 && entity.attribute(named: constraint[0])?.isUnique == true
+    }
+
     /// `int, optional, unique, default 3`.
     static func describe(_ attribute: Schema.Attribute) -> String {
         var parts = [attribute.type.description]
         if attribute.isOptional { parts.append("optional") }
         parts += Schema.Attribute.Option.allCases.filter(attribute.options.contains).map(\.rawValue)
-        if let value = attribute.defaultValue { parts.append("default \(value)") }
+        if let value = attribute.defaultStoredValue { parts.append("default \(value)") }
         return parts.joined(separator: ", ")
     }
 
@@ -47,7 +54,7 @@ extension Interpreter {
                                                 ("optional", .bool(attribute.isOptional)),
                                                 ("options", .array(Schema.Attribute.Option.allCases
                                                     .filter(attribute.options.contains).map { .string($0.rawValue) }))]
-            if let value = attribute.defaultValue { fields.append(("default", JSONText(value))) }
+            if let value = attribute.defaultStoredValue { fields.append(("default", JSONText(value))) }
             return .object(fields)
         }
         let relationships = entity.relationships.map { relationship -> JSONText in

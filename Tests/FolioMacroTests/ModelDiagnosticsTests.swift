@@ -682,10 +682,10 @@ import Testing
             """#,
             diagnostics: [
                 DiagnosticSpec(
-                    message: "Folio does not support relationship options; uniqueness applies to attributes ('@Attribute(.unique)')",
+                    message: "Folio does not support relationship options; make a to-one relationship unique with '#Unique' and its key path, an attribute with '@Attribute(.unique)'",
                     line: 3, column: 19, fixIts: [FixItSpec(message: "Remove '.unique'")]),
                 DiagnosticSpec(
-                    message: "Folio does not support relationship options; uniqueness applies to attributes ('@Attribute(.unique)')",
+                    message: "Folio does not support relationship options; make a to-one relationship unique with '#Unique' and its key path, an attribute with '@Attribute(.unique)'",
                     line: 4, column: 19, fixIts: [FixItSpec(message: "Remove '.unique'")]),
             ],
             fixedSource: """

@@ -26,7 +26,7 @@ final class Pet {
         #expect(specimen.attribute(named: "tag")?.type == .codable)
         #expect(specimen.attribute(named: "maybe")?.isOptional == true)
         #expect(specimen.attribute(named: "text")?.isOptional == false)
-        #expect(specimen.attribute(named: "number")?.defaultValue == .int(0))
+        #expect(specimen.attribute(named: "number")?.defaultStoredValue == .int(0))
         #expect(specimen.attribute(named: "photo")?.isExternal == true)
         #expect(specimen.relationships.isEmpty)
     }
@@ -76,8 +76,8 @@ final class Pet {
         var entity = try #require(Schema([Badge.self]).entity(named: "Badge"))
         for index in entity.attributes.indices {
             switch entity.attributes[index].name {
-            case "created": entity.attributes[index].defaultValue = .date(Date(timeIntervalSinceReferenceDate: 0))
-            case "token": entity.attributes[index].defaultValue = .uuid(UUID())
+            case "created": entity.attributes[index].defaultStoredValue = .date(Date(timeIntervalSinceReferenceDate: 0))
+            case "token": entity.attributes[index].defaultStoredValue = .uuid(UUID())
             default: continue
             }
         }

@@ -56,7 +56,8 @@ import Testing
         let dogs = try #require((schema[2]["relationships"] as? [[String: Any]])?.first)
         #expect(dogs["deleteRule"] as? String == "cascade")
         #expect(dogs["toMany"] as? Bool == true)
-        #expect(schema[2]["uniquenessConstraints"] as? [[String]] == [])
+        // As `Schema.Entity.uniquenessConstraints`: a `.unique` attribute is a group of one.
+        #expect(schema[2]["uniquenessConstraints"] as? [[String]] == [["_id"]])
     }
 
     @Test("dates are ISO 8601 strings; the trips sample lists as JSON")

@@ -1,6 +1,5 @@
 // Issue 14, item 2: #Unique over a to-one relationship and an attribute, as
 // SwiftData allows. Built once the item lands (remove the condition then).
-#if FOLIO_ITEM_2
 import Foundation
 import Folio
 import Testing
@@ -106,4 +105,3 @@ final class Flow {
         #expect(flows.map(\.rate) == [3])
     }
 }
-#endif

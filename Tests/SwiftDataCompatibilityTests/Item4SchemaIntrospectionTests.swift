@@ -1,7 +1,6 @@
 // Issue 14, item 4: Schema.Attribute.defaultValue as SwiftData's `Any?`, and
 // Entity.uniquenessConstraints listing .unique attributes too. Built once the
 // item lands (remove the condition then).
-#if FOLIO_ITEM_4
 import Foundation
 import Folio
 import Testing
@@ -41,4 +40,3 @@ final class Speaker {
         #expect(attribute("name")?.isUnique == true)
     }
 }
-#endif

@@ -1,16 +1,43 @@
 /// Inserting, editing and linking through the dynamic API, each undoable.
 extension ModelContext {
-    /// Inserts an object, or — when the values given in `values` for a unique
-    /// attribute, or for every attribute of a uniqueness constraint, match a
-    /// live object's — updates that object instead (SwiftData's upsert).
+    /// Inserts an object, or — when the values given for a unique attribute,
+    /// or for every attribute of a uniqueness constraint, match a live
+    /// object's — updates that object instead (SwiftData's upsert).
     /// Uniqueness is checked against unsaved inserts too; a unique attribute
-    /// left to its default is checked by ``save()``.
+    /// left to its default is checked by ``save()``. A constraint with a
+    /// relationship among its members needs ``insert(_:_:related:)``.
     ///
     /// - Returns: the new object's identifier, or the updated object's.
     /// - Throws: ``ModelError/graph(_:)`` for unknown names or wrong types.
     /// - Undo: one step, "Insert ENTITY" (or "Update ENTITY" for an upsert).
     @discardableResult
     public func insert(_ entity: String, _ values: [String: Value] = [:]) throws(ModelError) -> PersistentIdentifier {
+        try insert(entity, values, related: [:])
+    }
+
+    /// Inserts an object with relationships, or — when the values given for a
+    /// unique attribute, or for every member of a uniqueness constraint,
+    /// match a live object's — updates that object instead (SwiftData's
+    /// upsert).
+    ///
+    /// `related` sets relationships as ``setRelated(_:for:of:)`` would, as
+    /// part of the insert: a constraint with a to-one relationship among its
+    /// members matches on the object given for it (an empty list is `nil`,
+    /// which matches nothing). On an upsert, the given values and
+    /// relationships replace the matched object's.
+    ///
+    /// ```swift
+    /// let flow = try context.insert("Flow", ["label": .string("Login")], related: ["snapshot": [snapshot]])
+    /// ```
+    ///
+    /// - Returns: the new object's identifier, or the updated object's.
+    /// - Throws: ``ModelError/graph(_:)`` for unknown names, wrong types, or a
+    ///   related object that is not live or not of the relationship's
+    ///   destination; nothing changes then.
+    /// - Undo: one step, "Insert ENTITY" (or "Update ENTITY" for an upsert).
+    @discardableResult
+    public func insert(_ entity: String, _ values: [String: Value],
+                       related: [String: [PersistentIdentifier]]) throws(ModelError) -> PersistentIdentifier {
         let entityIndex: Int
         do { entityIndex = try graph.entityIndex(entity) } catch { throw .graph(error) }
         let layout = graph.layout.entities[entityIndex]
@@ -24,15 +51,33 @@ extension ModelContext {
                 try core.checkModelValue(value, entity: entity, attribute: name)
             } catch { throw .graph(error) }
         }
+        // By slot, in declaration order, so edits (and their undo) run in one order.
+        var links: [(slot: Int, rows: [Int32])] = []
+        for (name, targets) in related {
+            do { links.append(try graph.resolveTargets(targets, for: name, entity: entityIndex)) } catch { throw .graph(error) }
+        }
+        links.sort { $0.slot < $1.slot }
         // Only a value the caller gave selects an object to update: a default
         // shared by every insert (a `UUID()` evaluated once) must not turn each
         // insert into an update of the first object.
-        for group in layout.uniqueGroups where group.allSatisfy({ values[layout.attributes[$0].name] != nil }) {
-            guard let existing = graph.object(entity: entityIndex, uniqueGroup: group, values: group.map { initial[$0] })
-            else { continue }
+        func given(_ member: Int) -> Value? {
+            guard let slot = layout.linkSlot(ofMember: member) else {
+                return values[layout.attributes[member].name] == nil ? nil : initial[member]
+            }
+            guard let link = links.first(where: { $0.slot == slot }) else { return nil }
+            return link.rows.first.map { graph.uniqueKey(ofLinkTo: ObjectRef(entity: layout.links[slot].destination, row: Int($0))) }
+                ?? .null
+        }
+        for group in layout.uniqueGroups {
+            let key = group.compactMap(given)
+            guard key.count == group.count,
+                  let existing = graph.object(entity: entityIndex, uniqueGroup: group, values: key) else { continue }
             for (name, value) in values.sorted(by: { $0.key < $1.key }) {
                 guard let index = layout.attributeIndex[name], graph.value(existing, index) != value else { continue }
                 performSetValue(value, existing, index, name: "Update \(entity)")
+            }
+            for link in links where graph.tables[entityIndex].links[link.slot].targets(of: Int(existing.row)) != link.rows {
+                replaceLinks(existing, link.slot, with: link.rows, name: "Update \(entity)")
             }
             return graph.identifier(for: existing)
         }
@@ -41,6 +86,9 @@ extension ModelContext {
         inserted.insert(ref)
         registerUndo("Insert \(entity)") { context in
             _ = context.performRemoval([ref], name: "Insert \(entity)")
+        }
+        for link in links where !link.rows.isEmpty {
+            replaceLinks(ref, link.slot, with: link.rows, name: "Insert \(entity)")
         }
         return graph.identifier(for: ref)
     }
@@ -103,7 +151,12 @@ extension ModelContext {
     public func setRelated(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier) throws(ModelError) {
         let (source, slot, rows): (ObjectRef, Int, [Int32])
         do { (source, slot, rows) = try graph.resolveTargets(targets, for: relationship, of: id) } catch { throw .graph(error) }
-        editLists(touching: affectedByAdding(source, slot, rows, replacing: true), name: "Set \(id.entityName).\(relationship)") {
+        replaceLinks(source, slot, with: rows, name: "Set \(id.entityName).\(relationship)")
+    }
+
+    /// Makes a relationship hold exactly `rows`, undoably.
+    private func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32], name: String) {
+        editLists(touching: affectedByAdding(source, slot, rows, replacing: true), name: name) {
             $0.replaceLinks(source, slot, with: rows)
         }
     }
@@ -157,8 +210,7 @@ extension ModelContext {
     func restoreLists(_ saved: [DeletionRecord.SavedLinks], name: String) {
         let current = captureLists(saved.map { ($0.ref, Int($0.slot)) })
         for list in saved {
-            let column = graph.tables[Int(list.ref.entity)].links[Int(list.slot)]
-            if column.isToMany { column.many[Int(list.ref.row)] = list.many } else { column.one[Int(list.ref.row)] = list.one }
+            graph.putLinks(list)
             touchLink(list.ref, Int(list.slot))
         }
         registerUndo(name) { context in context.restoreLists(current, name: name) }

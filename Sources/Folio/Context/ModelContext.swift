@@ -375,7 +375,7 @@ public final class ModelContext {
         for clash in graph.uniquenessClashes(of: touched) {
             let layout = graph.layout.entities[Int(clash.ref.entity)]
             issues.append(ValidationIssue(kind: .unique, object: graph.identifier(for: clash.ref),
-                                          relationship: clash.group.map { layout.attributes[$0].name }.joined(separator: ", "),
+                                          relationship: layout.names(ofGroup: clash.group),
                                           related: clash.others.map(graph.identifier(for:))))
         }
         return issues

@@ -48,9 +48,9 @@ public struct ValidationIssue: Hashable, Sendable, CustomStringConvertible {
         /// A to-many relationship holds more objects than its maximum.
         case maximumCount
         /// Another live object has the same value of a unique attribute, or the
-        /// same values in every attribute of a uniqueness constraint
-        /// (`relationship` then names the attributes, comma-separated; `related`
-        /// the other objects).
+        /// same values in every member of a uniqueness constraint — for a
+        /// to-one relationship, the same related object (`relationship` then
+        /// names the members, comma-separated; `related` the other objects).
         case unique
     }
 

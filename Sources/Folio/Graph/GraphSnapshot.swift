@@ -53,9 +53,10 @@ extension ObjectGraph {
 
     /// Checks the graph's invariants and returns what is broken (empty when sound):
     /// every link has its inverse, no link reaches a deleted object, the index
-    /// matches the tables, no to-many holds an object twice.
+    /// matches the tables, no to-many holds an object twice, and each unique
+    /// index built holds exactly the live objects' keys.
     ///
-    /// O(objects + links × list length); for tests and debug checks.
+    /// O(objects × (1 + unique indexes) + links × list length); for tests and debug checks.
     func invariantViolations() -> [String] {
         var problems: [String] = []
         for (entityIndex, table) in tables.enumerated() {
@@ -83,6 +84,10 @@ extension ObjectGraph {
                     }
                 }
             }
+        }
+        // Each unique index built so far holds exactly the live rows' keys.
+        for (key, kept) in uniqueIndexes where kept.holders != scannedUniqueIndex(entity: key.entity, group: key.attributes).holders {
+            problems.append("the unique index of \(layout.entities[key.entity].names(ofGroup: key.attributes)) disagrees with the tables")
         }
         return problems
     }

@@ -12,6 +12,8 @@ extension ObjectGraph {
         record.links.reserveCapacity(refs.count)
         let doomed = Set(refs)
         var survivorSlots = Set<SurvivorSlot>()
+        // Out of the unique indexes first, while their links still give their keys.
+        for ref in refs where isLive(ref) { uniqueIndexRemove(ref) }
         for ref in refs where isLive(ref) {
             record.removed.append(ref)
             let table = tables[Int(ref.entity)]
@@ -44,12 +46,12 @@ extension ObjectGraph {
                 column.many[row] = before.filter { !doomed.contains(ObjectRef(entity: Int(survivor.from), row: Int($0))) }
             } else {
                 record.links.append(.init(ref: survivor.ref, slot: survivor.slot, one: column.one[row], many: []))
-                column.one[row] = -1
+                // A survivor's to-one in a unique group loses its key with its object.
+                rekeying(survivor.ref, slot: Int(survivor.slot)) { column.one[row] = -1 }
             }
         }
         for ref in record.removed {
             tables[Int(ref.entity)].setLive(false, row: Int(ref.row))
-            uniqueIndexRemove(ref)
         }
         return record
     }
@@ -57,13 +59,24 @@ extension ObjectGraph {
     /// Puts back exactly what ``removeObjects(_:)`` changed. The graph must be as
     /// the removal left it (the undo stack guarantees this).
     func restore(_ record: DeletionRecord) {
+        // Links first, then liveness: a revived object enters the unique indexes
+        // with its links back, and survivors are rekeyed as their lists return.
+        for saved in record.links { putLinks(saved) }
         for ref in record.removed {
             tables[Int(ref.entity)].setLive(true, row: Int(ref.row))
             uniqueIndexAdd(ref)
         }
-        for saved in record.links {
-            let column = tables[Int(saved.ref.entity)].links[Int(saved.slot)]
-            if column.isToMany { column.many[Int(saved.ref.row)] = saved.many } else { column.one[Int(saved.ref.row)] = saved.one }
+    }
+
+    /// Puts one captured list back as it was (undo, redo), keeping the unique
+    /// indexes right when it is a to-one in a unique group of a live object.
+    func putLinks(_ saved: DeletionRecord.SavedLinks) {
+        let column = tables[Int(saved.ref.entity)].links[Int(saved.slot)]
+        let row = Int(saved.ref.row)
+        if column.isToMany {
+            column.many[row] = saved.many
+        } else {
+            rekeying(saved.ref, slot: Int(saved.slot)) { column.one[row] = saved.one }
         }
     }
 
@@ -80,10 +93,11 @@ extension ObjectGraph {
 
     // MARK: Unique index
 
-    /// The live object of an entity whose attributes in a unique group hold
-    /// `values` (one per attribute of the group, in its order), if any; `nil`
-    /// when a value is `nil`, which matches nothing. The index is built on
-    /// first use (O(rows)) and kept up to date after (O(1) per edit).
+    /// The live object of an entity whose members of a unique group hold
+    /// `values` (one per member, in the group's order; a relationship's is
+    /// ``uniqueKey(ofLinkTo:)``), if any; `nil` when a value is `nil`, which
+    /// matches nothing. The index is built on first use (O(rows)) and kept up
+    /// to date after (O(1) per edit).
     func object(entity: Int, uniqueGroup group: [Int], values: [Value]) -> ObjectRef? {
         guard !values.contains(.null) else { return nil }
         return uniqueIndex(entity: entity, group: group).row(for: values).map { ObjectRef(entity: entity, row: Int($0)) }
@@ -100,19 +114,44 @@ extension ObjectGraph {
     private func uniqueIndex(entity: Int, group: [Int]) -> UniqueIndex {
         let key = UniqueKey(entity: entity, attributes: group)
         if let index = uniqueIndexes[key] { return index }
+        let index = scannedUniqueIndex(entity: entity, group: group)
+        uniqueIndexes[key] = index
+        return index
+    }
+
+    /// A group's index made from the tables, as on first use; also what the
+    /// invariant check compares a kept index with.
+    func scannedUniqueIndex(entity: Int, group: [Int]) -> UniqueIndex {
         var index = UniqueIndex()
         let table = tables[entity]
         for row in 0..<table.rowCount where table.isLive[row] {
             if let stored = uniqueValues(ObjectRef(entity: entity, row: row), group) { index.add(stored, row: Int32(row)) }
         }
-        uniqueIndexes[key] = index
         return index
     }
 
-    /// An object's values in a unique group, or `nil` when one of them is `nil`.
+    /// The key value of a relationship member holding `target`: the object's
+    /// identity, which within one graph is its row (rows are never reused).
+    func uniqueKey(ofLinkTo target: ObjectRef) -> Value { .int(Int64(target.row)) }
+
+    /// An object's values in a unique group, or `nil` when one of them is `nil`
+    /// (an attribute without a value, a to-one holding nothing).
     func uniqueValues(_ ref: ObjectRef, _ group: [Int]) -> [Value]? {
-        let values = group.map { value(ref, $0) }
-        return values.contains(.null) ? nil : values
+        let layout = layout.entities[Int(ref.entity)]
+        var values: [Value] = []
+        values.reserveCapacity(group.count)
+        for member in group {
+            if let slot = layout.linkSlot(ofMember: member) {
+                let target = tables[Int(ref.entity)].links[slot].one[Int(ref.row)]
+                guard target >= 0 else { return nil }
+                values.append(uniqueKey(ofLinkTo: ObjectRef(entity: layout.links[slot].destination, row: Int(target))))
+            } else {
+                let value = value(ref, member)
+                guard value != .null else { return nil }
+                values.append(value)
+            }
+        }
+        return values
     }
 
     func uniqueIndexAdd(_ ref: ObjectRef) {
@@ -125,6 +164,32 @@ extension ObjectGraph {
         for key in uniqueIndexKeys(of: ref) {
             if let stored = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.remove(stored, row: ref.row) }
         }
+    }
+
+    /// Runs `edit`, which changes one member of `ref` — an attribute, or the
+    /// to-one relationship in `slot` — and moves a live object to its new key
+    /// in every built index over a group holding that member. O(1) when no
+    /// such index is built.
+    func rekeying(_ ref: ObjectRef, member: Int, _ edit: () -> Void) {
+        let indexed = isLive(ref) ? uniqueIndexKeys(of: ref).filter { $0.attributes.contains(member) } : []
+        for key in indexed {
+            if let old = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.remove(old, row: ref.row) }
+        }
+        edit()
+        for key in indexed {
+            if let new = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.add(new, row: ref.row) }
+        }
+    }
+
+    /// ``rekeying(_:member:_:)`` for a relationship slot; only a declared
+    /// to-one can be a member, so other slots, and every slot while no index
+    /// is built, cost a comparison or two.
+    func rekeying(_ ref: ObjectRef, slot: Int, _ edit: () -> Void) {
+        let layout = layout.entities[Int(ref.entity)]
+        let member = layout.attributes.count + slot
+        guard !uniqueIndexes.isEmpty, slot < layout.declaredLinkCount, !layout.links[slot].isToMany,
+              layout.uniqueGroups.contains(where: { $0.contains(member) }) else { return edit() }
+        rekeying(ref, member: member, edit)
     }
 
     /// The keys of the indexes built for the object's entity, as an array: a

@@ -1,13 +1,14 @@
 /// The one uniqueness rule, which the save check, the loader and migration all
 /// apply: no two live objects of an entity hold the same non-nil values in every
-/// attribute of one of its checked unique groups.
+/// member of one of its checked unique groups — an attribute's value, or the
+/// identity of the object a to-one relationship holds (none is nil).
 ///
 /// Keeping the rule in one place is what keeps its three users from drifting
 /// apart: a document that a migration or a save accepts is a document the
 /// loader opens.
 struct UniquenessViolation: Hashable, Sendable {
     var entity: Int
-    /// The group's attribute indexes, in the group's order.
+    /// The group's members (property indexes), in the group's order.
     var group: [Int]
     /// The two rows holding the same values, the earlier one first.
     var first: Int
@@ -22,7 +23,9 @@ extension SchemaLayout.EntityLayout {
     /// first used: checking it would read every blob of the document on open.
     /// Inserts still upsert on such an attribute through its index.
     var checkedUniqueGroups: [[Int]] {
-        uniqueGroups.filter { group in !group.contains { attributes[$0].isTransient || attributes[$0].isExternal } }
+        uniqueGroups.filter { group in
+            !group.contains { linkSlot(ofMember: $0) == nil && (attributes[$0].isTransient || attributes[$0].isExternal) }
+        }
     }
 }
 
@@ -70,7 +73,7 @@ extension ObjectGraph {
     /// The first row whose values in `group` an earlier live row already holds.
     private func firstDuplicate(entity: Int, group: [Int]) -> (first: Int, second: Int)? {
         let table = tables[entity]
-        guard group.count == 1 else {
+        guard group.count == 1, layout.entities[entity].linkSlot(ofMember: group[0]) == nil else {
             var seen: [[Value]: Int] = [:]
             for row in 0..<table.rowCount where table.isLive[row] {
                 guard let values = uniqueValues(ObjectRef(entity: entity, row: row), group) else { continue }
@@ -86,6 +89,20 @@ extension ObjectGraph {
         case .string(let storage): return Self.firstDuplicate(storage, live: live) { UTF8Key($0) }
         case .value(let storage): return Self.firstDuplicate(storage, live: live) { $0 == .null ? nil : $0 }
         }
+    }
+
+    /// A violation's values as messages show them, comma-separated: each
+    /// attribute's value through `describe`, each relationship's object by
+    /// its identifier (`Snapshot#7`).
+    func describeValues(of violation: UniquenessViolation, _ describe: (Value, ValueType) -> String) -> String {
+        let layout = layout.entities[violation.entity]
+        let ref = ObjectRef(entity: violation.entity, row: violation.second)
+        return violation.group.map { member in
+            guard let slot = layout.linkSlot(ofMember: member) else {
+                return describe(value(ref, member), layout.attributes[member].type)
+            }
+            return targets(ref, slot).first.map { identifier(for: $0).description } ?? ""
+        }.joined(separator: ", ")
     }
 
     /// The first live row whose key an earlier live row already has, skipping

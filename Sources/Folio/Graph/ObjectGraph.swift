@@ -270,15 +270,7 @@ extension ObjectGraph {
     }
 
     func setValue(_ value: Value, _ ref: ObjectRef, _ attribute: Int) {
-        // Each index over a group holding this attribute moves the object to its new key.
-        let indexed = isLive(ref) ? uniqueIndexKeys(of: ref).filter { $0.attributes.contains(attribute) } : []
-        for key in indexed {
-            if let old = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.remove(old, row: ref.row) }
-        }
-        tables[Int(ref.entity)].columns[attribute].set(value, at: Int(ref.row))
-        for key in indexed {
-            if let new = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.add(new, row: ref.row) }
-        }
+        rekeying(ref, member: attribute) { tables[Int(ref.entity)].columns[attribute].set(value, at: Int(ref.row)) }
     }
 
     /// Checks a value against an attribute's type and the document's limits
@@ -330,7 +322,7 @@ extension ObjectGraph {
         let source = try ref(for: id)
         let slot = try linkSlot(relationship, entity: Int(source.entity))
         let link = layout.entities[Int(source.entity)].links[slot]
-        return (source, slot, try destinationRef(target, link: link, source: source, relationship: relationship))
+        return (source, slot, try destinationRef(target, link: link, entity: Int(source.entity), relationship: relationship))
     }
 
     /// Resolves a whole new list for a relationship: unique destination rows in the
@@ -338,25 +330,33 @@ extension ObjectGraph {
     func resolveTargets(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier)
         throws(GraphError) -> (ObjectRef, Int, [Int32]) {
         let source = try ref(for: id)
-        let slot = try linkSlot(relationship, entity: Int(source.entity))
-        let link = layout.entities[Int(source.entity)].links[slot]
+        let (slot, rows) = try resolveTargets(targets, for: relationship, entity: Int(source.entity))
+        return (source, slot, rows)
+    }
+
+    /// Resolves a new list for a relationship of an entity, before there is an
+    /// object to hold it (an insert that links): the slot and the rows.
+    func resolveTargets(_ targets: [PersistentIdentifier], for relationship: String, entity: Int)
+        throws(GraphError) -> (slot: Int, rows: [Int32]) {
+        let slot = try linkSlot(relationship, entity: entity)
+        let link = layout.entities[entity].links[slot]
         if !link.isToMany, targets.count > 1 {
-            throw .tooManyDestinations(entity: layout.entities[Int(source.entity)].name, relationship: relationship)
+            throw .tooManyDestinations(entity: layout.entities[entity].name, relationship: relationship)
         }
         var rows: [Int32] = []
         var seen = Set<Int32>()
         for target in targets {
-            let destination = try destinationRef(target, link: link, source: source, relationship: relationship)
+            let destination = try destinationRef(target, link: link, entity: entity, relationship: relationship)
             if seen.insert(destination.row).inserted { rows.append(destination.row) }
         }
-        return (source, slot, rows)
+        return (slot, rows)
     }
 
-    private func destinationRef(_ target: PersistentIdentifier, link: SchemaLayout.Link, source: ObjectRef,
+    private func destinationRef(_ target: PersistentIdentifier, link: SchemaLayout.Link, entity: Int,
                                 relationship: String) throws(GraphError) -> ObjectRef {
         let destination = try ref(for: target)
         guard Int(destination.entity) == link.destination else {
-            throw .wrongDestination(entity: layout.entities[Int(source.entity)].name, relationship: relationship,
+            throw .wrongDestination(entity: layout.entities[entity].name, relationship: relationship,
                                     expected: layout.entities[link.destination].name, found: target)
         }
         return destination
@@ -376,15 +376,18 @@ extension ObjectGraph {
             let previous = ObjectRef(entity: Int(source.entity), row: Int(inverseColumn.one[Int(target.row)]))
             removeLink(target, link.inverse, previous)
         }
-        column.add(target.row, to: Int(source.row))
-        inverseColumn.add(source.row, to: Int(target.row))
+        // Either side may be a to-one in a unique group: its object moves to a new key.
+        rekeying(source, slot: slot) { column.add(target.row, to: Int(source.row)) }
+        rekeying(target, slot: link.inverse) { inverseColumn.add(source.row, to: Int(target.row)) }
     }
 
     /// Cuts the link source → target and its inverse.
     func removeLink(_ source: ObjectRef, _ slot: Int, _ target: ObjectRef) {
         let link = layout.entities[Int(source.entity)].links[slot]
-        tables[Int(source.entity)].links[slot].remove(target.row, from: Int(source.row))
-        tables[link.destination].links[link.inverse].remove(source.row, from: Int(target.row))
+        rekeying(source, slot: slot) { tables[Int(source.entity)].links[slot].remove(target.row, from: Int(source.row)) }
+        rekeying(target, slot: link.inverse) {
+            tables[link.destination].links[link.inverse].remove(source.row, from: Int(target.row))
+        }
     }
 
     /// Makes a relationship hold exactly `rows` (destination rows, unique), in that order.

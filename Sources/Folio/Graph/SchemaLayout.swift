@@ -25,10 +25,28 @@ struct SchemaLayout: Sendable {
         var links: [Link]
         var linkIndex: [String: Int]
         var declaredLinkCount: Int
-        /// The groups of attributes whose values no two objects may share:
-        /// each `.unique` attribute alone, then each uniqueness constraint
-        /// that is not already one of those.
+        /// The groups of properties whose values no two objects may share:
+        /// each `.unique` attribute alone, then each other uniqueness
+        /// constraint (as a set of members, each group once). Members are
+        /// property indexes, numbered as change tracking numbers them: an
+        /// attribute's index, or `attributes.count` + the slot of a to-one
+        /// relationship (whose value is the identity of the object it holds).
         var uniqueGroups: [[Int]]
+
+        /// The relationship slot a unique-group member names, or `nil` for an attribute.
+        func linkSlot(ofMember member: Int) -> Int? {
+            member >= attributes.count ? member - attributes.count : nil
+        }
+
+        /// The name of a unique-group member.
+        func name(ofMember member: Int) -> String {
+            linkSlot(ofMember: member).map { links[$0].name ?? "" } ?? attributes[member].name
+        }
+
+        /// A group's member names as messages list them: `city, day`.
+        func names(ofGroup group: [Int]) -> String {
+            group.map(name(ofMember:)).joined(separator: ", ")
+        }
     }
 
     let entities: [EntityLayout]
@@ -69,9 +87,12 @@ struct SchemaLayout: Sendable {
     }
 
     private static func uniqueGroups(of entity: Schema.Entity) -> [[Int]] {
-        var groups = entity.attributes.indices.filter { entity.attributes[$0].isUnique }.map { [$0] }
+        var groups: [[Int]] = []
         for constraint in entity.uniquenessConstraints {
-            let group = constraint.compactMap { name in entity.attributes.firstIndex { $0.name == name } }
+            let group = constraint.compactMap { name in
+                entity.attributes.firstIndex { $0.name == name }
+                    ?? entity.relationships.firstIndex { $0.name == name && !$0.isToMany }.map { entity.attributes.count + $0 }
+            }
             guard group.count == constraint.count, !group.isEmpty,
                   !groups.contains(where: { Set($0) == Set(group) }) else { continue }
             groups.append(group)

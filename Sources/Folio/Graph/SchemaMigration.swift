@@ -189,11 +189,9 @@ extension ObjectGraph {
     private func checkUniqueness() throws(MigrationError) {
         guard let violation = firstUniquenessViolation() else { return }
         let layout = layout.entities[violation.entity]
-        let ref = ObjectRef(entity: violation.entity, row: violation.second)
         let ids = tables[violation.entity].ids
-        throw .duplicateUniqueValue(entity: layout.name,
-                                    attribute: violation.group.map { layout.attributes[$0].name }.joined(separator: ", "),
-                                    value: violation.group.map { value(ref, $0).description }.joined(separator: ", "),
+        throw .duplicateUniqueValue(entity: layout.name, attribute: layout.names(ofGroup: violation.group),
+                                    value: describeValues(of: violation) { value, _ in value.description },
                                     ids: [ids[violation.first], ids[violation.second]])
     }
 
@@ -288,7 +286,7 @@ extension ObjectGraph {
                                  match: Int?) throws(MigrationError) -> AttributeSource {
         let table = tables[stored]
         guard let storedIndex = match else {
-            guard attribute.isOptional || attribute.defaultValue != nil || attribute.isTransient || attribute.type == .any else {
+            guard attribute.isOptional || attribute.defaultStoredValue != nil || attribute.isTransient || attribute.type == .any else {
                 throw .newAttributeWithoutDefault(entity: entity, attribute: attribute.name, type: attribute.type)
             }
             return .constant(attribute.initialValue)
@@ -396,7 +394,7 @@ extension Schema {
         func stripped(_ schema: Schema) -> [Entity] {
             schema.entities.map { entity in
                 var entity = entity
-                for index in entity.attributes.indices { entity.attributes[index].defaultValue = nil }
+                for index in entity.attributes.indices { entity.attributes[index].defaultStoredValue = nil }
                 return entity
             }
         }

@@ -24,6 +24,15 @@ struct UniqueIndex {
         return [holder] + (others[values] ?? [])
     }
 
+    /// Every key with its holders, order aside: what two indexes over the
+    /// same rows agree on (the invariant check compares a kept index with a
+    /// fresh scan). O(keys).
+    var holders: [[Value]: Set<Int32>] {
+        first.reduce(into: [:]) { result, entry in
+            result[entry.key] = Set([entry.value] + (others[entry.key] ?? []))
+        }
+    }
+
     mutating func add(_ values: [Value], row: Int32) {
         // One hash on the common path (a new key); a clash puts the first holder back.
         guard let holder = first.updateValue(row, forKey: values), holder != row else { return }

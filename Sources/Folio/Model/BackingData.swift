@@ -276,7 +276,7 @@ public final class BackingData {
         _ model: Model, _ keyPath: KeyPath<Model, V>, _ read: (Value) -> V?
     ) -> V? {
         guard case .attribute(let declaration, _)? = ModelMetadata.of(Model.self).property(for: keyPath)?.kind,
-              let stored = declaration.defaultValue else { return nil }
+              let stored = declaration.defaultStoredValue else { return nil }
         return read(stored)
     }
 

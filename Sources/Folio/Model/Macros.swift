@@ -79,13 +79,17 @@ public macro Relationship(
 ///     }
 ///
 /// A constraint of one key path is that attribute's `@Attribute(.unique)`.
-/// Inserting a model whose values match a stored one in every attribute of a
-/// constraint updates the stored object instead (an upsert); a save that would
-/// leave two objects matching fails with ``ModelError/validation(_:)``. A
-/// model with `nil` in an attribute of a constraint matches no other. Key
-/// paths must name stored attributes of a scalar type: a relationship, a
-/// collection or a `Codable` composite makes `ModelContainer` throw
-/// ``SchemaError/invalidUniquenessConstraint(entity:attributes:reason:)``.
+/// A key path may name a to-one relationship, whose value is the identity of
+/// the model it holds: `#Unique<Flow>([\.snapshot, \.label])` allows one flow
+/// per label in each snapshot. Inserting a model whose values match a stored
+/// one in every member of a constraint updates the stored object instead (an
+/// upsert; a related model must already be in the context to match); a save
+/// that would leave two objects matching — after an edit, or a relinking —
+/// fails with ``ModelError/validation(_:)``. A model with `nil` in a member of
+/// a constraint (no value, no related model) matches no other. Key paths must
+/// name stored attributes of a scalar type or to-one relationships: a to-many
+/// relationship, a collection or a `Codable` composite makes `ModelContainer`
+/// throw ``SchemaError/invalidUniquenessConstraint(entity:attributes:reason:)``.
 @freestanding(declaration, names: named(_$uniquenessConstraints))
 public macro Unique<T: PersistentModel>(_ constraints: [PartialKeyPath<T>]...) =
     #externalMacro(module: "FolioMacros", type: "UniqueMacro")

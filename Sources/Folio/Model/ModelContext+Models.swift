@@ -102,8 +102,10 @@ extension ModelContext {
     /// it reaches. A model already in this context is left as it is; one whose
     /// object is gone (its insert undone, its delete saved) becomes a new object.
     ///
-    /// With a `.unique` attribute whose value a live object already has, the
-    /// existing object is updated instead (SwiftData's upsert): the model
+    /// With a `.unique` attribute whose value a live object already has, or a
+    /// `#Unique` constraint whose every member it matches (a to-one
+    /// relationship by the model it holds, when that model is already in the
+    /// context), the existing object is updated instead (SwiftData's upsert): the model
     /// becomes a second view of that object, and fetching returns the model
     /// registered first. A model whose values the document cannot hold is not
     /// inserted; the error goes to ``autosaveErrorHandler``.
@@ -143,7 +145,7 @@ extension ModelContext {
             return nil
         }
         let id: PersistentIdentifier
-        do { id = try insert(type.entityName, values) } catch {
+        do { id = try insert(type.entityName, values, related: uniqueLinks(related, of: type.entityName)) } catch {
             ModelContainer.report(error, to: autosaveErrorHandler)
             return nil
         }
@@ -162,6 +164,30 @@ extension ModelContext {
             if case .relationship(_, _, let read) = property.kind { _ = read(model) }
         }
         return ref
+    }
+
+    /// The to-one relationships among `related` that are members of a unique
+    /// group, for the insert to choose an object to update by: each holding the
+    /// object its model already is here, or nothing. A model not in the
+    /// document yet is a new object, which no live object can hold, so it is
+    /// left out (no match) and linked after the insert like the rest.
+    private func uniqueLinks(_ related: [(String, [any PersistentModel])], of entity: String) -> [String: [PersistentIdentifier]] {
+        guard let entityIndex = graph.layout.entityIndex[entity] else { return [:] }
+        let layout = graph.layout.entities[entityIndex]
+        let members = Set(layout.uniqueGroups.joined().compactMap { layout.linkSlot(ofMember: $0).flatMap { layout.links[$0].name } })
+        guard !members.isEmpty else { return [:] }
+        var links: [String: [PersistentIdentifier]] = [:]
+        for (name, models) in related where members.contains(name) {
+            guard let model = models.first else {
+                links[name] = []
+                continue
+            }
+            let backing = model.persistentBackingData
+            guard let id = backing.identifier, backing.context?.store === store,
+                  let ref = graph.index[id.id], graph.isLive(ref), graph.identifier(for: ref) == id else { continue }
+            links[name] = [id]
+        }
+        return links
     }
 
     /// Sets a relationship to models, inserting those not yet in the context.

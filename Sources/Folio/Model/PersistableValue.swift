@@ -20,11 +20,14 @@ public protocol PersistableValue: Codable {
 protocol OptionalType {
     static var wrappedType: Any.Type { get }
     static var nothing: Self { get }
+    /// The wrapped value, if any, as `Any`.
+    var wrappedValue: Any? { get }
 }
 
 extension Optional: OptionalType {
     static var wrappedType: Any.Type { Wrapped.self }
     static var nothing: Self { nil }
+    var wrappedValue: Any? { self.map { $0 as Any } }
 }
 
 extension Optional: PersistableValue where Wrapped: PersistableValue {

@@ -45,6 +45,13 @@ extension Schema {
             }
         }
 
+        /// A value read as an optional property's type, without the optional:
+        /// `defaultValue as? UUID` then reads a `UUID?` property's default.
+        static func unwrapped(_ value: Any) -> Any? {
+            guard let optional = value as? any OptionalType else { return value }
+            return optional.wrappedValue.flatMap(unwrapped)
+        }
+
         /// A default of "no value" is no default: optionals and any-values start empty anyway.
         static func stored(_ value: Value?) -> Value? {
             if case .null? = value { return nil }
@@ -59,10 +66,11 @@ extension Schema {
             self.keyPath = keyPath
             notify = Self.notifier(keyPath)
             accepts = nil
-            let declaration = Schema.Attribute(
+            var declaration = Schema.Attribute(
                 name, V.valueType, isOptional: V.self is any OptionalType.Type,
                 defaultValue: Self.stored(defaultValue?.persistentValue), options: attribute.options,
                 originalName: attribute.originalName)
+            declaration.modelValueReader = ModelValueReader { V(persistentValue: $0).flatMap(Self.unwrapped) }
             kind = .attribute(declaration, read: { model in
                 (model as? Model).map { $0[keyPath: keyPath].persistentValue } ?? .null
             })
@@ -78,10 +86,11 @@ extension Schema {
             accepts = { CodableValue.decodeLeniently(V.self, from: $0) != nil }
             var storedDefault: Value?
             if let defaultValue { storedDefault = try? CodableValue.encode(defaultValue) }
-            let declaration = Schema.Attribute(
+            var declaration = Schema.Attribute(
                 name, .codable, isOptional: V.self is any OptionalType.Type,
                 defaultValue: Self.stored(storedDefault), options: attribute.options,
                 originalName: attribute.originalName)
+            declaration.modelValueReader = ModelValueReader { CodableValue.decodeLeniently(V.self, from: $0).flatMap(Self.unwrapped) }
             kind = .attribute(declaration, read: { model in
                 guard let model = model as? Model else { return .null }
                 return try CodableValue.encode(model[keyPath: keyPath])
@@ -174,15 +183,9 @@ extension Schema {
                 }
             }
             // A key path to no persisted property keeps its description, for validation to name.
+            // One attribute alone becomes its `.unique` option, as `uniquenessConstraints` stores it.
             for keyPaths in type._$uniquenessConstraints {
-                let names = keyPaths.map { metadata.property(for: $0)?.name ?? String(describing: $0) }
-                // One attribute alone is `@Attribute(.unique)`, and is stored as that.
-                if names.count == 1, let index = entity.attributes.firstIndex(where: { $0.name == names[0] }),
-                   !entity.attributes[index].isTransient {
-                    entity.attributes[index].options.insert(.unique)
-                } else {
-                    entity.uniquenessConstraints.append(names)
-                }
+                entity.uniquenessConstraints.append(keyPaths.map { metadata.property(for: $0)?.name ?? String(describing: $0) })
             }
             return entity
         }

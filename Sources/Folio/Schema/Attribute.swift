@@ -21,15 +21,25 @@ extension Schema {
         public var type: ValueType
         /// Whether the attribute may hold no value (`nil`).
         public var isOptional: Bool
-        /// The value a new object starts with; `nil` means the type's zero value
-        /// for non-optional attributes and no value for optional ones.
-        public var defaultValue: Value?
+        /// The value a new object starts with, in Folio's stored form; `nil`
+        /// means the type's zero value for non-optional attributes and no value
+        /// for optional ones. ``defaultValue`` is the same value as Swift sees it.
+        public var defaultStoredValue: Value?
         /// Storage options.
         public var options: Set<Option>
         /// The attribute's name in an earlier version of the schema, for renames.
         public var originalName: String?
+        /// How the model class reads a stored value as the property's Swift
+        /// type, when the attribute comes from one. Not part of equality, so
+        /// never optional: an attribute read from a package must equal the
+        /// class's.
+        var modelValueReader = ModelValueReader()
 
         /// Creates an attribute.
+        ///
+        /// - Parameter defaultValue: the default in Folio's stored form, as
+        ///   ``defaultStoredValue`` holds it (``defaultValue`` reads it as a
+        ///   Swift value).
         public init(
             _ name: String,
             _ type: ValueType,
@@ -41,9 +51,27 @@ extension Schema {
             self.name = name
             self.type = type
             self.isOptional = isOptional
-            self.defaultValue = defaultValue
+            self.defaultStoredValue = defaultValue
             self.options = options
             self.originalName = originalName
+        }
+
+        /// The default as a Swift value, as SwiftData's `defaultValue` reads:
+        /// `attribute.defaultValue as? UUID`. `nil` when there is no default.
+        ///
+        /// For an attribute of a model class the value has the property's
+        /// declared type (a `Codable` enum, a `[String]`, an `Int16`). For a
+        /// schema read from a document or written by hand it has the type's
+        /// natural Swift type: `String`, `Bool`, `Int`, `Int8`…`UInt64` by
+        /// width, `Double`, `Float`, `Date`, `Data`, `UUID`, `URL`, `Decimal`;
+        /// collections as `[Any]`, `Set<AnyHashable>` and `[String: Any]` of
+        /// those (`as? [String]` reads them); any-values and `codable`
+        /// composites as Folio's ``Value`` — a composite's Swift type is known
+        /// only to the class. O(the value's size).
+        public var defaultValue: Any? {
+            guard let stored = defaultStoredValue, stored != .null else { return nil }
+            if let value = modelValueReader.read?(stored) { return value }
+            return stored.swiftValue(as: type)
         }
 
         /// Whether no two objects may share this attribute's value.
@@ -55,8 +83,24 @@ extension Schema {
 
         /// The value a newly inserted object holds for this attribute.
         public var initialValue: Value {
-            if let defaultValue { return defaultValue }
+            if let defaultStoredValue { return defaultStoredValue }
             return isOptional ? .null : Value.zero(of: type)
         }
     }
+}
+
+/// Reads a stored value as a model property's Swift type (`nil` when it
+/// cannot). Carried by an attribute made from a model class; two readers are
+/// always equal, as two schemas are equal whatever their classes.
+///
+/// Unchecked: the closure captures nothing but the property's type, and a
+/// generic metatype is not `Sendable` to the compiler.
+struct ModelValueReader: Hashable, @unchecked Sendable {
+    /// `nil` for an attribute that comes from no class.
+    var read: ((Value) -> Any?)?
+
+    init(_ read: ((Value) -> Any?)? = nil) { self.read = read }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }

@@ -11,18 +11,22 @@ extension Schema {
         public var relationships: [Relationship]
         /// The entity's name in an earlier version of the schema, for renames.
         public var originalName: String?
-        /// Groups of attributes whose values, taken together, no two objects
-        /// may share — SwiftData's `uniquenessConstraints`, written with `#Unique`.
+        /// The uniqueness constraints that are not an attribute's `.unique`
+        /// option: groups of several properties, and a group of one
+        /// relationship (or of a name validation will refuse). What the
+        /// document's `<unique>` elements hold.
         ///
-        /// A group of one attribute means what the attribute's `.unique`
-        /// option means. An object with `nil` in any attribute of a group
-        /// shares that group's values with no other (as SQL's `UNIQUE`).
-        /// Inserting an object whose values match a live object's in every
-        /// attribute of a group updates that object instead (an upsert), as
-        /// for `.unique`.
-        public var uniquenessConstraints: [[String]]
+        /// Keeping a one-attribute group only as the attribute's option gives
+        /// each constraint one stored form, so two entities that say the same
+        /// thing in the two spellings are equal (a package's stored schema and
+        /// the classes' schema compare equal).
+        private(set) var declaredConstraints: [[String]] = []
 
         /// Creates an entity.
+        ///
+        /// `uniquenessConstraints` adds to the attributes' `.unique` options: a
+        /// one-attribute group marks that attribute `.unique`, as
+        /// ``uniquenessConstraints`` describes.
         public init(
             _ name: String,
             attributes: [Attribute] = [],
@@ -34,7 +38,49 @@ extension Schema {
             self.attributes = attributes
             self.relationships = relationships
             self.originalName = originalName
-            self.uniquenessConstraints = uniquenessConstraints
+            self.uniquenessConstraints += uniquenessConstraints
+        }
+
+        /// Groups of properties whose values, taken together, no two objects
+        /// may share — SwiftData's `uniquenessConstraints`, written with
+        /// `#Unique` — including each `.unique` attribute as a group of one,
+        /// first and in declaration order, as SwiftData reports it
+        /// (`[["name"]]` for `@Attribute(.unique) var name`).
+        ///
+        /// A group names attributes and to-one relationships; a relationship
+        /// contributes the identity of the object it holds. An object with
+        /// `nil` in any member of a group (no value, or no related object)
+        /// shares that group's values with no other, as with SQL's `UNIQUE`.
+        /// Inserting an object whose values match a live object's in every
+        /// member of a group updates that object instead (an upsert).
+        ///
+        /// A group of one attribute is that attribute's `.unique` option:
+        /// setting this property marks `.unique` exactly the (non-transient)
+        /// attributes listed alone, and clears it from the others. So
+        /// `entity.uniquenessConstraints.append(["code"])` is
+        /// `@Attribute(.unique) var code`, and assigning `[]` removes every
+        /// constraint.
+        public var uniquenessConstraints: [[String]] {
+            get {
+                let single = attributes.filter(\.isUnique).map { [$0.name] }
+                return single + declaredConstraints.filter { !single.contains($0) }
+            }
+            set {
+                let alone = Set(newValue.filter { $0.count == 1 }.map { $0[0] })
+                for index in attributes.indices {
+                    let attribute = attributes[index]
+                    if !alone.contains(attribute.name) {
+                        attributes[index].options.remove(.unique)
+                    } else if !attribute.isTransient {
+                        attributes[index].options.insert(.unique)
+                    }
+                }
+                // A transient attribute listed alone stays a constraint (unless it is
+                // already `.unique`), so validation refuses it as `#Unique` on it.
+                declaredConstraints = newValue.filter { group in
+                    !(group.count == 1 && attributes.contains { $0.name == group[0] && $0.isUnique })
+                }
+            }
         }
 
         /// The attribute with the given name, if any. O(attributes).

@@ -23,7 +23,7 @@ extension Schema {
                 if attribute.isUnique && (attribute.type.isCollection || attribute.type == .codable || attribute.type == .any) {
                     throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "unique")
                 }
-                if let value = attribute.defaultValue,
+                if let value = attribute.defaultStoredValue,
                    !(value == .null ? attribute.isOptional : value.conforms(to: attribute.type)) {
                     throw .invalidDefault(entity: entity.name, attribute: attribute.name)
                 }
@@ -80,7 +80,7 @@ extension Schema {
                 throw refuse(entity.name, name, .nameBytes, name.utf8.count + 4)
             }
             for attribute in entity.attributes {
-                if let value = attribute.defaultValue,
+                if let value = attribute.defaultStoredValue,
                    let (limit, size) = limits.violation(of: value, as: attribute.type, external: false) {
                     throw refuse(entity.name, attribute.name, limit, size)
                 }
@@ -88,19 +88,26 @@ extension Schema {
         }
     }
 
-    /// Each group names distinct stored attributes that `.unique` could mark.
+    /// Each group names distinct stored attributes that `.unique` could mark,
+    /// or to-one relationships (a to-many holds no one identity to compare).
+    /// (A `.unique` attribute is checked as an option, above: it may be
+    /// transient or external, which a constraint may not.)
     private func validateUniquenessConstraints(of entity: Entity) throws(SchemaError) {
-        for constraint in entity.uniquenessConstraints {
+        for constraint in entity.declaredConstraints {
             func refuse(_ reason: String) -> SchemaError {
                 .invalidUniquenessConstraint(entity: entity.name, attributes: constraint, reason: reason)
             }
             guard !constraint.isEmpty else { throw refuse("it names no attributes") }
             guard Set(constraint).count == constraint.count else { throw refuse("it names an attribute twice") }
             for name in constraint {
+                if let relationship = entity.relationship(named: name) {
+                    if relationship.isToMany {
+                        throw refuse("'\(name)' is a to-many relationship; only attributes and to-one relationships can be unique")
+                    }
+                    continue
+                }
                 guard let attribute = entity.attribute(named: name) else {
-                    throw refuse(entity.relationship(named: name) == nil
-                                 ? "\(entity.name) has no attribute '\(name)'"
-                                 : "'\(name)' is a relationship; constraints are on attributes")
+                    throw refuse("\(entity.name) has no attribute or relationship '\(name)'")
                 }
                 if attribute.isTransient || attribute.isExternal {
                     throw refuse("'\(name)' is \(attribute.isTransient ? "transient" : "stored externally")")

@@ -24,7 +24,8 @@ public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An attribute's default value does not have the attribute's type.
     case invalidDefault(entity: String, attribute: String)
     /// A uniqueness constraint is empty, repeats a name, or names something
-    /// other than a stored attribute of a type `.unique` allows.
+    /// other than a stored attribute of a type `.unique` allows or a to-one
+    /// relationship.
     case invalidUniquenessConstraint(entity: String, attributes: [String], reason: String)
     /// The schema breaks a limit of ``DocumentLimits`` (too many entities or
     /// properties, a name too long, a default value too large or deep), so no

@@ -37,20 +37,17 @@ extension DocumentLoader {
     }
 
     /// No two objects of an entity may hold the same non-nil value of a `unique`
-    /// attribute, or the same values in every attribute of a uniqueness
-    /// constraint: the rule ``ObjectGraph/firstUniquenessViolation()`` applies,
-    /// the same one the save check and migration apply.
+    /// attribute, or the same values in every member of a uniqueness
+    /// constraint (a to-one relationship's member is its object's identity):
+    /// the rule ``ObjectGraph/firstUniquenessViolation()`` applies, the same
+    /// one the save check and migration apply.
     private func validateUniqueness(graph: ObjectGraph) throws(PackageError) {
         guard let violation = graph.firstUniquenessViolation() else { return }
         let layout = graph.layout.entities[violation.entity]
         let table = graph.tables[violation.entity]
-        let values = violation.group.map {
-            ValueText.encode(table.columns[$0].value(at: violation.second, type: layout.attributes[$0].type),
-                             as: layout.attributes[$0].type)
-        }
         throw .uniqueViolation(objectLocation(entity: violation.entity, row: violation.second), entity: layout.name,
-                               attribute: violation.group.map { layout.attributes[$0].name }.joined(separator: ", "),
-                               value: values.joined(separator: ", "),
+                               attribute: layout.names(ofGroup: violation.group),
+                               value: graph.describeValues(of: violation) { ValueText.encode($0, as: $1) },
                                ids: [table.ids[violation.first], table.ids[violation.second]])
     }
 }

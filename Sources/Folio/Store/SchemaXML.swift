@@ -32,7 +32,7 @@ enum SchemaXML {
                 for option in Schema.Attribute.Option.allCases where attribute.options.contains(option) {
                     appendAttribute(optionName(option), "true", to: &buffer)
                 }
-                if let value = attribute.defaultValue, value != .null {
+                if let value = attribute.defaultStoredValue, value != .null {
                     let text = ValueText.encode(value, as: attribute.type)
                     if XMLText.needsEscaping(text) {
                         var escaped = ByteBuffer()
@@ -61,7 +61,9 @@ enum SchemaXML {
                 if let original = relationship.originalName { appendAttribute("original-name", original, to: &buffer) }
                 buffer.append("/>\n")
             }
-            for constraint in entity.uniquenessConstraints {
+            // A one-attribute constraint is that attribute's `unique="true"`; the
+            // rest, relationship members included, by name.
+            for constraint in entity.declaredConstraints {
                 buffer.append(string: pad + "    <unique")
                 appendAttribute("attributes", constraint.joined(separator: " "), to: &buffer)
                 buffer.append("/>\n")
@@ -107,7 +109,7 @@ enum SchemaXML {
             guard let value = ValueText.decode(defaultText, as: type) else {
                 throw .init("attribute \(name): default '\(defaultText)' is not a valid \(type)")
             }
-            attribute.defaultValue = value
+            attribute.defaultStoredValue = value
         }
         let known: Set<String> = ["name", "type", "optional", "default", "default.esc", "original-name",
                                   "unique", "external-storage", "transient"]
@@ -143,7 +145,8 @@ enum SchemaXML {
         return relationship
     }
 
-    /// A uniqueness constraint: `<unique attributes="name start"/>`.
+    /// A uniqueness constraint: `<unique attributes="name start"/>`; names
+    /// attributes and to-one relationships alike (names are unique across both).
     static func uniquenessConstraint(from xml: [String: String]) throws(SchemaDeclarationError) -> [String] {
         let names = try required("attributes", in: xml, of: "unique").split(separator: " ").map(String.init)
         if let unknown = xml.keys.sorted().first(where: { $0 != "attributes" }) {
