@@ -66,4 +66,16 @@ final class Item {
             return reason.contains("Item") && !reason.contains("Trip")
         }
     }
+
+    @Test func `a configuration set to in-memory after it was made writes nothing to disk`() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Scratch.folio")
+        var configuration = ModelConfiguration(url: url)
+        configuration.isStoredInMemoryOnly = true
+        let context = ModelContext(try ModelContainer(for: NotebookV1.Note.self, configurations: configuration))
+        context.insert(NotebookV1.Note(title: "Ideas"))
+        try context.save()
+        #expect(!FileManager.default.fileExists(atPath: url.path), "an in-memory configuration wrote \(url.path)")
+        #expect(configuration.url.path == "/dev/null")
+    }
 }

@@ -211,9 +211,7 @@ import Testing
         var going: PackageLock? = try PackageLock(path: url.path)
         let slot = DocumentStore.LockSlot()
         slot.held = going
-        try DocumentStore.registry.withLock { (stores: inout [String: DocumentStore.WeakStore]) in
-            stores[key] = DocumentStore.WeakStore(store: nil, slot: slot)
-        }
+        DocumentStore.registry.register(DocumentStore.WeakStore(store: nil, slot: slot), for: key)
         let context = ModelContext(try ModelContainer(contentsOf: url))
         going = nil   // the old store finishes going; the new one holds the lock
         #expect(throws: PackageError.locked(path: url.path)) { _ = try PackageLock(path: url.path) }

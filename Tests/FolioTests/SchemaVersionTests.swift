@@ -47,7 +47,7 @@ struct SchemaVersionTests {
         #expect(reopened.schema.version == version ?? Schema.Version(1, 0, 0))
     }
 
-    @Test(arguments: ["1.0", "1.0.0.0", "a.b.c", "1..0", "-1.0.0", "1.0.0 ", "9999999999.0.0"])
+    @Test(arguments: ["1.0", "1.0.0.0", "a.b.c", "1..0", "+1.0.0", "1.-.0", "1.0.0 ", "99999999999999999999.0.0"])
     func `a package whose schema version is not major.minor.patch is refused with its place`(text: String) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-version-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -74,5 +74,22 @@ struct SchemaVersionTests {
         }
         #expect(location.line == 3)
         #expect(message.contains("not major.minor.patch"))
+    }
+
+    @Test(arguments: [Schema.Version(1_000_000_000, 0, 0), Schema.Version(1, -1, 0)])
+    func `a package saved with any schema version opens again`(version: Schema.Version) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-version-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent("Notes.folio")
+        let schema = try Schema([Schema.Entity("Note", attributes: [.init("title", .string)])], version: version)
+        do {
+            let context = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
+            try context.insert("Note", ["title": .string("Ideas")])
+            try context.save()
+        }
+        // Either the save refuses the version, or the package reopens: never a package nothing can open.
+        let reopened = Result { () throws(ModelError) in try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)) }
+        if case .failure(let error) = reopened { Issue.record("saved, then refused on open: \(error)") }
     }
 }

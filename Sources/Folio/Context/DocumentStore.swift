@@ -42,6 +42,10 @@ final class DocumentStore: @unchecked Sendable {
     }
     /// Shows the registry this store's lock, weakly (see ``LockSlot``).
     let lockSlot = LockSlot()
+    /// The schema of the package as it is on disk (`nil`: nothing written
+    /// yet): what a migration plan would start from, which an in-memory
+    /// migration does not change until a save writes it.
+    private var diskSchemaStorage: Schema?
     /// Each live context on this store, with the generation it has merged up to.
     private var contextGenerations: [ObjectIdentifier: Int] = [:]
 
@@ -54,6 +58,7 @@ final class DocumentStore: @unchecked Sendable {
         self.fingerprint = fingerprint
         self.writeLock = writeLock
         lockSlot.held = writeLock
+        diskSchemaStorage = fingerprint == nil ? nil : graph.schema
     }
 
     deinit {
@@ -105,9 +110,12 @@ final class DocumentStore: @unchecked Sendable {
     static func open(url: URL, allowsSave: Bool, schema: Schema?,
                      migration: StoredGraphMigration? = nil) throws(ModelError) -> DocumentStore {
         let key = canonicalPath(url)
-        return try registry.withLock { (stores: inout [String: WeakStore]) throws(ModelError) -> DocumentStore in
+        // The registry stays locked while the package is read, so two threads never read one
+        // package into two stores. Its lock is recursive, so a migration stage's code may open
+        // other packages on this thread; opens on other threads wait until the read is done.
+        return try registry.withLock { () throws(ModelError) -> DocumentStore in
             var inherited: PackageLock?
-            if let entry = stores[key] {
+            if let entry = registry.entry(key) {
                 if let existing = entry.store {
                     if !allowsSave, !existing.isCurrent {
                         // Another program changed the package since this store read it:
@@ -120,6 +128,13 @@ final class DocumentStore: @unchecked Sendable {
                         throw .configuration("\(url.path) is open in this process with a different schema; "
                                              + "close the other container first")
                     }
+                    // A plan's stages run when a package is read; a store another container
+                    // opened without them must already be where the plan ends.
+                    if let migration, let onDisk = existing.diskSchema, !migration.isSettled(onDisk) {
+                        throw .configuration("\(url.path) is open in this process by a container without the "
+                                             + "migration plan, at an earlier version; close it first, or open "
+                                             + "the package with the plan first")
+                    }
                     if try existing.canServe(allowsSave: allowsSave) { return existing }
                 } else {
                     // The last store is going away on another thread and may not have
@@ -129,7 +144,7 @@ final class DocumentStore: @unchecked Sendable {
             }
             let store = try read(url: url, key: key, allowsSave: allowsSave, schema: schema, migration: migration,
                                  inherited: allowsSave ? inherited : nil)
-            stores[key] = WeakStore(store: store, slot: store.lockSlot)
+            registry.register(WeakStore(store: store, slot: store.lockSlot), for: key)
             return store
         }
     }
@@ -162,17 +177,21 @@ final class DocumentStore: @unchecked Sendable {
         var fingerprint = package.fingerprint
         var graph: ObjectGraph
         do { graph = try package.read() } catch { throw .package(error) }
+        var diskSchema = graph.schema
         if let migration {
             // A migration plan's stages: the package is rewritten now, once all of them succeeded.
             let rewrite: Bool
             (graph, rewrite) = try migration.migrate(graph, url.path)
             if rewrite, allowsSave {
                 do { fingerprint = try package.write(graph, expecting: fingerprint) } catch { throw .package(error) }
+                diskSchema = graph.schema
             }
         } else {
             graph = try lightweightMigration(of: graph, to: schema, package: url.path)
         }
-        return DocumentStore(package: package, key: key, graph: graph, fingerprint: fingerprint, writeLock: writeLock)
+        let store = DocumentStore(package: package, key: key, graph: graph, fingerprint: fingerprint, writeLock: writeLock)
+        store.diskSchemaStorage = diskSchema
+        return store
     }
 
     /// The stored graph under the container's schema, migrated in memory when
@@ -186,13 +205,21 @@ final class DocumentStore: @unchecked Sendable {
         if let stored = graph.schema.declaredVersion, let current = schema.declaredVersion, stored > current {
             throw .migration(package: path, .backwardMigration(stored: stored, current: current))
         }
-        if graph.schema == schema {
-            // The same entities: the graph takes the container's version, if it declares one.
-            guard let version = schema.declaredVersion, version != graph.schema.declaredVersion else { return graph }
-            return graph.adopting(schema)
+        if graph.schema.differsOnlyInDefaults(from: schema) {
+            // The same entities: the graph takes the container's schema (its classes, its
+            // defaults) and keeps the version the package records unless the container declares one.
+            var adopted = schema
+            if adopted.declaredVersion == nil { adopted.declaredVersion = graph.schema.declaredVersion }
+            return graph.adopting(adopted)
         }
-        if graph.schema.differsOnlyInDefaults(from: schema) { return graph.adopting(schema) }
         do { return try graph.migrated(to: schema) } catch { throw .migration(package: path, error) }
+    }
+
+    /// The schema of the package as on disk; `nil` before its first save.
+    var diskSchema: Schema? {
+        lock.lock()
+        defer { lock.unlock() }
+        return diskSchemaStorage
     }
 
     /// Whether the package on disk is still what this store last read or wrote.
@@ -307,6 +334,7 @@ final class DocumentStore: @unchecked Sendable {
         if let package {
             do throws(PackageError) {
                 fingerprint = try package.write(context.graph, expecting: fingerprint)
+                diskSchemaStorage = context.graph.schema
                 // A package this store created: hold it from now on.
                 if writeLock == nil { writeLock = try PackageLock(path: package.url.path) }
             } catch {
@@ -328,6 +356,7 @@ final class DocumentStore: @unchecked Sendable {
         if let package {
             do throws(PackageError) {
                 fingerprint = try package.write(empty, expecting: fingerprint)
+                diskSchemaStorage = empty.schema
                 if writeLock == nil { writeLock = try PackageLock(path: package.url.path) }
             } catch {
                 throw .package(error)
@@ -387,10 +416,26 @@ final class DocumentStore: @unchecked Sendable {
         private let lock = NSRecursiveLock()
         private var stores: [String: WeakStore] = [:]
 
-        func withLock<Result>(_ body: (inout [String: WeakStore]) throws(ModelError) -> Result) throws(ModelError) -> Result {
+        /// Runs `body` with the registry locked. No access to the table spans
+        /// the call, so `body` may open other packages on this thread.
+        func withLock<Result>(_ body: () throws(ModelError) -> Result) throws(ModelError) -> Result {
             lock.lock()
             defer { lock.unlock() }
-            return try body(&stores)
+            return try body()
+        }
+
+        /// The entry for a package, if any.
+        func entry(_ key: String) -> WeakStore? {
+            lock.lock()
+            defer { lock.unlock() }
+            return stores[key]
+        }
+
+        /// Registers a store under its package's key, replacing any entry there.
+        func register(_ entry: WeakStore, for key: String) {
+            lock.lock()
+            defer { lock.unlock() }
+            stores[key] = entry
         }
 
         func remove(_ key: String, ifStore identity: ObjectIdentifier, releasing release: () -> Void) {

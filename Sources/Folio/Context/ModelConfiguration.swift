@@ -22,10 +22,21 @@ public struct ModelConfiguration: Hashable, Sendable {
     public var groupContainer: GroupContainer
     /// The CloudKit database SwiftData would sync with; Folio always stores locally.
     public var cloudKitDatabase: CloudKitDatabase
+    /// The package folder given to the initializer, if one was.
+    private var givenURL: URL?
+    /// The current directory when the configuration was made, where a package
+    /// found by its name lives (unless a group container names another folder).
+    private var directory: URL
+
     /// The document package, or `nil` for ``isStoredInMemoryOnly`` configurations.
-    var packageURL: URL?
-    /// Whether the package's place was built from the name and group (no `url` given).
-    private var deriveLocation: Bool
+    ///
+    /// Worked out from the properties as they are now, so a configuration
+    /// changed after it was made (`isStoredInMemoryOnly = true`, a new
+    /// `name`) stores where it now says.
+    var packageURL: URL? {
+        guard !isStoredInMemoryOnly else { return nil }
+        return givenURL ?? (groupContainer.folder ?? directory).appendingPathComponent(name + ".folio")
+    }
 
     /// The document package; `/dev/null` for ``isStoredInMemoryOnly``
     /// configurations, as in SwiftData.
@@ -67,10 +78,7 @@ public struct ModelConfiguration: Hashable, Sendable {
         self.allowsSave = allowsSave
         self.groupContainer = groupContainer
         self.cloudKitDatabase = cloudKitDatabase
-        let folder = groupContainer.folder
-            ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
-        packageURL = isStoredInMemoryOnly ? nil : folder.appendingPathComponent(self.name + ".folio")
-        deriveLocation = true
+        directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
     }
 
     /// Creates a configuration for the package at `url`, as SwiftData's
@@ -90,8 +98,8 @@ public struct ModelConfiguration: Hashable, Sendable {
         self.allowsSave = allowsSave
         groupContainer = .none
         self.cloudKitDatabase = cloudKitDatabase
-        packageURL = url
-        deriveLocation = false
+        givenURL = url
+        directory = url.deletingLastPathComponent()
     }
 
     /// Creates an in-memory or default configuration, as SwiftData's `ModelConfiguration(isStoredInMemoryOnly:)`.
@@ -103,7 +111,7 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// identifier would put it outside the folder it names; the container
     /// refuses such a configuration.
     var packageLocationProblem: String? {
-        guard deriveLocation, !isStoredInMemoryOnly else { return nil }
+        guard givenURL == nil, !isStoredInMemoryOnly else { return nil }
         if !Self.isPlainFileName(name) {
             return "configuration name '\(name)' is not a plain file name; give a url to put the package elsewhere"
         }

@@ -8,4 +8,8 @@ struct StoredGraphMigration {
     /// the container's schema and whether stages ran, so the package must be
     /// rewritten now. The graph given must not be used afterwards.
     let migrate: (ObjectGraph, String) throws(ModelError) -> (graph: ObjectGraph, rewrite: Bool)
+    /// Whether a graph with this schema is already where the plan ends (no
+    /// stage would run): a store another container opened without the plan
+    /// may then be shared.
+    let isSettled: (Schema) -> Bool
 }

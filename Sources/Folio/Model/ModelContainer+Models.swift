@@ -49,7 +49,11 @@ extension ModelContainer {
         }
         let path = configurations.first?.packageURL?.path ?? "in memory"
         let staged = try StagedMigration(plan: migrationPlan, current: givenSchema, package: path)
-        try self.init(for: givenSchema, configurations: configurations, migration: staged.storedGraphMigration)
+        // Classes given without a version are the plan's version they match: a package they
+        // create records it, so the plan never runs its stages on it again.
+        var schema = givenSchema
+        if schema.declaredVersion == nil { schema.declaredVersion = staged.targetVersion }
+        try self.init(for: schema, configurations: configurations, migration: staged.storedGraphMigration)
     }
 
     /// Creates a container for a schema and a migration plan, with the configurations listed.

@@ -90,7 +90,33 @@ struct StagedMigration {
 
     /// The closure the document store runs on the graph it reads.
     var storedGraphMigration: StoredGraphMigration {
-        StoredGraphMigration { (graph, _) throws(ModelError) in try migrate(graph) }
+        StoredGraphMigration(migrate: { (graph, _) throws(ModelError) in try migrate(graph) },
+                             isSettled: { schema in (try? start(for: schema)) == target })
+    }
+
+    /// The version the plan ends at: the container's.
+    var targetVersion: Schema.Version { versions[target].identifier }
+
+    /// Where the plan starts for a stored schema: the version it records, if
+    /// that version's models match it, else the first version whose models do.
+    ///
+    /// - Throws: ``MigrationError/backwardMigration(stored:current:)`` or
+    ///   ``MigrationError/unknownModelVersion(stored:)``.
+    func start(for stored: Schema) throws(ModelError) -> Int {
+        let current = versions[target].identifier
+        if let recorded = stored.declaredVersion, recorded > current {
+            throw .migration(package: package, .backwardMigration(stored: recorded, current: current))
+        }
+        let recordedIndex = stored.declaredVersion.flatMap { recorded in
+            versions.firstIndex { $0.identifier == recorded && Self.matches(stored, $0.schema) }
+        }
+        guard let start = recordedIndex ?? versions.firstIndex(where: { Self.matches(stored, $0.schema) }) else {
+            throw .migration(package: package, .unknownModelVersion(stored: stored.declaredVersion))
+        }
+        guard start <= target else {
+            throw .migration(package: package, .backwardMigration(stored: versions[start].identifier, current: current))
+        }
+        return start
     }
 
     /// The stored graph brought to the container's version, and whether any
@@ -101,19 +127,7 @@ struct StagedMigration {
     /// without a version). Consecutive versions with no stage between them are
     /// bridged by a lightweight step.
     func migrate(_ stored: ObjectGraph) throws(ModelError) -> (graph: ObjectGraph, rewrite: Bool) {
-        let current = versions[target].identifier
-        if let recorded = stored.schema.declaredVersion, recorded > current {
-            throw .migration(package: package, .backwardMigration(stored: recorded, current: current))
-        }
-        let recordedIndex = stored.schema.declaredVersion.flatMap { recorded in
-            versions.firstIndex { $0.identifier == recorded && Self.matches(stored.schema, $0.schema) }
-        }
-        guard let start = recordedIndex ?? versions.firstIndex(where: { Self.matches(stored.schema, $0.schema) }) else {
-            throw .migration(package: package, .unknownModelVersion(stored: stored.schema.declaredVersion))
-        }
-        guard start <= target else {
-            throw .migration(package: package, .backwardMigration(stored: versions[start].identifier, current: current))
-        }
+        let start = try start(for: stored.schema)
         var graph = stored.adopting(versions[start].schema)
         var index = start
         while index < target {
@@ -125,6 +139,8 @@ struct StagedMigration {
                 index += 1
             }
         }
+        // What the container would refuse after opening must stop the plan before anything is written.
+        try ModelContainer.checkModelValues(versions[target].schema.modelValueChecks, in: graph)
         return (graph, start < target)
     }
 

@@ -19,7 +19,7 @@
 /// Entities are named after the classes (`Trip`, not `TripsV1.Trip`), so the
 /// same class name in two versions is the same entity. A ``SchemaMigrationPlan``
 /// lists the versions and how to move from one to the next.
-public protocol VersionedSchema {
+public protocol VersionedSchema: SendableMetatype {
     /// This version's number; the plan orders its versions by it.
     static var versionIdentifier: Schema.Version { get }
     /// This version's model classes; the classes they relate to are included by traversal.

@@ -116,8 +116,8 @@ public struct DocumentLimits: Hashable, Sendable {
         switch value {
         case .string(let text) where text.utf8.count <= maximumValueBytes / 8 - 16:
             return nil  // every byte takes at most 6 written (\u0007), plus "string:"
-        case .bool, .int, .uint, .double, .float, .date, .uuid where maximumValueBytes >= 64:
-            return nil  // at most 64 bytes
+        case .bool, .int, .uint, .double, .float, .date, .uuid:
+            if maximumValueBytes >= 64 { return nil }  // at most 64 bytes
         default: break
         }
         let depth = value.nestingDepth(upTo: maximumNesting + 1)

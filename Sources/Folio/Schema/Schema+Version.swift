@@ -28,13 +28,17 @@ extension Schema {
         /// `major.minor.patch`, the form a package records.
         public var description: String { "\(major).\(minor).\(patch)" }
 
-        /// Reads `major.minor.patch` (three non-negative decimal numbers), or `nil`.
+        /// Reads `major.minor.patch` as ``description`` writes it (three decimal
+        /// `Int`s, a minus sign allowed), or `nil`.
         init?(_ text: String) {
             let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 3,
-                  parts.allSatisfy({ !$0.isEmpty && $0.count <= 9 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-                  let major = Int(parts[0]), let minor = Int(parts[1]), let patch = Int(parts[2])
-            else { return nil }
+            func number(_ part: Substring) -> Int? {
+                let digits = part.first == "-" ? part.dropFirst() : part
+                guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+                return Int(part)
+            }
+            guard parts.count == 3, let major = number(parts[0]), let minor = number(parts[1]),
+                  let patch = number(parts[2]) else { return nil }
             self.init(major, minor, patch)
         }
     }

@@ -1,26 +1,26 @@
-// Review of issue 14 (versioned schemas, #Unique over to-one relationships,
-// defaultValue, ModelConfiguration): failing tests that show each finding.
-// Each test states what should happen; a failure is the bug.
+// How a migration plan meets the rest of a program: stores shared in the
+// process, version labels kept across plan-less opens, model checks before
+// the rewrite, stages that open other packages.
 import Folio
 import Foundation
 import Testing
 
 /// Two versions with the same models (NotebookV1's): the stage only rewrites
 /// data, so running it twice corrupts the titles.
-enum ReviewSameModelsV1: VersionedSchema {
+enum SameModelsV1: VersionedSchema {
     static let versionIdentifier = Schema.Version(1, 0, 0)
     static var models: [any PersistentModel.Type] { [NotebookV1.Note.self] }
 }
 
-enum ReviewSameModelsV2: VersionedSchema {
+enum SameModelsV2: VersionedSchema {
     static let versionIdentifier = Schema.Version(1, 1, 0)
     static var models: [any PersistentModel.Type] { [NotebookV1.Note.self] }
 }
 
-enum ReviewExclaimPlan: SchemaMigrationPlan {
-    static var schemas: [any VersionedSchema.Type] { [ReviewSameModelsV1.self, ReviewSameModelsV2.self] }
+enum ExclaimPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [SameModelsV1.self, SameModelsV2.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: ReviewSameModelsV1.self, toVersion: ReviewSameModelsV2.self, willMigrate: nil,
+        [.custom(fromVersion: SameModelsV1.self, toVersion: SameModelsV2.self, willMigrate: nil,
                  didMigrate: { context in
                      for note in try context.fetch(FetchDescriptor<NotebookV1.Note>()) { note.title += "!" }
                  })]
@@ -28,7 +28,7 @@ enum ReviewExclaimPlan: SchemaMigrationPlan {
 }
 
 /// Two versions whose entities are equal but whose `Codable` enum lost a case.
-enum ReviewPayloadV1: VersionedSchema {
+enum PayloadV1: VersionedSchema {
     static let versionIdentifier = Schema.Version(1, 0, 0)
     static var models: [any PersistentModel.Type] { [Box.self] }
 
@@ -40,7 +40,7 @@ enum ReviewPayloadV1: VersionedSchema {
     }
 }
 
-enum ReviewPayloadV2: VersionedSchema {
+enum PayloadV2: VersionedSchema {
     static let versionIdentifier = Schema.Version(2, 0, 0)
     static var models: [any PersistentModel.Type] { [Box.self] }
 
@@ -52,15 +52,15 @@ enum ReviewPayloadV2: VersionedSchema {
     }
 }
 
-enum ReviewPayloadPlan: SchemaMigrationPlan {
-    static var schemas: [any VersionedSchema.Type] { [ReviewPayloadV1.self, ReviewPayloadV2.self] }
+enum PayloadPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [PayloadV1.self, PayloadV2.self] }
     static var stages: [MigrationStage] { [] }
 }
 
 /// A stage that opens another package (to export a backup, say) while it runs.
-enum ReviewReentrantPlan: SchemaMigrationPlan {
+enum ReentrantPlan: SchemaMigrationPlan {
     static let backupURL = FileManager.default.temporaryDirectory
-        .appendingPathComponent("folio-review-backup-\(UUID().uuidString).folio")
+        .appendingPathComponent("folio-stage-backup-\(UUID().uuidString).folio")
     static var schemas: [any VersionedSchema.Type] { [NotebookV1.self, NotebookV2.self] }
     static var stages: [MigrationStage] {
         [.custom(fromVersion: NotebookV1.self, toVersion: NotebookV2.self,
@@ -75,7 +75,7 @@ enum ReviewReentrantPlan: SchemaMigrationPlan {
 }
 
 @Suite(.serialized)
-struct ReviewFindingsTests {
+struct StagedMigrationTests {
     static func document(of package: URL) throws -> String {
         try String(decoding: Data(contentsOf: package.appendingPathComponent("document.xml")), as: UTF8.self)
     }
@@ -89,9 +89,9 @@ struct ReviewFindingsTests {
         try context.save()
     }
 
-    // MARK: Finding 1 — a plan is skipped when the package's store is already open
+    // MARK: A plan meets a store already open in the process
 
-    @Test func `a container with a plan runs its stages even when the package is already open without one`() throws {
+    @Test func `a container with a plan is refused while the package is open in the process at an earlier version, and runs its stages once it is closed`() throws {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Notes.folio")
         try Self.savedByVersion1(at: url)
@@ -99,17 +99,21 @@ struct ReviewFindingsTests {
             // Another part of the program (a widget, a background importer) opens it first, without the plan:
             // a lightweight migration in memory, and the store is now shared.
             let plain = try ModelContainer(for: NotebookV3.Note.self, configurations: ModelConfiguration(url: url))
-            let planned = try ModelContainer(for: Schema(versionedSchema: NotebookV3.self),
-                                             migrationPlan: NotebookMigrationPlan.self,
-                                             configurations: ModelConfiguration(url: url))
-            let context = ModelContext(planned)
-            let notes = try context.fetch(FetchDescriptor<NotebookV3.Note>(sortBy: [SortDescriptor(\.title)]))
-            #expect(notes.map(\.wordCount) == [3, 4], "didMigrate never ran: the plan was ignored for a shared store")
-            notes.first?.pinned = true
-            try context.save()
+            let before = try SchemaMigrationPlanTests.files(of: url)
+            // The plan cannot run on a store other contexts already use: the container is refused.
+            let error = #expect(throws: ModelError.self) {
+                _ = try ModelContainer(for: Schema(versionedSchema: NotebookV3.self), migrationPlan: NotebookMigrationPlan.self,
+                                       configurations: ModelConfiguration(url: url))
+            }
+            guard case .configuration(let message)? = error else {
+                Issue.record("expected a configuration error, got \(String(describing: error))")
+                return
+            }
+            #expect(message.contains("without the migration plan"))
+            #expect(try SchemaMigrationPlanTests.files(of: url) == before)
             _ = plain
         }
-        // Saved through the planned container, the package now looks migrated: the stage is lost for good.
+        // Once the other container is gone, the plan runs.
         let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: NotebookV3.self),
                                                       migrationPlan: NotebookMigrationPlan.self,
                                                       configurations: ModelConfiguration(url: url)))
@@ -117,13 +121,13 @@ struct ReviewFindingsTests {
         #expect(notes.map(\.wordCount) == [3, 4])
     }
 
-    // MARK: Finding 2 — a new package made by a plan container from classes records no version
+    // MARK: A new package records the plan's version
 
     @Test func `a new package made with a plan and model classes records the plan's version, so its stages never rerun`() throws {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Notes.folio")
         func open() throws -> ModelContext {
-            ModelContext(try ModelContainer(for: NotebookV1.Note.self, migrationPlan: ReviewExclaimPlan.self,
+            ModelContext(try ModelContainer(for: NotebookV1.Note.self, migrationPlan: ExclaimPlan.self,
                                             configurations: ModelConfiguration(url: url)))
         }
         do {
@@ -137,15 +141,15 @@ struct ReviewFindingsTests {
         #expect(titles == ["Ideas"])
     }
 
-    // MARK: Finding 3 — a plan-less container whose defaults differ drops the recorded version
+    // MARK: A container without a plan keeps the recorded version
 
     @Test func `a container without a plan whose schema differs only in defaults keeps the version the package records`() throws {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Notes.folio")
         // Saved by the app with its plan: the stage ran once, the package records 1.1.0.
         do {
-            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: ReviewSameModelsV2.self),
-                                                          migrationPlan: ReviewExclaimPlan.self,
+            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: SameModelsV2.self),
+                                                          migrationPlan: ExclaimPlan.self,
                                                           configurations: ModelConfiguration(url: url)))
             context.insert(NotebookV1.Note(title: "Ideas"))
             try context.save()
@@ -163,33 +167,33 @@ struct ReviewFindingsTests {
         }
         #expect(try Self.document(of: url).contains("<schema version=\"1.1.0\">"), "the recorded version was dropped")
         // And the app, with its plan, now starts again from 1.0.0.
-        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: ReviewSameModelsV2.self),
-                                                      migrationPlan: ReviewExclaimPlan.self,
+        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: SameModelsV2.self),
+                                                      migrationPlan: ExclaimPlan.self,
                                                       configurations: ModelConfiguration(url: url)))
         let titles = try context.fetch(FetchDescriptor<NotebookV1.Note>()).map(\.title).sorted()
         #expect(titles == ["Ideas", "Plans"])
     }
 
-    // MARK: Finding 4 — the package is rewritten, then the container refuses it
+    // MARK: The container's model checks run before the rewrite
 
     @Test func `a container that refuses the migrated objects leaves the package byte for byte`() throws {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Boxes.folio")
         do {
-            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: ReviewPayloadV1.self),
+            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: PayloadV1.self),
                                                           configurations: ModelConfiguration(url: url)))
-            context.insert(ReviewPayloadV1.Box(kind: .retired))
+            context.insert(PayloadV1.Box(kind: .retired))
             try context.save()
         }
         let before = try Self.document(of: url)
         #expect(throws: ModelError.self) {
-            _ = try ModelContainer(for: Schema(versionedSchema: ReviewPayloadV2.self), migrationPlan: ReviewPayloadPlan.self,
+            _ = try ModelContainer(for: Schema(versionedSchema: PayloadV2.self), migrationPlan: PayloadPlan.self,
                                    configurations: ModelConfiguration(url: url))
         }
         #expect(try Self.document(of: url) == before, "the package was rewritten (version 2.0.0) by a container that failed to open")
     }
 
-    // MARK: Finding 5 — a context's schema loses the classes' readers after a reopen
+    // MARK: A reopened context's schema is the classes'
 
     @Test func `a reopened package's context schema reads defaults as the classes' Swift types`() throws {
         let folder = try TemporaryFolder()
@@ -206,51 +210,20 @@ struct ReviewFindingsTests {
         #expect(mood as? Gadget.Mood == .busy, "read \(String(describing: mood)): the package's schema, not the classes'")
     }
 
-    // MARK: Finding 6 — a recorded version the writer writes but the reader refuses
-
-    @Test(arguments: [Schema.Version(1_000_000_000, 0, 0), Schema.Version(1, -1, 0)])
-    func `a package saved with any schema version opens again`(version: Schema.Version) throws {
-        let folder = try TemporaryFolder()
-        let url = folder.url.appendingPathComponent("Notes.folio")
-        let schema = try Schema([Schema.Entity("Note", attributes: [.init("title", .string)])], version: version)
-        do {
-            let context = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
-            try context.insert("Note", ["title": .string("Ideas")])
-            try context.save()
-        }
-        // Either the save refuses the version, or the package reopens: never a package nothing can open.
-        let reopened = Result { () throws(ModelError) in try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)) }
-        if case .failure(let error) = reopened { Issue.record("saved, then refused on open: \(error)") }
-    }
-
-    // MARK: Finding 7 — a configuration changed to in-memory still writes the package
-
-    @Test func `a configuration set to in-memory after it was made writes nothing to disk`() throws {
-        let folder = try TemporaryFolder()
-        let url = folder.url.appendingPathComponent("Scratch.folio")
-        var configuration = ModelConfiguration(url: url)
-        configuration.isStoredInMemoryOnly = true
-        let context = ModelContext(try ModelContainer(for: NotebookV1.Note.self, configurations: configuration))
-        context.insert(NotebookV1.Note(title: "Ideas"))
-        try context.save()
-        #expect(!FileManager.default.fileExists(atPath: url.path), "an in-memory configuration wrote \(url.path)")
-        #expect(configuration.url.path == "/dev/null")
-    }
-
-    // MARK: Finding 8 — a stage that opens a package traps (registry re-entered while locked)
+    // MARK: A stage may open other packages
 
     /// Crashes the test process (Swift's exclusivity check on `Registry.stores`),
-    /// so it runs only when asked: `FOLIO_REVIEW_CRASH=1 swift test --filter ReviewFindingsTests`.
+    /// so it runs only when asked: `FOLIO_REVIEW_CRASH=1 swift test --filter StagedMigrationTests`.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FOLIO_REVIEW_CRASH"] != nil))
     func `a stage may open another package`() throws {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Notes.folio")
         try Self.savedByVersion1(at: url)
-        defer { try? FileManager.default.removeItem(at: ReviewReentrantPlan.backupURL) }
+        defer { try? FileManager.default.removeItem(at: ReentrantPlan.backupURL) }
         let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: NotebookV2.self),
-                                                      migrationPlan: ReviewReentrantPlan.self,
+                                                      migrationPlan: ReentrantPlan.self,
                                                       configurations: ModelConfiguration(url: url)))
         #expect(try context.fetchCount(FetchDescriptor<NotebookV2.Note>()) == 2)
-        #expect(FileManager.default.fileExists(atPath: ReviewReentrantPlan.backupURL.path))
+        #expect(FileManager.default.fileExists(atPath: ReentrantPlan.backupURL.path))
     }
 }
