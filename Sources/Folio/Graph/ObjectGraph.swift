@@ -226,7 +226,7 @@ extension ObjectGraph {
     ///
     /// - Throws: the store's error for a blob that cannot be read.
     func loadValue(_ ref: ObjectRef, _ attribute: Int) throws -> Value {
-        if let blob = blob(ref, attribute) { return .data(try blob.load()) }
+        if let blob = blob(ref, attribute) { return try blob.load() }
         return value(ref, attribute)
     }
 
@@ -249,18 +249,29 @@ extension ObjectGraph {
         }
     }
 
-    /// Puts a blob still on disk in a cell of an external-storage attribute (which
-    /// no unique group holds, so no index changes).
+    /// Puts a blob still on disk in a cell of an external-storage attribute.
+    ///
+    /// An external attribute is in no checked unique group, but a `unique` one
+    /// keeps an index for upserts once one was asked for: only then is the blob
+    /// read, to key the object by its value.
     func setBlob(_ blob: LazyBlob, _ ref: ObjectRef, _ attribute: Int) {
+        let indexed = isLive(ref) ? uniqueIndexKeys(of: ref).filter { $0.attributes.contains(attribute) } : []
+        for key in indexed {
+            if let old = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.remove(old, row: ref.row) }
+        }
         tables[Int(ref.entity)].columns[attribute].setBlob(blob, at: Int(ref.row))
+        for key in indexed {
+            if let new = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.add(new, row: ref.row) }
+        }
     }
 
     /// Inserts an object from cells (a merge), carrying blobs still on disk as they are.
     @discardableResult
     func insertObject(entity: Int, stored: [StoredValue], id: UInt64) -> ObjectRef {
-        let values = stored.map { cell -> Value in
+        let attributes = layout.entities[entity].attributes
+        let values = stored.enumerated().map { index, cell -> Value in
             if case .value(let value) = cell { return value }
-            return .data(Data())
+            return .zero(of: attributes[index].type)  // replaced by the blob below
         }
         let ref = insertObject(entity: entity, values: values, id: id)
         for (attribute, cell) in stored.enumerated() {

@@ -79,12 +79,12 @@ public final class BackingData {
             guard let index = context.graph.layout.entities[Int(ref.entity)].attributeIndex[name] else { return nil }
             if let blob = context.graph.blob(ref, index) {
                 // An externally stored value is read on first use; a property read cannot
-                // throw, so a file that cannot be read is reported and reads as empty data.
+                // throw, so a file that cannot be read is reported and reads as the type's zero.
                 do {
-                    return .data(try blob.load())
+                    return try blob.load()
                 } catch {
                     context.container.report(context.unreadable(error, ref, index), to: context.autosaveErrorHandler)
-                    return .data(Data())
+                    return .zero(of: context.graph.layout.entities[Int(ref.entity)].attributes[index].type)
                 }
             }
             return context.graph.value(ref, index)

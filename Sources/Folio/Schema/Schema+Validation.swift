@@ -17,9 +17,6 @@ extension Schema {
                 guard propertyNames.insert(attribute.name).inserted else {
                     throw .duplicateProperty(entity: entity.name, property: attribute.name)
                 }
-                if attribute.isExternal && attribute.type != .data {
-                    throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "externalStorage")
-                }
                 if attribute.isUnique && (attribute.type.isCollection || attribute.type == .codable || attribute.type == .any) {
                     throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "unique")
                 }
