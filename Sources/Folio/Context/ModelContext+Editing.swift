@@ -99,12 +99,17 @@ extension ModelContext {
     }
 
     /// Replaces what a relationship holds, in the given order.
-    /// - Undo: one step, "Set ENTITY.RELATIONSHIP".
-    public func setRelated(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier) throws(ModelError) {
+    ///
+    /// `nil` leaves an optional to-many (`[Tag]?`) holding no collection, as
+    /// SwiftData's `tags = nil` does, and empties any other relationship; `[]`
+    /// gives an optional to-many an empty collection.
+    /// - Undo: one step, "Set ENTITY.RELATIONSHIP"; undo restores `nil` and `[]` as they were.
+    public func setRelated(_ targets: [PersistentIdentifier]?, for relationship: String, of id: PersistentIdentifier)
+        throws(ModelError) {
         let (source, slot, rows): (ObjectRef, Int, [Int32])
-        do { (source, slot, rows) = try graph.resolveTargets(targets, for: relationship, of: id) } catch { throw .graph(error) }
+        do { (source, slot, rows) = try graph.resolveTargets(targets ?? [], for: relationship, of: id) } catch { throw .graph(error) }
         editLists(touching: affectedByAdding(source, slot, rows, replacing: true), name: "Set \(id.entityName).\(relationship)") {
-            $0.replaceLinks(source, slot, with: rows)
+            $0.replaceLinks(source, slot, with: rows, absent: targets == nil)
         }
     }
 
@@ -146,9 +151,7 @@ extension ModelContext {
         var seen = Set<SurvivorSlot>()
         var saved: [DeletionRecord.SavedLinks] = []
         for (ref, slot) in pairs where seen.insert(SurvivorSlot(ref: ref, slot: Int32(slot), from: 0)).inserted {
-            let column = graph.tables[Int(ref.entity)].links[slot]
-            saved.append(.init(ref: ref, slot: Int32(slot), one: column.isToMany ? -1 : column.one[Int(ref.row)],
-                               many: column.isToMany ? column.many[Int(ref.row)] : []))
+            saved.append(graph.capture(ref, slot))
         }
         return saved
     }
@@ -157,8 +160,7 @@ extension ModelContext {
     func restoreLists(_ saved: [DeletionRecord.SavedLinks], name: String) {
         let current = captureLists(saved.map { ($0.ref, Int($0.slot)) })
         for list in saved {
-            let column = graph.tables[Int(list.ref.entity)].links[Int(list.slot)]
-            if column.isToMany { column.many[Int(list.ref.row)] = list.many } else { column.one[Int(list.ref.row)] = list.one }
+            graph.restore(list)
             touchLink(list.ref, Int(list.slot))
         }
         registerUndo(name) { context in context.restoreLists(current, name: name) }

@@ -61,10 +61,23 @@ extension ObjectGraph {
             tables[Int(ref.entity)].setLive(true, row: Int(ref.row))
             uniqueIndexAdd(ref)
         }
-        for saved in record.links {
-            let column = tables[Int(saved.ref.entity)].links[Int(saved.slot)]
-            if column.isToMany { column.many[Int(saved.ref.row)] = saved.many } else { column.one[Int(saved.ref.row)] = saved.one }
-        }
+        for saved in record.links { restore(saved) }
+    }
+
+    /// Puts one captured list back as it was, its collection or lack of one included.
+    func restore(_ saved: DeletionRecord.SavedLinks) {
+        let column = tables[Int(saved.ref.entity)].links[Int(saved.slot)]
+        let row = Int(saved.ref.row)
+        if column.isToMany { column.many[row] = saved.many } else { column.one[row] = saved.one }
+        column.setAbsent(saved.absent, row: row)
+    }
+
+    /// Captures what one list holds, for ``restore(_:)``; costs no copy.
+    func capture(_ ref: ObjectRef, _ slot: Int) -> DeletionRecord.SavedLinks {
+        let column = tables[Int(ref.entity)].links[slot]
+        let row = Int(ref.row)
+        return .init(ref: ref, slot: Int32(slot), one: column.isToMany ? -1 : column.one[row],
+                     many: column.isToMany ? column.many[row] : [], absent: column.isAbsent(row))
     }
 
     /// A deep copy: later edits to either graph do not show in the other.

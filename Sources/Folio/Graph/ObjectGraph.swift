@@ -119,11 +119,22 @@ public final class ObjectGraph {
         setValue(checkedValue, ref, attributeIndex)
     }
 
-    /// The objects a relationship holds, in order (at most one for to-one).
+    /// The objects a relationship holds, in order (at most one for to-one);
+    /// empty when an optional to-many holds no collection.
     public func related(_ relationship: String, of id: PersistentIdentifier) throws(GraphError) -> [PersistentIdentifier] {
         let ref = try ref(for: id, allowDeleted: true)
         let slot = try linkSlot(relationship, entity: Int(ref.entity))
         return targets(ref, slot).map(identifier(for:))
+    }
+
+    /// The objects a to-many relationship holds, in order, or `nil` when an
+    /// optional one (`[Tag]?`) holds no collection — never assigned, or set to
+    /// `nil`. Any other relationship reads as ``related(_:of:)``.
+    public func relatedCollection(_ relationship: String, of id: PersistentIdentifier) throws(GraphError)
+        -> [PersistentIdentifier]? {
+        let ref = try ref(for: id, allowDeleted: true)
+        let slot = try linkSlot(relationship, entity: Int(ref.entity))
+        return collection(ref, slot)?.map(identifier(for:))
     }
 
     /// Adds an object to a relationship (sets it, for to-one); the inverse follows.
@@ -144,11 +155,15 @@ public final class ObjectGraph {
 
     /// Replaces what a relationship holds with the given objects, in this order.
     ///
+    /// `nil` leaves an optional to-many holding no collection (and empties any
+    /// other relationship); `[]` gives it an empty one.
+    ///
     /// - Throws: ``GraphError/tooManyDestinations(entity:relationship:)`` for more
     ///   than one object on a to-one relationship.
-    public func setRelated(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier) throws(GraphError) {
-        let (source, slot, rows) = try resolveTargets(targets, for: relationship, of: id)
-        replaceLinks(source, slot, with: rows)
+    public func setRelated(_ targets: [PersistentIdentifier]?, for relationship: String, of id: PersistentIdentifier)
+        throws(GraphError) {
+        let (source, slot, rows) = try resolveTargets(targets ?? [], for: relationship, of: id)
+        replaceLinks(source, slot, with: rows, absent: targets == nil)
     }
 
     /// Removes an object: every link to and from it is cut, and it stops being live.
@@ -327,6 +342,11 @@ extension ObjectGraph {
         }
     }
 
+    /// What a relationship holds, or `nil` for an optional to-many with no collection.
+    func collection(_ ref: ObjectRef, _ slot: Int) -> [ObjectRef]? {
+        tables[Int(ref.entity)].links[slot].isAbsent(Int(ref.row)) ? nil : targets(ref, slot)
+    }
+
     func targets(_ ref: ObjectRef, _ slot: Int) -> [ObjectRef] {
         let destination = layout.entities[Int(ref.entity)].links[slot].destination
         return tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row)).map {
@@ -398,8 +418,10 @@ extension ObjectGraph {
         tables[link.destination].links[link.inverse].remove(source.row, from: Int(target.row))
     }
 
-    /// Makes a relationship hold exactly `rows` (destination rows, unique), in that order.
-    func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32]) {
+    /// Makes a relationship hold exactly `rows` (destination rows, unique), in
+    /// that order; with `absent`, `rows` must be empty and an optional to-many
+    /// is left with no collection.
+    func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32], absent: Bool = false) {
         let link = layout.entities[Int(source.entity)].links[slot]
         let column = tables[Int(source.entity)].links[slot]
         let keep = Set(rows)
@@ -408,5 +430,6 @@ extension ObjectGraph {
         }
         for row in rows { addLink(source, slot, ObjectRef(entity: link.destination, row: Int(row))) }
         if link.isToMany { column.many[Int(source.row)] = rows }
+        column.setAbsent(absent && rows.isEmpty, row: Int(source.row))
     }
 }

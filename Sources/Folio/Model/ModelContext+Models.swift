@@ -129,7 +129,7 @@ extension ModelContext {
         let metadata = ModelMetadata.of(type).properties
         // Read everything while the values still live in the instance.
         var values: [String: Value] = [:]
-        var related: [(String, [any PersistentModel])] = []
+        var related: [(String, [any PersistentModel]?)] = []
         do {
             for property in metadata {
                 switch property.kind {
@@ -153,7 +153,11 @@ extension ModelContext {
         // An upsert keeps the model already registered for the object.
         if registry[id.id]?.model == nil { register(model, id: id.id) }
         guard let ref = graph.index[id.id] else { return nil }
-        for (name, models) in related where !models.isEmpty {
+        let links = graph.tables[Int(ref.entity)].links
+        for (name, models) in related {
+            // An optional to-many set to [] holds an empty collection, not none.
+            guard let models, let slot = graph.layout.entities[Int(ref.entity)].linkIndex[name],
+                  !models.isEmpty || links[slot].isAbsent(Int(ref.row)) else { continue }
             setRelatedModels(models, for: name, of: ref)
         }
         // Reading each relationship through the document releases what the
@@ -164,9 +168,10 @@ extension ModelContext {
         return ref
     }
 
-    /// Sets a relationship to models, inserting those not yet in the context.
-    func setRelatedModels(_ models: [any PersistentModel], for relationship: String, of ref: ObjectRef) {
-        let targets = models.compactMap { insertModel($0) }.map(graph.identifier(for:))
+    /// Sets a relationship to models, inserting those not yet in the context;
+    /// `nil` leaves an optional to-many with no collection.
+    func setRelatedModels(_ models: [any PersistentModel]?, for relationship: String, of ref: ObjectRef) {
+        let targets = models.map { $0.compactMap { insertModel($0) }.map(graph.identifier(for:)) }
         do { try setRelated(targets, for: relationship, of: graph.identifier(for: ref)) } catch {
             ModelContainer.report(error, to: autosaveErrorHandler)
         }

@@ -35,6 +35,9 @@ extension Schema {
                     throw .unknownDestination(entity: entity.name, relationship: relationship.name,
                                               destination: relationship.destination)
                 }
+                if relationship.isOptional && !relationship.isToMany {
+                    throw .invalidOption(entity: entity.name, attribute: relationship.name, option: "optional")
+                }
                 let counts = (relationship.minimumModelCount, relationship.maximumModelCount)
                 if counts.0 < 0 || counts.1 < 0 || (counts.1 > 0 && counts.0 > counts.1)
                     || (!relationship.isToMany && (counts.0 > 1 || counts.1 > 1)) {

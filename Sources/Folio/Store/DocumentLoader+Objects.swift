@@ -113,6 +113,8 @@ final class EntityLoadState {
     let absentIsNull: [Bool]
     let isOptional: [Bool]
     let linkIsToMany: [Bool]
+    /// Whether each declared relationship is an optional to-many, whose absence means no collection.
+    let linkIsOptional: [Bool]
     /// What one object holds in memory, whatever the file writes: its identifier,
     /// every attribute cell and every link (hidden inverses included).
     let valuesPerObject: Int
@@ -143,6 +145,7 @@ final class EntityLoadState {
         absentIsNull = absentValues.map { $0 == .null }
         isOptional = entityLayout.attributes.map(\.isOptional)
         linkIsToMany = (0..<entityLayout.declaredLinkCount).map { entityLayout.links[$0].isToMany }
+        linkIsOptional = (0..<entityLayout.declaredLinkCount).map { entityLayout.links[$0].isOptional }
         valuesPerObject = 1 + entityLayout.attributes.count + entityLayout.links.count
     }
 }
@@ -258,6 +261,10 @@ extension DocumentLoader {
             if state.linkIsToMany[slot] { state.rawMany[slot].append([]) } else { state.rawOne[slot].append(0) }
         }
         _ = graph.appendObject(id: objectID, entity: entity)
+        // A new row of an optional to-many holds no collection; one the object writes, even "", it holds.
+        for slot in state.linkSeen.indices where state.linkSeen[slot] && state.linkIsOptional[slot] {
+            table.links[slot].setAbsent(false, row: row)
+        }
     }
 
     /// Parses one attribute value into its column. Returns false after failing.

@@ -81,7 +81,9 @@ struct DocumentWriter {
             let destination = graph.tables[entity.links[slot].destination]
             if column.isToMany {
                 let targets = column.many[row]
-                if targets.isEmpty { continue }
+                // Absence is nil for an optional to-many (and empty for any other),
+                // so an optional one's empty collection is written, as "".
+                if targets.isEmpty && (!column.isOptional || column.isAbsent(row)) { continue }
                 appendName(entity.links[slot].name!, to: &buffer)
                 let start = buffer.bytes.count
                 for (position, target) in targets.enumerated() {
