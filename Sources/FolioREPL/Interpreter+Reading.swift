@@ -246,9 +246,9 @@ extension Interpreter {
         }
         var relationships: [(String, JSONText)] = []
         for relationship in entity.relationships {
-            let related = try read { () throws(ModelError) in try context.related(relationship.name, of: id) }
+            let related = try read { () throws(ModelError) in try context.relatedCollection(relationship.name, of: id) }
             relationships.append((relationship.name, relationship.isToMany
-                ? .array(related.map { .int($0.id) }) : related.first.map { .int($0.id) } ?? .null))
+                ? related.map { .array($0.map { .int($0.id) }) } ?? .null : related?.first.map { .int($0.id) } ?? .null))
         }
         return .object([("id", .int(id.id)), ("entity", .string(entity.name)),
                         ("attributes", .object(attributes)), ("relationships", .object(relationships))])
@@ -294,7 +294,11 @@ extension Interpreter {
             line(attribute.name, try read { () throws(ModelError) in try context.value(attribute.name, of: id) }.description)
         }
         for relationship in entity.relationships {
-            let related = try read { () throws(ModelError) in try context.related(relationship.name, of: id) }
+            // An optional to-many with no collection shows as null, as SwiftData's nil.
+            guard let related = try read({ () throws(ModelError) in try context.relatedCollection(relationship.name, of: id) }) else {
+                line(relationship.name, "null")
+                continue
+            }
             if relationship.isToMany {
                 let shown = related.prefix(Self.listPageSize).map(\.description)
                 let more = related.count > shown.count ? ", … \(related.count - shown.count) more" : ""
