@@ -31,9 +31,10 @@ extension Interpreter {
         return parts.joined(separator: ", ")
     }
 
-    /// `-> Animal, to-many, inverse category, cascade`.
+    /// `-> Animal, to-many, inverse category, cascade` (`to-many, optional` for `[Animal]?`).
     static func describe(_ relationship: Schema.Relationship) -> String {
         var parts = ["-> \(relationship.destination)", relationship.isToMany ? "to-many" : "to-one"]
+        if relationship.isOptional { parts.append("optional") }
         parts.append(relationship.inverse.map { "inverse \($0)" } ?? "no inverse")
         parts.append(relationship.deleteRule.rawValue)
         if relationship.minimumModelCount > 0 { parts.append("at least \(relationship.minimumModelCount)") }
@@ -52,7 +53,8 @@ extension Interpreter {
         }
         let relationships = entity.relationships.map { relationship -> JSONText in
             .object([("name", .string(relationship.name)), ("destination", .string(relationship.destination)),
-                     ("toMany", .bool(relationship.isToMany)), ("inverse", relationship.inverse.map(JSONText.string) ?? .null),
+                     ("toMany", .bool(relationship.isToMany)), ("optional", .bool(relationship.isOptional)),
+                     ("inverse", relationship.inverse.map(JSONText.string) ?? .null),
                      ("deleteRule", .string(relationship.deleteRule.rawValue)),
                      ("minimumCount", .int(relationship.minimumModelCount)),
                      ("maximumCount", .int(relationship.maximumModelCount))])
