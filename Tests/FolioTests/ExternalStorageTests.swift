@@ -460,4 +460,25 @@ import Testing
                     "seed \(seed)")
         }
     }
+
+    @Test("a unique externally stored string is skipped by the load and save checks, and still upserts on insert")
+    func uniqueExternalString() throws {
+        let schema = try Schema([
+            .init("Code", attributes: [.init("text", .string, options: [.unique, .externalStorage]), .init("n", .int)]),
+        ])
+        let url = temporaryPackageURL("Codes")
+        let graph = ObjectGraph(schema: schema)
+        // The graph's own insert does not upsert: two objects may share the value there.
+        let first = try graph.insert("Code", ["text": .string("same"), "n": .int(1)])
+        _ = try graph.insert("Code", ["text": .string("same"), "n": .int(2)])
+        try DocumentPackage(url: url).write(graph)
+        let context = try makeContext(schema, url: url)
+        let ref = try context.graph.ref(for: first)
+        #expect(context.graph.blob(ref, 0)?.isLoaded == false, "opening checks no external value")
+        let upserted = try context.insert("Code", ["text": .string("same"), "n": .int(3)])
+        #expect(upserted == first)
+        #expect(try context.value("n", of: first) == .int(3))
+        try context.save()
+        #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Code")) == 2)
+    }
 }
