@@ -6,7 +6,8 @@ extension Interpreter {
     /// One `name=value` of `insert` or `set`, checked against the schema.
     enum Assignment {
         case attribute(String, Value)
-        case relationship(String, [PersistentIdentifier])
+        /// `nil`: `null`, no object (to-one) or no collection (an optional to-many).
+        case relationship(String, [PersistentIdentifier]?)
 
         var name: String {
             switch self {
@@ -93,10 +94,10 @@ extension Interpreter {
     /// A relationship's new contents: `3`, `Animal#3` or `null` for to-one;
     /// `[3, 4]`, `[]` or `null` for to-many.
     func parseTargets(_ text: CommandLineText, _ range: Range<Int>, _ relationship: Schema.Relationship,
-                      subject: String) throws(CommandError) -> [PersistentIdentifier] {
+                      subject: String) throws(CommandError) -> [PersistentIdentifier]? {
         let raw = text.text(range)
         guard !raw.isEmpty else { throw CommandError("missing object id for \(subject)", column: range.lowerBound + 1) }
-        if raw == "null" { return [] }
+        if raw == "null" { return nil }
         func target(_ text: String, column: Int) throws(CommandError) -> PersistentIdentifier {
             let word = CommandLineText.Word(text: text, start: column - 1, end: column - 1 + text.unicodeScalars.count)
             return try object(word, of: relationship.destination, role: subject)

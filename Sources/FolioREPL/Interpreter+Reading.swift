@@ -38,9 +38,10 @@ extension Interpreter {
         return parts.joined(separator: ", ")
     }
 
-    /// `-> Animal, to-many, inverse category, cascade`.
+    /// `-> Animal, to-many, inverse category, cascade` (`to-many, optional` for `[Animal]?`).
     static func describe(_ relationship: Schema.Relationship) -> String {
         var parts = ["-> \(relationship.destination)", relationship.isToMany ? "to-many" : "to-one"]
+        if relationship.isOptional { parts.append("optional") }
         parts.append(relationship.inverse.map { "inverse \($0)" } ?? "no inverse")
         parts.append(relationship.deleteRule.rawValue)
         if relationship.minimumModelCount > 0 { parts.append("at least \(relationship.minimumModelCount)") }
@@ -59,7 +60,8 @@ extension Interpreter {
         }
         let relationships = entity.relationships.map { relationship -> JSONText in
             .object([("name", .string(relationship.name)), ("destination", .string(relationship.destination)),
-                     ("toMany", .bool(relationship.isToMany)), ("inverse", relationship.inverse.map(JSONText.string) ?? .null),
+                     ("toMany", .bool(relationship.isToMany)), ("optional", .bool(relationship.isOptional)),
+                     ("inverse", relationship.inverse.map(JSONText.string) ?? .null),
                      ("deleteRule", .string(relationship.deleteRule.rawValue)),
                      ("minimumCount", .int(relationship.minimumModelCount)),
                      ("maximumCount", .int(relationship.maximumModelCount))])
@@ -253,9 +255,9 @@ extension Interpreter {
         }
         var relationships: [(String, JSONText)] = []
         for relationship in entity.relationships {
-            let related = try read { () throws(ModelError) in try context.related(relationship.name, of: id) }
+            let related = try read { () throws(ModelError) in try context.relatedCollection(relationship.name, of: id) }
             relationships.append((relationship.name, relationship.isToMany
-                ? .array(related.map { .int($0.id) }) : related.first.map { .int($0.id) } ?? .null))
+                ? related.map { .array($0.map { .int($0.id) }) } ?? .null : related?.first.map { .int($0.id) } ?? .null))
         }
         return .object([("id", .int(id.id)), ("entity", .string(entity.name)),
                         ("attributes", .object(attributes)), ("relationships", .object(relationships))])
@@ -301,7 +303,11 @@ extension Interpreter {
             line(attribute.name, try read { () throws(ModelError) in try context.value(attribute.name, of: id) }.description)
         }
         for relationship in entity.relationships {
-            let related = try read { () throws(ModelError) in try context.related(relationship.name, of: id) }
+            // An optional to-many with no collection shows as null, as SwiftData's nil.
+            guard let related = try read({ () throws(ModelError) in try context.relatedCollection(relationship.name, of: id) }) else {
+                line(relationship.name, "null")
+                continue
+            }
             if relationship.isToMany {
                 let shown = related.prefix(Self.listPageSize).map(\.description)
                 let more = related.count > shown.count ? ", … \(related.count - shown.count) more" : ""

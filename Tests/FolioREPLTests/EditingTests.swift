@@ -186,4 +186,65 @@ import Testing
         #expect(session.error("unlink 2 category 6") == CommandError("Animal#2.category does not hold AnimalCategory#6", column: 19))
         #expect(!session.interpreter.hasUnsavedChanges)
     }
+
+    @Test("show, list, set and save work on an externally stored string as on any other attribute")
+    func externalString() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-repl-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("Notes.folio")
+        let graph = ObjectGraph(schema: try Schema([
+            .init("Note", attributes: [.init("title", .string),
+                                       .init("notes", .string, isOptional: true, options: [.externalStorage])]),
+        ]))
+        try graph.insert("Note", ["title": .string("first"), "notes": .string("kept beside the XML ✓")])
+        try graph.insert("Note", ["title": .string("second")])
+        try DocumentPackage(url: url).write(graph)
+
+        let session = try Session(url: url)
+        #expect(try session.run("show 1").contains("kept beside the XML ✓"))
+        #expect(try session.run("list Note where notes contains 'beside'").contains("first"))
+        #expect(!(try session.run("list Note where notes contains 'beside'").contains("second")))
+        try session.run("set 2 notes=\"now it has notes\"")
+        try session.run("save")
+        #expect(try value(session, "notes", of: 2) == .string("now it has notes"))
+        let blobs = try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("blobs").path)
+        #expect(blobs.count == 2)
+        let reopened = try reopen(url)
+        #expect(try reopened.value("notes", of: PersistentIdentifier(entityName: "Note", id: 2)) == .string("now it has notes"))
+        #expect(try session.count("Note", "notes == nil") == 0)
+        #expect(try session.count("Note", "notes beginswith 'now'") == 1)
+    }
+
+    @Test("an optional to-many shows null until it has a collection; set takes [] and null for it")
+    func optionalToMany() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-repl-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("Baskets.folio")
+        let graph = ObjectGraph(schema: try Schema([
+            .init("Basket", attributes: [.init("name", .string)],
+                  relationships: [.init("fruits", to: "Fruit", toMany: true, isOptional: true, inverse: "basket")]),
+            .init("Fruit", attributes: [.init("name", .string)], relationships: [.init("basket", to: "Basket", inverse: "fruits")]),
+        ]))
+        try graph.insert("Basket", ["name": .string("b")])
+        try graph.insert("Fruit", ["name": .string("f")])
+        try DocumentPackage(url: url).write(graph)
+
+        let session = try Session(url: url)
+        #expect(try session.run("schema").contains("-> Fruit, to-many, optional, inverse basket"))
+        #expect(try session.run("show 1").contains("fruits  null"))
+        try session.run("set 1 fruits=[]")
+        #expect(try session.run("show 1").contains("fruits  []"))
+        try session.run("set 1 fruits=[2]")
+        #expect(try session.run("show 1").contains("fruits  [Fruit#2]"))
+        try session.run("set 1 fruits=null")
+        #expect(try session.run("show 1").contains("fruits  null"))
+        try session.run("undo")
+        #expect(try related(session, "fruits", of: 1) == [2])
+        try session.run("set 2 basket=null")
+        try session.run("save")
+        let reopened = try reopen(url)
+        #expect(try reopened.relatedCollection("fruits", of: PersistentIdentifier(entityName: "Basket", id: 1)) == [])
+    }
 }

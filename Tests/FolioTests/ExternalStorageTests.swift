@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import Testing
 @testable import Folio
 
@@ -217,5 +218,267 @@ import Testing
         context.undoManager?.undo()
         #expect(!context.hasChanges)
         #expect(try Self.imageCell(context.graph, 2)?.isLoaded == false)
+    }
+
+    // MARK: Any type stored externally
+
+    /// Notes with every kind of value kept in blobs: a string, an integer, a
+    /// date, an array of strings and a composite.
+    static func notesSchema(external: Bool = true) throws -> Schema {
+        let options: Set<Schema.Attribute.Option> = external ? [.externalStorage] : []
+        return try Schema([
+            .init("Note", attributes: [
+                .init("title", .string),
+                .init("body", .string, isOptional: true, options: options),
+                .init("count", .int, isOptional: true, options: options),
+                .init("when", .date, isOptional: true, options: options),
+                .init("tags", .array(.string), isOptional: true, options: options),
+                .init("extra", .codable, isOptional: true, options: options),
+            ]),
+        ])
+    }
+
+    static func note(_ id: UInt64) -> PersistentIdentifier { PersistentIdentifier(entityName: "Note", id: id) }
+
+    static let when = Date(timeIntervalSinceReferenceDate: 700_000_000.25)
+
+    static func blob(_ url: URL, _ id: UInt64, _ attribute: String) throws -> Data? {
+        let folder = url.appendingPathComponent("blobs")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        guard let name = names.first(where: { $0.hasPrefix("\(id)-\(attribute)-") }) else { return nil }
+        return try Data(contentsOf: folder.appendingPathComponent(name))
+    }
+
+    @Test("Int, Date, [String] and Codable values stored externally round-trip, each blob holding the value's text")
+    func otherTypesRoundTrip() throws {
+        let url = temporaryPackageURL("Notes")
+        let graph = ObjectGraph(schema: try Self.notesSchema())
+        let full = try graph.insert("Note", [
+            "title": .string("full"), "body": .string("héllo 🦊\u{0}"), "count": .int(-42), "when": .date(Self.when),
+            "tags": .array([.string("a"), .string("b\"c")]), "extra": .dictionary(["k": .array([.int(1), .double(2.5)])]),
+        ])
+        let empty = try graph.insert("Note", ["title": .string("empty")])
+        try DocumentPackage(url: url).write(graph)
+
+        #expect(try Self.blob(url, full.id, "body") == Data("héllo 🦊\u{0}".utf8), "a string's blob is its UTF-8")
+        #expect(try Self.blob(url, full.id, "count") == Data("-42".utf8))
+        #expect(try Self.blob(url, full.id, "when") == Data(ValueText.encode(.date(Self.when), as: .date).utf8))
+        #expect(try Self.blob(url, full.id, "when").map { String(decoding: $0, as: UTF8.self) }?.hasSuffix(".25Z") == true)
+        #expect(try Self.blob(url, full.id, "tags") == Data(#"["a","b\"c"]"#.utf8))
+        #expect(try Self.blob(url, full.id, "extra") == Data(#"{"k":[1,2.5]}"#.utf8))
+        for attribute in ["body", "count", "when", "tags", "extra"] {
+            #expect(try Self.blob(url, empty.id, attribute) == nil, "nil has no blob")
+        }
+
+        let back = try DocumentPackage(url: url).read()
+        let ref = try back.ref(for: full)
+        for attribute in 1...5 { #expect(back.blob(ref, attribute)?.isLoaded == false, "opening reads no blob") }
+        #expect(back.snapshot() == graph.snapshot())
+        for attribute in 1...5 { #expect(back.blob(ref, attribute)?.isLoaded == true) }
+        #expect(try back.value("count", of: full) == .int(-42))
+        #expect(try back.value("body", of: empty) == .null)
+    }
+
+    @Test("an empty string stored externally is an empty blob, not nil")
+    func emptyString() throws {
+        let url = temporaryPackageURL("Notes")
+        let context = try makeContext(try Self.notesSchema(), url: url)
+        let id = try context.insert("Note", ["title": .string("x"), "body": .string("")])
+        try context.save()
+        #expect(try Self.blob(url, id.id, "body") == Data())
+        let reopened = try makeContext(try Self.notesSchema(), url: url)
+        #expect(try reopened.value("body", of: id) == .string(""))
+    }
+
+    @Test("a blob whose bytes are not a value of its attribute's type is invalidValue at the first read, naming the file")
+    func undecodableBlob() throws {
+        let url = temporaryPackageURL("Notes")
+        let graph = ObjectGraph(schema: try Self.notesSchema())
+        let id = try graph.insert("Note", ["title": .string("x"), "count": .int(7), "body": .string("fine")])
+        try DocumentPackage(url: url).write(graph)
+        // Replace the blob with one whose name carries the right hash for its (wrong) bytes.
+        let folder = url.appendingPathComponent("blobs")
+        let old = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.contains("-count-") })
+        let bytes = Data("seven".utf8)
+        let name = DocumentWriter.blobName(id: id.id, attribute: "count", data: bytes)
+        try FileManager.default.removeItem(at: folder.appendingPathComponent(old))
+        try bytes.write(to: folder.appendingPathComponent(name))
+        let document = url.appendingPathComponent("document.xml")
+        let text = try String(contentsOf: document, encoding: .utf8).replacingOccurrences(of: old, with: name)
+        try text.write(to: document, atomically: true, encoding: .utf8)
+
+        let context = try makeContext(try Self.notesSchema(), url: url)
+        #expect(try context.value("body", of: id) == .string("fine"))
+        let error = #expect(throws: ModelError.self) { try context.value("count", of: id) }
+        guard case .package(.invalidValue(_, "Note", "count", "seven", let expected))? = error else {
+            Issue.record("expected invalidValue, got \(String(describing: error))")
+            return
+        }
+        #expect(expected.contains(name) && expected.hasPrefix("int"))
+    }
+
+    @Test("predicates and sorts on an externally stored string read the values still on disk")
+    func fetchReadsBlobs() throws {
+        let url = temporaryPackageURL("Notes")
+        let graph = ObjectGraph(schema: try Self.notesSchema())
+        for (index, body) in ["pear", "apple", "fig"].enumerated() {
+            _ = try graph.insert("Note", ["title": .string("n\(index)"), "body": .string(body), "count": .int(Int64(10 - index))])
+        }
+        _ = try graph.insert("Note", ["title": .string("none")])
+        try DocumentPackage(url: url).write(graph)
+        let context = try makeContext(try Self.notesSchema(), url: url)
+        let titles = { (predicate: String?, sort: String) throws -> [String] in
+            let descriptor = DynamicFetchDescriptor(entity: "Note", predicate: try predicate.map { try ObjectPredicate($0) },
+                                                    sortBy: [.init(sort)])
+            return try context.fetchIdentifiers(descriptor).map { id -> String in
+                guard case .string(let title) = try context.value("title", of: id) else { return "?" }
+                return title
+            }
+        }
+        #expect(try titles("body == 'apple'", "title") == ["n1"])
+        #expect(try titles("body beginswith 'p' or body == nil", "title") == ["n0", "none"])
+        #expect(try titles("count > 8", "count") == ["n1", "n0"])
+        #expect(try titles(nil, "body") == ["none", "n1", "n2", "n0"])
+    }
+
+    @Test("a migration that adds or removes externalStorage on a string moves its values between the XML and blobs")
+    func migrationMovesStrings() throws {
+        let url = temporaryPackageURL("Notes")
+        let inline = try Self.notesSchema(external: false)
+        let external = try Self.notesSchema(external: true)
+        let graph = ObjectGraph(schema: inline)
+        let id = try graph.insert("Note", ["title": .string("t"), "body": .string("long text ✓"), "tags": .array([.string("x")])])
+        let none = try graph.insert("Note", ["title": .string("n")])
+        try DocumentPackage(url: url).write(graph)
+        #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent("blobs").path))
+
+        do {
+            // A migration happens in memory on open; the next save writes it.
+            let outward = try makeContext(external, url: url)
+            try outward.setValue(.string("moved"), for: "title", of: none)
+            try outward.save()
+        }
+        try graph.setValue(.string("moved"), for: "title", of: none)
+        #expect(try Self.blob(url, id.id, "body") == Data("long text ✓".utf8))
+        #expect(try Self.blob(url, id.id, "tags") == Data(#"["x"]"#.utf8))
+        #expect(try Self.blob(url, none.id, "body") == nil)
+        let document = try String(contentsOf: url.appendingPathComponent("document.xml"), encoding: .utf8)
+        #expect(!document.contains("long text"))
+        let reread = try DocumentPackage(url: url).read()
+        #expect(reread.snapshot() == graph.snapshot())
+
+        do {
+            let inward = try makeContext(inline, url: url)
+            try inward.setValue(.string("back"), for: "title", of: none)
+            try inward.save()
+        }
+        try graph.setValue(.string("back"), for: "title", of: none)
+        #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent("blobs").path), "blobs removed")
+        let back = try DocumentPackage(url: url).read()
+        #expect(back.snapshot() == graph.snapshot())
+        #expect(try back.value("body", of: id) == .string("long text ✓"))
+    }
+
+    @Test("setting an unread external string and undoing leaves no change, and the blob still unread")
+    func undoOfStringEdit() throws {
+        let url = temporaryPackageURL("Notes")
+        let graph = ObjectGraph(schema: try Self.notesSchema())
+        let id = try graph.insert("Note", ["title": .string("t"), "body": .string("before")])
+        try DocumentPackage(url: url).write(graph)
+        let context = try makeContext(try Self.notesSchema(), url: url)
+        try context.setValue(.string("after"), for: "body", of: id)
+        context.processPendingChanges()
+        #expect(context.hasChanges)
+        context.undoManager?.undo()
+        #expect(!context.hasChanges)
+        let ref = try context.graph.ref(for: id)
+        #expect(context.graph.blob(ref, 1)?.isLoaded == false)
+        context.undoManager?.redo()
+        #expect(try context.value("body", of: id) == .string("after"))
+        try context.save()
+        #expect(try Self.blob(url, id.id, "body") == Data("after".utf8))
+    }
+
+    @Test("a read external string whose file a save removed is still exported from a mapping of that file")
+    func exportAfterRemovedFile() throws {
+        let url = temporaryPackageURL("Notes")
+        let graph = ObjectGraph(schema: try Self.notesSchema())
+        let keep = try graph.insert("Note", ["title": .string("k"), "body": .string("kept")])
+        let gone = try graph.insert("Note", ["title": .string("g"), "body": .string("read, deleted, undone")])
+        try DocumentPackage(url: url).write(graph)
+        let context = try makeContext(try Self.notesSchema(), url: url)
+        #expect(try context.value("body", of: gone) == .string("read, deleted, undone"))
+        try context.delete(gone)
+        try context.save()
+        #expect(try Self.blob(url, gone.id, "body") == nil, "the save removed its file")
+        context.undoManager?.undo()
+        let copy = temporaryPackageURL("Copy")
+        try context.exportPackage(to: copy)
+        let exported = try DocumentPackage(url: copy).read()
+        #expect(try exported.value("body", of: gone) == .string("read, deleted, undone"))
+        #expect(try exported.value("body", of: keep) == .string("kept"))
+    }
+
+    @Test("random values of every type round-trip the same with and without externalStorage, and re-save byte for byte")
+    func randomExternalRoundTrips() async throws {
+        await propertyCheck(count: 100, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+            var rng = SplitMix64(seed: seed)
+            var attributes: [Schema.Attribute] = []
+            for index in 0..<Int.random(in: 1...6, using: &rng) {
+                let type = RandomGraphs.type(&rng)
+                let optional = Bool.random(using: &rng)
+                attributes.append(.init("a\(index)", type, isOptional: optional))
+                attributes.append(.init("x\(index)", type, isOptional: optional, options: [.externalStorage]))
+            }
+            let schema = try Schema([.init("E", attributes: attributes)])
+            let graph = ObjectGraph(schema: schema)
+            for _ in 0..<Int.random(in: 1...8, using: &rng) {
+                var values: [String: Value] = [:]
+                for attribute in attributes where attribute.name.hasPrefix("a") {
+                    let value = RandomGraphs.value(for: attribute, &rng)
+                    values[attribute.name] = value
+                    values["x" + attribute.name.dropFirst()] = value
+                }
+                _ = try graph.insert("E", values)
+            }
+            let package = DocumentPackage(url: temporaryPackageURL())
+            defer { try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent()) }
+            try package.write(graph)
+            let back = try package.read()
+            #expect(back.snapshot() == graph.snapshot(), "seed \(seed)")
+            for id in try back.identifiers(of: "E") {
+                for attribute in attributes where attribute.name.hasPrefix("a") {
+                    #expect(try back.value("x" + attribute.name.dropFirst(), of: id) == back.value(attribute.name, of: id),
+                            "seed \(seed)")
+                }
+            }
+            let first = try Data(contentsOf: URL(fileURLWithPath: package.documentPath))
+            let blobs = ((try? FileManager.default.contentsOfDirectory(atPath: package.blobsPath)) ?? []).sorted()
+            try package.write(back)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: package.documentPath)) == first, "seed \(seed)")
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: package.blobsPath)) ?? []).sorted() == blobs,
+                    "seed \(seed)")
+        }
+    }
+
+    @Test("a unique externally stored string is skipped by the load and save checks, and still upserts on insert")
+    func uniqueExternalString() throws {
+        let schema = try Schema([
+            .init("Code", attributes: [.init("text", .string, options: [.unique, .externalStorage]), .init("n", .int)]),
+        ])
+        let url = temporaryPackageURL("Codes")
+        let graph = ObjectGraph(schema: schema)
+        // The graph's own insert does not upsert: two objects may share the value there.
+        let first = try graph.insert("Code", ["text": .string("same"), "n": .int(1)])
+        _ = try graph.insert("Code", ["text": .string("same"), "n": .int(2)])
+        try DocumentPackage(url: url).write(graph)
+        let context = try makeContext(schema, url: url)
+        let ref = try context.graph.ref(for: first)
+        #expect(context.graph.blob(ref, 0)?.isLoaded == false, "opening checks no external value")
+        let upserted = try context.insert("Code", ["text": .string("same"), "n": .int(3)])
+        #expect(upserted == first)
+        #expect(try context.value("n", of: first) == .int(3))
+        try context.save()
+        #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Code")) == 2)
     }
 }

@@ -64,6 +64,16 @@ import Testing
                       let r = schema.entity(named: model.objects[source]!.entity)!.relationships.randomElement(using: &rng),
                       let target = live(r.destination).randomElement(using: &rng) else { continue }
                 let unlinking = Int.random(in: 0..<3, using: &rng) == 0
+                if r.isToMany, Int.random(in: 0..<4, using: &rng) == 0 {
+                    // Emptied: to no collection (nil) or an empty one ([]).
+                    let absent = Bool.random(using: &rng)
+                    action = "set \(source).\(r.name) \(absent ? "nil" : "[]")"
+                    try step {
+                        try context.setRelated(absent ? nil : [], for: r.name, of: id(source))
+                        model.clear(source, r.name, absent: absent)
+                    }
+                    break
+                }
                 action = "\(unlinking ? "unlink" : "link") \(source).\(r.name) \(target)"
                 try step {
                     if unlinking {

@@ -24,6 +24,17 @@ import Testing
         #expect(ValueText.decode(text, as: .date) == .date(value), "\(text)")
     }
 
+    @Test("a date within 1e-40 s after 2001, whose fraction would need more than 40 digits, is written raw and reads back",
+          arguments: [5e-324, 2.2250738585072014e-308, 1e-300, 4e-53, 1e-41])
+    func tinyDates(_ interval: Double) {
+        let date = Date(timeIntervalSinceReferenceDate: interval)
+        let text = ValueText.encode(.date(date), as: .date)
+        #expect(text.hasPrefix("@"), "\(text)")
+        #expect(ValueText.decode(text, as: .date) == .date(date))
+        #expect(ValueText.decode(ValueText.encode(.set([.date(date)]), as: .set(.date)), as: .set(.date)) == .set([.date(date)]))
+        #expect(ValueText.encode(.date(Date(timeIntervalSinceReferenceDate: 1e-40)), as: .date).hasSuffix("1Z"), "40 digits: ISO still")
+    }
+
     @Test("ordinary dates are written as readable ISO 8601")
     func readableDates() {
         #expect(ValueText.encode(.date(Date(timeIntervalSince1970: 0)), as: .date) == "1970-01-01T00:00:00Z")

@@ -6,8 +6,9 @@ struct ChangeSet {
         var entity: Int
         /// Every attribute's cell, in declaration order (a blob still on disk stays unread).
         var values: [StoredValue]
-        /// Every declared relationship's destinations, by identifier, in order.
-        var links: [[UInt64]]
+        /// Every declared relationship's destinations, by identifier, in order;
+        /// `nil` for an optional to-many that holds no collection.
+        var links: [[UInt64]?]
     }
 
     var generation: Int

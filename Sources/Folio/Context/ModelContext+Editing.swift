@@ -147,17 +147,23 @@ extension ModelContext {
     }
 
     /// Replaces what a relationship holds, in the given order.
-    /// - Undo: one step, "Set ENTITY.RELATIONSHIP".
-    public func setRelated(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier) throws(ModelError) {
+    ///
+    /// `nil` leaves an optional to-many (`[Tag]?`) holding no collection, as
+    /// SwiftData's `tags = nil` does, and empties any other relationship; `[]`
+    /// gives an optional to-many an empty collection.
+    /// - Undo: one step, "Set ENTITY.RELATIONSHIP"; undo restores `nil` and `[]` as they were.
+    public func setRelated(_ targets: [PersistentIdentifier]?, for relationship: String, of id: PersistentIdentifier)
+        throws(ModelError) {
         let (source, slot, rows): (ObjectRef, Int, [Int32])
-        do { (source, slot, rows) = try graph.resolveTargets(targets, for: relationship, of: id) } catch { throw .graph(error) }
-        replaceLinks(source, slot, with: rows, name: "Set \(id.entityName).\(relationship)")
+        do { (source, slot, rows) = try graph.resolveTargets(targets ?? [], for: relationship, of: id) } catch { throw .graph(error) }
+        replaceLinks(source, slot, with: rows, absent: targets == nil, name: "Set \(id.entityName).\(relationship)")
     }
 
-    /// Makes a relationship hold exactly `rows`, undoably.
-    private func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32], name: String) {
+    /// Makes a relationship hold exactly `rows` (or, with `absent`, an optional
+    /// to-many no collection), undoably.
+    private func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32], absent: Bool = false, name: String) {
         editLists(touching: affectedByAdding(source, slot, rows, replacing: true), name: name) {
-            $0.replaceLinks(source, slot, with: rows)
+            $0.replaceLinks(source, slot, with: rows, absent: absent)
         }
     }
 
@@ -199,9 +205,7 @@ extension ModelContext {
         var seen = Set<SurvivorSlot>()
         var saved: [DeletionRecord.SavedLinks] = []
         for (ref, slot) in pairs where seen.insert(SurvivorSlot(ref: ref, slot: Int32(slot), from: 0)).inserted {
-            let column = graph.tables[Int(ref.entity)].links[slot]
-            saved.append(.init(ref: ref, slot: Int32(slot), one: column.isToMany ? -1 : column.one[Int(ref.row)],
-                               many: column.isToMany ? column.many[Int(ref.row)] : []))
+            saved.append(graph.capture(ref, slot))
         }
         return saved
     }

@@ -65,13 +65,14 @@ extension ModelContext {
                 let attributeCount = graph.layout.entities[state.entity].attributes.count
                 let edited = updated[ref] ?? []
                 for (slot, ids) in state.links.enumerated() where !edited.contains(attributeCount + slot) {
-                    let rows = ids.compactMap { id -> Int32? in
+                    let rows = (ids ?? []).compactMap { id -> Int32? in
                         guard let target = graph.index[id], graph.isLive(target) else { return nil }
                         return target.row
                     }
                     let old = graph.targets(ref, slot)
-                    guard old.map(\.row) != rows else { continue }
-                    graph.replaceLinks(ref, slot, with: rows)
+                    let wasAbsent = graph.tables[state.entity].links[slot].isAbsent(Int(ref.row))
+                    guard old.map(\.row) != rows || wasAbsent != (ids == nil) else { continue }
+                    graph.replaceLinks(ref, slot, with: rows, absent: ids == nil)
                     // The inverse lists of the objects added or removed changed too.
                     changed.insert(ref)
                     changed.formUnion(old)
@@ -92,7 +93,9 @@ extension ModelContext {
             changeSet.upserts.append(ChangeSet.ObjectState(
                 id: graph.tables[entity].ids[Int(ref.row)], entity: entity,
                 values: layout.attributes.indices.map { graph.stored(ref, $0) },
-                links: (0..<layout.declaredLinkCount).map { slot in graph.targets(ref, slot).map { graph.tables[Int($0.entity)].ids[Int($0.row)] } }))
+                links: (0..<layout.declaredLinkCount).map { slot in
+                    graph.collection(ref, slot)?.map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
+                }))
         }
         changeSet.deletions = deleted.map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
         return changeSet

@@ -181,6 +181,8 @@ public final class ModelContext {
                 }
                 let slot = property - attributeCount
                 return Self.linkedIDs(graph, ref, slot) != Self.linkedIDs(baseline, saved, slot)
+                    || graph.tables[Int(ref.entity)].links[slot].isAbsent(Int(ref.row))
+                        != baseline.tables[Int(saved.entity)].links[slot].isAbsent(Int(saved.row))
             }
             updated[ref] = differing.isEmpty ? nil : differing
         }
@@ -227,9 +229,16 @@ public final class ModelContext {
                                        id: graph.tables[Int(ref.entity)].ids[Int(ref.row)], reason: "\(error)"))
     }
 
-    /// What a relationship holds, in order.
+    /// What a relationship holds, in order; empty when an optional to-many holds no collection.
     public func related(_ relationship: String, of id: PersistentIdentifier) throws(ModelError) -> [PersistentIdentifier] {
         do { return try graph.related(relationship, of: id) } catch { throw .graph(error) }
+    }
+
+    /// What a to-many relationship holds, in order, or `nil` when an optional
+    /// one (`[Tag]?`) holds no collection: never assigned, or set to `nil`.
+    /// Any other relationship reads as ``related(_:of:)``.
+    public func relatedCollection(_ relationship: String, of id: PersistentIdentifier) throws(ModelError) -> [PersistentIdentifier]? {
+        do { return try graph.relatedCollection(relationship, of: id) } catch { throw .graph(error) }
     }
 
     /// The identifiers of the objects a descriptor selects. Merges what other

@@ -11,7 +11,8 @@ final class ColumnStorage<Element> {
     /// Whether each row holds `nil`; empty for non-optional attributes.
     @exclusivity(unchecked) var nulls: [Bool] = []
     /// Rows whose externally stored value is still on disk (their `values` cell
-    /// holds an empty `.data` placeholder); only external-storage columns have any.
+    /// holds the column's zero, not nil, as a placeholder); only external-storage
+    /// columns have any.
     @exclusivity(unchecked) var blobs: [Int: LazyBlob] = [:]
 
     func copy() -> ColumnStorage<Element> {
@@ -57,10 +58,12 @@ enum Column {
     func value(at row: Int, type: ValueType) -> Value {
         switch self {
         case .int(let storage):
+            if !storage.blobs.isEmpty, let blob = storage.blobs[row] { return Column.load(blob, type) }
             if !storage.nulls.isEmpty, storage.nulls[row] { return .null }
             let raw = storage.values[row]
             return type.unsignedMax != nil ? .uint(UInt64(bitPattern: raw)) : .int(raw)
         case .double(let storage):
+            if !storage.blobs.isEmpty, let blob = storage.blobs[row] { return Column.load(blob, type) }
             if !storage.nulls.isEmpty, storage.nulls[row] { return .null }
             let raw = storage.values[row]
             switch type {
@@ -69,29 +72,64 @@ enum Column {
             default: return .double(raw)
             }
         case .string(let storage):
+            if !storage.blobs.isEmpty, let blob = storage.blobs[row] { return Column.load(blob, type) }
             if !storage.nulls.isEmpty, storage.nulls[row] { return .null }
             return .string(storage.values[row])
         case .bool(let storage):
+            if !storage.blobs.isEmpty, let blob = storage.blobs[row] { return Column.load(blob, type) }
             if !storage.nulls.isEmpty, storage.nulls[row] { return .null }
             return .bool(storage.values[row])
         case .value(let storage):
-            // Callers that cannot throw see an unreadable blob as empty data; reads
-            // that can report it go through ObjectGraph.loadValue.
-            if !storage.blobs.isEmpty, let blob = storage.blobs[row] { return .data((try? blob.load()) ?? Data()) }
+            if !storage.blobs.isEmpty, let blob = storage.blobs[row] { return Column.load(blob, type) }
             return storage.values[row]
         }
     }
 
-    /// The blob still on disk at a row, if any.
-    func blob(at row: Int) -> LazyBlob? {
-        guard case .value(let storage) = self, !storage.blobs.isEmpty else { return nil }
-        return storage.blobs[row]
+    /// Callers that cannot throw see an unreadable blob as the type's zero value;
+    /// reads that can report it go through `ObjectGraph.loadValue`.
+    private static func load(_ blob: LazyBlob, _ type: ValueType) -> Value {
+        (try? blob.load()) ?? .zero(of: type)
     }
 
-    /// Puts a blob still on disk at a row (an external-storage column).
+    /// Whether any row holds a blob still on disk: readers that take values
+    /// straight from `values` must not, since those rows hold a placeholder.
+    var hasBlobs: Bool {
+        switch self {
+        case .int(let storage): return !storage.blobs.isEmpty
+        case .double(let storage): return !storage.blobs.isEmpty
+        case .string(let storage): return !storage.blobs.isEmpty
+        case .bool(let storage): return !storage.blobs.isEmpty
+        case .value(let storage): return !storage.blobs.isEmpty
+        }
+    }
+
+    /// The blob still on disk at a row, if any.
+    @inline(__always)
+    func blob(at row: Int) -> LazyBlob? {
+        switch self {
+        case .int(let storage): return storage.blobs.isEmpty ? nil : storage.blobs[row]
+        case .double(let storage): return storage.blobs.isEmpty ? nil : storage.blobs[row]
+        case .string(let storage): return storage.blobs.isEmpty ? nil : storage.blobs[row]
+        case .bool(let storage): return storage.blobs.isEmpty ? nil : storage.blobs[row]
+        case .value(let storage): return storage.blobs.isEmpty ? nil : storage.blobs[row]
+        }
+    }
+
+    /// Puts a blob still on disk at a row (an external-storage column). The
+    /// value it stands for is never nil: nil is stored as no blob.
     func setBlob(_ blob: LazyBlob, at row: Int) {
-        guard case .value(let storage) = self else { return }
-        storage.values[row] = .data(Data())
+        switch self {
+        case .int(let storage): Column.place(blob, placeholder: 0, in: storage, at: row)
+        case .double(let storage): Column.place(blob, placeholder: 0, in: storage, at: row)
+        case .string(let storage): Column.place(blob, placeholder: "", in: storage, at: row)
+        case .bool(let storage): Column.place(blob, placeholder: false, in: storage, at: row)
+        case .value(let storage): Column.place(blob, placeholder: .data(Data()), in: storage, at: row)
+        }
+    }
+
+    private static func place<T>(_ blob: LazyBlob, placeholder: T, in storage: ColumnStorage<T>, at row: Int) {
+        storage.values[row] = placeholder
+        if !storage.nulls.isEmpty { storage.nulls[row] = false }
         storage.blobs[row] = blob
     }
 
@@ -162,6 +200,7 @@ enum Column {
     private static func store<T>(_ value: Value, raw: T, in storage: ColumnStorage<T>, at row: Int) {
         storage.values[row] = raw
         if !storage.nulls.isEmpty { storage.nulls[row] = value == .null }
+        if !storage.blobs.isEmpty { storage.blobs[row] = nil }
     }
 
     private static func append<T>(_ value: Value, raw: T, to storage: ColumnStorage<T>, optional: Bool) {

@@ -8,6 +8,8 @@ struct DeletionRecord {
         var slot: Int32
         var one: Int32
         var many: [Int32]
+        /// Whether an optional to-many held no collection (its list then empty).
+        var absent = false
     }
 
     /// The removed objects, in the order they were found.

@@ -13,7 +13,7 @@ final class EntityTable {
 
     init(layout: SchemaLayout.EntityLayout) {
         columns = layout.attributes.map(Column.init(for:))
-        links = layout.links.map { LinkColumn(isToMany: $0.isToMany) }
+        links = layout.links.map { LinkColumn(isToMany: $0.isToMany, isOptional: $0.isOptional) }
     }
 
     /// A deep copy (arrays copy on write).
@@ -45,26 +45,51 @@ final class EntityTable {
 
 /// One relationship's destinations for every row: a row number in the
 /// destination table (to-one, -1 for none) or an ordered list of them (to-many).
+///
+/// An optional to-many (`[Tag]?`) also tells "no collection" (`nil`) from an
+/// empty one: `absent` is set for a row that holds none, whose list is then
+/// always empty. Linking an object into the list, from either side, gives the
+/// row a collection; unlinking never takes it away.
 final class LinkColumn {
     let isToMany: Bool
+    let isOptional: Bool
     @exclusivity(unchecked) var one: [Int32] = []
     @exclusivity(unchecked) var many: [[Int32]] = []
+    /// For an optional to-many: whether each row holds no collection. Empty otherwise.
+    @exclusivity(unchecked) var absent: [Bool] = []
 
-    init(isToMany: Bool) { self.isToMany = isToMany }
+    init(isToMany: Bool, isOptional: Bool = false) {
+        self.isToMany = isToMany
+        self.isOptional = isToMany && isOptional
+    }
 
     func copy() -> LinkColumn {
-        let copy = LinkColumn(isToMany: isToMany)
+        let copy = LinkColumn(isToMany: isToMany, isOptional: isOptional)
         copy.one = one
         copy.many = many
+        copy.absent = absent
         return copy
     }
 
+    /// A new row holds nothing: no object for a to-one, no collection for an
+    /// optional to-many, an empty list for any other to-many.
     func appendEmpty() {
         if isToMany { many.append([]) } else { one.append(-1) }
+        if isOptional { absent.append(true) }
     }
 
     func reserveCapacity(_ count: Int) {
         if isToMany { many.reserveCapacity(count) } else { one.reserveCapacity(count) }
+        if isOptional { absent.reserveCapacity(count) }
+    }
+
+    /// Whether a row holds no collection (`nil`): only ever for an optional to-many.
+    func isAbsent(_ row: Int) -> Bool { isOptional && absent[row] }
+
+    /// Gives a row no collection (`true`, its list must be empty) or one; does
+    /// nothing unless the relationship is an optional to-many.
+    func setAbsent(_ flag: Bool, row: Int) {
+        if isOptional, absent[row] != flag { absent[row] = flag }
     }
 
     /// Calls `body` with each destination row of a row, in order, without
@@ -91,6 +116,7 @@ final class LinkColumn {
 
     func add(_ target: Int32, to row: Int) {
         if isToMany { many[row].append(target) } else { one[row] = target }
+        setAbsent(false, row: row)
     }
 
     func remove(_ target: Int32, from row: Int) {

@@ -9,6 +9,9 @@ struct GraphSnapshot: Equatable, CustomStringConvertible {
         var values: [String: Value]
         /// Declared relationships, by name: destination numbers in order.
         var links: [String: [UInt64]]
+        /// The optional to-many relationships that hold no collection (`nil`,
+        /// not an empty one), by name; their `links` are empty.
+        var absent: Set<String> = []
     }
 
     /// Live objects by entity name, then by number.
@@ -20,7 +23,8 @@ struct GraphSnapshot: Equatable, CustomStringConvertible {
             return byID.keys.sorted().compactMap { id -> String? in
                 guard let object = byID[id] else { return nil }
                 let values = object.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                let links = object.links.sorted { $0.key < $1.key }.map { "\($0.key)->\($0.value)" }
+                let links = object.links.sorted { $0.key < $1.key }
+                    .map { "\($0.key)->" + (object.absent.contains($0.key) ? "nil" : "\($0.value)") }
                 return "\(entity)#\(id) " + (values + links).joined(separator: " ")
             }.joined(separator: "\n")
         }.joined(separator: "\n")
@@ -41,10 +45,13 @@ extension ObjectGraph {
                     values[attribute.name] = value(ref, index)
                 }
                 var links: [String: [UInt64]] = [:]
+                var absent: Set<String> = []
                 for slot in 0..<entityLayout.declaredLinkCount {
-                    links[entityLayout.links[slot].name!] = targets(ref, slot).map { tables[Int($0.entity)].ids[Int($0.row)] }
+                    let name = entityLayout.links[slot].name ?? ""
+                    links[name] = targets(ref, slot).map { tables[Int($0.entity)].ids[Int($0.row)] }
+                    if table.links[slot].isAbsent(row) { absent.insert(name) }
                 }
-                byID[table.ids[row]] = GraphSnapshot.Object(values: values, links: links)
+                byID[table.ids[row]] = GraphSnapshot.Object(values: values, links: links, absent: absent)
             }
             objects[entityLayout.name] = byID
         }
@@ -53,8 +60,9 @@ extension ObjectGraph {
 
     /// Checks the graph's invariants and returns what is broken (empty when sound):
     /// every link has its inverse, no link reaches a deleted object, the index
-    /// matches the tables, no to-many holds an object twice, and each unique
-    /// index built holds exactly the live objects' keys.
+    /// matches the tables, no to-many holds an object twice, a to-many with no
+    /// collection holds nothing (only an optional one may have none), and each
+    /// unique index built holds exactly the live objects' keys.
     ///
     /// O(objects × (1 + unique indexes) + links × list length); for tests and debug checks.
     func invariantViolations() -> [String] {
@@ -69,6 +77,12 @@ extension ObjectGraph {
                     let rows = table.links[slot].targets(of: row)
                     if !table.isLive[row], !rows.isEmpty {
                         problems.append("deleted \(identifier(for: ref)) still links through \(link.name ?? "hidden")")
+                    }
+                    let column = table.links[slot]
+                    if column.isOptional != link.isOptional || (column.isOptional && column.absent.count != table.rowCount) {
+                        problems.append("\(entityLayout.name).\(link.name ?? "hidden") keeps no collection flag per row")
+                    } else if column.isAbsent(row), !rows.isEmpty {
+                        problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") holds objects but no collection")
                     }
                     if Set(rows).count != rows.count {
                         problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") holds an object twice")

@@ -1,27 +1,36 @@
 import Foundation
 
 /// An externally stored value that is still on disk: the graph holds this in
-/// an attribute's cell instead of the bytes, which are read the first time the
-/// value is read, then kept.
+/// an attribute's cell instead of the value, which is read the first time it
+/// is used, then kept.
 ///
-/// The graph knows nothing of files: the store makes each reference with the
-/// closure that reads and checks the file, so the layering holds. A reference
-/// is a class shared by every copy of the graph (other contexts, the
-/// container's saved state, undo), so the bytes are read at most once.
-/// Saving an unchanged lazy value never reads it: its file name is known.
+/// The graph knows nothing of files or of how a value becomes bytes: the store
+/// makes each reference with the closure that reads and checks the file and
+/// the one that turns its bytes into the attribute's value (docs/FORMAT.md,
+/// "External storage"), so the layering holds. A reference is a class shared
+/// by every copy of the graph (other contexts, the container's saved state,
+/// undo), so a blob is read and decoded at most once. Saving an unchanged lazy
+/// value never reads it: its file name is known.
 final class LazyBlob: @unchecked Sendable {
     /// The blob's file name in the package (`ID-ATTRIBUTE-HASH.bin`).
     let name: String
     /// Where the file was when the package was read.
     let path: String
     private var read: @Sendable () throws -> Data
+    private let decode: @Sendable (Data) throws -> Value
     private let lock = NSLock()
-    private var cached: Data?
+    private var cached: Value?
 
-    init(name: String, path: String, read: @escaping @Sendable () throws -> Data) {
+    /// - Parameters:
+    ///   - read: reads the file's bytes, checked against the hash in its name.
+    ///   - decode: turns those bytes into the attribute's value; the identity
+    ///     (`.data`) for a `data` attribute.
+    init(name: String, path: String, read: @escaping @Sendable () throws -> Data,
+         decode: @escaping @Sendable (Data) throws -> Value = { .data($0) }) {
         self.name = name
         self.path = path
         self.read = read
+        self.decode = decode
     }
 
     /// Replaces how the bytes are read: the store calls this before it removes the
@@ -30,22 +39,35 @@ final class LazyBlob: @unchecked Sendable {
         lock.withLock { self.read = read }
     }
 
-    /// Whether the bytes have been read already.
+    /// Whether the value has been read already.
     var isLoaded: Bool { lock.withLock { cached != nil } }
 
-    /// The bytes: read (and checked) on first use and kept, unless `caching` is
-    /// false (a copy to another package needs them once, not for ever).
+    /// The value, if it has been read already; never reads.
+    var loadedValue: Value? { lock.withLock { cached } }
+
+    /// The value: read, checked and decoded on first use, then kept.
     ///
-    /// - Throws: whatever the store's reader throws (a `PackageError`).
-    func load(caching: Bool = true) throws -> Data {
+    /// - Throws: whatever the store's reader or decoder throws (a `PackageError`).
+    func load() throws -> Value {
         lock.lock()
         let current = cached
         let reader = read
         lock.unlock()
         if let current { return current }
-        let data = try reader()
-        if caching { lock.withLock { cached = data } }
-        return data
+        let value = try decode(try reader())
+        lock.withLock { cached = value }
+        return value
+    }
+
+    /// The file's bytes, read (and checked) now and not kept: a copy to another
+    /// package needs them once, not for ever.
+    ///
+    /// - Throws: whatever the store's reader throws (a `PackageError`).
+    func bytes() throws -> Data {
+        // The bytes of a data value are the value itself: no need to read them again.
+        if case .data(let data)? = loadedValue { return data }
+        let reader = lock.withLock { read }
+        return try reader()
     }
 }
 

@@ -68,8 +68,9 @@ extension ObjectGraph {
         }
     }
 
-    /// Puts one captured list back as it was (undo, redo), keeping the unique
-    /// indexes right when it is a to-one in a unique group of a live object.
+    /// Puts one captured list back as it was (undo, redo), its collection or
+    /// lack of one included, keeping the unique indexes right when it is a
+    /// to-one in a unique group of a live object.
     func putLinks(_ saved: DeletionRecord.SavedLinks) {
         let column = tables[Int(saved.ref.entity)].links[Int(saved.slot)]
         let row = Int(saved.ref.row)
@@ -78,6 +79,15 @@ extension ObjectGraph {
         } else {
             rekeying(saved.ref, slot: Int(saved.slot)) { column.one[row] = saved.one }
         }
+        column.setAbsent(saved.absent, row: row)
+    }
+
+    /// Captures what one list holds, for ``putLinks(_:)``; costs no copy.
+    func capture(_ ref: ObjectRef, _ slot: Int) -> DeletionRecord.SavedLinks {
+        let column = tables[Int(ref.entity)].links[slot]
+        let row = Int(ref.row)
+        return .init(ref: ref, slot: Int32(slot), one: column.isToMany ? -1 : column.one[row],
+                     many: column.isToMany ? column.many[row] : [], absent: column.isAbsent(row))
     }
 
     /// A deep copy: later edits to either graph do not show in the other.

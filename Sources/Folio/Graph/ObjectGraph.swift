@@ -119,11 +119,22 @@ public final class ObjectGraph {
         setValue(checkedValue, ref, attributeIndex)
     }
 
-    /// The objects a relationship holds, in order (at most one for to-one).
+    /// The objects a relationship holds, in order (at most one for to-one);
+    /// empty when an optional to-many holds no collection.
     public func related(_ relationship: String, of id: PersistentIdentifier) throws(GraphError) -> [PersistentIdentifier] {
         let ref = try ref(for: id, allowDeleted: true)
         let slot = try linkSlot(relationship, entity: Int(ref.entity))
         return targets(ref, slot).map(identifier(for:))
+    }
+
+    /// The objects a to-many relationship holds, in order, or `nil` when an
+    /// optional one (`[Tag]?`) holds no collection — never assigned, or set to
+    /// `nil`. Any other relationship reads as ``related(_:of:)``.
+    public func relatedCollection(_ relationship: String, of id: PersistentIdentifier) throws(GraphError)
+        -> [PersistentIdentifier]? {
+        let ref = try ref(for: id, allowDeleted: true)
+        let slot = try linkSlot(relationship, entity: Int(ref.entity))
+        return collection(ref, slot)?.map(identifier(for:))
     }
 
     /// Adds an object to a relationship (sets it, for to-one); the inverse follows.
@@ -144,11 +155,15 @@ public final class ObjectGraph {
 
     /// Replaces what a relationship holds with the given objects, in this order.
     ///
+    /// `nil` leaves an optional to-many holding no collection (and empties any
+    /// other relationship); `[]` gives it an empty one.
+    ///
     /// - Throws: ``GraphError/tooManyDestinations(entity:relationship:)`` for more
     ///   than one object on a to-one relationship.
-    public func setRelated(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier) throws(GraphError) {
-        let (source, slot, rows) = try resolveTargets(targets, for: relationship, of: id)
-        replaceLinks(source, slot, with: rows)
+    public func setRelated(_ targets: [PersistentIdentifier]?, for relationship: String, of id: PersistentIdentifier)
+        throws(GraphError) {
+        let (source, slot, rows) = try resolveTargets(targets ?? [], for: relationship, of: id)
+        replaceLinks(source, slot, with: rows, absent: targets == nil)
     }
 
     /// Removes an object: every link to and from it is cut, and it stops being live.
@@ -226,7 +241,7 @@ extension ObjectGraph {
     ///
     /// - Throws: the store's error for a blob that cannot be read.
     func loadValue(_ ref: ObjectRef, _ attribute: Int) throws -> Value {
-        if let blob = blob(ref, attribute) { return .data(try blob.load()) }
+        if let blob = blob(ref, attribute) { return try blob.load() }
         return value(ref, attribute)
     }
 
@@ -249,18 +264,29 @@ extension ObjectGraph {
         }
     }
 
-    /// Puts a blob still on disk in a cell of an external-storage attribute (which
-    /// no unique group holds, so no index changes).
+    /// Puts a blob still on disk in a cell of an external-storage attribute.
+    ///
+    /// An external attribute is in no checked unique group, but a `unique` one
+    /// keeps an index for upserts once one was asked for: only then is the blob
+    /// read, to key the object by its value.
     func setBlob(_ blob: LazyBlob, _ ref: ObjectRef, _ attribute: Int) {
+        let indexed = isLive(ref) ? uniqueIndexKeys(of: ref).filter { $0.attributes.contains(attribute) } : []
+        for key in indexed {
+            if let old = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.remove(old, row: ref.row) }
+        }
         tables[Int(ref.entity)].columns[attribute].setBlob(blob, at: Int(ref.row))
+        for key in indexed {
+            if let new = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.add(new, row: ref.row) }
+        }
     }
 
     /// Inserts an object from cells (a merge), carrying blobs still on disk as they are.
     @discardableResult
     func insertObject(entity: Int, stored: [StoredValue], id: UInt64) -> ObjectRef {
-        let values = stored.map { cell -> Value in
+        let attributes = layout.entities[entity].attributes
+        let values = stored.enumerated().map { index, cell -> Value in
             if case .value(let value) = cell { return value }
-            return .data(Data())
+            return .zero(of: attributes[index].type)  // replaced by the blob below
         }
         let ref = insertObject(entity: entity, values: values, id: id)
         for (attribute, cell) in stored.enumerated() {
@@ -306,6 +332,11 @@ extension ObjectGraph {
             throw .limitExceeded(entity: layout.entities[entity].name, attribute: "", limit: .objects,
                                  size: max(objects, rows) + 1, maximum: min(limits.maximumObjects, Int(Int32.max)))
         }
+    }
+
+    /// What a relationship holds, or `nil` for an optional to-many with no collection.
+    func collection(_ ref: ObjectRef, _ slot: Int) -> [ObjectRef]? {
+        tables[Int(ref.entity)].links[slot].isAbsent(Int(ref.row)) ? nil : targets(ref, slot)
     }
 
     func targets(_ ref: ObjectRef, _ slot: Int) -> [ObjectRef] {
@@ -390,8 +421,10 @@ extension ObjectGraph {
         }
     }
 
-    /// Makes a relationship hold exactly `rows` (destination rows, unique), in that order.
-    func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32]) {
+    /// Makes a relationship hold exactly `rows` (destination rows, unique), in
+    /// that order; with `absent`, `rows` must be empty and an optional to-many
+    /// is left with no collection.
+    func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32], absent: Bool = false) {
         let link = layout.entities[Int(source.entity)].links[slot]
         let column = tables[Int(source.entity)].links[slot]
         let keep = Set(rows)
@@ -400,5 +433,6 @@ extension ObjectGraph {
         }
         for row in rows { addLink(source, slot, ObjectRef(entity: link.destination, row: Int(row))) }
         if link.isToMany { column.many[Int(source.row)] = rows }
+        column.setAbsent(absent && rows.isEmpty, row: Int(source.row))
     }
 }

@@ -11,6 +11,8 @@ struct SchemaLayout: Sendable {
         var name: String?
         var destination: Int
         var isToMany: Bool
+        /// Whether a to-many may hold no collection (`nil`) apart from an empty one.
+        var isOptional: Bool = false
         /// The slot of the inverse link in the destination's links.
         var inverse: Int
         var deleteRule: Schema.Relationship.DeleteRule
@@ -67,7 +69,8 @@ struct SchemaLayout: Sendable {
         for (index, entity) in schema.entities.enumerated() {
             entities[index].links = entity.relationships.map { relationship in
                 Link(name: relationship.name, destination: entityIndex[relationship.destination] ?? 0,
-                     isToMany: relationship.isToMany, inverse: -1, deleteRule: relationship.deleteRule)
+                     isToMany: relationship.isToMany, isOptional: relationship.isToMany && relationship.isOptional,
+                     inverse: -1, deleteRule: relationship.deleteRule)
             }
         }
         for (index, entity) in schema.entities.enumerated() {

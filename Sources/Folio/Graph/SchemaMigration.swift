@@ -208,6 +208,8 @@ extension ObjectGraph {
             let newRow = Int(sourceMap[row])
             if newColumn.isToMany {
                 newColumn.many[newRow] = column.targets(of: row).compactMap { targetMap[Int($0)] >= 0 ? targetMap[Int($0)] : nil }
+                // A relationship made optional keeps every object's collection, an empty one included.
+                newColumn.setAbsent(column.isAbsent(row), row: newRow)
             } else {
                 newColumn.one[newRow] = column.targets(of: row).first.map { targetMap[Int($0)] } ?? -1
             }

@@ -79,12 +79,12 @@ public final class BackingData {
             guard let index = context.graph.layout.entities[Int(ref.entity)].attributeIndex[name] else { return nil }
             if let blob = context.graph.blob(ref, index) {
                 // An externally stored value is read on first use; a property read cannot
-                // throw, so a file that cannot be read is reported and reads as empty data.
+                // throw, so a file that cannot be read is reported and reads as the type's zero.
                 do {
-                    return .data(try blob.load())
+                    return try blob.load()
                 } catch {
                     context.container.report(context.unreadable(error, ref, index), to: context.autosaveErrorHandler)
-                    return .data(Data())
+                    return .zero(of: context.graph.layout.entities[Int(ref.entity)].attributes[index].type)
                 }
             }
             return context.graph.value(ref, index)
@@ -130,14 +130,15 @@ public final class BackingData {
         return context.graph.targets(ref, slot).map { context.model(Destination.self, at: $0) }
     }
 
-    /// Sets a relationship. On a model not yet inserted, relating it to models
-    /// of a context inserts it there (with everything it reaches), as SwiftData does.
-    private func relate(_ models: [any PersistentModel], _ name: String, of owner: any PersistentModel, unmanaged: () -> Void) {
+    /// Sets a relationship (`nil`: an optional to-many with no collection). On a
+    /// model not yet inserted, relating it to models of a context inserts it
+    /// there (with everything it reaches), as SwiftData does.
+    private func relate(_ models: [any PersistentModel]?, _ name: String, of owner: any PersistentModel, unmanaged: () -> Void) {
         if let (context, ref) = editableLocation {
             context.setRelatedModels(models, for: name, of: ref)
         } else if snapshot == nil {
             unmanaged()
-            if let context = models.lazy.compactMap(\.modelContext).first { context.insertModel(owner) }
+            if let context = (models ?? []).lazy.compactMap(\.modelContext).first { context.insertModel(owner) }
         }
     }
 
@@ -251,23 +252,31 @@ public final class BackingData {
         }
     }
 
-    /// Reads an optional to-many relationship (never `nil` once inserted).
+    /// Reads an optional to-many relationship: `nil` until a collection is set
+    /// or an object is linked to it (from either side), and after it is set to
+    /// `nil`; an empty array once set to `[]` or emptied — saved and reopened alike.
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, named name: String, unmanaged: _PersistedStorage
     ) -> [Destination]? {
         registrar.access(model, keyPath: keyPath)
         release(unmanaged)
-        if let related = relatedModels(name, as: Destination.self) { return related }
+        if let (context, ref) = location {
+            guard let slot = context.graph.layout.entities[Int(ref.entity)].linkIndex[name] else { return nil }
+            return context.graph.collection(ref, slot)?.map { context.model(Destination.self, at: $0) }
+        }
+        // Detached (its object gone): relationships read empty, as for every other kind.
+        if snapshot != nil { return [] }
         return unmanaged.value(as: [Destination]?.self) ?? nil
     }
 
-    /// Replaces an optional to-many relationship's contents; `nil` empties it.
+    /// Replaces an optional to-many relationship's contents; `nil` leaves it with
+    /// no collection, `[]` with an empty one. Undoable once the model is inserted.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
         _ newValue: [Destination]?, of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, named name: String,
         unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue ?? [], name, of: model) { unmanaged.value = newValue as Any }
+            relate(newValue, name, of: model) { unmanaged.value = newValue as Any }
         }
     }
 

@@ -56,6 +56,8 @@ struct RowScope {
     /// Reads the common scalar types straight from a column with no `nil`s,
     /// without boxing each value in a `Value`.
     private static func columnReader<Output>(_ column: Column, type: ValueType, as: Output.Type) -> ((ObjectRef) throws -> Output)? {
+        // Rows with a blob still on disk hold a placeholder, not their value.
+        guard !column.hasBlobs else { return nil }
         func direct<Element, Result>(_ storage: ColumnStorage<Element>, _ convert: @escaping (Element) -> Result)
             -> ((ObjectRef) throws -> Output)? {
             guard storage.nulls.isEmpty else { return nil }

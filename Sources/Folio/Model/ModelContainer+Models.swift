@@ -84,13 +84,17 @@ extension ContainerCore {
 
 extension ModelContainer {
     /// Checks every stored value of the `Codable` properties of a document opened with model classes.
+    ///
+    /// Externally stored values are skipped: checking them would read every
+    /// blob on open. The getter reads one that does not decode leniently and
+    /// reports it, as it does for a value a newer class no longer reads.
     static func checkModelValues(_ modelValueChecks: [String: [String: (Value) -> Bool]], in graph: ObjectGraph) throws(ModelError) {
         for (entityName, checks) in modelValueChecks {
             guard let entity = graph.layout.entityIndex[entityName] else { continue }
             let layout = graph.layout.entities[entity]
             let table = graph.tables[entity]
             for (name, accepts) in checks {
-                guard let attribute = layout.attributeIndex[name] else { continue }
+                guard let attribute = layout.attributeIndex[name], !layout.attributes[attribute].isExternal else { continue }
                 for row in 0..<table.rowCount where table.isLive[row] {
                     let value = graph.value(ObjectRef(entity: entity, row: row), attribute)
                     guard !accepts(value) else { continue }

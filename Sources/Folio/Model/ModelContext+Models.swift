@@ -131,7 +131,7 @@ extension ModelContext {
         let metadata = ModelMetadata.of(type).properties
         // Read everything while the values still live in the instance.
         var values: [String: Value] = [:]
-        var related: [(String, [any PersistentModel])] = []
+        var related: [(String, [any PersistentModel]?)] = []
         do {
             for property in metadata {
                 switch property.kind {
@@ -155,7 +155,11 @@ extension ModelContext {
         // An upsert keeps the model already registered for the object.
         if registry[id.id]?.model == nil { register(model, id: id.id) }
         guard let ref = graph.index[id.id] else { return nil }
-        for (name, models) in related where !models.isEmpty {
+        let links = graph.tables[Int(ref.entity)].links
+        for (name, models) in related {
+            // An optional to-many set to [] holds an empty collection, not none.
+            guard let models, let slot = graph.layout.entities[Int(ref.entity)].linkIndex[name],
+                  !models.isEmpty || links[slot].isAbsent(Int(ref.row)) else { continue }
             setRelatedModels(models, for: name, of: ref)
         }
         // Reading each relationship through the document releases what the
@@ -171,14 +175,14 @@ extension ModelContext {
     /// object its model already is here, or nothing. A model not in the
     /// document yet is a new object, which no live object can hold, so it is
     /// left out (no match) and linked after the insert like the rest.
-    private func uniqueLinks(_ related: [(String, [any PersistentModel])], of entity: String) -> [String: [PersistentIdentifier]] {
+    private func uniqueLinks(_ related: [(String, [any PersistentModel]?)], of entity: String) -> [String: [PersistentIdentifier]] {
         guard let entityIndex = graph.layout.entityIndex[entity] else { return [:] }
         let layout = graph.layout.entities[entityIndex]
         let members = Set(layout.uniqueGroups.joined().compactMap { layout.linkSlot(ofMember: $0).flatMap { layout.links[$0].name } })
         guard !members.isEmpty else { return [:] }
         var links: [String: [PersistentIdentifier]] = [:]
         for (name, models) in related where members.contains(name) {
-            guard let model = models.first else {
+            guard let model = models?.first else {
                 links[name] = []
                 continue
             }
@@ -190,9 +194,10 @@ extension ModelContext {
         return links
     }
 
-    /// Sets a relationship to models, inserting those not yet in the context.
-    func setRelatedModels(_ models: [any PersistentModel], for relationship: String, of ref: ObjectRef) {
-        let targets = models.compactMap { insertModel($0) }.map(graph.identifier(for:))
+    /// Sets a relationship to models, inserting those not yet in the context;
+    /// `nil` leaves an optional to-many with no collection.
+    func setRelatedModels(_ models: [any PersistentModel]?, for relationship: String, of ref: ObjectRef) {
+        let targets = models.map { $0.compactMap { insertModel($0) }.map(graph.identifier(for:)) }
         do { try setRelated(targets, for: relationship, of: graph.identifier(for: ref)) } catch {
             ModelContainer.report(error, to: autosaveErrorHandler)
         }

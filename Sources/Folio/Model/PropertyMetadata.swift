@@ -15,8 +15,9 @@ extension Schema {
 
         enum Kind {
             case attribute(Schema.Attribute, read: (any PersistentModel) throws -> Value)
+            /// `read` gives the related models, `nil` for an optional to-many set to `nil`.
             case relationship(Schema.Relationship, destination: any PersistentModel.Type,
-                              read: (any PersistentModel) -> [any PersistentModel])
+                              read: (any PersistentModel) -> [any PersistentModel]?)
         }
 
         let kind: Kind
@@ -133,7 +134,8 @@ extension Schema {
                 read: { model in (model as? Model).map { $0[keyPath: keyPath] } ?? [] })
         }
 
-        /// An optional to-many relationship (`nil` reads back as empty once saved).
+        /// An optional to-many relationship, which tells `nil` (no collection:
+        /// never assigned, or set to `nil`) from an empty array, saved or not.
         public init<Model: PersistentModel, Destination: PersistentModel>(
             _ name: String, _ keyPath: KeyPath<Model, [Destination]?>, defaultValue: [Destination]?? = nil,
             deleteRule: Schema.Relationship.DeleteRule = .nullify, minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
@@ -144,11 +146,11 @@ extension Schema {
             notify = Self.notifier(keyPath)
             accepts = nil
             kind = .relationship(
-                Schema.Relationship(name, to: Destination.entityName, toMany: true, inverse: inverseName, deleteRule: deleteRule,
-                                    minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
-                                    originalName: originalName),
+                Schema.Relationship(name, to: Destination.entityName, toMany: true, isOptional: true, inverse: inverseName,
+                                    deleteRule: deleteRule, minimumModelCount: minimumModelCount ?? 0,
+                                    maximumModelCount: maximumModelCount ?? 0, originalName: originalName),
                 destination: Destination.self,
-                read: { model in (model as? Model).flatMap { $0[keyPath: keyPath] } ?? [] })
+                read: { model in (model as? Model).flatMap { $0[keyPath: keyPath] } })
         }
     }
 }

@@ -278,6 +278,8 @@ struct CompiledPredicate {
             }
         }
         guard [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) else { return nil }
+        // Rows with a blob still on disk hold a placeholder: only the general path reads them.
+        guard !graph.tables[entity].columns[attribute].hasBlobs else { return nil }
         switch graph.tables[entity].columns[attribute] {
         case .int(let storage) where type.integerRange != nil && storage.nulls.isEmpty:
             guard case .int(let bound) = constant else { return nil }

@@ -53,6 +53,8 @@ enum SortKeyColumn {
     /// The keys of `rows` read straight from a typed column, or `nil` when the column
     /// is not one this can read without boxing (optional, unsigned, float, NaN present).
     init?(_ column: Column, type: ValueType, rows: [ObjectRef]) {
+        // Rows with a blob still on disk hold a placeholder, not their value.
+        guard !column.hasBlobs else { return nil }
         switch column {
         case .int(let storage) where storage.nulls.isEmpty && type.integerRange != nil:
             self = .int(rows.map { storage.values[Int($0.row)] })

@@ -9,7 +9,9 @@ extension Schema {
             /// No two objects of the entity may share the value; an insert with an
             /// existing value updates that object instead (upsert).
             case unique
-            /// The value (`Data`) is kept in a file beside the XML, not inline.
+            /// The value is kept in a file beside the XML, not inline, and read
+            /// when first used: for large values of any type (`Data`, a long
+            /// `String`, a collection). `nil` is stored as no file.
             case externalStorage
             /// The value lives in memory only and is never saved.
             case transient

@@ -110,9 +110,7 @@ public struct DocumentLimits: Hashable, Sendable {
     /// - Complexity: O(the value's size): one pass over its bytes.
     func violation(of value: Value, as type: ValueType, external: Bool) -> (limit: Limit, size: Int)? {
         if value == .null { return nil }
-        if external, case .data(let data) = value {
-            return data.count > maximumBlobBytes ? (.blobBytes, data.count) : nil
-        }
+        if external { return blobViolation(of: value, as: type) }
         switch value {
         case .string(let text) where text.utf8.count <= maximumValueBytes / 8 - 16:
             return nil  // every byte takes at most 6 written (\u0007), plus "string:"
@@ -124,6 +122,24 @@ public struct DocumentLimits: Hashable, Sendable {
         if depth > maximumNesting { return (.nesting, depth) }
         let size = DocumentLimits.writtenSize(of: value, as: type)
         return size > maximumValueBytes ? (.valueBytes, size) : nil
+    }
+
+    /// The first limit an externally stored value breaks. Its blob holds the
+    /// bytes of data, the UTF-8 of a string, and the text form of any other
+    /// value (docs/FORMAT.md, "External storage"), which its written size bounds
+    /// from above; a collection or composite still may not nest deeper than the
+    /// reader parses.
+    private func blobViolation(of value: Value, as type: ValueType) -> (limit: Limit, size: Int)? {
+        let size: Int
+        switch value {
+        case .data(let data) where type == .data: size = data.count
+        case .string(let text) where type == .string: size = text.utf8.count
+        default:
+            let depth = value.nestingDepth(upTo: maximumNesting + 1)
+            if depth > maximumNesting { return (.nesting, depth) }
+            size = DocumentLimits.writtenSize(of: value, as: type)
+        }
+        return size > maximumBlobBytes ? (.blobBytes, size) : nil
     }
 
     // MARK: Written sizes

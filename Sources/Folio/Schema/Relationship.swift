@@ -31,6 +31,12 @@ extension Schema {
         public var destination: String
         /// Whether the relationship holds many objects (an ordered array) or at most one.
         public var isToMany: Bool
+        /// Whether a to-many relationship may hold no collection at all (`nil`,
+        /// as `var tags: [Tag]?` declares), apart from an empty one. An object
+        /// starts with none until a collection is set or an object is linked
+        /// (from either side); removing the last object leaves an empty one.
+        /// Only to-many relationships have it: a to-one always may be `nil`.
+        public var isOptional: Bool
         /// The name of the relationship on the destination that points back, if any.
         public var inverse: String?
         /// What deleting a source object does to its destinations.
@@ -47,6 +53,7 @@ extension Schema {
             _ name: String,
             to destination: String,
             toMany: Bool = false,
+            isOptional: Bool = false,
             inverse: String? = nil,
             deleteRule: DeleteRule = .nullify,
             minimumModelCount: Int = 0,
@@ -56,6 +63,7 @@ extension Schema {
             self.name = name
             self.destination = destination
             self.isToMany = toMany
+            self.isOptional = isOptional
             self.inverse = inverse
             self.deleteRule = deleteRule
             self.minimumModelCount = minimumModelCount

@@ -17,9 +17,6 @@ extension Schema {
                 guard propertyNames.insert(attribute.name).inserted else {
                     throw .duplicateProperty(entity: entity.name, property: attribute.name)
                 }
-                if attribute.isExternal && attribute.type != .data {
-                    throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "externalStorage")
-                }
                 if attribute.isUnique && (attribute.type.isCollection || attribute.type == .codable || attribute.type == .any) {
                     throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "unique")
                 }
@@ -37,6 +34,9 @@ extension Schema {
                 guard let destination = self.entity(named: relationship.destination) else {
                     throw .unknownDestination(entity: entity.name, relationship: relationship.name,
                                               destination: relationship.destination)
+                }
+                if relationship.isOptional && !relationship.isToMany {
+                    throw .invalidOption(entity: entity.name, attribute: relationship.name, option: "optional")
                 }
                 let counts = (relationship.minimumModelCount, relationship.maximumModelCount)
                 if counts.0 < 0 || counts.1 < 0 || (counts.1 > 0 && counts.0 > counts.1)

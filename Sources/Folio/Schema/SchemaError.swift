@@ -19,7 +19,9 @@ public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
     case selfInverse(entity: String, relationship: String)
     /// Minimum and maximum counts are negative, on a to-one relationship, or min > max.
     case invalidCount(entity: String, relationship: String)
-    /// An attribute's option does not fit its type (e.g. external storage on a non-`Data` attribute).
+    /// A property's option does not fit its type (`unique` on a collection, or
+    /// `optional` on a to-one relationship, which may always be `nil`);
+    /// `attribute` names the property.
     case invalidOption(entity: String, attribute: String, option: String)
     /// An attribute's default value does not have the attribute's type.
     case invalidDefault(entity: String, attribute: String)

@@ -5,10 +5,13 @@ import Foundation
 ///
 /// A date is split into whole seconds and a fraction; both parts are exact,
 /// so their sum on reading is exactly the original. Dates that cannot be
-/// written that way (outside years 1–9999, non-finite, or whose split is not
-/// exact) are written as `@` followed by the raw time interval since 2001.
+/// written that way (outside years 1–9999, non-finite, whose split is not
+/// exact, or whose fraction needs more than 40 digits) are written as `@`
+/// followed by the raw time interval since 2001.
 enum DateText {
     private static let referenceDaysFrom1970: Int64 = 11_323
+    /// The most fractional digits a date's text has (and the reader parses).
+    static let maximumFractionDigits = 40
 
     static func append(_ date: Date, to buffer: inout ByteBuffer) {
         let interval = date.timeIntervalSinceReferenceDate
@@ -29,6 +32,14 @@ enum DateText {
             buffer.append(string: DoubleText.string(interval))
             return
         }
+        // A fraction of more than 40 digits (a date within 1e-40 s after 2001) is past
+        // what the reader parses: such a date is written raw, like the others above.
+        let fractionText = fraction != 0 ? DoubleText.plainFraction(fraction) : ""
+        guard fractionText.utf8.count <= DateText.maximumFractionDigits + 1 else {
+            buffer.append(UInt8(ascii: "@"))
+            buffer.append(string: DoubleText.string(interval))
+            return
+        }
         buffer.append(padded: year, width: 4)
         buffer.append(UInt8(ascii: "-"))
         buffer.append(padded: month, width: 2)
@@ -40,9 +51,7 @@ enum DateText {
         buffer.append(padded: secondOfDay / 60 % 60, width: 2)
         buffer.append(UInt8(ascii: ":"))
         buffer.append(padded: secondOfDay % 60, width: 2)
-        if fraction != 0 {
-            buffer.append(string: DoubleText.plainFraction(fraction))
-        }
+        buffer.append(string: fractionText)
         buffer.append(UInt8(ascii: "Z"))
     }
 
@@ -86,7 +95,7 @@ enum DateText {
             guard byte(19, is: "."), bytes.count > 21 else { return nil }
             // "0.xxx": parse the fraction digits with a leading "0" so the number parser sees 0.xxx.
             let digits = UnsafeBufferPointer(rebasing: bytes[20..<(bytes.count - 1)])
-            guard digits.allSatisfy({ $0 &- 0x30 < 10 }), digits.count <= 40 else { return nil }
+            guard digits.allSatisfy({ $0 &- 0x30 < 10 }), digits.count <= DateText.maximumFractionDigits else { return nil }
             let parsed: Double? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digits.count + 2) { text in
                 text[0] = UInt8(ascii: "0")
                 text[1] = UInt8(ascii: ".")

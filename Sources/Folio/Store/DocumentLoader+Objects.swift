@@ -29,10 +29,16 @@ enum AttributeDecoder {
     case date(Borrowed<ColumnStorage<Double>>, optional: Bool)
     case string(Borrowed<ColumnStorage<String>>, optional: Bool)
     case bool(Borrowed<ColumnStorage<Bool>>, optional: Bool)
-    case value(Borrowed<ColumnStorage<Value>>, type: ValueType, external: Bool)
+    case value(Borrowed<ColumnStorage<Value>>, type: ValueType)
+    /// An external-storage attribute of any type: its text names a blob file.
+    case external(Column, optional: Bool)
 
     init(attribute: Schema.Attribute, column: Column) {
         let optional = attribute.isOptional
+        if attribute.isExternal {
+            self = .external(column, optional: optional)
+            return
+        }
         switch column {
         case .int(let storage):
             if let maximum = attribute.type.unsignedMax {
@@ -48,7 +54,7 @@ enum AttributeDecoder {
             }
         case .string(let storage): self = .string(Borrowed(storage), optional: optional)
         case .bool(let storage): self = .bool(Borrowed(storage), optional: optional)
-        case .value(let storage): self = .value(Borrowed(storage), type: attribute.type, external: attribute.isExternal)
+        case .value(let storage): self = .value(Borrowed(storage), type: attribute.type)
         }
     }
 
@@ -70,8 +76,10 @@ enum AttributeDecoder {
         case .bool(let storage, let optional):
             storage.object.values.append(false)
             if optional { storage.object.nulls.append(true) }
-        case .value(let storage, _, _):
+        case .value(let storage, _):
             storage.object.values.append(.null)
+        case .external(let column, let optional):
+            column.append(.null, optional: optional)
         }
     }
 }
@@ -105,6 +113,8 @@ final class EntityLoadState {
     let absentIsNull: [Bool]
     let isOptional: [Bool]
     let linkIsToMany: [Bool]
+    /// Whether each declared relationship is an optional to-many, whose absence means no collection.
+    let linkIsOptional: [Bool]
     /// What one object holds in memory, whatever the file writes: its identifier,
     /// every attribute cell and every link (hidden inverses included).
     let valuesPerObject: Int
@@ -135,6 +145,7 @@ final class EntityLoadState {
         absentIsNull = absentValues.map { $0 == .null }
         isOptional = entityLayout.attributes.map(\.isOptional)
         linkIsToMany = (0..<entityLayout.declaredLinkCount).map { entityLayout.links[$0].isToMany }
+        linkIsOptional = (0..<entityLayout.declaredLinkCount).map { entityLayout.links[$0].isOptional }
         valuesPerObject = 1 + entityLayout.attributes.count + entityLayout.links.count
     }
 }
@@ -250,6 +261,10 @@ extension DocumentLoader {
             if state.linkIsToMany[slot] { state.rawMany[slot].append([]) } else { state.rawOne[slot].append(0) }
         }
         _ = graph.appendObject(id: objectID, entity: entity)
+        // A new row of an optional to-many holds no collection; one the object writes, even "", it holds.
+        for slot in state.linkSeen.indices where state.linkSeen[slot] && state.linkIsOptional[slot] {
+            table.links[slot].setAbsent(false, row: row)
+        }
     }
 
     /// Parses one attribute value into its column. Returns false after failing.
@@ -268,7 +283,7 @@ extension DocumentLoader {
                   let graph, let value = ValueText.decode(text, as: graph.layout.entities[state.entity].attributes[column].type,
                                                         maximumNesting: limits.maximumNesting)
             else { return invalid() }
-            if case .value(_, _, true) = decoder { return invalid(text) }
+            if case .external = decoder { return invalid(text) }
             graph.tables[state.entity].columns[column].append(value, optional: graph.layout.entities[state.entity].attributes[column].isOptional)
             return true
         }
@@ -301,14 +316,15 @@ extension DocumentLoader {
             else if bytes.elementsEqual("false".utf8) { storage.object.values.append(false) }
             else { return invalid() }
             if optional { storage.object.nulls.append(false) }
-        case .value(let storage, let type, let external):
+        case .external(let storage, let optional):
             let text = String(decoding: bytes, as: UTF8.self)
-            if external {
-                guard FileIO.isSafeBlobName(text) else { return invalid() }
-                pendingBlobs.append((ObjectRef(entity: state.entity, row: row), column, text))
-                storage.object.values.append(.null)
-                return true
-            }
+            guard FileIO.isSafeBlobName(text) else { return invalid() }
+            pendingBlobs.append((ObjectRef(entity: state.entity, row: row), column, text))
+            // A placeholder until the package puts the blob (or, for a name Folio did not write, its value) in the cell.
+            storage.append(.null, optional: optional)
+            return true
+        case .value(let storage, let type):
+            let text = String(decoding: bytes, as: UTF8.self)
             guard let value = ValueText.decode(text, as: type, maximumNesting: limits.maximumNesting) else { return invalid() }
             storage.object.values.append(value)
         }

@@ -66,15 +66,24 @@ public struct DocumentPackage: Sendable {
             guard status.size <= limits.maximumBlobBytes else {
                 throw .limitExceeded(location, limit: .blobBytes, size: status.size, maximum: limits.maximumBlobBytes)
             }
-            guard FileIO.isBlobFileName(blob.name) else {
-                graph.setValue(.data(try FileIO.readFile(path)), blob.ref, blob.attribute)
+            let name = blob.name, entityName = entity.name
+            let type = entity.attributes[blob.attribute].type, nesting = limits.maximumNesting
+            let decode = { @Sendable (data: Data) throws(PackageError) -> Value in
+                guard let value = BlobText.value(of: data, as: type, maximumNesting: nesting) else {
+                    throw .invalidValue(location, entity: entityName, attribute: attribute,
+                                        text: String(decoding: data.prefix(80), as: UTF8.self),
+                                        expected: "\(type) (external file '\(name)')")
+                }
+                return value
+            }
+            guard FileIO.isBlobFileName(name) else {
+                graph.setValue(try decode(try FileIO.readFile(path)), blob.ref, blob.attribute)
                 continue
             }
-            let name = blob.name, entityName = entity.name
-            let reference = LazyBlob(name: name, path: path) { () throws(PackageError) -> Data in
+            let reference = LazyBlob(name: name, path: path, read: { () throws(PackageError) -> Data in
                 try DocumentPackage.readBlob(path: path, name: name, missing: .missingBlob(
                     location, entity: entityName, attribute: attribute, file: name))
-            }
+            }, decode: decode)
             graph.setBlob(reference, blob.ref, blob.attribute)
             BlobRegistry.register(reference, identity: status.identity)
         }
@@ -209,7 +218,7 @@ public struct DocumentPackage: Sendable {
                 // name) is neither read nor rewritten.
                 if let target = FileIO.identity(path), target == FileIO.identity(source.path) { continue }
                 // Otherwise it is copied: read once (and checked), not kept in memory.
-                do { data = try source.load(caching: false) } catch {
+                do { data = try source.bytes() } catch {
                     throw (error as? PackageError) ?? FileIO.error(path: source.path, operation: "read", code: EIO)
                 }
             }
@@ -271,9 +280,9 @@ enum BlobRegistry {
         }
     }
 
-    /// Keeps the bytes of every live, unread reference to this file reachable
-    /// once its name is removed: the file is mapped (not read), and the
-    /// reference reads — and checks — the mapping when first used.
+    /// Keeps the bytes of every live reference to this file reachable once its
+    /// name is removed: the file is mapped (not read), and the reference reads
+    /// — and checks — the mapping when it next needs the bytes.
     static func preserve(_ identity: FileIdentity, path: String) {
         let blobs = lock.withLock { (references.removeValue(forKey: identity) ?? []).compactMap(\.blob) }
         guard !blobs.isEmpty else { return }
@@ -281,7 +290,8 @@ enum BlobRegistry {
             for blob in blobs { _ = try? blob.load() }  // cannot map: read it now instead
             return
         }
-        for blob in blobs where !blob.isLoaded {
+        // Read ones too: a copy into another package takes the file's bytes, not the value's.
+        for blob in blobs {
             let name = blob.name, original = blob.path
             blob.redirect { () throws(PackageError) -> Data in try DocumentPackage.checkBlob(mapped, path: original, name: name) }
         }

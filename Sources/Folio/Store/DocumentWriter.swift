@@ -81,7 +81,9 @@ struct DocumentWriter {
             let destination = graph.tables[entity.links[slot].destination]
             if column.isToMany {
                 let targets = column.many[row]
-                if targets.isEmpty { continue }
+                // Absence is nil for an optional to-many (and empty for any other),
+                // so an optional one's empty collection is written, as "".
+                if targets.isEmpty && (!column.isOptional || column.isAbsent(row)) { continue }
                 appendName(entity.links[slot].name!, to: &buffer)
                 let start = buffer.bytes.count
                 for (position, target) in targets.enumerated() {
@@ -118,6 +120,10 @@ struct DocumentWriter {
     private mutating func appendAttribute(_ attribute: Schema.Attribute, column: Column, ref: ObjectRef,
                                           to buffer: inout ByteBuffer) {
         let row = Int(ref.row)
+        if attribute.isExternal {
+            appendExternal(attribute, column: column, ref: ref, to: &buffer)
+            return
+        }
         switch column {
         case .int(let storage):
             if !storage.nulls.isEmpty, storage.nulls[row] { return }
@@ -144,29 +150,35 @@ struct DocumentWriter {
             if !storage.nulls.isEmpty, storage.nulls[row] { return }
             appendText(storage.values[row], name: attribute.name, to: &buffer)
             return
-        case .value(let storage):
-            if attribute.isExternal, !storage.blobs.isEmpty, let lazy = storage.blobs[row],
-               let hash = FileIO.blobHash(in: lazy.name) {
-                // Never read: the name follows from the identifier, the attribute and the
-                // hash the old name carries (the bytes are the same).
-                let name = "\(graph.tables[Int(ref.entity)].ids[row])-\(attribute.name)-\(hash).bin"
-                blobs.append(Blob(name: name, data: Data(), source: lazy))
-                appendText(name, name: attribute.name, to: &buffer)
-                return
-            }
+        case .value:
             let value = column.value(at: row, type: attribute.type)
             if value == .null { return }
-            if attribute.isExternal, case .data(let data) = value {
-                let blob = Blob(name: DocumentWriter.blobName(id: graph.tables[Int(ref.entity)].ids[row],
-                                                              attribute: attribute.name, data: data), data: data)
-                blobs.append(blob)
-                appendText(blob.name, name: attribute.name, to: &buffer)
-            } else {
-                appendText(ValueText.encode(value, as: attribute.type), name: attribute.name, to: &buffer)
-            }
+            appendText(ValueText.encode(value, as: attribute.type), name: attribute.name, to: &buffer)
             return
         }
         buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes an external-storage attribute: the name of its blob, and the blob
+    /// itself into ``blobs`` (nil: nothing at all).
+    private mutating func appendExternal(_ attribute: Schema.Attribute, column: Column, ref: ObjectRef,
+                                         to buffer: inout ByteBuffer) {
+        let row = Int(ref.row)
+        let id = graph.tables[Int(ref.entity)].ids[row]
+        if let lazy = column.blob(at: row), let hash = FileIO.blobHash(in: lazy.name) {
+            // Never read, or read but unchanged: the name follows from the identifier, the
+            // attribute and the hash the old name carries (the bytes are the same).
+            let name = "\(id)-\(attribute.name)-\(hash).bin"
+            blobs.append(Blob(name: name, data: Data(), source: lazy))
+            appendText(name, name: attribute.name, to: &buffer)
+            return
+        }
+        let value = column.value(at: row, type: attribute.type)
+        if value == .null { return }
+        let data = BlobText.bytes(of: value, as: attribute.type)
+        let blob = Blob(name: DocumentWriter.blobName(id: id, attribute: attribute.name, data: data), data: data)
+        blobs.append(blob)
+        appendText(blob.name, name: attribute.name, to: &buffer)
     }
 
     /// Writes text as `name="…"` (or `name='…'`), or as `name.esc="…"` with JSON

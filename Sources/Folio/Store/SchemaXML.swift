@@ -50,6 +50,7 @@ enum SchemaXML {
                 appendAttribute("name", relationship.name, to: &buffer)
                 appendAttribute("destination", relationship.destination, to: &buffer)
                 if relationship.isToMany { appendAttribute("to-many", "true", to: &buffer) }
+                if relationship.isOptional { appendAttribute("optional", "true", to: &buffer) }
                 if let inverse = relationship.inverse { appendAttribute("inverse", inverse, to: &buffer) }
                 appendAttribute("delete-rule", relationship.deleteRule.rawValue, to: &buffer)
                 if relationship.minimumModelCount > 0 {
@@ -124,6 +125,7 @@ enum SchemaXML {
         let name = try required("name", in: xml, of: "relationship")
         let destination = try required("destination", in: xml, of: "relationship \(name)")
         var relationship = Schema.Relationship(name, to: destination, toMany: try flag("to-many", in: xml),
+                                               isOptional: try flag("optional", in: xml),
                                                inverse: xml["inverse"], originalName: xml["original-name"])
         if let rule = xml["delete-rule"] {
             guard let deleteRule = Schema.Relationship.DeleteRule(rawValue: rule) else {
@@ -137,7 +139,7 @@ enum SchemaXML {
             guard let count = Int(text), count >= 0 else { throw .init("relationship \(name): bad \(key) '\(text)'") }
             apply(&relationship, count)
         }
-        let known: Set<String> = ["name", "destination", "to-many", "inverse", "delete-rule", "minimum-count",
+        let known: Set<String> = ["name", "destination", "to-many", "optional", "inverse", "delete-rule", "minimum-count",
                                   "maximum-count", "original-name"]
         if let unknown = xml.keys.sorted().first(where: { !known.contains($0) }) {
             throw .init("relationship \(name): unknown property '\(unknown)'")

@@ -34,7 +34,7 @@ enum RandomGraphs {
         var entities = (0..<entityCount).map { index -> Schema.Entity in
             let attributes = (0..<Int.random(in: 0...6, using: &rng)).map { attribute in
                 Schema.Attribute("a\(attribute)", type(&rng), isOptional: Bool.random(using: &rng),
-                                 options: Int.random(in: 0..<8, using: &rng) == 0 ? [.transient] : [])
+                                 options: [[.transient], [.externalStorage], [], [], [], [], [], []].randomElement(using: &rng)!)
             }
             return Schema.Entity("E\(index)", attributes: attributes)
         }
@@ -46,13 +46,23 @@ enum RandomGraphs {
             let inverseName = "r\(counter + 1)"
             counter += 2
             let rules = Schema.Relationship.DeleteRule.allCases
+            // A to-many is optional (`[T]?`, nil apart from empty) one time in two.
+            func shape() -> (toMany: Bool, optional: Bool) {
+                let toMany = Bool.random(using: &rng)
+                return (toMany, toMany && Bool.random(using: &rng))
+            }
             if Bool.random(using: &rng) {
-                entities[source].relationships.append(.init(name, to: "E\(destination)", toMany: Bool.random(using: &rng),
-                                                            inverse: inverseName, deleteRule: rules.randomElement(using: &rng)!))
-                entities[destination].relationships.append(.init(inverseName, to: "E\(source)", toMany: Bool.random(using: &rng),
-                                                                 inverse: name, deleteRule: rules.randomElement(using: &rng)!))
+                let (forward, backward) = (shape(), shape())
+                entities[source].relationships.append(.init(name, to: "E\(destination)", toMany: forward.toMany,
+                                                            isOptional: forward.optional, inverse: inverseName,
+                                                            deleteRule: rules.randomElement(using: &rng)!))
+                entities[destination].relationships.append(.init(inverseName, to: "E\(source)", toMany: backward.toMany,
+                                                                 isOptional: backward.optional, inverse: name,
+                                                                 deleteRule: rules.randomElement(using: &rng)!))
             } else {
-                entities[source].relationships.append(.init(name, to: "E\(destination)", toMany: Bool.random(using: &rng)))
+                let forward = shape()
+                entities[source].relationships.append(.init(name, to: "E\(destination)", toMany: forward.toMany,
+                                                            isOptional: forward.optional))
             }
         }
         // Generated names are unique and inverses point back, so this cannot fail.

@@ -9,6 +9,8 @@ struct ReferenceModel: Equatable {
         var entity: String
         var values: [String: Value]
         var links: [String: [UInt64]]
+        /// Optional to-many relationships holding no collection (`nil`).
+        var absent: Set<String> = []
     }
 
     let schema: Schema
@@ -31,7 +33,8 @@ struct ReferenceModel: Equatable {
         var all: [String: Value] = [:]
         for attribute in declaration.attributes { all[attribute.name] = values[attribute.name] ?? attribute.initialValue }
         objects[id] = Object(entity: entity, values: all,
-                             links: Dictionary(uniqueKeysWithValues: declaration.relationships.map { ($0.name, []) }))
+                             links: Dictionary(uniqueKeysWithValues: declaration.relationships.map { ($0.name, []) }),
+                             absent: Set(declaration.relationships.filter(\.isOptional).map(\.name)))
     }
 
     mutating func link(_ a: UInt64, _ name: String, _ b: UInt64) {
@@ -42,8 +45,10 @@ struct ReferenceModel: Equatable {
             unlink(partner, name, b)
         }
         if r.isToMany { objects[a]!.links[name]!.append(b) } else { objects[a]!.links[name] = [b] }
+        objects[a]!.absent.remove(name)
         if let inverse = r.inverse {
             if relationship(b, inverse).isToMany { objects[b]!.links[inverse]!.append(a) } else { objects[b]!.links[inverse] = [a] }
+            objects[b]!.absent.remove(inverse)
         }
     }
 
@@ -51,6 +56,12 @@ struct ReferenceModel: Equatable {
         let r = relationship(a, name)
         objects[a]!.links[name]!.removeAll { $0 == b }
         if let inverse = r.inverse { objects[b]!.links[inverse]!.removeAll { $0 == a } }
+    }
+
+    /// Empties a relationship: with `absent`, an optional to-many then holds no collection.
+    mutating func clear(_ a: UInt64, _ name: String, absent: Bool) {
+        for b in objects[a]!.links[name]! { unlink(a, name, b) }
+        if absent, relationship(a, name).isOptional { objects[a]!.absent.insert(name) } else { objects[a]!.absent.remove(name) }
     }
 
     /// Deletes objects and their cascade; every survivor's lists drop them.
@@ -95,7 +106,7 @@ struct ReferenceModel: Equatable {
             let entity = schema.entity(named: object.entity)!
             var values = object.values
             for attribute in entity.attributes where attribute.isTransient { values[attribute.name] = nil }
-            result[object.entity]![id] = GraphSnapshot.Object(values: values, links: object.links)
+            result[object.entity]![id] = GraphSnapshot.Object(values: values, links: object.links, absent: object.absent)
         }
         return GraphSnapshot(objects: result)
     }
