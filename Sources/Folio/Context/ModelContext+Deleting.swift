@@ -173,13 +173,25 @@ extension ModelContext {
             if !refused.isEmpty { denials[ref] = refused }
         }
         for saved in record.links where !doomed.contains(saved.ref) { touchLink(saved.ref, Int(saved.slot)) }
-        registerUndo(name) { context in context.performRestore(record, edits: edits, name: name) }
+        let epoch = mergeEpoch
+        registerUndo(name) { context in
+            context.performRestore(record, edits: edits, name: name, exact: context.mergeEpoch == epoch)
+        }
         return record
     }
 
     /// Puts back what a removal took, tracks it, and registers the removal again (for redo).
-    func performRestore(_ record: DeletionRecord, edits: [ObjectRef: Set<Int>] = [:], name: String) {
-        graph.restore(record)
+    ///
+    /// - Parameter exact: whether the graph is as the removal left it; when a
+    ///   merge came in between, the lists are put back rebased on what it changed.
+    func performRestore(_ record: DeletionRecord, edits: [ObjectRef: Set<Int>] = [:], name: String, exact: Bool = true) {
+        if exact {
+            graph.restore(record)
+        } else {
+            for (ref, slot) in graph.restoreRebased(record) { touchLink(ref, slot) }
+            // Other undo actions captured lists this rebase may have changed: they rebase too.
+            mergeEpoch += 1
+        }
         for ref in record.removed {
             if existedAtSave(ref) {
                 deleted.remove(ref)

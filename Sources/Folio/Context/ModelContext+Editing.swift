@@ -198,7 +198,8 @@ extension ModelContext {
         let before = captureLists(pairs)
         edit(graph)
         for (ref, slot) in pairs { touchLink(ref, slot) }
-        registerUndo(name) { context in context.restoreLists(before, name: name) }
+        let epoch = mergeEpoch
+        registerUndo(name) { context in context.restoreLists(before, name: name, exact: context.mergeEpoch == epoch) }
     }
 
     func captureLists(_ pairs: [(ObjectRef, Int)]) -> [DeletionRecord.SavedLinks] {
@@ -211,13 +212,22 @@ extension ModelContext {
     }
 
     /// Puts captured lists back and registers the opposite restore for redo.
-    func restoreLists(_ saved: [DeletionRecord.SavedLinks], name: String) {
+    ///
+    /// - Parameter exact: whether the lists' objects are as the capture left
+    ///   them; after a merge the lists are put back rebased on what it changed.
+    func restoreLists(_ saved: [DeletionRecord.SavedLinks], name: String, exact: Bool = true) {
         let current = captureLists(saved.map { ($0.ref, Int($0.slot)) })
-        for list in saved {
-            graph.putLinks(list)
-            touchLink(list.ref, Int(list.slot))
+        if exact {
+            for list in saved { graph.putLinks(list) }
+        } else {
+            for (ref, slot) in graph.putLinksRebased(saved) { touchLink(ref, slot) }
+            // Other undo actions captured lists this rebase may have changed: they rebase too.
+            mergeEpoch += 1
         }
-        registerUndo(name) { context in context.restoreLists(current, name: name) }
+        for list in saved { touchLink(list.ref, Int(list.slot)) }
+        // A rebase changed lists `current` does not hold, so its redo rebases as well.
+        let epoch = mergeEpoch
+        registerUndo(name) { context in context.restoreLists(current, name: name, exact: exact && context.mergeEpoch == epoch) }
     }
 
     func touchLink(_ ref: ObjectRef, _ slot: Int) {

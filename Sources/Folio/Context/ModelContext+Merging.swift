@@ -19,6 +19,8 @@ extension ModelContext {
     /// its value; objects it deleted stay deleted.
     func merge(_ changes: [ChangeSet], baseline newBaseline: ObjectGraph) {
         settleTracking()
+        // Undo actions registered before this merge restore link lists rebased on it.
+        mergeEpoch += 1
         for changeSet in changes where changeSet.generation > baseGeneration {
             let doomed = changeSet.deletions.compactMap { id -> ObjectRef? in
                 guard let ref = graph.index[id], graph.isLive(ref) else { return nil }

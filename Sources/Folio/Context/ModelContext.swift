@@ -57,6 +57,10 @@ public final class ModelContext {
     /// The saved state this context last merged or saved; decides what existed "at save".
     var baseline: ObjectGraph
     var baseGeneration: Int
+    /// Counts the merges of other contexts' saves into this one. An undo
+    /// action that puts link lists back compares it with the count when it
+    /// was registered: if a merge came in between, the lists are rebased.
+    var mergeEpoch = 0
     /// Live objects absent from ``baseline`` (the saved state).
     var inserted = Set<ObjectRef>()
     /// Objects that existed at save and were edited, with the attributes and

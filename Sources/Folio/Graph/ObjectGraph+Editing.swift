@@ -68,6 +68,114 @@ extension ObjectGraph {
         }
     }
 
+    /// Puts back what ``removeObjects(_:)`` took when the graph may have
+    /// changed since (other contexts' saves merged in between), so a captured
+    /// list may name an object a merge deleted or lack a link one made:
+    /// ``restore(_:)``, then ``reconcileLinks(_:)``.
+    ///
+    /// - Returns: the lists the reconciliation changed beyond those restored.
+    func restoreRebased(_ record: DeletionRecord) -> [(ObjectRef, Int)] {
+        let before = record.links.map { capture($0.ref, Int($0.slot)) }
+        restore(record)
+        return reconcileLinks(before)
+    }
+
+    /// Puts captured lists back over a graph that may have changed since
+    /// they were captured: ``putLinks(_:)`` for each, then ``reconcileLinks(_:)``.
+    ///
+    /// - Returns: the lists the reconciliation changed beyond those put back.
+    func putLinksRebased(_ lists: [DeletionRecord.SavedLinks]) -> [(ObjectRef, Int)] {
+        let before = lists.map { capture($0.ref, Int($0.slot)) }
+        for list in lists { putLinks(list) }
+        return reconcileLinks(before)
+    }
+
+    /// Makes both sides of every link agree again after lists were put back
+    /// as captured over a graph that changed since; `before` holds each of
+    /// those lists as it was just before (when both sides agreed).
+    ///
+    /// A list put back keeps its live targets (links to objects a merge
+    /// deleted go) and each of them holds the list's object back, taking it
+    /// from any other holder of a to-one; a link the restore dropped goes from
+    /// the other side too, unless that side's own restored list keeps it, in
+    /// which case it stays on both. A dead object keeps no links. The unique
+    /// indexes are rebuilt on next use. O(the lists involved), a set built once
+    /// per to-many checked, so a large list is never scanned per link.
+    ///
+    /// - Returns: the other lists it changed, for change tracking.
+    func reconcileLinks(_ before: [DeletionRecord.SavedLinks]) -> [(ObjectRef, Int)] {
+        func key(_ ref: ObjectRef, _ slot: Int) -> SurvivorSlot { SurvivorSlot(ref: ref, slot: Int32(slot), from: 0) }
+        let restored = Set(before.map { key($0.ref, Int($0.slot)) })
+        var members: [SurvivorSlot: Set<Int32>] = [:]
+        var changed: [(ObjectRef, Int)] = []
+        func holds(_ ref: ObjectRef, _ slot: Int, _ row: Int32) -> Bool {
+            let column = tables[Int(ref.entity)].links[slot]
+            guard column.isToMany else { return column.one[Int(ref.row)] == row }
+            if let set = members[key(ref, slot)] { return set.contains(row) }
+            let set = Set(column.many[Int(ref.row)])
+            members[key(ref, slot)] = set
+            return set.contains(row)
+        }
+        func add(_ row: Int32, to ref: ObjectRef, _ slot: Int) {
+            let column = tables[Int(ref.entity)].links[slot]
+            if column.isToMany {
+                column.many[Int(ref.row)].append(row)
+                column.setAbsent(false, row: Int(ref.row))
+                members[key(ref, slot)]?.insert(row)
+            } else {
+                column.one[Int(ref.row)] = row
+            }
+            if !restored.contains(key(ref, slot)) { changed.append((ref, slot)) }
+        }
+        func remove(_ row: Int32, from ref: ObjectRef, _ slot: Int) {
+            let column = tables[Int(ref.entity)].links[slot]
+            if column.isToMany {
+                column.many[Int(ref.row)].removeAll { $0 == row }
+                members[key(ref, slot)]?.remove(row)
+            } else if column.one[Int(ref.row)] == row {
+                column.one[Int(ref.row)] = -1
+            }
+            if !restored.contains(key(ref, slot)) { changed.append((ref, slot)) }
+        }
+        for saved in before {
+            let (ref, slot, row) = (saved.ref, Int(saved.slot), Int(saved.ref.row))
+            let link = layout.entities[Int(ref.entity)].links[slot]
+            let column = tables[Int(ref.entity)].links[slot]
+            let inverseColumn = tables[link.destination].links[link.inverse]
+            func target(_ targetRow: Int32) -> ObjectRef { ObjectRef(entity: link.destination, row: Int(targetRow)) }
+            members[key(ref, slot)] = nil
+            guard isLive(ref) else {
+                for other in column.targets(of: row) where isLive(target(other)) && holds(target(other), link.inverse, ref.row) {
+                    remove(ref.row, from: target(other), link.inverse)
+                }
+                if column.isToMany { column.many[row] = [] } else { column.one[row] = -1 }
+                continue
+            }
+            let now = column.targets(of: row)
+            let live = now.filter { isLive(target($0)) }
+            if live.count != now.count {
+                if column.isToMany { column.many[row] = live } else { column.one[row] = -1 }
+            }
+            for other in live where !holds(target(other), link.inverse, ref.row) {
+                if !inverseColumn.isToMany, inverseColumn.one[Int(other)] >= 0 {
+                    remove(other, from: ObjectRef(entity: Int(ref.entity), row: Int(inverseColumn.one[Int(other)])), slot)
+                }
+                add(ref.row, to: target(other), link.inverse)
+            }
+            let kept = Set(column.targets(of: row))
+            let previous = column.isToMany ? saved.many : (saved.one >= 0 ? [saved.one] : [])
+            for other in previous where !kept.contains(other) && isLive(target(other)) && holds(target(other), link.inverse, ref.row) {
+                if restored.contains(key(target(other), link.inverse)), column.isToMany || column.one[row] < 0 {
+                    add(other, to: ref, slot)
+                } else {
+                    remove(ref.row, from: target(other), link.inverse)
+                }
+            }
+        }
+        uniqueIndexes.removeAll()
+        return changed
+    }
+
     /// Puts one captured list back as it was (undo, redo), its collection or
     /// lack of one included, keeping the unique indexes right when it is a
     /// to-one in a unique group of a live object.
