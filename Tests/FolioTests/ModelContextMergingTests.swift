@@ -94,6 +94,40 @@ import Testing
         #expect(try second.related("flows", of: snapshot) == [kept])
     }
 
+    /// Undo takes back this context's own change and nothing else: a link
+    /// another context made to the same object since stays.
+    @Test func `undoing a delete or a link after a merge keeps the links the merge made`() throws {
+        let container = try ModelContainer(for: try UniquenessConstraintTests.flowSchema(),
+                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let first = ModelContext(container)
+        let snapshot = try first.insert("Snapshot", ["name": .string("s")])
+        let kept = try first.insert("Flow", ["label": .string("A")], related: ["snapshot": [snapshot]])
+        let loose = try first.insert("Flow", ["label": .string("B")])
+        try first.save()
+
+        let second = ModelContext(container)
+        second.undoManager = UndoManager()
+        try second.delete(kept)                          // captures Snapshot.flows = [kept]
+        second.processPendingChanges()
+        try second.link(loose, "snapshot", to: snapshot) // captures Snapshot.flows = [], loose.snapshot = nil
+        second.processPendingChanges()
+        let added = try first.insert("Flow", ["label": .string("C")], related: ["snapshot": [snapshot]])
+        try first.save()
+        _ = try second.fetchIdentifiers(DynamicFetchDescriptor(entity: "Flow"))   // merges: `added` joins the snapshot
+
+        second.undoManager?.undo()                       // the link goes, `added` stays
+        #expect(try second.related("flows", of: snapshot) == [added])
+        #expect(try second.related("snapshot", of: loose) == [])
+        second.undoManager?.undo()                       // `kept` comes back, `added` stays
+        #expect(try Set(second.related("flows", of: snapshot)) == [kept, added])
+        #expect(try second.related("snapshot", of: added) == [snapshot])
+        #expect(second.graph.invariantViolations().isEmpty, "\(second.graph.invariantViolations())")
+        second.undoManager?.redo()
+        second.undoManager?.redo()
+        #expect(try Set(second.related("flows", of: snapshot)) == [loose, added])
+        #expect(second.graph.invariantViolations().isEmpty, "\(second.graph.invariantViolations())")
+    }
+
     /// The same, on disk: the save after the undo must write a package that opens.
     @Test func `saving after undoing a delete across a merge writes a package that opens again`() throws {
         let url = temporaryPackageURL()

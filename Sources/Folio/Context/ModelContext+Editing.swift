@@ -198,8 +198,12 @@ extension ModelContext {
         let before = captureLists(pairs)
         edit(graph)
         for (ref, slot) in pairs { touchLink(ref, slot) }
+        // Captured arrays are shared, not copied: keeping what the edit left costs nothing.
+        let after = captureLists(pairs)
         let epoch = mergeEpoch
-        registerUndo(name) { context in context.restoreLists(before, name: name, exact: context.mergeEpoch == epoch) }
+        registerUndo(name) { context in
+            context.restoreLists(before, after: after, name: name, exact: context.mergeEpoch == epoch)
+        }
     }
 
     func captureLists(_ pairs: [(ObjectRef, Int)]) -> [DeletionRecord.SavedLinks] {
@@ -213,21 +217,29 @@ extension ModelContext {
 
     /// Puts captured lists back and registers the opposite restore for redo.
     ///
-    /// - Parameter exact: whether the lists' objects are as the capture left
-    ///   them; after a merge the lists are put back rebased on what it changed.
-    func restoreLists(_ saved: [DeletionRecord.SavedLinks], name: String, exact: Bool = true) {
+    /// - Parameters:
+    ///   - saved: the lists as they were before the action being undone (or redone).
+    ///   - after: the same lists as that action left them.
+    ///   - exact: whether the lists are still as the action left them; after a
+    ///     merge the action's changes are taken back rebased on what it did
+    ///     (``ObjectGraph/rebase(_:after:)``).
+    func restoreLists(_ saved: [DeletionRecord.SavedLinks], after: [DeletionRecord.SavedLinks], name: String,
+                      exact: Bool = true) {
         let current = captureLists(saved.map { ($0.ref, Int($0.slot)) })
         if exact {
             for list in saved { graph.putLinks(list) }
         } else {
-            for (ref, slot) in graph.putLinksRebased(saved) { touchLink(ref, slot) }
+            for (ref, slot) in graph.rebase(saved, after: after) { touchLink(ref, slot) }
             // Other undo actions captured lists this rebase may have changed: they rebase too.
             mergeEpoch += 1
         }
         for list in saved { touchLink(list.ref, Int(list.slot)) }
-        // A rebase changed lists `current` does not hold, so its redo rebases as well.
+        let restored = captureLists(saved.map { ($0.ref, Int($0.slot)) })
+        // A rebase may change lists beyond these, which `current` does not hold: its redo rebases too.
         let epoch = mergeEpoch
-        registerUndo(name) { context in context.restoreLists(current, name: name, exact: exact && context.mergeEpoch == epoch) }
+        registerUndo(name) { context in
+            context.restoreLists(current, after: restored, name: name, exact: exact && context.mergeEpoch == epoch)
+        }
     }
 
     func touchLink(_ ref: ObjectRef, _ slot: Int) {

@@ -69,24 +69,61 @@ extension ObjectGraph {
     }
 
     /// Puts back what ``removeObjects(_:)`` took when the graph may have
-    /// changed since (other contexts' saves merged in between), so a captured
-    /// list may name an object a merge deleted or lack a link one made:
-    /// ``restore(_:)``, then ``reconcileLinks(_:)``.
+    /// changed since (other contexts' saves merged in between): the objects
+    /// come back, and each list it changed gets back what the removal took
+    /// from it, keeping what the merges did (see ``rebase(_:after:)``).
     ///
     /// - Returns: the lists the reconciliation changed beyond those restored.
     func restoreRebased(_ record: DeletionRecord) -> [(ObjectRef, Int)] {
-        let before = record.links.map { capture($0.ref, Int($0.slot)) }
-        restore(record)
-        return reconcileLinks(before)
+        let doomed = Set(record.removed)
+        for ref in record.removed { tables[Int(ref.entity)].setLive(true, row: Int(ref.row)) }
+        // What the removal left each list holding: nothing on a removed object,
+        // the rest of a survivor's list.
+        let after = record.links.map { saved -> DeletionRecord.SavedLinks in
+            var left = saved
+            let destination = layout.entities[Int(saved.ref.entity)].links[Int(saved.slot)].destination
+            let gone = { (row: Int32) in doomed.contains(ObjectRef(entity: destination, row: Int(row))) }
+            if doomed.contains(saved.ref) {
+                left.one = -1
+                left.many = []
+            } else {
+                if saved.one >= 0, gone(saved.one) { left.one = -1 }
+                left.many = saved.many.filter { !gone($0) }
+            }
+            return left
+        }
+        return rebase(record.links, after: after)
     }
 
-    /// Puts captured lists back over a graph that may have changed since
-    /// they were captured: ``putLinks(_:)`` for each, then ``reconcileLinks(_:)``.
+    /// Undoes what an action did to some lists over a graph that may have
+    /// changed since: `saved` holds each list as it was before the action,
+    /// `after` as the action left it. What the action added goes, what it
+    /// removed comes back (in `saved`'s order), and whatever else the list
+    /// holds now — what merges did — stays; a to-one the graph changed since
+    /// keeps its new target. Then ``reconcileLinks(_:)`` makes both sides agree.
+    /// O(the lists involved).
     ///
-    /// - Returns: the lists the reconciliation changed beyond those put back.
-    func putLinksRebased(_ lists: [DeletionRecord.SavedLinks]) -> [(ObjectRef, Int)] {
-        let before = lists.map { capture($0.ref, Int($0.slot)) }
-        for list in lists { putLinks(list) }
+    /// - Returns: the lists the reconciliation changed beyond those in `saved`.
+    func rebase(_ saved: [DeletionRecord.SavedLinks], after: [DeletionRecord.SavedLinks]) -> [(ObjectRef, Int)] {
+        let before = saved.map { capture($0.ref, Int($0.slot)) }
+        for (index, list) in saved.enumerated() {
+            let (now, left) = (before[index], after[index])
+            let column = tables[Int(list.ref.entity)].links[Int(list.slot)]
+            let row = Int(list.ref.row)
+            if column.isToMany {
+                let added = Set(left.many).subtracting(list.many)
+                let taken = Set(list.many).subtracting(left.many)
+                let present = Set(now.many)
+                var result = list.many.filter { taken.contains($0) || (present.contains($0) && !added.contains($0)) }
+                let kept = Set(result)
+                result += now.many.filter { !kept.contains($0) && !added.contains($0) }
+                column.many[row] = result
+                column.setAbsent(now.absent == left.absent ? list.absent && result.isEmpty : now.absent && result.isEmpty,
+                                 row: row)
+            } else if now.one == left.one {
+                column.one[row] = list.one
+            }
+        }
         return reconcileLinks(before)
     }
 

@@ -1,6 +1,5 @@
-// Issue 14, item 4: Schema.Attribute.defaultValue as SwiftData's `Any?`, and
-// Entity.uniquenessConstraints listing .unique attributes too. Built once the
-// item lands (remove the condition then).
+// Schema.Attribute.defaultValue as SwiftData's `Any?`, and
+// Entity.uniquenessConstraints listing .unique attributes too.
 import Foundation
 import Folio
 import Testing

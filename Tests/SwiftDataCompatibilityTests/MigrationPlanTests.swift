@@ -1,4 +1,4 @@
-// Issue 14, item 1: VersionedSchema, SchemaMigrationPlan, MigrationStage and
+// VersionedSchema, SchemaMigrationPlan, MigrationStage and
 // ModelContainer(for:migrationPlan:configurations:), as SwiftData apps write
 // them: model classes nested in each version's enum, a typealias for the
 // current one.

@@ -1,6 +1,5 @@
-// Issue 14, item 3: @Attribute(.externalStorage) on String? and on any type,
-// not only Data. Built once the item lands (remove the condition then).
-#if FOLIO_ITEM_3
+// @Attribute(.externalStorage) on String? and on any type,
+// not only Data.
 import Foundation
 import Folio
 import Testing
@@ -77,4 +76,3 @@ final class JournalEntry {
         #expect(notes?.isOptional == true)
     }
 }
-#endif

@@ -1,5 +1,5 @@
-// Issue 14, item 2: #Unique over a to-one relationship and an attribute, as
-// SwiftData allows. Built once the item lands (remove the condition then).
+// #Unique over a to-one relationship and an attribute, as
+// SwiftData allows.
 import Foundation
 import Folio
 import Testing

@@ -1,7 +1,5 @@
-// Issue 14, item 5: an optional to-many relationship that was never assigned
-// reads nil — before and after insert, and after reopening. Built once the
-// item lands (remove the condition then).
-#if FOLIO_ITEM_5
+// an optional to-many relationship that was never assigned
+// reads nil — before and after insert, and after reopening.
 import Foundation
 import Folio
 import Testing
@@ -62,4 +60,3 @@ final class Note {
         #expect(note.tags?.first?.notes?.first === note)
     }
 }
-#endif
