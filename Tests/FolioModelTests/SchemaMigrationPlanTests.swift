@@ -185,25 +185,12 @@ struct SchemaMigrationPlanTests {
     }
 
     @Test func `versions with the same models are told apart by the version the package records`() throws {
-        // Version 2 has version 1's models; its stage only rewrites data (an exclamation mark after each title).
-        enum SameModelsV2: VersionedSchema {
-            static let versionIdentifier = Schema.Version(1, 1, 0)
-            static var models: [any PersistentModel.Type] { [NotebookV1.Note.self] }
-        }
-        enum CapitalsPlan: SchemaMigrationPlan {
-            static var schemas: [any VersionedSchema.Type] { [NotebookV1.self, SameModelsV2.self] }
-            static var stages: [MigrationStage] {
-                [.custom(fromVersion: NotebookV1.self, toVersion: SameModelsV2.self, willMigrate: nil,
-                         didMigrate: { context in
-                             for note in try context.fetch(FetchDescriptor<NotebookV1.Note>()) { note.title += "!" }
-                         })]
-            }
-        }
+        // SameModelsV2 has version 1's models; ExclaimPlan's stage only rewrites data (a "!" after each title).
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Notes.folio")
         try Self.savedByVersion1(at: url)
         func titles() throws -> [String] {
-            let container = try ModelContainer(for: Schema(versionedSchema: SameModelsV2.self), migrationPlan: CapitalsPlan.self,
+            let container = try ModelContainer(for: Schema(versionedSchema: SameModelsV2.self), migrationPlan: ExclaimPlan.self,
                                                configurations: ModelConfiguration(url: url))
             return try ModelContext(container).fetch(FetchDescriptor<NotebookV1.Note>()).map(\.title).sorted()
         }

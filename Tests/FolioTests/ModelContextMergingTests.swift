@@ -71,23 +71,31 @@ import Testing
         return problems
     }
 
-    /// Undo puts back the link lists it captured; a merge since then deleted an
-    /// object in one, which must not come back as a dangling link.
-    @Test func `undoing a delete after a merge changed the same list keeps every link's inverse`() throws {
-        let container = try ModelContainer(for: try UniquenessConstraintTests.flowSchema(),
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    /// A snapshot with flows `kept` and `other`; the second context deletes
+    /// `kept` (capturing the snapshot's list), then the first deletes `other`
+    /// and saves, so the second's undo meets a list a merge will change.
+    static func deleteUnderAMerge(_ configuration: ModelConfiguration) throws
+        -> (first: ModelContext, second: ModelContext, snapshot: PersistentIdentifier, kept: PersistentIdentifier) {
+        let container = try ModelContainer(for: try UniquenessConstraintTests.flowSchema(), configurations: configuration)
         let first = ModelContext(container)
         let snapshot = try first.insert("Snapshot", ["name": .string("s")])
         let kept = try first.insert("Flow", ["label": .string("A")], related: ["snapshot": [snapshot]])
         let other = try first.insert("Flow", ["label": .string("B")], related: ["snapshot": [snapshot]])
         try first.save()
-
         let second = ModelContext(container)
         second.undoManager = UndoManager()
         try second.delete(kept)                 // captures Snapshot.flows = [kept, other]
         second.processPendingChanges()
         try first.delete(other)
         try first.save()
+        return (first, second, snapshot, kept)
+    }
+
+    /// Undo puts back the link lists it captured; a merge since then deleted an
+    /// object in one, which must not come back as a dangling link.
+    @Test func `undoing a delete after a merge changed the same list keeps every link's inverse`() throws {
+        let (first, second, snapshot, kept) = try Self.deleteUnderAMerge(ModelConfiguration(isStoredInMemoryOnly: true))
+        _ = first
         _ = try second.fetchIdentifiers(DynamicFetchDescriptor(entity: "Flow"))   // merges: `other` is gone
         second.undoManager?.undo()              // puts back [kept, other]
         #expect(second.graph.invariantViolations().isEmpty, "\(second.graph.invariantViolations())")
@@ -132,20 +140,8 @@ import Testing
     @Test func `saving after undoing a delete across a merge writes a package that opens again`() throws {
         let url = temporaryPackageURL()
         defer { try? FileManager.default.removeItem(at: url) }
-        let container = try ModelContainer(for: try UniquenessConstraintTests.flowSchema(),
-                                           configurations: ModelConfiguration(url: url))
-        let first = ModelContext(container)
-        let snapshot = try first.insert("Snapshot", ["name": .string("s")])
-        let kept = try first.insert("Flow", ["label": .string("A")], related: ["snapshot": [snapshot]])
-        let other = try first.insert("Flow", ["label": .string("B")], related: ["snapshot": [snapshot]])
-        try first.save()
-
-        let second = ModelContext(container)
-        second.undoManager = UndoManager()
-        try second.delete(kept)
-        second.processPendingChanges()
-        try first.delete(other)
-        try first.save()
+        let (first, second, _, _) = try Self.deleteUnderAMerge(ModelConfiguration(url: url))
+        _ = first
         _ = try second.fetchIdentifiers(DynamicFetchDescriptor(entity: "Flow"))
         second.undoManager?.undo()
         try? second.save()
