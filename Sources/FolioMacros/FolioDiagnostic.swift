@@ -23,7 +23,7 @@ struct FolioDiagnostic: DiagnosticMessage, Error {
     static func inverseRoot(expected: String, found: String) -> FolioDiagnostic {
         error("inverseRoot", "the inverse must be a property of '\(expected)', the relationship's destination, not of '\(found)'")
     }
-    static let relationshipOption = error("relationshipOption", "Folio does not support relationship options; make a to-one relationship unique with '#Unique' and its key path, an attribute with '@Attribute(.unique)'")
+    static let relationshipOption = error("relationshipOption", "a to-many relationship cannot be unique: it holds many objects; make the to-one side unique ('@Relationship(.unique)' there)")
     static let propertyObservers = error("propertyObservers", "a persisted model property cannot have 'willSet' or 'didSet' observers: undo, redo and other contexts change it without calling them; observe the model with Observation, or mark the property '@Transient'")
     static let uniqueOutsideModel = error("uniqueOutsideModel", "'#Unique' declares a model's uniqueness constraints; write it inside the '@Model' class")
     static func uniqueWithoutModel(_ name: String) -> FolioDiagnostic {

@@ -130,11 +130,16 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     static func relationshipArguments(_ attribute: AttributeSyntax) -> [String] {
         guard let list = attribute.arguments?.as(LabeledExprListSyntax.self) else { return [] }
         var arguments: [String] = []
+        var options: [String] = []
         for argument in list {
             let value = argument.expression.trimmedDescription
             switch argument.label?.text {
             case nil:
-                if deleteRuleName(argument.expression) != nil { arguments.append("deleteRule: \(value)") }
+                if deleteRuleName(argument.expression) != nil {
+                    arguments.append("deleteRule: \(value)")
+                } else {
+                    options.append(value)
+                }
             case "hashModifier":
                 continue
             case "inverse":
@@ -146,7 +151,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 arguments.append("\(label): \(value)")
             }
         }
-        return arguments
+        // Options come first, as in `@Relationship(.unique, deleteRule: …)`.
+        return (options.isEmpty ? [] : ["options: [\(options.joined(separator: ", "))]"]) + arguments
     }
 
     static let deleteRules: Set<String> = ["cascade", "nullify", "deny", "noAction"]
@@ -273,7 +279,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
         guard let list = relationship.arguments?.as(LabeledExprListSyntax.self) else { return }
         for argument in list {
-            if argument.label == nil, deleteRuleName(argument.expression) == nil {
+            // `.unique` makes a to-one relationship unique (a constraint of one member);
+            // a to-many one holds many objects, so it cannot.
+            if argument.label == nil, deleteRuleName(argument.expression) == nil, case .many? = destination {
                 context.diagnose(Diagnostic(
                     node: argument, message: FolioDiagnostic.relationshipOption,
                     fixIts: [FixIt(message: FolioFixIt(message: "Remove '\(argument.expression.trimmedDescription)'"),

@@ -606,7 +606,7 @@ import Testing
         )
     }
 
-    @Test("A relationship option is an error whose fix-it removes it, with its comma or its parentheses")
+    @Test("`.unique` on a to-one relationship becomes an option of its metadata; on a to-many it is an error whose fix-it removes it, with its comma")
     func relationshipOption() {
         assertExpansion(
             """
@@ -660,8 +660,8 @@ import Testing
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
-                        Folio.Schema.PropertyMetadata("holder", \Passport.holder),
-                        Folio.Schema.PropertyMetadata("visas", \Passport.visas, deleteRule: .cascade)
+                        Folio.Schema.PropertyMetadata("holder", \Passport.holder, options: [.unique]),
+                        Folio.Schema.PropertyMetadata("visas", \Passport.visas, options: [.unique], deleteRule: .cascade)
                     ]
                 }
 
@@ -682,16 +682,13 @@ import Testing
             """#,
             diagnostics: [
                 DiagnosticSpec(
-                    message: "Folio does not support relationship options; make a to-one relationship unique with '#Unique' and its key path, an attribute with '@Attribute(.unique)'",
-                    line: 3, column: 19, fixIts: [FixItSpec(message: "Remove '.unique'")]),
-                DiagnosticSpec(
-                    message: "Folio does not support relationship options; make a to-one relationship unique with '#Unique' and its key path, an attribute with '@Attribute(.unique)'",
+                    message: "a to-many relationship cannot be unique: it holds many objects; make the to-one side unique ('@Relationship(.unique)' there)",
                     line: 4, column: 19, fixIts: [FixItSpec(message: "Remove '.unique'")]),
             ],
             fixedSource: """
             @Model
             final class Passport {
-                @Relationship var holder: Person?
+                @Relationship(.unique) var holder: Person?
                 @Relationship(deleteRule: .cascade) var visas: [Visa]
             }
             """

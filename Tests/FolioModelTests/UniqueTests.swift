@@ -69,6 +69,26 @@ final class Snapshot {
 
 /// `#Unique` on model classes, as SwiftData has it: compound constraints that
 /// turn a matching insert into an update, and refuse a save that would repeat.
+@Model
+final class AccessBadge {
+    var number: Int
+    /// No two badges for one holder: a uniqueness constraint of one relationship.
+    @Relationship(.unique) var holder: Holder?
+
+    init(number: Int, holder: Holder? = nil) {
+        self.number = number
+        self.holder = holder
+    }
+}
+
+@Model
+final class Holder {
+    var name: String
+    var badge: AccessBadge?
+
+    init(name: String) { self.name = name }
+}
+
 @Suite struct UniqueTests {
     static func context() throws -> ModelContext {
         let context = ModelContext(try ModelContainer(for: Tour.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
@@ -311,5 +331,29 @@ final class Snapshot {
             guard case .package(.uniqueViolation(_, let entity, let attributes, let value, let ids)) = error as? ModelError else { return false }
             return entity == "Flow" && attributes == "snapshot, label" && value == "Snapshot#3, Login" && ids == [1, 2]
         }
+    }
+
+    @Test func `@Relationship(.unique) on a to-one makes it a constraint of its own: a second badge for a holder updates the first`() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Badges.folio")
+        #expect(Schema([AccessBadge.self]).entity(named: "AccessBadge")?.uniquenessConstraints == [["holder"]])
+        do {
+            let context = ModelContext(try ModelContainer(for: AccessBadge.self, configurations: ModelConfiguration(url: url)))
+            let ada = Holder(name: "Ada")
+            context.insert(ada)
+            context.insert(AccessBadge(number: 1, holder: ada))
+            try context.save()
+            context.insert(AccessBadge(number: 2, holder: ada))     // the same holder: updates badge 1
+            context.insert(AccessBadge(number: 3))                  // no holder: never clashes
+            context.insert(AccessBadge(number: 4))
+            try context.save()
+            #expect(try context.fetch(FetchDescriptor<AccessBadge>(sortBy: [SortDescriptor(\.number)])).map(\.number) == [2, 3, 4])
+        }
+        let context = ModelContext(try ModelContainer(for: AccessBadge.self, configurations: ModelConfiguration(url: url)))
+        let ada = try #require(try context.fetch(FetchDescriptor<Holder>()).first)
+        context.insert(AccessBadge(number: 5, holder: ada))
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<AccessBadge>(sortBy: [SortDescriptor(\.number)])).map(\.number) == [3, 4, 5])
+        #expect(ada.badge?.number == 5)
     }
 }

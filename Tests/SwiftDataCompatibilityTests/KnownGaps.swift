@@ -67,18 +67,6 @@ final class Article {
 }
 #endif
 
-// `@Relationship(.unique)`:
-//
-//     error: Folio does not support relationship options; uniqueness applies to
-//     attributes ('@Attribute(.unique)') (from macro 'Model')
-#if false
-@Model
-final class Passport {
-    @Relationship(.unique) var traveller: Traveller?
-    init() {}
-}
-#endif
-
 // `#Index` (SwiftData, iOS 18):
 //
 //     error: no macro named 'Index'

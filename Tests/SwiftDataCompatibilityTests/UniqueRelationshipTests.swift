@@ -105,3 +105,40 @@ final class Flow {
         #expect(flows.map(\.rate) == [3])
     }
 }
+
+/// `@Relationship(.unique)`: one passport per traveller.
+@Model
+final class Passport {
+    var number: String
+    @Relationship(.unique) var owner: PassportOwner?
+
+    init(number: String, owner: PassportOwner? = nil) {
+        self.number = number
+        self.owner = owner
+    }
+}
+
+@Model
+final class PassportOwner {
+    var name: String
+    var passport: Passport?
+
+    init(name: String) { self.name = name }
+}
+
+@Suite @MainActor struct UniqueRelationshipOptionTests {
+    @Test func aUniqueToOneHoldsOneModelPerRelatedModel() throws {
+        let container = try ModelContainer(for: Passport.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        let owner = PassportOwner(name: "Ada")
+        context.insert(owner)
+        context.insert(Passport(number: "X1", owner: owner))
+        try context.save()
+        context.insert(Passport(number: "X2", owner: owner))
+        try context.save()
+        let passports = try context.fetch(FetchDescriptor<Passport>())
+        #expect(passports.map(\.number) == ["X2"])
+        #expect(container.schema.entity(named: "Passport")?.uniquenessConstraints == [["owner"]])
+    }
+}
+

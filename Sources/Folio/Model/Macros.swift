@@ -44,7 +44,9 @@ public macro Attribute(
 
 /// Customizes a relationship: its delete rule (`.nullify` by default), its
 /// inverse (kept in sync on both sides), minimum and maximum counts (checked at
-/// save), and `originalName` for renames. Options are not supported.
+/// save), and `originalName` for renames. `.unique` makes a to-one relationship
+/// unique: no two objects may hold the same related object, and inserting one
+/// that does updates the object holding it (the macro refuses it on a to-many).
 @attached(peer)
 public macro Relationship(
     _ options: Schema.Relationship.Option...,

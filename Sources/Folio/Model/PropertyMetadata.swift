@@ -21,6 +21,9 @@ extension Schema {
         }
 
         let kind: Kind
+        /// Whether a relationship was declared `@Relationship(.unique)`: a
+        /// uniqueness constraint of that one member.
+        var isUnique = false
         /// For a `Codable` attribute, whose schema type (`codable`) says less than
         /// its Swift type: whether a stored value can be read as that type.
         let accepts: ((Value) -> Bool)?
@@ -100,11 +103,12 @@ extension Schema {
 
         /// A to-one relationship (always optional: deleting the destination nullifies it).
         public init<Model: PersistentModel, Destination: PersistentModel>(
-            _ name: String, _ keyPath: KeyPath<Model, Destination?>, defaultValue: Destination?? = nil,
+            _ name: String, _ keyPath: KeyPath<Model, Destination?>, defaultValue: Destination?? = nil, options: [Schema.Relationship.Option] = [],
             deleteRule: Schema.Relationship.DeleteRule = .nullify, minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
             originalName: String? = nil, inverse: PartialKeyPath<Destination>? = nil, inverseName: String? = nil
         ) {
             self.name = name
+            isUnique = options.contains(.unique)
             self.keyPath = keyPath
             notify = Self.notifier(keyPath)
             accepts = nil
@@ -118,11 +122,12 @@ extension Schema {
 
         /// A to-many relationship, ordered as the array is.
         public init<Model: PersistentModel, Destination: PersistentModel>(
-            _ name: String, _ keyPath: KeyPath<Model, [Destination]>, defaultValue: [Destination]? = nil,
+            _ name: String, _ keyPath: KeyPath<Model, [Destination]>, defaultValue: [Destination]? = nil, options: [Schema.Relationship.Option] = [],
             deleteRule: Schema.Relationship.DeleteRule = .nullify, minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
             originalName: String? = nil, inverse: PartialKeyPath<Destination>? = nil, inverseName: String? = nil
         ) {
             self.name = name
+            isUnique = options.contains(.unique)
             self.keyPath = keyPath
             notify = Self.notifier(keyPath)
             accepts = nil
@@ -137,11 +142,12 @@ extension Schema {
         /// An optional to-many relationship, which tells `nil` (no collection:
         /// never assigned, or set to `nil`) from an empty array, saved or not.
         public init<Model: PersistentModel, Destination: PersistentModel>(
-            _ name: String, _ keyPath: KeyPath<Model, [Destination]?>, defaultValue: [Destination]?? = nil,
+            _ name: String, _ keyPath: KeyPath<Model, [Destination]?>, defaultValue: [Destination]?? = nil, options: [Schema.Relationship.Option] = [],
             deleteRule: Schema.Relationship.DeleteRule = .nullify, minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
             originalName: String? = nil, inverse: PartialKeyPath<Destination>? = nil, inverseName: String? = nil
         ) {
             self.name = name
+            isUnique = options.contains(.unique)
             self.keyPath = keyPath
             notify = Self.notifier(keyPath)
             accepts = nil
@@ -183,6 +189,10 @@ extension Schema {
                 case .attribute(let attribute, _): entity.attributes.append(attribute)
                 case .relationship(let relationship, _, _): entity.relationships.append(relationship)
                 }
+            }
+            // `@Relationship(.unique)`: a constraint of that one relationship.
+            for property in metadata.properties where property.isUnique {
+                entity.uniquenessConstraints.append([property.name])
             }
             // A key path to no persisted property keeps its description, for validation to name.
             // One attribute alone becomes its `.unique` option, as `uniquenessConstraints` stores it.

@@ -5,10 +5,13 @@ extension Schema {
     /// Mirrors SwiftData's `Schema.Relationship`. A to-many relationship is ordered
     /// as its array is; the order is saved.
     public struct Relationship: Hashable, Sendable {
-        /// Relationship options, as `@Relationship` spells them. Folio supports
-        /// none yet: the macro reports `.unique` as an error rather than ignore it.
+        /// Relationship options, as `@Relationship` spells them.
         public enum Option: Hashable, Sendable {
-            /// A to-one relationship no two objects may share.
+            /// A to-one relationship no two objects may share: a uniqueness
+            /// constraint of that one relationship (``Schema/Entity/uniquenessConstraints``),
+            /// keyed by the related object's identity. Inserting an object that
+            /// holds the same related object as a live one updates that one
+            /// instead. A to-many relationship cannot be unique.
             case unique
         }
 
