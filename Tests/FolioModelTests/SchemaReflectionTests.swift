@@ -129,4 +129,28 @@ final class Gadget {
         try context.save()
         #expect(try Data(contentsOf: url.appendingPathComponent("document.xml")) == before)
     }
+
+    @Test func `SwiftData's other attribute options are recorded in the package and read back, so its schema equals the classes'`() throws {
+        let attributes: [Schema.Attribute] = Schema.Attribute.Option.allCases.map { option in
+            Schema.Attribute("field\(option.rawValue.prefix(1).uppercased() + option.rawValue.dropFirst())", .string,
+                             isOptional: true, options: [option])
+        }
+        let schema = try Schema([Schema.Entity("Article", attributes: attributes)])
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("Options.folio")
+        do {
+            let context = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
+            _ = try context.insert("Article", ["fieldEphemeral": .string("kept in memory"), "fieldSpotlight": .string("saved")])
+            try context.save()
+        }
+        let document = try String(decoding: Data(contentsOf: url.appendingPathComponent("document.xml")), as: UTF8.self)
+        for option in ["spotlight", "allows-cloud-encryption", "preserve-value-on-deletion", "ephemeral"] {
+            #expect(document.contains("\(option)=\"true\""), "\(option)")
+        }
+        #expect(!document.contains("kept in memory"), "an ephemeral value is not saved")
+        let reopened = try ModelContainer(contentsOf: url, allowsSave: false)
+        #expect(reopened.schema == schema)
+        #expect(reopened.schema.entity(named: "Article")?.attribute(named: "fieldEphemeral")?.isTransient == true)
+    }
 }
+

@@ -50,23 +50,6 @@ func isValidationFailure(_ error: any Error) -> Bool {
 }
 #endif
 
-// Attribute options beyond .unique, .externalStorage and .transient:
-//
-//     error: type 'Schema.Attribute.Option' has no member 'spotlight'
-//     error: type 'Schema.Attribute.Option' has no member 'allowsCloudEncryption'
-//     error: type 'Schema.Attribute.Option' has no member 'preserveValueOnDeletion'
-//     error: type 'Schema.Attribute.Option' has no member 'ephemeral'
-#if false
-@Model
-final class Article {
-    @Attribute(.spotlight) var title: String = ""
-    @Attribute(.allowsCloudEncryption) var secret: String = ""
-    @Attribute(.preserveValueOnDeletion) var code: String = ""
-    @Attribute(.ephemeral) var draft: String = ""
-    init() {}
-}
-#endif
-
 // `#Index` (SwiftData, iOS 18):
 //
 //     error: no macro named 'Index'

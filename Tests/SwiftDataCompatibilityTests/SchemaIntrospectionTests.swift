@@ -39,3 +39,38 @@ final class Speaker {
         #expect(attribute("name")?.isUnique == true)
     }
 }
+
+/// SwiftData's other attribute options, as an app declares them.
+@Model
+final class Article {
+    @Attribute(.spotlight) var title: String = ""
+    @Attribute(.allowsCloudEncryption) var secret: String = ""
+    @Attribute(.preserveValueOnDeletion) var code: String = ""
+    @Attribute(.ephemeral) var draft: String = ""
+    init() {}
+}
+
+@Suite @MainActor struct AttributeOptionTests {
+    @Test func everyAttributeOptionCompilesAndEphemeralValuesAreNotSaved() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compat-options-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("Articles.folio")
+        do {
+            let container = try ModelContainer(for: Article.self, configurations: ModelConfiguration(url: url))
+            let article = Article()
+            article.title = "Hello"
+            article.draft = "unsaved thoughts"
+            container.mainContext.insert(article)
+            try container.mainContext.save()
+            let entity = try #require(container.schema.entity(named: "Article"))
+            #expect(entity.attribute(named: "title")?.options == [.spotlight])
+            #expect(entity.attribute(named: "draft")?.options == [.ephemeral])
+        }
+        let container = try ModelContainer(for: Article.self, configurations: ModelConfiguration(url: url))
+        let article = try #require(try container.mainContext.fetch(FetchDescriptor<Article>()).first)
+        #expect(article.title == "Hello")
+        #expect(article.draft == "", "an ephemeral value lives in memory only")
+    }
+}
+

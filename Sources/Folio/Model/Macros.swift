@@ -32,7 +32,9 @@ public macro _PersistedProperty() = #externalMacro(module: "FolioMacros", type: 
 
 /// Customizes how an attribute is stored: `.unique` (an insert with an existing
 /// value updates that object), `.externalStorage` (a blob beside the XML),
-/// `.transient` (in the schema, never saved), and `originalName` for renames,
+/// `.transient` and `.ephemeral` (in the schema, never saved), SwiftData's
+/// `.spotlight`, `.allowsCloudEncryption` and `.preserveValueOnDeletion`
+/// (recorded, no effect on Linux), and `originalName` for renames,
 /// which lightweight migration follows. `hashModifier` is accepted for source
 /// compatibility; Folio compares schemas structurally.
 @attached(peer)

@@ -15,6 +15,18 @@ extension Schema {
             case externalStorage
             /// The value lives in memory only and is never saved.
             case transient
+            /// Index the value for Spotlight search (SwiftData). Linux has no
+            /// Spotlight: recorded in the schema, with no other effect.
+            case spotlight
+            /// Encrypt the value in CloudKit (SwiftData). Folio stores locally:
+            /// recorded in the schema, with no other effect.
+            case allowsCloudEncryption
+            /// Keep the value in the history's record of a deletion (SwiftData).
+            /// Recorded in the schema; Folio keeps no history yet.
+            case preserveValueOnDeletion
+            /// Track changes to the value without saving it (SwiftData): in
+            /// Folio, as ``transient``, the value lives in memory only.
+            case ephemeral
         }
 
         /// The attribute's name; a Swift identifier.
@@ -79,7 +91,7 @@ extension Schema {
         /// Whether no two objects may share this attribute's value.
         public var isUnique: Bool { options.contains(.unique) }
         /// Whether this attribute is kept in memory only.
-        public var isTransient: Bool { options.contains(.transient) }
+        public var isTransient: Bool { options.contains(.transient) || options.contains(.ephemeral) }
         /// Whether this attribute's value is stored in a file beside the XML.
         public var isExternal: Bool { options.contains(.externalStorage) }
 

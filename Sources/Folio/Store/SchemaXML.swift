@@ -79,6 +79,10 @@ enum SchemaXML {
         case .unique: return "unique"
         case .externalStorage: return "external-storage"
         case .transient: return "transient"
+        case .spotlight: return "spotlight"
+        case .allowsCloudEncryption: return "allows-cloud-encryption"
+        case .preserveValueOnDeletion: return "preserve-value-on-deletion"
+        case .ephemeral: return "ephemeral"
         }
     }
 
@@ -112,8 +116,8 @@ enum SchemaXML {
             }
             attribute.defaultStoredValue = value
         }
-        let known: Set<String> = ["name", "type", "optional", "default", "default.esc", "original-name",
-                                  "unique", "external-storage", "transient"]
+        let known = Set(["name", "type", "optional", "default", "default.esc", "original-name"]
+                        + Schema.Attribute.Option.allCases.map(optionName))
         if let unknown = xml.keys.sorted().first(where: { !known.contains($0) }) {
             throw .init("attribute \(name): unknown property '\(unknown)'")
         }
