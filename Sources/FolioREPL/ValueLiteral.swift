@@ -236,10 +236,13 @@ struct ValueLiteral {
 
     /// A bare any-value: `type:text`, a boolean, a number, a date, or else a string.
     static func inferAny(_ text: String, subject: String, column: Int) throws(CommandError) -> Value {
-        if let colon = text.firstIndex(of: ":"), let type = ValueType(text[..<colon]), !type.isCollection,
+        // The first ":" scalar: a text starting with a combining mark joins the colon into one Character.
+        let scalars = text.unicodeScalars
+        if let colon = scalars.firstIndex(of: ":"), let type = ValueType(String(scalars[..<colon])), !type.isCollection,
            type != .codable, type != .any {
             guard let value = Value(text: text, as: .any) else {
-                throw CommandError("'\(text[text.index(after: colon)...])' is not a valid \(type) for \(subject)", column: column)
+                throw CommandError("'\(String(scalars[scalars.index(after: colon)...]))' is not a valid \(type) for \(subject)",
+                                   column: column)
             }
             return value
         }

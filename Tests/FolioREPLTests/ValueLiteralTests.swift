@@ -76,6 +76,11 @@ import Testing
         #expect(try parse("null", .any) == .null)
     }
 
+    @Test("a bare any-value's type ends at the first colon scalar, even when a combining mark follows it")
+    func anyValueWithCombiningMark() throws {
+        #expect(try parse("string:\u{301}x", .any) == .string("\u{301}x"))
+    }
+
     @Test("errors name the offending token's column")
     func errors() {
         func error(_ text: String, _ type: ValueType) -> CommandError? {

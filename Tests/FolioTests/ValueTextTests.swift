@@ -130,4 +130,16 @@ import Testing
         let fine = String(repeating: "[", count: 60) + String(repeating: "]", count: 60)
         #expect(ValueText.decode(fine, as: .codable) != nil)
     }
+
+    @Test("an any-value whose text starts with a combining mark round-trips: its type ends at the first colon scalar, not grapheme")
+    func anyValueWithLeadingCombiningMark() {
+        // ":" followed by U+0301 is one Character; the colon is still the separator.
+        for text in ["\u{301}\n:", "\u{301}", "\u{20DD}x", ":\u{301}"] {
+            var buffer = ByteBuffer()
+            ValueText.append(.string(text), as: .any, to: &buffer)
+            let written = String(decoding: buffer.bytes, as: UTF8.self)
+            #expect(ValueText.decode(written, as: .any) == .string(text), "\(written.debugDescription)")
+        }
+    }
 }
+

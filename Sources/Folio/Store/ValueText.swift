@@ -137,9 +137,12 @@ enum ValueText {
     static func decode(_ text: String, as type: ValueType, maximumNesting: Int = ValueText.maximumNesting) -> Value? {
         switch type {
         case .any:
-            guard let colon = text.firstIndex(of: ":"), let scalar = ValueType(text[..<colon]),
+            // Split on the first ":" scalar, not Character: a value starting with a
+            // combining mark (U+0301) joins the colon into one grapheme.
+            let scalars = text.unicodeScalars
+            guard let colon = scalars.firstIndex(of: ":"), let scalar = ValueType(String(scalars[..<colon])),
                   scalar != .any, scalar != .codable, !scalar.isCollection else { return nil }
-            return decode(String(text[text.index(after: colon)...]), as: scalar)
+            return decode(String(scalars[scalars.index(after: colon)...]), as: scalar)
         case .array, .set, .dictionary, .codable:
             var parser = JSONParser(text, maximumNesting: maximumNesting)
             guard let value = parser.parseDocument(as: type) else { return nil }
