@@ -50,7 +50,7 @@ final class DocumentStore: @unchecked Sendable {
     private var contextGenerations: [ObjectIdentifier: Int] = [:]
 
     private init(package: DocumentPackage?, key: String?, graph: ObjectGraph,
-                 fingerprint: FileFingerprint?, writeLock: PackageLock?) {
+                 fingerprint: FileFingerprint?, writeLock: PackageLock?, diskSchema: Schema?) {
         self.package = package
         self.key = key
         savedGraph = graph
@@ -58,7 +58,7 @@ final class DocumentStore: @unchecked Sendable {
         self.fingerprint = fingerprint
         self.writeLock = writeLock
         lockSlot.held = writeLock
-        diskSchemaStorage = fingerprint == nil ? nil : graph.schema
+        diskSchemaStorage = diskSchema
     }
 
     deinit {
@@ -86,7 +86,7 @@ final class DocumentStore: @unchecked Sendable {
 
     /// A store of its own for an in-memory container.
     static func inMemory(_ graph: ObjectGraph) -> DocumentStore {
-        DocumentStore(package: nil, key: nil, graph: graph, fingerprint: nil, writeLock: nil)
+        DocumentStore(package: nil, key: nil, graph: graph, fingerprint: nil, writeLock: nil, diskSchema: nil)
     }
 
     /// The process's store for the package at `url`: the one already open if
@@ -166,11 +166,13 @@ final class DocumentStore: @unchecked Sendable {
             let fingerprint = package.fingerprint
             let graph: ObjectGraph
             do { graph = try package.read() } catch { throw .package(error) }
-            return DocumentStore(package: package, key: key, graph: graph, fingerprint: fingerprint, writeLock: writeLock)
+            return DocumentStore(package: package, key: key, graph: graph, fingerprint: fingerprint, writeLock: writeLock,
+                                 diskSchema: graph.schema)
         }
         guard FileManager.default.fileExists(atPath: url.path) else {
             // A new document: the lock is taken when the first save creates it.
-            return DocumentStore(package: package, key: key, graph: ObjectGraph(schema: schema), fingerprint: nil, writeLock: nil)
+            return DocumentStore(package: package, key: key, graph: ObjectGraph(schema: schema), fingerprint: nil, writeLock: nil,
+                                 diskSchema: nil)
         }
         let writeLock: PackageLock?
         do { writeLock = allowsSave ? try takeLock() : nil } catch { throw .package(error) }
@@ -189,9 +191,8 @@ final class DocumentStore: @unchecked Sendable {
         } else {
             graph = try lightweightMigration(of: graph, to: schema, package: url.path)
         }
-        let store = DocumentStore(package: package, key: key, graph: graph, fingerprint: fingerprint, writeLock: writeLock)
-        store.diskSchemaStorage = diskSchema
-        return store
+        return DocumentStore(package: package, key: key, graph: graph, fingerprint: fingerprint, writeLock: writeLock,
+                             diskSchema: diskSchema)
     }
 
     /// The stored graph under the container's schema, migrated in memory when
@@ -205,14 +206,13 @@ final class DocumentStore: @unchecked Sendable {
         if let stored = graph.schema.declaredVersion, let current = schema.declaredVersion, stored > current {
             throw .migration(package: path, .backwardMigration(stored: stored, current: current))
         }
-        if graph.schema.differsOnlyInDefaults(from: schema) {
-            // The same entities: the graph takes the container's schema (its classes, its
-            // defaults) and keeps the version the package records unless the container declares one.
-            var adopted = schema
-            if adopted.declaredVersion == nil { adopted.declaredVersion = graph.schema.declaredVersion }
-            return graph.adopting(adopted)
+        // The graph takes the container's schema (its classes, its defaults). With the same
+        // entities it keeps the version the package records, unless the container declares one.
+        var target = schema
+        if target.declaredVersion == nil, graph.schema.differsOnlyInDefaults(from: schema) {
+            target.declaredVersion = graph.schema.declaredVersion
         }
-        do { return try graph.migrated(to: schema) } catch { throw .migration(package: path, error) }
+        do { return try graph.brought(to: target) } catch { throw .migration(package: path, error) }
     }
 
     /// The schema of the package as on disk; `nil` before its first save.

@@ -99,7 +99,7 @@ public struct ModelConfiguration: Hashable, Sendable {
         groupContainer = .none
         self.cloudKitDatabase = cloudKitDatabase
         givenURL = url
-        directory = url.deletingLastPathComponent()
+        directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
     }
 
     /// Creates an in-memory or default configuration, as SwiftData's `ModelConfiguration(isStoredInMemoryOnly:)`.

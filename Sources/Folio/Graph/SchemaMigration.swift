@@ -415,4 +415,14 @@ extension ObjectGraph {
         graph.nextID = nextID
         return graph
     }
+
+    /// This graph under `target`: the same tables when the schemas differ only
+    /// in defaults (``adopting(_:)``), else a lightweight migration
+    /// (``migrated(to:)``). This graph must not be used afterwards.
+    ///
+    /// - Throws: what ``migrated(to:)`` throws.
+    func brought(to target: Schema) throws(MigrationError) -> ObjectGraph {
+        if schema.differsOnlyInDefaults(from: target) { return adopting(target) }
+        return try migrated(to: target)
+    }
 }

@@ -85,7 +85,7 @@ struct StagedMigration {
     /// Whether a stored schema has a version's entities (defaults aside, which
     /// model code may compute anew in every process).
     static func matches(_ stored: Schema, _ version: Schema) -> Bool {
-        stored == version || stored.differsOnlyInDefaults(from: version)
+        stored.differsOnlyInDefaults(from: version)
     }
 
     /// The closure the document store runs on the graph it reads.
@@ -158,9 +158,7 @@ struct StagedMigration {
 
     /// The graph under version `index`'s schema, by the lightweight rules.
     private func lightweightStep(_ graph: ObjectGraph, to index: Int) throws(ModelError) -> ObjectGraph {
-        let schema = versions[index].schema
-        if Self.matches(graph.schema, schema) { return graph.adopting(schema) }
-        do { return try graph.migrated(to: schema) } catch { throw .migration(package: package, error) }
+        do { return try graph.brought(to: versions[index].schema) } catch { throw .migration(package: package, error) }
     }
 
     /// Runs a stage's code with a context over version `index`'s models, in a
