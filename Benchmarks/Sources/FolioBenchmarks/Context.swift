@@ -47,7 +47,7 @@ func groupedNumber(_ value: Int) -> String {
 }
 
 /// The object graph of a workload: categories first (ids 1…C), then animals (ids C+1…).
-func buildContextGraph(_ workload: ContextWorkload) throws -> ObjectGraph {
+func buildContextGraph(_ workload: some ZooShape) throws -> ObjectGraph {
     let graph = ObjectGraph(schema: try Zoo.schema())
     var categories: [PersistentIdentifier] = []
     for c in 0..<workload.categoryCount {
@@ -158,11 +158,7 @@ func measureContext(_ workload: ContextWorkload, runs: Int) throws -> ContextRes
     let plain = plainAnimals(workload)
     log("  building \(workload.sqlitePath)")
     do {
-        let categories = (0..<categoryCount).map { CategoryRow(id: Int64($0 + 1), name: Zoo.categoryName($0)) }
-        let animals = (0..<n).map { i in
-            AnimalRow(id: Int64(categoryCount + i + 1), name: Zoo.name(i), age: Zoo.age(i), weight: Zoo.weight(i),
-                      born: Zoo.born(i), notes: Zoo.notes(i), categoryID: Int64(workload.category(of: i) + 1))
-        }
+        let (categories, animals) = workload.rows()
         let queue = try createDatabase(workload.sqlitePath)
         try insertRows(queue, categories, animals)
         try queue.close()
@@ -249,20 +245,9 @@ func measureContext(_ workload: ContextWorkload, runs: Int) throws -> ContextRes
 
     // GRDB: DELETE FROM category WHERE id = ? with ON DELETE CASCADE, from a fresh copy each time.
     for _ in 0..<runs {
-        removeDatabase(workload.sqliteWorkPath)
-        try FileManager.default.copyItem(atPath: workload.sqlitePath, toPath: workload.sqliteWorkPath)
-        let queue = try DatabaseQueue(path: workload.sqliteWorkPath)
-        result.foreignKeys = try queue.read { db in try String(Int.fetchOne(db, sql: "PRAGMA foreign_keys") ?? -1) }
-        guard result.foreignKeys == "1" else { fail("PRAGMA foreign_keys is \(result.foreignKeys)") }
-        guard try queue.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM animal") }) == n else { fail("copy is wrong") }
-        try result.grdbDelete.time {
-            try queue.write { db in try db.execute(sql: "DELETE FROM category WHERE id = ?", arguments: [Int64(big.id)]) }
-        }
-        guard try queue.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM animal") }) == n - workload.big else {
-            fail("SQLite did not cascade")
-        }
-        try queue.close()
+        result.grdbDelete.all.append(try grdbCascadeDelete(workload, category: Int64(big.id)))
     }
+    result.foreignKeys = "1"
     // For reference: the same filter and sort in SQL (no index on age or name).
     do {
         removeDatabase(workload.sqliteWorkPath)
@@ -279,6 +264,25 @@ func measureContext(_ workload: ContextWorkload, runs: Int) throws -> ContextRes
     }
     log("  GRDB cascade delete \(ms(result.grdbDelete.best)); SQL filter + sort \(ms(result.grdbFetchSorted.best))")
     return result
+}
+
+/// SQLite's cascade on a fresh copy of the workload's database: `DELETE FROM
+/// category WHERE id = ?` with `ON DELETE CASCADE`, commit included; checks that
+/// foreign keys are on (GRDB's default) and that the animals went. Returns the seconds.
+func grdbCascadeDelete(_ workload: ContextWorkload, category: Int64) throws -> Double {
+    removeDatabase(workload.sqliteWorkPath)
+    try FileManager.default.copyItem(atPath: workload.sqlitePath, toPath: workload.sqliteWorkPath)
+    let queue = try DatabaseQueue(path: workload.sqliteWorkPath)
+    defer { try? queue.close() }
+    let foreignKeys = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA foreign_keys") }
+    guard foreignKeys == 1 else { fail("PRAGMA foreign_keys is \(foreignKeys.map(String.init) ?? "nil")") }
+    func animalCount() throws -> Int? { try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM animal") } }
+    guard try animalCount() == workload.n else { fail("the copy of \(workload.sqlitePath) is wrong") }
+    let start = now()
+    try queue.write { db in try db.execute(sql: "DELETE FROM category WHERE id = ?", arguments: [category]) }
+    let elapsed = now() - start
+    guard try animalCount() == workload.n - workload.big else { fail("SQLite did not cascade") }
+    return elapsed
 }
 
 // MARK: - Report

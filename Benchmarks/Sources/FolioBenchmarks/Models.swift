@@ -80,29 +80,9 @@ func measureModels(n: Int, runs: Int) throws -> ModelsResult {
     for _ in 0..<runs {
         // Insert: typed models vs the dynamic API, each into a fresh in-memory container.
         let typedContext = ModelContext(try ModelContainer(for: AnimalCategory.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
-        result.typedInsert.time {
-            let categories = (0..<workload.categoryCount).map { AnimalCategory(name: Zoo.categoryName($0)) }
-            for category in categories { typedContext.insert(category) }
-            for i in 0..<n {
-                let animal = Animal(name: Zoo.name(i), age: Int(Zoo.age(i)), weight: Zoo.weight(i), born: Zoo.born(i), notes: Zoo.notes(i))
-                typedContext.insert(animal)
-                animal.category = categories[workload.category(of: i)]
-            }
-        }
+        result.typedInsert.time { workload.insertTyped(into: typedContext) }
         let dynamicContext = ModelContext(try ModelContainer(for: AnimalCategory.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
-        try result.dynamicInsert.time {
-            var categories: [PersistentIdentifier] = []
-            for c in 0..<workload.categoryCount {
-                categories.append(try dynamicContext.insert("AnimalCategory", ["name": .string(Zoo.categoryName(c))]))
-            }
-            for i in 0..<n {
-                let animal = try dynamicContext.insert("Animal", [
-                    "name": .string(Zoo.name(i)), "age": .int(Zoo.age(i)), "weight": .double(Zoo.weight(i)),
-                    "born": .date(Zoo.born(i)), "notes": .string(Zoo.notes(i)),
-                ])
-                try dynamicContext.link(animal, "category", to: categories[workload.category(of: i)])
-            }
-        }
+        try result.dynamicInsert.time { try workload.insertDynamic(into: dynamicContext) }
 
         // Fetch: the same filter and sort, typed with #Predicate and SortDescriptor.
         let typed = try result.typedFetch.time {

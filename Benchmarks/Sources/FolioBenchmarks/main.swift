@@ -9,6 +9,10 @@
 //   FolioBenchmarks --grdb-fetch-only PATH.sqlite
 // Uniqueness (insert, upsert, save check; Uniqueness.swift):
 //   swift run -c release FolioBenchmarks --unique [N ...] [--runs K]
+// The typed layer (@Model through mainContext) beside the dynamic API, GRDB and
+// the C floor, each phase in a child process (TypedBenchmark.swift, TypedPhase.swift):
+//   swift run -c release FolioBenchmarks --typed [N ...] [--runs K]
+//   FolioBenchmarks --typed-phase PHASE N BIG PATH       (one phase, e.g. under a profiler)
 // and, for profiling a save (e.g. under valgrind):
 //   FolioBenchmarks --save-only N
 //
@@ -55,6 +59,15 @@ func fileSize(_ path: String) -> (bytes: Int, disk: Int) {
     var info = stat()
     guard stat(path, &info) == 0 else { return (0, 0) }
     return (Int(info.st_size), Int(info.st_blocks) * 512)
+}
+
+/// Before a run that starts children and the C floor: the benchmark folder, this
+/// binary's path (for its child modes), the compiled floor, the load average.
+func prepareRun() throws -> (selfPath: String, floorBinary: String, loadBefore: String) {
+    try FileManager.default.createDirectory(atPath: benchFolder, withIntermediateDirectories: true)
+    let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    let loadBefore = loadAverage()
+    return (selfPath, try compileFloor(), loadBefore)
 }
 
 func removeItem(_ path: String) {
@@ -184,17 +197,11 @@ func buildGraph(_ n: Int) throws -> (ObjectGraph, BuildTimes) {
 func folioPath(_ n: Int) -> String { "\(benchFolder)/zoo-\(n).folio" }
 
 /// Child mode: open a package in this fresh process and report memory.
-func openOnly(_ path: String) throws {
-    let baseline = procStatus("VmRSS")
-    let start = now()
-    let graph = try DocumentPackage(url: URL(fileURLWithPath: path)).read()
-    let elapsed = now() - start
-    let after = procStatus("VmRSS")
-    let peak = procStatus("VmHWM")
-    withExtendedLifetime(graph) {
-        print("baseline_rss=\(baseline) peak_hwm=\(peak) rss_after=\(after) seconds=\(elapsed) objects=\(graph.count)")
-        exit(0) // no teardown: profiles of this mode show the open alone
-    }
+func openOnly(_ path: String) throws -> Never {
+    var recorder = PhaseRecorder()
+    let graph = try recorder.time("seconds") { try DocumentPackage(url: URL(fileURLWithPath: path)).read() }
+    recorder.record("objects", Double(graph.count))
+    recorder.finish(keeping: graph)
 }
 
 // MARK: - GRDB
@@ -242,20 +249,6 @@ func removeDatabase(_ path: String) {
     for suffix in ["", "-journal", "-wal", "-shm"] { removeItem(path + suffix) }
 }
 
-/// Rows with the same values as the Folio graph (ids as Folio assigns them: categories 1…C, animals C+1…).
-func makeRows(_ n: Int) -> ([CategoryRow], [AnimalRow]) {
-    let categoryCount = Zoo.categoryCount(n)
-    let categories = (0..<categoryCount).map { CategoryRow(id: Int64($0 + 1), name: Zoo.categoryName($0)) }
-    var animals: [AnimalRow] = []
-    animals.reserveCapacity(n)
-    for i in 0..<n {
-        animals.append(AnimalRow(id: Int64(categoryCount + i + 1), name: Zoo.name(i), age: Zoo.age(i),
-                                 weight: Zoo.weight(i), born: Zoo.born(i), notes: Zoo.notes(i),
-                                 categoryID: Int64(i % categoryCount + 1)))
-    }
-    return (categories, animals)
-}
-
 /// A fresh database with the schema; nothing timed here.
 func createDatabase(_ path: String) throws -> DatabaseQueue {
     removeDatabase(path)
@@ -301,33 +294,11 @@ func fetchRows(_ queue: DatabaseQueue) throws -> ([CategoryRow], [AnimalRow]) {
 }
 
 /// Child mode: fetch everything in this fresh process and report memory.
-func grdbFetchOnly(_ path: String) throws {
-    let baseline = procStatus("VmRSS")
-    let start = now()
-    let queue = try DatabaseQueue(path: path)
-    let rows = try fetchRows(queue)
-    let elapsed = now() - start
-    let after = procStatus("VmRSS")
-    let peak = procStatus("VmHWM")
-    withExtendedLifetime(rows) {
-        print("baseline_rss=\(baseline) peak_hwm=\(peak) rss_after=\(after) seconds=\(elapsed) objects=\(rows.0.count + rows.1.count)")
-        exit(0)
-    }
-}
-
-// MARK: - C floor
-
-/// Compiles floor/sax_floor.c next to this package (once per run of the benchmark).
-func compileFloor() throws -> String {
-    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("floor/sax_floor.c").path
-    guard FileManager.default.fileExists(atPath: source) else { fail("cannot find \(source)") }
-    let binary = "\(benchFolder)/sax_floor"
-    let command = "cc -O2 -o '\(binary)' '\(source)' $(pkg-config --cflags --libs libxml-2.0)"
-    log("compiling the C floor: \(command)")
-    let result = try runProcess("/bin/sh", ["-c", command])
-    guard result.status == 0 else { fail("could not compile \(source) (is libxml2-dev installed?)") }
-    return binary
+func grdbFetchOnly(_ path: String) throws -> Never {
+    var recorder = PhaseRecorder()
+    let rows = try recorder.time("seconds") { try fetchRows(try DatabaseQueue(path: path)) }
+    recorder.record("objects", Double(rows.0.count + rows.1.count))
+    recorder.finish(keeping: rows)
 }
 
 // MARK: - One workload size
@@ -341,7 +312,6 @@ struct Result {
     var grdbInsert = 0.0
     var grdbFetch = 0.0
     var documentBytes = 0
-    var documentDisk = 0
     var sqliteBytes = 0
     var sqliteDisk = 0
     var openBaseline = 0
@@ -383,7 +353,6 @@ func measure(n: Int, runs: Int, floorBinary: String, selfPath: String) throws ->
     let package = DocumentPackage(url: URL(fileURLWithPath: path))
     result.save = try best(of: runs) { try package.write(graph) }
     log("  Folio save \(seconds(result.save))")
-    (result.documentBytes, result.documentDisk) = fileSize(path + "/document.xml")
 
     let expected = graph.count
     result.open = try best(of: runs) {
@@ -393,22 +362,18 @@ func measure(n: Int, runs: Int, floorBinary: String, selfPath: String) throws ->
     }
     log("  Folio open \(seconds(result.open))")
 
-    let child = try runProcess(selfPath, ["--open-only", path])
-    let memory = keyValues(child.output)
-    guard child.status == 0, let baseline = memory["baseline_rss"].flatMap(Int.init),
-          let peak = memory["peak_hwm"].flatMap(Int.init), let after = memory["rss_after"].flatMap(Int.init)
-    else { fail("--open-only child failed: \(child.output)") }
-    (result.openBaseline, result.openPeak, result.openAfter) = (baseline, peak, after)
+    guard let memory = runPhase(selfPath, ["--open-only", path], runs: 1), let baseline = memory["baseline_rss"],
+          let peak = memory["peak_hwm"], let after = memory["rss_after"]
+    else { fail("--open-only child failed") }
+    (result.openBaseline, result.openPeak, result.openAfter) = (Int(baseline), Int(peak), Int(after))
     result.payload = Zoo.payloadPerAnimal(n)
-    log("  open in a child (\(memory["seconds"] ?? "?") s): RSS \(megabytes(baseline)) → peak \(megabytes(peak)), \(String(format: "%.0f", result.bytesPerAnimal)) B/animal beyond strings")
+    log("  open in a child (\(ms(memory["seconds"] ?? .nan))): RSS \(megabytes(result.openBaseline)) → peak \(megabytes(result.openPeak)), \(String(format: "%.0f", result.bytesPerAnimal)) B/animal beyond strings")
 
-    let floor = try runProcess(floorBinary, [path + "/document.xml", String(runs)])
-    guard floor.status == 0, let floorSeconds = keyValues(floor.output)["best_seconds"].flatMap(Double.init)
-    else { fail("C floor failed: \(floor.output)") }
-    result.floor = floorSeconds
+    let floor = try runFloor(floorBinary, package: path, runs: runs)
+    (result.floor, result.documentBytes) = (floor.serial, floor.bytes)
     log("  C SAX2 floor \(seconds(result.floor))")
 
-    let (categoryRows, animalRows) = makeRows(n)
+    let (categoryRows, animalRows) = UniformZoo(n: n).rows()
     let database = sqlitePath(n)
     var grdbInsert = Double.infinity
     for _ in 0..<runs {
@@ -431,11 +396,9 @@ func measure(n: Int, runs: Int, floorBinary: String, selfPath: String) throws ->
     try queue.close()
     log("  GRDB fetch \(seconds(result.grdbFetch))")
 
-    let grdbChild = try runProcess(selfPath, ["--grdb-fetch-only", database])
-    let grdbMemory = keyValues(grdbChild.output)
-    if grdbChild.status == 0, let baseline = grdbMemory["baseline_rss"].flatMap(Int.init),
-       let peak = grdbMemory["peak_hwm"].flatMap(Int.init), let after = grdbMemory["rss_after"].flatMap(Int.init) {
-        (result.grdbBaseline, result.grdbPeak, result.grdbAfter) = (baseline, peak, after)
+    if let memory = runPhase(selfPath, ["--grdb-fetch-only", database], runs: 1), let baseline = memory["baseline_rss"],
+       let peak = memory["peak_hwm"], let after = memory["rss_after"] {
+        (result.grdbBaseline, result.grdbPeak, result.grdbAfter) = (Int(baseline), Int(peak), Int(after))
     }
     withExtendedLifetime(graph) {}
     return result
@@ -484,7 +447,7 @@ func report(_ results: [Result], runs: Int, loadBefore: String) {
     print(row("C SAX2 floor (libxml2, no-op handler)") { seconds($0.floor) })
     print(row("GRDB insert (1 transaction, prepared statement)") { seconds($0.grdbInsert) })
     print(row("GRDB fetch (FetchableRecord.fetchAll)") { seconds($0.grdbFetch) })
-    print(row("document.xml size") { megabytes($0.documentBytes) })
+    print(row("package XML size (every *.xml file)") { megabytes($0.documentBytes) })
     print(row("SQLite file size") { megabytes($0.sqliteBytes) })
     print(row("open: RSS before → peak") { "\(megabytes($0.openBaseline)) → \(megabytes($0.openPeak))" })
     print(row("open: string payload per animal") { String(format: "%.0f B", $0.payload) })
@@ -502,7 +465,7 @@ func report(_ results: [Result], runs: Int, loadBefore: String) {
     print(row("open ≤ 1.5× C floor") { verdict($0.open / $0.floor, 1.5) })
     print(row("open ≤ GRDB fetch (target at 1M)") { verdict($0.open / $0.grdbFetch, 1.0) })
     print(row("save ≤ GRDB insert") { verdict($0.save / $0.grdbInsert, 1.0) })
-    print(row("document.xml ≤ 2× SQLite file") { verdict(Double($0.documentBytes) / Double($0.sqliteBytes), 2.0) })
+    print(row("package XML ≤ 2× SQLite file") { verdict(Double($0.documentBytes) / Double($0.sqliteBytes), 2.0) })
     print(row("≤ 200 B/animal beyond strings (peak)") { verdict($0.bytesPerAnimal, 200, "B") })
 }
 
@@ -512,11 +475,15 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     if let index = arguments.firstIndex(of: "--open-only"), index + 1 < arguments.count {
         try openOnly(arguments[index + 1])
-        exit(0)
     }
     if let index = arguments.firstIndex(of: "--grdb-fetch-only"), index + 1 < arguments.count {
         try grdbFetchOnly(arguments[index + 1])
-        exit(0)
+    }
+    if let index = arguments.firstIndex(of: "--typed-phase"), index + 4 < arguments.count,
+       let phase = TypedPhase(rawValue: arguments[index + 1]), let n = Int(arguments[index + 2]),
+       let big = Int(arguments[index + 3]) {
+        guardMemory(limit: defaultMemoryLimit())
+        try phase.run(n: n, big: big, path: arguments[index + 4])
     }
     if let index = arguments.firstIndex(of: "--save-only"), index + 1 < arguments.count, let n = Int(arguments[index + 1]) {
         let (graph, _) = try buildGraph(n)
@@ -541,6 +508,7 @@ do {
     var contextMode = false
     var modelsMode = false
     var uniqueMode = false
+    var typedMode = false
     var fixedCascade = 10_000
     var index = 0
     while index < arguments.count {
@@ -564,13 +532,18 @@ do {
             index += 1
             continue
         }
+        if arguments[index] == "--typed" {
+            typedMode = true
+            index += 1
+            continue
+        }
         if arguments[index] == "--unique" {
             uniqueMode = true
             index += 1
             continue
         }
         guard let n = Int(arguments[index].replacingOccurrences(of: "_", with: "")), n > 0 else {
-            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
+            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --typed [N ...] [--runs K] | --typed-phase PHASE N BIG PATH | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
         }
         sizes.append(n)
         index += 1
@@ -578,6 +551,10 @@ do {
     if sizes.isEmpty { sizes = [100_000, 1_000_000] }
     if modelsMode {
         try runModelBenchmarks(sizes: sizes, runs: runs)
+        exit(0)
+    }
+    if typedMode {
+        try runTypedBenchmarks(sizes: sizes, runs: runs)
         exit(0)
     }
     if uniqueMode {
@@ -588,10 +565,7 @@ do {
         try runContextBenchmarks(sizes: sizes, runs: runs, fixedCascade: fixedCascade)
         exit(0)
     }
-    try FileManager.default.createDirectory(atPath: benchFolder, withIntermediateDirectories: true)
-    let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    let loadBefore = loadAverage()
-    let floorBinary = try compileFloor()
+    let (selfPath, floorBinary, loadBefore) = try prepareRun()
     var results: [Result] = []
     for n in sizes {
         results.append(try measure(n: n, runs: runs, floorBinary: floorBinary, selfPath: selfPath))
