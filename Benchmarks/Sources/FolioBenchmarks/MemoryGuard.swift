@@ -5,12 +5,15 @@ import Foundation
 // OOM killer, which may pick another process: the child watches its own
 // resident memory and gives up first.
 
-/// Half the machine's memory (MemTotal in /proc/meminfo), or 8 GB if unknown.
+/// Half the machine's memory, or three quarters of what is available now if
+/// that is less (from /proc/meminfo); 8 GB if unknown.
 func defaultMemoryLimit() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8),
-          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("MemTotal:") }),
-          let kilobytes = Int(line.filter(\.isNumber)) else { return 8_000_000_000 }
-    return kilobytes * 1024 / 2
+    guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) else { return 8_000_000_000 }
+    func field(_ name: String) -> Int? {
+        text.split(separator: "\n").first { $0.hasPrefix(name + ":") }.flatMap { Int($0.filter(\.isNumber)) }.map { $0 * 1024 }
+    }
+    guard let total = field("MemTotal") else { return 8_000_000_000 }
+    return min(total / 2, field("MemAvailable").map { $0 / 4 * 3 } ?? total)
 }
 
 /// Ends this process with status 3 once its resident memory passes `limit`

@@ -18,11 +18,16 @@ struct TypedResult {
         phases[Self.key(phase, skewed: skewed)]?[key]
     }
 
-    /// Peak memory of a phase beyond the child's baseline, per object of its workload.
-    func bytesPerObject(_ phase: TypedPhase, skewed: Bool = false) -> Double? {
+    /// Peak memory of a phase beyond the child's baseline.
+    func peakBeyondBaseline(_ phase: TypedPhase, skewed: Bool = false) -> Double? {
         guard let peak = figure(phase, "peak_hwm", skewed: skewed),
               let baseline = figure(phase, "baseline_rss", skewed: skewed) else { return nil }
-        return (peak - baseline) / Double(UniformZoo(n: n).objectCount)
+        return peak - baseline
+    }
+
+    /// Peak memory of a phase beyond the child's baseline, per object of its workload.
+    func bytesPerObject(_ phase: TypedPhase, skewed: Bool = false) -> Double? {
+        peakBeyondBaseline(phase, skewed: skewed).map { $0 / Double(UniformZoo(n: n).objectCount) }
     }
 
     static func key(_ phase: TypedPhase, skewed: Bool) -> String { phase.rawValue + (skewed ? "/10%" : "") }

@@ -146,9 +146,11 @@ struct TypedReport {
             ("C floor, 1 thread", { $0.floor?.serial }),
             ("typed cascade delete of N/10 (autosave on)", { $0.figure(.cascadeTyped, "delete", skewed: true) }),
             ("typed save after one edit", { $0.figure(.editTyped, "save") }),
-            ("typed insert + save: peak memory", { $0.figure(.insertTyped, "peak_hwm") }),
-            ("typed insert + save, N/10 category: peak memory", { $0.figure(.insertTyped, "peak_hwm", skewed: true) }),
-            ("typed open + fetch + read: peak memory", { $0.figure(.openTyped, "peak_hwm") }),
+            ("typed insert + save: peak memory beyond the baseline", { $0.peakBeyondBaseline(.insertTyped) }),
+            ("typed insert + save, N/10 category: peak memory beyond the baseline", { $0.peakBeyondBaseline(.insertTyped, skewed: true) }),
+            ("dynamic insert + save: peak memory beyond the baseline", { $0.peakBeyondBaseline(.insertDynamic) }),
+            ("typed open + fetch + read: peak memory beyond the baseline", { $0.peakBeyondBaseline(.openTyped) }),
+            ("GRDB open + fetch: peak memory beyond the baseline", { $0.peakBeyondBaseline(.openGRDB) }),
         ]
         Swift.print("")
         Swift.print("Growth from zoo-\(groupedNumber(small.n)) to zoo-\(groupedNumber(large.n)) (×\(String(format: "%.0f", factor)) the objects; linear means growth / ×N ≤ 1.25):")
@@ -160,7 +162,7 @@ struct TypedReport {
                 Swift.print("| \(label) | — | — | — | — |")
                 continue
             }
-            let isMemory = label.hasSuffix("memory")
+            let isMemory = label.hasSuffix("baseline")
             let show: (Double) -> String = { isMemory ? megabytes(Int($0)) : ms($0) }
             let perN = b / a / factor
             Swift.print("| \(label) | \(show(a)) | \(show(b)) | \(String(format: "%.1f×", b / a)) | \(String(format: "%.2f", perN)) \(perN <= 1.25 ? "(linear)" : "(**superlinear**)") |")
