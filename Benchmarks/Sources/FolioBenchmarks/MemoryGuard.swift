@@ -5,9 +5,11 @@ import Foundation
 // OOM killer, which may pick another process: the child watches its own
 // resident memory and gives up first.
 
-/// Half the machine's memory, or three quarters of what is available now if
-/// that is less (from /proc/meminfo); 8 GB if unknown.
+/// `FOLIO_BENCH_MEMORY_LIMIT` (bytes) if set; else half the machine's memory,
+/// or three quarters of what is available now if that is less (from
+/// /proc/meminfo); 8 GB if unknown.
 func defaultMemoryLimit() -> Int {
+    if let text = ProcessInfo.processInfo.environment["FOLIO_BENCH_MEMORY_LIMIT"], let limit = Int(text) { return limit }
     guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) else { return 8_000_000_000 }
     func field(_ name: String) -> Int? {
         text.split(separator: "\n").first { $0.hasPrefix(name + ":") }.flatMap { Int($0.filter(\.isNumber)) }.map { $0 * 1024 }
