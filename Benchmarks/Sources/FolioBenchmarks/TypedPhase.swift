@@ -38,7 +38,8 @@ enum TypedPhase: String, CaseIterable {
     }
 
     /// Runs the phase and ends the process, printing its figures (seconds, or
-    /// nanoseconds for `*_ns`) and memory. Checks every result it times.
+    /// nanoseconds for `*_ns`) and memory. Checks what it fetches, reads and
+    /// deletes (counts, sums); the saved packages are checked by the phases that open them.
     @MainActor
     func run(n: Int, big: Int, path: String) throws -> Never {
         let shape = Self.shape(n: n, big: big)
@@ -80,6 +81,7 @@ enum TypedPhase: String, CaseIterable {
             try cascade(workload, package: path, typed: self == .cascadeTyped, &recorder)
         case .cascadeGRDB:
             guard let workload = shape as? ContextWorkload else { fail("\(rawValue) needs BIG > 0") }
+            // Categories are inserted first, so the big one (index 0) has id 1.
             recorder.record("delete", try grdbCascadeDelete(workload, category: 1))
             recorder.finish()
         case .editTyped:
