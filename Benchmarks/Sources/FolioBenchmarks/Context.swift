@@ -46,23 +46,6 @@ func groupedNumber(_ value: Int) -> String {
     return String(digits)
 }
 
-/// The object graph of a workload: categories first (ids 1…C), then animals (ids C+1…).
-func buildContextGraph(_ workload: some ZooShape) throws -> ObjectGraph {
-    let graph = ObjectGraph(schema: try Zoo.schema())
-    var categories: [PersistentIdentifier] = []
-    for c in 0..<workload.categoryCount {
-        categories.append(try graph.insert("AnimalCategory", ["name": .string(Zoo.categoryName(c))]))
-    }
-    for i in 0..<workload.n {
-        let animal = try graph.insert("Animal", [
-            "name": .string(Zoo.name(i)), "age": .int(Zoo.age(i)), "weight": .double(Zoo.weight(i)),
-            "born": .date(Zoo.born(i)), "notes": .string(Zoo.notes(i)),
-        ])
-        try graph.link(animal, "category", to: categories[workload.category(of: i)])
-    }
-    return graph
-}
-
 /// The animal as a plain struct, for the hand-written loop.
 struct PlainAnimal {
     var name: String
@@ -149,7 +132,7 @@ func measureContext(_ workload: ContextWorkload, runs: Int) throws -> ContextRes
     let categoryCount = workload.categoryCount
     log("\(workload.label): building and saving \(workload.path)")
     do {
-        let graph = try buildContextGraph(workload)
+        let graph = try workload.graph()
         removeItem(workload.path)
         try DocumentPackage(url: URL(fileURLWithPath: workload.path)).write(graph)
     }
@@ -371,7 +354,7 @@ func runContextBenchmarks(sizes: [Int], runs: Int, fixedCascade: Int) throws {
 func contextBuildOnly(n: Int, big: Int) throws {
     try FileManager.default.createDirectory(atPath: benchFolder, withIntermediateDirectories: true)
     let workload = ContextWorkload(n: n, big: big)
-    let graph = try buildContextGraph(workload)
+    let graph = try workload.graph()
     removeItem(workload.path)
     try DocumentPackage(url: URL(fileURLWithPath: workload.path)).write(graph)
     print("path=\(workload.path)")

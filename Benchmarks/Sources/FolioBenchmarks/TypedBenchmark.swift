@@ -49,11 +49,13 @@ private func measureTyped(n: Int, runs: Int, selfPath: String, floorBinary: Stri
     let database = "\(benchFolder)/typed-\(n).sqlite"
     let steps: [(TypedPhase, big: Int, path: String)] = [
         (.insertDynamic, 0, "\(benchFolder)/dynamic-\(n).folio"),
+        (.insertEngine, 0, "\(benchFolder)/engine-\(n).folio"),
         (.insertTyped, 0, typedPackage),
         (.insertGRDB, 0, database),
         // The cascade workload, saved by the dynamic insert (cheap at any size);
         // the typed insert of it shows the cost of one to-many of N/10 members.
         (.insertDynamic, result.big, skewed.path),
+        (.insertEngine, result.big, "\(benchFolder)/engine-ctx-\(n).folio"),
         (.insertGRDB, result.big, skewed.sqlitePath),
         (.insertTyped, result.big, "\(benchFolder)/typed-ctx-\(n).folio"),
         (.openTyped, 0, typedPackage),

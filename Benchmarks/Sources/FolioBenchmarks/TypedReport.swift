@@ -25,6 +25,7 @@ struct TypedReport {
         var label: String
         var typed: (TypedPhase, String)?
         var dynamic: (TypedPhase, String)?
+        var engine: (TypedPhase, String)?
         var grdb: (TypedPhase, String)?
         var skewed = false
         var floor = false
@@ -34,14 +35,17 @@ struct TypedReport {
     private func operations(_ r: TypedResult) -> [Operation] {
         let n = groupedNumber(r.n), big = groupedNumber(r.big)
         return [
-            Operation(label: "insert \(n) models (typed: `Animal(...)`, `insert`, set `category`; dynamic: `insert` + `link`)",
-                      typed: (.insertTyped, "insert"), dynamic: (.insertDynamic, "insert")),
-            Operation(label: "save() after the insert (GRDB: insert + commit)",
-                      typed: (.insertTyped, "save"), dynamic: (.insertDynamic, "save"), grdb: (.insertGRDB, "save")),
+            Operation(label: "insert \(n) models (typed: `Animal(...)`, `insert`, set `category`; dynamic, engine: `insert` + `link`)",
+                      typed: (.insertTyped, "insert"), dynamic: (.insertDynamic, "insert"), engine: (.insertEngine, "insert")),
+            Operation(label: "save() after the insert (engine: `DocumentPackage.write`; GRDB: insert + commit)",
+                      typed: (.insertTyped, "save"), dynamic: (.insertDynamic, "save"), engine: (.insertEngine, "save"),
+                      grdb: (.insertGRDB, "save")),
             Operation(label: "insert + save, one category of \(big)", typed: (.insertTyped, "insert+save"),
-                      dynamic: (.insertDynamic, "insert+save"), grdb: (.insertGRDB, "save"), skewed: true),
+                      dynamic: (.insertDynamic, "insert+save"), engine: (.insertEngine, "insert+save"),
+                      grdb: (.insertGRDB, "save"), skewed: true),
             Operation(label: "**insert + save**", typed: (.insertTyped, "insert+save"),
-                      dynamic: (.insertDynamic, "insert+save"), grdb: (.insertGRDB, "save")),
+                      dynamic: (.insertDynamic, "insert+save"), engine: (.insertEngine, "insert+save"),
+                      grdb: (.insertGRDB, "save")),
             Operation(label: "open: `ModelContainer` on the saved package", typed: (.openTyped, "open"),
                       dynamic: (.openDynamic, "open"), floor: true),
             Operation(label: "fetch every animal (dynamic: `fetchIdentifiers`)", typed: (.openTyped, "fetch"),
@@ -77,12 +81,13 @@ struct TypedReport {
 
     private func printTimes() {
         Swift.print("")
-        Swift.print("| zoo | operation | typed (`@Model`, `mainContext`) | dynamic API | GRDB | C floor (1 thread; all cores) | typed / dynamic | typed / GRDB | ÷ C floor (typed; dynamic) |")
-        Swift.print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        Swift.print("| zoo | operation | typed (`@Model`, `mainContext`) | dynamic API (`ModelContext`) | engine (`ObjectGraph`) | GRDB | C floor (1 thread; all cores) | typed / dynamic | typed / engine | typed / GRDB | ÷ C floor (typed; dynamic) |")
+        Swift.print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for r in results {
             for op in operations(r) {
                 let typed = value(r, op.typed, skewed: op.skewed)
                 let dynamic = value(r, op.dynamic, skewed: op.skewed)
+                let engine = value(r, op.engine, skewed: op.skewed)
                 let grdb = value(r, op.grdb, skewed: op.skewed)
                 let show: (Double?) -> String = { v in v.map { op.perRead ? String(format: "%.0f ns", $0) : ms($0) } ?? "—" }
                 var floorCell = "—", floorRatio = "—"
@@ -90,7 +95,7 @@ struct TypedReport {
                     floorCell = "\(ms(floor.serial)); \(ms(floor.threaded))"
                     floorRatio = "\(ratio(typed, floor.serial)); \(ratio(dynamic, floor.serial))"
                 }
-                Swift.print("| \(groupedNumber(r.n)) | \(op.label) | \(show(typed)) | \(show(dynamic)) | \(show(grdb)) | \(floorCell) | \(ratio(typed, dynamic)) | \(ratio(typed, grdb)) | \(floorRatio) |")
+                Swift.print("| \(groupedNumber(r.n)) | \(op.label) | \(show(typed)) | \(show(dynamic)) | \(show(engine)) | \(show(grdb)) | \(floorCell) | \(ratio(typed, dynamic)) | \(ratio(typed, engine)) | \(ratio(typed, grdb)) | \(floorRatio) |")
             }
         }
         if let floor = results.last?.floor {
@@ -102,27 +107,27 @@ struct TypedReport {
     // MARK: Memory
 
     private func printMemory() {
-        let phases: [(String, TypedPhase?, TypedPhase?, TypedPhase?, Bool)] = [
-            ("insert + save", .insertTyped, .insertDynamic, .insertGRDB, false),
-            ("insert + save, one category of N/10", .insertTyped, .insertDynamic, .insertGRDB, true),
-            ("open + fetch + read", .openTyped, .openDynamic, .openGRDB, false),
-            ("open, cascade delete, undo, redo", .cascadeTyped, .cascadeDynamic, nil, true),
-            ("open, edit one object, save", .editTyped, .editDynamic, nil, false),
+        let phases: [(String, TypedPhase?, TypedPhase?, TypedPhase?, TypedPhase?, Bool)] = [
+            ("insert + save", .insertTyped, .insertDynamic, .insertEngine, .insertGRDB, false),
+            ("insert + save, one category of N/10", .insertTyped, .insertDynamic, .insertEngine, .insertGRDB, true),
+            ("open + fetch + read", .openTyped, .openDynamic, nil, .openGRDB, false),
+            ("open, cascade delete, undo, redo", .cascadeTyped, .cascadeDynamic, nil, nil, true),
+            ("open, edit one object, save", .editTyped, .editDynamic, nil, nil, false),
         ]
         Swift.print("")
         Swift.print("Peak memory (VmHWM of the phase's own process) and bytes per object beyond the process's baseline (strings included):")
         Swift.print("")
-        Swift.print("| zoo | phase | typed peak | typed B/object | dynamic peak | dynamic B/object | GRDB peak | GRDB B/object | typed / dynamic |")
-        Swift.print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        Swift.print("| zoo | phase | typed peak | typed B/object | dynamic peak | dynamic B/object | engine peak | engine B/object | GRDB peak | GRDB B/object | typed / dynamic | typed / engine |")
+        Swift.print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for r in results {
-            for (label, typed, dynamic, grdb, skewed) in phases {
+            for (label, typed, dynamic, engine, grdb, skewed) in phases {
                 func cells(_ phase: TypedPhase?) -> (String, String, Double?) {
                     guard let phase, let peak = r.figure(phase, "peak_hwm", skewed: skewed),
                           let perObject = r.bytesPerObject(phase, skewed: skewed) else { return ("—", "—", nil) }
                     return (megabytes(Int(peak)), String(format: "%.0f B", perObject), perObject)
                 }
-                let (t, d, g) = (cells(typed), cells(dynamic), cells(grdb))
-                Swift.print("| \(groupedNumber(r.n)) | \(label) | \(t.0) | \(t.1) | \(d.0) | \(d.1) | \(g.0) | \(g.1) | \(ratio(t.2, d.2)) |")
+                let (t, d, e, g) = (cells(typed), cells(dynamic), cells(engine), cells(grdb))
+                Swift.print("| \(groupedNumber(r.n)) | \(label) | \(t.0) | \(t.1) | \(d.0) | \(d.1) | \(e.0) | \(e.1) | \(g.0) | \(g.1) | \(ratio(t.2, d.2)) | \(ratio(t.2, e.2)) |")
             }
         }
     }
@@ -139,6 +144,7 @@ struct TypedReport {
             ("typed insert + save", { value($0, (.insertTyped, "insert+save"), skewed: false) }),
             ("typed insert + save, one category of N/10", { value($0, (.insertTyped, "insert+save"), skewed: true) }),
             ("dynamic insert + save", { value($0, (.insertDynamic, "insert+save"), skewed: false) }),
+            ("engine insert + save", { value($0, (.insertEngine, "insert+save"), skewed: false) }),
             ("GRDB insert + commit", { $0.figure(.insertGRDB, "save") }),
             ("typed open + fetch + read", { $0.figure(.openTyped, "total") }),
             ("dynamic open + fetch + read", { $0.figure(.openDynamic, "total") }),
@@ -148,7 +154,7 @@ struct TypedReport {
             ("typed save after one edit", { $0.figure(.editTyped, "save") }),
             ("typed insert + save: peak memory beyond the baseline", { $0.peakBeyondBaseline(.insertTyped) }),
             ("typed insert + save, N/10 category: peak memory beyond the baseline", { $0.peakBeyondBaseline(.insertTyped, skewed: true) }),
-            ("dynamic insert + save: peak memory beyond the baseline", { $0.peakBeyondBaseline(.insertDynamic) }),
+            ("engine insert + save: peak memory beyond the baseline", { $0.peakBeyondBaseline(.insertEngine) }),
             ("typed open + fetch + read: peak memory beyond the baseline", { $0.peakBeyondBaseline(.openTyped) }),
             ("GRDB open + fetch: peak memory beyond the baseline", { $0.peakBeyondBaseline(.openGRDB) }),
         ]
@@ -181,14 +187,17 @@ struct TypedReport {
         let targets: [(String, (TypedResult) -> String)] = [
             ("typed scalar read ≤ 50 ns", { verdict($0.figure(.openTyped, "read_scalar_ns"), 50, nanoseconds) }),
             ("typed to-one read ≤ 50 ns", { verdict($0.figure(.openTyped, "read_to_one_ns"), 50, nanoseconds) }),
-            ("typed insert ≤ 2× dynamic insert", {
+            ("typed insert ≤ 2× dynamic insert (`ModelContext`)", {
                 verdict(quotient($0.figure(.insertTyped, "insert"), $0.figure(.insertDynamic, "insert")), 2, times)
             }),
+            ("typed insert ≤ 2× the engine's insert (`ObjectGraph`)", {
+                verdict(quotient($0.figure(.insertTyped, "insert"), $0.figure(.insertEngine, "insert")), 2, times)
+            }),
             ("typed insert memory ≤ 2× the engine's, per object (insert + save)", {
-                verdict(quotient($0.bytesPerObject(.insertTyped), $0.bytesPerObject(.insertDynamic)), 2, times)
+                verdict(quotient($0.bytesPerObject(.insertTyped), $0.bytesPerObject(.insertEngine)), 2, times)
             }),
             ("the same, one category of N/10", {
-                verdict(quotient($0.bytesPerObject(.insertTyped, skewed: true), $0.bytesPerObject(.insertDynamic, skewed: true)), 2, times)
+                verdict(quotient($0.bytesPerObject(.insertTyped, skewed: true), $0.bytesPerObject(.insertEngine, skewed: true)), 2, times)
             }),
             ("typed insert + save ≤ GRDB insert + commit", {
                 verdict(quotient(value($0, (.insertTyped, "insert+save"), skewed: false), $0.figure(.insertGRDB, "save")), 1, times)

@@ -38,6 +38,25 @@ extension ZooShape {
         return (categories, animals)
     }
 
+    /// The zoo as the engine's object graph, built directly (no context):
+    /// `insert`, then `link` from the to-one side.
+    func graph() throws -> ObjectGraph {
+        let graph = ObjectGraph(schema: try Zoo.schema())
+        var categories: [PersistentIdentifier] = []
+        categories.reserveCapacity(categoryCount)
+        for c in 0..<categoryCount {
+            categories.append(try graph.insert("AnimalCategory", ["name": .string(Zoo.categoryName(c))]))
+        }
+        for i in 0..<n {
+            let animal = try graph.insert("Animal", [
+                "name": .string(Zoo.name(i)), "age": .int(Zoo.age(i)), "weight": .double(Zoo.weight(i)),
+                "born": .date(Zoo.born(i)), "notes": .string(Zoo.notes(i)),
+            ])
+            try graph.link(animal, "category", to: categories[category(of: i)])
+        }
+        return graph
+    }
+
     /// Inserts the zoo through the dynamic API (`insert`, then `link` from the to-one side).
     func insertDynamic(into context: ModelContext) throws {
         var categories: [PersistentIdentifier] = []
