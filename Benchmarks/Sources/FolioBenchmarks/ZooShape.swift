@@ -38,39 +38,35 @@ extension ZooShape {
         return (categories, animals)
     }
 
-    /// The zoo as the engine's object graph, built directly (no context):
-    /// `insert`, then `link` from the to-one side.
-    func graph() throws -> ObjectGraph {
-        let graph = ObjectGraph(schema: try Zoo.schema())
+    /// Inserts the zoo through `insert` (an entity and its values, giving the
+    /// new object's identifier) and `link` (an animal to its category, from the
+    /// to-one side): categories first, then each animal, linked as it is made.
+    func insertObjects(insert: (String, [String: Value]) throws -> PersistentIdentifier,
+                       link: (PersistentIdentifier, PersistentIdentifier) throws -> Void) rethrows {
         var categories: [PersistentIdentifier] = []
         categories.reserveCapacity(categoryCount)
         for c in 0..<categoryCount {
-            categories.append(try graph.insert("AnimalCategory", ["name": .string(Zoo.categoryName(c))]))
+            categories.append(try insert("AnimalCategory", ["name": .string(Zoo.categoryName(c))]))
         }
         for i in 0..<n {
-            let animal = try graph.insert("Animal", [
+            let animal = try insert("Animal", [
                 "name": .string(Zoo.name(i)), "age": .int(Zoo.age(i)), "weight": .double(Zoo.weight(i)),
                 "born": .date(Zoo.born(i)), "notes": .string(Zoo.notes(i)),
             ])
-            try graph.link(animal, "category", to: categories[category(of: i)])
+            try link(animal, categories[category(of: i)])
         }
+    }
+
+    /// The zoo as the engine's object graph, built directly (no context).
+    func graph() throws -> ObjectGraph {
+        let graph = ObjectGraph(schema: try Zoo.schema())
+        try insertObjects(insert: { try graph.insert($0, $1) }, link: { try graph.link($0, "category", to: $1) })
         return graph
     }
 
-    /// Inserts the zoo through the dynamic API (`insert`, then `link` from the to-one side).
+    /// Inserts the zoo through the dynamic API of a context.
     func insertDynamic(into context: ModelContext) throws {
-        var categories: [PersistentIdentifier] = []
-        categories.reserveCapacity(categoryCount)
-        for c in 0..<categoryCount {
-            categories.append(try context.insert("AnimalCategory", ["name": .string(Zoo.categoryName(c))]))
-        }
-        for i in 0..<n {
-            let animal = try context.insert("Animal", [
-                "name": .string(Zoo.name(i)), "age": .int(Zoo.age(i)), "weight": .double(Zoo.weight(i)),
-                "born": .date(Zoo.born(i)), "notes": .string(Zoo.notes(i)),
-            ])
-            try context.link(animal, "category", to: categories[category(of: i)])
-        }
+        try insertObjects(insert: { try context.insert($0, $1) }, link: { try context.link($0, "category", to: $1) })
     }
 
     /// Inserts the zoo as SwiftData users write it: `Animal(...)`, `insert`, then set `category`.
