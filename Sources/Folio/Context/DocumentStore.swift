@@ -394,7 +394,11 @@ final class DocumentStore: @unchecked Sendable {
                 throw .package(error)
             }
         }
-        commit(context.makeChangeSet(generation: generation + 1), graph: context.graph.copy())
+        // A change set is only ever read by other live contexts (one made later checks out
+        // the saved graph): with none, describing a 100,000-object change would be wasted.
+        let others = contextGenerations.keys.contains { $0 != ObjectIdentifier(context) }
+        let changeSet = others ? context.makeChangeSet(generation: generation + 1) : ChangeSet(generation: generation + 1)
+        commit(changeSet, graph: context.graph.copy())
         contextGenerations[ObjectIdentifier(context)] = generation
         pruneChangeSets()
         context.didSave(baseline: savedGraph, generation: generation)
