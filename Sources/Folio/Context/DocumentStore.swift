@@ -406,7 +406,8 @@ final class DocumentStore: @unchecked Sendable {
     }
 
     /// The one place the package is written with a saved state (the migration
-    /// at open aside). Call with the writer's lock and the store's lock held.
+    /// at open aside). Call with the writer's lock held (a background write
+    /// holds no store lock meanwhile: `graph` is an immutable snapshot).
     ///
     /// - Returns: the fingerprint of the document just written.
     private func writePackage(_ package: DocumentPackage, _ graph: ObjectGraph,
