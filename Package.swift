@@ -57,6 +57,12 @@ let package = Package(
             name: "SampleGenerator",
             dependencies: ["Folio"]
         ),
+        // Test support: edits a package through the main context with autosave on, then
+        // exits at once; FolioCLITests runs it (found beside the test bundle) and kills it.
+        .executableTarget(
+            name: "AutosaveChild",
+            dependencies: ["Folio"]
+        ),
         // End-to-end: runs the built folio binary (found beside the test bundle).
         .testTarget(
             name: "FolioCLITests",

@@ -33,6 +33,12 @@ import Darwin
 ///
 /// **Next open.** Opening a document with a recovery package prints where it is
 /// (``notice(for:)``); it stays until the user deletes it.
+///
+/// **No background write to wait for.** The REPL's context does not autosave:
+/// `save` is explicit, and `ModelContext.save()` returns once the package is
+/// written, so ending by a signal's default action (which skips the library's
+/// `atexit` flush of autosaves) loses nothing saved. `quit` and the end of a
+/// script return from `main`, which runs that flush anyway.
 enum Recovery {
     /// The signal asking folio to end (SIGTERM or SIGHUP), 0 when none came.
     static let pendingSignal = Atomic<Int32>(0)

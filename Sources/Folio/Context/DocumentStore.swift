@@ -21,6 +21,16 @@ import Darwin
 /// context registers the generation it has merged up to, and a change set
 /// every registered context has seen is dropped (a context created later
 /// checks out the saved graph and needs none).
+///
+/// **Saving and writing.** A save's in-memory part (merge, validate, publish the
+/// change set, replace the saved graph) is done under the store's lock and costs
+/// what changed. Writing the package is apart: an explicit save writes before it
+/// publishes, on its caller's thread; an autosave publishes and hands the write
+/// to the store's ``BackgroundWriter``, which writes the latest saved state
+/// (an immutable graph: the saved graph is replaced, never edited) off the
+/// editing thread. ``writtenGeneration`` says how far the package on disk has
+/// caught up; a failed background write leaves it behind, so the next save,
+/// ``flush()``, the container's teardown or the process's exit writes again.
 final class DocumentStore: @unchecked Sendable {
     /// The package, `nil` in memory.
     let package: DocumentPackage?
@@ -48,6 +58,17 @@ final class DocumentStore: @unchecked Sendable {
     private var diskSchemaStorage: Schema?
     /// Each live context on this store, with the generation it has merged up to.
     private var contextGenerations: [ObjectIdentifier: Int] = [:]
+    /// Writes autosaves in the background, and orders every write; `nil` in memory.
+    let writer: BackgroundWriter?
+    /// The generation the package on disk holds: behind ``generation`` while a
+    /// background write is pending or after one failed.
+    private var writtenGeneration = 0
+    /// Why the last background write failed, until a write succeeds.
+    private var writeFailure: PackageError?
+    /// The contexts still to be told of ``writeFailure`` (those whose autosaves it carried).
+    private var unreportedFailure: Set<ObjectIdentifier> = []
+    /// The contexts whose autosaves the next background write carries.
+    private var autosavers: Set<ObjectIdentifier> = []
 
     private init(package: DocumentPackage?, key: String?, graph: ObjectGraph,
                  fingerprint: FileFingerprint?, writeLock: PackageLock?, diskSchema: Schema?) {
@@ -59,9 +80,13 @@ final class DocumentStore: @unchecked Sendable {
         self.writeLock = writeLock
         lockSlot.held = writeLock
         diskSchemaStorage = diskSchema
+        writer = package == nil ? nil : BackgroundWriter()
+        if package != nil { _ = DocumentStore.installExitFlush }
     }
 
     deinit {
+        // The last holder is gone: whatever was saved and not yet written is written now.
+        flushReportingFailure()
         guard let key else { return }
         // Closing the lock and leaving the registry is one step for an open on
         // another thread: it either takes the lock over or finds it closed.
@@ -224,6 +249,12 @@ final class DocumentStore: @unchecked Sendable {
 
     /// Whether the package on disk is still what this store last read or wrote.
     private var isCurrent: Bool {
+        // Not between a background write's rename and the fingerprint it records.
+        guard let writer else { return true }
+        return writer.exclusively { isCurrentLocked }
+    }
+
+    private var isCurrentLocked: Bool {
         lock.lock()
         defer { lock.unlock() }
         guard let package else { return true }
@@ -233,6 +264,11 @@ final class DocumentStore: @unchecked Sendable {
     /// Whether a new container with `allowsSave` can share this store; takes the
     /// write lock for it if needed. Called with the registry locked.
     private func canServe(allowsSave: Bool) throws(ModelError) -> Bool {
+        guard let writer else { return true }
+        return try writer.exclusively { () throws(ModelError) in try canServeLocked(allowsSave: allowsSave) }
+    }
+
+    private func canServeLocked(allowsSave: Bool) throws(ModelError) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         guard allowsSave, writeLock == nil, let package else { return true }
@@ -301,6 +337,8 @@ final class DocumentStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         contextGenerations[context] = nil
+        autosavers.remove(context)
+        unreportedFailure.remove(context)
         pruneChangeSets()
     }
 
@@ -312,7 +350,23 @@ final class DocumentStore: @unchecked Sendable {
     }
 
     /// Saves a context: merges what others saved, writes the package, publishes the change.
-    func save(_ context: ModelContext, allowsSave: Bool) throws(ModelError) {
+    ///
+    /// - Parameter inBackground: an autosave: the change is published now and
+    ///   the package written by the background writer (an in-memory store has
+    ///   nothing to write). Otherwise the write under way is waited for, then the
+    ///   package is written before anything is published: a failure throws and
+    ///   leaves the store as it was.
+    func save(_ context: ModelContext, allowsSave: Bool, inBackground: Bool = false) throws(ModelError) {
+        guard let writer, !inBackground else {
+            return try saveInMemoryPart(context, allowsSave: allowsSave, writing: false)
+        }
+        try writer.exclusively { () throws(ModelError) in
+            try saveInMemoryPart(context, allowsSave: allowsSave, writing: true)
+        }
+    }
+
+    /// A save's work under the store's lock; with `writing`, the package's write too.
+    private func saveInMemoryPart(_ context: ModelContext, allowsSave: Bool, writing: Bool) throws(ModelError) {
         lock.lock()
         defer { lock.unlock() }
         let unseen = changeSets.filter { $0.generation > context.baseGeneration }
@@ -331,33 +385,185 @@ final class DocumentStore: @unchecked Sendable {
             let issues = context.validationIssues()
             if !issues.isEmpty { throw .validation(issues) }
         }
-        if let package {
+        if writing, let package {
+            // The context's graph holds every saved state merged, so this write catches the package up.
             do throws(PackageError) {
-                fingerprint = try package.write(context.graph, expecting: fingerprint)
-                diskSchemaStorage = context.graph.schema
-                // A package this store created: hold it from now on.
-                if writeLock == nil { writeLock = try PackageLock(path: package.url.path) }
+                try didWrite(context.graph, generation: generation + 1,
+                             fingerprint: try writePackage(package, context.graph, expecting: fingerprint))
             } catch {
                 throw .package(error)
             }
         }
-        commit(context.makeChangeSet(generation: generation + 1), graph: context.graph.copy())
+        // A change set is only ever read by other live contexts (one made later checks out
+        // the saved graph): with none, describing a 100,000-object change would be wasted.
+        let others = contextGenerations.keys.contains { $0 != ObjectIdentifier(context) }
+        let changeSet = others ? context.makeChangeSet(generation: generation + 1) : ChangeSet(generation: generation + 1)
+        commit(changeSet, graph: context.graph.copy())
         contextGenerations[ObjectIdentifier(context)] = generation
         pruneChangeSets()
         context.didSave(baseline: savedGraph, generation: generation)
+        if !writing { scheduleBackgroundWrite(for: ObjectIdentifier(context)) }
     }
 
-    /// Empties the store, writing the package empty unless in memory.
+    /// The one place the package is written with a saved state (the migration
+    /// at open aside). Call with the writer's lock held (a background write
+    /// holds no store lock meanwhile: `graph` is an immutable snapshot).
+    ///
+    /// - Returns: the fingerprint of the document just written.
+    private func writePackage(_ package: DocumentPackage, _ graph: ObjectGraph,
+                              expecting expected: FileFingerprint?) throws(PackageError) -> FileFingerprint? {
+        try package.write(graph, expecting: .some(expected))
+    }
+
+    /// Records a successful write of the saved state of `generation`. Call with the lock held.
+    private func didWrite(_ graph: ObjectGraph, generation written: Int, fingerprint: FileFingerprint?) throws(PackageError) {
+        self.fingerprint = fingerprint
+        diskSchemaStorage = graph.schema
+        writtenGeneration = max(writtenGeneration, written)
+        writeFailure = nil
+        unreportedFailure.removeAll()
+        // A package this store created: hold it from now on.
+        if writeLock == nil, let package { writeLock = try PackageLock(path: package.url.path) }
+    }
+
+    // MARK: Writing in the background
+
+    /// Hands the package's write to the background writer, for the autosave of `context`.
+    /// Call with the lock held.
+    private func scheduleBackgroundWrite(for context: ObjectIdentifier?) {
+        guard let writer, writtenGeneration < generation else { return }
+        if let context { autosavers.insert(context) }
+        // Weakly, and only while the write lock is held: a job never keeps a store alive
+        // past its teardown, which waits for that lock (and writes, if the job had not).
+        writer.schedule { [weak self] in writer.exclusively { self?.writeInBackground() } }
+    }
+
+    /// The background writer's job, run with the write lock held: writes the
+    /// latest saved state, if the package does not hold it yet. The store's
+    /// lock is held only to take the state and to record the outcome, not while
+    /// writing, so contexts save (in memory) and merge meanwhile.
+    private func writeInBackground() {
+        guard let writer else { return }
+        let injected = writer.beforeBackgroundWrite?()
+        lock.lock()
+        guard let package, writtenGeneration < generation else {
+            autosavers.removeAll()
+            lock.unlock()
+            return
+        }
+        // Immutable from here: the saved graph is replaced by later saves, never edited.
+        let graph = savedGraph, target = generation, expected = fingerprint, carried = autosavers
+        autosavers.removeAll()
+        lock.unlock()
+        var result: Result<FileFingerprint?, PackageError>
+        if let injected {
+            result = .failure(injected)
+        } else {
+            do throws(PackageError) { result = .success(try writePackage(package, graph, expecting: expected)) }
+            catch { result = .failure(error) }
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        do throws(PackageError) {
+            try didWrite(graph, generation: target, fingerprint: try result.get())
+        } catch {
+            writeFailure = error
+            unreportedFailure.formUnion(carried)
+            // No context to tell (every one that autosaved is gone): stderr, never silently.
+            if carried.allSatisfy({ contextGenerations[$0] == nil }) { ModelContainer.report(.package(error), to: nil) }
+        }
+    }
+
+    /// The failure of a background write that carried `context`'s autosave, once:
+    /// the context reports it to its ``ModelContext/autosaveErrorHandler``.
+    func takeWriteFailure(for context: ObjectIdentifier) -> ModelError? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let writeFailure, unreportedFailure.remove(context) != nil else { return nil }
+        return .package(writeFailure)
+    }
+
+    /// Whether a background write failed and no write has succeeded since.
+    var hasFailedWrite: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return writeFailure != nil && writtenGeneration < generation
+    }
+
+    /// An autosave with nothing new of its own, after a failed background write:
+    /// writes the saved state again, in the background.
+    func retryFailedWrite(for context: ObjectIdentifier) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard writeFailure != nil else { return }
+        scheduleBackgroundWrite(for: context)
+    }
+
+    /// Makes the package hold the latest saved state: waits for the write under
+    /// way, then writes on this thread what is still unwritten (a queued
+    /// autosave, or one whose write failed).
+    ///
+    /// - Throws: ``ModelError/package(_:)`` when that write fails; the state stays
+    ///   unwritten, for the next save.
+    func flush() throws(ModelError) {
+        guard let writer else { return }
+        try writer.exclusively { () throws(ModelError) in
+            lock.lock()
+            defer { lock.unlock() }
+            guard let package, writtenGeneration < generation else { return }
+            do throws(PackageError) {
+                try didWrite(savedGraph, generation: generation, fingerprint: try writePackage(package, savedGraph, expecting: fingerprint))
+            } catch {
+                writeFailure = error
+                throw .package(error)
+            }
+        }
+    }
+
+    /// ``flush()`` where no one can be told of a failure (a container's
+    /// teardown, the store's, the process's exit): the failure goes to stderr.
+    func flushReportingFailure() {
+        do { try flush() } catch { ModelContainer.report(error, to: nil) }
+    }
+
+    /// Tests only: waits until the background writes scheduled so far have run.
+    func waitForBackgroundWrites() {
+        writer?.drain()
+    }
+
+    /// Whether the package on disk holds the latest saved state.
+    var isWritten: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return package == nil || writtenGeneration == generation
+    }
+
+    /// Flushes every store open in this process: run at exit, so that no saved
+    /// state is lost to a program that ends right after an autosave.
+    static func flushAll() {
+        for store in registry.liveStores() { store.flushReportingFailure() }
+    }
+
+    /// Installs ``flushAll()`` as an `atexit` handler, once, when the first store with a package is made.
+    private static let installExitFlush: Void = {
+        atexit { DocumentStore.flushAll() }
+    }()
+
+    /// Empties the store, writing the package empty unless in memory (after
+    /// the write under way: a pending autosave's state is superseded).
     func deleteAllData() throws(ModelError) {
+        guard let writer else { return try deleteAllDataLocked() }
+        try writer.exclusively { () throws(ModelError) in try deleteAllDataLocked() }
+    }
+
+    private func deleteAllDataLocked() throws(ModelError) {
         lock.lock()
         defer { lock.unlock() }
         let empty = ObjectGraph(schema: savedGraph.schema)
         empty.nextID = nextID
         if let package {
             do throws(PackageError) {
-                fingerprint = try package.write(empty, expecting: fingerprint)
-                diskSchemaStorage = empty.schema
-                if writeLock == nil { writeLock = try PackageLock(path: package.url.path) }
+                try didWrite(empty, generation: generation + 1, fingerprint: try writePackage(package, empty, expecting: fingerprint))
             } catch {
                 throw .package(error)
             }
@@ -446,6 +652,13 @@ final class DocumentStore: @unchecked Sendable {
             if let entry = stores[key], entry.store.map(ObjectIdentifier.init) ?? identity == identity {
                 stores[key] = nil
             }
+        }
+
+        /// The live stores, held strongly until the caller is done with them.
+        func liveStores() -> [DocumentStore] {
+            lock.lock()
+            defer { lock.unlock() }
+            return stores.values.compactMap(\.store)
         }
 
         /// Whether a live store is registered under `key` (for tests).

@@ -128,6 +128,13 @@ public final class ModelContainer: @unchecked Sendable {
                              modelValueChecks: [:], store: store)
     }
 
+    /// Waits for the package's write under way, and writes what autosaves left
+    /// unwritten: a program that drops its container finds the package on disk
+    /// holding everything saved. A failure goes to stderr (no one is left to tell).
+    deinit {
+        core.store.flushReportingFailure()
+    }
+
     /// A container over a core of its own, with no main context yet: what a
     /// migration stage's context works in.
     init(core: ContainerCore) {

@@ -20,9 +20,11 @@ import Foundation
 /// by ``processPendingChanges()`` and ``save()``.
 ///
 /// **Autosave.** Linux has no run loop, so autosave is triggered by
-/// ``processPendingChanges()`` (also called at the end of ``transaction(actionName:block:)``):
-/// when ``autosaveEnabled`` and there are changes, it saves; a failure goes to
-/// ``autosaveErrorHandler`` (stderr by default), never silently.
+/// ``processPendingChanges()``: when ``autosaveEnabled`` and there are changes,
+/// it saves in memory at once and writes the package in the background, so an
+/// edit never waits for the write; a failure goes to ``autosaveErrorHandler``
+/// (stderr by default), never silently. ``save()`` (also made at the end of
+/// ``transaction(actionName:block:)``) writes before it returns.
 ///
 /// Not thread-safe: use a context from one actor, as SwiftData requires.
 public final class ModelContext {
@@ -270,11 +272,43 @@ public final class ModelContext {
     // MARK: Grouping, autosave, transactions
 
     /// Ends the current user action: closes the undo manager's automatic group
-    /// and, if ``autosaveEnabled``, saves.
+    /// and, if ``autosaveEnabled``, autosaves.
+    ///
+    /// An autosave does the in-memory part of a save here — merge what other
+    /// contexts saved, validate, publish the change — at a cost that follows
+    /// what changed, and leaves the package's write to a background writer,
+    /// which writes the latest saved state off this thread (autosaves made
+    /// while a write runs become one write). So an edit never waits for the
+    /// document to be written.
+    ///
+    /// A failure is reported to ``autosaveErrorHandler`` (stderr by default),
+    /// never silently: a validation failure or a read-only configuration here
+    /// and now; a failed background write at the next call (or thrown by the
+    /// next ``save()``), and the state it carried is written again by the next
+    /// save. ``save()`` waits for the write; the container's teardown and the
+    /// process's exit do too, so nothing saved is lost.
     public func processPendingChanges() {
         if transactionDepth == 0 { undoManager?.closeAutomaticGroup() }
-        guard autosaveEnabled, hasChanges, transactionDepth == 0 else { return }
-        do { try save() } catch { ModelContainer.report(error, to: autosaveErrorHandler) }
+        guard autosaveEnabled, transactionDepth == 0 else { return }
+        // An earlier autosave's write that failed, told on this context's side.
+        if let failure = store.takeWriteFailure(for: ObjectIdentifier(self)) {
+            ModelContainer.report(failure, to: autosaveErrorHandler)
+        }
+        do { try autosave() } catch { ModelContainer.report(error, to: autosaveErrorHandler) }
+    }
+
+    /// Saves in memory now and writes the package in the background (see
+    /// ``processPendingChanges()``); with nothing new, writes again what a failed
+    /// background write left unwritten.
+    func autosave() throws(ModelError) {
+        mergeSavedChanges()
+        guard hasChanges else {
+            if core.configuration.allowsSave { store.retryFailedWrite(for: ObjectIdentifier(self)) }
+            return
+        }
+        let issues = validationIssues()
+        if !issues.isEmpty { throw .validation(issues) }
+        try store.save(self, allowsSave: core.configuration.allowsSave, inBackground: true)
     }
 
     /// Runs `block` as one user action — one undo step, named `actionName` if
@@ -313,19 +347,33 @@ public final class ModelContext {
     /// Writes the document: validates, merges what other contexts saved, writes
     /// the package atomically, clears the change tracking.
     ///
+    /// When it returns, the package on disk holds the saved state: it first
+    /// waits for an autosave's background write under way, and it writes what
+    /// autosaves left unwritten (a queued write, or one that failed) even when
+    /// this context has no changes of its own.
+    ///
     /// Deleted objects are gone after it: ``isDeleted(_:)`` is `false` for them
     /// and they are no longer fetched. The undo stack is kept: undo after save
     /// works and makes the context dirty again.
     ///
     /// - Throws: ``ModelError/validation(_:)`` (deny, minimum and maximum counts),
     ///   writing nothing; ``ModelError/package(_:)`` when writing fails, keeping
-    ///   every edit in memory; ``ModelError/saveNotAllowed``.
+    ///   every edit in memory (and, for a state an autosave published, keeping it
+    ///   unwritten for the next save); ``ModelError/saveNotAllowed``.
     public func save() throws(ModelError) {
         if transactionDepth == 0 { undoManager?.closeAutomaticGroup() }
         mergeSavedChanges()
-        guard hasChanges else { return }
+        guard hasChanges else {
+            if core.configuration.allowsSave {
+                // Thrown here if it fails again: not to be reported a second time.
+                _ = store.takeWriteFailure(for: ObjectIdentifier(self))
+                try store.flush()
+            }
+            return
+        }
         let issues = validationIssues()
         if !issues.isEmpty { throw .validation(issues) }
+        _ = store.takeWriteFailure(for: ObjectIdentifier(self))
         try store.save(self, allowsSave: core.configuration.allowsSave)
     }
 
