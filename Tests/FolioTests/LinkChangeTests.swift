@@ -81,4 +81,26 @@ import Testing
         #expect(try context.related("animals", of: categories[0])[1] == animal)
         #expect(context.graph.invariantViolations().isEmpty)
     }
+
+    @Test("deleting one member of a large to-many cuts it out in place and records only the cut; undo puts it back where it was")
+    func deletionKeepsTheCut() throws {
+        let context = try makeContext(try zooSchema())
+        let category = try context.insertZoo(categories: 1, perCategory: 1_000)[0]
+        let members = try context.related("animals", of: category)
+        let before = context.graph.snapshot()
+        let storage = try Self.storage(context, category, "animals")
+        let record = context.graph.removeObjects([try context.graph.ref(for: members[500])])
+        #expect(try Self.storage(context, category, "animals") == storage, "the survivor's list was edited in place")
+        #expect(record.cuts.count == 1 && record.links.count == 1, "one cut from the category, the animal's own to-one")
+        context.graph.restore(record)
+        #expect(context.graph.snapshot() == before)
+
+        try context.delete(members[500])
+        context.processPendingChanges()
+        context.undoManager?.undo()
+        #expect(try context.related("animals", of: category) == members)
+        context.undoManager?.redo()
+        #expect(try context.related("animals", of: category) == Array(members[..<500] + members[501...]))
+        #expect(context.graph.invariantViolations().isEmpty)
+    }
 }

@@ -224,7 +224,7 @@ extension ModelContext {
     }
 
     /// Tracks every list the changes touched (each once in a run of changes to it).
-    private func touchLinks(_ changes: [LinkChange]) {
+    func touchLinks(_ changes: [LinkChange]) {
         var last: (ref: ObjectRef, slot: Int)?
         for change in changes {
             let list = change.list

@@ -41,11 +41,16 @@ extension ObjectGraph {
             let column = tables[Int(survivor.ref.entity)].links[Int(survivor.slot)]
             let row = Int(survivor.ref.row)
             if column.isToMany {
-                let before = column.many[row]
-                record.links.append(.init(ref: survivor.ref, slot: survivor.slot, one: -1, many: before))
-                column.many[row] = before.filter { !doomed.contains(ObjectRef(entity: Int(survivor.from), row: Int($0))) }
+                // What goes, recorded highest index first (so each index holds in the list as it
+                // was), then filtered out in place: the record is as large as what was cut.
+                let gone = { (target: Int32) in doomed.contains(ObjectRef(entity: Int(survivor.from), row: Int(target))) }
+                // By index, holding no second reference to the list: the removal below edits it in place.
+                for index in column.many[row].indices.reversed() where gone(column.many[row][index]) {
+                    record.cuts.append(.removed(survivor.ref, slot: survivor.slot, target: column.many[row][index], at: index))
+                }
+                column.many[row].removeAll(where: gone)
             } else {
-                record.links.append(.init(ref: survivor.ref, slot: survivor.slot, one: column.one[row], many: []))
+                record.cuts.append(.toOne(survivor.ref, slot: survivor.slot, old: column.one[row], new: -1))
                 // A survivor's to-one in a unique group loses its key with its object.
                 rekeying(survivor.ref, slot: Int(survivor.slot)) { column.one[row] = -1 }
             }
@@ -62,6 +67,7 @@ extension ObjectGraph {
         // Links first, then liveness: a revived object enters the unique indexes
         // with its links back, and survivors are rekeyed as their lists return.
         for saved in record.links { putLinks(saved) }
+        revert(record.cuts)
         for ref in record.removed {
             tables[Int(ref.entity)].setLive(true, row: Int(ref.row))
             uniqueIndexAdd(ref)
@@ -77,22 +83,17 @@ extension ObjectGraph {
     func restoreRebased(_ record: DeletionRecord) -> [(ObjectRef, Int)] {
         let doomed = Set(record.removed)
         for ref in record.removed { tables[Int(ref.entity)].setLive(true, row: Int(ref.row)) }
-        // What the removal left each list holding: nothing on a removed object,
-        // the rest of a survivor's list.
+        // What the removal left a removed object's lists holding: nothing.
         let after = record.links.map { saved -> DeletionRecord.SavedLinks in
             var left = saved
-            let destination = layout.entities[Int(saved.ref.entity)].links[Int(saved.slot)].destination
-            let gone = { (row: Int32) in doomed.contains(ObjectRef(entity: destination, row: Int(row))) }
             if doomed.contains(saved.ref) {
                 left.one = -1
                 left.many = []
-            } else {
-                if saved.one >= 0, gone(saved.one) { left.one = -1 }
-                left.many = saved.many.filter { !gone($0) }
             }
             return left
         }
-        return rebase(record.links, after: after)
+        // The survivors' cuts rebase as a link edit's changes do; one reconciliation for both.
+        return reconcileLinks(rebaseLists(record.links, after: after) + rebaseChanges(record.cuts))
     }
 
     /// Undoes what an action did to some lists over a graph that may have
@@ -105,6 +106,12 @@ extension ObjectGraph {
     ///
     /// - Returns: the lists the reconciliation changed beyond those in `saved`.
     func rebase(_ saved: [DeletionRecord.SavedLinks], after: [DeletionRecord.SavedLinks]) -> [(ObjectRef, Int)] {
+        reconcileLinks(rebaseLists(saved, after: after))
+    }
+
+    /// ``rebase(_:after:)`` without the reconciliation: returns the lists as
+    /// they were just before, for ``reconcileLinks(_:)``.
+    func rebaseLists(_ saved: [DeletionRecord.SavedLinks], after: [DeletionRecord.SavedLinks]) -> [DeletionRecord.SavedLinks] {
         let before = saved.map { capture($0.ref, Int($0.slot)) }
         for (index, list) in saved.enumerated() {
             let (now, left) = (before[index], after[index])
@@ -123,7 +130,7 @@ extension ObjectGraph {
                 setOne(list.one, list.ref, Int(list.slot))
             }
         }
-        return reconcileLinks(before)
+        return before
     }
 
     /// Makes both sides of every link agree again after lists were put back
@@ -235,6 +242,12 @@ extension ObjectGraph {
     ///
     /// - Returns: the lists the reconciliation changed beyond those in `changes`.
     func rebase(_ changes: [LinkChange]) -> [(ObjectRef, Int)] {
+        reconcileLinks(rebaseChanges(changes))
+    }
+
+    /// ``rebase(_:)`` without the reconciliation: returns the lists as they
+    /// were just before, for ``reconcileLinks(_:)``.
+    func rebaseChanges(_ changes: [LinkChange]) -> [DeletionRecord.SavedLinks] {
         var order: [SurvivorSlot] = []
         var perList: [SurvivorSlot: [LinkChange]] = [:]
         for change in changes {
@@ -263,7 +276,7 @@ extension ObjectGraph {
                 setOne(one.was, ref, slot)
             }
         }
-        return reconcileLinks(before)
+        return before
     }
 
     /// A to-many list `now` with `changes` (those of one action, to this list)
