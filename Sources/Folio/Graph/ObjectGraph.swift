@@ -145,6 +145,10 @@ public final class ObjectGraph {
     ///
     /// Linking an object a to-many already holds does nothing. Setting a to-one
     /// whose inverse is to-one first unlinks whatever either side held.
+    ///
+    /// - Complexity: O(1) amortized when either side is a to-one, however large
+    ///   the to-many (it is appended to in place); between two to-manys,
+    ///   O(the shorter list) to find whether they are linked already.
     public func link(_ id: PersistentIdentifier, _ relationship: String, to target: PersistentIdentifier) throws(GraphError) {
         let (source, slot, destination) = try resolveLink(id, relationship, target)
         addLink(source, slot, destination)
