@@ -123,6 +123,7 @@ final class AnimalListView {
         container = try ModelContainer(for: AnimalCategory.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         modelContext = container.mainContext
         modelContext.autosaveEnabled = false
+        modelContext.undoManager = UndoManager()
         SampleData.insertSampleData(modelContext: modelContext)
         try modelContext.save()
         view = AnimalListView(modelContext: modelContext)

@@ -1,4 +1,4 @@
-import Folio
+@testable import Folio
 import Testing
 import Synchronization
 
@@ -249,5 +249,35 @@ final class Badge {
         #expect(throws: ModelError.self) { try context.save() }
         try context.setValue(.uuid(UUID()), for: "token", of: b)
         try context.save()
+    }
+
+    @Test func `setting a to-one whose inverse is a large to-many appends to it in place, and one undo takes every link back`() throws {
+        let container = try ModelContainer(for: AnimalCategory.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.undoManager = UndoManager()
+        let category = AnimalCategory(name: "Mammal")
+        context.insert(category)
+        let animals = (0..<20_000).map { Animal(name: "a\($0)", diet: .herbivorous) }
+        for animal in animals { context.insert(animal) }
+        context.processPendingChanges()
+        func storage() throws -> UnsafeRawPointer? {
+            let (_, ref) = try #require(category.persistentBackingData.location)
+            let slot = try #require(context.graph.layout.entities[Int(ref.entity)].linkIndex["animals"])
+            return context.graph.tables[Int(ref.entity)].links[slot].many[Int(ref.row)].withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        }
+        var moves = 0
+        var last = try storage()
+        for animal in animals {
+            animal.category = category
+            let now = try storage()
+            if now != last { moves += 1; last = now }
+        }
+        // Growth by doubling: about log2(20,000) ≈ 15 moves; a copy per set would be 20,000.
+        #expect(moves <= 40, "the list moved \(moves) times")
+        #expect(category.animals.count == animals.count && category.animals.last === animals.last)
+        context.undoManager?.undo()
+        #expect(category.animals.isEmpty && animals.allSatisfy { $0.category == nil })
+        context.undoManager?.redo()
+        #expect(category.animals.map(\.name) == animals.map(\.name))
     }
 }

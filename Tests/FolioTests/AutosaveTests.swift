@@ -116,6 +116,7 @@ import Testing
         let url = try Self.zooPackage()
         let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
         let context = container.mainContext
+        context.undoManager = UndoManager()
         let gate = WriterGate()
         gate.install(on: container.store)
         try context.delete(try Self.category(context, "Category 1"))

@@ -97,6 +97,8 @@ import Testing
                 let container = try ModelContainer(contentsOf: url)
                 let context = container.mainContext
                 #expect(container.mainContext === context, "one main context per container")
+                #expect(context.undoManager == nil, "no undo manager unless the program sets one, as SwiftData's")
+                context.undoManager = UndoManager()
                 weak.container = container
                 weak.context = context
                 weak.undoManager = context.undoManager

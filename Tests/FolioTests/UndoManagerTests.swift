@@ -73,4 +73,27 @@ import Testing
         manager.removeAllActions()
         #expect(!manager.canUndo && !manager.canRedo)
     }
+
+    @Test("levelsOfUndo bounds what an endless run of steps keeps: the oldest go first, and 0 keeps everything")
+    func levelsBoundSteps() {
+        let manager = UndoManager()
+        manager.levelsOfUndo = 5
+        let counter = Counter()
+        for _ in 0..<10_000 {
+            manager.beginUndoGrouping()
+            increment(counter, by: 1, manager)
+            manager.endUndoGrouping()
+            #expect(manager.undoCount <= 5)
+        }
+        #expect(manager.undoCount == 5)
+        while manager.canUndo { manager.undo() }
+        #expect(counter.value == 10_000 - 5)
+        #expect(manager.redoCount == 5)
+        manager.levelsOfUndo = 0
+        for _ in 0..<100 {
+            increment(counter, by: 1, manager)
+            manager.closeAutomaticGroup()
+        }
+        #expect(manager.undoCount == 100)
+    }
 }

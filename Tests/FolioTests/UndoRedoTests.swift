@@ -610,6 +610,48 @@ private struct ClubFixture {
         #expect(context.undoManager?.undoActionName == "Reorganise")
     }
 
+    @Test("processPendingChanges() and save() each close the automatic group, so a context that edits forever with levelsOfUndo = N keeps N steps")
+    func boundedUndo() throws {
+        let url = temporaryPackageURL()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let (context, categories) = try savedZoo(url: url)
+        let undoManager = try #require(context.undoManager)
+        undoManager.levelsOfUndo = 4
+        let animals = try context.related("animals", of: categories[0])
+        var snapshots: [GraphSnapshot] = []
+        for step in 0..<60 {
+            try context.setValue(.int(Int64(step)), for: "age", of: animals[step % animals.count])
+            try context.link(animals[step % animals.count], "category", to: categories[step % categories.count])
+            #expect(undoManager.groupingLevel == 1, "the edits of step \(step) are in one open automatic group")
+            if step.isMultiple(of: 2) { context.processPendingChanges() } else { try context.save() }
+            #expect(undoManager.groupingLevel == 0, "step \(step) closed its group")
+            #expect(undoManager.undoCount == min(step + 1, 4))
+            snapshots.append(context.graph.snapshot())
+        }
+        for expected in [58, 57, 56, 55] {
+            undoManager.undo()
+            #expect(context.graph.snapshot() == snapshots[expected])
+        }
+        #expect(!undoManager.canUndo)
+        #expect(context.graph.invariantViolations().isEmpty)
+    }
+
+    @Test("the main context records no undo until the program gives it an undo manager, as SwiftData's")
+    @MainActor func mainContextHasNoUndoManager() throws {
+        let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        #expect(context.undoManager == nil)
+        let category = try context.insert("AnimalCategory", ["name": .string("Mammal")])
+        context.undoManager = UndoManager()
+        let animal = try context.insert("Animal", ["name": .string("Rex")])
+        try context.link(animal, "category", to: category)
+        context.processPendingChanges()
+        context.undoManager?.undo()
+        #expect(!context.contains(animal))
+        #expect(context.contains(category), "inserted before undo was turned on: not undoable")
+        #expect(context.undoManager?.canUndo == false)
+    }
+
     @Test("levelsOfUndo keeps only the newest steps")
     func levelsOfUndo() throws {
         let (context, categories) = try savedZoo()

@@ -148,7 +148,9 @@ public final class ModelContainer: @unchecked Sendable {
         mainContextStorage = mainContext
     }
 
-    /// The main-actor context, created on first use, with autosave on and an undo manager.
+    /// The main-actor context, created on first use, with autosave on and, as
+    /// SwiftData's, no undo manager: set `mainContext.undoManager = UndoManager()`
+    /// to record undo.
     ///
     /// The container owns it: it lives as long as the container, and it does not
     /// keep the container alive (see "Ownership" above).

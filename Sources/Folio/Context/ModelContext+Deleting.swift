@@ -172,7 +172,7 @@ extension ModelContext {
             let refused = denialsFor(ref, doomed: doomed, links: captured)
             if !refused.isEmpty { denials[ref] = refused }
         }
-        for saved in record.links where !doomed.contains(saved.ref) { touchLink(saved.ref, Int(saved.slot)) }
+        touchLinks(record.cuts)
         let epoch = mergeEpoch
         registerUndo(name) { context in
             context.performRestore(record, edits: edits, name: name, exact: context.mergeEpoch == epoch)
@@ -201,8 +201,7 @@ extension ModelContext {
             }
             denials[ref] = nil
         }
-        let restored = Set(record.removed)
-        for saved in record.links where !restored.contains(saved.ref) { touchLink(saved.ref, Int(saved.slot)) }
+        touchLinks(record.cuts)
         registerUndo(name) { context in _ = context.performRemoval(record.removed, name: name) }
     }
 }

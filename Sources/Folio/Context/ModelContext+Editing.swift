@@ -128,22 +128,24 @@ extension ModelContext {
     }
 
     /// Adds an object to a relationship (sets it, for to-one); the inverse follows.
-    /// - Undo: one step, "Link ENTITY.RELATIONSHIP"; undo restores every list it touched, in order.
+    ///
+    /// - Complexity: O(1) amortized when either side is a to-one, whatever the
+    ///   size of the to-many linked into; between two to-manys, O(the shorter list).
+    /// - Undo: one step, "Link ENTITY.RELATIONSHIP"; undo takes back exactly
+    ///   what it changed, order included. What undo keeps is O(1): the changes
+    ///   themselves (``LinkChange``), never the lists.
     public func link(_ id: PersistentIdentifier, _ relationship: String, to target: PersistentIdentifier) throws(ModelError) {
         let (source, slot, destination) = try resolveLink(id, relationship, target)
-        editLists(touching: affectedByAdding(source, slot, [destination.row]), name: "Link \(id.entityName).\(relationship)") {
-            $0.addLink(source, slot, destination)
-        }
+        editLinks(name: "Link \(id.entityName).\(relationship)") { $0.addLink(source, slot, destination) }
     }
 
     /// Removes an object from a relationship; the inverse follows.
+    ///
+    /// - Complexity: O(1) for a to-one; O(the list) to find the member in a to-many.
     /// - Undo: one step, "Unlink ENTITY.RELATIONSHIP".
     public func unlink(_ id: PersistentIdentifier, _ relationship: String, from target: PersistentIdentifier) throws(ModelError) {
         let (source, slot, destination) = try resolveLink(id, relationship, target)
-        let inverse = graph.layout.entities[Int(source.entity)].links[slot].inverse
-        editLists(touching: [(source, slot), (destination, inverse)], name: "Unlink \(id.entityName).\(relationship)") {
-            $0.removeLink(source, slot, destination)
-        }
+        editLinks(name: "Unlink \(id.entityName).\(relationship)") { $0.removeLink(source, slot, destination) }
     }
 
     /// Replaces what a relationship holds, in the given order.
@@ -151,6 +153,8 @@ extension ModelContext {
     /// `nil` leaves an optional to-many (`[Tag]?`) holding no collection, as
     /// SwiftData's `tags = nil` does, and empties any other relationship; `[]`
     /// gives an optional to-many an empty collection.
+    /// - Complexity: O(the old and new lists); setting a to-one is O(1)
+    ///   amortized however large the inverse to-many it joins.
     /// - Undo: one step, "Set ENTITY.RELATIONSHIP"; undo restores `nil` and `[]` as they were.
     public func setRelated(_ targets: [PersistentIdentifier]?, for relationship: String, of id: PersistentIdentifier)
         throws(ModelError) {
@@ -161,10 +165,8 @@ extension ModelContext {
 
     /// Makes a relationship hold exactly `rows` (or, with `absent`, an optional
     /// to-many no collection), undoably.
-    private func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32], absent: Bool = false, name: String) {
-        editLists(touching: affectedByAdding(source, slot, rows, replacing: true), name: name) {
-            $0.replaceLinks(source, slot, with: rows, absent: absent)
-        }
+    func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32], absent: Bool = false, name: @autoclosure () -> String) {
+        editLinks(name: name()) { $0.replaceLinks(source, slot, with: rows, absent: absent) }
     }
 
     private func resolveLink(_ id: PersistentIdentifier, _ relationship: String, _ target: PersistentIdentifier)
@@ -172,73 +174,63 @@ extension ModelContext {
         do { return try graph.resolveLink(id, relationship, target) } catch { throw .graph(error) }
     }
 
-    /// Every (object, slot) list that linking `rows` into `source.slot` can change:
-    /// the source's list, the old and new destinations' inverse lists, and — for
-    /// to-one inverses — the lists of the objects the new destinations are taken from.
-    private func affectedByAdding(_ source: ObjectRef, _ slot: Int, _ rows: [Int32], replacing: Bool = false) -> [(ObjectRef, Int)] {
-        let link = graph.layout.entities[Int(source.entity)].links[slot]
-        var affected: [(ObjectRef, Int)] = [(source, slot)]
-        let current = graph.tables[Int(source.entity)].links[slot].targets(of: Int(source.row))
-        if replacing || !link.isToMany {
-            for old in current { affected.append((ObjectRef(entity: link.destination, row: Int(old)), link.inverse)) }
-        }
-        let inverseColumn = graph.tables[link.destination].links[link.inverse]
-        for row in rows {
-            affected.append((ObjectRef(entity: link.destination, row: Int(row)), link.inverse))
-            if !inverseColumn.isToMany, inverseColumn.one[Int(row)] >= 0 {
-                affected.append((ObjectRef(entity: Int(source.entity), row: Int(inverseColumn.one[Int(row)])), slot))
-            }
-        }
-        return affected
-    }
-
-    /// Runs a link edit, capturing every list it may change first, and registers
-    /// an undo that puts those lists back exactly (order included).
-    private func editLists(touching pairs: [(ObjectRef, Int)], name: String, _ edit: (ObjectGraph) -> Void) {
-        let before = captureLists(pairs)
+    /// Runs a link edit with the graph journaling what it changes, tracks the
+    /// lists changed, and registers an undo that takes back exactly those
+    /// changes. What undo keeps is the journal — O(1) per list changed by a
+    /// link or an unlink — and never shares a live list's storage, so the next
+    /// append to the list does not copy it.
+    func editLinks(name: @autoclosure () -> String, _ edit: (ObjectGraph) -> Void) {
+        let outer = graph.linkJournal
+        graph.linkJournal = []
         edit(graph)
-        for (ref, slot) in pairs { touchLink(ref, slot) }
-        // Captured arrays are shared, not copied: keeping what the edit left costs nothing.
-        let after = captureLists(pairs)
+        let changes = graph.linkJournal ?? []
+        graph.linkJournal = outer
+        touchLinks(changes)
+        // An edit that changed nothing is still a step, as every public edit is one.
+        guard let undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        let name = name()
         let epoch = mergeEpoch
         registerUndo(name) { context in
-            context.restoreLists(before, after: after, name: name, exact: context.mergeEpoch == epoch)
+            context.revertLinks(changes, name: name, exact: context.mergeEpoch == epoch)
         }
     }
 
-    func captureLists(_ pairs: [(ObjectRef, Int)]) -> [DeletionRecord.SavedLinks] {
-        var seen = Set<SurvivorSlot>()
-        var saved: [DeletionRecord.SavedLinks] = []
-        for (ref, slot) in pairs where seen.insert(SurvivorSlot(ref: ref, slot: Int32(slot), from: 0)).inserted {
-            saved.append(graph.capture(ref, slot))
-        }
-        return saved
-    }
-
-    /// Puts captured lists back and registers the opposite restore for redo.
+    /// Takes back recorded link changes and registers taking back that in turn (redo).
     ///
     /// - Parameters:
-    ///   - saved: the lists as they were before the action being undone (or redone).
-    ///   - after: the same lists as that action left them.
-    ///   - exact: whether the lists are still as the action left them; after a
-    ///     merge the action's changes are taken back rebased on what it did
-    ///     (``ObjectGraph/rebase(_:after:)``).
-    func restoreLists(_ saved: [DeletionRecord.SavedLinks], after: [DeletionRecord.SavedLinks], name: String,
-                      exact: Bool = true) {
-        let current = captureLists(saved.map { ($0.ref, Int($0.slot)) })
+    ///   - changes: what the action being undone (or redone) changed.
+    ///   - exact: whether the graph is still as the action left it; after a
+    ///     merge the changes are taken back rebased on what the merge did
+    ///     (``ObjectGraph/rebase(_:)``).
+    func revertLinks(_ changes: [LinkChange], name: String, exact: Bool = true) {
+        let outer = graph.linkJournal
+        graph.linkJournal = []
         if exact {
-            for list in saved { graph.putLinks(list) }
+            graph.revert(changes)
         } else {
-            for (ref, slot) in graph.rebase(saved, after: after) { touchLink(ref, slot) }
-            // Other undo actions captured lists this rebase may have changed: they rebase too.
+            _ = graph.rebase(changes)
+            // Other undo actions recorded changes this rebase may have altered: they rebase too.
             mergeEpoch += 1
         }
-        for list in saved { touchLink(list.ref, Int(list.slot)) }
-        let restored = captureLists(saved.map { ($0.ref, Int($0.slot)) })
-        // A rebase may change lists beyond these, which `current` does not hold: its redo rebases too.
+        let inverse = graph.linkJournal ?? []
+        graph.linkJournal = outer
+        touchLinks(changes)
+        touchLinks(inverse)
+        // A rebase's own changes are journaled whole, but its redo rebases too, as it did before.
         let epoch = mergeEpoch
         registerUndo(name) { context in
-            context.restoreLists(current, after: restored, name: name, exact: exact && context.mergeEpoch == epoch)
+            context.revertLinks(inverse, name: name, exact: exact && context.mergeEpoch == epoch)
+        }
+    }
+
+    /// Tracks every list the changes touched (each once in a run of changes to it).
+    func touchLinks(_ changes: [LinkChange]) {
+        var last: (ref: ObjectRef, slot: Int)?
+        for change in changes {
+            let list = change.list
+            if let last, last.ref == list.ref, last.slot == list.slot { continue }
+            touchLink(list.ref, list.slot)
+            last = list
         }
     }
 

@@ -19,6 +19,8 @@ extension ModelContext {
     /// its value; objects it deleted stay deleted.
     func merge(_ changes: [ChangeSet], baseline newBaseline: ObjectGraph) {
         settleTracking()
+        // A save with nothing to merge (the store asks every time) leaves undo exact.
+        guard changes.contains(where: { $0.generation > baseGeneration }) else { return }
         // Undo actions registered before this merge restore link lists rebased on it.
         mergeEpoch += 1
         for changeSet in changes where changeSet.generation > baseGeneration {

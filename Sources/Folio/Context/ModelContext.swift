@@ -13,8 +13,9 @@ import Foundation
 /// try context.save()
 /// ```
 ///
-/// **Undo.** Every change registers its inverse with ``undoManager`` (none for
-/// contexts you create, as in SwiftData; the main context has one). One user
+/// **Undo.** Every change registers its inverse with ``undoManager``, which is
+/// `nil` — nothing recorded — until you set one, for the main context too, as
+/// in SwiftData (`context.undoManager = UndoManager()`). One user
 /// action is one undo step: each public method is one step unless an explicit
 /// group or ``transaction(actionName:block:)`` is open; an automatically opened group is closed
 /// by ``processPendingChanges()`` and ``save()``.
@@ -98,7 +99,8 @@ public final class ModelContext {
         core = container.core
         ownedContainer = isMain ? nil : container
         autosaveEnabled = isMain
-        undoManager = isMain ? UndoManager() : nil
+        // None by default, as SwiftData's: a program that never undoes pays nothing for undo.
+        undoManager = nil
         // Placeholders until the checkout below, which needs `self` to register it.
         let empty = ObjectGraph(schema: container.core.schema)
         graph = empty

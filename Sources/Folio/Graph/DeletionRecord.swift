@@ -1,7 +1,8 @@
-/// What a batch removal changed, exactly enough to put it back.
-///
-/// Link lists are captured as the arrays themselves: removal replaces them with
-/// new arrays instead of mutating in place, so capturing costs no copy.
+/// What a batch removal changed, exactly enough to put it back, in
+/// O(what was removed): the removed objects, their own lists (taken whole, as
+/// the removal empties them, so keeping them costs no copy), and what was cut
+/// from survivors' lists as ``LinkChange``s — never a survivor's whole list,
+/// so deleting one member of a large to-many keeps a few bytes.
 struct DeletionRecord {
     struct SavedLinks {
         var ref: ObjectRef
@@ -14,8 +15,11 @@ struct DeletionRecord {
 
     /// The removed objects, in the order they were found.
     var removed: [ObjectRef] = []
-    /// Every list the removal changed, removed objects' and survivors', as before.
+    /// The removed objects' lists, as they were.
     var links: [SavedLinks] = []
+    /// What the removal took from survivors' lists: removals from to-manys
+    /// (highest index first) and to-ones cleared, undone by ``ObjectGraph/revert(_:)``.
+    var cuts: [LinkChange] = []
 
     var isEmpty: Bool { removed.isEmpty }
 }

@@ -41,11 +41,16 @@ extension ObjectGraph {
             let column = tables[Int(survivor.ref.entity)].links[Int(survivor.slot)]
             let row = Int(survivor.ref.row)
             if column.isToMany {
-                let before = column.many[row]
-                record.links.append(.init(ref: survivor.ref, slot: survivor.slot, one: -1, many: before))
-                column.many[row] = before.filter { !doomed.contains(ObjectRef(entity: Int(survivor.from), row: Int($0))) }
+                // What goes, recorded highest index first (so each index holds in the list as it
+                // was), then filtered out in place: the record is as large as what was cut.
+                let gone = { (target: Int32) in doomed.contains(ObjectRef(entity: Int(survivor.from), row: Int(target))) }
+                // By index, holding no second reference to the list: the removal below edits it in place.
+                for index in column.many[row].indices.reversed() where gone(column.many[row][index]) {
+                    record.cuts.append(.removed(survivor.ref, slot: survivor.slot, target: column.many[row][index], at: index))
+                }
+                column.many[row].removeAll(where: gone)
             } else {
-                record.links.append(.init(ref: survivor.ref, slot: survivor.slot, one: column.one[row], many: []))
+                record.cuts.append(.toOne(survivor.ref, slot: survivor.slot, old: column.one[row], new: -1))
                 // A survivor's to-one in a unique group loses its key with its object.
                 rekeying(survivor.ref, slot: Int(survivor.slot)) { column.one[row] = -1 }
             }
@@ -62,6 +67,7 @@ extension ObjectGraph {
         // Links first, then liveness: a revived object enters the unique indexes
         // with its links back, and survivors are rekeyed as their lists return.
         for saved in record.links { putLinks(saved) }
+        revert(record.cuts)
         for ref in record.removed {
             tables[Int(ref.entity)].setLive(true, row: Int(ref.row))
             uniqueIndexAdd(ref)
@@ -77,22 +83,17 @@ extension ObjectGraph {
     func restoreRebased(_ record: DeletionRecord) -> [(ObjectRef, Int)] {
         let doomed = Set(record.removed)
         for ref in record.removed { tables[Int(ref.entity)].setLive(true, row: Int(ref.row)) }
-        // What the removal left each list holding: nothing on a removed object,
-        // the rest of a survivor's list.
+        // What the removal left a removed object's lists holding: nothing.
         let after = record.links.map { saved -> DeletionRecord.SavedLinks in
             var left = saved
-            let destination = layout.entities[Int(saved.ref.entity)].links[Int(saved.slot)].destination
-            let gone = { (row: Int32) in doomed.contains(ObjectRef(entity: destination, row: Int(row))) }
             if doomed.contains(saved.ref) {
                 left.one = -1
                 left.many = []
-            } else {
-                if saved.one >= 0, gone(saved.one) { left.one = -1 }
-                left.many = saved.many.filter { !gone($0) }
             }
             return left
         }
-        return rebase(record.links, after: after)
+        // The survivors' cuts rebase as a link edit's changes do; one reconciliation for both.
+        return reconcileLinks(rebaseLists(record.links, after: after) + rebaseChanges(record.cuts))
     }
 
     /// Undoes what an action did to some lists over a graph that may have
@@ -105,11 +106,16 @@ extension ObjectGraph {
     ///
     /// - Returns: the lists the reconciliation changed beyond those in `saved`.
     func rebase(_ saved: [DeletionRecord.SavedLinks], after: [DeletionRecord.SavedLinks]) -> [(ObjectRef, Int)] {
+        reconcileLinks(rebaseLists(saved, after: after))
+    }
+
+    /// ``rebase(_:after:)`` without the reconciliation: returns the lists as
+    /// they were just before, for ``reconcileLinks(_:)``.
+    func rebaseLists(_ saved: [DeletionRecord.SavedLinks], after: [DeletionRecord.SavedLinks]) -> [DeletionRecord.SavedLinks] {
         let before = saved.map { capture($0.ref, Int($0.slot)) }
         for (index, list) in saved.enumerated() {
             let (now, left) = (before[index], after[index])
             let column = tables[Int(list.ref.entity)].links[Int(list.slot)]
-            let row = Int(list.ref.row)
             if column.isToMany {
                 let added = Set(left.many).subtracting(list.many)
                 let taken = Set(list.many).subtracting(left.many)
@@ -117,14 +123,14 @@ extension ObjectGraph {
                 var result = list.many.filter { taken.contains($0) || (present.contains($0) && !added.contains($0)) }
                 let kept = Set(result)
                 result += now.many.filter { !kept.contains($0) && !added.contains($0) }
-                column.many[row] = result
-                column.setAbsent(now.absent == left.absent ? list.absent && result.isEmpty : now.absent && result.isEmpty,
-                                 row: row)
+                if result != now.many { assignList(result, to: list.ref, Int(list.slot)) }
+                setAbsent(now.absent == left.absent ? list.absent && result.isEmpty : now.absent && result.isEmpty,
+                          list.ref, Int(list.slot))
             } else if now.one == left.one {
-                column.one[row] = list.one
+                setOne(list.one, list.ref, Int(list.slot))
             }
         }
-        return reconcileLinks(before)
+        return before
     }
 
     /// Makes both sides of every link agree again after lists were put back
@@ -154,24 +160,13 @@ extension ObjectGraph {
             return set.contains(row)
         }
         func add(_ row: Int32, to ref: ObjectRef, _ slot: Int) {
-            let column = tables[Int(ref.entity)].links[slot]
-            if column.isToMany {
-                column.many[Int(ref.row)].append(row)
-                column.setAbsent(false, row: Int(ref.row))
-                members[key(ref, slot)]?.insert(row)
-            } else {
-                column.one[Int(ref.row)] = row
-            }
+            insertTarget(row, into: ref, slot)
+            members[key(ref, slot)]?.insert(row)
             if !restored.contains(key(ref, slot)) { changed.append((ref, slot)) }
         }
         func remove(_ row: Int32, from ref: ObjectRef, _ slot: Int) {
-            let column = tables[Int(ref.entity)].links[slot]
-            if column.isToMany {
-                column.many[Int(ref.row)].removeAll { $0 == row }
-                members[key(ref, slot)]?.remove(row)
-            } else if column.one[Int(ref.row)] == row {
-                column.one[Int(ref.row)] = -1
-            }
+            removeTarget(row, from: ref, slot)
+            members[key(ref, slot)]?.remove(row)
             if !restored.contains(key(ref, slot)) { changed.append((ref, slot)) }
         }
         for saved in before {
@@ -185,13 +180,13 @@ extension ObjectGraph {
                 for other in column.targets(of: row) where isLive(target(other)) && holds(target(other), link.inverse, ref.row) {
                     remove(ref.row, from: target(other), link.inverse)
                 }
-                if column.isToMany { column.many[row] = [] } else { column.one[row] = -1 }
+                if column.isToMany { if !column.many[row].isEmpty { assignList([], to: ref, slot) } } else { setOne(-1, ref, slot) }
                 continue
             }
             let now = column.targets(of: row)
             let live = now.filter { isLive(target($0)) }
             if live.count != now.count {
-                if column.isToMany { column.many[row] = live } else { column.one[row] = -1 }
+                if column.isToMany { assignList(live, to: ref, slot) } else { setOne(-1, ref, slot) }
             }
             for other in live where !holds(target(other), link.inverse, ref.row) {
                 if !inverseColumn.isToMany, inverseColumn.one[Int(other)] >= 0 {
@@ -211,6 +206,209 @@ extension ObjectGraph {
         }
         uniqueIndexes.removeAll()
         return changed
+    }
+
+    // MARK: Link changes: the journal, undo and the rebase after merges
+
+    /// Undoes recorded link changes exactly, latest first; the graph must be
+    /// as they left it (no merge since). What it does is journaled in turn,
+    /// which is the redo. O(the changes), each O(1) but the re-insertion of
+    /// a removed member (O(the list's tail)) and a whole-list assignment.
+    func revert(_ changes: [LinkChange]) {
+        for change in changes.reversed() {
+            switch change {
+            case .inserted(let ref, let slot, let target, let index):
+                rekeying(ref, slot: Int(slot)) { removeTarget(target, from: ref, Int(slot), near: index) }
+            case .removed(let ref, let slot, let target, let index):
+                rekeying(ref, slot: Int(slot)) { insertTarget(target, into: ref, Int(slot), at: index) }
+            case .toOne(let ref, let slot, let old, _):
+                rekeying(ref, slot: Int(slot)) { setOne(old, ref, Int(slot)) }
+            case .absent(let ref, let slot, let wasAbsent):
+                setAbsent(wasAbsent, ref, Int(slot))
+            case .replaced(let ref, let slot, let old, _):
+                assignList(old, to: ref, Int(slot))
+            }
+        }
+    }
+
+    /// Undoes recorded link changes over a graph that may have changed since
+    /// (other contexts' saves merged in between), as ``rebase(_:after:)``
+    /// does for captured lists: from each list changed, what the changes
+    /// added goes and what they removed comes back (where it stood, or the
+    /// list's end), keeping whatever else it holds now; a to-one the graph
+    /// changed since keeps its new target. Then ``reconcileLinks(_:)`` makes
+    /// both sides agree. What it does is journaled, for the redo. O(the
+    /// changes + the lists they touched).
+    ///
+    /// - Returns: the lists the reconciliation changed beyond those in `changes`.
+    func rebase(_ changes: [LinkChange]) -> [(ObjectRef, Int)] {
+        reconcileLinks(rebaseChanges(changes))
+    }
+
+    /// ``rebase(_:)`` without the reconciliation: returns the lists as they
+    /// were just before, for ``reconcileLinks(_:)``.
+    func rebaseChanges(_ changes: [LinkChange]) -> [DeletionRecord.SavedLinks] {
+        var order: [SurvivorSlot] = []
+        var perList: [SurvivorSlot: [LinkChange]] = [:]
+        for change in changes {
+            let (ref, slot) = change.list
+            let key = SurvivorSlot(ref: ref, slot: Int32(slot), from: 0)
+            if perList[key] == nil { order.append(key) }
+            perList[key, default: []].append(change)
+        }
+        let before = order.map { capture($0.ref, Int($0.slot)) }
+        for (index, key) in order.enumerated() {
+            let (ref, slot, now) = (key.ref, Int(key.slot), before[index])
+            let listChanges = perList[key] ?? []
+            var absence: (was: Bool, left: Bool)?
+            var one: (was: Int32, left: Int32)?
+            for change in listChanges {
+                if case .absent(_, _, let wasAbsent) = change { absence = (absence?.was ?? wasAbsent, !wasAbsent) }
+                if case .toOne(_, _, let old, let new) = change { one = (one?.was ?? old, new) }
+            }
+            let column = tables[Int(ref.entity)].links[slot]
+            if column.isToMany {
+                let result = Self.rebasedList(now.many, listChanges)
+                if result != now.many { assignList(result, to: ref, slot) }
+                let (wasAbsent, leftAbsent) = (absence?.was ?? now.absent, absence?.left ?? now.absent)
+                setAbsent(now.absent == leftAbsent ? wasAbsent && result.isEmpty : now.absent && result.isEmpty, ref, slot)
+            } else if let one, now.one == one.left {
+                setOne(one.was, ref, slot)
+            }
+        }
+        return before
+    }
+
+    /// A to-many list `now` with `changes` (those of one action, to this list)
+    /// taken back: what they added goes, what they removed comes back, what
+    /// else `now` holds stays.
+    ///
+    /// When the action assigned the list whole (a reordering), the list as it
+    /// was before the action is known exactly — the assignment's old list with
+    /// the earlier changes undone — and the result follows its order, as
+    /// ``rebase(_:after:)`` does; otherwise each removed member goes back where
+    /// it stood when removed (latest first), or at the end.
+    static func rebasedList(_ now: [Int32], _ changes: [LinkChange]) -> [Int32] {
+        if let first = changes.firstIndex(where: { if case .replaced = $0 { true } else { false } }),
+           case .replaced(_, _, let old, let new) = changes[first] {
+            var saved = old
+            for change in changes[..<first].reversed() { undo(change, in: &saved) }
+            var left = new
+            for change in changes[(first + 1)...] { redo(change, in: &left) }
+            let added = Set(left).subtracting(saved)
+            let taken = Set(saved).subtracting(left)
+            let present = Set(now)
+            var result = saved.filter { taken.contains($0) || (present.contains($0) && !added.contains($0)) }
+            let kept = Set(result)
+            result += now.filter { !kept.contains($0) && !added.contains($0) }
+            return result
+        }
+        var added = Set<Int32>()
+        var taken: [Int32: (index: Int, order: Int)] = [:]
+        for (order, change) in changes.enumerated() {
+            switch change {
+            case .inserted(_, _, let target, _):
+                if taken.removeValue(forKey: target) == nil { added.insert(target) }
+            case .removed(_, _, let target, let index):
+                if added.remove(target) == nil, taken[target] == nil { taken[target] = (index, order) }
+            default: break
+            }
+        }
+        var result = added.isEmpty ? now : now.filter { !added.contains($0) }
+        guard !taken.isEmpty else { return result }
+        var present = Set(result)
+        for (target, place) in taken.sorted(by: { $0.value.order > $1.value.order }) where present.insert(target).inserted {
+            result.insert(target, at: min(place.index, result.count))
+        }
+        return result
+    }
+
+    /// Undoes one change on a copy of its list.
+    private static func undo(_ change: LinkChange, in list: inout [Int32]) {
+        switch change {
+        case .inserted(_, _, let target, let index):
+            if index < list.count, list[index] == target { list.remove(at: index) }
+            else if let found = list.lastIndex(of: target) { list.remove(at: found) }
+        case .removed(_, _, let target, let index): list.insert(target, at: min(index, list.count))
+        case .replaced(_, _, let old, _): list = old
+        case .toOne, .absent: break
+        }
+    }
+
+    /// Does one change again on a copy of its list.
+    private static func redo(_ change: LinkChange, in list: inout [Int32]) {
+        switch change {
+        case .inserted(_, _, let target, let index): list.insert(target, at: min(index, list.count))
+        case .removed(_, _, let target, let index):
+            if index < list.count, list[index] == target { list.remove(at: index) }
+            else if let found = list.lastIndex(of: target) { list.remove(at: found) }
+        case .replaced(_, _, _, let new): list = new
+        case .toOne, .absent: break
+        }
+    }
+
+    /// Inserts `target` into a to-many list at `index` (its end by default) or
+    /// sets a to-one to it, giving an optional to-many a collection; journaled.
+    /// O(1) amortized at the end: the list is edited in place.
+    func insertTarget(_ target: Int32, into ref: ObjectRef, _ slot: Int, at index: Int? = nil) {
+        let column = tables[Int(ref.entity)].links[slot]
+        let row = Int(ref.row)
+        if column.isToMany {
+            let count = column.many[row].count
+            let position = min(index ?? count, count)
+            linkJournal?.append(.inserted(ref, slot: Int32(slot), target: target, at: position))
+            if position == count { column.many[row].append(target) } else { column.many[row].insert(target, at: position) }
+        } else {
+            setOne(target, ref, slot)
+        }
+        setAbsent(false, ref, slot)
+    }
+
+    /// Removes `target` from a to-many list (looked for at `hint` first, then
+    /// from the end) or clears a to-one holding it; journaled.
+    func removeTarget(_ target: Int32, from ref: ObjectRef, _ slot: Int, near hint: Int? = nil) {
+        let column = tables[Int(ref.entity)].links[slot]
+        let row = Int(ref.row)
+        guard column.isToMany else {
+            if column.one[row] == target { setOne(-1, ref, slot) }
+            return
+        }
+        let index: Int
+        if let hint, hint < column.many[row].count, column.many[row][hint] == target {
+            index = hint
+        } else if let found = column.many[row].lastIndex(of: target) {
+            index = found
+        } else {
+            return
+        }
+        linkJournal?.append(.removed(ref, slot: Int32(slot), target: target, at: index))
+        column.many[row].remove(at: index)
+    }
+
+    /// Sets a to-one's target (-1: none); journaled. The caller keeps the
+    /// unique indexes right (``rekeying(_:slot:_:)``).
+    func setOne(_ target: Int32, _ ref: ObjectRef, _ slot: Int) {
+        let column = tables[Int(ref.entity)].links[slot]
+        let old = column.one[Int(ref.row)]
+        guard old != target else { return }
+        linkJournal?.append(.toOne(ref, slot: Int32(slot), old: old, new: target))
+        column.one[Int(ref.row)] = target
+    }
+
+    /// Assigns a to-many list whole; journaled (the journal then shares both lists).
+    func assignList(_ rows: [Int32], to ref: ObjectRef, _ slot: Int) {
+        let column = tables[Int(ref.entity)].links[slot]
+        linkJournal?.append(.replaced(ref, slot: Int32(slot), old: column.many[Int(ref.row)], new: rows))
+        column.many[Int(ref.row)] = rows
+    }
+
+    /// Gives an optional to-many no collection (`true`; its list must be
+    /// empty) or one; journaled. Does nothing for other relationships.
+    func setAbsent(_ flag: Bool, _ ref: ObjectRef, _ slot: Int) {
+        let column = tables[Int(ref.entity)].links[slot]
+        guard column.isAbsent(Int(ref.row)) != flag, column.isOptional else { return }
+        linkJournal?.append(.absent(ref, slot: Int32(slot), wasAbsent: !flag))
+        column.setAbsent(flag, row: Int(ref.row))
     }
 
     /// Puts one captured list back as it was (undo, redo), its collection or

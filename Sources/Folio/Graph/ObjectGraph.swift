@@ -29,6 +29,10 @@ public final class ObjectGraph {
     /// The sizes values and the document may reach; ``DocumentLimits/standard``
     /// except in tests, which use small ones (copies keep them).
     var limits = DocumentLimits.standard
+    /// While an editing context runs a link edit: every change made to a
+    /// relationship list, in order, for its undo (see ``LinkChange``); `nil`
+    /// records nothing.
+    @exclusivity(unchecked) var linkJournal: [LinkChange]?
 
     /// Creates an empty graph for the schema.
     public init(schema: Schema) {
@@ -141,6 +145,10 @@ public final class ObjectGraph {
     ///
     /// Linking an object a to-many already holds does nothing. Setting a to-one
     /// whose inverse is to-one first unlinks whatever either side held.
+    ///
+    /// - Complexity: O(1) amortized when either side is a to-one, however large
+    ///   the to-many (it is appended to in place); between two to-manys,
+    ///   O(the shorter list) to find whether they are linked already.
     public func link(_ id: PersistentIdentifier, _ relationship: String, to target: PersistentIdentifier) throws(GraphError) {
         let (source, slot, destination) = try resolveLink(id, relationship, target)
         addLink(source, slot, destination)
@@ -394,11 +402,13 @@ extension ObjectGraph {
     }
 
     /// Links source → target through `slot` and target → source through the inverse,
-    /// first unlinking what a to-one side held.
+    /// first unlinking what a to-one side held. O(1) amortized when either side
+    /// is a to-one (a to-many is appended to in place); between two to-manys,
+    /// O(the shorter list) to find whether they are linked already.
     func addLink(_ source: ObjectRef, _ slot: Int, _ target: ObjectRef) {
         let link = layout.entities[Int(source.entity)].links[slot]
         let column = tables[Int(source.entity)].links[slot]
-        if column.contains(target.row, in: Int(source.row)) { return }
+        if isLinked(source, slot, target) { return }
         if !link.isToMany, column.one[Int(source.row)] >= 0 {
             removeLink(source, slot, ObjectRef(entity: link.destination, row: Int(column.one[Int(source.row)])))
         }
@@ -408,17 +418,28 @@ extension ObjectGraph {
             removeLink(target, link.inverse, previous)
         }
         // Either side may be a to-one in a unique group: its object moves to a new key.
-        rekeying(source, slot: slot) { column.add(target.row, to: Int(source.row)) }
-        rekeying(target, slot: link.inverse) { inverseColumn.add(source.row, to: Int(target.row)) }
+        rekeying(source, slot: slot) { insertTarget(target.row, into: source, slot) }
+        rekeying(target, slot: link.inverse) { insertTarget(source.row, into: target, link.inverse) }
+    }
+
+    /// Whether `source` holds `target` through `slot`, asked of whichever side
+    /// answers in O(1): a to-one on either side, else the shorter list.
+    func isLinked(_ source: ObjectRef, _ slot: Int, _ target: ObjectRef) -> Bool {
+        let column = tables[Int(source.entity)].links[slot]
+        guard column.isToMany else { return column.one[Int(source.row)] == target.row }
+        let link = layout.entities[Int(source.entity)].links[slot]
+        let inverse = tables[link.destination].links[link.inverse]
+        guard inverse.isToMany else { return inverse.one[Int(target.row)] == source.row }
+        let (mine, theirs) = (column.many[Int(source.row)].count, inverse.many[Int(target.row)].count)
+        return mine <= theirs ? column.many[Int(source.row)].contains(target.row)
+                              : inverse.many[Int(target.row)].contains(source.row)
     }
 
     /// Cuts the link source → target and its inverse.
     func removeLink(_ source: ObjectRef, _ slot: Int, _ target: ObjectRef) {
         let link = layout.entities[Int(source.entity)].links[slot]
-        rekeying(source, slot: slot) { tables[Int(source.entity)].links[slot].remove(target.row, from: Int(source.row)) }
-        rekeying(target, slot: link.inverse) {
-            tables[link.destination].links[link.inverse].remove(source.row, from: Int(target.row))
-        }
+        rekeying(source, slot: slot) { removeTarget(target.row, from: source, slot) }
+        rekeying(target, slot: link.inverse) { removeTarget(source.row, from: target, link.inverse) }
     }
 
     /// Makes a relationship hold exactly `rows` (destination rows, unique), in
@@ -432,7 +453,7 @@ extension ObjectGraph {
             removeLink(source, slot, ObjectRef(entity: link.destination, row: Int(old)))
         }
         for row in rows { addLink(source, slot, ObjectRef(entity: link.destination, row: Int(row))) }
-        if link.isToMany { column.many[Int(source.row)] = rows }
-        column.setAbsent(absent && rows.isEmpty, row: Int(source.row))
+        if link.isToMany, column.many[Int(source.row)] != rows { assignList(rows, to: source, slot) }
+        setAbsent(absent && rows.isEmpty, source, slot)
     }
 }

@@ -196,11 +196,44 @@ extension ModelContext {
 
     /// Sets a relationship to models, inserting those not yet in the context;
     /// `nil` leaves an optional to-many with no collection.
+    ///
+    /// Works on rows, not identifiers: setting a to-one (`animal.category = c`)
+    /// is O(1) amortized however many models the inverse to-many holds, and
+    /// its undo keeps O(1) (see ``editLinks(name:_:)``). Setting a to-many is
+    /// O(the old and new lists). A failure (a deleted model, a model of the
+    /// wrong type, several models for a to-one) changes nothing and is
+    /// reported as an autosave failure is, since a property setter cannot throw.
     func setRelatedModels(_ models: [any PersistentModel]?, for relationship: String, of ref: ObjectRef) {
-        let targets = models.map { $0.compactMap { insertModel($0) }.map(graph.identifier(for:)) }
-        do { try setRelated(targets, for: relationship, of: graph.identifier(for: ref)) } catch {
-            ModelContainer.report(error, to: autosaveErrorHandler)
+        let entity = Int(ref.entity)
+        let layout = graph.layout.entities[entity]
+        guard let slot = layout.linkIndex[relationship] else {
+            return ModelContainer.report(.graph(.unknownRelationship(entity: layout.name, relationship: relationship)),
+                                         to: autosaveErrorHandler)
         }
+        let link = layout.links[slot]
+        var rows: [Int32] = []
+        rows.reserveCapacity(models?.count ?? 0)
+        var seen = Set<Int32>()
+        for model in models ?? [] {
+            guard let target = insertModel(model) else { continue }
+            guard Int(target.entity) == link.destination, graph.isLive(target) else {
+                let error: GraphError = graph.isLive(target)
+                    ? .wrongDestination(entity: layout.name, relationship: relationship,
+                                        expected: graph.layout.entities[link.destination].name, found: graph.identifier(for: target))
+                    : .objectNotFound(graph.identifier(for: target))
+                return ModelContainer.report(.graph(error), to: autosaveErrorHandler)
+            }
+            // One model needs no set to stay unique.
+            if models?.count == 1 || seen.insert(target.row).inserted { rows.append(target.row) }
+        }
+        guard graph.isLive(ref) else {
+            return ModelContainer.report(.graph(.objectNotFound(graph.identifier(for: ref))), to: autosaveErrorHandler)
+        }
+        guard link.isToMany || rows.count <= 1 else {
+            return ModelContainer.report(.graph(.tooManyDestinations(entity: layout.name, relationship: relationship)),
+                                         to: autosaveErrorHandler)
+        }
+        replaceLinks(ref, slot, with: rows, absent: models == nil, name: "Set \(layout.name).\(relationship)")
     }
 
     // MARK: Deleting
