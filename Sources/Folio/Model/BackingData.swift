@@ -9,20 +9,47 @@ import Synchronization
 /// Every persisted property of a `@Model` class reads and writes through it,
 /// and it records those accesses for Observation.
 public final class BackingData {
-    let registrar = ObservationRegistrar()
+    /// Made on first use: a model fetched and never read needs none.
+    private(set) lazy var registrar = ObservationRegistrar()
     /// The context holding the object; `nil` before insertion.
-    var context: ModelContext?
-    var identifier: PersistentIdentifier?
+    var context: ModelContext? {
+        didSet { refEpoch = -1 }
+    }
+    var identifier: PersistentIdentifier? {
+        didSet { refEpoch = -1 }
+    }
     /// Values kept when the object left its context's document (rollback).
     var snapshot: [String: Value]?
     private lazy var temporaryNumber = BackingData.nextTemporaryNumber()
+    /// The object's row in its context's graph, valid while `refEpoch` is the
+    /// context's ``ModelContext/graphEpoch``: rows are stable for a graph's life
+    /// (a deleted object keeps its row), so only a new graph (rollback), a new
+    /// context or a new identifier makes it stale.
+    private var refEpoch = -1
+    private var cachedRef = ObjectRef(entity: -1, row: -1)
+    /// The model class's columns in that graph (see ``ModelColumns``).
+    private var columns: ModelColumns?
 
     /// Backing data for a model that belongs to no context yet.
     public init() {}
 
-    init(context: ModelContext, identifier: PersistentIdentifier) {
+    /// Backing data for an object a context holds at `ref`, already resolved.
+    init(context: ModelContext, identifier: PersistentIdentifier, ref: ObjectRef, columns: ModelColumns?) {
         self.context = context
         self.identifier = identifier
+        refEpoch = context.graphEpoch
+        cachedRef = ref
+        self.columns = columns
+    }
+
+    /// Makes the model a view of an object just inserted at `ref`.
+    func attach(to context: ModelContext, _ identifier: PersistentIdentifier, _ ref: ObjectRef, _ columns: ModelColumns) {
+        self.context = context
+        self.identifier = identifier
+        snapshot = nil
+        refEpoch = context.graphEpoch
+        cachedRef = ref
+        self.columns = columns
     }
 
     private static let temporaryNumbers = Mutex(UInt64(1) << 63)
@@ -35,15 +62,38 @@ public final class BackingData {
         }
     }
 
-    func identifier(entityName: String) -> PersistentIdentifier {
-        identifier ?? PersistentIdentifier(entityName: entityName, id: temporaryNumber)
+    func identifier(entityName: @autoclosure () -> String) -> PersistentIdentifier {
+        identifier ?? PersistentIdentifier(entityName: entityName(), id: temporaryNumber)
     }
 
     /// The context and the object's row in its graph, if the context has the
     /// object in any state (a deleted row keeps its values, so reads still work).
+    /// O(1): the row is looked up once per graph.
     var location: (ModelContext, ObjectRef)? {
-        guard let context, let identifier, let ref = context.graph.index[identifier.id] else { return nil }
+        guard let context else { return nil }
+        if refEpoch == context.graphEpoch { return (context, cachedRef) }
+        guard let identifier, let ref = context.graph.index[identifier.id] else { return nil }
+        refEpoch = context.graphEpoch
+        cachedRef = ref
         return (context, ref)
+    }
+
+    /// Where a property with this ordinal lives in the object's row, for
+    /// reads and writes that index columns instead of looking names up; `nil`
+    /// when the model is unmanaged or its class does not match the schema.
+    @inline(__always)
+    private func slot<Model: PersistentModel>(_ type: Model.Type, _ ordinal: Int) -> (ModelContext, ObjectRef, ModelColumns.Slot)? {
+        guard let (context, ref) = location else { return nil }
+        let resolved: ModelColumns
+        if let columns, columns.epoch == context.graphEpoch, columns.modelType == ObjectIdentifier(Model.self) {
+            resolved = columns
+        } else {
+            guard let made = context.columns(for: Model.self) else { return nil }
+            columns = made
+            resolved = made
+        }
+        guard resolved.entity == Int(ref.entity), ordinal >= 0, ordinal < resolved.slots.count else { return nil }
+        return (context, ref, resolved.slots[ordinal])
     }
 
     /// The context while the object is in it (live, or deleted and not yet saved).
@@ -103,23 +153,41 @@ public final class BackingData {
     /// checks the dynamic API makes), the snapshot, or the instance. A value the
     /// document cannot hold is reported to the context's `autosaveErrorHandler`
     /// and the property keeps its value.
-    private func store(_ name: String, _ value: () throws -> Value, unmanaged: () -> Void) {
+    private func store<Model: PersistentModel>(_ name: String, _ ordinal: Int, of type: Model.Type, _ value: () throws -> Value,
+                                               unmanaged: _PersistedStorage, keep: () -> Void) {
         if let (context, ref) = editableLocation {
-            guard let index = context.graph.layout.entities[Int(ref.entity)].attributeIndex[name] else { return }
-            let entity = context.graph.layout.entities[Int(ref.entity)].name
+            let entity = context.graph.layout.entities[Int(ref.entity)]
+            let index: Int
+            let actionName: String
+            if let (_, _, slot) = self.slot(Model.self, ordinal), case .attribute(let column, _) = slot {
+                index = column
+                actionName = columns?.actionNames[ordinal] ?? "Set \(entity.name).\(name)"
+            } else {
+                guard let column = entity.attributeIndex[name] else { return }
+                index = column
+                actionName = "Set \(entity.name).\(name)"
+            }
             do {
                 let checked = try context.graph.checked(try value(), entity: Int(ref.entity), attribute: index)
-                context.performSetValue(checked, ref, index, name: "Set \(entity).\(name)")
+                // The setter's `withMutation` tells this model's observers; the context
+                // tells only other views of the object (an upsert's second model).
+                context.typedWriter = ObjectIdentifier(self)
+                defer { context.typedWriter = nil }
+                context.performSetValue(checked, ref, index, name: actionName)
             } catch let error as GraphError {
                 ModelContainer.report(.graph(error), to: context.autosaveErrorHandler)
             } catch {
-                let mismatch = GraphError.typeMismatch(entity: entity, attribute: name, expected: "an encodable value", value: "\(error)")
+                let mismatch = GraphError.typeMismatch(entity: entity.name, attribute: name, expected: "an encodable value", value: "\(error)")
                 ModelContainer.report(.graph(mismatch), to: context.autosaveErrorHandler)
             }
-        } else if snapshot != nil {
-            if let value = try? value() { snapshot?[name] = value }
+        } else if snapshot != nil || unmanaged === _PersistedStorage.unused {
+            // A model a context made has no storage of its own: its values go where a detached model's do.
+            if let value = try? value() {
+                if snapshot == nil { snapshot = [:] }
+                snapshot?[name] = value
+            }
         } else {
-            unmanaged()
+            keep()
         }
     }
 
@@ -133,11 +201,12 @@ public final class BackingData {
     /// Sets a relationship (`nil`: an optional to-many with no collection). On a
     /// model not yet inserted, relating it to models of a context inserts it
     /// there (with everything it reaches), as SwiftData does.
-    private func relate(_ models: [any PersistentModel]?, _ name: String, of owner: any PersistentModel, unmanaged: () -> Void) {
+    private func relate(_ models: [any PersistentModel]?, _ name: String, of owner: any PersistentModel,
+                        unmanaged: _PersistedStorage, keep: () -> Void) {
         if let (context, ref) = editableLocation {
             context.setRelatedModels(models, for: name, of: ref)
-        } else if snapshot == nil {
-            unmanaged()
+        } else if snapshot == nil, unmanaged !== _PersistedStorage.unused {
+            keep()
             if let context = (models ?? []).lazy.compactMap(\.modelContext).first { context.insertModel(owner) }
         }
     }
@@ -145,10 +214,23 @@ public final class BackingData {
     // MARK: Attributes
 
     /// Reads an attribute of a type Folio stores directly.
+    ///
+    /// - Complexity: O(1), no allocation, for a managed model of a scalar or
+    ///   string type: `ordinal` (the property's position in `schemaMetadata`)
+    ///   indexes the class's columns, resolved once per class and graph.
     public func value<Model: PersistentModel, V: PersistableValue>(
-        of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) -> V {
         registrar.access(model, keyPath: keyPath)
+        if let (context, ref, slot) = slot(Model.self, ordinal), case .attribute(let index, let kind) = slot {
+            if unmanaged.value != nil { unmanaged.value = nil }
+            let column = context.graph.tables[Int(ref.entity)].columns[index]
+            // A blob still on disk is read (and a failure reported) by the general path.
+            if !column.hasBlobs,
+               let value = V._read(_StoredCell(graph: context.graph, ref: ref, attribute: index, column: column, kind: kind)) {
+                return value
+            }
+        }
         release(unmanaged)
         if let stored = storedValue(name), let value = V(persistentValue: stored) { return value }
         if let value = unmanaged.value(as: V.self) { return value }
@@ -158,10 +240,10 @@ public final class BackingData {
 
     /// Sets an attribute of a type Folio stores directly; undoable once the model is inserted.
     public func setValue<Model: PersistentModel, V: PersistableValue>(
-        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
+        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            store(name, { newValue.persistentValue }) { unmanaged.value = newValue }
+            store(name, ordinal, of: Model.self, { newValue.persistentValue }, unmanaged: unmanaged) { unmanaged.value = newValue }
         }
     }
 
@@ -173,7 +255,7 @@ public final class BackingData {
     /// missing fields read as zero. The document is not changed until the
     /// property is set.
     public func value<Model: PersistentModel, V: Codable>(
-        of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) -> V {
         registrar.access(model, keyPath: keyPath)
         release(unmanaged)
@@ -192,10 +274,10 @@ public final class BackingData {
 
     /// Sets a `Codable` attribute; undoable once the model is inserted.
     public func setValue<Model: PersistentModel, V: Codable>(
-        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
+        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            store(name, { try CodableValue.encode(newValue) }) { unmanaged.value = newValue }
+            store(name, ordinal, of: Model.self, { try CodableValue.encode(newValue) }, unmanaged: unmanaged) { unmanaged.value = newValue }
         }
     }
 
@@ -213,10 +295,19 @@ public final class BackingData {
     // MARK: Relationships
 
     /// Reads a to-one relationship.
+    ///
+    /// - Complexity: O(1), no allocation once the destination's model exists:
+    ///   a link column read and a registry look-up by object number.
     public func value<Model: PersistentModel, Destination: PersistentModel>(
-        of model: Model, _ keyPath: KeyPath<Model, Destination?>, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, Destination?>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) -> Destination? {
         registrar.access(model, keyPath: keyPath)
+        if let (context, ref, slot) = slot(Model.self, ordinal), case .toOne(let link, let destination) = slot {
+            release(unmanaged)
+            var target: Int32 = -1
+            context.graph.tables[Int(ref.entity)].links[link].forEachTarget(of: Int(ref.row)) { target = $0 }
+            return target < 0 ? nil : context.model(Destination.self, at: ObjectRef(entity: destination, row: Int(target)))
+        }
         release(unmanaged)
         if let related = relatedModels(name, as: Destination.self) { return related.first }
         return unmanaged.value(as: Destination?.self) ?? nil
@@ -225,30 +316,33 @@ public final class BackingData {
     /// Sets a to-one relationship; the inverse follows, and an uninserted
     /// destination is inserted into the model's context.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
-        _ newValue: Destination?, of model: Model, _ keyPath: KeyPath<Model, Destination?>, named name: String,
+        _ newValue: Destination?, of model: Model, _ keyPath: KeyPath<Model, Destination?>, at ordinal: Int, named name: String,
         unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue.map { [$0] } ?? [], name, of: model) { unmanaged.value = newValue as Any }
+            relate(newValue.map { [$0] } ?? [], name, of: model, unmanaged: unmanaged) { unmanaged.value = newValue as Any }
         }
     }
 
     /// Reads a to-many relationship, in order.
     public func value<Model: PersistentModel, Destination: PersistentModel>(
-        of model: Model, _ keyPath: KeyPath<Model, [Destination]>, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) -> [Destination] {
         registrar.access(model, keyPath: keyPath)
         release(unmanaged)
+        if let (context, ref, slot) = slot(Model.self, ordinal), case .toMany(let link) = slot {
+            return context.graph.targets(ref, link).map { context.model(Destination.self, at: $0) }
+        }
         return relatedModels(name, as: Destination.self) ?? unmanaged.value(as: [Destination].self) ?? []
     }
 
     /// Replaces a to-many relationship's contents, in order; inverses follow.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
-        _ newValue: [Destination], of model: Model, _ keyPath: KeyPath<Model, [Destination]>, named name: String,
+        _ newValue: [Destination], of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String,
         unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue, name, of: model) { unmanaged.value = newValue }
+            relate(newValue, name, of: model, unmanaged: unmanaged) { unmanaged.value = newValue }
         }
     }
 
@@ -256,7 +350,7 @@ public final class BackingData {
     /// or an object is linked to it (from either side), and after it is set to
     /// `nil`; an empty array once set to `[]` or emptied — saved and reopened alike.
     public func value<Model: PersistentModel, Destination: PersistentModel>(
-        of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) -> [Destination]? {
         registrar.access(model, keyPath: keyPath)
         release(unmanaged)
@@ -272,11 +366,11 @@ public final class BackingData {
     /// Replaces an optional to-many relationship's contents; `nil` leaves it with
     /// no collection, `[]` with an empty one. Undoable once the model is inserted.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
-        _ newValue: [Destination]?, of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, named name: String,
+        _ newValue: [Destination]?, of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String,
         unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue, name, of: model) { unmanaged.value = newValue as Any }
+            relate(newValue, name, of: model, unmanaged: unmanaged) { unmanaged.value = newValue as Any }
         }
     }
 
