@@ -9,10 +9,21 @@ import Synchronization
 /// Every persisted property of a `@Model` class reads and writes through it,
 /// and it records those accesses for Observation.
 public final class BackingData {
+    // Unchecked exclusivity on the fields every read touches: the checks cost
+    // more than the read, and no access to them overlaps another (a context is
+    // used from one actor).
+
     /// Made on first use: a model fetched and never read needs none.
-    private(set) lazy var registrar = ObservationRegistrar()
+    @exclusivity(unchecked) private var observationRegistrar: ObservationRegistrar?
+    /// Records accesses and mutations for Observation.
+    var registrar: ObservationRegistrar {
+        if let observationRegistrar { return observationRegistrar }
+        let made = ObservationRegistrar()
+        observationRegistrar = made
+        return made
+    }
     /// The context holding the object; `nil` before insertion.
-    var context: ModelContext? {
+    @exclusivity(unchecked) var context: ModelContext? {
         didSet { refEpoch = -1 }
     }
     var identifier: PersistentIdentifier? {
@@ -25,10 +36,10 @@ public final class BackingData {
     /// context's ``ModelContext/graphEpoch``: rows are stable for a graph's life
     /// (a deleted object keeps its row), so only a new graph (rollback), a new
     /// context or a new identifier makes it stale.
-    private var refEpoch = -1
-    private var cachedRef = ObjectRef(entity: -1, row: -1)
+    @exclusivity(unchecked) private var refEpoch = -1
+    @exclusivity(unchecked) private var cachedRef = ObjectRef(entity: -1, row: -1)
     /// The model class's columns in that graph (see ``ModelColumns``).
-    private var columns: ModelColumns?
+    @exclusivity(unchecked) private var columns: ModelColumns?
 
     /// Backing data for a model that belongs to no context yet.
     public init() {}
@@ -224,10 +235,11 @@ public final class BackingData {
         registrar.access(model, keyPath: keyPath)
         if let (context, ref, slot) = slot(Model.self, ordinal), case .attribute(let index, let kind) = slot {
             if unmanaged.value != nil { unmanaged.value = nil }
-            let column = context.graph.tables[Int(ref.entity)].columns[index]
+            let graph = context.graph
+            let column = graph.tables[Int(ref.entity)].columns[index]
             // A blob still on disk is read (and a failure reported) by the general path.
             if !column.hasBlobs,
-               let value = V._read(_StoredCell(graph: context.graph, ref: ref, attribute: index, column: column, kind: kind)) {
+               let value = V._read(_StoredCell(graph: graph, ref: ref, attribute: index, column: column, kind: kind)) {
                 return value
             }
         }

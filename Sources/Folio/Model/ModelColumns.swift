@@ -83,7 +83,8 @@ enum CellKind: UInt8, Sendable {
 /// One cell of an attribute column, as a typed read sees it: the
 /// ``PersistableValue/_read(_:)`` requirement's argument, which only Folio makes.
 public struct _StoredCell {
-    let graph: ObjectGraph
+    /// Alive for the read: its context holds it.
+    unowned(unsafe) let graph: ObjectGraph
     let ref: ObjectRef
     let attribute: Int
     let column: Column

@@ -23,7 +23,8 @@ struct ModelRegistry {
 
     /// The live model registered for an object number.
     subscript(id: UInt64) -> (any PersistentModel)? {
-        if id < UInt64(dense.count) { return dense[Int(id)].model }
+        // Through a pointer: copying an entry out of the array would copy its weak reference.
+        if id < UInt64(dense.count) { return dense.withUnsafeBufferPointer { $0[Int(id)].model } }
         return sparse.isEmpty ? nil : sparse[id]?.model
     }
 
