@@ -14,13 +14,20 @@ public final class BackingData {
     // used from one actor).
 
     /// Made on first use: a model fetched and never read needs none.
-    @exclusivity(unchecked) private var observationRegistrar: ObservationRegistrar?
+    @usableFromInline @exclusivity(unchecked) var observationRegistrar: ObservationRegistrar?
     /// Records accesses and mutations for Observation.
     var registrar: ObservationRegistrar {
         if let observationRegistrar { return observationRegistrar }
         let made = ObservationRegistrar()
         observationRegistrar = made
         return made
+    }
+
+    /// Records a read for Observation, in place (no copy of the registrar).
+    @inlinable
+    func _access<Model: PersistentModel, V>(_ model: Model, _ keyPath: KeyPath<Model, V>) {
+        if case .none = observationRegistrar { observationRegistrar = ObservationRegistrar() }
+        observationRegistrar!.access(model, keyPath: keyPath)
     }
     /// The context holding the object; `nil` before insertion.
     @exclusivity(unchecked) var context: ModelContext? {
@@ -93,13 +100,13 @@ public final class BackingData {
     /// reads and writes that index columns instead of looking names up; `nil`
     /// when the model is unmanaged or its class does not match the schema.
     @inline(__always)
-    private func slot<Model: PersistentModel>(_ type: Model.Type, _ ordinal: Int) -> (ModelContext, ObjectRef, ModelColumns.Slot)? {
+    private func slot(_ type: any PersistentModel.Type, _ ordinal: Int) -> (ModelContext, ObjectRef, ModelColumns.Slot)? {
         guard let (context, ref) = location else { return nil }
         let resolved: ModelColumns
-        if let columns, columns.epoch == context.graphEpoch, columns.modelType == ObjectIdentifier(Model.self) {
+        if let columns, columns.epoch == context.graphEpoch, columns.modelType == ObjectIdentifier(type) {
             resolved = columns
         } else {
-            guard let made = context.columns(for: Model.self) else { return nil }
+            guard let made = context.columns(forType: type) else { return nil }
             columns = made
             resolved = made
         }
@@ -229,20 +236,44 @@ public final class BackingData {
     /// - Complexity: O(1), no allocation, for a managed model of a scalar or
     ///   string type: `ordinal` (the property's position in `schemaMetadata`)
     ///   indexes the class's columns, resolved once per class and graph.
+    @inlinable
     public func value<Model: PersistentModel, V: PersistableValue>(
         of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) -> V {
-        registrar.access(model, keyPath: keyPath)
-        if let (context, ref, slot) = slot(Model.self, ordinal), case .attribute(let index, let kind) = slot {
-            if unmanaged.value != nil { unmanaged.value = nil }
-            let graph = context.graph
-            let column = graph.tables[Int(ref.entity)].columns[index]
-            // A blob still on disk is read (and a failure reported) by the general path.
-            if !column.hasBlobs,
-               let value = V._read(_StoredCell(graph: graph, ref: ref, attribute: index, column: column, kind: kind)) {
-                return value
-            }
-        }
+        _access(model, keyPath)
+        // Inlined into the property's getter, where `V` is known: `_read` is a direct
+        // call, and no generic metadata is looked up on the way.
+        if let cell = _cell(of: Model.self, at: ordinal, unmanaged: unmanaged), let value = V._read(cell) { return value }
+        // Not inserted yet (what a typed insert reads): the instance's own value.
+        if _isUnmanaged, let value = unmanaged.value as? V { return value }
+        return _storedValue(of: model, keyPath, named: name, unmanaged: unmanaged)
+    }
+
+    /// Whether the model belongs to no context and has no snapshot: its values live in the instance.
+    @usableFromInline var _isUnmanaged: Bool { context == nil && snapshot == nil }
+
+    /// The column cell of an attribute of a managed model; `nil` when the read
+    /// must take the general path (unmanaged, detached, a blob still on disk).
+    @usableFromInline
+    func _cell(of type: any PersistentModel.Type, at ordinal: Int, unmanaged: _PersistedStorage) -> _StoredCell? {
+        // Unretained: the context holds the graph and its tables, and this model holds the context.
+        guard let strongContext = context else { return nil }
+        unowned(unsafe) let context = strongContext
+        guard let (_, ref, slot) = slot(type, ordinal), case .attribute(let index, let kind) = slot else { return nil }
+        if unmanaged.value != nil { unmanaged.value = nil }
+        unowned(unsafe) let graph = context.graph
+        unowned(unsafe) let table = graph.tables[Int(ref.entity)]
+        let column = table.columns[index]
+        // A blob still on disk is read (and a failure reported) by the general path.
+        guard !column.hasBlobs else { return nil }
+        return _StoredCell(graph: graph, ref: ref, attribute: index, column: column, kind: kind)
+    }
+
+    /// An attribute read by name: the instance's storage, the snapshot, a blob, a default.
+    @usableFromInline
+    func _storedValue<Model: PersistentModel, V: PersistableValue>(
+        of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
+    ) -> V {
         release(unmanaged)
         if let stored = storedValue(name), let value = V(persistentValue: stored) { return value }
         if let value = unmanaged.value(as: V.self) { return value }
@@ -310,16 +341,42 @@ public final class BackingData {
     ///
     /// - Complexity: O(1), no allocation once the destination's model exists:
     ///   a link column read and a registry look-up by object number.
+    @inlinable
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: KeyPath<Model, Destination?>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) -> Destination? {
-        registrar.access(model, keyPath: keyPath)
-        if let (context, ref, slot) = slot(Model.self, ordinal), case .toOne(let link, let destination) = slot {
-            release(unmanaged)
-            var target: Int32 = -1
-            context.graph.tables[Int(ref.entity)].links[link].forEachTarget(of: Int(ref.row)) { target = $0 }
-            return target < 0 ? nil : context.model(Destination.self, at: ObjectRef(entity: destination, row: Int(target)))
+        _access(model, keyPath)
+        switch _relatedModel(of: Model.self, at: ordinal, as: Destination.self, unmanaged: unmanaged) {
+        case .none:
+            return _storedModel(of: model, named: name, as: Destination.self, unmanaged: unmanaged)
+        case .some(nil):
+            return nil
+        case .some(let related?):
+            // An exact class match needs no dynamic cast.
+            if ObjectIdentifier(type(of: related)) == ObjectIdentifier(Destination.self) {
+                return unsafeDowncast(related as AnyObject, to: Destination.self)
+            }
+            return related as? Destination
         }
+    }
+
+    /// The model a to-one relationship of a managed model holds (`.some(nil)`:
+    /// none); `.none` when the read must take the general path.
+    @usableFromInline
+    func _relatedModel(of type: any PersistentModel.Type, at ordinal: Int, as destinationType: any PersistentModel.Type,
+                       unmanaged: _PersistedStorage) -> (any PersistentModel)?? {
+        guard let (context, ref, slot) = slot(type, ordinal), case .toOne(let link, let destination) = slot else { return .none }
+        release(unmanaged)
+        var target: Int32 = -1
+        context.graph.tables[Int(ref.entity)].links[link].forEachTarget(of: Int(ref.row)) { target = $0 }
+        guard target >= 0 else { return .some(nil) }
+        return .some(context.anyModel(destinationType, at: ObjectRef(entity: destination, row: Int(target))))
+    }
+
+    /// A to-one relationship read by name: the document, or the instance's storage.
+    @usableFromInline
+    func _storedModel<Destination: PersistentModel>(of model: any PersistentModel, named name: String, as type: Destination.Type,
+                                                    unmanaged: _PersistedStorage) -> Destination? {
         release(unmanaged)
         if let related = relatedModels(name, as: Destination.self) { return related.first }
         return unmanaged.value(as: Destination?.self) ?? nil

@@ -92,11 +92,19 @@ public struct _StoredCell {
 
     var row: Int { Int(ref.row) }
 
+    /// The cell of an integer column as its stored 64 bits, and whether they are
+    /// an unsigned value's pattern; `nil` for a null or another kind of column.
+    @usableFromInline func integer() -> (raw: Int64, isUnsigned: Bool)? {
+        guard case .int(let storage) = column else { return nil }
+        if !storage.nulls.isEmpty, storage.nulls[row] { return nil }
+        return (storage.values[row], kind == .unsigned)
+    }
+
     /// The cell as a ``Value``: the general path, for types without a direct read.
     var value: Value { graph.value(ref, attribute) }
 
     /// Whether the cell holds no value.
-    var isNull: Bool {
+    @usableFromInline var isNull: Bool {
         switch column {
         case .int(let storage): return !storage.nulls.isEmpty && storage.nulls[row]
         case .double(let storage): return !storage.nulls.isEmpty && storage.nulls[row]

@@ -23,12 +23,22 @@ extension ModelContext {
         columns(forType: T.self)
     }
 
-    private func columns(forType type: any PersistentModel.Type) -> ModelColumns? {
+    func columns(forType type: any PersistentModel.Type) -> ModelColumns? {
         let key = ObjectIdentifier(type)
         if let cached = modelColumns[key] { return cached }
         guard let made = ModelColumns(type, layout: graph.layout, epoch: graphEpoch) else { return nil }
         modelColumns[key] = made
         return made
+    }
+
+    /// The model for an object, of a class known only at run time (a to-one read).
+    func anyModel(_ type: any PersistentModel.Type, at ref: ObjectRef) -> any PersistentModel {
+        let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
+        if let existing = registry[id] { return existing }
+        let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
+        let model = type.init(backingData: BackingData(context: self, identifier: identifier, ref: ref, columns: columns(forType: type)))
+        registry.register(model, id: id)
+        return model
     }
 
     /// Forgets the model registered for an object, if it is this backing data's.

@@ -48,6 +48,7 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
         guard let wrapped = Wrapped(persistentValue: persistentValue) else { return nil }
         self = wrapped
     }
+    @inlinable
     public static func _read(_ cell: _StoredCell) -> Self? {
         if cell.isNull { return .some(nil) }
         return Wrapped._read(cell).map { .some($0) }
@@ -94,12 +95,12 @@ extension PersistableInteger {
         default: return nil
         }
     }
+    @inlinable
     public static func _read(_ cell: _StoredCell) -> Self? {
-        guard case .int(let storage) = cell.column else { return Self(persistentValue: cell.value) }
-        if !storage.nulls.isEmpty, storage.nulls[cell.row] { return nil }
-        let raw = storage.values[cell.row]
+        // Nil for a null or a cell of another type: the caller takes the general path.
+        guard let (raw, isUnsigned) = cell.integer() else { return nil }
         // Unsigned widths are stored as bit patterns.
-        return cell.kind == .unsigned ? Self(exactly: UInt64(bitPattern: raw)) : Self(exactly: raw)
+        return isUnsigned ? Self(exactly: UInt64(bitPattern: raw)) : Self(exactly: raw)
     }
 }
 

@@ -6,7 +6,7 @@
 /// the model (relating it to a model of a context) can read every property
 /// while the one being set is still being written.
 public final class _PersistedStorage {
-    var value: Any?
+    @usableFromInline var value: Any?
 
     /// The storage every property of a model made by a context shares (its
     /// values live in the document): never written, so a fetched model costs

@@ -84,7 +84,8 @@ extension Schema {
                 originalName: attribute.originalName)
             declaration.modelValueReader = ModelValueReader { V(persistentValue: $0).flatMap(Self.unwrapped) }
             kind = .attribute(declaration, read: { model in
-                Self.cast(model, to: Model.self).map { $0[keyPath: keyPath].persistentValue } ?? .null
+                guard let model = Self.cast(model, to: Model.self) else { return .null }
+                return model[keyPath: keyPath].persistentValue
             })
         }
 
