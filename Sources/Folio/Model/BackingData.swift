@@ -37,7 +37,7 @@ public final class BackingData {
         didSet { refEpoch = -1 }
     }
     /// Values kept when the object left its context's document (rollback).
-    var snapshot: [String: Value]?
+    @exclusivity(unchecked) var snapshot: [String: Value]?
     private lazy var temporaryNumber = BackingData.nextTemporaryNumber()
     /// The object's row in its context's graph, valid while `refEpoch` is the
     /// context's ``ModelContext/graphEpoch``: rows are stable for a graph's life
@@ -164,7 +164,7 @@ public final class BackingData {
     /// the object, keeping it would only keep related models alive (two models
     /// related before insertion would hold each other forever).
     private func release(_ unmanaged: _PersistedStorage) {
-        if unmanaged.value != nil, location != nil { unmanaged.value = nil }
+        if !unmanaged.isEmpty, location != nil { unmanaged.value = nil }
     }
 
     /// Where an edit goes: the context's document (undoably, after the same type
@@ -256,11 +256,21 @@ public final class BackingData {
     /// must take the general path (unmanaged, detached, a blob still on disk).
     @usableFromInline
     func _cell(of type: any PersistentModel.Type, at ordinal: Int, unmanaged: _PersistedStorage) -> _StoredCell? {
-        // Unretained: the context holds the graph and its tables, and this model holds the context.
-        guard let strongContext = context else { return nil }
-        unowned(unsafe) let context = strongContext
-        guard let (_, ref, slot) = slot(type, ordinal), case .attribute(let index, let kind) = slot else { return nil }
-        if unmanaged.value != nil { unmanaged.value = nil }
+        guard let context else { return nil }
+        let ref: ObjectRef
+        let slot: ModelColumns.Slot
+        // The common case, checked field by field: row and columns current for this class.
+        if refEpoch == context.graphEpoch, let columns, columns.epoch == refEpoch, columns.modelType == ObjectIdentifier(type),
+           columns.entity == Int(cachedRef.entity), ordinal >= 0, ordinal < columns.slots.count {
+            ref = cachedRef
+            slot = columns.slots[ordinal]
+        } else {
+            guard let (_, resolvedRef, resolvedSlot) = self.slot(type, ordinal) else { return nil }
+            ref = resolvedRef
+            slot = resolvedSlot
+        }
+        guard case .attribute(let index, let kind) = slot else { return nil }
+        if !unmanaged.isEmpty { unmanaged.value = nil }
         unowned(unsafe) let graph = context.graph
         unowned(unsafe) let table = graph.tables[Int(ref.entity)]
         let column = table.columns[index]
