@@ -28,11 +28,12 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let className = classDecl.name.trimmedDescription
         let properties = ModelProperty.all(in: classDecl.memberBlock.members)
         for property in properties { diagnose(property, in: context) }
-        let persisted = properties.filter { !$0.isTransient && !$0.declaration.isLet && $0.isSingleBinding && !$0.hasObservers }
+        let persisted = persistedProperties(properties)
 
         let access = accessModifier(of: classDecl)
         let metadata = persisted.map { metadataEntry(for: $0, in: className) }
-        let storage = persisted.map { "self._\($0.name) = Folio._PersistedStorage()" }
+        // A model a context makes keeps its values in the document: its properties share one unused storage.
+        let storage = persisted.map { "self._\($0.name) = Folio._PersistedStorage.unused" }
 
         var members: [DeclSyntax] = [
             "private var _$backingData = Folio.BackingData()",
@@ -74,7 +75,15 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
               !property.isTransient, !variable.isLet, !property.hasObservers, !property.name.hasPrefix("_$"),
               variable.attribute(named: "_PersistedProperty") == nil
         else { return [] }
-        return ["@_PersistedProperty"]
+        // Its position in `schemaMetadata`, by which reads find its column without a name look-up.
+        let persisted = persistedProperties(ModelProperty.all(in: classDecl.memberBlock.members))
+        guard let ordinal = persisted.firstIndex(where: { $0.name == property.name }) else { return ["@_PersistedProperty"] }
+        return ["@_PersistedProperty(\(raw: ordinal))"]
+    }
+
+    /// The properties `@Model` persists, in declaration order: `schemaMetadata`'s order.
+    static func persistedProperties(_ properties: [ModelProperty]) -> [ModelProperty] {
+        properties.filter { !$0.isTransient && !$0.declaration.isLet && $0.isSingleBinding && !$0.hasObservers }
     }
 
     public static func expansion(

@@ -17,6 +17,9 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         // the key path spells the property as it was declared.
         let name = property.name
         let keyPath = "\\.\(property.spelledName)"
+        // `@Model` writes the property's position in `schemaMetadata`; -1 (none) reads by name.
+        let ordinal = node.arguments?.as(LabeledExprListSyntax.self)?.first?.expression
+            .as(IntegerLiteralExprSyntax.self)?.literal.text ?? "-1"
         return [
             """
             @storageRestrictions(initializes: _\(raw: name))
@@ -26,12 +29,12 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             get {
-                _$backingData.value(of: self, \(raw: keyPath), named: "\(raw: name)", unmanaged: _\(raw: name))
+                _$backingData.value(of: self, \(raw: keyPath), at: \(raw: ordinal), named: "\(raw: name)", unmanaged: _\(raw: name))
             }
             """,
             """
             set {
-                _$backingData.setValue(newValue, of: self, \(raw: keyPath), named: "\(raw: name)", unmanaged: _\(raw: name))
+                _$backingData.setValue(newValue, of: self, \(raw: keyPath), at: \(raw: ordinal), named: "\(raw: name)", unmanaged: _\(raw: name))
             }
             """,
         ]

@@ -95,10 +95,10 @@ import Testing
                         _title = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.title, named: "title", unmanaged: _title)
+                        _$backingData.value(of: self, \.title, at: 0, named: "title", unmanaged: _title)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.title, named: "title", unmanaged: _title)
+                        _$backingData.setValue(newValue, of: self, \.title, at: 0, named: "title", unmanaged: _title)
                     }
                 }
 
@@ -123,7 +123,7 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._title = Folio._PersistedStorage()
+                    self._title = Folio._PersistedStorage.unused
                 }
 
                 init(title: String) {
@@ -168,10 +168,10 @@ import Testing
                         _tags = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.tags, named: "tags", unmanaged: _tags)
+                        _$backingData.value(of: self, \.tags, at: 0, named: "tags", unmanaged: _tags)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.tags, named: "tags", unmanaged: _tags)
+                        _$backingData.setValue(newValue, of: self, \.tags, at: 0, named: "tags", unmanaged: _tags)
                     }
                 }
 
@@ -182,10 +182,10 @@ import Testing
                         _scores = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.scores, named: "scores", unmanaged: _scores)
+                        _$backingData.value(of: self, \.scores, at: 1, named: "scores", unmanaged: _scores)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.scores, named: "scores", unmanaged: _scores)
+                        _$backingData.setValue(newValue, of: self, \.scores, at: 1, named: "scores", unmanaged: _scores)
                     }
                 }
 
@@ -211,8 +211,8 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._tags = Folio._PersistedStorage()
-                    self._scores = Folio._PersistedStorage()
+                    self._tags = Folio._PersistedStorage.unused
+                    self._scores = Folio._PersistedStorage.unused
                 }
 
                 init(tags: [String], scores: [Int]) {
@@ -259,10 +259,10 @@ import Testing
                         _owner = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.owner, named: "owner", unmanaged: _owner)
+                        _$backingData.value(of: self, \.owner, at: 0, named: "owner", unmanaged: _owner)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.owner, named: "owner", unmanaged: _owner)
+                        _$backingData.setValue(newValue, of: self, \.owner, at: 0, named: "owner", unmanaged: _owner)
                     }
                 }
 
@@ -287,7 +287,7 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._owner = Folio._PersistedStorage()
+                    self._owner = Folio._PersistedStorage.unused
                 }
 
                 init(owner: Person) {
@@ -329,10 +329,10 @@ import Testing
                         _pets = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.pets, named: "pets", unmanaged: _pets)
+                        _$backingData.value(of: self, \.pets, at: 0, named: "pets", unmanaged: _pets)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.pets, named: "pets", unmanaged: _pets)
+                        _$backingData.setValue(newValue, of: self, \.pets, at: 0, named: "pets", unmanaged: _pets)
                     }
                 }
 
@@ -357,7 +357,7 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._pets = Folio._PersistedStorage()
+                    self._pets = Folio._PersistedStorage.unused
                 }
 
                 init(pets: [Cat]) {
@@ -399,10 +399,10 @@ import Testing
                         _pets = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.pets, named: "pets", unmanaged: _pets)
+                        _$backingData.value(of: self, \.pets, at: 0, named: "pets", unmanaged: _pets)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.pets, named: "pets", unmanaged: _pets)
+                        _$backingData.setValue(newValue, of: self, \.pets, at: 0, named: "pets", unmanaged: _pets)
                     }
                 }
 
@@ -427,7 +427,7 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._pets = Folio._PersistedStorage()
+                    self._pets = Folio._PersistedStorage.unused
                 }
 
                 init(pets: [Pets.Cat]) {
@@ -459,10 +459,10 @@ import Testing
                         _name = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.name, named: "name", unmanaged: _name)
+                        _$backingData.value(of: self, \.name, at: 0, named: "name", unmanaged: _name)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.name, named: "name", unmanaged: _name)
+                        _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name", unmanaged: _name)
                     }
                 }
 
@@ -488,7 +488,7 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._name = Folio._PersistedStorage()
+                    self._name = Folio._PersistedStorage.unused
                 }
 
                 init(name: String) {
@@ -624,10 +624,10 @@ import Testing
                         _holder = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.holder, named: "holder", unmanaged: _holder)
+                        _$backingData.value(of: self, \.holder, at: 0, named: "holder", unmanaged: _holder)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.holder, named: "holder", unmanaged: _holder)
+                        _$backingData.setValue(newValue, of: self, \.holder, at: 0, named: "holder", unmanaged: _holder)
                     }
                 }
 
@@ -638,10 +638,10 @@ import Testing
                         _visas = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.visas, named: "visas", unmanaged: _visas)
+                        _$backingData.value(of: self, \.visas, at: 1, named: "visas", unmanaged: _visas)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.visas, named: "visas", unmanaged: _visas)
+                        _$backingData.setValue(newValue, of: self, \.visas, at: 1, named: "visas", unmanaged: _visas)
                     }
                 }
 
@@ -667,8 +667,8 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._holder = Folio._PersistedStorage()
-                    self._visas = Folio._PersistedStorage()
+                    self._holder = Folio._PersistedStorage.unused
+                    self._visas = Folio._PersistedStorage.unused
                 }
 
                 init(holder: Person? = nil, visas: [Visa]) {

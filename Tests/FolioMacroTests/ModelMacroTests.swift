@@ -29,10 +29,10 @@ import Testing
                         _name = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.name, named: "name", unmanaged: _name)
+                        _$backingData.value(of: self, \.name, at: 0, named: "name", unmanaged: _name)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.name, named: "name", unmanaged: _name)
+                        _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name", unmanaged: _name)
                     }
                 }
 
@@ -43,10 +43,10 @@ import Testing
                         _code = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.code, named: "code", unmanaged: _code)
+                        _$backingData.value(of: self, \.code, at: 1, named: "code", unmanaged: _code)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.code, named: "code", unmanaged: _code)
+                        _$backingData.setValue(newValue, of: self, \.code, at: 1, named: "code", unmanaged: _code)
                     }
                 }
 
@@ -57,10 +57,10 @@ import Testing
                         _animals = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.animals, named: "animals", unmanaged: _animals)
+                        _$backingData.value(of: self, \.animals, at: 2, named: "animals", unmanaged: _animals)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.animals, named: "animals", unmanaged: _animals)
+                        _$backingData.setValue(newValue, of: self, \.animals, at: 2, named: "animals", unmanaged: _animals)
                     }
                 }
 
@@ -71,10 +71,10 @@ import Testing
                         _keeper = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.keeper, named: "keeper", unmanaged: _keeper)
+                        _$backingData.value(of: self, \.keeper, at: 3, named: "keeper", unmanaged: _keeper)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.keeper, named: "keeper", unmanaged: _keeper)
+                        _$backingData.setValue(newValue, of: self, \.keeper, at: 3, named: "keeper", unmanaged: _keeper)
                     }
                 }
 
@@ -103,10 +103,10 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._name = Folio._PersistedStorage()
-                    self._code = Folio._PersistedStorage()
-                    self._animals = Folio._PersistedStorage()
-                    self._keeper = Folio._PersistedStorage()
+                    self._name = Folio._PersistedStorage.unused
+                    self._code = Folio._PersistedStorage.unused
+                    self._animals = Folio._PersistedStorage.unused
+                    self._keeper = Folio._PersistedStorage.unused
                 }
 
                 init(name: String, code: String, keeper: Keeper? = nil) {
@@ -145,10 +145,10 @@ import Testing
                         _name = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.name, named: "name", unmanaged: _name)
+                        _$backingData.value(of: self, \.name, at: 0, named: "name", unmanaged: _name)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.name, named: "name", unmanaged: _name)
+                        _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name", unmanaged: _name)
                     }
                 }
 
@@ -159,10 +159,10 @@ import Testing
                         _visited = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.visited, named: "visited", unmanaged: _visited)
+                        _$backingData.value(of: self, \.visited, at: 1, named: "visited", unmanaged: _visited)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.visited, named: "visited", unmanaged: _visited)
+                        _$backingData.setValue(newValue, of: self, \.visited, at: 1, named: "visited", unmanaged: _visited)
                     }
                 }
 
@@ -193,8 +193,8 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._name = Folio._PersistedStorage()
-                    self._visited = Folio._PersistedStorage()
+                    self._name = Folio._PersistedStorage.unused
+                    self._visited = Folio._PersistedStorage.unused
                 }
             }
 
@@ -221,10 +221,10 @@ import Testing
                         _text = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.text, named: "text", unmanaged: _text)
+                        _$backingData.value(of: self, \.text, at: 0, named: "text", unmanaged: _text)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.text, named: "text", unmanaged: _text)
+                        _$backingData.setValue(newValue, of: self, \.text, at: 0, named: "text", unmanaged: _text)
                     }
                 }
 
@@ -249,7 +249,7 @@ import Testing
 
                 public required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._text = Folio._PersistedStorage()
+                    self._text = Folio._PersistedStorage.unused
                 }
 
                 public init(text: String) {
@@ -280,10 +280,10 @@ import Testing
                         _text = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.text, named: "text", unmanaged: _text)
+                        _$backingData.value(of: self, \.text, at: 0, named: "text", unmanaged: _text)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.text, named: "text", unmanaged: _text)
+                        _$backingData.setValue(newValue, of: self, \.text, at: 0, named: "text", unmanaged: _text)
                     }
                 }
 
@@ -308,7 +308,7 @@ import Testing
 
                 package required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._text = Folio._PersistedStorage()
+                    self._text = Folio._PersistedStorage.unused
                 }
 
                 package init(text: String) {
@@ -341,10 +341,10 @@ import Testing
                         _rating = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.rating, named: "rating", unmanaged: _rating)
+                        _$backingData.value(of: self, \.rating, at: 0, named: "rating", unmanaged: _rating)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.rating, named: "rating", unmanaged: _rating)
+                        _$backingData.setValue(newValue, of: self, \.rating, at: 0, named: "rating", unmanaged: _rating)
                     }
                 }
 
@@ -355,10 +355,10 @@ import Testing
                         _budget = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.budget, named: "budget", unmanaged: _budget)
+                        _$backingData.value(of: self, \.budget, at: 1, named: "budget", unmanaged: _budget)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.budget, named: "budget", unmanaged: _budget)
+                        _$backingData.setValue(newValue, of: self, \.budget, at: 1, named: "budget", unmanaged: _budget)
                     }
                 }
 
@@ -369,10 +369,10 @@ import Testing
                         _stops = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.stops, named: "stops", unmanaged: _stops)
+                        _$backingData.value(of: self, \.stops, at: 2, named: "stops", unmanaged: _stops)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.stops, named: "stops", unmanaged: _stops)
+                        _$backingData.setValue(newValue, of: self, \.stops, at: 2, named: "stops", unmanaged: _stops)
                     }
                 }
 
@@ -399,9 +399,9 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._rating = Folio._PersistedStorage()
-                    self._budget = Folio._PersistedStorage()
-                    self._stops = Folio._PersistedStorage()
+                    self._rating = Folio._PersistedStorage.unused
+                    self._budget = Folio._PersistedStorage.unused
+                    self._stops = Folio._PersistedStorage.unused
                 }
 
                 init(rating: Int = 3, budget: Decimal? = nil, stops: [Stop] = []) {
@@ -437,10 +437,10 @@ import Testing
                         _photo = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.photo, named: "photo", unmanaged: _photo)
+                        _$backingData.value(of: self, \.photo, at: 0, named: "photo", unmanaged: _photo)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.photo, named: "photo", unmanaged: _photo)
+                        _$backingData.setValue(newValue, of: self, \.photo, at: 0, named: "photo", unmanaged: _photo)
                     }
                 }
 
@@ -451,10 +451,10 @@ import Testing
                         _accommodation = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.accommodation, named: "accommodation", unmanaged: _accommodation)
+                        _$backingData.value(of: self, \.accommodation, at: 1, named: "accommodation", unmanaged: _accommodation)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.accommodation, named: "accommodation", unmanaged: _accommodation)
+                        _$backingData.setValue(newValue, of: self, \.accommodation, at: 1, named: "accommodation", unmanaged: _accommodation)
                     }
                 }
 
@@ -465,10 +465,10 @@ import Testing
                         _stops = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.stops, named: "stops", unmanaged: _stops)
+                        _$backingData.value(of: self, \.stops, at: 2, named: "stops", unmanaged: _stops)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.stops, named: "stops", unmanaged: _stops)
+                        _$backingData.setValue(newValue, of: self, \.stops, at: 2, named: "stops", unmanaged: _stops)
                     }
                 }
 
@@ -495,9 +495,9 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._photo = Folio._PersistedStorage()
-                    self._accommodation = Folio._PersistedStorage()
-                    self._stops = Folio._PersistedStorage()
+                    self._photo = Folio._PersistedStorage.unused
+                    self._accommodation = Folio._PersistedStorage.unused
+                    self._stops = Folio._PersistedStorage.unused
                 }
 
                 init(photo: Data? = nil, accommodation: Accommodation? = nil, stops: [Stop] = []) {
@@ -534,10 +534,10 @@ import Testing
                         _title = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.title, named: "title", unmanaged: _title)
+                        _$backingData.value(of: self, \.title, at: 0, named: "title", unmanaged: _title)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.title, named: "title", unmanaged: _title)
+                        _$backingData.setValue(newValue, of: self, \.title, at: 0, named: "title", unmanaged: _title)
                     }
                 }
 
@@ -566,7 +566,7 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._title = Folio._PersistedStorage()
+                    self._title = Folio._PersistedStorage.unused
                 }
 
                 init(title: String) {
@@ -597,10 +597,10 @@ import Testing
                         __rank = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \._rank, named: "_rank", unmanaged: __rank)
+                        _$backingData.value(of: self, \._rank, at: 0, named: "_rank", unmanaged: __rank)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \._rank, named: "_rank", unmanaged: __rank)
+                        _$backingData.setValue(newValue, of: self, \._rank, at: 0, named: "_rank", unmanaged: __rank)
                     }
                 }
 
@@ -625,7 +625,7 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self.__rank = Folio._PersistedStorage()
+                    self.__rank = Folio._PersistedStorage.unused
                 }
 
                 init(_rank: Int = 0) {
@@ -656,10 +656,10 @@ import Testing
                         _class = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.`class`, named: "class", unmanaged: _class)
+                        _$backingData.value(of: self, \.`class`, at: 0, named: "class", unmanaged: _class)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.`class`, named: "class", unmanaged: _class)
+                        _$backingData.setValue(newValue, of: self, \.`class`, at: 0, named: "class", unmanaged: _class)
                     }
                 }
 
@@ -684,7 +684,7 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._class = Folio._PersistedStorage()
+                    self._class = Folio._PersistedStorage.unused
                 }
 
                 init(`class`: String) {

@@ -23,10 +23,10 @@ import Testing
                         _destination = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.destination, named: "destination", unmanaged: _destination)
+                        _$backingData.value(of: self, \.destination, at: -1, named: "destination", unmanaged: _destination)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.destination, named: "destination", unmanaged: _destination)
+                        _$backingData.setValue(newValue, of: self, \.destination, at: -1, named: "destination", unmanaged: _destination)
                     }
                 }
 
@@ -53,10 +53,10 @@ import Testing
                         _category = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.category, named: "category", unmanaged: _category)
+                        _$backingData.value(of: self, \.category, at: -1, named: "category", unmanaged: _category)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.category, named: "category", unmanaged: _category)
+                        _$backingData.setValue(newValue, of: self, \.category, at: -1, named: "category", unmanaged: _category)
                     }
                 }
 
@@ -83,10 +83,10 @@ import Testing
                         _class = Folio._PersistedStorage(initialValue)
                     }
                     get {
-                        _$backingData.value(of: self, \.`class`, named: "class", unmanaged: _class)
+                        _$backingData.value(of: self, \.`class`, at: -1, named: "class", unmanaged: _class)
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.`class`, named: "class", unmanaged: _class)
+                        _$backingData.setValue(newValue, of: self, \.`class`, at: -1, named: "class", unmanaged: _class)
                     }
                 }
 

@@ -81,16 +81,26 @@ extension ModelContext {
             }
             return graph.identifier(for: existing)
         }
-        do { try graph.checkRoomForObject(entity: entityIndex) } catch { throw .graph(error) }
-        let ref = graph.insertObject(entity: entityIndex, values: initial, id: store.allocateID())
-        inserted.insert(ref)
-        registerUndo("Insert \(entity)") { context in
-            _ = context.performRemoval([ref], name: "Insert \(entity)")
-        }
+        let ref = try insertRow(entity: entityIndex, values: initial)
         for link in links where !link.rows.isEmpty {
             replaceLinks(ref, link.slot, with: link.rows, name: "Insert \(entity)")
         }
         return graph.identifier(for: ref)
+    }
+
+    /// Appends a new object with checked values (one per attribute), undoably:
+    /// what every insert that is not an upsert ends with.
+    ///
+    /// - Throws: ``ModelError/graph(_:)`` when the document is full.
+    func insertRow(entity: Int, values: [Value]) throws(ModelError) -> ObjectRef {
+        do { try graph.checkRoomForObject(entity: entity) } catch { throw .graph(error) }
+        let ref = graph.insertObject(entity: entity, values: values, id: store.allocateID())
+        inserted.insert(ref)
+        let name = graph.layout.entities[entity].name
+        registerUndo("Insert \(name)") { context in
+            _ = context.performRemoval([ref], name: "Insert \(name)")
+        }
+        return ref
     }
 
     /// Sets an attribute.

@@ -56,7 +56,13 @@ public final class ModelContext {
     /// Receives autosave failures; `nil` writes them to stderr.
     public var autosaveErrorHandler: ((ModelError) -> Void)?
 
-    var graph: ObjectGraph
+    var graph: ObjectGraph {
+        // Models cache their object's row and their class's columns for the graph
+        // they were resolved in; a new graph (rollback) invalidates both.
+        didSet { graphEpoch &+= 1; modelColumns.removeAll() }
+    }
+    /// Counts the graphs this context has had; see ``BackingData``'s cached row.
+    var graphEpoch = 0
     /// The saved state this context last merged or saved; decides what existed "at save".
     var baseline: ObjectGraph
     var baseGeneration: Int
@@ -80,8 +86,12 @@ public final class ModelContext {
     var denials: [ObjectRef: [(slot: Int, targets: [ObjectRef])]] = [:]
     private var transactionDepth = 0
     /// The typed layer's model instances handed out, by object number (weakly held).
-    var registry: [UInt64: RegisteredModel] = [:]
-    var registryHighWater = 64
+    var registry = ModelRegistry()
+    /// Model classes resolved against ``graph``'s layout, by class.
+    var modelColumns: [ObjectIdentifier: ModelColumns] = [:]
+    /// The backing data whose typed setter is editing, which tells its own
+    /// observers: the context's notification skips it.
+    var typedWriter: ObjectIdentifier?
 
     /// Creates a context on a container: autosave off, no undo manager.
     ///

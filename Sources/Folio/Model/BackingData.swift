@@ -9,20 +9,65 @@ import Synchronization
 /// Every persisted property of a `@Model` class reads and writes through it,
 /// and it records those accesses for Observation.
 public final class BackingData {
-    let registrar = ObservationRegistrar()
+    // Unchecked exclusivity on the fields every read touches: the checks cost
+    // more than the read, and no access to them overlaps another (a context is
+    // used from one actor).
+
+    /// Made on first use: a model fetched and never read needs none.
+    @usableFromInline @exclusivity(unchecked) var observationRegistrar: ObservationRegistrar?
+    /// Records accesses and mutations for Observation.
+    var registrar: ObservationRegistrar {
+        if let observationRegistrar { return observationRegistrar }
+        let made = ObservationRegistrar()
+        observationRegistrar = made
+        return made
+    }
+
+    /// Records a read for Observation, in place (no copy of the registrar).
+    @inlinable
+    func _access<Model: PersistentModel, V>(_ model: Model, _ keyPath: KeyPath<Model, V>) {
+        if case .none = observationRegistrar { observationRegistrar = ObservationRegistrar() }
+        observationRegistrar!.access(model, keyPath: keyPath)
+    }
     /// The context holding the object; `nil` before insertion.
-    var context: ModelContext?
-    var identifier: PersistentIdentifier?
+    @exclusivity(unchecked) var context: ModelContext? {
+        didSet { refEpoch = -1 }
+    }
+    var identifier: PersistentIdentifier? {
+        didSet { refEpoch = -1 }
+    }
     /// Values kept when the object left its context's document (rollback).
-    var snapshot: [String: Value]?
+    @exclusivity(unchecked) var snapshot: [String: Value]?
     private lazy var temporaryNumber = BackingData.nextTemporaryNumber()
+    /// The object's row in its context's graph, valid while `refEpoch` is the
+    /// context's ``ModelContext/graphEpoch``: rows are stable for a graph's life
+    /// (a deleted object keeps its row), so only a new graph (rollback), a new
+    /// context or a new identifier makes it stale.
+    @exclusivity(unchecked) private var refEpoch = -1
+    @exclusivity(unchecked) private var cachedRef = ObjectRef(entity: -1, row: -1)
+    /// The model class's columns in that graph (see ``ModelColumns``).
+    @exclusivity(unchecked) private var columns: ModelColumns?
 
     /// Backing data for a model that belongs to no context yet.
     public init() {}
 
-    init(context: ModelContext, identifier: PersistentIdentifier) {
+    /// Backing data for an object a context holds at `ref`, already resolved.
+    init(context: ModelContext, identifier: PersistentIdentifier, ref: ObjectRef, columns: ModelColumns?) {
         self.context = context
         self.identifier = identifier
+        refEpoch = context.graphEpoch
+        cachedRef = ref
+        self.columns = columns
+    }
+
+    /// Makes the model a view of an object just inserted at `ref`.
+    func attach(to context: ModelContext, _ identifier: PersistentIdentifier, _ ref: ObjectRef, _ columns: ModelColumns) {
+        self.context = context
+        self.identifier = identifier
+        snapshot = nil
+        refEpoch = context.graphEpoch
+        cachedRef = ref
+        self.columns = columns
     }
 
     private static let temporaryNumbers = Mutex(UInt64(1) << 63)
@@ -35,15 +80,38 @@ public final class BackingData {
         }
     }
 
-    func identifier(entityName: String) -> PersistentIdentifier {
-        identifier ?? PersistentIdentifier(entityName: entityName, id: temporaryNumber)
+    func identifier(entityName: @autoclosure () -> String) -> PersistentIdentifier {
+        identifier ?? PersistentIdentifier(entityName: entityName(), id: temporaryNumber)
     }
 
     /// The context and the object's row in its graph, if the context has the
     /// object in any state (a deleted row keeps its values, so reads still work).
+    /// O(1): the row is looked up once per graph.
     var location: (ModelContext, ObjectRef)? {
-        guard let context, let identifier, let ref = context.graph.index[identifier.id] else { return nil }
+        guard let context else { return nil }
+        if refEpoch == context.graphEpoch { return (context, cachedRef) }
+        guard let identifier, let ref = context.graph.index[identifier.id] else { return nil }
+        refEpoch = context.graphEpoch
+        cachedRef = ref
         return (context, ref)
+    }
+
+    /// Where a property with this ordinal lives in the object's row, for
+    /// reads and writes that index columns instead of looking names up; `nil`
+    /// when the model is unmanaged or its class does not match the schema.
+    @inline(__always)
+    private func slot(_ type: any PersistentModel.Type, _ ordinal: Int) -> (ModelContext, ObjectRef, ModelColumns.Slot)? {
+        guard let (context, ref) = location else { return nil }
+        let resolved: ModelColumns
+        if let columns, columns.epoch == context.graphEpoch, columns.modelType == ObjectIdentifier(type) {
+            resolved = columns
+        } else {
+            guard let made = context.columns(forType: type) else { return nil }
+            columns = made
+            resolved = made
+        }
+        guard resolved.entity == Int(ref.entity), ordinal >= 0, ordinal < resolved.slots.count else { return nil }
+        return (context, ref, resolved.slots[ordinal])
     }
 
     /// The context while the object is in it (live, or deleted and not yet saved).
@@ -96,30 +164,48 @@ public final class BackingData {
     /// the object, keeping it would only keep related models alive (two models
     /// related before insertion would hold each other forever).
     private func release(_ unmanaged: _PersistedStorage) {
-        if unmanaged.value != nil, location != nil { unmanaged.value = nil }
+        if !unmanaged.isEmpty, location != nil { unmanaged.value = nil }
     }
 
     /// Where an edit goes: the context's document (undoably, after the same type
     /// checks the dynamic API makes), the snapshot, or the instance. A value the
     /// document cannot hold is reported to the context's `autosaveErrorHandler`
     /// and the property keeps its value.
-    private func store(_ name: String, _ value: () throws -> Value, unmanaged: () -> Void) {
+    private func store<Model: PersistentModel>(_ name: String, _ ordinal: Int, of type: Model.Type, _ value: () throws -> Value,
+                                               unmanaged: _PersistedStorage, keep: () -> Void) {
         if let (context, ref) = editableLocation {
-            guard let index = context.graph.layout.entities[Int(ref.entity)].attributeIndex[name] else { return }
-            let entity = context.graph.layout.entities[Int(ref.entity)].name
+            let entity = context.graph.layout.entities[Int(ref.entity)]
+            let index: Int
+            let actionName: String
+            if let (_, _, slot) = self.slot(Model.self, ordinal), case .attribute(let column, _) = slot {
+                index = column
+                actionName = columns?.actionNames[ordinal] ?? "Set \(entity.name).\(name)"
+            } else {
+                guard let column = entity.attributeIndex[name] else { return }
+                index = column
+                actionName = "Set \(entity.name).\(name)"
+            }
             do {
                 let checked = try context.graph.checked(try value(), entity: Int(ref.entity), attribute: index)
-                context.performSetValue(checked, ref, index, name: "Set \(entity).\(name)")
+                // The setter's `withMutation` tells this model's observers; the context
+                // tells only other views of the object (an upsert's second model).
+                context.typedWriter = ObjectIdentifier(self)
+                defer { context.typedWriter = nil }
+                context.performSetValue(checked, ref, index, name: actionName)
             } catch let error as GraphError {
                 ModelContainer.report(.graph(error), to: context.autosaveErrorHandler)
             } catch {
-                let mismatch = GraphError.typeMismatch(entity: entity, attribute: name, expected: "an encodable value", value: "\(error)")
+                let mismatch = GraphError.typeMismatch(entity: entity.name, attribute: name, expected: "an encodable value", value: "\(error)")
                 ModelContainer.report(.graph(mismatch), to: context.autosaveErrorHandler)
             }
-        } else if snapshot != nil {
-            if let value = try? value() { snapshot?[name] = value }
+        } else if snapshot != nil || unmanaged === _PersistedStorage.unused {
+            // A model a context made has no storage of its own: its values go where a detached model's do.
+            if let value = try? value() {
+                if snapshot == nil { snapshot = [:] }
+                snapshot?[name] = value
+            }
         } else {
-            unmanaged()
+            keep()
         }
     }
 
@@ -133,11 +219,12 @@ public final class BackingData {
     /// Sets a relationship (`nil`: an optional to-many with no collection). On a
     /// model not yet inserted, relating it to models of a context inserts it
     /// there (with everything it reaches), as SwiftData does.
-    private func relate(_ models: [any PersistentModel]?, _ name: String, of owner: any PersistentModel, unmanaged: () -> Void) {
+    private func relate(_ models: [any PersistentModel]?, _ name: String, of owner: any PersistentModel,
+                        unmanaged: _PersistedStorage, keep: () -> Void) {
         if let (context, ref) = editableLocation {
             context.setRelatedModels(models, for: name, of: ref)
-        } else if snapshot == nil {
-            unmanaged()
+        } else if snapshot == nil, unmanaged !== _PersistedStorage.unused {
+            keep()
             if let context = (models ?? []).lazy.compactMap(\.modelContext).first { context.insertModel(owner) }
         }
     }
@@ -145,10 +232,58 @@ public final class BackingData {
     // MARK: Attributes
 
     /// Reads an attribute of a type Folio stores directly.
+    ///
+    /// - Complexity: O(1), no allocation, for a managed model of a scalar or
+    ///   string type: `ordinal` (the property's position in `schemaMetadata`)
+    ///   indexes the class's columns, resolved once per class and graph.
+    @inlinable
     public func value<Model: PersistentModel, V: PersistableValue>(
+        of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
+    ) -> V {
+        _access(model, keyPath)
+        // Inlined into the property's getter, where `V` is known: `_read` is a direct
+        // call, and no generic metadata is looked up on the way.
+        if let cell = _cell(of: Model.self, at: ordinal, unmanaged: unmanaged), let value = V._read(cell) { return value }
+        // Not inserted yet (what a typed insert reads): the instance's own value.
+        if _isUnmanaged, let value = unmanaged.value as? V { return value }
+        return _storedValue(of: model, keyPath, named: name, unmanaged: unmanaged)
+    }
+
+    /// Whether the model belongs to no context and has no snapshot: its values live in the instance.
+    @usableFromInline var _isUnmanaged: Bool { context == nil && snapshot == nil }
+
+    /// The column cell of an attribute of a managed model; `nil` when the read
+    /// must take the general path (unmanaged, detached, a blob still on disk).
+    @usableFromInline
+    func _cell(of type: any PersistentModel.Type, at ordinal: Int, unmanaged: _PersistedStorage) -> _StoredCell? {
+        guard let context else { return nil }
+        let ref: ObjectRef
+        let slot: ModelColumns.Slot
+        // The common case, checked field by field: row and columns current for this class.
+        if refEpoch == context.graphEpoch, let columns, columns.epoch == refEpoch, columns.modelType == ObjectIdentifier(type),
+           columns.entity == Int(cachedRef.entity), ordinal >= 0, ordinal < columns.slots.count {
+            ref = cachedRef
+            slot = columns.slots[ordinal]
+        } else {
+            guard let (_, resolvedRef, resolvedSlot) = self.slot(type, ordinal) else { return nil }
+            ref = resolvedRef
+            slot = resolvedSlot
+        }
+        guard case .attribute(let index, let kind) = slot else { return nil }
+        if !unmanaged.isEmpty { unmanaged.value = nil }
+        unowned(unsafe) let graph = context.graph
+        unowned(unsafe) let table = graph.tables[Int(ref.entity)]
+        let column = table.columns[index]
+        // A blob still on disk is read (and a failure reported) by the general path.
+        guard !column.hasBlobs else { return nil }
+        return _StoredCell(graph: graph, ref: ref, attribute: index, column: column, kind: kind)
+    }
+
+    /// An attribute read by name: the instance's storage, the snapshot, a blob, a default.
+    @usableFromInline
+    func _storedValue<Model: PersistentModel, V: PersistableValue>(
         of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
     ) -> V {
-        registrar.access(model, keyPath: keyPath)
         release(unmanaged)
         if let stored = storedValue(name), let value = V(persistentValue: stored) { return value }
         if let value = unmanaged.value(as: V.self) { return value }
@@ -158,10 +293,10 @@ public final class BackingData {
 
     /// Sets an attribute of a type Folio stores directly; undoable once the model is inserted.
     public func setValue<Model: PersistentModel, V: PersistableValue>(
-        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
+        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            store(name, { newValue.persistentValue }) { unmanaged.value = newValue }
+            store(name, ordinal, of: Model.self, { newValue.persistentValue }, unmanaged: unmanaged) { unmanaged.value = newValue }
         }
     }
 
@@ -173,7 +308,7 @@ public final class BackingData {
     /// missing fields read as zero. The document is not changed until the
     /// property is set.
     public func value<Model: PersistentModel, V: Codable>(
-        of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) -> V {
         registrar.access(model, keyPath: keyPath)
         release(unmanaged)
@@ -192,10 +327,10 @@ public final class BackingData {
 
     /// Sets a `Codable` attribute; undoable once the model is inserted.
     public func setValue<Model: PersistentModel, V: Codable>(
-        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
+        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            store(name, { try CodableValue.encode(newValue) }) { unmanaged.value = newValue }
+            store(name, ordinal, of: Model.self, { try CodableValue.encode(newValue) }, unmanaged: unmanaged) { unmanaged.value = newValue }
         }
     }
 
@@ -213,10 +348,45 @@ public final class BackingData {
     // MARK: Relationships
 
     /// Reads a to-one relationship.
+    ///
+    /// - Complexity: O(1), no allocation once the destination's model exists:
+    ///   a link column read and a registry look-up by object number.
+    @inlinable
     public func value<Model: PersistentModel, Destination: PersistentModel>(
-        of model: Model, _ keyPath: KeyPath<Model, Destination?>, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, Destination?>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) -> Destination? {
-        registrar.access(model, keyPath: keyPath)
+        _access(model, keyPath)
+        switch _relatedModel(of: Model.self, at: ordinal, as: Destination.self, unmanaged: unmanaged) {
+        case .none:
+            return _storedModel(of: model, named: name, as: Destination.self, unmanaged: unmanaged)
+        case .some(nil):
+            return nil
+        case .some(let related?):
+            // An exact class match needs no dynamic cast.
+            if ObjectIdentifier(type(of: related)) == ObjectIdentifier(Destination.self) {
+                return unsafeDowncast(related as AnyObject, to: Destination.self)
+            }
+            return related as? Destination
+        }
+    }
+
+    /// The model a to-one relationship of a managed model holds (`.some(nil)`:
+    /// none); `.none` when the read must take the general path.
+    @usableFromInline
+    func _relatedModel(of type: any PersistentModel.Type, at ordinal: Int, as destinationType: any PersistentModel.Type,
+                       unmanaged: _PersistedStorage) -> (any PersistentModel)?? {
+        guard let (context, ref, slot) = slot(type, ordinal), case .toOne(let link, let destination) = slot else { return .none }
+        release(unmanaged)
+        var target: Int32 = -1
+        context.graph.tables[Int(ref.entity)].links[link].forEachTarget(of: Int(ref.row)) { target = $0 }
+        guard target >= 0 else { return .some(nil) }
+        return .some(context.anyModel(destinationType, at: ObjectRef(entity: destination, row: Int(target))))
+    }
+
+    /// A to-one relationship read by name: the document, or the instance's storage.
+    @usableFromInline
+    func _storedModel<Destination: PersistentModel>(of model: any PersistentModel, named name: String, as type: Destination.Type,
+                                                    unmanaged: _PersistedStorage) -> Destination? {
         release(unmanaged)
         if let related = relatedModels(name, as: Destination.self) { return related.first }
         return unmanaged.value(as: Destination?.self) ?? nil
@@ -225,30 +395,33 @@ public final class BackingData {
     /// Sets a to-one relationship; the inverse follows, and an uninserted
     /// destination is inserted into the model's context.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
-        _ newValue: Destination?, of model: Model, _ keyPath: KeyPath<Model, Destination?>, named name: String,
+        _ newValue: Destination?, of model: Model, _ keyPath: KeyPath<Model, Destination?>, at ordinal: Int, named name: String,
         unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue.map { [$0] } ?? [], name, of: model) { unmanaged.value = newValue as Any }
+            relate(newValue.map { [$0] } ?? [], name, of: model, unmanaged: unmanaged) { unmanaged.value = newValue as Any }
         }
     }
 
     /// Reads a to-many relationship, in order.
     public func value<Model: PersistentModel, Destination: PersistentModel>(
-        of model: Model, _ keyPath: KeyPath<Model, [Destination]>, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) -> [Destination] {
         registrar.access(model, keyPath: keyPath)
         release(unmanaged)
+        if let (context, ref, slot) = slot(Model.self, ordinal), case .toMany(let link) = slot {
+            return context.graph.targets(ref, link).map { context.model(Destination.self, at: $0) }
+        }
         return relatedModels(name, as: Destination.self) ?? unmanaged.value(as: [Destination].self) ?? []
     }
 
     /// Replaces a to-many relationship's contents, in order; inverses follow.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
-        _ newValue: [Destination], of model: Model, _ keyPath: KeyPath<Model, [Destination]>, named name: String,
+        _ newValue: [Destination], of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String,
         unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue, name, of: model) { unmanaged.value = newValue }
+            relate(newValue, name, of: model, unmanaged: unmanaged) { unmanaged.value = newValue }
         }
     }
 
@@ -256,7 +429,7 @@ public final class BackingData {
     /// or an object is linked to it (from either side), and after it is set to
     /// `nil`; an empty array once set to `[]` or emptied — saved and reopened alike.
     public func value<Model: PersistentModel, Destination: PersistentModel>(
-        of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
     ) -> [Destination]? {
         registrar.access(model, keyPath: keyPath)
         release(unmanaged)
@@ -272,11 +445,11 @@ public final class BackingData {
     /// Replaces an optional to-many relationship's contents; `nil` leaves it with
     /// no collection, `[]` with an empty one. Undoable once the model is inserted.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
-        _ newValue: [Destination]?, of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, named name: String,
+        _ newValue: [Destination]?, of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String,
         unmanaged: _PersistedStorage
     ) {
         registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue, name, of: model) { unmanaged.value = newValue as Any }
+            relate(newValue, name, of: model, unmanaged: unmanaged) { unmanaged.value = newValue as Any }
         }
     }
 

@@ -25,10 +25,12 @@
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "FolioMacros", type: "ModelMacro")
 
-/// Routes a persisted property through the model's backing data; `@Model` adds it.
+/// Routes a persisted property through the model's backing data; `@Model` adds
+/// it, with the property's position in `schemaMetadata` (`ordinal`), by which
+/// reads and writes find the property's column without looking its name up.
 @attached(accessor, names: named(init), named(get), named(set))
 @attached(peer, names: prefixed(_))
-public macro _PersistedProperty() = #externalMacro(module: "FolioMacros", type: "PersistedPropertyMacro")
+public macro _PersistedProperty(_ ordinal: Int = -1) = #externalMacro(module: "FolioMacros", type: "PersistedPropertyMacro")
 
 /// Customizes how an attribute is stored: `.unique` (an insert with an existing
 /// value updates that object), `.externalStorage` (a blob beside the XML),

@@ -1,42 +1,55 @@
 import Foundation
 
-/// A model instance the context has handed out, held weakly: models are views,
-/// so one dropped by the program is simply made again when next needed.
-struct RegisteredModel {
-    weak var model: (any PersistentModel)?
-}
-
 /// The typed API: inserting, deleting and fetching `@Model` instances, which
 /// are views over the same graph the dynamic API edits.
 extension ModelContext {
     // MARK: Registered models
 
     /// The model for an object, reusing the registered instance if there is one.
+    ///
+    /// - Complexity: O(1); a new model costs the instance and its backing data,
+    ///   nothing per property.
     func model<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef) -> T {
         let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
-        if let existing = registry[id]?.model as? T { return existing }
-        let model = T(backingData: BackingData(context: self, identifier: graph.identifier(for: ref)))
-        register(model, id: id)
+        if let existing = registry.model(id, as: T.self) { return existing }
+        let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
+        let model = T(backingData: BackingData(context: self, identifier: identifier, ref: ref, columns: columns(for: T.self)))
+        registry.register(model, id: id)
+        return model
+    }
+
+    /// The class's columns in this context's graph, resolved once per graph.
+    func columns<T: PersistentModel>(for type: T.Type) -> ModelColumns? {
+        columns(forType: T.self)
+    }
+
+    func columns(forType type: any PersistentModel.Type) -> ModelColumns? {
+        let key = ObjectIdentifier(type)
+        if let cached = modelColumns[key] { return cached }
+        guard let made = ModelColumns(type, layout: graph.layout, epoch: graphEpoch) else { return nil }
+        modelColumns[key] = made
+        return made
+    }
+
+    /// The model for an object, of a class known only at run time (a to-one read).
+    func anyModel(_ type: any PersistentModel.Type, at ref: ObjectRef) -> any PersistentModel {
+        let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
+        if let existing = registry[id] { return existing }
+        let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
+        let model = type.init(backingData: BackingData(context: self, identifier: identifier, ref: ref, columns: columns(forType: type)))
+        registry.register(model, id: id)
         return model
     }
 
     /// Forgets the model registered for an object, if it is this backing data's.
     func unregister(_ backing: BackingData, id: UInt64) {
-        if registry[id]?.model?.persistentBackingData === backing { registry[id] = nil }
-    }
-
-    private func register(_ model: any PersistentModel, id: UInt64) {
-        registry[id] = RegisteredModel(model: model)
-        if registry.count > 2 * registryHighWater {
-            registry = registry.filter { $0.value.model != nil }
-            registryHighWater = max(registry.count, 64)
-        }
+        if registry[id]?.persistentBackingData === backing { registry.remove(id) }
     }
 
     /// The model for an object of any entity whose class this container knows.
     private func anyModel(at ref: ObjectRef) -> (any PersistentModel)? {
         let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
-        if let existing = registry[id]?.model { return existing }
+        if let existing = registry[id] { return existing }
         guard let type = core.schema.modelTypeList[graph.layout.entities[Int(ref.entity)].name] else { return nil }
         return model(type, at: ref)
     }
@@ -53,7 +66,7 @@ extension ModelContext {
     /// The model instance this context has already handed out for an identifier, if any.
     public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
         mergeSavedChanges()
-        guard let model = registry[persistentModelID.id]?.model as? T, model.modelContext === self else { return nil }
+        guard let model = registry.model(persistentModelID.id, as: T.self), model.modelContext === self else { return nil }
         return model
     }
 
@@ -76,22 +89,24 @@ extension ModelContext {
     /// changed; typed setters notify themselves, this covers undo, redo and
     /// edits made through the dynamic API.
     func notifyModel(_ ref: ObjectRef, _ name: String) {
-        guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]]?.model else { return }
+        guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] else { return }
+        // A typed setter has told this model's observers already.
+        if let typedWriter, ObjectIdentifier(model.persistentBackingData) == typedWriter { return }
         ModelMetadata.of(type(of: model)).property(named: name)?.notify(model)
     }
 
     /// Tells the observers of a registered model that any of its properties may
     /// have changed (merging another context's save).
     func notifyModel(_ ref: ObjectRef) {
-        guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]]?.model else { return }
+        guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] else { return }
         for property in ModelMetadata.of(type(of: model)).properties { property.notify(model) }
     }
 
     /// Keeps the values of registered models whose objects a rollback takes away,
     /// so they stay readable, detached, as after a saved delete.
     func detachModels(missingFrom newGraph: ObjectGraph) {
-        for (id, entry) in registry {
-            guard let model = entry.model, newGraph.index[id] == nil, let ref = graph.index[id] else { continue }
+        for (id, model) in registry.entries {
+            guard newGraph.index[id] == nil, let ref = graph.index[id] else { continue }
             model.persistentBackingData.detach(from: self, ref)
         }
     }
@@ -128,6 +143,9 @@ extension ModelContext {
             return ref
         }
         let type = type(of: model)
+        if let columns = columns(forType: type), columns.insertsDirectly {
+            return insertDirectly(model, backing, columns)
+        }
         let metadata = ModelMetadata.of(type).properties
         // Read everything while the values still live in the instance.
         var values: [String: Value] = [:]
@@ -153,7 +171,7 @@ extension ModelContext {
         backing.identifier = id
         backing.snapshot = nil
         // An upsert keeps the model already registered for the object.
-        if registry[id.id]?.model == nil { register(model, id: id.id) }
+        if registry[id.id] == nil { registry.register(model, id: id.id) }
         guard let ref = graph.index[id.id] else { return nil }
         let links = graph.tables[Int(ref.entity)].links
         for (name, models) in related {
@@ -166,6 +184,66 @@ extension ModelContext {
         // instance held before insertion.
         for property in metadata {
             if case .relationship(_, _, let read) = property.kind { _ = read(model) }
+        }
+        return ref
+    }
+
+    /// Inserts a model of a class whose entity has no uniqueness constraint (so
+    /// no upsert): its values go straight into a new row, by column, with the
+    /// checks the dynamic insert makes; then its relationships are linked.
+    ///
+    /// - Complexity: O(properties), no dictionary and no name look-up (linking
+    ///   aside, which ``setRelatedModels(_:for:of:)`` does).
+    private func insertDirectly(_ model: any PersistentModel, _ backing: BackingData, _ columns: ModelColumns) -> ObjectRef? {
+        let properties = columns.metadata.properties
+        let entity = columns.entity
+        var values = columns.initialValues
+        // (ordinal, slot, models) of the relationships that hold something.
+        var related: [(ordinal: Int, slot: Int, models: [any PersistentModel])] = []
+        // Read everything while the values still live in the instance.
+        for (ordinal, property) in properties.enumerated() {
+            switch (property.kind, columns.slots[ordinal]) {
+            case (.attribute(_, let read), .attribute(let index, _)):
+                let value: Value
+                do { value = try read(model) } catch {
+                    let mismatch = GraphError.typeMismatch(entity: graph.layout.entities[entity].name, attribute: "",
+                                                           expected: "encodable values", value: "\(error)")
+                    ModelContainer.report(.graph(mismatch), to: autosaveErrorHandler)
+                    return nil
+                }
+                do {
+                    values[index] = try graph.checked(value, entity: entity, attribute: index)
+                    if property.accepts != nil {
+                        try core.checkModelValue(value, entity: graph.layout.entities[entity].name, attribute: property.name)
+                    }
+                } catch {
+                    ModelContainer.report(.graph(error), to: autosaveErrorHandler)
+                    return nil
+                }
+            case (.relationship(_, _, let read), .toOne(let slot, _)), (.relationship(_, _, let read), .toMany(let slot)):
+                // `nil` leaves a new row as it is (no object, no collection); `[]`
+                // matters only to an optional to-many, which it gives an empty collection.
+                guard let models = read(model), !models.isEmpty || graph.tables[entity].links[slot].isOptional else { continue }
+                related.append((ordinal, slot, models))
+            default:
+                continue
+            }
+        }
+        let ref: ObjectRef
+        do { ref = try insertRow(entity: entity, values: values) } catch {
+            ModelContainer.report(error, to: autosaveErrorHandler)
+            return nil
+        }
+        let id = graph.tables[entity].ids[Int(ref.row)]
+        backing.attach(to: self, PersistentIdentifier(entityName: graph.layout.entities[entity].name, id: id), ref, columns)
+        registry.register(model, id: id)
+        for (ordinal, _, models) in related {
+            setRelatedModels(models, for: properties[ordinal].name, of: ref)
+        }
+        // Reading a relationship through the document releases what the
+        // instance held before insertion.
+        for (ordinal, _, _) in related {
+            if case .relationship(_, _, let read) = properties[ordinal].kind { _ = read(model) }
         }
         return ref
     }

@@ -14,6 +14,16 @@ public protocol PersistableValue: Codable {
     var persistentValue: Value { get }
     /// Reads a stored value; `nil` when it is not of this type.
     init?(persistentValue: Value)
+    /// Reads a cell of the document straight from its column, without making
+    /// a ``Value``; `nil` when the cell does not hold this type (the caller
+    /// then takes the general path). Folio implements it; a conforming type
+    /// of your own gets a default that goes through ``init(persistentValue:)``.
+    static func _read(_ cell: _StoredCell) -> Self?
+}
+
+extension PersistableValue {
+    /// Reads the cell as a ``Value``, then converts it.
+    public static func _read(_ cell: _StoredCell) -> Self? { Self(persistentValue: cell.value) }
 }
 
 /// Whether a type is `Optional`, seen through a generic parameter.
@@ -38,6 +48,11 @@ extension Optional: PersistableValue where Wrapped: PersistableValue {
         guard let wrapped = Wrapped(persistentValue: persistentValue) else { return nil }
         self = wrapped
     }
+    @inlinable
+    public static func _read(_ cell: _StoredCell) -> Self? {
+        if cell.isNull { return .some(nil) }
+        return Wrapped._read(cell).map { .some($0) }
+    }
 }
 
 extension String: PersistableValue {
@@ -47,6 +62,11 @@ extension String: PersistableValue {
         guard case .string(let value) = persistentValue else { return nil }
         self = value
     }
+    public static func _read(_ cell: _StoredCell) -> Self? {
+        guard case .string(let storage) = cell.column else { return Self(persistentValue: cell.value) }
+        if !storage.nulls.isEmpty, storage.nulls[cell.row] { return nil }
+        return storage.values[cell.row]
+    }
 }
 
 extension Bool: PersistableValue {
@@ -55,6 +75,11 @@ extension Bool: PersistableValue {
     public init?(persistentValue: Value) {
         guard case .bool(let value) = persistentValue else { return nil }
         self = value
+    }
+    public static func _read(_ cell: _StoredCell) -> Self? {
+        guard case .bool(let storage) = cell.column else { return Self(persistentValue: cell.value) }
+        if !storage.nulls.isEmpty, storage.nulls[cell.row] { return nil }
+        return storage.values[cell.row]
     }
 }
 
@@ -69,6 +94,13 @@ extension PersistableInteger {
         case .uint(let value): guard let exact = Self(exactly: value) else { return nil }; self = exact
         default: return nil
         }
+    }
+    @inlinable
+    public static func _read(_ cell: _StoredCell) -> Self? {
+        // Nil for a null or a cell of another type: the caller takes the general path.
+        guard let (raw, isUnsigned) = cell.integer() else { return nil }
+        // Unsigned widths are stored as bit patterns.
+        return isUnsigned ? Self(exactly: UInt64(bitPattern: raw)) : Self(exactly: raw)
     }
 }
 
@@ -90,6 +122,11 @@ extension Double: PersistableValue {
         guard case .double(let value) = persistentValue else { return nil }
         self = value
     }
+    public static func _read(_ cell: _StoredCell) -> Self? {
+        guard cell.kind == .double, case .double(let storage) = cell.column else { return Self(persistentValue: cell.value) }
+        if !storage.nulls.isEmpty, storage.nulls[cell.row] { return nil }
+        return storage.values[cell.row]
+    }
 }
 
 extension Float: PersistableValue {
@@ -99,6 +136,11 @@ extension Float: PersistableValue {
         guard case .float(let value) = persistentValue else { return nil }
         self = value
     }
+    public static func _read(_ cell: _StoredCell) -> Self? {
+        guard cell.kind == .float, case .double(let storage) = cell.column else { return Self(persistentValue: cell.value) }
+        if !storage.nulls.isEmpty, storage.nulls[cell.row] { return nil }
+        return Column.float(fromRaw: storage.values[cell.row])
+    }
 }
 
 extension Date: PersistableValue {
@@ -107,6 +149,11 @@ extension Date: PersistableValue {
     public init?(persistentValue: Value) {
         guard case .date(let value) = persistentValue else { return nil }
         self = value
+    }
+    public static func _read(_ cell: _StoredCell) -> Self? {
+        guard cell.kind == .date, case .double(let storage) = cell.column else { return Self(persistentValue: cell.value) }
+        if !storage.nulls.isEmpty, storage.nulls[cell.row] { return nil }
+        return Date(timeIntervalSinceReferenceDate: storage.values[cell.row])
     }
 }
 

@@ -6,13 +6,26 @@
 /// the model (relating it to a model of a context) can read every property
 /// while the one being set is still being written.
 public final class _PersistedStorage {
-    var value: Any?
+    // Unchecked: read on every property access; no access overlaps another.
+    @usableFromInline @exclusivity(unchecked) var value: Any? {
+        didSet { isEmpty = value == nil }
+    }
+    /// Whether `value` is `nil`, without copying it out to check.
+    @exclusivity(unchecked) private(set) var isEmpty = true
 
-    /// Empty storage, for a model created by a context.
+    /// The storage every property of a model made by a context shares (its
+    /// values live in the document): never written, so a fetched model costs
+    /// no allocation per property.
+    nonisolated(unsafe) public static let unused = _PersistedStorage()
+
+    /// Empty storage.
     public init() {}
 
     /// Storage holding a property's initial value.
-    public init<T>(_ initialValue: T) { value = initialValue as Any }
+    public init<T>(_ initialValue: T) {
+        value = initialValue as Any
+        isEmpty = false
+    }
 
     /// The stored value as `V`; `nil` for an optional property left unset.
     func value<V>(as type: V.Type) -> V? {

@@ -30,9 +30,17 @@ extension Schema {
         /// Tells the model's observers the property changed (an undo, a redo, a dynamic edit).
         let notify: (any PersistentModel) -> Void
 
+        /// A model as its class: an exact match needs no dynamic cast (the
+        /// typed insert reads every property through here).
+        @inline(__always)
+        static func cast<Model: PersistentModel>(_ model: any PersistentModel, to type: Model.Type) -> Model? {
+            if ObjectIdentifier(Swift.type(of: model)) == ObjectIdentifier(Model.self) { return unsafeDowncast(model as AnyObject, to: Model.self) }
+            return model as? Model
+        }
+
         private static func notifier<Model: PersistentModel, V>(_ keyPath: KeyPath<Model, V>) -> (any PersistentModel) -> Void {
             { model in
-                guard let model = model as? Model else { return }
+                guard let model = cast(model, to: Model.self) else { return }
                 model.persistentBackingData.registrar.withMutation(of: model, keyPath: keyPath) {}
             }
         }
@@ -76,7 +84,8 @@ extension Schema {
                 originalName: attribute.originalName)
             declaration.modelValueReader = ModelValueReader { V(persistentValue: $0).flatMap(Self.unwrapped) }
             kind = .attribute(declaration, read: { model in
-                (model as? Model).map { $0[keyPath: keyPath].persistentValue } ?? .null
+                guard let model = Self.cast(model, to: Model.self) else { return .null }
+                return model[keyPath: keyPath].persistentValue
             })
         }
 
@@ -96,7 +105,7 @@ extension Schema {
                 originalName: attribute.originalName)
             declaration.modelValueReader = ModelValueReader { CodableValue.decodeLeniently(V.self, from: $0).flatMap(Self.unwrapped) }
             kind = .attribute(declaration, read: { model in
-                guard let model = model as? Model else { return .null }
+                guard let model = Self.cast(model, to: Model.self) else { return .null }
                 return try CodableValue.encode(model[keyPath: keyPath])
             })
         }
@@ -117,7 +126,7 @@ extension Schema {
                                     minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
                                     originalName: originalName),
                 destination: Destination.self,
-                read: { model in (model as? Model).flatMap { $0[keyPath: keyPath] }.map { [$0] } ?? [] })
+                read: { model in Self.cast(model, to: Model.self).flatMap { $0[keyPath: keyPath] }.map { [$0] } ?? [] })
         }
 
         /// A to-many relationship, ordered as the array is.
@@ -136,7 +145,7 @@ extension Schema {
                                     minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
                                     originalName: originalName),
                 destination: Destination.self,
-                read: { model in (model as? Model).map { $0[keyPath: keyPath] } ?? [] })
+                read: { model in Self.cast(model, to: Model.self).map { $0[keyPath: keyPath] } ?? [] })
         }
 
         /// An optional to-many relationship, which tells `nil` (no collection:
@@ -156,7 +165,7 @@ extension Schema {
                                     deleteRule: deleteRule, minimumModelCount: minimumModelCount ?? 0,
                                     maximumModelCount: maximumModelCount ?? 0, originalName: originalName),
                 destination: Destination.self,
-                read: { model in (model as? Model).flatMap { $0[keyPath: keyPath] } })
+                read: { model in Self.cast(model, to: Model.self).flatMap { $0[keyPath: keyPath] } })
         }
     }
 }
