@@ -17,7 +17,7 @@ import Testing
         var entries: [String]
 
         init(_ url: URL) {
-            document = try? Data(contentsOf: url.appendingPathComponent("document.xml"))
+            document = try? packageDocument(url)
             entries = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
         }
     }
@@ -27,7 +27,7 @@ import Testing
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-safety-\(UUID().uuidString).folio")
         defer { try? FileManager.default.removeItem(at: scratch) }
         try session.interpreter.context.exportPackage(to: scratch)
-        return try Data(contentsOf: scratch.appendingPathComponent("document.xml"))
+        return try packageDocument(scratch)
     }
 
     /// Opens a package read-only (the session may hold it open for writing).

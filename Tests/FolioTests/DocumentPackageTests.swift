@@ -82,8 +82,8 @@ import Testing
         let second = DocumentPackage(url: temporaryPackageURL("B"))
         try first.write(graph)
         try second.write(try first.read())
-        let a = try Data(contentsOf: URL(fileURLWithPath: first.documentPath))
-        let b = try Data(contentsOf: URL(fileURLWithPath: second.documentPath))
+        let a = try packageDocument(first.url)
+        let b = try packageDocument(second.url)
         #expect(a == b)
         let blobsA = try FileManager.default.contentsOfDirectory(atPath: first.blobsPath).sorted()
         let blobsB = try FileManager.default.contentsOfDirectory(atPath: second.blobsPath).sorted()
@@ -101,10 +101,10 @@ import Testing
         }
         let package = DocumentPackage(url: temporaryPackageURL())
         try package.write(graph)
-        let before = try String(contentsOfFile: package.documentPath, encoding: .utf8).split(separator: "\n")
+        let before = try packageText(package.url).split(separator: "\n")
         try graph.setValue(.int(99), for: "age", of: PersistentIdentifier(entityName: "Animal", id: 30))
         try package.write(graph)
-        let after = try String(contentsOfFile: package.documentPath, encoding: .utf8).split(separator: "\n")
+        let after = try packageText(package.url).split(separator: "\n")
         #expect(before.count == after.count)
         let changed = zip(before, after).filter { $0 != $1 }
         #expect(changed.count == 1)
@@ -119,7 +119,7 @@ import Testing
         try package.write(graph)
         let blobs = try FileManager.default.contentsOfDirectory(atPath: package.blobsPath)
         #expect(blobs.count == 1)
-        let xml = try String(contentsOfFile: package.documentPath, encoding: .utf8)
+        let xml = try packageText(package.url)
         #expect(xml.contains("photo=\"\(blobs[0])\""))
         #expect(try package.read().value("photo", of: thing) == .data(Data(repeating: 7, count: 10_000)))
 
@@ -278,7 +278,7 @@ import Testing
         try graph.insert("Animal", ["name": .string("nul\u{0}"), "notes": .string("tab\tand & <")])
         let package = DocumentPackage(url: temporaryPackageURL())
         try package.write(graph)
-        let xml = try String(contentsOfFile: package.documentPath, encoding: .utf8)
+        let xml = try packageText(package.url)
         #expect(xml.contains(#"name.esc="nul\u0000""#))
         #expect(xml.contains(#"notes="tab&#9;and &amp; &lt;""#))
     }

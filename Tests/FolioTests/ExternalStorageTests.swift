@@ -362,7 +362,7 @@ import Testing
         #expect(try Self.blob(url, id.id, "body") == Data("long text ✓".utf8))
         #expect(try Self.blob(url, id.id, "tags") == Data(#"["x"]"#.utf8))
         #expect(try Self.blob(url, none.id, "body") == nil)
-        let document = try String(contentsOf: url.appendingPathComponent("document.xml"), encoding: .utf8)
+        let document = try packageText(url)
         #expect(!document.contains("long text"))
         let reread = try DocumentPackage(url: url).read()
         #expect(reread.snapshot() == graph.snapshot())
@@ -452,10 +452,10 @@ import Testing
                             "seed \(seed)")
                 }
             }
-            let first = try Data(contentsOf: URL(fileURLWithPath: package.documentPath))
+            let first = try packageDocument(package.url)
             let blobs = ((try? FileManager.default.contentsOfDirectory(atPath: package.blobsPath)) ?? []).sorted()
             try package.write(back)
-            #expect(try Data(contentsOf: URL(fileURLWithPath: package.documentPath)) == first, "seed \(seed)")
+            #expect(try packageDocument(package.url) == first, "seed \(seed)")
             #expect(((try? FileManager.default.contentsOfDirectory(atPath: package.blobsPath)) ?? []).sorted() == blobs,
                     "seed \(seed)")
         }

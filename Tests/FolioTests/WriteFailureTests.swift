@@ -84,7 +84,7 @@ import Glibc
         var blobs: [String: Data]
 
         init(_ url: URL) {
-            document = try? Data(contentsOf: url.appendingPathComponent("document.xml"))
+            document = try? packageDocument(url)
             entries = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
             var blobs: [String: Data] = [:]
             let folder = url.appendingPathComponent("blobs")

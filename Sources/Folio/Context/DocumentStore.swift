@@ -7,7 +7,7 @@ import Darwin
 
 /// One document's saved state in this process: the last saved graph, the
 /// change sets contexts still have to merge, the identifier counter, the
-/// fingerprint of `document.xml` and the package's write lock.
+/// fingerprint of the package's commit file (`manifest.xml`) and its write lock.
 ///
 /// The process keeps **one store per package**, shared by every container
 /// open on it (``DocumentStore/open(url:allowsSave:schema:)`` looks it up in a
@@ -36,6 +36,9 @@ final class DocumentStore: @unchecked Sendable {
     private var nextID: UInt64
     /// The document file as this store last read or wrote it (`nil`: there was none).
     private var fingerprint: FileFingerprint?
+    /// Identifiers of objects saved since the package was last written successfully:
+    /// a save rewrites the parts holding them, and a failed write leaves them here.
+    private var unwrittenChanges: Set<UInt64> = []
     /// Held while a container that may write the package is open on this store.
     private var writeLock: PackageLock? {
         didSet { lockSlot.held = writeLock }
@@ -227,7 +230,7 @@ final class DocumentStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let package else { return true }
-        return FileFingerprint.matches(fingerprint, path: package.documentPath)
+        return FileFingerprint.matches(fingerprint, path: package.commitPath)
     }
 
     /// Whether a new container with `allowsSave` can share this store; takes the
@@ -237,12 +240,12 @@ final class DocumentStore: @unchecked Sendable {
         defer { lock.unlock() }
         guard allowsSave, writeLock == nil, let package else { return true }
         // Opened read-only so far: share it only if the package is still what this store read.
-        guard FileFingerprint.matches(fingerprint, path: package.documentPath) else { return false }
+        guard FileFingerprint.matches(fingerprint, path: package.commitPath) else { return false }
         guard FileManager.default.fileExists(atPath: package.url.path) else { return true }
         let taken: PackageLock
         do { taken = try PackageLock(path: package.url.path) } catch { throw .package(error) }
         // Another process may have saved between the check and the lock.
-        guard FileFingerprint.matches(fingerprint, path: package.documentPath) else { return false }
+        guard FileFingerprint.matches(fingerprint, path: package.commitPath) else { return false }
         writeLock = taken
         return true
     }
@@ -331,9 +334,13 @@ final class DocumentStore: @unchecked Sendable {
             let issues = context.validationIssues()
             if !issues.isEmpty { throw .validation(issues) }
         }
+        let changeSet = context.makeChangeSet(generation: generation + 1)
         if let package {
+            for object in changeSet.upserts { unwrittenChanges.insert(object.id) }
+            unwrittenChanges.formUnion(changeSet.deletions)
             do throws(PackageError) {
-                fingerprint = try package.write(context.graph, expecting: fingerprint)
+                fingerprint = try package.write(context.graph, expecting: fingerprint, changed: unwrittenChanges)
+                unwrittenChanges.removeAll()
                 diskSchemaStorage = context.graph.schema
                 // A package this store created: hold it from now on.
                 if writeLock == nil { writeLock = try PackageLock(path: package.url.path) }
@@ -341,7 +348,7 @@ final class DocumentStore: @unchecked Sendable {
                 throw .package(error)
             }
         }
-        commit(context.makeChangeSet(generation: generation + 1), graph: context.graph.copy())
+        commit(changeSet, graph: context.graph.copy())
         contextGenerations[ObjectIdentifier(context)] = generation
         pruneChangeSets()
         context.didSave(baseline: savedGraph, generation: generation)
@@ -356,6 +363,7 @@ final class DocumentStore: @unchecked Sendable {
         if let package {
             do throws(PackageError) {
                 fingerprint = try package.write(empty, expecting: fingerprint)
+                unwrittenChanges.removeAll()
                 diskSchemaStorage = empty.schema
                 if writeLock == nil { writeLock = try PackageLock(path: package.url.path) }
             } catch {

@@ -246,6 +246,20 @@ extension DocumentLoader {
             fail(.missingValue(here(), entity: state.entityName, attribute: DocumentWriter.objectIDName))
             return
         }
+        if let partRange {
+            // A part holds one entity's objects, ascending, within the range the manifest gives.
+            guard entity == partEntity else {
+                fail(.unexpectedContent(here(), found: "<\(state.entityName)>",
+                                        expected: "only \(graph.layout.entities[max(0, partEntity)].name) objects in this part"))
+                return
+            }
+            guard partRange.contains(objectID), objectID > lastPartID else {
+                fail(.invalidIdentifier(here(), entity: state.entityName,
+                                        id: "\(objectID) (a part's identifiers ascend within \(partRange.lowerBound)...\(partRange.upperBound))"))
+                return
+            }
+            lastPartID = objectID
+        }
         for column in state.seen.indices where !state.seen[column] {
             if state.required[column] {
                 fail(.missingValue(here(), entity: state.entityName, attribute: state.attributeNames[column]))
