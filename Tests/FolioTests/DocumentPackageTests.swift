@@ -91,7 +91,7 @@ import Testing
         #expect(!blobsA.isEmpty)
     }
 
-    @Test("a one-object edit is a one-line diff")
+    @Test("a one-object edit changes one line of one part, and that part's line in the manifest")
     func smallDiff() throws {
         let graph = ObjectGraph(schema: try zooSchema())
         let category = try graph.insert("AnimalCategory", ["name": .string("Birds")])
@@ -101,10 +101,24 @@ import Testing
         }
         let package = DocumentPackage(url: temporaryPackageURL())
         try package.write(graph)
-        let before = try packageText(package.url).split(separator: "\n")
+        func lines(_ file: String) throws -> [Substring] {
+            try String(contentsOfFile: package.url.path + "/" + file, encoding: .utf8).split(separator: "\n")
+        }
+        let manifestBefore = try lines("manifest.xml")
+        let partsBefore = try Set(FileManager.default.contentsOfDirectory(atPath: package.partsPath))
+        let oldText = try Dictionary(uniqueKeysWithValues: partsBefore.map { ($0, try lines("parts/" + $0)) })
         try graph.setValue(.int(99), for: "age", of: PersistentIdentifier(entityName: "Animal", id: 30))
         try package.write(graph)
-        let after = try packageText(package.url).split(separator: "\n")
+        let manifestAfter = try lines("manifest.xml")
+        let partsAfter = try Set(FileManager.default.contentsOfDirectory(atPath: package.partsPath))
+        #expect(manifestBefore.count == manifestAfter.count)
+        let changedManifest = zip(manifestBefore, manifestAfter).filter { $0 != $1 }
+        #expect(changedManifest.count == 1 && changedManifest.first?.1.contains("entity=\"Animal\"") == true)
+        // The part holding Animal 30 has a new name (its content changed); the other one kept its file.
+        let removed = partsBefore.subtracting(partsAfter), added = partsAfter.subtracting(partsBefore)
+        #expect(removed.count == 1 && added.count == 1 && partsBefore.count == 2)
+        guard let old = removed.first, let new = added.first else { return }
+        let before = oldText[old] ?? [], after = try lines("parts/" + new)
         #expect(before.count == after.count)
         let changed = zip(before, after).filter { $0 != $1 }
         #expect(changed.count == 1)
@@ -140,7 +154,8 @@ import Testing
         try DocumentPackage(url: url).write(try Self.edgeGraph())
         try DocumentPackage(url: url).write(try Self.edgeGraph())
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == [url.lastPathComponent])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() == ["blobs", "document.xml"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() == ["blobs", "manifest.xml", "parts"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path + "/parts").allSatisfy { !$0.hasPrefix(".") })
     }
 
     // MARK: Nothing outside the package is touched
@@ -268,7 +283,7 @@ import Testing
         let thing = try graph.insert("Thing", ["scratch": .string("secret")])
         let package = DocumentPackage(url: temporaryPackageURL())
         try package.write(graph)
-        #expect(try !String(contentsOfFile: package.documentPath, encoding: .utf8).contains("secret"))
+        #expect(try !packageText(package.url).contains("secret"))
         #expect(try package.read().value("scratch", of: thing) == .string(""))
     }
 

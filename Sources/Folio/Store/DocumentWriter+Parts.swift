@@ -1,11 +1,11 @@
 /// Laying a graph's objects out in part files (docs/FORMAT.md, format 2).
 ///
 /// A full layout cuts each entity's objects, by ascending identifier, into
-/// parts of about ``targetPartBytes``. An incremental one starts from the
+/// parts of at least ``targetPartBytes`` (the last one of an entity smaller). An incremental one starts from the
 /// parts of the committed manifest and rewrites only those holding an object
 /// changed since that commit; every other part is kept, file and all. A
-/// rewritten part that grew past ``maximumPartBytes`` is split into parts of
-/// about ``targetPartBytes``; one left empty is dropped. New objects belong to
+/// rewritten part that grew past ``maximumPartBytes`` is cut again as a full
+/// layout would cut it; one left empty is dropped. New objects belong to
 /// the part their identifier falls in, usually their entity's last.
 extension DocumentWriter {
     /// The size a part is cut at: small enough that rewriting one part is a few
@@ -80,7 +80,8 @@ extension DocumentWriter {
 
     /// Writes `rows` (ascending identifiers) as parts: cut whenever a part
     /// reaches `cutAt` bytes, or, without `cutAt`, as one part unless it is
-    /// larger than ``maximumPartBytes``, then as parts of about ``targetPartBytes``.
+    /// larger than ``maximumPartBytes``, then cut whenever a part reaches
+    /// ``targetPartBytes`` (as a full layout cuts the same rows).
     private mutating func emitParts(entity: Int, rows: [Int], cutAt: Int?, into parts: inout [PackageManifest.Part],
                                     emit: (PackageManifest.Part, [UInt8]) throws(PackageError) -> Void) throws(PackageError) {
         guard !rows.isEmpty else { return }
@@ -119,18 +120,12 @@ extension DocumentWriter {
             try flush(0..<size, objects: firstRow..<rows.count)
             return
         }
-        // Split into pieces of about equal size, each near the target: piece k ends
-        // at the first object starting at or after k/pieces of the bytes.
-        let pieces = (size + DocumentWriter.targetPartBytes - 1) / DocumentWriter.targetPartBytes
+        // Cut as a full layout cuts these rows: whenever a part reaches the target.
         var pieceStart = 0
-        for piece in 1...pieces where pieceStart < starts.count {
-            var end = pieceStart + 1
-            if piece == pieces {
-                end = starts.count
-            } else {
-                while end < starts.count, starts[end] < size * piece / pieces { end += 1 }
-            }
-            try flush(starts[pieceStart]..<(end < starts.count ? starts[end] : size), objects: pieceStart..<end)
+        for end in 1...starts.count {
+            let endByte = end < starts.count ? starts[end] : size
+            guard endByte - starts[pieceStart] >= DocumentWriter.targetPartBytes || end == starts.count else { continue }
+            try flush(starts[pieceStart]..<endByte, objects: pieceStart..<end)
             pieceStart = end
         }
     }
