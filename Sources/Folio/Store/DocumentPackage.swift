@@ -197,6 +197,7 @@ public struct DocumentPackage: Sendable {
             previous = manifest.parts
         }
         var writer = DocumentWriter(graph: graph)
+        writer.partSizes = DocumentWriter.partSizes(for: url.path)
         var created: [String] = []
         var pending: [(temporary: String, path: String)] = []
         var manifestHash: UInt64 = 0

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Laying a graph's objects out in part files (docs/FORMAT.md, format 2).
 ///
 /// A full layout cuts each entity's objects, by ascending identifier, into
@@ -13,6 +15,23 @@ extension DocumentWriter {
     static let targetPartBytes = 1 << 19
     /// The size past which a rewritten part is split.
     static let maximumPartBytes = 1 << 20
+
+    /// The part sizes a package is written with: ``targetPartBytes`` and
+    /// ``maximumPartBytes``, or smaller ones a test set for packages under a folder
+    /// (so a few objects make many parts).
+    static func partSizes(for path: String) -> (target: Int, maximum: Int) {
+        partSizeLock.withLock {
+            partSizeOverrides.first { path.hasPrefix($0.key) }?.value ?? (targetPartBytes, maximumPartBytes)
+        }
+    }
+
+    /// Makes packages under `folder` use the given part sizes, until called with `nil` (tests only).
+    static func usePartSizes(_ sizes: (target: Int, maximum: Int)?, under folder: String) {
+        partSizeLock.withLock { partSizeOverrides[folder] = sizes }
+    }
+
+    private static let partSizeLock = NSLock()
+    nonisolated(unsafe) private static var partSizeOverrides: [String: (target: Int, maximum: Int)] = [:]
 
     /// Lays the graph out in parts, calling `emit` with each part to write and its bytes.
     ///
@@ -56,7 +75,7 @@ extension DocumentWriter {
         for entity in 0..<entityCount {
             let table = graph.tables[entity]
             if rewriteAll[entity] {
-                try emitParts(entity: entity, rows: rowsInIDOrder(table), cutAt: DocumentWriter.targetPartBytes,
+                try emitParts(entity: entity, rows: rowsInIDOrder(table), cutAt: partSizes.target,
                               into: &parts, emit: emit)
                 continue
             }
@@ -89,7 +108,7 @@ extension DocumentWriter {
         let entityName = graph.layout.entities[entity].name
         var name = ByteBuffer()
         name.append(string: entityName)
-        var body = ByteBuffer(capacity: (cutAt ?? DocumentWriter.maximumPartBytes) + 65_536)
+        var body = ByteBuffer(capacity: (cutAt ?? partSizes.maximum) + 65_536)
         // Where each object's line starts in `body`, to cut it after the fact.
         var starts: [Int] = []
         var firstRow = 0
@@ -116,7 +135,7 @@ extension DocumentWriter {
         }
         guard firstRow < rows.count else { return }
         let size = body.bytes.count
-        guard cutAt == nil, size > DocumentWriter.maximumPartBytes else {
+        guard cutAt == nil, size > partSizes.maximum else {
             try flush(0..<size, objects: firstRow..<rows.count)
             return
         }
@@ -124,7 +143,7 @@ extension DocumentWriter {
         var pieceStart = 0
         for end in 1...starts.count {
             let endByte = end < starts.count ? starts[end] : size
-            guard endByte - starts[pieceStart] >= DocumentWriter.targetPartBytes || end == starts.count else { continue }
+            guard endByte - starts[pieceStart] >= partSizes.target || end == starts.count else { continue }
             try flush(starts[pieceStart]..<endByte, objects: pieceStart..<end)
             pieceStart = end
         }

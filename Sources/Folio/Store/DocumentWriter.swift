@@ -21,6 +21,8 @@ struct DocumentWriter {
 
     let graph: ObjectGraph
     private(set) var blobs: [Blob] = []
+    /// Where parts are cut (DocumentWriter+Parts).
+    var partSizes = (target: DocumentWriter.targetPartBytes, maximum: DocumentWriter.maximumPartBytes)
 
     init(graph: ObjectGraph) { self.graph = graph }
 
