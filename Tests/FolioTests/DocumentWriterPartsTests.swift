@@ -181,7 +181,7 @@ import Testing
             let animals = try (0..<100).map { try context.insert("Animal", ["name": .string("Animal \($0) with a name of some length")]) }
             try context.save()
             try context.setValue(.int(7), for: "age", of: animals[10])
-            let error = try FileIO.withFault(FileIO.Fault(under: url.path, afterBytes: 0, code: ENOSPC)) {
+            let error = FileIO.withFault(FileIO.Fault(under: url.path, afterBytes: 0, code: ENOSPC)) {
                 #expect(throws: ModelError.self) { try context.save() }
             }
             #expect(error != nil)
