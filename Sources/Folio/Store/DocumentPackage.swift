@@ -326,13 +326,15 @@ public struct DocumentPackage: Sendable {
     /// open document still refers to unread (undo can bring its object back) is
     /// mapped first, so its bytes outlive the name without being read.
     private func removeUnreferencedBlobs(keeping keep: (String) -> Bool) {
+        var removed = false
         for name in FileIO.entries(of: blobsPath) where DocumentPackage.isOwnBlobEntry(name) && !keep(name) {
             let path = blobsPath + "/" + name
             if FileIO.isBlobFileName(name), let identity = FileIO.identity(path) { BlobRegistry.preserve(identity, path: path) }
             unlink(path)
+            removed = true
         }
-        if FileIO.isDirectory(blobsPath) { rmdir(blobsPath) }  // fails, as it should, unless empty
-        try? FileIO.fsyncDirectory(url.path)
+        if FileIO.isDirectory(blobsPath), rmdir(blobsPath) == 0 { removed = true }  // fails, as it should, unless empty
+        if removed { try? FileIO.fsyncDirectory(url.path) }
     }
 
     /// Best effort, after a commit: removes part files the new manifest does not
