@@ -55,7 +55,7 @@ extension DocumentLoader {
     /// entity order then part order (so rows ascend by identifier).
     private func combine(_ loaders: [DocumentLoader], byEntity: [[Int]]) throws(PackageError) {
         guard let graph else { return }
-        var total = 0
+        var total = 0, combined = 0
         rowFiles = Array(repeating: [], count: graph.layout.entities.count)
         for (entity, indices) in byEntity.enumerated() {
             let table = graph.tables[entity]
@@ -98,9 +98,27 @@ extension DocumentLoader {
                 for blob in source.pendingBlobs {
                     pendingBlobs.append((ObjectRef(entity: entity, row: base + Int(blob.ref.row)), blob.attribute, blob.name))
                 }
+                // Appended: its memory goes now, so the whole document is not held twice.
+                source.releaseObjects()
+                combined += 1
+                #if os(Linux)
+                // The parts were built on other threads, in glibc's per-thread arenas, which keep
+                // what was freed unless handed back; every few parts, so the peak stays near one document.
+                if combined % 32 == 0 { malloc_trim(0) }
+                #endif
             }
         }
         objectCount = total
+        #if os(Linux)
+        malloc_trim(0)
+        #endif
+    }
+
+    /// Drops what this part's loader read, once combined.
+    private func releaseObjects() {
+        releaseGraph()
+        states = []
+        pendingBlobs = []
     }
 
     /// Sizes an entity's storage for the rows its parts hold (counted, not hinted).

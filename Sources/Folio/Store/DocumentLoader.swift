@@ -445,6 +445,9 @@ final class DocumentLoader {
         phase = .afterSchema
     }
 
+    /// Forgets the graph read (a part's, once combined into the document's).
+    func releaseGraph() { graph = nil }
+
     private func startGraph(schema: Schema) {
         let graph = ObjectGraph(schema: schema)
         graph.limits = limits
