@@ -15,4 +15,10 @@
 #include <libxml/SAX2.h>
 #include <libxml/xmlerror.h>
 
+// glibc's malloc_trim: the loader hands back what the threads that parsed a
+// package's parts freed (their per-thread arenas keep it otherwise).
+#if defined(__linux__) && defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #endif

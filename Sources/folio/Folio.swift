@@ -81,7 +81,7 @@ extension FolioCommand {
             abstract: "Create an empty document package from a schema file, then open it.",
             discussion: """
                 The schema file is a <schema> element alone, as in a package's \
-                document.xml (docs/FORMAT.md). PATH must not exist yet.
+                manifest.xml (docs/FORMAT.md). PATH must not exist yet.
                 """)
 
         @Argument(help: ArgumentHelp("The document package to create (Name.folio).", valueName: "path"))

@@ -13,10 +13,12 @@ import Darwin
 /// one seen.
 ///
 /// Each save adds exactly one object titled `vN`, so a version is identified
-/// by the highest N: a whole version K holds v1…vK and nothing else. Two
-/// workloads: the Animals sample enlarged with filler animals (document.xml
-/// only), and an album whose every save adds a blob and replaces another
-/// (the blob steps of the protocol).
+/// by the highest N: a whole version K holds v1…vK and nothing else. The
+/// package is read as bytes: `manifest.xml`, then each part it lists. Two
+/// workloads: the Animals sample (format 1, rewritten as format 2 by the
+/// set-up) enlarged with filler animals (manifest and parts only), and an
+/// album whose every save adds a blob and replaces another (the blob steps of
+/// the protocol).
 ///
 /// `FOLIO_CRASH_KILLS` sets the number of kills per workload (default 15);
 /// `FOLIO_CRASH_SEED` replays a run's kill delays; `FOLIO_CRASH_OBJECTS` sets
@@ -68,18 +70,46 @@ import Darwin
         var expectedCounts: (_ version: Int) -> [String]
     }
 
-    /// The package's document.xml as text, and problems with its completeness.
+    /// The object lines of every part `manifest.xml` lists, and problems with
+    /// their completeness: the manifest whole, every part it names present and
+    /// whole, holding the count of objects the manifest gives it.
     static func documentLines(_ package: URL, problems: inout [String]) -> [Substring]? {
-        let data: Data
-        do { data = try Data(contentsOf: package.appendingPathComponent("document.xml")) } catch {
-            problems.append("cannot read document.xml: \(error)")
+        guard let manifest = try? Data(contentsOf: package.appendingPathComponent("manifest.xml")) else {
+            problems.append("cannot read manifest.xml")
             return nil
         }
-        let text = String(decoding: data, as: UTF8.self)
-        if !text.hasSuffix("</objects>\n</folio>\n") {
-            problems.append("document.xml is incomplete (\(data.count) bytes, ends \(text.suffix(40).debugDescription))")
+        let text = String(decoding: manifest, as: UTF8.self)
+        if !text.hasSuffix("</parts>\n</folio>\n") {
+            problems.append("manifest.xml is incomplete (\(manifest.count) bytes, ends \(text.suffix(40).debugDescription))")
         }
-        return text.split(separator: "\n").map { $0.drop { $0 == " " } }
+        var lines: [Substring] = []
+        for part in text.split(separator: "\n").map({ $0.drop { $0 == " " } }) where part.hasPrefix("<part ") {
+            guard let file = attribute("file", in: part), let entity = attribute("entity", in: part),
+                  let count = attribute("count", in: part).flatMap({ Int($0) }) else {
+                problems.append("a <part> line without file, entity or count: \(part)")
+                continue
+            }
+            guard let data = try? Data(contentsOf: package.appendingPathComponent("parts/" + file)) else {
+                problems.append("part \(file) is missing")
+                continue
+            }
+            let partText = String(decoding: data, as: UTF8.self)
+            let partLines = partText.split(separator: "\n").map { $0.drop { $0 == " " } }
+            if !partText.hasSuffix("</objects>\n") { problems.append("part \(file) is incomplete (\(data.count) bytes)") }
+            if !partLines.contains(Substring(#"<objects \#(entity)="\#(count)">"#)) { problems.append("part \(file): wrong <objects> header") }
+            let objects = partLines.filter { $0.hasPrefix("<\(entity) ") }
+            if objects.count != count { problems.append("part \(file) holds \(objects.count) objects, the manifest says \(count)") }
+            lines += objects
+        }
+        return lines
+    }
+
+    /// Files in `parts/` that manifest.xml does not name (left by a kill after the commit point).
+    static func unreferencedParts(_ package: URL) -> Int {
+        let manifest = (try? String(contentsOf: package.appendingPathComponent("manifest.xml"), encoding: .utf8)) ?? ""
+        let named = Set(manifest.split(separator: "\n").compactMap { attribute("file", in: $0.drop { $0 == " " }) }.map(String.init))
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: package.appendingPathComponent("parts").path)) ?? []
+        return files.filter { !$0.hasPrefix(".") && !named.contains($0) }.count
     }
 
     /// The value of XML attribute `name` on an object line.
@@ -98,7 +128,7 @@ import Darwin
         return version
     }
 
-    // MARK: Workload 1: the Animals sample, enlarged (document.xml only)
+    // MARK: Workload 1: the Animals sample, enlarged (no blobs)
 
     static func animals(fillers: Int) -> Workload {
         let categories = 6, animals = 30   // the sample's own
@@ -129,8 +159,6 @@ import Darwin
                 let version = checkVersions(versions, problems: &problems)
                 if categoryCount != categories + version { problems.append("\(categoryCount) AnimalCategory lines for version \(version)") }
                 if animalCount != animals + fillers { problems.append("\(animalCount) Animal lines, expected \(animals + fillers)") }
-                let header = #"<objects AnimalCategory="\#(categories + version)" Animal="\#(animals + fillers)">"#
-                if !lines.contains(Substring(header)) { problems.append("no \(header) header") }
                 return OnDisk(version: version, problems: problems)
             },
             countScript: "count AnimalCategory\ncount Animal\n",
@@ -161,7 +189,7 @@ import Darwin
 
     /// Photo#1 "cover" holds the image of the current version (replaced, so its
     /// old blob is removed, at every save); each version adds photo vN with
-    /// image N. Filler photos without images make document.xml large.
+    /// image N. Filler photos without images make the parts large.
     static func album(fillers: Int) -> Workload {
         let images = ImageCache()
         return Workload(
@@ -212,7 +240,6 @@ import Darwin
                 if let cover { check(cover, is: version, "the cover") } else { problems.append("no cover photo") }
                 problems += imageProblems
                 if photos != 1 + fillers + version { problems.append("\(photos) Photo lines for version \(version)") }
-                if !lines.contains(Substring(#"<objects Photo="\#(1 + fillers + version)">"#)) { problems.append("wrong <objects> header") }
                 let files = ((try? FileManager.default.contentsOfDirectory(atPath: blobs.path)) ?? []).filter { !$0.hasPrefix(".") }
                 return OnDisk(version: version, problems: problems, unreferencedBlobs: files.filter { !named.contains($0) }.count)
             },
@@ -267,9 +294,9 @@ import Darwin
     /// `kill(2)`, under a name the loop's `kill` counter does not shadow.
     static func sendSignal(_ pid: pid_t, _ signal: Int32) -> Int32 { kill(pid, signal) }
 
-    /// The temporary files in `blobs/`.
-    static func blobTemporaries(_ package: URL) -> Set<String> {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: package.appendingPathComponent("blobs").path)) ?? []
+    /// The temporary files in `blobs/` (or another folder of the package).
+    static func blobTemporaries(_ package: URL, folder: String = "blobs") -> Set<String> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: package.appendingPathComponent(folder).path)) ?? []
         return Set(names.filter { $0.hasPrefix(".") && $0.hasSuffix(".tmp") })
     }
 
@@ -288,11 +315,13 @@ import Darwin
         defer { folder.remove() }
         let package = folder.url.appendingPathComponent(workload.package)
         if workload.package == "Animals.folio" { _ = try folder.copySample(workload.package) }
-        let temporary = package.appendingPathComponent(".document.xml.tmp")
+        let temporary = package.appendingPathComponent(".manifest.xml.tmp")
         try workload.setUp(folder, package)
         let initial = workload.inspect(package)
         try #require(initial.problems.isEmpty && initial.version == 0, "\(initial.problems)")
-        let bytes = size(of: package.appendingPathComponent("document.xml"))
+        let parts = package.appendingPathComponent("parts")
+        let partFiles = (try? FileManager.default.contentsOfDirectory(atPath: parts.path)) ?? []
+        let bytes = partFiles.reduce(size(of: package.appendingPathComponent("manifest.xml"))) { $0 + size(of: parts.appendingPathComponent($1)) }
 
         // Calibrate: how long a child takes to start, open the package and save three
         // versions. Kills are spread from 2 ms to that long, so they land in every
@@ -304,12 +333,14 @@ import Darwin
 
         var version = 3
         var observed: Set<Int> = []
-        var duringWrite = 0, duringBlobWrite = 0, noNewVersion = 0, killed = 0, unreferenced = 0
+        var duringWrite = 0, duringBlobWrite = 0, duringPartWrite = 0, noNewVersion = 0, killed = 0, unreferenced = 0
+        var unreferencedPartsSeen = 0
         let script = folder.url.appendingPathComponent("saves.txt")
         for kill in 1...max(kills, 1) {
             try Data(workload.script(version + 1...version + workload.versionsPerChild).utf8).write(to: script)
             let staleTemporary = identity(of: temporary)
             let staleBlobTemporaries = blobTemporaries(package)
+            let stalePartTemporaries = blobTemporaries(package, folder: "parts")
             let delay = UInt32.random(in: 2_000...window, using: &random)
             let child = try startSaving(package, script: script, in: folder.url)
             usleep(delay)
@@ -319,8 +350,11 @@ import Darwin
             if wasRunning, child.terminationReason == .uncaughtSignal { killed += 1 }
             else { Issue.record("kill \(kill): the child was not killed mid-run (status \(child.terminationStatus))") }
 
-            // A temporary file that is new or was rewritten: the kill interrupted the writing of document.xml.
+            // A temporary file that is new or was rewritten: the kill interrupted the writing of manifest.xml.
             if let now = identity(of: temporary), now != staleTemporary { duringWrite += 1 }
+            // A new part temporary file: the kill interrupted the writing (or syncing) of a part.
+            if !blobTemporaries(package, folder: "parts").isSubset(of: stalePartTemporaries) { duringPartWrite += 1 }
+            if unreferencedParts(package) > 0 { unreferencedPartsSeen += 1 }
             // A new blob temporary file: the kill interrupted the writing of a blob.
             if !blobTemporaries(package).isSubset(of: staleBlobTemporaries) { duringBlobWrite += 1 }
             let disk = workload.inspect(package)
@@ -349,12 +383,15 @@ import Darwin
         #expect(!entries.contains { $0.hasSuffix(".tmp") }, "a save left temporary files behind: \(entries)")
         let final = workload.inspect(package)
         #expect(final.version == version + 1 && final.problems.isEmpty && final.unreferencedBlobs == 0, "\(final)")
+        #expect(unreferencedParts(package) == 0, "the last save left unreferenced parts")
+        #expect(blobTemporaries(package, folder: "parts").isEmpty, "the last save left part temporaries")
 
         print("""
             crash test (\(workload.name)): \(killed) kills survived of \(kills); \(version) versions saved, \(observed.count) \
-            distinct versions observed after kills; \(duringWrite) kills interrupted the writing of document.xml, \
-            \(duringBlobWrite) that of a blob, \
-            \(noNewVersion) found no new version, unreferenced blobs present after \(unreferenced); document.xml \(bytes / 1024) KiB; \
+            distinct versions observed after kills; \(duringWrite) kills interrupted the writing of manifest.xml, \
+            \(duringPartWrite) that of a part, \(duringBlobWrite) that of a blob, \
+            \(noNewVersion) found no new version, unreferenced blobs present after \(unreferenced), unreferenced parts after \
+            \(unreferencedPartsSeen); manifest and \(partFiles.count) parts \(bytes / 1024) KiB; \
             kill delays 2-\(window / 1000) ms; \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \
             FOLIO_CRASH_SEED=\(seed)
             """)

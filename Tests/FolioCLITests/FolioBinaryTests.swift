@@ -48,7 +48,7 @@ struct TemporaryFolder {
 
 /// The text of a package's document.xml.
 func documentText(_ package: URL) throws -> String {
-    try String(contentsOf: package.appendingPathComponent("document.xml"), encoding: .utf8)
+    try packageText(package)
 }
 
 /// Runs `folio` with `input` on stdin (a file, so no pipe can fill up), in

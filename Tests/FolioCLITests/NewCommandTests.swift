@@ -43,7 +43,7 @@ import Testing
         let created = try runFolio(["new", "Notes.folio", "--schema", "notes-schema.xml"], in: folder.url)
         #expect(created.status == 0, "\(created.stderr)")
         #expect(created.stdout == "")
-        #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("Notes.folio/document.xml").path))
+        #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("Notes.folio/manifest.xml").path))
         let reopened = try runFolio(["Notes.folio"], input: "help\n", in: folder.url)
         #expect(reopened.status == 0, "\(reopened.stderr)")
     }

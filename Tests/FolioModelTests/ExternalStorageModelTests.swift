@@ -41,7 +41,7 @@ final class Memo {
         }
         let blobs = try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("blobs").path)
         #expect(blobs.count == 3, "nil has no blob; the empty string has one")
-        let document = try String(contentsOf: url.appendingPathComponent("document.xml"), encoding: .utf8)
+        let document = try packageText(url)
         #expect(!document.contains("Lorem") && !document.contains("你好"), "the text is not in the XML")
 
         let reopened = ModelContext(try container(allowsSave: false))

@@ -74,7 +74,7 @@ enum TravelV3 {
         // The new entity works, and the next save writes the new shape.
         trips[0].stops.append(TravelV2.Stop(city: "Sintra"))
         try context.save()
-        let document = try String(contentsOf: url.appendingPathComponent("document.xml"), encoding: .utf8)
+        let document = try packageText(url)
         #expect(document.contains("place"))
         #expect(!document.contains("notes"))
         #expect(document.contains("Sintra"))
@@ -84,7 +84,7 @@ enum TravelV3 {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Travel.folio")
         try writeVersion1(url)
-        let before = try Data(contentsOf: url.appendingPathComponent("document.xml"))
+        let before = try packageDocument(url)
 
         let error = #expect(throws: ModelError.self) {
             _ = try ModelContainer(for: TravelV3.Trip.self, configurations: ModelConfiguration(url: url))
@@ -97,6 +97,6 @@ enum TravelV3 {
         #expect(entity == "Trip")
         #expect(attribute == "name")
         #expect("\(error!)".contains("name"))
-        #expect(try Data(contentsOf: url.appendingPathComponent("document.xml")) == before)
+        #expect(try packageDocument(url) == before)
     }
 }

@@ -123,7 +123,7 @@ struct SchemaMigrationPlanTests {
     }
 
     static func document(of package: URL) throws -> String {
-        try String(decoding: Data(contentsOf: package.appendingPathComponent("document.xml")), as: UTF8.self)
+        try packageText(package)
     }
 
     /// A package saved by version 1's models: three notes, two titled alike.

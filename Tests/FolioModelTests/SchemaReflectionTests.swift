@@ -118,7 +118,7 @@ final class Gadget {
             context.insert(Gadget())
             try context.save()
         }
-        let before = try Data(contentsOf: url.appendingPathComponent("document.xml"))
+        let before = try packageDocument(url)
         #expect(!String(decoding: before, as: UTF8.self).contains("<unique"))
         // The schema the package stores, read with no classes, is the classes' schema.
         #expect(try ModelContainer(contentsOf: url, allowsSave: false).schema == Schema([Gadget.self]))
@@ -127,7 +127,7 @@ final class Gadget {
         let context = ModelContext(container)
         #expect(try context.fetch(FetchDescriptor<Gadget>()).first?.mood == .busy)
         try context.save()
-        #expect(try Data(contentsOf: url.appendingPathComponent("document.xml")) == before)
+        #expect(try packageDocument(url) == before)
     }
 
     @Test func `SwiftData's other attribute options are recorded in the package and read back, so its schema equals the classes'`() throws {
@@ -143,7 +143,7 @@ final class Gadget {
             _ = try context.insert("Article", ["fieldEphemeral": .string("kept in memory"), "fieldSpotlight": .string("saved")])
             try context.save()
         }
-        let document = try String(decoding: Data(contentsOf: url.appendingPathComponent("document.xml")), as: UTF8.self)
+        let document = try packageText(url)
         for option in ["spotlight", "allows-cloud-encryption", "preserve-value-on-deletion", "ephemeral"] {
             #expect(document.contains("\(option)=\"true\""), "\(option)")
         }

@@ -77,7 +77,7 @@ enum ReentrantPlan: SchemaMigrationPlan {
 @Suite(.serialized)
 struct StagedMigrationTests {
     static func document(of package: URL) throws -> String {
-        try String(decoding: Data(contentsOf: package.appendingPathComponent("document.xml")), as: UTF8.self)
+        try packageText(package)
     }
 
     /// A version 1 package with two notes of distinct titles.

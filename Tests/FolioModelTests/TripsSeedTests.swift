@@ -137,7 +137,7 @@ struct Weather {
         try context.save()
         #expect(trip.destinationWeather.summary == "rain")
 
-        let document = try String(contentsOf: url.appendingPathComponent("document.xml"), encoding: .utf8)
+        let document = try packageText(url)
         #expect(!document.contains("destinationWeather"))
         let fetched = try ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
             .fetch(FetchDescriptor<Trip>())

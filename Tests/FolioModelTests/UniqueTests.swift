@@ -165,7 +165,7 @@ final class Holder {
                 }
                 try old.save()
             }
-            let before = try Data(contentsOf: url.appending(path: "document.xml"))
+            let before = try packageDocument(url)
 
             do {
                 let container = try ModelContainer(for: Tour.self, configurations: ModelConfiguration(url: url))
@@ -178,7 +178,7 @@ final class Holder {
                     continue
                 }
                 #expect(entity == "Tour" && attributes == "city, day")
-                #expect(try Data(contentsOf: url.appending(path: "document.xml")) == before)
+                #expect(try packageDocument(url) == before)
             }
         }
     }

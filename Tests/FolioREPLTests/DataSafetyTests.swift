@@ -7,27 +7,27 @@ import Testing
 /// changes, `revert`, `save as` and a failed save never lose the last saved
 /// package or the edits in memory.
 ///
-/// "On disk" is compared byte for byte (document.xml and the package's
+/// "On disk" is compared byte for byte (manifest.xml with its parts, and the package's
 /// entries); "in memory" is the document as it would be saved now, which the
 /// canonical writer makes byte-comparable too.
 @Suite struct DataSafetyTests {
-    /// The package's files: document.xml's bytes and the folder's entries (hidden ones included).
+    /// The package's files: the manifest and parts' bytes and the folder's entries (hidden ones included).
     struct OnDisk: Equatable {
         var document: Data?
         var entries: [String]
 
         init(_ url: URL) {
-            document = try? Data(contentsOf: url.appendingPathComponent("document.xml"))
+            document = try? packageDocument(url)
             entries = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
         }
     }
 
-    /// document.xml as the session would save it now (written to a scratch package).
+    /// The document as the session would save it now (written to a scratch package).
     static func inMemory(_ session: Session) throws -> Data {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-safety-\(UUID().uuidString).folio")
         defer { try? FileManager.default.removeItem(at: scratch) }
         try session.interpreter.context.exportPackage(to: scratch)
-        return try Data(contentsOf: scratch.appendingPathComponent("document.xml"))
+        return try packageDocument(scratch)
     }
 
     /// Opens a package read-only (the session may hold it open for writing).
@@ -148,7 +148,7 @@ import Testing
         #expect(OnDisk(original) == saved, "the original is untouched")
         try Self.expectFirstSave(original, "original after save as")
         #expect(OnDisk(copy).document == memory, "the copy is exactly what was in memory")
-        #expect(OnDisk(copy).entries == ["document.xml"])
+        #expect(OnDisk(copy).entries == ["manifest.xml", "parts"])
         #expect(session.interpreter.documentURL == copy)
         #expect(!session.interpreter.hasUnsavedChanges)
 
@@ -191,7 +191,7 @@ import Testing
         let memory = try Self.inMemory(session)
         let undoSteps = session.interpreter.context.undoManager?.undoCount
         // Something occupies the temporary file's name: the save gets past its checks and fails creating it.
-        let obstacle = session.url.appendingPathComponent(".document.xml.tmp")
+        let obstacle = session.url.appendingPathComponent(".manifest.xml.tmp")
         try FileManager.default.createDirectory(at: obstacle, withIntermediateDirectories: false)
         let savedWithObstacle = OnDisk(session.url)
 
@@ -213,7 +213,7 @@ import Testing
         try FileManager.default.removeItem(at: obstacle)
         #expect(try session.run("save") == "saved \(session.url.path)\n")
         #expect(OnDisk(session.url).document == memory)
-        #expect(OnDisk(session.url).entries == ["document.xml"])
+        #expect(OnDisk(session.url).entries == ["manifest.xml", "parts"])
     }
 
     @Test("a save after the package's folder vanished fails clearly; the edits stay, and save as to a good path keeps them all")
@@ -286,7 +286,7 @@ import Testing
     func revertAfterFailedSave() throws {
         let (session, saved) = try Self.sessionWithSavedAndUnsavedWork()
         defer { Self.remove(session) }
-        let obstacle = session.url.appendingPathComponent(".document.xml.tmp")
+        let obstacle = session.url.appendingPathComponent(".manifest.xml.tmp")
         try FileManager.default.createDirectory(at: obstacle, withIntermediateDirectories: false)
         #expect(session.error("save") != nil)
         session.answer = true

@@ -29,7 +29,7 @@ struct SeededGenerator: RandomNumberGenerator {
     func snapshot(_ session: Session, in folder: URL) throws -> Data {
         let url = folder.appendingPathComponent("\(UUID().uuidString).folio")
         try session.interpreter.context.exportPackage(to: url)
-        return try Data(contentsOf: url.appendingPathComponent("document.xml"))
+        return try packageDocument(url)
     }
 
     @Test("random command lines never crash, and one that fails leaves the document and the undo history as they were")

@@ -56,6 +56,8 @@ import Testing
         var reported: [ModelError] = []
         do {
             let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
+            // A failed expectation that throws must not leave a write held: the container's teardown waits for it.
+            defer { valve.release() }
             let store = container.store
             let context = container.mainContext
             context.undoManager = UndoManager()

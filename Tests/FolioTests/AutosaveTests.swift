@@ -223,8 +223,8 @@ import Testing
         let context = container.mainContext
         nonisolated(unsafe) var reported: [ModelError] = []
         context.autosaveErrorHandler = { reported.append($0) }
-        // Another program rewrites document.xml (same content, new file).
-        let document = url.appendingPathComponent("document.xml")
+        // Another program rewrites manifest.xml, the commit point (same content, new file).
+        let document = url.appendingPathComponent("manifest.xml")
         let bytes = try Data(contentsOf: document)
         try FileManager.default.removeItem(at: document)
         try bytes.write(to: document)

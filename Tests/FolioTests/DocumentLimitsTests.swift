@@ -120,9 +120,8 @@ import Testing
             try graph.insert("T", ["s": .string(text), "a": .string(text)])
             var buffer = ByteBuffer()
             var writer = DocumentWriter(graph: graph)
-            try writer.write { (bytes: inout ByteBuffer) throws(PackageError) in
-                buffer.bytes.append(contentsOf: bytes.bytes)
-                bytes.bytes.removeAll(keepingCapacity: true)
+            _ = try writer.layOutParts(previous: nil, changed: []) { (_, bytes: [UInt8]) throws(PackageError) in
+                buffer.bytes.append(contentsOf: bytes)
             }
             let line = String(decoding: buffer.bytes, as: UTF8.self).split(separator: "\n").first { $0.contains("<T ") } ?? ""
             // The values are the two quoted runs after ` s=`/` s.esc=` and ` a=`/` a.esc=`.
@@ -275,7 +274,7 @@ import Testing
         let package = DocumentPackage(url: temporaryPackageURL())
         defer { try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent()) }
         try package.write(graph)
-        let saved = try Data(contentsOf: URL(fileURLWithPath: package.documentPath))
+        let saved = try packageDocument(package.url)
         // Ids 2…33: "2 3 … 33" is 8 × 2 + 24 × 3 − 1 = 87 bytes, over 64.
         for index in 0..<32 {
             try graph.link(try graph.insert("Animal", ["name": .string("a\(index)")]), "category", to: category)
@@ -284,7 +283,7 @@ import Testing
                                                 size: 87, maximum: 64)) {
             try package.write(graph)
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: package.documentPath)) == saved)
+        #expect(try packageDocument(package.url) == saved)
     }
 
     @Test("the error names entity, attribute, size and limit, and says what to do")

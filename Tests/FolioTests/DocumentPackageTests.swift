@@ -54,6 +54,39 @@ import Testing
         return graph
     }
 
+    @Test("a read racing with commits that remove the parts it was about to read reads a whole committed version")
+    func readsRacingWithCommitsSucceed() throws {
+        // Parts small enough that each commit replaces several and removes the old ones.
+        let graph = ObjectGraph(schema: try zooSchema())
+        var animals: [PersistentIdentifier] = []
+        for index in 0..<3000 {
+            animals.append(try graph.insert("Animal", ["name": .string("Animal \(index) " + String(repeating: "x", count: 200)),
+                                                       "age": .int(0)]))
+        }
+        let url = temporaryPackageURL()
+        let package = DocumentPackage(url: url)
+        try package.write(graph)
+        let sampled = animals.enumerated().filter { $0.offset % 300 == 0 }.map(\.element)
+        // Only the writer thread touches the graph.
+        nonisolated(unsafe) let written = graph
+        let writer = Thread {
+            for version in 1...40 {
+                for animal in sampled { try? written.setValue(.int(Int64(version)), for: "age", of: animal) }
+                try? package.write(written)
+            }
+        }
+        writer.start()
+        var reads = 0
+        while !writer.isFinished || reads == 0 {
+            let read = try DocumentPackage(url: url).read()
+            // Whole: every animal of one version has the same age.
+            let ages = Set(try sampled.map { try read.value("age", of: $0) })
+            #expect(ages.count == 1, "a mix of versions: \(ages)")
+            reads += 1
+        }
+        #expect(reads > 0)
+    }
+
     @Test("every value type and edge value round-trips through a package exactly")
     func roundTripEveryValue() throws {
         let graph = try Self.edgeGraph()
@@ -82,8 +115,8 @@ import Testing
         let second = DocumentPackage(url: temporaryPackageURL("B"))
         try first.write(graph)
         try second.write(try first.read())
-        let a = try Data(contentsOf: URL(fileURLWithPath: first.documentPath))
-        let b = try Data(contentsOf: URL(fileURLWithPath: second.documentPath))
+        let a = try packageDocument(first.url)
+        let b = try packageDocument(second.url)
         #expect(a == b)
         let blobsA = try FileManager.default.contentsOfDirectory(atPath: first.blobsPath).sorted()
         let blobsB = try FileManager.default.contentsOfDirectory(atPath: second.blobsPath).sorted()
@@ -91,7 +124,7 @@ import Testing
         #expect(!blobsA.isEmpty)
     }
 
-    @Test("a one-object edit is a one-line diff")
+    @Test("a one-object edit changes one line of one part, and that part's line in the manifest")
     func smallDiff() throws {
         let graph = ObjectGraph(schema: try zooSchema())
         let category = try graph.insert("AnimalCategory", ["name": .string("Birds")])
@@ -101,10 +134,24 @@ import Testing
         }
         let package = DocumentPackage(url: temporaryPackageURL())
         try package.write(graph)
-        let before = try String(contentsOfFile: package.documentPath, encoding: .utf8).split(separator: "\n")
+        func lines(_ file: String) throws -> [Substring] {
+            try String(contentsOfFile: package.url.path + "/" + file, encoding: .utf8).split(separator: "\n")
+        }
+        let manifestBefore = try lines("manifest.xml")
+        let partsBefore = try Set(FileManager.default.contentsOfDirectory(atPath: package.partsPath))
+        let oldText = try Dictionary(uniqueKeysWithValues: partsBefore.map { ($0, try lines("parts/" + $0)) })
         try graph.setValue(.int(99), for: "age", of: PersistentIdentifier(entityName: "Animal", id: 30))
         try package.write(graph)
-        let after = try String(contentsOfFile: package.documentPath, encoding: .utf8).split(separator: "\n")
+        let manifestAfter = try lines("manifest.xml")
+        let partsAfter = try Set(FileManager.default.contentsOfDirectory(atPath: package.partsPath))
+        #expect(manifestBefore.count == manifestAfter.count)
+        let changedManifest = zip(manifestBefore, manifestAfter).filter { $0 != $1 }
+        #expect(changedManifest.count == 1 && changedManifest.first?.1.contains("entity=\"Animal\"") == true)
+        // The part holding Animal 30 has a new name (its content changed); the other one kept its file.
+        let removed = partsBefore.subtracting(partsAfter), added = partsAfter.subtracting(partsBefore)
+        #expect(removed.count == 1 && added.count == 1 && partsBefore.count == 2)
+        guard let old = removed.first, let new = added.first else { return }
+        let before = oldText[old] ?? [], after = try lines("parts/" + new)
         #expect(before.count == after.count)
         let changed = zip(before, after).filter { $0 != $1 }
         #expect(changed.count == 1)
@@ -119,7 +166,7 @@ import Testing
         try package.write(graph)
         let blobs = try FileManager.default.contentsOfDirectory(atPath: package.blobsPath)
         #expect(blobs.count == 1)
-        let xml = try String(contentsOfFile: package.documentPath, encoding: .utf8)
+        let xml = try packageText(package.url)
         #expect(xml.contains("photo=\"\(blobs[0])\""))
         #expect(try package.read().value("photo", of: thing) == .data(Data(repeating: 7, count: 10_000)))
 
@@ -140,7 +187,8 @@ import Testing
         try DocumentPackage(url: url).write(try Self.edgeGraph())
         try DocumentPackage(url: url).write(try Self.edgeGraph())
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == [url.lastPathComponent])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() == ["blobs", "document.xml"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() == ["blobs", "manifest.xml", "parts"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path + "/parts").allSatisfy { !$0.hasPrefix(".") })
     }
 
     // MARK: Nothing outside the package is touched
@@ -268,7 +316,7 @@ import Testing
         let thing = try graph.insert("Thing", ["scratch": .string("secret")])
         let package = DocumentPackage(url: temporaryPackageURL())
         try package.write(graph)
-        #expect(try !String(contentsOfFile: package.documentPath, encoding: .utf8).contains("secret"))
+        #expect(try !packageText(package.url).contains("secret"))
         #expect(try package.read().value("scratch", of: thing) == .string(""))
     }
 
@@ -278,7 +326,7 @@ import Testing
         try graph.insert("Animal", ["name": .string("nul\u{0}"), "notes": .string("tab\tand & <")])
         let package = DocumentPackage(url: temporaryPackageURL())
         try package.write(graph)
-        let xml = try String(contentsOfFile: package.documentPath, encoding: .utf8)
+        let xml = try packageText(package.url)
         #expect(xml.contains(#"name.esc="nul\u0000""#))
         #expect(xml.contains(#"notes="tab&#9;and &amp; &lt;""#))
     }

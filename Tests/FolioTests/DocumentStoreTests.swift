@@ -184,9 +184,9 @@ import Testing
         // The second context has validated (nothing clashes in it yet) when the first one saves.
         #expect(second.validationIssues().isEmpty)
         try first.save()
-        let saved = try Data(contentsOf: url.appendingPathComponent("document.xml"))
+        let saved = try packageDocument(url)
         #expect(throws: ModelError.self) { try container.store.save(second, allowsSave: true) }
-        #expect(try Data(contentsOf: url.appendingPathComponent("document.xml")) == saved)
+        #expect(try packageDocument(url) == saved)
         // The clash is reported, not re-merged: the same save refuses the same way.
         #expect(throws: ModelError.self) { try second.save() }
         _ = try DocumentPackage(url: url).read()
@@ -199,7 +199,7 @@ import Testing
         let writer = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url)))
         try writer.insert("Animal", ["name": .string("Rex")])
         try writer.save()
-        let saved = try Data(contentsOf: url.appendingPathComponent("document.xml"))
+        let saved = try packageDocument(url)
         let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
         try reader.insert("Animal", ["name": .string("Kiwi")])
         let otherSpelling = URL(fileURLWithPath: url.deletingLastPathComponent().path + "/./" + url.lastPathComponent)
@@ -208,6 +208,6 @@ import Testing
                 #expect(throws: ModelError.self) { try context.exportPackage(to: target) }
             }
         }
-        #expect(try Data(contentsOf: url.appendingPathComponent("document.xml")) == saved)
+        #expect(try packageDocument(url) == saved)
     }
 }

@@ -6,16 +6,16 @@ import Testing
 /// next save, even when it was rewritten in place at the same size with its
 /// modification time restored (issue 13, item 10).
 @Suite struct FileFingerprintTests {
-    /// Rewrites `document.xml` in place (same inode, same size) and sets its
+    /// Rewrites `manifest.xml` in place (same inode, same size) and sets its
     /// access and modification times back, as `touch -r` would.
     static func rewriteInPlaceRestoringTimes(_ package: URL) throws {
-        let path = package.appendingPathComponent("document.xml").path
+        let path = package.appendingPathComponent("manifest.xml").path
         var before = stat()
         #expect(stat(path, &before) == 0)
         var text = try #require(FileManager.default.contents(atPath: path))
-        // Same length: a name changed letter for letter.
-        let range = try #require(text.range(of: Data("Rex".utf8)))
-        text.replaceSubrange(range, with: Data("Max".utf8))
+        // Same length: an attribute's name in the schema changed letter for letter.
+        let range = try #require(text.range(of: Data("name=\"name\"".utf8)))
+        text.replaceSubrange(range, with: Data("name=\"nome\"".utf8))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.write(contentsOf: text)
         try handle.close()
@@ -51,7 +51,7 @@ import Testing
         let recorded = try #require(DocumentPackage(url: url).fingerprint)
         #expect(recorded.contentHash == nil, "an old file is vouched for by its times alone")
         try Self.rewriteInPlaceRestoringTimes(url)
-        let path = url.appendingPathComponent("document.xml").path
+        let path = url.appendingPathComponent("manifest.xml").path
         #expect(!FileFingerprint.matches(recorded, path: path))
         try context.insert("Animal")
         #expect(throws: ModelError.package(.modifiedOnDisk(path: url.path))) { try context.save() }

@@ -17,9 +17,9 @@ import Testing
             #expect(back.schema == schema, "seed \(seed)")
             #expect(back.snapshot() == graph.snapshot(), "seed \(seed)")
             #expect(back.invariantViolations().isEmpty, "seed \(seed)")
-            let first = try Data(contentsOf: URL(fileURLWithPath: package.documentPath))
+            let first = try packageDocument(package.url)
             try package.write(back)
-            #expect(try Data(contentsOf: URL(fileURLWithPath: package.documentPath)) == first, "seed \(seed)")
+            #expect(try packageDocument(package.url) == first, "seed \(seed)")
             try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent())
         }
     }

@@ -921,7 +921,7 @@ import Testing
                 try copy.write(graph)
                 let reread = try copy.read()
                 #expect(reread.snapshot() == graph.snapshot())
-                let text = try String(contentsOfFile: copy.documentPath, encoding: .utf8)
+                let text = try packageText(copy.url)
                 #expect(text.contains(#""int:5",null,"string:hi""#))
             }
         }

@@ -26,7 +26,7 @@ import Testing
         try context.save()
         context.undoManager?.removeAllActions()
         var saved = model
-        var horizon = (model: model, bytes: try Data(contentsOf: url.appendingPathComponent("document.xml")))
+        var horizon = (model: model, bytes: try packageDocument(url))
         var undoStack: [ReferenceModel] = []
         var redoStack: [ReferenceModel] = []
 
@@ -131,7 +131,7 @@ import Testing
                 model = saved
                 undoStack.removeAll()
                 redoStack.removeAll()
-                horizon = (model, try Data(contentsOf: url.appendingPathComponent("document.xml")))
+                horizon = (model, try packageDocument(url))
             }
             if ProcessInfo.processInfo.environment["FOLIO_TRACE"] != nil {
                 print("step \(index): \(action)  deleted=\(context.deletedIdentifiers) denials=\(model.denials)")
@@ -161,7 +161,7 @@ import Testing
         while context.undoManager?.canUndo == true { context.undoManager?.undo() }
         #expect(context.graph.snapshot() == horizon.model.snapshot, "seed \(seed): undo all")
         if !horizon.model.denyViolations(saved: saved), (try? context.save()) != nil {
-            #expect(try Data(contentsOf: url.appendingPathComponent("document.xml")) == horizon.bytes, "seed \(seed): bytes")
+            #expect(try packageDocument(url) == horizon.bytes, "seed \(seed): bytes")
         }
     }
 

@@ -106,7 +106,7 @@ import Testing
         #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Thing")) == 0)
         #expect(!context.hasChanges)
         #expect(try DocumentPackage(url: url).read().count == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path) == ["document.xml"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path) == ["manifest.xml"])
         #expect(context.undoManager?.undoActionName == "Delete All Data")
         context.undoManager?.undo()
         #expect(context.contains(thing) && context.insertedIdentifiers == [thing])
@@ -217,7 +217,7 @@ import Testing
         // Another program rewriting the file is noticed; our own saves are not.
         try first.insert("Animal")
         try first.save()
-        let document = url.appendingPathComponent("document.xml")
+        let document = url.appendingPathComponent("manifest.xml")
         try (try String(contentsOf: document, encoding: .utf8) + "\n").write(to: document, atomically: false, encoding: .utf8)
         try first.insert("Animal")
         #expect(throws: ModelError.package(.modifiedOnDisk(path: url.path))) { try first.save() }

@@ -105,7 +105,7 @@ import Testing
         try graph.link(full, "items", to: item)
         try DocumentPackage(url: url).write(graph)
 
-        let text = try String(contentsOf: url.appendingPathComponent("document.xml"), encoding: .utf8)
+        let text = try packageText(url)
         #expect(text.contains(#"<relationship name="items" destination="Item" to-many="true" optional="true" inverse="owner""#))
         #expect(text.contains(#"<Owner f.id="\#(none.id)" name="none"/>"#), "no collection: nothing written")
         #expect(text.contains(#"<Owner f.id="\#(empty.id)" name="empty" items="" tags=""/>"#),

@@ -7,7 +7,7 @@ import Testing
         .deletingLastPathComponent().appendingPathComponent("SampleDocuments")
     static let names = ["Animals", "Countries", "Trips", "Dogs"]
 
-    @Test("every sample document opens, is sound, and saves back to the same bytes", arguments: names)
+    @Test("every sample document (format 1) opens, is sound, and saves in format 2 with every object line as it was", arguments: names)
     func opensAndResaves(_ name: String) throws {
         let package = DocumentPackage(url: Self.folder.appendingPathComponent("\(name).folio"))
         let graph = try package.read()
@@ -15,7 +15,14 @@ import Testing
         #expect(graph.invariantViolations().isEmpty)
         let copy = DocumentPackage(url: temporaryPackageURL(name))
         try copy.write(graph)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: copy.documentPath)) == Data(contentsOf: URL(fileURLWithPath: package.documentPath)))
+        // The same objects, written the same way: only the file around them changed.
+        func objectLines(_ text: String) -> [Substring] {
+            text.split(separator: "\n").map { $0.drop { $0 == " " } }.filter { $0.contains(" f.id=\"") }
+        }
+        let old = try String(contentsOfFile: package.documentPath, encoding: .utf8)
+        #expect(try objectLines(packageText(copy.url)) == objectLines(old))
+        #expect(FileManager.default.fileExists(atPath: copy.manifestPath))
+        #expect(!FileManager.default.fileExists(atPath: copy.documentPath))
     }
 
     @Test("deleting a sample category cascades to its animals and undo brings them back")

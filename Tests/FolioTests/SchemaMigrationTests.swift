@@ -467,7 +467,7 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
         let package = DocumentPackage(url: temporaryPackageURL("Library"))
         defer { try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent()) }
         try package.write(library.graph)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: package.documentPath))
+        let bytes = try packageDocument(package.url)
         let stored = try package.read()
         #expect(stored.snapshot() == library.graph.snapshot())
 
@@ -515,7 +515,7 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
         }
         #expect(stored.snapshot() == before)
         #expect(stored.schema == library.graph.schema)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: package.documentPath)) == bytes)
+        #expect(try packageDocument(package.url) == bytes)
         #expect(try package.read().snapshot() == before)
     }
 

@@ -41,7 +41,7 @@ struct SchemaVersionTests {
             _ = try context.insert("Note", ["title": .string("a")])
             try context.save()
         }
-        let document = try String(decoding: Data(contentsOf: url.appendingPathComponent("document.xml")), as: UTF8.self)
+        let document = try packageText(url)
         #expect(document.contains(version.map { "<schema version=\"\($0)\">" } ?? "<schema>"))
         let reopened = try ModelContainer(contentsOf: url)
         #expect(reopened.schema.version == version ?? Schema.Version(1, 0, 0))

@@ -57,7 +57,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: url) }
         let schema = try Self.visitSchema(constraints: [["city", "day"], ["day", "guide"]])
         try DocumentPackage(url: url).write(ObjectGraph(schema: schema))
-        let text = try String(contentsOf: url.appending(path: "document.xml"), encoding: .utf8)
+        let text = try packageText(url)
         #expect(text.contains(#"<unique attributes="city day"/>"#))
         #expect(try DocumentPackage(url: url).read().schema == schema)
     }
@@ -294,7 +294,7 @@ import Testing
             try context.save()
             #expect(first != second)
         }
-        let before = try Data(contentsOf: url.appendingPathComponent("document.xml"))
+        let before = try packageDocument(url)
         let constrained = try Self.codeSchema(constraints: [["code"]])
         let error = #expect(throws: ModelError.self) {
             _ = try ModelContainer(for: constrained, configurations: ModelConfiguration(url: url))
@@ -304,7 +304,7 @@ import Testing
             return
         }
         #expect(entity == "Item" && attribute == "code" && ids == [1, 2])
-        #expect(try Data(contentsOf: url.appendingPathComponent("document.xml")) == before)
+        #expect(try packageDocument(url) == before)
     }
 
     @Test func `a one-attribute constraint over distinct values migrates, saves, and the package opens again`() throws {
@@ -409,7 +409,7 @@ import Testing
         #expect(layout.uniqueGroups == [[2, 0], [3]])   // after two attributes: snapshot is member 2, owner 3
         #expect(layout.uniqueGroups.map(layout.names(ofGroup:)) == ["snapshot, label", "owner"])
         try DocumentPackage(url: url).write(graph)
-        let text = try String(contentsOf: url.appending(path: "document.xml"), encoding: .utf8)
+        let text = try packageText(url)
         #expect(text.contains(#"<unique attributes="snapshot label"/>"#))
         #expect(text.contains(#"<unique attributes="owner"/>"#))
         #expect(try DocumentPackage(url: url).read().schema == schema)
@@ -426,7 +426,7 @@ import Testing
         let url = temporaryPackageURL()
         defer { try? FileManager.default.removeItem(at: url) }
         try DocumentPackage(url: url).write(graph)
-        let text = try String(contentsOf: url.appending(path: "document.xml"), encoding: .utf8)
+        let text = try packageText(url)
         #expect(text.contains(#"<attribute name="day" type="int" unique="true"/>"#))
         #expect(!text.contains("<unique"))
     }

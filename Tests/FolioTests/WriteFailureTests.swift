@@ -53,8 +53,8 @@ import Glibc
     static let photo3 = PersistentIdentifier(entityName: "Photo", id: 3)
 
     /// The unsaved edits: a title changed, an image replaced (new blob B2), a photo
-    /// inserted (new blob C); `large` adds 1 MiB titles until document.xml passes
-    /// the writer's 4 MiB flush size, so a save writes part of it before failing.
+    /// inserted (new blob C); `large` adds 1 MiB titles, so a save writes several
+    /// new part files, and fails in the last.
     static func edit(_ editor: any Editor, large: Bool = false) throws {
         try editor.setValue(.string("Sunrise, edited"), for: "title", of: photo1)
         try editor.setValue(.data(imageB2), for: "image", of: photo2)
@@ -84,7 +84,7 @@ import Glibc
         var blobs: [String: Data]
 
         init(_ url: URL) {
-            document = try? Data(contentsOf: url.appendingPathComponent("document.xml"))
+            document = try? packageDocument(url)
             entries = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
             var blobs: [String: Data] = [:]
             let folder = url.appendingPathComponent("blobs")
@@ -95,11 +95,11 @@ import Glibc
         }
 
         var description: String {
-            "document.xml \(document.map { "\($0.count) bytes" } ?? "missing"), entries \(entries), blobs \(blobs.keys.sorted())"
+            "manifest and parts \(document.map { "\($0.count) bytes" } ?? "missing"), entries \(entries), blobs \(blobs.keys.sorted())"
         }
     }
 
-    /// The old package is intact: document.xml byte for byte, every old blob
+    /// The old package is intact: manifest.xml and its parts byte for byte, every old blob
     /// byte for byte, no temporary file. A save that failed after renaming some
     /// new blobs into `blobs/` may leave them (the protocol only ever adds
     /// blobs before the commit point): they must not be named by the old
@@ -108,7 +108,7 @@ import Glibc
     static func expectIntact(_ url: URL, was old: PackageFiles, _ note: String,
                              sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
         let now = PackageFiles(url)
-        #expect(now.document == old.document, "\(note): document.xml changed", sourceLocation: sourceLocation)
+        #expect(now.document == old.document, "\(note): the manifest or a part changed", sourceLocation: sourceLocation)
         #expect(now.entries == old.entries, "\(note): package folder \(now.entries), was \(old.entries)", sourceLocation: sourceLocation)
         for (name, data) in old.blobs {
             #expect(now.blobs[name] == data, "\(note): blob \(name) changed or vanished", sourceLocation: sourceLocation)
@@ -145,8 +145,9 @@ import Glibc
         try FileIO.withFault(FileIO.Fault(under: package.path, afterBytes: bytes, code: ENOSPC), body)
     }
 
-    /// How much a save of `graph` over the old package writes: document.xml, then each new blob in order.
-    static func plannedWrites(of graph: ObjectGraph) throws -> (document: Int, blobs: [Int]) {
+    /// How much a save of `graph` over the old package at `url` writes: the part
+    /// files it does not hold yet, then each new blob in order, then manifest.xml.
+    static func plannedWrites(of graph: ObjectGraph, over url: URL) throws -> (parts: Int, blobs: [Int], manifest: Int) {
         let scratch = temporaryPackageURL("Scratch")
         defer { try? FileManager.default.removeItem(at: scratch.deletingLastPathComponent()) }
         try DocumentPackage(url: scratch).write(graph)
@@ -154,30 +155,37 @@ import Glibc
         let old = [imageA, imageB]
         let newBlobs = files.blobs.sorted { Int($0.key.prefix { $0 != "-" })! < Int($1.key.prefix { $0 != "-" })! }
             .map(\.value).filter { !old.contains($0) }
-        return (files.document!.count, newBlobs.map(\.count))
+        let oldParts = Set((try? FileManager.default.contentsOfDirectory(atPath: url.path + "/parts")) ?? [])
+        let parts = scratch.appendingPathComponent("parts")
+        let newParts = try FileManager.default.contentsOfDirectory(atPath: parts.path).filter { !oldParts.contains($0) }
+            .map { try Data(contentsOf: parts.appendingPathComponent($0)).count }.reduce(0, +)
+        return (newParts, newBlobs.map(\.count), try Data(contentsOf: scratch.appendingPathComponent("manifest.xml")).count)
     }
 
     // MARK: Where a save fails
 
     enum FaultPoint: String, CaseIterable, CustomTestStringConvertible {
-        /// The first byte of document.xml.
+        /// The first byte of the first new part.
         case beforeAnyByte
-        /// document.xml is over 4 MiB: its first chunk is written, the last one fails.
+        /// The new parts are over 4 MiB, several files: all but the last byte of them is written.
         case midDocument
-        /// document.xml is written; the first new blob fails.
+        /// The parts are written; the first new blob fails.
         case firstBlob
         /// The first new blob is renamed into blobs/; the second fails.
         case secondBlob
+        /// Parts and blobs are written; manifest.xml, the commit, fails.
+        case manifest
 
         var testDescription: String { rawValue }
         var large: Bool { self == .midDocument }
 
-        func afterBytes(_ planned: (document: Int, blobs: [Int])) -> Int {
+        func afterBytes(_ planned: (parts: Int, blobs: [Int], manifest: Int)) -> Int {
             switch self {
             case .beforeAnyByte: return 0
-            case .midDocument: return planned.document - 1
-            case .firstBlob: return planned.document
-            case .secondBlob: return planned.document + planned.blobs[0]
+            case .midDocument: return planned.parts - 1
+            case .firstBlob: return planned.parts
+            case .secondBlob: return planned.parts + planned.blobs[0]
+            case .manifest: return planned.parts + planned.blobs.reduce(0, +)
             }
         }
     }
@@ -193,7 +201,7 @@ import Glibc
         let graph = try package.read()
         try Self.edit(graph, large: point.large)
         let edited = graph.snapshot()
-        let planned = try Self.plannedWrites(of: graph)
+        let planned = try Self.plannedWrites(of: graph, over: url)
         #expect(planned.blobs.count == 2)
 
         var caught: PackageError?
@@ -206,7 +214,7 @@ import Glibc
         }
         Self.expectDiskFull(caught, in: url, "\(point)")
         let leftovers = Self.expectIntact(url, was: old, "\(point)")
-        #expect(leftovers.count == (point == .secondBlob ? 1 : 0), "\(point): \(leftovers)")
+        #expect(leftovers.count == [.secondBlob: 1, .manifest: 2][point, default: 0], "\(point): \(leftovers)")
         #expect(try package.read().snapshot() == oldSnapshot, "the old package reads as before")
         #expect(graph.snapshot() == edited, "the graph still holds the edits")
         #expect(elsewhere, "a write elsewhere during the fault")
@@ -215,7 +223,7 @@ import Glibc
         try package.write(graph)
         #expect(try package.read().snapshot() == edited)
         let files = PackageFiles(url)
-        #expect(files.entries == ["blobs", "document.xml"])
+        #expect(files.entries == ["blobs", "manifest.xml", "parts"])
         #expect(files.blobs.count == 3, "A, B2, C and nothing else: \(files.blobs.keys.sorted())")
     }
 
@@ -229,7 +237,7 @@ import Glibc
         let context = try makeContext(try Self.albumSchema(), url: url)
         try Self.edit(context, large: point.large)
         context.processPendingChanges()
-        let planned = try Self.plannedWrites(of: context.graph)
+        let planned = try Self.plannedWrites(of: context.graph, over: url)
         let undoSteps = context.undoManager?.undoCount
 
         var caught: ModelError?
@@ -256,15 +264,16 @@ import Glibc
         #expect(!context.hasChanges)
         try Self.expectEdits(DocumentPackage(url: url).read(), large: point.large, "\(point): saved after the fault cleared")
         let files = PackageFiles(url)
-        #expect(files.entries == ["blobs", "document.xml"])
+        #expect(files.entries == ["blobs", "manifest.xml", "parts"])
         #expect(files.blobs.count == 3, "A, B2, C and nothing else: \(files.blobs.keys.sorted())")
     }
 
     /// Every byte boundary of a save of many blobs, each at most once: faults at
     /// 0, at each boundary and one byte either side, then the save that fits.
-    static func sweepPoints(_ planned: (document: Int, blobs: [Int])) -> [Int] {
-        var boundaries = [0, planned.document]
+    static func sweepPoints(_ planned: (parts: Int, blobs: [Int], manifest: Int)) -> [Int] {
+        var boundaries = [0, planned.parts]
         for size in planned.blobs { boundaries.append(boundaries.last! + size) }
+        boundaries.append(boundaries.last! + planned.manifest)
         let total = boundaries.last!
         return Array(Set(boundaries.flatMap { [$0 - 1, $0, $0 + 1] }.filter { $0 >= 0 && $0 < total })).sorted()
     }
@@ -284,9 +293,9 @@ import Glibc
                 if useContext { _ = try context.insert("Photo", values) } else { _ = try graph.insert("Photo", values) }
             }
             context.processPendingChanges()
-            let planned = try Self.plannedWrites(of: useContext ? context.graph : graph)
+            let planned = try Self.plannedWrites(of: useContext ? context.graph : graph, over: url)
             let points = Self.sweepPoints(planned)
-            let total = planned.document + planned.blobs.reduce(0, +)
+            let total = planned.parts + planned.blobs.reduce(0, +) + planned.manifest
             for afterBytes in points {
                 let note = "\(useContext ? "ModelContext.save" : "DocumentPackage.write") failing after \(afterBytes) of \(total) bytes"
                 var error: PackageError?
@@ -429,7 +438,7 @@ import Glibc
             Self.expectDiskFull(Self.packageError(error), in: url, "first save")
             #expect(context.hasChanges)
             #expect(try context.value("image", of: sunrise) == .data(Self.imageA))
-            #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent("document.xml").path))
+            #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent("manifest.xml").path))
             #expect(PackageFiles(url).entries.allSatisfy { !$0.hasSuffix(".tmp") }, "\(PackageFiles(url))")
         }
         // A later session (the first one gave up) opens the path as a new, empty document, as before the failed save.

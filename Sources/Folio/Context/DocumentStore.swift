@@ -7,7 +7,7 @@ import Darwin
 
 /// One document's saved state in this process: the last saved graph, the
 /// change sets contexts still have to merge, the identifier counter, the
-/// fingerprint of `document.xml` and the package's write lock.
+/// fingerprint of the package's commit file (`manifest.xml`) and its write lock.
 ///
 /// The process keeps **one store per package**, shared by every container
 /// open on it (``DocumentStore/open(url:allowsSave:schema:)`` looks it up in a
@@ -46,6 +46,9 @@ final class DocumentStore: @unchecked Sendable {
     private var nextID: UInt64
     /// The document file as this store last read or wrote it (`nil`: there was none).
     private var fingerprint: FileFingerprint?
+    /// Identifiers of objects saved since the package was last written successfully:
+    /// a save rewrites the parts holding them, and a failed write leaves them here.
+    private var unwrittenChanges: Set<UInt64> = []
     /// Held while a container that may write the package is open on this store.
     private var writeLock: PackageLock? {
         didSet { lockSlot.held = writeLock }
@@ -258,7 +261,7 @@ final class DocumentStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let package else { return true }
-        return FileFingerprint.matches(fingerprint, path: package.documentPath)
+        return FileFingerprint.matches(fingerprint, path: package.commitPath)
     }
 
     /// Whether a new container with `allowsSave` can share this store; takes the
@@ -273,12 +276,12 @@ final class DocumentStore: @unchecked Sendable {
         defer { lock.unlock() }
         guard allowsSave, writeLock == nil, let package else { return true }
         // Opened read-only so far: share it only if the package is still what this store read.
-        guard FileFingerprint.matches(fingerprint, path: package.documentPath) else { return false }
+        guard FileFingerprint.matches(fingerprint, path: package.commitPath) else { return false }
         guard FileManager.default.fileExists(atPath: package.url.path) else { return true }
         let taken: PackageLock
         do { taken = try PackageLock(path: package.url.path) } catch { throw .package(error) }
         // Another process may have saved between the check and the lock.
-        guard FileFingerprint.matches(fingerprint, path: package.documentPath) else { return false }
+        guard FileFingerprint.matches(fingerprint, path: package.commitPath) else { return false }
         writeLock = taken
         return true
     }
@@ -385,11 +388,15 @@ final class DocumentStore: @unchecked Sendable {
             let issues = context.validationIssues()
             if !issues.isEmpty { throw .validation(issues) }
         }
+        // What this save changes on disk: the parts holding these objects (both ends of a link edit).
+        let changed = package == nil ? [] : context.savedObjectNumbers()
         if writing, let package {
             // The context's graph holds every saved state merged, so this write catches the package up.
+            let unwritten = unwrittenChanges.union(changed)
             do throws(PackageError) {
                 try didWrite(context.graph, generation: generation + 1,
-                             fingerprint: try writePackage(package, context.graph, expecting: fingerprint))
+                             fingerprint: try writePackage(package, context.graph, expecting: fingerprint, changed: unwritten))
+                unwrittenChanges.removeAll()
             } catch {
                 throw .package(error)
             }
@@ -402,7 +409,10 @@ final class DocumentStore: @unchecked Sendable {
         contextGenerations[ObjectIdentifier(context)] = generation
         pruneChangeSets()
         context.didSave(baseline: savedGraph, generation: generation)
-        if !writing { scheduleBackgroundWrite(for: ObjectIdentifier(context)) }
+        if !writing {
+            unwrittenChanges.formUnion(changed)
+            scheduleBackgroundWrite(for: ObjectIdentifier(context))
+        }
     }
 
     /// The one place the package is written with a saved state (the migration
@@ -410,9 +420,11 @@ final class DocumentStore: @unchecked Sendable {
     /// holds no store lock meanwhile: `graph` is an immutable snapshot).
     ///
     /// - Returns: the fingerprint of the document just written.
-    private func writePackage(_ package: DocumentPackage, _ graph: ObjectGraph,
-                              expecting expected: FileFingerprint?) throws(PackageError) -> FileFingerprint? {
-        try package.write(graph, expecting: .some(expected))
+    /// - Parameter changed: the identifiers of every object changed since the
+    ///   package was last written (`nil`: unknown, every part is written).
+    private func writePackage(_ package: DocumentPackage, _ graph: ObjectGraph, expecting expected: FileFingerprint?,
+                              changed: Set<UInt64>?) throws(PackageError) -> FileFingerprint? {
+        try package.write(graph, expecting: .some(expected), changed: changed)
     }
 
     /// Records a successful write of the saved state of `generation`. Call with the lock held.
@@ -453,13 +465,16 @@ final class DocumentStore: @unchecked Sendable {
         }
         // Immutable from here: the saved graph is replaced by later saves, never edited.
         let graph = savedGraph, target = generation, expected = fingerprint, carried = autosavers
+        // Taken with the state they describe; a failed write puts them back.
+        let changed = unwrittenChanges
+        unwrittenChanges.removeAll()
         autosavers.removeAll()
         lock.unlock()
         var result: Result<FileFingerprint?, PackageError>
         if let injected {
             result = .failure(injected)
         } else {
-            do throws(PackageError) { result = .success(try writePackage(package, graph, expecting: expected)) }
+            do throws(PackageError) { result = .success(try writePackage(package, graph, expecting: expected, changed: changed)) }
             catch { result = .failure(error) }
         }
         lock.lock()
@@ -468,6 +483,7 @@ final class DocumentStore: @unchecked Sendable {
             try didWrite(graph, generation: target, fingerprint: try result.get())
         } catch {
             writeFailure = error
+            unwrittenChanges.formUnion(changed)
             unreportedFailure.formUnion(carried)
             // No context to tell (every one that autosaved is gone): stderr, never silently.
             if carried.allSatisfy({ contextGenerations[$0] == nil }) { ModelContainer.report(.package(error), to: nil) }
@@ -512,7 +528,9 @@ final class DocumentStore: @unchecked Sendable {
             defer { lock.unlock() }
             guard let package, writtenGeneration < generation else { return }
             do throws(PackageError) {
-                try didWrite(savedGraph, generation: generation, fingerprint: try writePackage(package, savedGraph, expecting: fingerprint))
+                try didWrite(savedGraph, generation: generation,
+                             fingerprint: try writePackage(package, savedGraph, expecting: fingerprint, changed: unwrittenChanges))
+                unwrittenChanges.removeAll()
             } catch {
                 writeFailure = error
                 throw .package(error)
@@ -563,7 +581,9 @@ final class DocumentStore: @unchecked Sendable {
         empty.nextID = nextID
         if let package {
             do throws(PackageError) {
-                try didWrite(empty, generation: generation + 1, fingerprint: try writePackage(package, empty, expecting: fingerprint))
+                try didWrite(empty, generation: generation + 1,
+                             fingerprint: try writePackage(package, empty, expecting: fingerprint, changed: nil))
+                unwrittenChanges.removeAll()
             } catch {
                 throw .package(error)
             }

@@ -87,6 +87,18 @@ extension ModelContext {
         }
     }
 
+    /// The identifiers of every object this context's save changes — inserted,
+    /// updated (both ends of a link edit) or deleted — for the store to rewrite
+    /// the parts of the package holding them. O(changed objects).
+    func savedObjectNumbers() -> Set<UInt64> {
+        settleTracking()
+        var ids = Set<UInt64>(minimumCapacity: inserted.count + updated.count + deleted.count)
+        for ref in inserted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
+        for ref in updated.keys { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
+        for ref in deleted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
+        return ids
+    }
+
     /// What this context's save changes, for the others.
     func makeChangeSet(generation: Int) -> ChangeSet {
         settleTracking()

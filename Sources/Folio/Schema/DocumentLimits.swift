@@ -33,7 +33,7 @@ public struct DocumentLimits: Hashable, Sendable {
         /// What the limit counts, in words, for error messages.
         public var description: String {
             switch self {
-            case .valueBytes: return "bytes of one value as written in document.xml"
+            case .valueBytes: return "bytes of one value as written in the package's XML"
             case .nesting: return "levels of nesting of a collection or composite value"
             case .blobBytes: return "bytes of one externally stored value"
             case .objects: return "objects in one document"
@@ -44,7 +44,7 @@ public struct DocumentLimits: Hashable, Sendable {
         }
     }
 
-    /// The most bytes one value may take in `document.xml`, counted as written
+    /// The most bytes one value may take in the package's XML, counted as written
     /// between its quotes: after `\uXXXX` escaping and XML escaping (`&amp;`,
     /// `&#10;`…). 256 MiB in ``standard``.
     public let maximumValueBytes: Int
@@ -145,7 +145,7 @@ public struct DocumentLimits: Hashable, Sendable {
     // MARK: Written sizes
 
     /// The bytes of a value as the writer puts it between quotes in
-    /// `document.xml` (an upper bound where noted on ``violation(of:as:external:)``).
+    /// the package's XML (an upper bound where noted on ``violation(of:as:external:)``).
     static func writtenSize(of value: Value, as type: ValueType) -> Int {
         var counter = WrittenSize()
         switch (value, type) {

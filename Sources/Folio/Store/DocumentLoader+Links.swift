@@ -144,6 +144,8 @@ extension DocumentLoader {
 
     func objectLocation(entity: Int, row: Int) -> PackageError.Location {
         let state = states[entity]
+        // A graph read from part files: the part the row came from (errors only, so a linear search).
+        let file = entity < rowFiles.count ? rowFiles[entity].last(where: { $0.start <= row })?.file ?? self.file : self.file
         guard row < state.lines.count else { return PackageError.Location(file: file, line: 0, column: 0) }
         return PackageError.Location(file: file, line: Int(state.lines[row]), column: Int(state.columns[row]))
     }

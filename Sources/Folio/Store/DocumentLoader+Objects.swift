@@ -221,7 +221,9 @@ extension DocumentLoader {
             let ok = XMLText.withDecodedValue(raw) { bytes -> Bool in
                 switch slot {
                 case .id:
-                    guard let id = NumberParser.uint64(bytes), id > 0, graph.index[id] == nil else {
+                    // A part's identifiers ascend (checked below), so it needs no index: the
+                    // combined graph's index catches one identifier in two parts.
+                    guard let id = NumberParser.uint64(bytes), id > 0, partRange != nil || graph.index[id] == nil else {
                         fail(.invalidIdentifier(here(), entity: state.entityName, id: String(decoding: bytes, as: UTF8.self)))
                         return false
                     }
@@ -246,6 +248,20 @@ extension DocumentLoader {
             fail(.missingValue(here(), entity: state.entityName, attribute: DocumentWriter.objectIDName))
             return
         }
+        if let partRange {
+            // A part holds one entity's objects, ascending, within the range the manifest gives.
+            guard entity == partEntity else {
+                fail(.unexpectedContent(here(), found: "<\(state.entityName)>",
+                                        expected: "only \(graph.layout.entities[max(0, partEntity)].name) objects in this part"))
+                return
+            }
+            guard partRange.contains(objectID), objectID > lastPartID else {
+                fail(.invalidIdentifier(here(), entity: state.entityName,
+                                        id: "\(objectID) (a part's identifiers ascend within \(partRange.lowerBound)...\(partRange.upperBound))"))
+                return
+            }
+            lastPartID = objectID
+        }
         for column in state.seen.indices where !state.seen[column] {
             if state.required[column] {
                 fail(.missingValue(here(), entity: state.entityName, attribute: state.attributeNames[column]))
@@ -260,7 +276,7 @@ extension DocumentLoader {
         for slot in state.linkSeen.indices where !state.linkSeen[slot] {
             if state.linkIsToMany[slot] { state.rawMany[slot].append([]) } else { state.rawOne[slot].append(0) }
         }
-        _ = graph.appendObject(id: objectID, entity: entity)
+        if partRange != nil { _ = table.appendRow(id: objectID) } else { _ = graph.appendObject(id: objectID, entity: entity) }
         // A new row of an optional to-many holds no collection; one the object writes, even "", it holds.
         for slot in state.linkSeen.indices where state.linkSeen[slot] && state.linkIsOptional[slot] {
             table.links[slot].setAbsent(false, row: row)

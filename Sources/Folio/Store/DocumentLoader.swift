@@ -19,10 +19,13 @@ import Foundation
 /// Once every object is read, links are resolved and inverses, relationship
 /// counts and unique values checked (DocumentLoader+Links, +Validation).
 final class DocumentLoader {
-    enum Mode { case document, schemaFile }
+    /// What file is read: a format-1 `document.xml`, a standalone schema file, a
+    /// format-2 `manifest.xml`, or one part file of a format-2 package.
+    enum Mode: Equatable { case document, schemaFile, manifest, part(PackageManifest.Part) }
 
     enum Phase {
-        case start, root, schema, entity, attributeOrRelationship, afterSchema, objects, object, end, schemaFileDone
+        case start, root, schema, entity, attributeOrRelationship, afterSchema, objects, object, end, schemaFileDone,
+             parts, part
     }
 
     let file: String
@@ -44,8 +47,18 @@ final class DocumentLoader {
     private(set) var schema: Schema?
     /// What `<schema version="…">` said; `nil` for a package saved without one.
     private var schemaVersion: Schema.Version?
-    private var declaredNextID: UInt64 = 0
-    private var sawNextID = false
+    private(set) var declaredNextID: UInt64 = 0
+    private(set) var sawNextID = false
+    /// The parts a manifest lists, in order.
+    private(set) var parts: [PackageManifest.Part] = []
+    /// The identifier of the last object a part file held (they must ascend).
+    var lastPartID: UInt64 = 0
+    /// For a part file: the one entity it may hold, and its identifiers' range.
+    private(set) var partEntity = -1
+    private(set) var partRange: ClosedRange<UInt64>?
+    /// For a graph combined from part files: where each entity's rows came from
+    /// (the first row of each part and its file), so errors found after the parse name the part.
+    var rowFiles: [[(start: Int, file: String)]] = []
 
     // Objects being read.
     private(set) var graph: ObjectGraph?
@@ -59,6 +72,18 @@ final class DocumentLoader {
         self.file = file
         self.mode = mode
         self.limits = limits
+    }
+
+    /// A loader for one part file of a package whose manifest gave `schema`:
+    /// the objects go into a graph of their own, combined with the other parts' afterwards.
+    init(file: String, part: PackageManifest.Part, schema: Schema, limits: DocumentLimits) {
+        self.file = file
+        self.mode = .part(part)
+        self.limits = limits
+        self.schema = schema
+        startGraph(schema: schema)
+        partEntity = graph?.layout.entityIndex[part.entity] ?? -1
+        partRange = part.first...part.last
     }
 
     // MARK: Driving the parser
@@ -130,7 +155,7 @@ final class DocumentLoader {
         if parser.pointee.wellFormed == 0 {
             throw .malformedXML(location(), message: "document is not well-formed")
         }
-        if phase != (mode == .document ? .end : .schemaFileDone) {
+        if phase != (mode == .schemaFile ? .schemaFileDone : .end) {
             throw .malformedXML(location(), message: "document ended before it was complete")
         }
     }
@@ -269,12 +294,13 @@ final class DocumentLoader {
             let elementName = String(cString: name)
             let xml = attributeDictionary(attributes, count: count)
             switch (mode, elementName) {
-            case (.document, "folio"):
+            case (.document, "folio"), (.manifest, "folio"):
+                let expected = mode == .manifest ? PackageManifest.formatVersion : "1"
                 guard let version = xml["format"] else {
-                    fail(.unexpectedContent(location(), found: "<folio> without format", expected: "format=\"1\""))
+                    fail(.unexpectedContent(location(), found: "<folio> without format", expected: "format=\"\(expected)\""))
                     return
                 }
-                guard version == "1" else { fail(.unsupportedFormat(location(), version: version)); return }
+                guard version == expected else { fail(.unsupportedFormat(location(), version: version)); return }
                 if let text = xml["next-id"] {
                     guard let next = UInt64(text), next > 0 else {
                         fail(.invalidIdentifier(location(), entity: "folio", id: text))
@@ -287,9 +313,17 @@ final class DocumentLoader {
             case (.schemaFile, "schema"):
                 readSchemaVersion(attributeDictionary(attributes, count: count))
                 phase = .schema
+            case (.part, "objects"):
+                reserveCapacity(hints: xml)
+                phase = .objects
             default:
-                fail(.unexpectedContent(location(), found: "<\(elementName)>",
-                                        expected: mode == .document ? "<folio> as the root element" : "<schema> as the root element"))
+                let root: String
+                switch mode {
+                case .document, .manifest: root = "<folio>"
+                case .schemaFile: root = "<schema>"
+                case .part: root = "<objects>"
+                }
+                fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: root + " as the root element"))
             }
         case .root:
             let elementName = String(cString: name)
@@ -339,12 +373,30 @@ final class DocumentLoader {
             fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "an empty element"))
         case .afterSchema:
             let elementName = String(cString: name)
+            if mode == .manifest {
+                guard elementName == "parts" else {
+                    fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<parts>"))
+                    return
+                }
+                phase = .parts
+                return
+            }
             guard elementName == "objects" else {
                 fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<objects>"))
                 return
             }
             reserveCapacity(hints: attributeDictionary(attributes, count: count))
             phase = .objects
+        case .parts:
+            let elementName = String(cString: name)
+            guard elementName == "part" else {
+                fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<part>"))
+                return
+            }
+            readPart(attributeDictionary(attributes, count: count))
+            phase = .part
+        case .part:
+            fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "an empty element"))
         case .schemaFileDone, .end:
             fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "the end of the document"))
         }
@@ -354,11 +406,14 @@ final class DocumentLoader {
         switch phase {
         case .object: phase = .objects
         case .objects: finishObjects()
+        case .part: phase = .parts
+        case .parts: phase = .end
         case .attributeOrRelationship: phase = .entity
         case .entity: phase = .schema
         case .schema: finishSchema()
         case .root, .afterSchema:
-            fail(.unexpectedContent(location(), found: "</folio>", expected: phase == .root ? "<schema>" : "<objects>"))
+            let next = phase == .root ? "<schema>" : mode == .manifest ? "<parts>" : "<objects>"
+            fail(.unexpectedContent(location(), found: "</folio>", expected: next))
         case .end: break
         case .start, .schemaFileDone: break
         }
@@ -382,20 +437,71 @@ final class DocumentLoader {
             fail(.invalidSchema(location(), error))
             return
         }
-        guard mode == .document, let schema else {
+        guard mode != .schemaFile, let schema else {
             phase = .schemaFileDone
             return
         }
+        startGraph(schema: schema)
+        phase = .afterSchema
+    }
+
+    /// Forgets the graph read (a part's, once combined into the document's).
+    func releaseGraph() { graph = nil }
+
+    private func startGraph(schema: Schema) {
         let graph = ObjectGraph(schema: schema)
         graph.limits = limits
         self.graph = graph
         states = graph.layout.entities.indices.map { EntityLoadState(graph: graph, entity: $0) }
         entityByName = graph.layout.entityIndex
-        phase = .afterSchema
+    }
+
+    /// One `<part entity first last count file/>` of a manifest, checked on its own;
+    /// the order and overlap of parts are checked once all are read (``checkParts()``).
+    private func readPart(_ xml: [String: String]) {
+        guard let entity = xml["entity"], graph?.layout.entityIndex[entity] != nil else {
+            fail(.unknownEntity(location(), name: xml["entity"] ?? ""))
+            return
+        }
+        guard let first = xml["first"].flatMap(UInt64.init), first > 0,
+              let last = xml["last"].flatMap(UInt64.init), last >= first,
+              let count = xml["count"].flatMap(Int.init), count > 0, UInt64(count) - 1 <= last - first else {
+            fail(.invalidValue(location(), entity: entity, attribute: "part",
+                               text: ["first", "last", "count"].map { "\($0)=\(xml[$0] ?? "")" }.joined(separator: " "),
+                               expected: "0 < first ≤ last and 0 < count ≤ last − first + 1"))
+            return
+        }
+        guard let file = xml["file"], PackageManifest.isPartFileName(file), file.hasPrefix(entity + "-") else {
+            fail(.invalidValue(location(), entity: entity, attribute: "file", text: xml["file"] ?? "",
+                               expected: "a part file name (\(entity)-FIRST-HASH.xml)"))
+            return
+        }
+        if let unknown = xml.keys.sorted().first(where: { !["entity", "first", "last", "count", "file"].contains($0) }) {
+            fail(.unexpectedContent(location(), found: "'\(unknown)' on <part>", expected: "entity, first, last, count and file"))
+            return
+        }
+        parts.append(PackageManifest.Part(entity: entity, first: first, last: last, count: count, file: file))
+        objectCount += count
+        if objectCount > limits.maximumObjects {
+            fail(.limitExceeded(location(), limit: .objects, size: objectCount, maximum: limits.maximumObjects))
+        }
     }
 
     private func finishObjects() {
         phase = .end
+        if case .part(let part) = mode {
+            if objectCount != part.count {
+                fail(.unexpectedContent(location(), found: "\(objectCount) objects",
+                                        expected: "the \(part.count) the manifest lists for this part"))
+            }
+            return
+        }
+        finishIdentifiers()
+    }
+
+    /// Sets the graph's next identifier from the largest one read (or the declared
+    /// `next-id`), refusing a document that leaves none for new objects.
+    func finishIdentifiers() {
         guard let graph else { return }
         let maxID = graph.index.maxID
         if maxID == .max {

@@ -1,8 +1,10 @@
 import Foundation
 
-/// A document package on disk: a `Name.folio` folder holding `document.xml`
-/// (format version, schema and objects) and a `blobs/` folder for externally
-/// stored values.
+/// A document package on disk: a `Name.folio` folder holding `manifest.xml`
+/// (format version, schema and the list of parts), a `parts/` folder of part
+/// files holding the objects, and a `blobs/` folder for externally stored
+/// values. Packages of format 1 (one `document.xml`) still open, and are
+/// rewritten as format 2 by their next save.
 ///
 /// ```swift
 /// let package = DocumentPackage(url: URL(filePath: "Zoo.folio"))
@@ -11,13 +13,18 @@ import Foundation
 /// try package.write(graph)
 /// ```
 ///
-/// Reading streams the XML through libxml2's SAX2 parser and is all or nothing.
-/// Writing is atomic: a crash at any moment leaves the old or the new document
-/// whole (docs/FORMAT.md gives the protocol). Nothing is ever written outside
-/// the package folder.
+/// Reading streams the XML through libxml2's SAX2 parser, the parts on every
+/// core, and is all or nothing. Writing is atomic: a crash at any moment leaves
+/// the old or the new document whole (docs/FORMAT.md gives the protocol), and
+/// a save of a document this process read or wrote rewrites only the parts
+/// holding what changed. Nothing is ever written outside the package folder.
 public struct DocumentPackage: Sendable {
-    /// The name of the document file inside a package.
+    /// The name of the document file of a format-1 package (read, never written).
     public static let documentFileName = "document.xml"
+    /// The name of the manifest inside a package: its commit point.
+    public static let manifestFileName = PackageManifest.fileName
+    /// The name of the folder of part files inside a package.
+    public static let partsFolderName = PackageManifest.partsFolderName
     /// The name of the folder of externally stored values inside a package.
     public static let blobsFolderName = "blobs"
 
@@ -29,6 +36,15 @@ public struct DocumentPackage: Sendable {
 
     var documentPath: String { url.appendingPathComponent(DocumentPackage.documentFileName).path }
     var blobsPath: String { url.appendingPathComponent(DocumentPackage.blobsFolderName).path }
+    var manifestPath: String { url.appendingPathComponent(DocumentPackage.manifestFileName).path }
+    var partsPath: String { url.appendingPathComponent(DocumentPackage.partsFolderName).path }
+
+    /// The file whose replacement commits a save, and whose fingerprint tells
+    /// whether someone else wrote the package: `manifest.xml`, or a format-1
+    /// package's `document.xml` until its first save in format 2.
+    var commitPath: String {
+        !FileIO.fileExists(manifestPath) && FileIO.fileExists(documentPath) ? documentPath : manifestPath
+    }
 
     /// Reads the package into a new graph.
     ///
@@ -37,9 +53,9 @@ public struct DocumentPackage: Sendable {
     /// ``PackageError/blobTooLarge(path:size:limit:)``'s bound), and the graph
     /// holds a reference that reads the bytes — and checks them against the
     /// hash in the file's name — the first time the value is read. So a
-    /// package with gigabytes of blobs opens in the time its `document.xml`
-    /// takes. (A blob whose name Folio did not write, without a hash, is read
-    /// here.)
+    /// package with gigabytes of blobs opens in the time its objects
+    /// take. (A blob whose name Folio did not write, without a hash, is read
+    /// here.) The part files are parsed concurrently, on every core.
     ///
     /// - Throws: ``PackageError``; a failed read returns no graph at all.
     /// - Complexity: O(file size + objects + links + blobs).
@@ -48,10 +64,40 @@ public struct DocumentPackage: Sendable {
     }
 
     /// Reads the package, refusing what breaks `limits` (tests use small ones).
+    ///
+    /// A writer (another process, or this one's background autosave) may
+    /// commit while the parts are read and then remove the parts its new
+    /// manifest no longer names. A read that fails while the manifest changed
+    /// under it is therefore made again from the new manifest (a few times at
+    /// most); a failure of a package that did not change is the package's own.
     func read(limits: DocumentLimits) throws(PackageError) -> ObjectGraph {
-        guard FileIO.fileExists(documentPath) else { throw .notAPackage(path: url.path) }
-        let loader = DocumentLoader(file: documentPath, mode: .document, limits: limits)
-        try loader.parse(path: documentPath)
+        var attempts = 0
+        while true {
+            let before = FileFingerprint(path: commitPath)
+            do {
+                return try readOnce(limits: limits)
+            } catch {
+                attempts += 1
+                let after = FileFingerprint(path: commitPath)
+                guard attempts < Self.maximumReadAttempts, before != after else { throw error }
+            }
+        }
+    }
+
+    /// How many times a read racing with writers' commits is tried.
+    static let maximumReadAttempts = 8
+
+    private func readOnce(limits: DocumentLimits) throws(PackageError) -> ObjectGraph {
+        let loader: DocumentLoader
+        if FileIO.fileExists(manifestPath) {
+            loader = DocumentLoader(file: manifestPath, mode: .manifest, limits: limits)
+            try loader.parse(path: manifestPath)
+            try loader.loadParts(folder: partsPath)
+        } else {
+            guard FileIO.fileExists(documentPath) else { throw .notAPackage(path: url.path) }
+            loader = DocumentLoader(file: documentPath, mode: .document, limits: limits)
+            try loader.parse(path: documentPath)
+        }
         try loader.resolveLinks()
         guard let graph = loader.graph else { throw .notAPackage(path: url.path) }
         for blob in loader.pendingBlobs {
@@ -111,69 +157,130 @@ public struct DocumentPackage: Sendable {
         return data
     }
 
-    /// Writes the graph as this package's new content, atomically.
+    /// Writes the graph as this package's new content, atomically, in format 2.
     ///
-    /// Creates the folder if needed. New blobs are written first; `document.xml`
-    /// is written to a temporary file, fsynced and renamed over the old one; then
-    /// blobs the new document no longer refers to are removed.
+    /// Creates the folder if needed. Every part file and new blob is written
+    /// and made durable first; then `manifest.xml` is written to a temporary
+    /// file, fsynced and renamed over the old one (the commit); then parts and
+    /// blobs the new manifest no longer refers to, and a format-1
+    /// `document.xml`, are removed.
     ///
     /// Only files Folio itself writes are ever touched: a folder that exists and
     /// holds anything else is refused before anything is written
     /// (``checkWritableTarget()``), and the clean-up after the write removes only
-    /// blob files (names ``DocumentWriter`` produces) and Folio's own temporary files.
+    /// part and blob files (names ``DocumentWriter`` produces) and Folio's own temporary files.
     ///
     /// - Throws: ``PackageError/notAPackageFolder(path:entries:)``;
     ///   ``PackageError/io(path:operation:code:message:)``; the old
     ///   content is then intact.
+    /// - Complexity: O(objects): this call writes every part (the ones
+    ///   whose bytes are already there are not rewritten).
     public func write(_ graph: ObjectGraph) throws(PackageError) {
         try write(graph, expecting: nil)
     }
 
-    /// The identity of `document.xml` as it is now, `nil` if there is none
+    /// The identity of the commit file (``commitPath``) as it is now, `nil` if there is none
     /// (with a hash of its content if it changed very recently: see ``FileFingerprint``).
-    var fingerprint: FileFingerprint? { FileFingerprint(path: documentPath) }
+    var fingerprint: FileFingerprint? { FileFingerprint(path: commitPath) }
 
-    /// Writes atomically, first checking that `document.xml` is still the version
+    /// The committed manifest, if the package has one that reads.
+    func readManifest(limits: DocumentLimits = .standard) -> PackageManifest? {
+        guard FileIO.fileExists(manifestPath) else { return nil }
+        let loader = DocumentLoader(file: manifestPath, mode: .manifest, limits: limits)
+        do { try loader.parse(path: manifestPath) } catch { return nil }
+        guard let schema = loader.schema else { return nil }
+        return PackageManifest(schema: schema, parts: loader.parts, declaredNextID: loader.sawNextID ? loader.declaredNextID : nil)
+    }
+
+    /// Writes atomically, first checking that the package is still the version
     /// `expected` describes (`nil`: no check).
     ///
-    /// - Returns: the fingerprint of the file just written.
+    /// - Parameter changed: identifiers of the objects inserted, updated (both
+    ///   ends of a relationship edit) or deleted since the package was last read
+    ///   or written as `expected` describes. With them, and a committed manifest
+    ///   of the same schema, only the parts holding those objects are rewritten;
+    ///   `nil` writes every part.
+    /// - Returns: the fingerprint of the manifest just written.
+    /// - Complexity: O(objects in the parts rewritten + changed identifiers).
     @discardableResult
-    func write(_ graph: ObjectGraph, expecting expected: FileFingerprint??) throws(PackageError) -> FileFingerprint? {
-        if let expected, !FileFingerprint.matches(expected, path: documentPath) { throw .modifiedOnDisk(path: url.path) }
+    func write(_ graph: ObjectGraph, expecting expected: FileFingerprint??,
+               changed: Set<UInt64>? = nil) throws(PackageError) -> FileFingerprint? {
+        if let expected, !FileFingerprint.matches(expected, path: commitPath) { throw .modifiedOnDisk(path: url.path) }
         // The container's own package (a document it read) may hold a user's files,
         // which are left alone; any other folder must be empty or Folio's.
         if expected == nil || expected == .some(nil) { try checkWritableTarget() }
         let creating = !FileIO.fileExists(url.path)
         try FileIO.createDirectory(url.path)
+        let partsPath = self.partsPath, manifestPath = self.manifestPath
+        // Only a manifest known to be the one the changes are counted from may be built on.
+        var previous: [PackageManifest.Part]?
+        if changed != nil, case .some(.some) = expected, let manifest = readManifest(limits: graph.limits),
+           SchemaXML.bytes(manifest.schema) == SchemaXML.bytes(graph.schema),
+           manifest.parts.allSatisfy({ FileIO.status(partsPath + "/" + $0.file)?.isRegular == true }) {
+            previous = manifest.parts
+        }
         var writer = DocumentWriter(graph: graph)
-        let documentPath = self.documentPath
-        // What is written, hashed as it goes: the new fingerprint's content hash.
-        var hasher = ContentHasher()
+        writer.partSizes = DocumentWriter.partSizes(for: url.path)
+        var created: [String] = []
+        var pending: [(temporary: String, path: String)] = []
+        var manifestHash: UInt64 = 0
+        let parts: [PackageManifest.Part]
         do throws(PackageError) {
-            try FileIO.writeAtomically(documentPath) { (descriptor: Int32) throws(PackageError) in
-                try writer.write { (buffer: inout ByteBuffer) throws(PackageError) in
-                    try FileIO.writeAll(descriptor, buffer.bytes, path: documentPath)
-                    hasher.update(buffer.bytes)
-                    buffer.bytes.removeAll(keepingCapacity: true)
-                }
-                // Blobs must be durable before the document that names them replaces the old one.
-                try writeBlobs(writer.blobs)
+            try FileIO.createDirectory(partsPath)
+            parts = try writer.layOutParts(previous: previous, changed: changed ?? []) { (part, bytes) throws(PackageError) in
+                let path = partsPath + "/" + part.file
+                // Content-addressed: a part already there under its name holds these bytes.
+                if let status = FileIO.status(path), status.isRegular, status.size == bytes.count { return }
+                let temporary = partsPath + "/" + FileIO.temporaryName(for: part.file)
+                pending.append((temporary, path))
+                try FileIO.writeFile(temporary, bytes)
+            }
+            // Synced together, after all are written: one wait for the disk, not one per part.
+            for file in pending {
+                try FileIO.fsyncFile(file.temporary)
+                try FileIO.move(file.temporary, to: file.path)
+                created.append(file.path)
+            }
+            if !pending.isEmpty { try FileIO.fsyncDirectory(partsPath) }
+            // Blobs must be durable before the manifest that names them replaces the old one.
+            try writeBlobs(writer.blobs)
+            let bytes = PackageManifest.bytes(schema: graph.schema, parts: parts)
+            var hasher = ContentHasher()
+            hasher.update(bytes)
+            manifestHash = hasher.finalize()
+            try FileIO.writeAtomically(manifestPath) { (descriptor: Int32) throws(PackageError) in
+                try FileIO.writeAll(descriptor, bytes, path: manifestPath)
             }
         } catch {
+            for file in pending { unlink(file.temporary) }
+            for path in created { unlink(path) }
             // A first save that fails must not leave a folder that looks like a package
             // but has no document: the folder and all in it were made by this call.
             if creating { try? FileManager.default.removeItem(atPath: url.path) }
+            else if FileIO.entries(of: partsPath).isEmpty { rmdir(partsPath) }
             throw error
         }
         try FileIO.fsyncDirectory(url.path)
-        removeUnreferencedBlobs(keeping: Set(writer.blobs.map(\.name)))
-        return FileFingerprint(path: documentPath, contentHash: hasher.finalize())
+        removeUnreferencedParts(keeping: Set(parts.map(\.file)))
+        let written = Set(writer.blobs.map(\.name))
+        if previous != nil, let changed {
+            // Blobs of objects in parts kept as they were are still named by those parts.
+            removeUnreferencedBlobs { name in
+                if written.contains(name) { return true }
+                guard let id = FileIO.blobObjectID(in: name), !changed.contains(id), let ref = graph.index[id] else { return false }
+                return graph.isLive(ref)
+            }
+        } else {
+            removeUnreferencedBlobs { written.contains($0) }
+        }
+        return FileFingerprint(path: manifestPath, contentHash: manifestHash)
     }
 
     /// Checks that writing a package here would touch nothing but Folio's own
     /// files: the folder does not exist, or is empty, or holds only what Folio
-    /// writes — `document.xml`, a `blobs/` folder of blob files, and Folio's
-    /// temporary files. ``write(_:)`` makes this check itself; a program (the
+    /// writes — `manifest.xml`, a `parts/` folder of part files, a `blobs/`
+    /// folder of blob files, a format-1 `document.xml`, and Folio's temporary
+    /// files. ``write(_:)`` makes this check itself; a program (the
     /// REPL's `save as`) calls it first to refuse before asking to replace.
     ///
     /// - Throws: ``PackageError/notAPackageFolder(path:entries:)`` naming the
@@ -189,10 +296,15 @@ public struct DocumentPackage: Sendable {
         for name in FileIO.entries(of: url.path).sorted() {
             switch name {
             case DocumentPackage.documentFileName where FileIO.status(documentPath)?.isRegular == true: continue
-            case FileIO.temporaryName(for: DocumentPackage.documentFileName): continue
+            case DocumentPackage.manifestFileName where FileIO.status(manifestPath)?.isRegular == true: continue
+            case FileIO.temporaryName(for: DocumentPackage.documentFileName),
+                 FileIO.temporaryName(for: DocumentPackage.manifestFileName): continue
             case DocumentPackage.blobsFolderName where FileIO.isDirectory(blobsPath):
                 foreign += FileIO.entries(of: blobsPath).sorted().filter { !DocumentPackage.isOwnBlobEntry($0) }
                     .map { DocumentPackage.blobsFolderName + "/" + $0 }
+            case DocumentPackage.partsFolderName where FileIO.isDirectory(partsPath):
+                foreign += FileIO.entries(of: partsPath).sorted().filter { !PackageManifest.isOwnPartEntry($0) }
+                    .map { DocumentPackage.partsFolderName + "/" + $0 }
             default: foreign.append(name)
             }
         }
@@ -232,23 +344,36 @@ public struct DocumentPackage: Sendable {
 
     /// Best effort: a blob left behind by a crash here is garbage, removed by the next save.
     ///
-    /// Removes only what Folio writes — blob files the new document does not
-    /// name, temporary files of blobs, `.document.xml.tmp` — never another
-    /// file, and `blobs/` only when it is left empty. A blob an open document
-    /// still refers to unread (undo can bring its object back) is mapped
-    /// first, so its bytes outlive the name without being read.
-    private func removeUnreferencedBlobs(keeping names: Set<String>) {
-        for name in FileIO.entries(of: blobsPath) where !names.contains(name) && DocumentPackage.isOwnBlobEntry(name) {
+    /// Removes only what Folio writes — blob files `keep` refuses, temporary files of
+    /// blobs — never another file, and `blobs/` only when it is left empty. A blob an
+    /// open document still refers to unread (undo can bring its object back) is
+    /// mapped first, so its bytes outlive the name without being read.
+    private func removeUnreferencedBlobs(keeping keep: (String) -> Bool) {
+        var removed = false
+        for name in FileIO.entries(of: blobsPath) where DocumentPackage.isOwnBlobEntry(name) && !keep(name) {
             let path = blobsPath + "/" + name
             if FileIO.isBlobFileName(name), let identity = FileIO.identity(path) { BlobRegistry.preserve(identity, path: path) }
             unlink(path)
+            removed = true
         }
-        if names.isEmpty, FileIO.isDirectory(blobsPath) {
-            rmdir(blobsPath)  // fails, as it should, when it holds anything else
+        if FileIO.isDirectory(blobsPath), rmdir(blobsPath) == 0 { removed = true }  // fails, as it should, unless empty
+        if removed { try? FileIO.fsyncDirectory(url.path) }
+    }
+
+    /// Best effort, after a commit: removes part files the new manifest does not
+    /// name, temporaries of parts and of the manifest, and a format-1
+    /// `document.xml` (with its temporary) — only names Folio writes; `parts/`
+    /// only when it is left empty. What a crash leaves here, the next save removes.
+    private func removeUnreferencedParts(keeping names: Set<String>) {
+        for name in FileIO.entries(of: partsPath) where !names.contains(name) && PackageManifest.isOwnPartEntry(name) {
+            unlink(partsPath + "/" + name)
         }
-        let temporary = url.path + "/" + FileIO.temporaryName(for: DocumentPackage.documentFileName)
-        if FileIO.fileExists(temporary) { unlink(temporary) }
-        try? FileIO.fsyncDirectory(url.path)
+        if names.isEmpty, FileIO.isDirectory(partsPath) { rmdir(partsPath) }
+        for name in [DocumentPackage.documentFileName, FileIO.temporaryName(for: DocumentPackage.documentFileName),
+                     FileIO.temporaryName(for: DocumentPackage.manifestFileName)] {
+            let path = url.path + "/" + name
+            if FileIO.status(path)?.isRegular == true { unlink(path) }
+        }
     }
 }
 

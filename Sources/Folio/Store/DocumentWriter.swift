@@ -1,10 +1,11 @@
 import Foundation
 
-/// Turns a graph into the bytes of `document.xml`, plus the external blobs it refers to.
+/// Turns a graph's objects into the bytes of part files, plus the external
+/// blobs they refer to (DocumentWriter+Parts lays the parts out).
 ///
-/// Output is canonical: entities in schema order, objects by ascending
-/// identifier, properties in declaration order, one object per line, sets and
-/// dictionary keys sorted. The same graph always gives the same bytes.
+/// Output is canonical: objects by ascending identifier, properties in
+/// declaration order, one object per line, sets and dictionary keys sorted.
+/// The same objects always give the same bytes.
 struct DocumentWriter {
     /// An externally stored value: the file name the document refers to and its
     /// bytes — or, for a value still unread on disk, the file they are in.
@@ -20,43 +21,14 @@ struct DocumentWriter {
 
     let graph: ObjectGraph
     private(set) var blobs: [Blob] = []
+    /// Where parts are cut (DocumentWriter+Parts).
+    var partSizes = (target: DocumentWriter.targetPartBytes, maximum: DocumentWriter.maximumPartBytes)
 
     init(graph: ObjectGraph) { self.graph = graph }
 
-    /// Writes the whole document, calling `flush` whenever the buffer passes `chunkSize`
-    /// so memory stays bounded for large documents.
-    mutating func write(chunkSize: Int = 1 << 22, flush: (inout ByteBuffer) throws(PackageError) -> Void) throws(PackageError) {
-        var buffer = ByteBuffer(capacity: chunkSize + 65_536)
-        // No next-id: the next identifier is derived on load (largest + 1), so a
-        // document whose edits were all undone saves to the very same bytes.
-        buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"1\">\n")
-        SchemaXML.append(graph.schema, indent: 2, to: &buffer)
-        // Per-entity counts: a capacity hint that lets the loader size every column once.
-        buffer.append("  <objects")
-        for (entityIndex, table) in graph.tables.enumerated() where table.liveCount > 0 {
-            buffer.append(UInt8(ascii: " "))
-            buffer.append(string: graph.layout.entities[entityIndex].name)
-            buffer.append("=\"")
-            buffer.append(uint: UInt64(table.liveCount))
-            buffer.append(UInt8(ascii: "\""))
-        }
-        buffer.append(">\n")
-        for (entityIndex, table) in graph.tables.enumerated() {
-            let entity = graph.layout.entities[entityIndex]
-            var nameBytes = ByteBuffer()
-            nameBytes.append(string: entity.name)
-            for row in rowsInIDOrder(table) {
-                try appendObject(ObjectRef(entity: entityIndex, row: row), entity: entity, name: nameBytes.bytes, to: &buffer)
-                if buffer.bytes.count >= chunkSize { try flush(&buffer) }
-            }
-        }
-        buffer.append("  </objects>\n</folio>\n")
-        try flush(&buffer)
-    }
-
     /// Live rows sorted by identifier; rows are already in that order unless the
     /// file they were loaded from was not.
-    private func rowsInIDOrder(_ table: EntityTable) -> [Int] {
+    func rowsInIDOrder(_ table: EntityTable) -> [Int] {
         var rows = (0..<table.rowCount).filter { table.isLive[$0] }
         if !zip(rows, rows.dropFirst()).allSatisfy({ table.ids[$0] < table.ids[$1] }) {
             rows.sort { table.ids[$0] < table.ids[$1] }
@@ -64,11 +36,28 @@ struct DocumentWriter {
         return rows
     }
 
+    /// The first lines of a part file holding `count` objects of `entity`.
+    static func appendPartHeader(entity: String, count: Int, to buffer: inout ByteBuffer) {
+        buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<objects ")
+        buffer.append(string: entity)
+        buffer.append("=\"")
+        buffer.append(uint: UInt64(count))
+        buffer.append("\">\n")
+    }
+
+    /// The last line of a part file.
+    static func appendPartFooter(to buffer: inout ByteBuffer) { buffer.append("</objects>\n") }
+
+    /// Appends one object's line (`  <Entity f.id="…" …/>`), collecting its blobs into ``blobs``.
+    mutating func appendObject(entity entityIndex: Int, row: Int, name: [UInt8], to buffer: inout ByteBuffer) throws(PackageError) {
+        try appendObject(ObjectRef(entity: entityIndex, row: row), entity: graph.layout.entities[entityIndex], name: name, to: &buffer)
+    }
+
     private mutating func appendObject(_ ref: ObjectRef, entity: SchemaLayout.EntityLayout, name: [UInt8],
                                        to buffer: inout ByteBuffer) throws(PackageError) {
         let table = graph.tables[Int(ref.entity)]
         let row = Int(ref.row)
-        buffer.append("    <")
+        buffer.append("  <")
         buffer.bytes.append(contentsOf: name)
         buffer.append(" f.id=\"")
         buffer.append(uint: table.ids[row])

@@ -105,6 +105,28 @@ enum FileIO {
         }
     }
 
+    /// Writes a new file (replacing a stale one of the name) without syncing it:
+    /// the caller syncs it with ``fsyncFile(_:)`` before anything refers to it.
+    static func writeFile(_ path: String, _ bytes: [UInt8]) throws(PackageError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard descriptor >= 0 else { throw error(path: path, operation: "create") }
+        defer { close(descriptor) }
+        try writeAll(descriptor, bytes, path: path)
+    }
+
+    /// Flushes a file written earlier to disk.
+    static func fsyncFile(_ path: String) throws(PackageError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { throw error(path: path, operation: "open") }
+        defer { close(descriptor) }
+        try fsync(descriptor, path: path)
+    }
+
+    /// `rename(2)`: replaces `destination` atomically.
+    static func move(_ source: String, to destination: String) throws(PackageError) {
+        if Foundation.rename(source, destination) != 0 { throw error(path: destination, operation: "rename") }
+    }
+
     /// The largest externally stored value Folio reads into memory:
     /// ``DocumentLimits/maximumBlobBytes`` of the standard table (1 GiB).
     ///
@@ -251,6 +273,12 @@ enum FileIO {
         let hash = stem[(lastDash + 1)...]
         return stem[..<firstDash].allSatisfy { (0x30...0x39).contains($0) }
             && hash.count == 16 && hash.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The identifier of the object a blob name (`ID-ATTRIBUTE-HASH.bin`) belongs to, if it is one.
+    static func blobObjectID(in name: String) -> UInt64? {
+        guard isBlobFileName(name), let dash = name.firstIndex(of: "-") else { return nil }
+        return UInt64(name[..<dash])
     }
 
     /// The 16 hex digits of the content hash a blob name carries, if it is one.

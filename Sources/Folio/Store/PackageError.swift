@@ -110,7 +110,7 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         let prefix = location.map { "\($0): " } ?? ""
         switch self {
-        case .notAPackage(let path): return "\(path): not a Folio package (no document.xml inside)"
+        case .notAPackage(let path): return "\(path): not a Folio package (no manifest.xml or document.xml inside)"
         case .io(let path, let operation, _, let message): return "\(path): \(operation) failed: \(message)"
         case .locked(let path):
             return "\(path): open for writing elsewhere (another folio or program); open it read-only, or close the other one"
@@ -126,7 +126,7 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "nothing was written: choose another path, or empty the folder"
         case .modifiedOnDisk(let path):
             return "\(path): changed on disk since it was opened; not overwriting it (save under another name, or reopen)"
-        case .unsupportedFormat(_, let version): return prefix + "format version \(version) is not supported (this Folio reads 1)"
+        case .unsupportedFormat(_, let version): return prefix + "format version \(version) is not supported (this Folio reads 1 and 2)"
         case .malformedXML(_, let message): return prefix + "malformed XML: \(message)"
         case .invalidEncoding(_, let message): return prefix + "invalid encoding: \(message)"
         case .forbiddenDeclaration(_, let what): return prefix + "\(what) is not allowed in a Folio document"

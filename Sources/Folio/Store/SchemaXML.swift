@@ -10,6 +10,13 @@
 /// </schema>
 /// ```
 enum SchemaXML {
+    /// The schema's element alone, for comparing two schemas as they are written.
+    static func bytes(_ schema: Schema) -> [UInt8] {
+        var buffer = ByteBuffer()
+        append(schema, indent: 0, to: &buffer)
+        return buffer.bytes
+    }
+
     static func append(_ schema: Schema, indent: Int, to buffer: inout ByteBuffer) {
         let pad = String(repeating: " ", count: indent)
         buffer.append(string: pad + "<schema")

@@ -1,0 +1,95 @@
+import Foundation
+
+/// The commit point of a format-2 package: `manifest.xml`, holding the format
+/// version, the schema and the list of part files that together hold every
+/// object (docs/FORMAT.md).
+///
+/// Each part holds objects of one entity whose identifiers lie in
+/// `first...last`, one object per line; parts of one entity never overlap.
+/// An identifier belongs to the part of its entity with the greatest `first`
+/// not above it (or the entity's first part), so the parts partition each
+/// entity's identifiers and a save knows which part an edited object's line is
+/// in without reading any part.
+struct PackageManifest: Equatable {
+    struct Part: Equatable {
+        var entity: String
+        var first: UInt64
+        var last: UInt64
+        var count: Int
+        var file: String
+    }
+
+    var schema: Schema
+    var parts: [Part]
+    /// The `next-id` the manifest declares, if any (Folio never writes one).
+    var declaredNextID: UInt64?
+
+    static let fileName = "manifest.xml"
+    static let partsFolderName = "parts"
+    static let formatVersion = "2"
+
+    /// The manifest's bytes: canonical, so the same parts give the same file.
+    static func bytes(schema: Schema, parts: [Part]) -> [UInt8] {
+        var buffer = ByteBuffer()
+        buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\">\n")
+        SchemaXML.append(schema, indent: 2, to: &buffer)
+        buffer.append("  <parts>\n")
+        for part in parts {
+            buffer.append("    <part entity=\"")
+            buffer.append(string: part.entity)
+            buffer.append("\" first=\"")
+            buffer.append(uint: part.first)
+            buffer.append("\" last=\"")
+            buffer.append(uint: part.last)
+            buffer.append("\" count=\"")
+            buffer.append(uint: UInt64(part.count))
+            buffer.append("\" file=\"")
+            buffer.append(string: part.file)
+            buffer.append("\"/>\n")
+        }
+        buffer.append("  </parts>\n</folio>\n")
+        return buffer.bytes
+    }
+
+    /// `ENTITY-FIRST-HASH.xml`, HASH the 64-bit ``ContentHasher`` hash of the file's bytes:
+    /// a part's name changes exactly when its content does, so a save never
+    /// overwrites a part the committed manifest names.
+    static func partFileName(entity: String, first: UInt64, bytes: [UInt8]) -> String {
+        var hasher = ContentHasher()
+        hasher.update(bytes)
+        let hex = String(hasher.finalize(), radix: 16)
+        return "\(entity)-\(first)-\(String(repeating: "0", count: 16 - hex.count))\(hex).xml"
+    }
+
+    /// Whether a name is one ``partFileName(entity:first:bytes:)`` produces. Only
+    /// files so named (and their temporaries) are ever removed from `parts/`, and a
+    /// manifest naming anything else is refused, so it cannot point outside the folder.
+    static func isPartFileName(_ name: String) -> Bool {
+        guard FileIO.isSafeBlobName(name), name.hasSuffix(".xml") else { return false }
+        let stem = Array(name.utf8.dropLast(4))
+        guard let lastDash = stem.lastIndex(of: UInt8(ascii: "-")), lastDash > 0 else { return false }
+        let hash = stem[(lastDash + 1)...]
+        let rest = stem[..<lastDash]
+        guard let middleDash = rest.lastIndex(of: UInt8(ascii: "-")), middleDash > 0, middleDash + 1 < lastDash else { return false }
+        return rest[(middleDash + 1)...].allSatisfy { (0x30...0x39).contains($0) }
+            && hash.count == 16 && hash.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// Whether an entry of `parts/` is one Folio writes: a part file or its temporary.
+    static func isOwnPartEntry(_ name: String) -> Bool {
+        if isPartFileName(name) { return true }
+        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
+        return isPartFileName(String(name.dropFirst().dropLast(4)))
+    }
+
+    /// The index of the part (among `parts`, one entity's, sorted by `first`) that
+    /// identifier `id` belongs to. O(log parts).
+    static func partIndex(of id: UInt64, in parts: [Part]) -> Int {
+        var low = 0, high = parts.count  // first index whose `first` is above id
+        while low < high {
+            let middle = (low + high) / 2
+            if parts[middle].first <= id { low = middle + 1 } else { high = middle }
+        }
+        return max(0, low - 1)
+    }
+}
