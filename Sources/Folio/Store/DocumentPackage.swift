@@ -73,12 +73,14 @@ public struct DocumentPackage: Sendable {
     func read(limits: DocumentLimits) throws(PackageError) -> ObjectGraph {
         var attempts = 0
         while true {
-            let before = FileFingerprint(path: commitPath)
+            // The file's identity only: a commit renames a new file over it, and reading
+            // content (a fingerprint's hash) could block on a path that is not a file.
+            let before = FileIO.identity(commitPath)
             do {
                 return try readOnce(limits: limits)
             } catch {
                 attempts += 1
-                let after = FileFingerprint(path: commitPath)
+                let after = FileIO.identity(commitPath)
                 guard attempts < Self.maximumReadAttempts, before != after else { throw error }
             }
         }
