@@ -63,16 +63,21 @@ let package = Package(
             name: "AutosaveChild",
             dependencies: ["Folio"]
         ),
+        // Test support shared by the test targets: a package's document read as bytes, without Folio's code.
+        .target(
+            name: "PackageBytes",
+            path: "Tests/PackageBytes"
+        ),
         // End-to-end: runs the built folio binary (found beside the test bundle).
         .testTarget(
             name: "FolioCLITests",
-            dependencies: []
+            dependencies: ["PackageBytes"]
         ),
         // The typed layer as a user sees it: plain `import Folio`, the seeds' code as written.
         .testTarget(
             name: "FolioModelTests",
             dependencies: [
-                "Folio",
+                "Folio", "PackageBytes",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -85,12 +90,12 @@ let package = Package(
         ),
         .testTarget(
             name: "FolioREPLTests",
-            dependencies: ["FolioREPL", "Folio"]
+            dependencies: ["FolioREPL", "Folio", "PackageBytes"]
         ),
         .testTarget(
             name: "FolioTests",
             dependencies: [
-                "Folio",
+                "Folio", "PackageBytes",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             exclude: ["Support/FuzzCrashers"]

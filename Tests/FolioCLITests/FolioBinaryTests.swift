@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PackageBytes
 
 /// The built `folio` executable: beside the test bundle in the build folder.
 let folioBinary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

@@ -1,6 +1,7 @@
 import Foundation
 import Folio
 import Testing
+import PackageBytes
 
 /// A model as a real app writes it: a long, optional text kept beside the document.
 @Model

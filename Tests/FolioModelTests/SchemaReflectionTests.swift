@@ -1,6 +1,7 @@
 import Foundation
 import Folio
 import Testing
+import PackageBytes
 
 /// A model whose every attribute has a default, to read back through the schema.
 @Model

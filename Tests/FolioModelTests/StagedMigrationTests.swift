@@ -4,6 +4,7 @@
 import Folio
 import Foundation
 import Testing
+import PackageBytes
 
 /// Two versions with the same models (NotebookV1's): the stage only rewrites
 /// data, so running it twice corrupts the titles.

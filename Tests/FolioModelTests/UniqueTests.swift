@@ -1,6 +1,7 @@
 import Foundation
 import Folio
 import Testing
+import PackageBytes
 
 /// A walking tour: one per city a day, and each code used once.
 @Model

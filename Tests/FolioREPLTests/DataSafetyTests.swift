@@ -2,6 +2,7 @@ import Folio
 import Foundation
 import Testing
 @testable import FolioREPL
+import PackageBytes
 
 /// The REPL never loses work (docs/RELIABILITY.md): quitting with unsaved
 /// changes, `revert`, `save as` and a failed save never lose the last saved

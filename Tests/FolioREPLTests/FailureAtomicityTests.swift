@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FolioREPL
+import PackageBytes
 
 /// A small deterministic random generator (SplitMix64), so the random lines are the same every run.
 struct SeededGenerator: RandomNumberGenerator {

@@ -1,6 +1,7 @@
 import Folio
 import Foundation
 @testable import FolioREPL
+import PackageBytes
 
 /// The checked-in sample documents (never edited by tests: they work on copies).
 let sampleFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -72,26 +73,4 @@ final class Session {
 /// Opens a package afresh with Folio's public API, read-only (a writer may still hold it).
 func reopen(_ url: URL) throws -> ModelContext {
     ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
-}
-
-/// A saved package's document as one byte string, read without Folio's code:
-/// `manifest.xml` followed by each part file it lists, in order (format 2),
-/// or `document.xml` (format 1). Equal bytes mean an equal document.
-func packageDocument(_ package: URL) throws -> Data {
-    let manifest = package.appendingPathComponent("manifest.xml")
-    guard FileManager.default.fileExists(atPath: manifest.path) else {
-        return try Data(contentsOf: package.appendingPathComponent("document.xml"))
-    }
-    var data = try Data(contentsOf: manifest)
-    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.contains("<part ") {
-        guard let start = line.range(of: "file=\"") else { continue }
-        let name = line[start.upperBound...].prefix { $0 != "\"" }
-        data += try Data(contentsOf: package.appendingPathComponent("parts/" + name))
-    }
-    return data
-}
-
-/// ``packageDocument(_:)`` as text.
-func packageText(_ package: URL) throws -> String {
-    String(decoding: try packageDocument(package), as: UTF8.self)
 }

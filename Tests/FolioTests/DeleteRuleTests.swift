@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import PackageBytes
 
 @Suite struct DeleteRuleTests {
     @Test("cascade on a to-many deletes every destination")

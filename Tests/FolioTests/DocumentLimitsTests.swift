@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import PackageBytes
 
 /// ``DocumentLimits``: every document Folio writes, Folio reopens. A value the
 /// loader would refuse is refused when it is set; the loader enforces the same

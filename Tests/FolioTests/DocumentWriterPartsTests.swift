@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import PackageBytes
 
 /// Saves that cost what changed (DocumentWriter+Parts, docs/FORMAT.md "Parts"):
 /// a save rewrites only the parts holding changed objects, and what it leaves

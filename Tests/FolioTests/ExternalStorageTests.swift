@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import PackageBytes
 
 /// Externally stored values are read when first used, not at open
 /// (`LazyBlob`), and checked against the hash in their file name.

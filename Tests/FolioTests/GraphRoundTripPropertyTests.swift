@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import PackageBytes
 
 @Suite struct GraphRoundTripPropertyTests {
     @Test("random schemas and graphs round-trip through a package unchanged and re-save byte for byte")

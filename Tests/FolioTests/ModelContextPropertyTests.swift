@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import PackageBytes
 
 @Suite struct ModelContextPropertyTests {
     /// Runs one random session and checks it against the reference model after every step.

@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import PackageBytes
 
 /// Optional to-many relationships (`[Item]?`) tell no collection (`nil`) from
 /// an empty one, in the graph, through undo and merges, and in the document.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import PackageBytes
 
 @Suite struct SampleDocumentsTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import PackageBytes
 
 /// The library, version 1: authors own books (cascade), books have tags (no inverse).
 private func libraryV1(

@@ -1,6 +1,7 @@
 import Folio
 import Foundation
 import Testing
+import PackageBytes
 
 struct SchemaVersionTests {
     @Test func `versions order by major, then minor, then patch`() {

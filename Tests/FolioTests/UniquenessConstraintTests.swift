@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import PackageBytes
 
 /// `Schema.Entity.uniquenessConstraints` through every layer: validation, the
 /// document format, the loader, inserts (upsert), saves and migration.

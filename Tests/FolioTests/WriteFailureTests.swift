@@ -3,6 +3,7 @@ import Testing
 @testable import Folio
 #if canImport(Glibc)
 import Glibc
+import PackageBytes
 #endif
 
 /// Saves that fail midway — a full disk, a read-only location, a vanished
