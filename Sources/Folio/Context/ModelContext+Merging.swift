@@ -24,6 +24,8 @@ extension ModelContext {
         // Undo actions registered before this merge restore link lists rebased on it.
         mergeEpoch += 1
         for changeSet in changes where changeSet.generation > baseGeneration {
+            mergedIdentifiers.formUnion(changeSet.deletions)
+            for state in changeSet.upserts { mergedIdentifiers.insert(state.id) }
             let doomed = changeSet.deletions.compactMap { id -> ObjectRef? in
                 guard let ref = graph.index[id], graph.isLive(ref) else { return nil }
                 return ref
@@ -50,7 +52,14 @@ extension ModelContext {
             for state in changeSet.upserts {
                 let attributes = graph.layout.entities[state.entity].attributes
                 if let ref = graph.index[state.id] {
-                    guard graph.isLive(ref) else { continue }
+                    if !graph.isLive(ref) {
+                        // Deleted by this context's own unsaved edit: that edit wins.
+                        guard !deleted.contains(ref) else { continue }
+                        // Gone here by an earlier merge (or a saved delete) and brought back by
+                        // another context (its undo): it lives again, with the state saved.
+                        graph.revive(ref)
+                        changed.insert(ref)
+                    }
                     let edited = updated[ref] ?? []
                     // Transient attributes are each context's own: never merged.
                     for (attribute, value) in state.values.enumerated()
@@ -88,15 +97,17 @@ extension ModelContext {
     }
 
     /// The identifiers of every object this context's save changes — inserted,
-    /// updated (both ends of a link edit) or deleted — for the store to rewrite
-    /// the parts of the package holding them. O(changed objects).
+    /// updated (both ends of a link edit) or deleted, and those other contexts'
+    /// change sets named, which a merge may have left in a state no save
+    /// published — for the store to rewrite the parts of the package holding
+    /// them. O(changed and merged objects).
     func savedObjectNumbers() -> Set<UInt64> {
         settleTracking()
         var ids = Set<UInt64>(minimumCapacity: inserted.count + updated.count + deleted.count)
         for ref in inserted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
         for ref in updated.keys { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
         for ref in deleted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
-        return ids
+        return ids.union(mergedIdentifiers)
     }
 
     /// What this context's save changes, for the others.

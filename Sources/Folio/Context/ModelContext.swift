@@ -84,6 +84,11 @@ public final class ModelContext {
     var unsettled = Set<ObjectRef>()
     /// For deleted objects with `deny` relationships: the objects that denied, at delete time.
     var denials: [ObjectRef: [(slot: Int, targets: [ObjectRef])]] = [:]
+    /// Identifiers of the objects other contexts' change sets named since this
+    /// context last saved. A merge can leave such an object in a state no save
+    /// published (a link to an object deleted here dropped, this context's edits
+    /// kept), so this context's save rewrites the parts holding them too.
+    var mergedIdentifiers = Set<UInt64>()
     private var transactionDepth = 0
     /// The typed layer's model instances handed out, by object number (weakly held).
     var registry = ModelRegistry()
@@ -413,6 +418,7 @@ public final class ModelContext {
         unsettled.removeAll()
         deleted.removeAll()
         denials.removeAll()
+        mergedIdentifiers.removeAll()
     }
 
     /// What a save would refuse.

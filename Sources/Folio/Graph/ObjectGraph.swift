@@ -288,6 +288,14 @@ extension ObjectGraph {
         }
     }
 
+    /// Makes a removed object live again, with its links empty (a merge bringing
+    /// back an object another context's undo restored); its values are set after.
+    func revive(_ ref: ObjectRef) {
+        guard !isLive(ref) else { return }
+        tables[Int(ref.entity)].setLive(true, row: Int(ref.row))
+        uniqueIndexAdd(ref)
+    }
+
     /// Inserts an object from cells (a merge), carrying blobs still on disk as they are.
     @discardableResult
     func insertObject(entity: Int, stored: [StoredValue], id: UInt64) -> ObjectRef {
