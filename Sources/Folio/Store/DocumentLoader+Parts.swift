@@ -121,8 +121,9 @@ extension DocumentLoader {
         pendingBlobs = []
     }
 
-    /// Sizes an entity's storage for the rows its parts hold (counted, not hinted).
-    private func reserve(_ count: Int, entity: Int) {
+    /// Sizes an entity's storage for `count` rows: the rows its parts hold
+    /// (counted), or a document's hint (capped by the limits first).
+    func reserve(_ count: Int, entity: Int) {
         guard let graph, count > 0 else { return }
         let table = graph.tables[entity]
         table.ids.reserveCapacity(count)

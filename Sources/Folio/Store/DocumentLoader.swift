@@ -563,19 +563,7 @@ final class DocumentLoader {
             guard capped > 0 else { continue }
             total += capped
             values += capped * perObject
-            let table = graph.tables[entity]
-            table.ids.reserveCapacity(capped)
-            table.isLive.reserveCapacity(capped)
-            for (column, attribute) in zip(table.columns, graph.layout.entities[entity].attributes) {
-                column.reserveCapacity(capped, optional: attribute.isOptional)
-            }
-            for link in table.links { link.reserveCapacity(capped) }
-            let state = states[entity]
-            state.lines.reserveCapacity(capped)
-            state.columns.reserveCapacity(capped)
-            for slot in state.rawOne.indices {
-                if state.linkIsToMany[slot] { state.rawMany[slot].reserveCapacity(capped) } else { state.rawOne[slot].reserveCapacity(capped) }
-            }
+            reserve(capped, entity: entity)
         }
         graph.index.reserveCapacity(min(total + 1, limit))
     }
