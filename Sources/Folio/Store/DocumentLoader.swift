@@ -283,6 +283,16 @@ final class DocumentLoader {
 
     // MARK: Elements
 
+    /// Whether an element is the one the structure requires here; fails the parse if not.
+    private func isElement(_ name: UnsafePointer<xmlChar>, _ expected: String) -> Bool {
+        let elementName = String(cString: name)
+        guard elementName == expected else {
+            fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<\(expected)>"))
+            return false
+        }
+        return true
+    }
+
     private func startElement(_ name: UnsafePointer<xmlChar>, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
                               count: Int) {
         switch phase {
@@ -311,7 +321,7 @@ final class DocumentLoader {
                 }
                 phase = .root
             case (.schemaFile, "schema"):
-                readSchemaVersion(attributeDictionary(attributes, count: count))
+                readSchemaVersion(xml)
                 phase = .schema
             case (.part, "objects"):
                 reserveCapacity(hints: xml)
@@ -326,19 +336,11 @@ final class DocumentLoader {
                 fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: root + " as the root element"))
             }
         case .root:
-            let elementName = String(cString: name)
-            guard elementName == "schema" else {
-                fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<schema>"))
-                return
-            }
+            guard isElement(name, "schema") else { return }
             readSchemaVersion(attributeDictionary(attributes, count: count))
             phase = .schema
         case .schema:
-            let elementName = String(cString: name)
-            guard elementName == "entity" else {
-                fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<entity>"))
-                return
-            }
+            guard isElement(name, "entity") else { return }
             let xml = attributeDictionary(attributes, count: count)
             guard let entityName = xml["name"] else {
                 fail(.invalidSchemaDeclaration(location(), message: "<entity> needs a name"))
@@ -372,27 +374,16 @@ final class DocumentLoader {
         case .attributeOrRelationship:
             fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "an empty element"))
         case .afterSchema:
-            let elementName = String(cString: name)
+            // A manifest lists its parts where a format-1 document holds its objects.
+            guard isElement(name, mode == .manifest ? "parts" : "objects") else { return }
             if mode == .manifest {
-                guard elementName == "parts" else {
-                    fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<parts>"))
-                    return
-                }
                 phase = .parts
-                return
+            } else {
+                reserveCapacity(hints: attributeDictionary(attributes, count: count))
+                phase = .objects
             }
-            guard elementName == "objects" else {
-                fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<objects>"))
-                return
-            }
-            reserveCapacity(hints: attributeDictionary(attributes, count: count))
-            phase = .objects
         case .parts:
-            let elementName = String(cString: name)
-            guard elementName == "part" else {
-                fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<part>"))
-                return
-            }
+            guard isElement(name, "part") else { return }
             readPart(attributeDictionary(attributes, count: count))
             phase = .part
         case .part:
