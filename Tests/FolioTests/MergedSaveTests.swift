@@ -266,7 +266,10 @@ import Testing
     @MainActor func twoContextSessions() async {
         var divergent: [String] = []
         await propertyCheck(count: 80, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            let failures = try Self.twoContextSession(seed: seed, steps: 60)
+            let failures: [String]
+            do { failures = try Self.twoContextSession(seed: seed, steps: 60) } catch {
+                failures = ["seed \(seed): THREW \(error)"]
+            }
             let apart = failures.filter { $0.contains("differs from the graph saved") || $0.contains("(merged) differs") }
             divergent += apart
             let broken = failures.filter { !apart.contains($0) }

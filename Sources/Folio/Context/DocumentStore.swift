@@ -49,6 +49,24 @@ final class DocumentStore: @unchecked Sendable {
     /// Identifiers of objects saved since the package was last written successfully:
     /// a save rewrites the parts holding them, and a failed write leaves them here.
     private var unwrittenChanges: Set<UInt64> = []
+    /// Whether a save since the last successful write could not say exactly
+    /// what it changed (see ``ModelContext/savedObjectNumbers()``): the next
+    /// write then compares every part with what is on disk.
+    private var unwrittenUnknown = false
+
+    /// What the next write must rewrite: `nil` when not known exactly.
+    private var unwrittenSet: Set<UInt64>? { unwrittenUnknown ? nil : unwrittenChanges }
+
+    /// Adds a save's changed objects (`nil`: not known exactly) to what is unwritten.
+    private func addUnwritten(_ changed: Set<UInt64>?) {
+        if let changed { unwrittenChanges.formUnion(changed) } else { unwrittenUnknown = true }
+    }
+
+    /// Everything is on disk.
+    private func clearUnwritten() {
+        unwrittenChanges.removeAll()
+        unwrittenUnknown = false
+    }
     /// Held while a container that may write the package is open on this store.
     private var writeLock: PackageLock? {
         didSet { lockSlot.held = writeLock }
@@ -389,28 +407,30 @@ final class DocumentStore: @unchecked Sendable {
             if !issues.isEmpty { throw .validation(issues) }
         }
         // What this save changes on disk: the parts holding these objects (both ends of a link edit).
-        let changed = package == nil ? [] : context.savedObjectNumbers()
+        // With other contexts live, merges and undo rebased over them can change objects
+        // in ways tracking does not follow: every part is then compared with the disk.
+        let others = contextGenerations.keys.contains { $0 != ObjectIdentifier(context) }
+        let changed: Set<UInt64>? = package == nil ? [] : others ? nil : context.savedObjectNumbers()
         if writing, let package {
             // The context's graph holds every saved state merged, so this write catches the package up.
-            let unwritten = unwrittenChanges.union(changed)
+            let unwritten = unwrittenSet.flatMap { set in changed.map { set.union($0) } }
             do throws(PackageError) {
                 try didWrite(context.graph, generation: generation + 1,
                              fingerprint: try writePackage(package, context.graph, expecting: fingerprint, changed: unwritten))
-                unwrittenChanges.removeAll()
+                clearUnwritten()
             } catch {
                 throw .package(error)
             }
         }
         // A change set is only ever read by other live contexts (one made later checks out
         // the saved graph): with none, describing a 100,000-object change would be wasted.
-        let others = contextGenerations.keys.contains { $0 != ObjectIdentifier(context) }
         let changeSet = others ? context.makeChangeSet(generation: generation + 1) : ChangeSet(generation: generation + 1)
         commit(changeSet, graph: context.graph.copy())
         contextGenerations[ObjectIdentifier(context)] = generation
         pruneChangeSets()
         context.didSave(baseline: savedGraph, generation: generation)
         if !writing {
-            unwrittenChanges.formUnion(changed)
+            addUnwritten(changed)
             scheduleBackgroundWrite(for: ObjectIdentifier(context))
         }
     }
@@ -466,8 +486,8 @@ final class DocumentStore: @unchecked Sendable {
         // Immutable from here: the saved graph is replaced by later saves, never edited.
         let graph = savedGraph, target = generation, expected = fingerprint, carried = autosavers
         // Taken with the state they describe; a failed write puts them back.
-        let changed = unwrittenChanges
-        unwrittenChanges.removeAll()
+        let changed = unwrittenSet
+        clearUnwritten()
         autosavers.removeAll()
         lock.unlock()
         var result: Result<FileFingerprint?, PackageError>
@@ -483,7 +503,7 @@ final class DocumentStore: @unchecked Sendable {
             try didWrite(graph, generation: target, fingerprint: try result.get())
         } catch {
             writeFailure = error
-            unwrittenChanges.formUnion(changed)
+            addUnwritten(changed)
             unreportedFailure.formUnion(carried)
             // No context to tell (every one that autosaved is gone): stderr, never silently.
             if carried.allSatisfy({ contextGenerations[$0] == nil }) { ModelContainer.report(.package(error), to: nil) }
@@ -529,8 +549,8 @@ final class DocumentStore: @unchecked Sendable {
             guard let package, writtenGeneration < generation else { return }
             do throws(PackageError) {
                 try didWrite(savedGraph, generation: generation,
-                             fingerprint: try writePackage(package, savedGraph, expecting: fingerprint, changed: unwrittenChanges))
-                unwrittenChanges.removeAll()
+                             fingerprint: try writePackage(package, savedGraph, expecting: fingerprint, changed: unwrittenSet))
+                clearUnwritten()
             } catch {
                 writeFailure = error
                 throw .package(error)
@@ -583,7 +603,7 @@ final class DocumentStore: @unchecked Sendable {
             do throws(PackageError) {
                 try didWrite(empty, generation: generation + 1,
                              fingerprint: try writePackage(package, empty, expecting: fingerprint, changed: nil))
-                unwrittenChanges.removeAll()
+                clearUnwritten()
             } catch {
                 throw .package(error)
             }

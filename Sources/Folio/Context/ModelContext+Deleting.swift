@@ -191,6 +191,7 @@ extension ModelContext {
             for (ref, slot) in graph.restoreRebased(record) { touchLink(ref, slot) }
             // Other undo actions captured lists this rebase may have changed: they rebase too.
             mergeEpoch += 1
+            rebasedSinceSave = true
         }
         for ref in record.removed {
             if existedAtSave(ref) {

@@ -221,6 +221,7 @@ extension ModelContext {
             _ = graph.rebase(changes)
             // Other undo actions recorded changes this rebase may have altered: they rebase too.
             mergeEpoch += 1
+            rebasedSinceSave = true
         }
         let inverse = graph.linkJournal ?? []
         graph.linkJournal = outer

@@ -100,8 +100,12 @@ extension ModelContext {
     /// updated (both ends of a link edit) or deleted, and those other contexts'
     /// change sets named, which a merge may have left in a state no save
     /// published — for the store to rewrite the parts of the package holding
-    /// them. O(changed and merged objects).
-    func savedObjectNumbers() -> Set<UInt64> {
+    /// them. O(changed and merged objects). `nil` once an undo was rebased over
+    /// merges since the last save: a rebase reconciles both sides of links in
+    /// ways tracking does not always follow, so the save then compares every
+    /// part with the disk rather than trust the list.
+    func savedObjectNumbers() -> Set<UInt64>? {
+        guard !rebasedSinceSave else { return nil }
         settleTracking()
         var ids = Set<UInt64>(minimumCapacity: inserted.count + updated.count + deleted.count)
         for ref in inserted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }

@@ -89,6 +89,9 @@ public final class ModelContext {
     /// published (a link to an object deleted here dropped, this context's edits
     /// kept), so this context's save rewrites the parts holding them too.
     var mergedIdentifiers = Set<UInt64>()
+    /// Whether an undo or redo was rebased over merges since the last save
+    /// (see ``savedObjectNumbers()``).
+    var rebasedSinceSave = false
     private var transactionDepth = 0
     /// The typed layer's model instances handed out, by object number (weakly held).
     var registry = ModelRegistry()
@@ -419,6 +422,7 @@ public final class ModelContext {
         deleted.removeAll()
         denials.removeAll()
         mergedIdentifiers.removeAll()
+        rebasedSinceSave = false
     }
 
     /// What a save would refuse.
