@@ -13,7 +13,7 @@ extension ModelContext {
         settleTracking()
         let layout = graph.layout
         let entityCount = layout.entities.count
-        var transaction = StoredTransaction(number: 0, timestamp: timestamp, author: author,
+        var transaction = StoredTransaction(number: 0, timestamp: StoredTransaction.recordedTimestamp(timestamp), author: author,
                                             bundleIdentifier: StoredTransaction.currentBundleIdentifier,
                                             processIdentifier: StoredTransaction.currentProcessIdentifier)
         var insertedIDs = [[UInt64]](repeating: [], count: entityCount)

@@ -63,12 +63,37 @@ struct StoredTransaction: Equatable, Sendable {
 
     // MARK: Writing
 
+    /// A time as history records it: to the millisecond, written with exactly
+    /// three fractional digits (`2026-11-24T01:02:03.120Z`), so a transaction's
+    /// size does not depend on the moment it was made.
+    static func recordedTimestamp(_ date: Date) -> Date {
+        var buffer = ByteBuffer(capacity: 32)
+        appendTimestamp(date, to: &buffer)
+        return DateText.parse(String(decoding: buffer.bytes, as: UTF8.self)) ?? date
+    }
+
+    private static func appendTimestamp(_ date: Date, to buffer: inout ByteBuffer) {
+        let interval = date.timeIntervalSinceReferenceDate
+        let milliseconds = (interval * 1000).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) < 3.0e14 else { return DateText.append(date, to: &buffer) }
+        let whole = Int64((milliseconds / 1000).rounded(.down))
+        let fraction = Int64(milliseconds) - whole * 1000
+        var text = ByteBuffer(capacity: 32)
+        DateText.append(Date(timeIntervalSinceReferenceDate: Double(whole)), to: &text)
+        // Outside the years ISO text covers, the exact raw form.
+        guard text.bytes.last == UInt8(ascii: "Z") else { return DateText.append(date, to: &buffer) }
+        buffer.bytes += text.bytes.dropLast()
+        buffer.append(UInt8(ascii: "."))
+        buffer.append(padded: fraction, width: 3)
+        buffer.append(UInt8(ascii: "Z"))
+    }
+
     /// Appends the transaction's `<transaction>` element, indented by four spaces.
     func append(to buffer: inout ByteBuffer) {
         buffer.append("  <transaction id=\"")
         buffer.append(int: number)
         buffer.append("\" timestamp=\"")
-        DateText.append(timestamp, to: &buffer)
+        Self.appendTimestamp(timestamp, to: &buffer)
         buffer.append(UInt8(ascii: "\""))
         if let author { DocumentWriter.appendText(author, name: "author", to: &buffer) }
         DocumentWriter.appendText(bundleIdentifier, name: "bundle", to: &buffer)
