@@ -165,3 +165,8 @@ public final class DynamicModel: PersistentModel {
     /// Creates a dynamic model on backing data.
     public init(backingData: BackingData) { persistentBackingData = backingData }
 }
+
+extension HistoryDelete {
+    /// The tombstone's values by attribute name, for code that does not know the model class.
+    public var preservedValues: [(name: String, value: Value)] { tombstone.values }
+}
