@@ -76,6 +76,20 @@ import Testing
         }
     }
 
+    @Test("a long list of scattered identifiers is cut into elements of at most 1,000 runs, and joined again on reading")
+    func longLists() throws {
+        var transaction = StoredTransaction(number: 1, timestamp: StoredTransaction.recordedTimestamp(Date()), author: nil,
+                                            bundleIdentifier: "b", processIdentifier: "1")
+        let ids = (1...2_500).map { UInt64($0) * 2 }
+        transaction.deleted = [.init(entity: "Animal", ids: ids)]
+        transaction.updated = [.init(entity: "Animal", properties: ["age"], ids: ids)]
+        let text = String(decoding: HistoryLog.encode([transaction]), as: UTF8.self)
+        #expect(text.components(separatedBy: "<delete ").count - 1 == 3)
+        #expect(text.components(separatedBy: "<update ").count - 1 == 3)
+        #expect(text.split(separator: "\n").allSatisfy { $0.utf8.count < 64 * 1024 })
+        #expect(try Self.roundTrip([transaction]) == [transaction])
+    }
+
     @Test("a history segment's errors name its file, line and what was expected")
     func errors() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-history-\(UUID().uuidString)")

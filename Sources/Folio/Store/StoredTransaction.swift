@@ -123,38 +123,59 @@ struct StoredTransaction: Equatable, Sendable {
         buffer.append("  </transaction>\n")
     }
 
+    /// The most runs one element holds: 1,000 runs of two 20-digit numbers stay
+    /// well under the markup a reader accepts in one element (64 KiB).
+    static let runsPerElement = 1_000
+
+    /// Writes one entity's objects as `<insert|update|delete>` elements, a new
+    /// element every ``runsPerElement`` runs (a reader joins them again).
     private static func appendObjects(_ element: StaticString, _ entity: String, _ ids: [UInt64], properties: [String]? = nil,
                                       to buffer: inout ByteBuffer) {
-        buffer.append("    <")
-        buffer.append(element)
-        buffer.append(" entity=")
-        XMLText.appendQuotedAttributeValue(entity, to: &buffer)
-        if let properties {
-            buffer.append(" properties=")
-            XMLText.appendQuotedAttributeValue(properties.joined(separator: " "), to: &buffer)
+        let runs = runs(of: ids)
+        var start = 0
+        repeat {
+            let end = min(start + runsPerElement, runs.count)
+            buffer.append("    <")
+            buffer.append(element)
+            buffer.append(" entity=")
+            XMLText.appendQuotedAttributeValue(entity, to: &buffer)
+            if let properties {
+                buffer.append(" properties=")
+                XMLText.appendQuotedAttributeValue(properties.joined(separator: " "), to: &buffer)
+            }
+            buffer.append(" ids=\"")
+            appendRuns(runs[start..<end], to: &buffer)
+            buffer.append("\"/>\n")
+            start = end
+        } while start < runs.count
+    }
+
+    /// Ascending identifiers as runs of consecutive ones.
+    static func runs(of ids: [UInt64]) -> [ClosedRange<UInt64>] {
+        var runs: [ClosedRange<UInt64>] = []
+        for id in ids {
+            if let last = runs.last, last.upperBound &+ 1 == id {
+                runs[runs.count - 1] = last.lowerBound...id
+            } else {
+                runs.append(id...id)
+            }
         }
-        buffer.append(" ids=\"")
-        appendRuns(ids, to: &buffer)
-        buffer.append("\"/>\n")
+        return runs
     }
 
     /// Writes ascending identifiers as runs: `1-4 7 9-10`.
     static func appendRuns(_ ids: [UInt64], to buffer: inout ByteBuffer) {
-        var index = 0
-        while index < ids.count {
-            let first = ids[index]
-            var last = first
-            while index + 1 < ids.count, ids[index + 1] == last + 1 {
-                index += 1
-                last = ids[index]
-            }
-            if first != ids[0] { buffer.append(UInt8(ascii: " ")) }
-            buffer.append(uint: first)
-            if last != first {
+        appendRuns(runs(of: ids)[...], to: &buffer)
+    }
+
+    private static func appendRuns(_ runs: ArraySlice<ClosedRange<UInt64>>, to buffer: inout ByteBuffer) {
+        for (index, run) in runs.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: " ")) }
+            buffer.append(uint: run.lowerBound)
+            if run.upperBound != run.lowerBound {
                 buffer.append(UInt8(ascii: "-"))
-                buffer.append(uint: last)
+                buffer.append(uint: run.upperBound)
             }
-            index += 1
         }
     }
 
