@@ -428,11 +428,7 @@ final class DocumentStore: @unchecked Sendable {
             // The context's graph holds every saved state merged, so this write catches the package up.
             let unwritten = unwrittenSet.flatMap { set in changed.map { set.union($0) } }
             do throws(PackageError) {
-                try didWrite(context.graph, generation: generation + 1,
-                             fingerprint: try writePackage(package, context.graph, expecting: fingerprint, changed: unwritten,
-                                                           history: history))
-                history.didWrite(history)
-                clearUnwritten()
+                try writeNow(package, context.graph, generation: generation + 1, changed: unwritten, history: &history)
             } catch {
                 throw .package(error)
             }
@@ -462,6 +458,17 @@ final class DocumentStore: @unchecked Sendable {
     private func writePackage(_ package: DocumentPackage, _ graph: ObjectGraph, expecting expected: FileFingerprint?,
                               changed: Set<UInt64>?, history: HistoryLog) throws(PackageError) -> FileFingerprint? {
         try package.write(graph, expecting: .some(expected), changed: changed, history: history)
+    }
+
+    /// Writes `graph` and `history` on this thread as the package's content for
+    /// `generation`, and records it: nothing is left unwritten. Call with the
+    /// writer's lock and the store's lock held.
+    private func writeNow(_ package: DocumentPackage, _ graph: ObjectGraph, generation written: Int, changed: Set<UInt64>?,
+                          history: inout HistoryLog) throws(PackageError) {
+        try didWrite(graph, generation: written,
+                     fingerprint: try writePackage(package, graph, expecting: fingerprint, changed: changed, history: history))
+        history.didWrite(history)
+        clearUnwritten()
     }
 
     /// Records a successful write of the saved state of `generation`. Call with the lock held.
@@ -568,11 +575,7 @@ final class DocumentStore: @unchecked Sendable {
             defer { lock.unlock() }
             guard let package, writtenGeneration < generation else { return }
             do throws(PackageError) {
-                try didWrite(savedGraph, generation: generation,
-                             fingerprint: try writePackage(package, savedGraph, expecting: fingerprint, changed: unwrittenSet,
-                                                           history: history))
-                history.didWrite(history)
-                clearUnwritten()
+                try writeNow(package, savedGraph, generation: generation, changed: unwrittenSet, history: &history)
             } catch {
                 writeFailure = error
                 throw .package(error)
@@ -622,13 +625,10 @@ final class DocumentStore: @unchecked Sendable {
         let empty = ObjectGraph(schema: savedGraph.schema)
         empty.nextID = nextID
         // The history goes too (its tombstones hold values); its numbering goes on.
-        let emptyHistory = HistoryLog(nextNumber: history.nextNumber)
+        var emptyHistory = HistoryLog(nextNumber: history.nextNumber)
         if let package {
             do throws(PackageError) {
-                try didWrite(empty, generation: generation + 1,
-                             fingerprint: try writePackage(package, empty, expecting: fingerprint, changed: nil,
-                                                           history: emptyHistory))
-                clearUnwritten()
+                try writeNow(package, empty, generation: generation + 1, changed: nil, history: &emptyHistory)
             } catch {
                 throw .package(error)
             }
@@ -700,11 +700,7 @@ final class DocumentStore: @unchecked Sendable {
         guard removed > 0 else { return 0 }
         if let package {
             do throws(PackageError) {
-                try didWrite(savedGraph, generation: generation,
-                             fingerprint: try writePackage(package, savedGraph, expecting: fingerprint, changed: unwrittenSet,
-                                                           history: history))
-                history.didWrite(history)
-                clearUnwritten()
+                try writeNow(package, savedGraph, generation: generation, changed: unwrittenSet, history: &history)
             } catch {
                 throw .package(error)
             }

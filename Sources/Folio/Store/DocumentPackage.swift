@@ -251,15 +251,8 @@ public struct DocumentPackage: Sendable {
                 pending.append((temporary, path))
                 try FileIO.writeFile(temporary, bytes)
             }
-            // Synced together, after all are written: one wait for the disk, not one per part.
-            for file in pending {
-                try FileIO.fsyncFile(file.temporary)
-                try FileIO.move(file.temporary, to: file.path)
-                created.append(file.path)
-            }
-            if !pending.isEmpty { try FileIO.fsyncDirectory(partsPath) }
-            let historyCreated = try writeHistorySegments(history)
-            created += historyCreated
+            try Self.syncAndRename(pending, in: partsPath, created: &created)
+            created += try writeHistorySegments(history)
             // Blobs must be durable before the manifest that names them replaces the old one.
             try writeBlobs(writer.blobs)
             let bytes = PackageManifest.bytes(schema: graph.schema, parts: parts, history: history)
@@ -383,6 +376,19 @@ public struct DocumentPackage: Sendable {
         if removed { try? FileIO.fsyncDirectory(url.path) }
     }
 
+    /// Makes files written under temporary names durable and gives them their
+    /// names: synced together, after all are written (one wait for the disk, not
+    /// one per file), then renamed, then the folder synced.
+    private static func syncAndRename(_ pending: [(temporary: String, path: String)], in folder: String,
+                                      created: inout [String]) throws(PackageError) {
+        for file in pending {
+            try FileIO.fsyncFile(file.temporary)
+            try FileIO.move(file.temporary, to: file.path)
+            created.append(file.path)
+        }
+        if !pending.isEmpty { try FileIO.fsyncDirectory(folder) }
+    }
+
     /// Writes the segment files of `history` that are not on disk yet, durably.
     ///
     /// - Returns: the paths of the files created.
@@ -405,12 +411,7 @@ public struct DocumentPackage: Sendable {
                 pending.append((temporary, path))
                 try FileIO.writeFile(temporary, bytes)
             }
-            for file in pending {
-                try FileIO.fsyncFile(file.temporary)
-                try FileIO.move(file.temporary, to: file.path)
-                created.append(file.path)
-            }
-            if !pending.isEmpty { try FileIO.fsyncDirectory(historyPath) }
+            try Self.syncAndRename(pending, in: historyPath, created: &created)
         } catch {
             for file in pending { unlink(file.temporary) }
             for path in created { unlink(path) }
