@@ -170,6 +170,10 @@ public struct DocumentPackage: Sendable {
     /// blobs the new manifest no longer refers to, and a format-1
     /// `document.xml`, are removed.
     ///
+    /// The package's history (the transactions its containers' saves recorded)
+    /// is kept as the committed manifest lists it: this engine-level write
+    /// records no transaction of its own.
+    ///
     /// Only files Folio itself writes are ever touched: a folder that exists and
     /// holds anything else is refused before anything is written
     /// (``checkWritableTarget()``), and the clean-up after the write removes only
