@@ -268,6 +268,29 @@ import Testing
         }
     }
 
+    @Test("a history file removed by hand is an error when the history is read, never a save refused; the next open lists what is left")
+    func missingSegment() throws {
+        let url = temporaryPackageURL()
+        do {
+            let context = try makeContext(try Self.schema(), url: url)
+            try context.insert("Animal", ["name": .string("Rex")])
+            try context.save()
+        }
+        let folder = url.appendingPathComponent("history")
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            try FileManager.default.removeItem(at: folder.appendingPathComponent(file))
+        }
+        do {
+            let context = try makeContext(try Self.schema(), url: url)
+            #expect(throws: ModelError.self) { try Self.history(context) }
+            try context.insert("Animal", ["name": .string("Tom")])
+            try context.save()
+        }
+        let reopened = try makeContext(try Self.schema(), url: url)
+        #expect(try reopened.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 2)
+        #expect(try Self.history(reopened).map(\.transactionIdentifier) == [2])
+    }
+
     @Test("willSave and didSave are posted for saves, autosaves and background contexts, with the identifiers saved")
     @MainActor func notifications() throws {
         let url = temporaryPackageURL()

@@ -231,7 +231,12 @@ public struct DocumentPackage: Sendable {
         try FileIO.createDirectory(url.path)
         let partsPath = self.partsPath, manifestPath = self.manifestPath, historyPath = self.historyPath
         // Written by another writer than a container (the engine's `write`), a package keeps its history.
-        let history = history ?? readManifest(limits: graph.limits)?.history
+        // A segment whose file is gone (removed by hand) is left out: a damaged history never stops a save.
+        let history = (history ?? readManifest(limits: graph.limits)?.history).map { log in
+            var present = log
+            present.segments.removeAll { $0.bytes == nil && FileIO.status(historyPath + "/" + $0.file)?.isRegular != true }
+            return present
+        }
         // Only a manifest known to be the one the changes are counted from may be built on.
         var previous: [PackageManifest.Part]?
         if changed != nil, case .some(.some) = expected, let manifest = readManifest(limits: graph.limits),
@@ -406,10 +411,7 @@ public struct DocumentPackage: Sendable {
                 let path = historyPath + "/" + segment.file
                 // Content-addressed: a segment already there under its name holds these bytes.
                 if let status = FileIO.status(path), status.isRegular { continue }
-                guard let bytes = segment.bytes else {
-                    throw .io(path: path, operation: "write history segment", code: ENOENT,
-                              message: "the segment is neither on disk nor in memory")
-                }
+                guard let bytes = segment.bytes else { continue }  // left out by `write`
                 if pending.isEmpty { try FileIO.createDirectory(historyPath) }
                 let temporary = historyPath + "/" + FileIO.temporaryName(for: segment.file)
                 pending.append((temporary, path))
