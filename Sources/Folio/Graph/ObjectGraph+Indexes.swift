@@ -137,7 +137,8 @@ extension ObjectGraph {
     /// to its new place in every built index over that attribute. O(1) when
     /// none is built; else O(log n) per index.
     func reindexing(_ ref: ObjectRef, attribute: Int, _ edit: () -> Void) {
-        guard !attributeIndexes.isEmpty, isLive(ref) else { return edit() }
+        guard !attributeIndexes.isEmpty, layout.entities[Int(ref.entity)].indexes.contains(where: { $0.contains(attribute) }),
+              isLive(ref) else { return edit() }
         let keys = attributeIndexKeys(of: ref).filter { $0.attributes.contains(attribute) }
         guard !keys.isEmpty else { return edit() }
         for key in keys {
