@@ -45,6 +45,11 @@ struct AttributeIndex {
     init(rows: [Int32], order: AttributeOrder) {
         var sorted = rows
         sorted.sort { order.compare($0, $1) < 0 }
+        self.init(sorted: sorted)
+    }
+
+    /// An index of rows already in the index's order.
+    init(sorted: [Int32]) {
         count = sorted.count
         chunks.reserveCapacity(sorted.count / Self.chunkCapacity + 1)
         var start = 0
@@ -130,6 +135,49 @@ struct AttributeIndex {
         chunks[position.chunk].remove(at: position.offset)
         if chunks[position.chunk].isEmpty { chunks.remove(at: position.chunk) }
         return true
+    }
+}
+
+extension AttributeIndex {
+    /// The rows of a one-attribute index in its order, sorted by the column's
+    /// own values (no closure call per comparison, several times faster than
+    /// ``init(rows:order:)`` on a million rows); `nil` for a column of boxed
+    /// values, which only the general order sorts. The order is
+    /// ``AttributeOrder``'s: `nil` first, then NaN, then values, ties by row.
+    static func sortedRows(_ rows: [Int32], column: Column, type: ValueType) -> [Int32]? {
+        func sorted<Element, Key: Comparable>(_ storage: ColumnStorage<Element>, isNaN: (Element) -> Bool,
+                                              key: (Element) -> Key) -> [Int32] {
+            var unordered: [Int32] = []
+            var nans: [Int32] = []
+            var keyed: [(key: Key, row: Int32)] = []
+            keyed.reserveCapacity(rows.count)
+            let hasNulls = !storage.nulls.isEmpty
+            for row in rows {
+                if hasNulls, storage.nulls[Int(row)] { unordered.append(row); continue }
+                let value = storage.values[Int(row)]
+                if isNaN(value) { nans.append(row); continue }
+                keyed.append((key(value), row))
+            }
+            // Ties by row: equal keys (0 and -0, canonically equal strings) keep row order.
+            keyed.sort { $0.key < $1.key || (!($1.key < $0.key) && $0.row < $1.row) }
+            return unordered.sorted() + nans.sorted() + keyed.map(\.row)
+        }
+        switch column {
+        case .int(let storage) where type.unsignedMax != nil:
+            return sorted(storage, isNaN: { _ in false }) { UInt64(bitPattern: $0) }
+        case .int(let storage):
+            return sorted(storage, isNaN: { _ in false }) { $0 }
+        case .double(let storage) where type == .float:
+            return sorted(storage, isNaN: { Column.float(fromRaw: $0).isNaN }) { Column.float(fromRaw: $0) }
+        case .double(let storage):
+            return sorted(storage, isNaN: { $0.isNaN }) { $0 }
+        case .string(let storage):
+            return sorted(storage, isNaN: { _ in false }) { $0 }
+        case .bool(let storage):
+            return sorted(storage, isNaN: { _ in false }) { $0 ? 1 : 0 }
+        case .value:
+            return nil
+        }
     }
 }
 
