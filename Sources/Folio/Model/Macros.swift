@@ -122,7 +122,7 @@ public macro Unique<T: PersistentModel>(_ constraints: [PartialKeyPath<T>]...) =
 /// attribute makes `ModelContainer` throw
 /// ``SchemaError/invalidIndex(entity:attributes:reason:)``.
 @freestanding(declaration, names: named(_$indexes))
-public macro Index<T: PersistentModel>(_ indexes: [PartialKeyPath<T>]...) =
+public macro Index<T: PersistentModel>(_ indices: [PartialKeyPath<T>]...) =
     #externalMacro(module: "FolioMacros", type: "IndexMacro")
 
 /// Keeps a stored property out of the document: never saved, not in the schema.

@@ -36,10 +36,10 @@ extension Schema {
 
         /// Creates an entity.
         ///
-        /// `indexes` lists the entity's indexes (``indexes``), each as the
-        /// names of its attributes. `uniquenessConstraints` adds to the attributes' `.unique` options: a
+        /// `uniquenessConstraints` adds to the attributes' `.unique` options: a
         /// one-attribute group marks that attribute `.unique`, as
-        /// ``uniquenessConstraints`` describes.
+        /// ``uniquenessConstraints`` describes. `indexes` lists the entity's
+        /// indexes (``indexes``), each as the names of its attributes.
         public init(
             _ name: String,
             attributes: [Attribute] = [],
