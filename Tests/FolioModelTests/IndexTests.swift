@@ -23,6 +23,14 @@ final class IndexedCow {
     }
 }
 
+/// An index on a relationship, which has no value of its own to order by.
+@Model
+final class IndexedPen {
+    #Index<IndexedPen>([\.keeper])
+    var keeper: IndexedCow?
+    init() {}
+}
+
 /// `#Index` on model classes: the schema carries it, typed fetches use it
 /// and return what a scan returns, and edits keep it current.
 @MainActor
@@ -43,6 +51,16 @@ final class IndexedCow {
     func schemaFromTypes() throws {
         let schema = Schema([IndexedCow.self])
         #expect(schema.entity(named: "IndexedCow")?.indexes == [["name"], ["age", "weight"], ["born"]])
+    }
+
+    @Test("#Index naming a relationship makes ModelContainer throw SchemaError.invalidIndex")
+    func relationshipRefused() {
+        #expect {
+            try ModelContainer(for: IndexedPen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        } throws: { error in
+            guard case .schema(.invalidIndex(let entity, let attributes, let reason))? = error as? ModelError else { return false }
+            return entity == "IndexedPen" && attributes == ["keeper"] && reason.contains("relationship")
+        }
     }
 
     @Test("a #Predicate equality on an indexed property visits only the matches, and returns the scan's models in its order")
