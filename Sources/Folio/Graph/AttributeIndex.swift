@@ -179,6 +179,41 @@ extension AttributeIndex {
             return nil
         }
     }
+
+    /// The rows of a compound index in its order: each attribute's rows
+    /// sorted on their own (``sortedRows(_:column:type:)``) and numbered by
+    /// value (equal values, equal number), then the rows sorted by those
+    /// numbers, attribute by attribute, then by row — integer comparisons
+    /// only. `nil` when an attribute's column holds boxed values.
+    ///
+    /// - Parameter rowCount: the table's row count (the rows are some of them).
+    static func sortedRows(_ rows: [Int32], columns: [(column: Column, type: ValueType)], rowCount: Int,
+                           order: AttributeOrder) -> [Int32]? {
+        var ranks: [[Int32]] = []
+        for (attribute, (column, type)) in columns.enumerated() {
+            guard let sorted = sortedRows(rows, column: column, type: type) else { return nil }
+            var rank = [Int32](repeating: 0, count: rowCount)
+            var current: Int32 = 0
+            for position in sorted.indices {
+                if position > 0, order.rows[attribute](sorted[position - 1], sorted[position]) != 0 { current += 1 }
+                rank[Int(sorted[position])] = current
+            }
+            ranks.append(rank)
+        }
+        if ranks.count == 2 {
+            // Two numbers and the row in one key: the common compound index sorts as plain integers.
+            let (first, second) = (ranks[0], ranks[1])
+            var keyed = rows.map { row in (key: UInt64(first[Int(row)]) << 32 | UInt64(second[Int(row)]), row: row) }
+            keyed.sort { $0.key < $1.key || ($0.key == $1.key && $0.row < $1.row) }
+            return keyed.map(\.row)
+        }
+        var result = rows
+        result.sort { a, b in
+            for rank in ranks where rank[Int(a)] != rank[Int(b)] { return rank[Int(a)] < rank[Int(b)] }
+            return a < b
+        }
+        return result
+    }
 }
 
 /// How an index orders rows: by each attribute's value in turn, then by row.

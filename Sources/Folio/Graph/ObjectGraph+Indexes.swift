@@ -115,12 +115,13 @@ extension ObjectGraph {
         var rows: [Int32] = []
         rows.reserveCapacity(table.liveCount)
         for row in 0..<table.rowCount where table.isLive[row] { rows.append(Int32(row)) }
-        if fast, key.attributes.count == 1,
-           let sorted = AttributeIndex.sortedRows(rows, column: table.columns[key.attributes[0]],
-                                                  type: layout.entities[key.entity].attributes[key.attributes[0]].type) {
-            return AttributeIndex(sorted: sorted)
-        }
-        return AttributeIndex(rows: rows, order: AttributeOrder(graph: self, entity: key.entity, attributes: key.attributes))
+        let order = AttributeOrder(graph: self, entity: key.entity, attributes: key.attributes)
+        guard fast else { return AttributeIndex(rows: rows, order: order) }
+        let columns = key.attributes.map { (column: table.columns[$0], type: layout.entities[key.entity].attributes[$0].type) }
+        let sorted = columns.count == 1
+            ? AttributeIndex.sortedRows(rows, column: columns[0].column, type: columns[0].type)
+            : AttributeIndex.sortedRows(rows, columns: columns, rowCount: table.rowCount, order: order)
+        return sorted.map(AttributeIndex.init(sorted:)) ?? AttributeIndex(rows: rows, order: order)
     }
 
     /// Puts a live row in every built index of its entity.
