@@ -39,6 +39,8 @@ private struct IndexedFetchResult {
     var dynamicBuild = Timing()
     var dynamicIndexed = Timing()
     var dynamicScan = Timing()
+    var compoundBuild = Timing()
+    var compound = Timing()
     var grdbIndexed = Timing()
 }
 
@@ -72,6 +74,7 @@ func runIndexedFetchBenchmarks(sizes: [Int], runs: Int) throws {
         row("typed `#Predicate { $0.code == k }`", build: r.typedBuild, r.typedIndexed, scan: r.typedScan)
         row("typed `#Predicate { $0.name == s }`", build: r.typedNameBuild, r.typedByName, scan: nil)
         row("dynamic `code == k`", build: r.dynamicBuild, r.dynamicIndexed, scan: r.dynamicScan)
+        row("dynamic `weight == w and code == k`, index (weight, code)", build: r.compoundBuild, r.compound, scan: nil)
         print("| \(groupedNumber(r.n)) | SQLite (GRDB) `WHERE code = ?`, indexed | — | \(micro(sqlite)) | \(micro(median(r.grdbIndexed))) | — | — | 1.00× |")
     }
 }
@@ -129,7 +132,7 @@ private func measureIndexedFetch(n: Int, runs: Int) throws -> IndexedFetchResult
     do {
         let schema = try Schema([
             .init("Item", attributes: [.init("code", .int), .init("serial", .int), .init("name", .string), .init("weight", .double)],
-                  indexes: [["code"]]),
+                  indexes: [["code"], ["weight", "code"]]),
         ])
         let context = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
         for i in 0..<n {
@@ -153,6 +156,14 @@ private func measureIndexedFetch(n: Int, runs: Int) throws -> IndexedFetchResult
                 guard found.count == 1, try context.value("code", of: found[0]) == .int(Int64(key)) else {
                     fail("dynamic indexed fetch of \(key) found \(found.count)")
                 }
+            }
+            for _ in 0..<repeats {
+                let i = Int.random(in: 0..<n, using: &generator)
+                let both = DynamicFetchDescriptor(entity: "Item", predicate: try ObjectPredicate("weight == \(i % 1000) and code == \(itemCode(i, n))"))
+                let found = try (result.compound.all.isEmpty && result.compoundBuild.all.isEmpty
+                                 ? result.compoundBuild.time { try context.fetchIdentifiers(both) }
+                                 : result.compound.time { try context.fetchIdentifiers(both) })
+                guard found.count == 1 else { fail("dynamic compound fetch found \(found.count)") }
             }
             for _ in 0..<3 {
                 let key = Int.random(in: 0..<n, using: &generator)
