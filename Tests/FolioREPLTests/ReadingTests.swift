@@ -79,6 +79,9 @@ import Testing
         // The same question no index can answer (a disjunction): the same rows, in the same order.
         #expect(try session.run("list Cow where (age == 3 and weight >= 500) or false") == indexed)
         #expect(try session.run("list Cow where name == 'Bella'").contains("Bella"))
+        let json = try Session(url: url, options: .init(json: true))
+        let entities = try #require(try JSONSerialization.jsonObject(with: Data(json.run("schema").utf8)) as? [[String: Any]])
+        #expect(entities.first?["indexes"] as? [[String]] == [["name"], ["age", "weight"]])
     }
 
     @Test("schema lists a constraint over a to-one relationship, and an insert naming the same object updates it")
