@@ -9,5 +9,6 @@ struct FolioMacrosPlugin: CompilerPlugin {
         SchemaMarkerMacro.self,
         ModelActorMacro.self,
         UniqueMacro.self,
+        IndexMacro.self,
     ]
 }

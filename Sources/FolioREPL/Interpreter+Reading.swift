@@ -17,6 +17,7 @@ extension Interpreter {
             // A `.unique` attribute's own group is shown by its option, above.
             rows += entity.uniquenessConstraints.filter { !Self.isUniqueOption($0, of: entity) }
                 .map { ["(" + $0.joined(separator: ", ") + ")", $0.count == 1 ? "unique" : "unique together"] }
+            rows += entity.indexes.map { ["(" + $0.joined(separator: ", ") + ")", "index"] }
             let width = rows.map { $0[0].count }.max() ?? 0
             for row in rows {
                 emit("  " + row[0] + String(repeating: " ", count: width - row[0].count) + "  " + row[1])
@@ -68,7 +69,8 @@ extension Interpreter {
         }
         return .object([("name", .string(entity.name)), ("attributes", .array(attributes)),
                         ("relationships", .array(relationships)),
-                        ("uniquenessConstraints", .array(entity.uniquenessConstraints.map { .array($0.map(JSONText.string)) }))])
+                        ("uniquenessConstraints", .array(entity.uniquenessConstraints.map { .array($0.map(JSONText.string)) })),
+                        ("indexes", .array(entity.indexes.map { .array($0.map(JSONText.string)) }))])
     }
 
     // MARK: list

@@ -14,6 +14,7 @@ let folioMacros: [String: MacroSpec] = [
     "Transient": MacroSpec(type: SchemaMarkerMacro.self),
     "ModelActor": MacroSpec(type: ModelActorMacro.self, conformances: [type("ModelActor")]),
     "Unique": MacroSpec(type: UniqueMacro.self),
+    "Index": MacroSpec(type: IndexMacro.self),
 ]
 
 private func type(_ name: String) -> TypeSyntax {

@@ -58,6 +58,7 @@ import Testing
         #expect(dogs["toMany"] as? Bool == true)
         // As `Schema.Entity.uniquenessConstraints`: a `.unique` attribute is a group of one.
         #expect(schema[2]["uniquenessConstraints"] as? [[String]] == [["_id"]])
+        #expect(schema[2]["indexes"] as? [[String]] == [])
     }
 
     @Test("dates are ISO 8601 strings; the trips sample lists as JSON")

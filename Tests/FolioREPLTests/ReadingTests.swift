@@ -50,6 +50,40 @@ import Testing
         #expect(try session.count("Tour") == 2)
     }
 
+    @Test("schema lists the indexes, and list … where finds objects through them with the scan's result")
+    func indexes() throws {
+        let url = try sampleCopy("Animals").deletingLastPathComponent().appendingPathComponent("Herd.folio")
+        let schema = try Schema([
+            .init("Cow", attributes: [.init("name", .string), .init("age", .int), .init("weight", .double)],
+                  indexes: [["name"], ["age", "weight"]]),
+        ])
+        do {  // the setup's container releases the package's write lock when it goes
+            let setup = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
+            for (name, age, weight) in [("Daisy", 3, 500.0), ("Bella", 5, 620.0), ("Rosie", 3, 480.0), ("Molly", 3, 530.0)] {
+                try setup.insert("Cow", ["name": .string(name), "age": .int(Int64(age)), "weight": .double(weight)])
+            }
+            try setup.save()
+        }
+        let session = try Session(url: url)
+        #expect(try session.run("schema") == """
+            Cow
+              name           string
+              age            int
+              weight         double
+              (name)         index
+              (age, weight)  index
+
+            """)
+        let indexed = try session.run("list Cow where age == 3 and weight >= 500")
+        #expect(indexed.contains("Daisy") && indexed.contains("Molly") && !indexed.contains("Rosie") && !indexed.contains("Bella"))
+        // The same question no index can answer (a disjunction): the same rows, in the same order.
+        #expect(try session.run("list Cow where (age == 3 and weight >= 500) or false") == indexed)
+        #expect(try session.run("list Cow where name == 'Bella'").contains("Bella"))
+        let json = try Session(url: url, options: .init(json: true))
+        let entities = try #require(try JSONSerialization.jsonObject(with: Data(json.run("schema").utf8)) as? [[String: Any]])
+        #expect(entities.first?["indexes"] as? [[String]] == [["name"], ["age", "weight"]])
+    }
+
     @Test("schema lists a constraint over a to-one relationship, and an insert naming the same object updates it")
     func uniquenessOverRelationships() throws {
         let url = try sampleCopy("Animals").deletingLastPathComponent().appendingPathComponent("Flows.folio")

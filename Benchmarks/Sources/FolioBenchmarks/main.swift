@@ -9,6 +9,8 @@
 //   FolioBenchmarks --grdb-fetch-only PATH.sqlite
 // Uniqueness (insert, upsert, save check; Uniqueness.swift):
 //   swift run -c release FolioBenchmarks --unique [N ...] [--runs K]
+// Indexed fetch (#Index, a declared index; IndexedFetch.swift):
+//   swift run -c release FolioBenchmarks --index [N ...] [--runs K]
 // The typed layer (@Model through mainContext) beside the dynamic API, GRDB and
 // the C floor, each phase in a child process (TypedBenchmark.swift, TypedPhase.swift):
 //   swift run -c release FolioBenchmarks --typed [N ...] [--runs K]
@@ -527,6 +529,7 @@ do {
     var modelsMode = false
     var uniqueMode = false
     var typedMode = false
+    var indexMode = false
     var fixedCascade = 10_000
     var index = 0
     while index < arguments.count {
@@ -555,13 +558,18 @@ do {
             index += 1
             continue
         }
+        if arguments[index] == "--index" {
+            indexMode = true
+            index += 1
+            continue
+        }
         if arguments[index] == "--unique" {
             uniqueMode = true
             index += 1
             continue
         }
         guard let n = Int(arguments[index].replacingOccurrences(of: "_", with: "")), n > 0 else {
-            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --typed [N ...] [--runs K] | --typed-phase PHASE N BIG PATH | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
+            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --index [N ...] [--runs K] | --typed [N ...] [--runs K] | --typed-phase PHASE N BIG PATH | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
         }
         sizes.append(n)
         index += 1
@@ -573,6 +581,10 @@ do {
     }
     if typedMode {
         try runTypedBenchmarks(sizes: sizes, runs: runs)
+        exit(0)
+    }
+    if indexMode {
+        try runIndexedFetchBenchmarks(sizes: sizes, runs: runs)
         exit(0)
     }
     if uniqueMode {

@@ -279,7 +279,7 @@ public final class ModelContext {
     public func fetchIdentifiers(_ descriptor: DynamicFetchDescriptor) throws(ModelError) -> [PersistentIdentifier] {
         mergeSavedChanges()
         let source = descriptor.includePendingChanges ? graph : baseline
-        return try source.fetchRows(descriptor).map(source.identifier(for:))
+        return try source.fetchRows(descriptor, shared: source !== graph).map(source.identifier(for:))
     }
 
     /// How many objects a descriptor selects (ignoring its limit and offset).
@@ -293,7 +293,7 @@ public final class ModelContext {
         if descriptor.predicate == nil {
             do { return try source.count(of: descriptor.entity) } catch { throw .graph(error) }
         }
-        return try source.fetchRows(unwindowed).count
+        return try source.fetchRows(unwindowed, shared: source !== graph).count
     }
 
     // MARK: Grouping, autosave, transactions

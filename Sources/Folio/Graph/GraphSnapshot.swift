@@ -62,7 +62,8 @@ extension ObjectGraph {
     /// every link has its inverse, no link reaches a deleted object, the index
     /// matches the tables, no to-many holds an object twice, a to-many with no
     /// collection holds nothing (only an optional one may have none), and each
-    /// unique index built holds exactly the live objects' keys.
+    /// unique index built holds exactly the live objects' keys, and each
+    /// declared index built exactly the live rows, in order.
     ///
     /// O(objects × (1 + unique indexes) + links × list length); for tests and debug checks.
     func invariantViolations() -> [String] {
@@ -103,6 +104,7 @@ extension ObjectGraph {
         for (key, kept) in uniqueIndexes where kept.holders != scannedUniqueIndex(entity: key.entity, group: key.attributes).holders {
             problems.append("the unique index of \(layout.entities[key.entity].names(ofGroup: key.attributes)) disagrees with the tables")
         }
+        problems += attributeIndexViolations()
         return problems
     }
 }

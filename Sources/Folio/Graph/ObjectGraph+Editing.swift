@@ -13,7 +13,10 @@ extension ObjectGraph {
         let doomed = Set(refs)
         var survivorSlots = Set<SurvivorSlot>()
         // Out of the unique indexes first, while their links still give their keys.
-        for ref in refs where isLive(ref) { uniqueIndexRemove(ref) }
+        for ref in refs where isLive(ref) {
+            uniqueIndexRemove(ref)
+            attributeIndexRemove(ref)
+        }
         for ref in refs where isLive(ref) {
             record.removed.append(ref)
             let table = tables[Int(ref.entity)]
@@ -71,6 +74,7 @@ extension ObjectGraph {
         for ref in record.removed {
             tables[Int(ref.entity)].setLive(true, row: Int(ref.row))
             uniqueIndexAdd(ref)
+            attributeIndexAdd(ref)
         }
     }
 
@@ -82,7 +86,11 @@ extension ObjectGraph {
     /// - Returns: the lists the reconciliation changed beyond those restored.
     func restoreRebased(_ record: DeletionRecord) -> [(ObjectRef, Int)] {
         let doomed = Set(record.removed)
-        for ref in record.removed { tables[Int(ref.entity)].setLive(true, row: Int(ref.row)) }
+        // (The unique indexes are rebuilt after the reconciliation; the declared ones take the rows back now.)
+        for ref in record.removed where !isLive(ref) {
+            tables[Int(ref.entity)].setLive(true, row: Int(ref.row))
+            attributeIndexAdd(ref)
+        }
         // What the removal left a removed object's lists holding: nothing.
         let after = record.links.map { saved -> DeletionRecord.SavedLinks in
             var left = saved
@@ -441,6 +449,8 @@ extension ObjectGraph {
         graph.index = index
         graph.nextID = nextID
         graph.limits = limits
+        // Row numbers, ordered by values the copy holds too: shared until either side edits.
+        graph.attributeIndexes = attributeIndexes
         return graph
     }
 

@@ -26,6 +26,13 @@ public final class ObjectGraph {
     var nextID: UInt64 = 1
     /// Values → row indexes for unique groups, built on first use.
     var uniqueIndexes: [UniqueKey: UniqueIndex] = [:]
+    /// The declared indexes (`#Index`) built so far, kept current by every
+    /// edit (see ObjectGraph+Indexes); copies share them copy-on-write.
+    var attributeIndexes: [AttributeIndexKey: AttributeIndex] = [:]
+    /// How many rows fetches with a predicate have examined in this graph: a
+    /// scan counts every live row, an indexed fetch its candidates. Tests read
+    /// it to tell the two apart.
+    @exclusivity(unchecked) var rowsVisited = 0
     /// The sizes values and the document may reach; ``DocumentLimits/standard``
     /// except in tests, which use small ones (copies keep them).
     var limits = DocumentLimits.standard
@@ -237,6 +244,7 @@ extension ObjectGraph {
         }
         nextID = max(nextID, id + 1)
         uniqueIndexAdd(ref)
+        attributeIndexAdd(ref)
         return ref
     }
 
@@ -294,6 +302,7 @@ extension ObjectGraph {
         guard !isLive(ref) else { return }
         tables[Int(ref.entity)].setLive(true, row: Int(ref.row))
         uniqueIndexAdd(ref)
+        attributeIndexAdd(ref)
     }
 
     /// Inserts an object from cells (a merge), carrying blobs still on disk as they are.
@@ -311,8 +320,13 @@ extension ObjectGraph {
         return ref
     }
 
+    /// Writes a checked value: every write of an attribute goes through here
+    /// (or ``setBlob(_:_:_:)``, for attributes no index names), which keeps the
+    /// unique and declared indexes current.
     func setValue(_ value: Value, _ ref: ObjectRef, _ attribute: Int) {
-        rekeying(ref, member: attribute) { tables[Int(ref.entity)].columns[attribute].set(value, at: Int(ref.row)) }
+        reindexing(ref, attribute: attribute) {
+            rekeying(ref, member: attribute) { tables[Int(ref.entity)].columns[attribute].set(value, at: Int(ref.row)) }
+        }
     }
 
     /// Checks a value against an attribute's type and the document's limits

@@ -34,6 +34,9 @@ struct SchemaLayout: Sendable {
         /// attribute's index, or `attributes.count` + the slot of a to-one
         /// relationship (whose value is the identity of the object it holds).
         var uniqueGroups: [[Int]]
+        /// The declared indexes (`#Index`, the document's `<index>`), each as
+        /// attribute indexes, most significant first; each list once.
+        var indexes: [[Int]] = []
 
         /// The relationship slot a unique-group member names, or `nil` for an attribute.
         func linkSlot(ofMember member: Int) -> Int? {
@@ -63,7 +66,8 @@ struct SchemaLayout: Sendable {
                 links: [],
                 linkIndex: Dictionary(uniqueKeysWithValues: entity.relationships.enumerated().map { ($1.name, $0) }),
                 declaredLinkCount: entity.relationships.count,
-                uniqueGroups: Self.uniqueGroups(of: entity))
+                uniqueGroups: Self.uniqueGroups(of: entity),
+                indexes: Self.indexes(of: entity))
         }
         let entityIndex = Dictionary(uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
         for (index, entity) in schema.entities.enumerated() {
@@ -87,6 +91,17 @@ struct SchemaLayout: Sendable {
         }
         self.entities = entities
         self.entityIndex = entityIndex
+    }
+
+    /// The entity's indexes that name attributes only (validation refuses the others).
+    private static func indexes(of entity: Schema.Entity) -> [[Int]] {
+        var result: [[Int]] = []
+        for names in entity.indexes {
+            let attributes = names.compactMap { name in entity.attributes.firstIndex { $0.name == name } }
+            guard attributes.count == names.count, !attributes.isEmpty, !result.contains(attributes) else { continue }
+            result.append(attributes)
+        }
+        return result
     }
 
     private static func uniqueGroups(of entity: Schema.Entity) -> [[Int]] {

@@ -387,16 +387,20 @@ extension ObjectGraph {
 }
 
 extension Schema {
-    /// Whether the two schemas differ at most in their attributes' default values.
+    /// Whether the two schemas differ at most in their attributes' default
+    /// values and their entities' indexes.
     ///
-    /// Defaults shape no stored data (they only fill attributes a later insert
-    /// or migration leaves out), so such a document needs no migration. Models
-    /// whose defaults are expressions (`Date.now`) differ this way every run.
-    func differsOnlyInDefaults(from other: Schema) -> Bool {
+    /// Neither shapes stored data (defaults only fill attributes a later insert
+    /// or migration leaves out; an index is built from the objects when first
+    /// used), so such a document needs no migration — as in SwiftData, where
+    /// adding an index is a lightweight change. Models whose defaults are
+    /// expressions (`Date.now`) differ this way every run.
+    func differsOnlyInDefaultsOrIndexes(from other: Schema) -> Bool {
         func stripped(_ schema: Schema) -> [Entity] {
             schema.entities.map { entity in
                 var entity = entity
                 for index in entity.attributes.indices { entity.attributes[index].defaultStoredValue = nil }
+                entity.indexes = []
                 return entity
             }
         }
@@ -406,7 +410,7 @@ extension Schema {
 
 extension ObjectGraph {
     /// The same objects under a schema that differs from this graph's only in
-    /// defaults (``Schema/differsOnlyInDefaults(from:)``); nothing is copied, so
+    /// defaults (``Schema/differsOnlyInDefaultsOrIndexes(from:)``); nothing is copied, so
     /// this graph must not be used afterwards.
     func adopting(_ target: Schema) -> ObjectGraph {
         let graph = ObjectGraph(schema: target, layout: SchemaLayout(target))
@@ -422,7 +426,7 @@ extension ObjectGraph {
     ///
     /// - Throws: what ``migrated(to:)`` throws.
     func brought(to target: Schema) throws(MigrationError) -> ObjectGraph {
-        if schema.differsOnlyInDefaults(from: target) { return adopting(target) }
+        if schema.differsOnlyInDefaultsOrIndexes(from: target) { return adopting(target) }
         return try migrated(to: target)
     }
 }

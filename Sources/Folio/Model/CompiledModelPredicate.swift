@@ -237,3 +237,109 @@ extension PredicateExpressions.CollectionContainsCollection: RowExpression {
         return evaluate
     }
 }
+
+// MARK: Declared indexes
+
+extension CompiledModelPredicate {
+    /// The rows a declared index yields for a predicate's top-level
+    /// conjunction of tests of persisted attributes against constants
+    /// (`$0.name == name && $0.age >= 18`), in row order; `nil` when no index
+    /// serves any of them. Every model the predicate matches is among them, so
+    /// evaluating it on these rows — compiled, or on models — gives the scan's
+    /// result. Builds the index on first use.
+    static func indexedRows<T: PersistentModel>(_ predicate: Predicate<T>, entity: Int, graph: ObjectGraph) -> [ObjectRef]? {
+        guard !graph.layout.entities[entity].indexes.isEmpty,
+              let source = predicate.expression as? any IndexTermExpression else { return nil }
+        let scope = RowScope(graph: graph, entity: entity, metadata: ModelMetadata.of(T.self), variable: predicate.variable.key)
+        return graph.indexedRows(entity: entity, terms: source.indexTerms(in: scope))
+    }
+}
+
+/// A predicate expression that may hold tests an index answers.
+protocol IndexTermExpression {
+    func indexTerms(in scope: RowScope) -> [IndexTerm]
+}
+
+extension IndexTerm.Comparison {
+    /// The comparison with its operands swapped: `3 < $0.age` is `$0.age > 3`.
+    var swapped: IndexTerm.Comparison {
+        switch self {
+        case .equal: return .equal
+        case .less: return .greater
+        case .lessOrEqual: return .greaterOrEqual
+        case .greater: return .less
+        case .greaterOrEqual: return .lessOrEqual
+        }
+    }
+}
+
+extension PredicateExpressions.Conjunction: IndexTermExpression {
+    func indexTerms(in scope: RowScope) -> [IndexTerm] {
+        ((lhs as? any IndexTermExpression)?.indexTerms(in: scope) ?? [])
+            + ((rhs as? any IndexTermExpression)?.indexTerms(in: scope) ?? [])
+    }
+}
+
+extension PredicateExpressions.Equal: IndexTermExpression {
+    func indexTerms(in scope: RowScope) -> [IndexTerm] {
+        scope.termOfComparison(lhs, rhs, .equal).map { [$0] } ?? []
+    }
+}
+
+extension PredicateExpressions.Comparison: IndexTermExpression {
+    func indexTerms(in scope: RowScope) -> [IndexTerm] {
+        let comparison: IndexTerm.Comparison
+        switch op {
+        case .lessThan: comparison = .less
+        case .lessThanOrEqual: comparison = .lessOrEqual
+        case .greaterThan: comparison = .greater
+        case .greaterThanOrEqual: comparison = .greaterOrEqual
+        @unknown default: return []
+        }
+        return scope.termOfComparison(lhs, rhs, comparison).map { [$0] } ?? []
+    }
+}
+
+extension RowScope {
+    /// The term of `lhs op rhs` with a key path on either side.
+    func termOfComparison<L: PredicateExpression, R: PredicateExpression>(_ lhs: L, _ rhs: R,
+                                                                          _ comparison: IndexTerm.Comparison) -> IndexTerm? {
+        if let term = (lhs as? any KeyPathOnVariable)?.indexTerm(against: rhs, comparison, in: self) { return term }
+        return (rhs as? any KeyPathOnVariable)?.indexTerm(against: lhs, comparison.swapped, in: self)
+    }
+}
+
+/// A key path expression, seen through its generic parameters.
+protocol KeyPathOnVariable {
+    func indexTerm(against constant: any PredicateExpression, _ comparison: IndexTerm.Comparison, in scope: RowScope) -> IndexTerm?
+}
+
+extension PredicateExpressions.KeyPath: KeyPathOnVariable {
+    /// A test of a persisted attribute against a constant, as an index term,
+    /// when the index's order is the Swift operator's on the property's type:
+    /// the attribute is stored as that type (and holds no `nil` unless the
+    /// property is optional, since a getter reads a stored `nil` as zero), and
+    /// the type orders as the index does (numbers, strings, dates, decimals)
+    /// or, for equality, compares as it does (also `Bool`, `UUID`, `Data`).
+    func indexTerm(against constant: any PredicateExpression, _ comparison: IndexTerm.Comparison, in scope: RowScope) -> IndexTerm? {
+        guard let variable = root as? any VariableExpression, variable.variableKey == scope.variable,
+              let value = constant as? PredicateExpressions.Value<Output>,
+              let persistable = value.value as? any PersistableValue,
+              let type = Output.self as? any PersistableValue.Type,
+              let property = scope.metadata.property(for: keyPath), property.accepts == nil, case .attribute = property.kind,
+              let attribute = scope.graph.layout.entities[scope.entity].attributeIndex[property.name] else { return nil }
+        let declaration = scope.graph.layout.entities[scope.entity].attributes[attribute]
+        let isOptional = Output.self is any OptionalType.Type
+        guard declaration.type == type.valueType, isOptional || !declaration.isOptional else { return nil }
+        switch declaration.type {
+        case .string, .date, .decimal, .double, .float, .int, .int8, .int16, .int32, .int64,
+             .uint, .uint8, .uint16, .uint32, .uint64:
+            break
+        case .bool, .uuid, .data:
+            guard comparison == .equal else { return nil }
+        default:
+            return nil
+        }
+        return IndexTerm(attribute: attribute, comparison: comparison, constant: persistable.persistentValue)
+    }
+}

@@ -100,6 +100,31 @@ public macro Relationship(
 public macro Unique<T: PersistentModel>(_ constraints: [PartialKeyPath<T>]...) =
     #externalMacro(module: "FolioMacros", type: "UniqueMacro")
 
+/// Declares a model's indexes, SwiftData's `#Index`: each array of key paths
+/// names attributes a fetch can find objects by without reading every object.
+///
+///     @Model final class Animal {
+///         #Index<Animal>([\.name], [\.age, \.weight])
+///         var name: String
+///         var age: Int
+///         var weight: Double
+///     }
+///
+/// A fetch whose predicate is (a conjunction containing) a test of an indexed
+/// attribute against a constant — `==`, or a range with `<`, `<=`, `>`, `>=` —
+/// reads only the objects the index yields: `$0.name == name`, or
+/// `$0.age == 3 && $0.weight > 10` by the compound index (equality on its
+/// first attributes, then a range on the next). The result, order included,
+/// is the scan's. The index is built on the first such fetch and kept current
+/// by every edit, undo and redo after. Adding or removing an index needs no
+/// migration. Key paths must name stored attributes of a scalar type: a
+/// relationship, a collection, a `Codable` composite or an externally stored
+/// attribute makes `ModelContainer` throw
+/// ``SchemaError/invalidIndex(entity:attributes:reason:)``.
+@freestanding(declaration, names: named(_$indexes))
+public macro Index<T: PersistentModel>(_ indices: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "FolioMacros", type: "IndexMacro")
+
 /// Keeps a stored property out of the document: never saved, not in the schema.
 /// It needs an initial value, since fetched models are created without one.
 @attached(peer)

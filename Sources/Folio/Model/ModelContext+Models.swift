@@ -395,7 +395,11 @@ extension ModelContext {
             throw ModelError.graph(.unknownEntity(T.entityName))
         }
         var refs: [ObjectRef] = []
-        if descriptor.includePendingChanges {
+        if descriptor.includePendingChanges, let predicate = descriptor.predicate,
+           let candidates = CompiledModelPredicate.indexedRows(predicate, entity: entity, graph: graph) {
+            // A declared index narrows the rows; the predicate still checks each.
+            refs = candidates
+        } else if descriptor.includePendingChanges {
             let table = graph.tables[entity]
             refs.reserveCapacity(table.liveCount)
             for row in 0..<table.rowCount where table.isLive[row] { refs.append(ObjectRef(entity: entity, row: row)) }
@@ -415,6 +419,7 @@ extension ModelContext {
         var sortedRefs: [ObjectRef]?
         do {
             if let predicate = descriptor.predicate {
+                graph.rowsVisited += refs.count
                 guard let compiled = CompiledModelPredicate(predicate, entity: entity, graph: graph) else { throw RowFallback() }
                 refs = try refs.filter(compiled.matches)
             }

@@ -17,11 +17,16 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     init(backingData: BackingData)
     /// The key paths of `#Unique`'s constraints; none unless the class declares `#Unique`.
     static var _$uniquenessConstraints: [[AnyKeyPath]] { get }
+    /// The key paths of `#Index`'s indexes; none unless the class declares `#Index`.
+    static var _$indexes: [[AnyKeyPath]] { get }
 }
 
 extension PersistentModel {
     /// No uniqueness constraints: what a class without `#Unique` has.
     public static var _$uniquenessConstraints: [[AnyKeyPath]] { [] }
+
+    /// No indexes: what a class without `#Index` has.
+    public static var _$indexes: [[AnyKeyPath]] { [] }
 
     /// The entity name: the class's name.
     static var entityName: String { String(describing: Self.self) }

@@ -208,6 +208,10 @@ extension Schema {
             for keyPaths in type._$uniquenessConstraints {
                 entity.uniquenessConstraints.append(keyPaths.map { metadata.property(for: $0)?.name ?? String(describing: $0) })
             }
+            // `#Index`: a key path to no persisted property keeps its description, for validation to name.
+            entity.indexes = type._$indexes.map { keyPaths in
+                keyPaths.map { metadata.property(for: $0)?.name ?? String(describing: $0) }
+            }
             return entity
         }
         // An inverse named on one side only: name it on the other side too.

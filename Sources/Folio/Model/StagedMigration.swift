@@ -85,7 +85,7 @@ struct StagedMigration {
     /// Whether a stored schema has a version's entities (defaults aside, which
     /// model code may compute anew in every process).
     static func matches(_ stored: Schema, _ version: Schema) -> Bool {
-        stored.differsOnlyInDefaults(from: version)
+        stored.differsOnlyInDefaultsOrIndexes(from: version)
     }
 
     /// The closure the document store runs on the graph it reads.

@@ -121,7 +121,7 @@ struct CompiledPredicate {
     }
 
     /// Converts a literal to a value of the type it is compared with.
-    private static func value(_ literal: ObjectPredicate.Literal, as type: ValueType?, column: Int) throws(ObjectPredicateError) -> Value {
+    static func value(_ literal: ObjectPredicate.Literal, as type: ValueType?, column: Int) throws(ObjectPredicateError) -> Value {
         switch literal {
         case .null: return .null
         case .bool(let flag): return .bool(flag)

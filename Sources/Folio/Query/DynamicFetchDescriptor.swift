@@ -43,8 +43,16 @@ public struct DynamicFetchDescriptor: Hashable, Sendable {
 
 extension ObjectGraph {
     /// Rows of an entity matching a descriptor, sorted and windowed.
-    /// O(rows of the entity) to filter, O(m log m) to sort m matches.
-    func fetchRows(_ descriptor: DynamicFetchDescriptor) throws(ModelError) -> [ObjectRef] {
+    ///
+    /// A predicate whose top-level conjunction tests an attribute that a
+    /// declared index orders by, for equality or a range against a constant,
+    /// is checked only on the rows the index yields (in row order, as a scan
+    /// finds them); otherwise on every row. O(rows of the entity) to filter
+    /// by a scan, O(log n + candidates) by an index; O(m log m) to sort m matches.
+    ///
+    /// - Parameter shared: whether the graph is a saved state other threads
+    ///   read (a context's baseline): it builds no index and counts nothing.
+    func fetchRows(_ descriptor: DynamicFetchDescriptor, shared: Bool = false) throws(ModelError) -> [ObjectRef] {
         let entity: Int
         do { entity = try entityIndex(descriptor.entity) } catch { throw .graph(error) }
         let table = tables[entity]
@@ -52,9 +60,16 @@ extension ObjectGraph {
         if let predicate = descriptor.predicate {
             let compiled: CompiledPredicate
             do { compiled = try CompiledPredicate(predicate, entity: entity, graph: self) } catch { throw .predicate(error) }
-            for row in 0..<table.rowCount where table.isLive[row] {
-                let ref = ObjectRef(entity: entity, row: row)
-                if compiled.matches(ref) { rows.append(ref) }
+            if let candidates = indexedRows(entity: entity, terms: predicate.indexTerms(entity: entity, graph: self),
+                                            building: !shared) {
+                if !shared { rowsVisited += candidates.count }
+                rows = candidates.filter(compiled.matches)
+            } else {
+                if !shared { rowsVisited += table.liveCount }
+                for row in 0..<table.rowCount where table.isLive[row] {
+                    let ref = ObjectRef(entity: entity, row: row)
+                    if compiled.matches(ref) { rows.append(ref) }
+                }
             }
         } else {
             rows.reserveCapacity(table.liveCount)

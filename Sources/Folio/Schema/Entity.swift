@@ -21,24 +21,39 @@ extension Schema {
         /// thing in the two spellings are equal (a package's stored schema and
         /// the classes' schema compare equal).
         private(set) var declaredConstraints: [[String]] = []
+        /// The entity's indexes, SwiftData's `#Index`: each names one or more
+        /// attributes (a compound index orders by the first, then the next…).
+        ///
+        /// An index changes no stored value and no rule: it lets a fetch whose
+        /// predicate tests the first attribute(s) for equality or a range find
+        /// the matching objects without reading every object. Adding or
+        /// removing one needs no migration (SwiftData counts it a lightweight
+        /// change). Each must name distinct stored attributes of a scalar type
+        /// (not a relationship, a collection, `codable`, `any`, or an
+        /// externally stored attribute); ``Schema/validate()`` refuses others
+        /// with ``SchemaError/invalidIndex(entity:attributes:reason:)``.
+        public var indexes: [[String]] = []
 
         /// Creates an entity.
         ///
         /// `uniquenessConstraints` adds to the attributes' `.unique` options: a
         /// one-attribute group marks that attribute `.unique`, as
-        /// ``uniquenessConstraints`` describes.
+        /// ``uniquenessConstraints`` describes. `indexes` lists the entity's
+        /// indexes (``indexes``), each as the names of its attributes.
         public init(
             _ name: String,
             attributes: [Attribute] = [],
             relationships: [Relationship] = [],
             originalName: String? = nil,
-            uniquenessConstraints: [[String]] = []
+            uniquenessConstraints: [[String]] = [],
+            indexes: [[String]] = []
         ) {
             self.name = name
             self.attributes = attributes
             self.relationships = relationships
             self.originalName = originalName
             self.uniquenessConstraints += uniquenessConstraints
+            self.indexes = indexes
         }
 
         /// Groups of properties whose values, taken together, no two objects

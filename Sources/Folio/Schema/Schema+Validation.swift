@@ -26,6 +26,7 @@ extension Schema {
                 }
             }
             try validateUniquenessConstraints(of: entity)
+            try validateIndexes(of: entity)
             for relationship in entity.relationships {
                 guard Schema.isValidName(relationship.name) else { throw .invalidName(relationship.name) }
                 guard propertyNames.insert(relationship.name).inserted else {
@@ -114,6 +115,31 @@ extension Schema {
                 }
                 if attribute.type.isCollection || attribute.type == .codable || attribute.type == .any {
                     throw refuse("'\(name)' is of type \(attribute.type), which cannot be unique")
+                }
+            }
+        }
+    }
+
+    /// Each index names distinct stored attributes whose values have one order:
+    /// scalars kept in the document's text (an externally stored value is a
+    /// file read on first use, which ordering every object would read).
+    private func validateIndexes(of entity: Entity) throws(SchemaError) {
+        for index in entity.indexes {
+            func refuse(_ reason: String) -> SchemaError {
+                .invalidIndex(entity: entity.name, attributes: index, reason: reason)
+            }
+            guard !index.isEmpty else { throw refuse("it names no attributes") }
+            guard Set(index).count == index.count else { throw refuse("it names an attribute twice") }
+            for name in index {
+                if entity.relationship(named: name) != nil {
+                    throw refuse("'\(name)' is a relationship; an index orders attributes")
+                }
+                guard let attribute = entity.attribute(named: name) else {
+                    throw refuse("\(entity.name) has no attribute '\(name)'")
+                }
+                if attribute.isExternal { throw refuse("'\(name)' is stored externally") }
+                if attribute.type.isCollection || attribute.type == .codable || attribute.type == .any {
+                    throw refuse("'\(name)' is of type \(attribute.type), which has no order to index")
                 }
             }
         }

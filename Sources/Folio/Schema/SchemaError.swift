@@ -29,6 +29,11 @@ public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
     /// other than a stored attribute of a type `.unique` allows or a to-one
     /// relationship.
     case invalidUniquenessConstraint(entity: String, attributes: [String], reason: String)
+    /// An index (``Schema/Entity/indexes``) is empty, repeats a name, or names
+    /// something other than a stored attribute of a scalar type: an unknown
+    /// name, a relationship, a collection, `codable`, `any`, or an externally
+    /// stored attribute.
+    case invalidIndex(entity: String, attributes: [String], reason: String)
     /// The schema breaks a limit of ``DocumentLimits`` (too many entities or
     /// properties, a name too long, a default value too large or deep), so no
     /// document with it could be read back. `entity` and `property` are empty
@@ -59,6 +64,8 @@ public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
             return "\(entity).\(attribute) has a default value of the wrong type"
         case .invalidUniquenessConstraint(let entity, let attributes, let reason):
             return "\(entity)'s uniqueness constraint (\(attributes.joined(separator: ", "))) is not valid: \(reason)"
+        case .invalidIndex(let entity, let attributes, let reason):
+            return "\(entity)'s index (\(attributes.joined(separator: ", "))) is not valid: \(reason)"
         case .limitExceeded(let entity, let property, let limit, let size, let maximum):
             let place = entity.isEmpty ? "the schema" : property.isEmpty ? entity : "\(entity).\(property)"
             return "\(place): \(size) \(limit) is over the limit of \(maximum)"

@@ -373,9 +373,10 @@ final class DocumentLoader {
                 case "relationship": entities[entities.count - 1].relationships.append(try SchemaXML.relationship(from: xml))
                 case "unique":
                     entities[entities.count - 1].uniquenessConstraints.append(try SchemaXML.uniquenessConstraint(from: xml))
+                case "index": entities[entities.count - 1].indexes.append(try SchemaXML.index(from: xml))
                 default:
                     fail(.unexpectedContent(location(), found: "<\(elementName)>",
-                                            expected: "<attribute>, <relationship> or <unique>"))
+                                            expected: "<attribute>, <relationship>, <unique> or <index>"))
                     return
                 }
             } catch {

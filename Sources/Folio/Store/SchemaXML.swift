@@ -6,6 +6,7 @@
 ///   <entity name="Animal">
 ///     <attribute name="name" type="string"/>
 ///     <relationship name="category" destination="AnimalCategory" inverse="animals" delete-rule="nullify"/>
+///     <index attributes="name"/>
 ///   </entity>
 /// </schema>
 /// ```
@@ -74,6 +75,12 @@ enum SchemaXML {
             for constraint in entity.declaredConstraints {
                 buffer.append(string: pad + "    <unique")
                 appendAttribute("attributes", constraint.joined(separator: " "), to: &buffer)
+                buffer.append("/>\n")
+            }
+            // Indexes last: a package written before them has none, and reads the same.
+            for index in entity.indexes {
+                buffer.append(string: pad + "    <index")
+                appendAttribute("attributes", index.joined(separator: " "), to: &buffer)
                 buffer.append("/>\n")
             }
             buffer.append(string: pad + "  </entity>\n")
@@ -164,6 +171,16 @@ enum SchemaXML {
         let names = try required("attributes", in: xml, of: "unique").split(separator: " ").map(String.init)
         if let unknown = xml.keys.sorted().first(where: { $0 != "attributes" }) {
             throw .init("unique: unknown property '\(unknown)'")
+        }
+        return names
+    }
+
+    /// An index: `<index attributes="age weight"/>`, the attributes it orders
+    /// by, most significant first.
+    static func index(from xml: [String: String]) throws(SchemaDeclarationError) -> [String] {
+        let names = try required("attributes", in: xml, of: "index").split(separator: " ").map(String.init)
+        if let unknown = xml.keys.sorted().first(where: { $0 != "attributes" }) {
+            throw .init("index: unknown property '\(unknown)'")
         }
         return names
     }
