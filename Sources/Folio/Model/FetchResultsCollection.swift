@@ -66,11 +66,14 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
 final class ResultBatches<Element> {
     /// Makes the elements for a range of result positions.
     typealias Maker = (Range<Int>) -> [Element]
+    /// Called with a batch's positions once the collection has let go of its elements.
+    typealias Releaser = (Range<Int>) -> Void
 
     let count: Int
     /// Elements per batch; the whole result when the caller asked for none.
     let batchSize: Int
     private let make: Maker
+    private let release: Releaser?
     /// The batch used last and the one before it: iterating keeps one alive,
     /// going back and forth across a batch boundary does not remake either.
     private var recent: (batch: Int, elements: [Element])?
@@ -81,10 +84,16 @@ final class ResultBatches<Element> {
 
     /// - Parameter batchSize: elements per batch; 0 or less makes the whole
     ///   result one batch (Core Data's `fetchBatchSize` of 0: no batching).
-    init(count: Int, batchSize: Int, make: @escaping Maker) {
+    init(count: Int, batchSize: Int, make: @escaping Maker, release: Releaser? = nil) {
         self.count = count
         self.batchSize = batchSize > 0 ? batchSize : max(count, 1)
         self.make = make
+        self.release = release
+    }
+
+    /// The positions batch `batch` covers.
+    private func range(of batch: Int) -> Range<Int> {
+        batch * batchSize..<min((batch + 1) * batchSize, count)
     }
 
     /// The batches whose elements are alive in this collection, most recent first.
@@ -100,12 +109,13 @@ final class ResultBatches<Element> {
             recent = kept
             return kept.elements[offset]
         }
-        let start = batch * batchSize
-        let elements = make(start..<min(start + batchSize, count))
+        let elements = make(range(of: batch))
         madeCount += elements.count
-        // The oldest batch goes before the new one is kept.
+        // The oldest batch goes; its elements are released here, before the hook.
+        let dropped = previous?.batch
         previous = recent
         recent = (batch, elements)
+        if let dropped, let release { release(range(of: dropped)) }
         return elements[offset]
     }
 }
@@ -116,6 +126,11 @@ extension FetchResultsCollection where Element: PersistentModel {
     init(models ids: [UInt64], batchSize: Int, context: ModelContext) {
         self.init(ResultBatches(count: ids.count, batchSize: batchSize) { range in
             range.map { context.resultModel(Element.self, id: ids[$0]) }
+        } release: { range in
+            // The registry's entries for the models just released, at once rather
+            // than at its next sweep: a weak reference keeps a little memory of its
+            // dead model, a million of which is most of what a batched iteration costs.
+            for position in range where context.registry[ids[position]] == nil { context.registry.remove(ids[position]) }
         })
     }
 }
