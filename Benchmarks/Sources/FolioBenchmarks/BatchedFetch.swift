@@ -14,14 +14,17 @@ enum BatchedMode: String, CaseIterable {
     case all
     /// `fetch(_:batchSize:)`: models made a batch at a time.
     case batched
+    /// `fetchIdentifiers(_:batchSize:)`, reading through the dynamic API: no
+    /// models, so the batched fetch's own cost (its identifiers) alone.
+    case identifiers
 
     func arguments(n: Int, path: String, batchSize: Int) -> [String] {
         ["--batched-phase", rawValue, String(n), path, String(batchSize)]
     }
 
-    /// Opens the package, then fetches and reads `age` of every animal; prints
-    /// times and memory (RSS after opening, the peak of the open, the peak of
-    /// fetch and iteration) and ends the process.
+    /// Opens the package, then fetches and reads `age` of every animal and
+    /// releases the result; prints times and memory (RSS after opening, the
+    /// peak of the open, the peak of fetch and iteration) and ends the process.
     @MainActor
     func run(n: Int, path: String, batchSize: Int) throws -> Never {
         var recorder = PhaseRecorder()
@@ -35,29 +38,50 @@ enum BatchedMode: String, CaseIterable {
         let start = now()
         var ages = 0
         var count = 0
-        let kept: Any
+        // Released after the peak is read, and timed: the array's million models
+        // are freed there, where the batched fetch frees each batch as it goes.
         switch self {
         case .all:
-            let animals = try recorder.time("fetch") { try context.fetch(FetchDescriptor<Animal>()) }
+            var animals: [Animal]? = try recorder.time("fetch") { try context.fetch(FetchDescriptor<Animal>()) }
             recorder.time("iterate") {
-                for animal in animals { ages &+= animal.age }
+                for animal in animals ?? [] { ages &+= animal.age }
             }
-            count = animals.count
-            kept = animals
+            count = animals?.count ?? 0
+            recorder.record("total", now() - start)
+            recorder.record("fetch_peak", peakReset ? Double(procStatus("VmHWM")) : .nan)
+            recorder.time("release") { animals = nil }
         case .batched:
-            let animals = try recorder.time("fetch") { try context.fetch(FetchDescriptor<Animal>(), batchSize: batchSize) }
-            recorder.time("iterate") {
-                for animal in animals { ages &+= animal.age }
+            var animals: FetchResultsCollection<Animal>? = try recorder.time("fetch") {
+                try context.fetch(FetchDescriptor<Animal>(), batchSize: batchSize)
             }
-            count = animals.count
-            kept = animals
+            recorder.time("iterate") {
+                if let animals { for animal in animals { ages &+= animal.age } }
+            }
+            count = animals?.count ?? 0
+            recorder.record("total", now() - start)
+            recorder.record("fetch_peak", peakReset ? Double(procStatus("VmHWM")) : .nan)
+            recorder.time("release") { animals = nil }
+        case .identifiers:
+            var ids: FetchResultsCollection<PersistentIdentifier>? = try recorder.time("fetch") {
+                try context.fetchIdentifiers(FetchDescriptor<Animal>(), batchSize: batchSize)
+            }
+            try recorder.time("iterate") {
+                guard let ids else { return }
+                for id in ids {
+                    guard case .int(let age) = try context.value("age", of: id) else { fail("age is not an int") }
+                    ages &+= Int(age)
+                }
+            }
+            count = ids?.count ?? 0
+            recorder.record("total", now() - start)
+            recorder.record("fetch_peak", peakReset ? Double(procStatus("VmHWM")) : .nan)
+            recorder.time("release") { ids = nil }
         }
-        recorder.record("total", now() - start)
-        recorder.record("fetch_peak", peakReset ? Double(procStatus("VmHWM")) : .nan)
+        recorder.record("total_released", now() - start)
         guard count == n, ages == (0..<n).reduce(0, { $0 + Int(Zoo.age($1)) }) else {
             fail("\(rawValue): \(count) animals, age sum \(ages)")
         }
-        recorder.finish(keeping: (container, kept))
+        recorder.finish(keeping: container)
     }
 }
 
@@ -80,7 +104,7 @@ func runBatchedBenchmarks(sizes: [Int], runs: Int, batchSize: Int) throws {
     try FileManager.default.createDirectory(atPath: benchFolder, withIntermediateDirectories: true)
     let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     let loadBefore = loadAverage()
-    var rows: [(n: Int, all: [String: Double], batched: [String: Double])] = []
+    var rows: [(n: Int, all: [String: Double], batched: [String: Double], identifiers: [String: Double])] = []
     for n in sizes {
         let path = batchedPath(n)
         if !FileManager.default.fileExists(atPath: path) {
@@ -96,7 +120,7 @@ func runBatchedBenchmarks(sizes: [Int], runs: Int, batchSize: Int) throws {
             }
             figures[mode] = result
         }
-        rows.append((n, figures[.all] ?? [:], figures[.batched] ?? [:]))
+        rows.append((n, figures[.all] ?? [:], figures[.batched] ?? [:], figures[.identifiers] ?? [:]))
     }
     print("")
     print("Batched fetch (issue 15): Folio \(folioRevision()), best of \(runs), batch size \(batchSize), "
@@ -104,24 +128,27 @@ func runBatchedBenchmarks(sizes: [Int], runs: Int, batchSize: Int) throws {
     print("Each way in a fresh process through mainContext: open the package, then fetch every animal and read its age.")
     print("Peak = VmHWM reset after the open (so: the fetch and iteration's own peak); above open = peak − RSS after the open.")
     print("")
-    print("| zoo | | fetch(_:) all | fetch(_:batchSize: \(batchSize)) | batched / all |")
-    print("|---|---|---:|---:|---:|")
+    print("| zoo | | fetch(_:) all | fetch(_:batchSize: \(batchSize)) | batched / all | fetchIdentifiers(_:batchSize: \(batchSize)), no models |")
+    print("|---|---|---:|---:|---:|---:|")
     for row in rows {
         let label = "zoo-\(groupedNumber(row.n))"
         func line(_ name: String, _ key: String, _ format: (Double) -> String) {
-            let (all, batched) = (row.all[key] ?? .nan, row.batched[key] ?? .nan)
-            print("| \(label) | \(name) | \(format(all)) | \(format(batched)) | \(String(format: "%.2f", batched / all))× |")
+            let (all, batched, ids) = (row.all[key] ?? .nan, row.batched[key] ?? .nan, row.identifiers[key] ?? .nan)
+            print("| \(label) | \(name) | \(format(all)) | \(format(batched)) | \(String(format: "%.2f", batched / all))× | \(format(ids)) |")
         }
         line("fetch", "fetch") { ms($0) }
         line("iterate, reading age", "iterate") { ms($0) }
         line("fetch + iterate", "total") { ms($0) }
+        line("release what the fetch returned", "release") { ms($0) }
+        line("fetch + iterate + release", "total_released") { ms($0) }
         func above(_ figures: [String: Double]) -> Double { (figures["fetch_peak"] ?? .nan) - (figures["open_rss"] ?? .nan) }
         print("| \(label) | peak above the opened document | \(mb(above(row.all))) | \(mb(above(row.batched))) | "
-              + "\(String(format: "%.3f", above(row.batched) / above(row.all)))× |")
+              + "\(String(format: "%.3f", above(row.batched) / above(row.all)))× | \(mb(above(row.identifiers))) |")
         line("peak (VmHWM after the open)", "fetch_peak") { mb($0) }
         line("RSS after the open", "open_rss") { mb($0) }
         line("peak of the open", "open_peak") { mb($0) }
         print("| \(label) | peak above open per result | \(String(format: "%.0f B", above(row.all) / Double(row.n))) | "
-              + "\(String(format: "%.1f B", above(row.batched) / Double(row.n))) | |")
+              + "\(String(format: "%.1f B", above(row.batched) / Double(row.n))) | | "
+              + "\(String(format: "%.1f B", above(row.identifiers) / Double(row.n))) |")
     }
 }

@@ -16,7 +16,7 @@
 // Batched fetch (issue 15): fetch(_:batchSize:) against fetch(_:), time and peak
 // memory, each in a child process (BatchedFetch.swift):
 //   swift run -c release FolioBenchmarks --batched [N ...] [--runs K] [--batch-size B]
-//   FolioBenchmarks --batched-phase all|batched N PATH B   (one way, e.g. under a profiler)
+//   FolioBenchmarks --batched-phase all|batched|identifiers N PATH B   (one way, e.g. under a profiler)
 // and, for profiling a save (e.g. under valgrind):
 //   FolioBenchmarks --save-only N
 //
