@@ -360,9 +360,10 @@ extension ModelContext {
     /// accessed — SwiftData's `fetch(_:batchSize:)`.
     ///
     /// Selects exactly what ``fetch(_:)`` does, in the same order, but holds
-    /// only the result's identifiers and makes models `batchSize` at a time,
-    /// keeping the last two batches: memory stays near two batches' worth
-    /// over any number of results. The collection is a snapshot of the
+    /// only the result's identifiers (8 bytes each) and makes models
+    /// `batchSize` at a time, keeping the last two batches, so the models
+    /// alive at once are two batches' worth, not the whole result. The
+    /// collection is a snapshot of the
     /// result; see ``FetchResultsCollection`` for objects deleted (or taken
     /// away by ``rollback()``) while it is in use.
     /// - Parameter batchSize: models per batch; 0 or less makes the whole
