@@ -71,7 +71,7 @@ let package = Package(
         // End-to-end: runs the built folio binary (found beside the test bundle).
         .testTarget(
             name: "FolioCLITests",
-            dependencies: ["PackageBytes"]
+            dependencies: ["Folio", "PackageBytes"]
         ),
         // The typed layer as a user sees it: plain `import Folio`, the seeds' code as written.
         .testTarget(

@@ -33,7 +33,7 @@ public final class Interpreter {
         /// Answer yes to every confirmation (`--yes`, scripts).
         public var assumeYes = false
         /// Results as JSON instead of aligned tables: `list`, `show`, `count`,
-        /// `status` and `schema` write one JSON value per command.
+        /// `status` and `schema` write one JSON value per command, `changes` one per transaction.
         public var json = false
         /// Open the document read-only (`--read-only`): it opens even while
         /// another process writes it, and commands that would change it are refused.
@@ -108,7 +108,8 @@ public final class Interpreter {
 
     /// The command names, for help and completion.
     public static let commandNames = ["help", "schema", "list", "count", "show", "insert", "set", "link", "unlink",
-                                      "delete", "undo", "redo", "history", "status", "save", "revert", "quit", "quit!"]
+                                      "delete", "undo", "redo", "history", "changes", "status", "save", "revert", "quit",
+                                      "quit!"]
 
     /// Runs one command line. Blank lines and lines starting with `#` do nothing.
     ///
@@ -137,6 +138,7 @@ public final class Interpreter {
         case "undo": try undo(text, redoing: false)
         case "redo": try undo(text, redoing: true)
         case "history": try history(text)
+        case "changes": try changes(text)
         case "status": try status(text)
         case "save": try save(text)
         case "revert": try revert(text)

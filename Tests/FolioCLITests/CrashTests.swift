@@ -79,8 +79,17 @@ import Darwin
             return nil
         }
         let text = String(decoding: manifest, as: UTF8.self)
-        if !text.hasSuffix("</parts>\n</folio>\n") {
+        if !text.hasSuffix("</folio>\n") || !text.contains("\n  </parts>\n") {
             problems.append("manifest.xml is incomplete (\(manifest.count) bytes, ends \(text.suffix(40).debugDescription))")
+        }
+        // The history the manifest lists is there and whole too.
+        for segment in text.split(separator: "\n").map({ $0.drop { $0 == " " } }) where segment.hasPrefix("<segment ") {
+            guard let file = attribute("file", in: segment),
+                  let data = try? Data(contentsOf: package.appendingPathComponent("history/" + file)) else {
+                problems.append("history segment \(segment) is missing")
+                continue
+            }
+            if !String(decoding: data, as: UTF8.self).hasSuffix("</history>\n") { problems.append("history segment \(file) is incomplete") }
         }
         var lines: [Substring] = []
         for part in text.split(separator: "\n").map({ $0.drop { $0 == " " } }) where part.hasPrefix("<part ") {

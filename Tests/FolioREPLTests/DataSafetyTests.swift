@@ -149,6 +149,7 @@ import PackageBytes
         #expect(OnDisk(original) == saved, "the original is untouched")
         try Self.expectFirstSave(original, "original after save as")
         #expect(OnDisk(copy).document == memory, "the copy is exactly what was in memory")
+        // A new document: its history starts with its own first save.
         #expect(OnDisk(copy).entries == ["manifest.xml", "parts"])
         #expect(session.interpreter.documentURL == copy)
         #expect(!session.interpreter.hasUnsavedChanges)
@@ -214,7 +215,7 @@ import PackageBytes
         try FileManager.default.removeItem(at: obstacle)
         #expect(try session.run("save") == "saved \(session.url.path)\n")
         #expect(OnDisk(session.url).document == memory)
-        #expect(OnDisk(session.url).entries == ["manifest.xml", "parts"])
+        #expect(OnDisk(session.url).entries == ["history", "manifest.xml", "parts"])
     }
 
     @Test("a save after the package's folder vanished fails clearly; the edits stay, and save as to a good path keeps them all")

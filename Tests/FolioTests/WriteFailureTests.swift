@@ -148,10 +148,15 @@ import PackageBytes
 
     /// How much a save of `graph` over the old package at `url` writes: the part
     /// files it does not hold yet, then each new blob in order, then manifest.xml.
-    static func plannedWrites(of graph: ObjectGraph, over url: URL) throws -> (parts: Int, blobs: [Int], manifest: Int) {
+    /// - Parameter context: for a context's save, the context: its save also
+    ///   writes the history segment recording it (timestamps have a fixed width,
+    ///   so one made now has the size the save's will have).
+    static func plannedWrites(of graph: ObjectGraph, over url: URL, context: ModelContext? = nil) throws -> Planned {
         let scratch = temporaryPackageURL("Scratch")
         defer { try? FileManager.default.removeItem(at: scratch.deletingLastPathComponent()) }
-        try DocumentPackage(url: scratch).write(graph)
+        var history = HistoryLog()
+        if let transaction = context?.makeStoredTransaction() { history.append(transaction, folder: nil, limits: .standard) }
+        try DocumentPackage(url: scratch).write(graph, expecting: nil, history: history)
         let files = PackageFiles(scratch)
         let old = [imageA, imageB]
         let newBlobs = files.blobs.sorted { Int($0.key.prefix { $0 != "-" })! < Int($1.key.prefix { $0 != "-" })! }
@@ -160,7 +165,17 @@ import PackageBytes
         let parts = scratch.appendingPathComponent("parts")
         let newParts = try FileManager.default.contentsOfDirectory(atPath: parts.path).filter { !oldParts.contains($0) }
             .map { try Data(contentsOf: parts.appendingPathComponent($0)).count }.reduce(0, +)
-        return (newParts, newBlobs.map(\.count), try Data(contentsOf: scratch.appendingPathComponent("manifest.xml")).count)
+        return Planned(parts: newParts, history: history.segments.first?.bytes?.count ?? 0, blobs: newBlobs.map(\.count),
+                       manifest: try Data(contentsOf: scratch.appendingPathComponent("manifest.xml")).count)
+    }
+
+    /// The bytes a save writes, in the order it writes them.
+    struct Planned {
+        var parts: Int
+        var history: Int
+        var blobs: [Int]
+        var manifest: Int
+        var total: Int { parts + history + blobs.reduce(0, +) + manifest }
     }
 
     // MARK: Where a save fails
@@ -180,13 +195,14 @@ import PackageBytes
         var testDescription: String { rawValue }
         var large: Bool { self == .midDocument }
 
-        func afterBytes(_ planned: (parts: Int, blobs: [Int], manifest: Int)) -> Int {
+        func afterBytes(_ planned: Planned) -> Int {
+            // A context's save writes its history segment between the parts and the blobs.
             switch self {
             case .beforeAnyByte: return 0
             case .midDocument: return planned.parts - 1
-            case .firstBlob: return planned.parts
-            case .secondBlob: return planned.parts + planned.blobs[0]
-            case .manifest: return planned.parts + planned.blobs.reduce(0, +)
+            case .firstBlob: return planned.parts + planned.history
+            case .secondBlob: return planned.parts + planned.history + planned.blobs[0]
+            case .manifest: return planned.parts + planned.history + planned.blobs.reduce(0, +)
             }
         }
     }
@@ -238,7 +254,7 @@ import PackageBytes
         let context = try makeContext(try Self.albumSchema(), url: url)
         try Self.edit(context, large: point.large)
         context.processPendingChanges()
-        let planned = try Self.plannedWrites(of: context.graph, over: url)
+        let planned = try Self.plannedWrites(of: context.graph, over: url, context: context)
         let undoSteps = context.undoManager?.undoCount
 
         var caught: ModelError?
@@ -265,14 +281,14 @@ import PackageBytes
         #expect(!context.hasChanges)
         try Self.expectEdits(DocumentPackage(url: url).read(), large: point.large, "\(point): saved after the fault cleared")
         let files = PackageFiles(url)
-        #expect(files.entries == ["blobs", "manifest.xml", "parts"])
+        #expect(files.entries == ["blobs", "history", "manifest.xml", "parts"])
         #expect(files.blobs.count == 3, "A, B2, C and nothing else: \(files.blobs.keys.sorted())")
     }
 
     /// Every byte boundary of a save of many blobs, each at most once: faults at
     /// 0, at each boundary and one byte either side, then the save that fits.
-    static func sweepPoints(_ planned: (parts: Int, blobs: [Int], manifest: Int)) -> [Int] {
-        var boundaries = [0, planned.parts]
+    static func sweepPoints(_ planned: Planned) -> [Int] {
+        var boundaries = [0, planned.parts, planned.parts + planned.history]
         for size in planned.blobs { boundaries.append(boundaries.last! + size) }
         boundaries.append(boundaries.last! + planned.manifest)
         let total = boundaries.last!
@@ -294,9 +310,9 @@ import PackageBytes
                 if useContext { _ = try context.insert("Photo", values) } else { _ = try graph.insert("Photo", values) }
             }
             context.processPendingChanges()
-            let planned = try Self.plannedWrites(of: useContext ? context.graph : graph, over: url)
+            let planned = try Self.plannedWrites(of: useContext ? context.graph : graph, over: url, context: useContext ? context : nil)
             let points = Self.sweepPoints(planned)
-            let total = planned.parts + planned.blobs.reduce(0, +) + planned.manifest
+            let total = planned.total
             for afterBytes in points {
                 let note = "\(useContext ? "ModelContext.save" : "DocumentPackage.write") failing after \(afterBytes) of \(total) bytes"
                 var error: PackageError?

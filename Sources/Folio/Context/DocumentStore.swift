@@ -90,10 +90,14 @@ final class DocumentStore: @unchecked Sendable {
     private var unreportedFailure: Set<ObjectIdentifier> = []
     /// The contexts whose autosaves the next background write carries.
     private var autosavers: Set<ObjectIdentifier> = []
+    /// The document's history: a transaction per save, written with the save
+    /// it records (the package's, read with it; in memory, kept here only).
+    private var history: HistoryLog
 
     private init(package: DocumentPackage?, key: String?, graph: ObjectGraph,
                  fingerprint: FileFingerprint?, writeLock: PackageLock?, diskSchema: Schema?) {
         self.package = package
+        history = package?.readHistoryLog(limits: graph.limits) ?? HistoryLog()
         self.key = key
         savedGraph = graph
         nextID = graph.nextID
@@ -377,17 +381,20 @@ final class DocumentStore: @unchecked Sendable {
     ///   nothing to write). Otherwise the write under way is waited for, then the
     ///   package is written before anything is published: a failure throws and
     ///   leaves the store as it was.
-    func save(_ context: ModelContext, allowsSave: Bool, inBackground: Bool = false) throws(ModelError) {
+    /// - Returns: the transaction the save recorded in the history (numbered),
+    ///   `nil` when its changes cancelled out.
+    @discardableResult
+    func save(_ context: ModelContext, allowsSave: Bool, inBackground: Bool = false) throws(ModelError) -> StoredTransaction? {
         guard let writer, !inBackground else {
             return try saveInMemoryPart(context, allowsSave: allowsSave, writing: false)
         }
-        try writer.exclusively { () throws(ModelError) in
+        return try writer.exclusively { () throws(ModelError) -> StoredTransaction? in
             try saveInMemoryPart(context, allowsSave: allowsSave, writing: true)
         }
     }
 
     /// A save's work under the store's lock; with `writing`, the package's write too.
-    private func saveInMemoryPart(_ context: ModelContext, allowsSave: Bool, writing: Bool) throws(ModelError) {
+    private func saveInMemoryPart(_ context: ModelContext, allowsSave: Bool, writing: Bool) throws(ModelError) -> StoredTransaction? {
         lock.lock()
         defer { lock.unlock() }
         let unseen = changeSets.filter { $0.generation > context.baseGeneration }
@@ -411,17 +418,22 @@ final class DocumentStore: @unchecked Sendable {
         // in ways tracking does not follow: every part is then compared with the disk.
         let others = contextGenerations.keys.contains { $0 != ObjectIdentifier(context) }
         let changed: Set<UInt64>? = package == nil ? [] : others ? nil : context.savedObjectNumbers()
+        // The history as it will be once this save is published: written by the same commit.
+        var history = self.history
+        var recorded = context.makeStoredTransaction()
+        if let transaction = recorded {
+            recorded?.number = history.append(transaction, folder: package?.historyPath, limits: savedGraph.limits)
+        }
         if writing, let package {
             // The context's graph holds every saved state merged, so this write catches the package up.
             let unwritten = unwrittenSet.flatMap { set in changed.map { set.union($0) } }
             do throws(PackageError) {
-                try didWrite(context.graph, generation: generation + 1,
-                             fingerprint: try writePackage(package, context.graph, expecting: fingerprint, changed: unwritten))
-                clearUnwritten()
+                try writeNow(package, context.graph, generation: generation + 1, changed: unwritten, history: &history)
             } catch {
                 throw .package(error)
             }
         }
+        self.history = history
         // A change set is only ever read by other live contexts (one made later checks out
         // the saved graph): with none, describing a 100,000-object change would be wasted.
         let changeSet = others ? context.makeChangeSet(generation: generation + 1) : ChangeSet(generation: generation + 1)
@@ -433,6 +445,7 @@ final class DocumentStore: @unchecked Sendable {
             addUnwritten(changed)
             scheduleBackgroundWrite(for: ObjectIdentifier(context))
         }
+        return recorded
     }
 
     /// The one place the package is written with a saved state (the migration
@@ -443,8 +456,19 @@ final class DocumentStore: @unchecked Sendable {
     /// - Parameter changed: the identifiers of every object changed since the
     ///   package was last written (`nil`: unknown, every part is written).
     private func writePackage(_ package: DocumentPackage, _ graph: ObjectGraph, expecting expected: FileFingerprint?,
-                              changed: Set<UInt64>?) throws(PackageError) -> FileFingerprint? {
-        try package.write(graph, expecting: .some(expected), changed: changed)
+                              changed: Set<UInt64>?, history: HistoryLog) throws(PackageError) -> FileFingerprint? {
+        try package.write(graph, expecting: .some(expected), changed: changed, history: history)
+    }
+
+    /// Writes `graph` and `history` on this thread as the package's content for
+    /// `generation`, and records it: nothing is left unwritten. Call with the
+    /// writer's lock and the store's lock held.
+    private func writeNow(_ package: DocumentPackage, _ graph: ObjectGraph, generation written: Int, changed: Set<UInt64>?,
+                          history: inout HistoryLog) throws(PackageError) {
+        try didWrite(graph, generation: written,
+                     fingerprint: try writePackage(package, graph, expecting: fingerprint, changed: changed, history: history))
+        history.didWrite(history)
+        clearUnwritten()
     }
 
     /// Records a successful write of the saved state of `generation`. Call with the lock held.
@@ -484,7 +508,7 @@ final class DocumentStore: @unchecked Sendable {
             return
         }
         // Immutable from here: the saved graph is replaced by later saves, never edited.
-        let graph = savedGraph, target = generation, expected = fingerprint, carried = autosavers
+        let graph = savedGraph, target = generation, expected = fingerprint, carried = autosavers, history = self.history
         // Taken with the state they describe; a failed write puts them back.
         let changed = unwrittenSet
         clearUnwritten()
@@ -494,13 +518,16 @@ final class DocumentStore: @unchecked Sendable {
         if let injected {
             result = .failure(injected)
         } else {
-            do throws(PackageError) { result = .success(try writePackage(package, graph, expecting: expected, changed: changed)) }
+            do throws(PackageError) {
+                result = .success(try writePackage(package, graph, expecting: expected, changed: changed, history: history))
+            }
             catch { result = .failure(error) }
         }
         lock.lock()
         defer { lock.unlock() }
         do throws(PackageError) {
             try didWrite(graph, generation: target, fingerprint: try result.get())
+            self.history.didWrite(history)
         } catch {
             writeFailure = error
             addUnwritten(changed)
@@ -548,9 +575,7 @@ final class DocumentStore: @unchecked Sendable {
             defer { lock.unlock() }
             guard let package, writtenGeneration < generation else { return }
             do throws(PackageError) {
-                try didWrite(savedGraph, generation: generation,
-                             fingerprint: try writePackage(package, savedGraph, expecting: fingerprint, changed: unwrittenSet))
-                clearUnwritten()
+                try writeNow(package, savedGraph, generation: generation, changed: unwrittenSet, history: &history)
             } catch {
                 writeFailure = error
                 throw .package(error)
@@ -599,15 +624,16 @@ final class DocumentStore: @unchecked Sendable {
         defer { lock.unlock() }
         let empty = ObjectGraph(schema: savedGraph.schema)
         empty.nextID = nextID
+        // The history goes too (its tombstones hold values); its numbering goes on.
+        var emptyHistory = HistoryLog(nextNumber: history.nextNumber)
         if let package {
             do throws(PackageError) {
-                try didWrite(empty, generation: generation + 1,
-                             fingerprint: try writePackage(package, empty, expecting: fingerprint, changed: nil))
-                clearUnwritten()
+                try writeNow(package, empty, generation: generation + 1, changed: nil, history: &emptyHistory)
             } catch {
                 throw .package(error)
             }
         }
+        history = emptyHistory
         var changeSet = ChangeSet(generation: generation + 1)
         changeSet.isDeleteAll = true
         for table in savedGraph.tables {
@@ -615,6 +641,72 @@ final class DocumentStore: @unchecked Sendable {
         }
         commit(changeSet, graph: empty)
         pruneChangeSets()
+    }
+
+    // MARK: History
+
+    /// Every transaction of the document's history, oldest first.
+    ///
+    /// When another process has written the package since this store read or
+    /// wrote it, the history is read from the package as it is now (which holds
+    /// that process's transactions); otherwise from this store, which also
+    /// holds the transactions of saves still being written.
+    ///
+    /// - Throws: ``ModelError/package(_:)`` for a history segment missing or damaged.
+    func historyTransactions() throws(ModelError) -> [StoredTransaction] {
+        if let package, !isCurrent {
+            var attempts = 0
+            while true {
+                let before = FileIO.identity(package.commitPath)
+                do {
+                    return try package.readHistoryLog().transactions(in: package.historyPath, limits: .standard)
+                } catch {
+                    // A writer's commit may remove the segments the manifest read named: read again.
+                    attempts += 1
+                    guard attempts < DocumentPackage.maximumReadAttempts, before != FileIO.identity(package.commitPath) else {
+                        throw .package(error)
+                    }
+                }
+            }
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        do { return try history.transactions(in: package?.historyPath, limits: savedGraph.limits) } catch { throw .package(error) }
+    }
+
+    /// Deletes the transactions `shouldDelete` selects from the history, and
+    /// writes the package at once (with whatever autosaves left unwritten):
+    /// the segment files that held them are replaced, so none of their bytes
+    /// stays in the package.
+    ///
+    /// - Returns: how many transactions were deleted.
+    /// - Throws: ``ModelError/package(_:)`` when a segment cannot be read or the
+    ///   write fails (the history is then as it was); ``ModelError/saveNotAllowed``
+    ///   for a read-only configuration.
+    @discardableResult
+    func deleteHistory(allowsSave: Bool, where shouldDelete: (StoredTransaction) -> Bool) throws(ModelError) -> Int {
+        guard allowsSave || package == nil else { throw .saveNotAllowed }
+        guard let writer else { return try deleteHistoryLocked(where: shouldDelete) }
+        return try writer.exclusively { () throws(ModelError) -> Int in try deleteHistoryLocked(where: shouldDelete) }
+    }
+
+    private func deleteHistoryLocked(where shouldDelete: (StoredTransaction) -> Bool) throws(ModelError) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        var history = self.history
+        let removed: Int
+        do { removed = try history.remove(where: shouldDelete, folder: package?.historyPath, limits: savedGraph.limits) }
+        catch { throw .package(error) }
+        guard removed > 0 else { return 0 }
+        if let package {
+            do throws(PackageError) {
+                try writeNow(package, savedGraph, generation: generation, changed: unwrittenSet, history: &history)
+            } catch {
+                throw .package(error)
+            }
+        }
+        self.history = history
+        return removed
     }
 
     /// Publishes a saved state. Call with the lock held.

@@ -55,6 +55,13 @@ public final class ModelContext {
     public var undoManager: UndoManager?
     /// Receives autosave failures; `nil` writes them to stderr.
     public var autosaveErrorHandler: ((ModelError) -> Void)?
+    /// Who makes this context's changes, as its saves record it in the
+    /// document's history (``DefaultHistoryTransaction/author``); `nil` by default.
+    ///
+    /// Name the writer — `"widget"`, `"importer"`, `"sync"` — so a reader of
+    /// the history can tell whose changes it is looking at, for example to skip
+    /// its own.
+    public var author: String?
 
     var graph: ObjectGraph {
         // Models cache their object's row and their class's columns for the graph
@@ -328,7 +335,8 @@ public final class ModelContext {
         }
         let issues = validationIssues()
         if !issues.isEmpty { throw .validation(issues) }
-        try store.save(self, allowsSave: core.configuration.allowsSave, inBackground: true)
+        postWillSave()
+        postDidSave(try store.save(self, allowsSave: core.configuration.allowsSave, inBackground: true))
     }
 
     /// Runs `block` as one user action — one undo step, named `actionName` if
@@ -394,7 +402,8 @@ public final class ModelContext {
         let issues = validationIssues()
         if !issues.isEmpty { throw .validation(issues) }
         _ = store.takeWriteFailure(for: ObjectIdentifier(self))
-        try store.save(self, allowsSave: core.configuration.allowsSave)
+        postWillSave()
+        postDidSave(try store.save(self, allowsSave: core.configuration.allowsSave))
     }
 
     /// Discards unsaved changes and the undo stack, returning to the last saved

@@ -20,12 +20,15 @@ import Foundation
 /// counts and unique values checked (DocumentLoader+Links, +Validation).
 final class DocumentLoader {
     /// What file is read: a format-1 `document.xml`, a standalone schema file, a
-    /// format-2 `manifest.xml`, or one part file of a format-2 package.
-    enum Mode: Equatable { case document, schemaFile, manifest, part(PackageManifest.Part) }
+    /// format-2 `manifest.xml`, one part file of a format-2 package, or one history segment file.
+    enum Mode: Equatable { case document, schemaFile, manifest, part(PackageManifest.Part), history }
 
     enum Phase {
         case start, root, schema, entity, attributeOrRelationship, afterSchema, objects, object, end, schemaFileDone,
-             parts, part
+             parts, part,
+             // History: a manifest's list of segments, and a segment file's transactions.
+             afterParts, historyList, historySegment, afterHistory, transactions, transaction, historyChange, tombstone,
+             tombstoneValue
     }
 
     let file: String
@@ -67,6 +70,12 @@ final class DocumentLoader {
     var lastElementEntity = -1
     private var entityByName: [String: Int] = [:]
     var pendingBlobs: [(ref: ObjectRef, attribute: Int, name: String)] = []
+
+    // History (DocumentLoader+History).
+    /// A manifest's history list; `nil` for a package that has none.
+    var historyLog: HistoryLog?
+    /// A history segment file's transactions.
+    var historyTransactions: [StoredTransaction] = []
 
     init(file: String, mode: Mode, limits: DocumentLimits = .standard) {
         self.file = file
@@ -284,7 +293,7 @@ final class DocumentLoader {
     // MARK: Elements
 
     /// Whether an element is the one the structure requires here; fails the parse if not.
-    private func isElement(_ name: UnsafePointer<xmlChar>, _ expected: String) -> Bool {
+    func isElement(_ name: UnsafePointer<xmlChar>, _ expected: String) -> Bool {
         let elementName = String(cString: name)
         guard elementName == expected else {
             fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "<\(expected)>"))
@@ -326,12 +335,15 @@ final class DocumentLoader {
             case (.part, "objects"):
                 reserveCapacity(hints: xml)
                 phase = .objects
+            case (.history, "history"):
+                phase = .transactions
             default:
                 let root: String
                 switch mode {
                 case .document, .manifest: root = "<folio>"
                 case .schemaFile: root = "<schema>"
                 case .part: root = "<objects>"
+                case .history: root = "<history>"
                 }
                 fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: root + " as the root element"))
             }
@@ -388,6 +400,9 @@ final class DocumentLoader {
             phase = .part
         case .part:
             fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "an empty element"))
+        case .afterParts, .historyList, .historySegment, .afterHistory, .transactions, .transaction, .historyChange,
+             .tombstone, .tombstoneValue:
+            startHistoryElement(name, attributeDictionary(attributes, count: count))
         case .schemaFileDone, .end:
             fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "the end of the document"))
         }
@@ -398,13 +413,16 @@ final class DocumentLoader {
         case .object: phase = .objects
         case .objects: finishObjects()
         case .part: phase = .parts
-        case .parts: phase = .end
+        case .parts: phase = .afterParts
         case .attributeOrRelationship: phase = .entity
         case .entity: phase = .schema
         case .schema: finishSchema()
         case .root, .afterSchema:
             let next = phase == .root ? "<schema>" : mode == .manifest ? "<parts>" : "<objects>"
             fail(.unexpectedContent(location(), found: "</folio>", expected: next))
+        case .afterParts, .historyList, .historySegment, .afterHistory, .transactions, .transaction, .historyChange,
+             .tombstone, .tombstoneValue:
+            endHistoryElement()
         case .end: break
         case .start, .schemaFileDone: break
         }
@@ -559,7 +577,7 @@ final class DocumentLoader {
         graph.index.reserveCapacity(min(total + 1, limit))
     }
 
-    private func attributeDictionary(_ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int) -> [String: String] {
+    func attributeDictionary(_ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int) -> [String: String] {
         var result: [String: String] = [:]
         guard let attributes else { return result }
         for index in 0..<count {

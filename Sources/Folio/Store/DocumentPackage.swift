@@ -27,6 +27,8 @@ public struct DocumentPackage: Sendable {
     public static let partsFolderName = PackageManifest.partsFolderName
     /// The name of the folder of externally stored values inside a package.
     public static let blobsFolderName = "blobs"
+    /// The name of the folder of history segment files inside a package.
+    public static let historyFolderName = HistoryLog.folderName
 
     /// The package folder.
     public let url: URL
@@ -38,6 +40,7 @@ public struct DocumentPackage: Sendable {
     var blobsPath: String { url.appendingPathComponent(DocumentPackage.blobsFolderName).path }
     var manifestPath: String { url.appendingPathComponent(DocumentPackage.manifestFileName).path }
     var partsPath: String { url.appendingPathComponent(DocumentPackage.partsFolderName).path }
+    var historyPath: String { url.appendingPathComponent(DocumentPackage.historyFolderName).path }
 
     /// The file whose replacement commits a save, and whose fingerprint tells
     /// whether someone else wrote the package: `manifest.xml`, or a format-1
@@ -167,6 +170,10 @@ public struct DocumentPackage: Sendable {
     /// blobs the new manifest no longer refers to, and a format-1
     /// `document.xml`, are removed.
     ///
+    /// The package's history (the transactions its containers' saves recorded)
+    /// is kept as the committed manifest lists it: this engine-level write
+    /// records no transaction of its own.
+    ///
     /// Only files Folio itself writes are ever touched: a folder that exists and
     /// holds anything else is refused before anything is written
     /// (``checkWritableTarget()``), and the clean-up after the write removes only
@@ -191,7 +198,13 @@ public struct DocumentPackage: Sendable {
         let loader = DocumentLoader(file: manifestPath, mode: .manifest, limits: limits)
         do { try loader.parse(path: manifestPath) } catch { return nil }
         guard let schema = loader.schema else { return nil }
-        return PackageManifest(schema: schema, parts: loader.parts, declaredNextID: loader.sawNextID ? loader.declaredNextID : nil)
+        return PackageManifest(schema: schema, parts: loader.parts, history: loader.historyLog, declaredNextID: loader.sawNextID ? loader.declaredNextID : nil)
+    }
+
+    /// The history the committed manifest lists (no segment read yet); an
+    /// empty log for a package without history or manifest.
+    func readHistoryLog(limits: DocumentLimits = .standard) -> HistoryLog {
+        readManifest(limits: limits)?.history ?? HistoryLog()
     }
 
     /// Writes atomically, first checking that the package is still the version
@@ -202,18 +215,23 @@ public struct DocumentPackage: Sendable {
     ///   or written as `expected` describes. With them, and a committed manifest
     ///   of the same schema, only the parts holding those objects are rewritten;
     ///   `nil` writes every part.
+    ///   - history: the history the new manifest lists, its new segment files
+    ///     written with the parts; `nil` keeps the history the committed
+    ///     manifest lists, as it is.
     /// - Returns: the fingerprint of the manifest just written.
     /// - Complexity: O(objects in the parts rewritten + changed identifiers).
     @discardableResult
     func write(_ graph: ObjectGraph, expecting expected: FileFingerprint??,
-               changed: Set<UInt64>? = nil) throws(PackageError) -> FileFingerprint? {
+               changed: Set<UInt64>? = nil, history: HistoryLog? = nil) throws(PackageError) -> FileFingerprint? {
         if let expected, !FileFingerprint.matches(expected, path: commitPath) { throw .modifiedOnDisk(path: url.path) }
         // The container's own package (a document it read) may hold a user's files,
         // which are left alone; any other folder must be empty or Folio's.
         if expected == nil || expected == .some(nil) { try checkWritableTarget() }
         let creating = !FileIO.fileExists(url.path)
         try FileIO.createDirectory(url.path)
-        let partsPath = self.partsPath, manifestPath = self.manifestPath
+        let partsPath = self.partsPath, manifestPath = self.manifestPath, historyPath = self.historyPath
+        // Written by another writer than a container (the engine's `write`), a package keeps its history.
+        let history = history ?? readManifest(limits: graph.limits)?.history
         // Only a manifest known to be the one the changes are counted from may be built on.
         var previous: [PackageManifest.Part]?
         if changed != nil, case .some(.some) = expected, let manifest = readManifest(limits: graph.limits),
@@ -237,16 +255,11 @@ public struct DocumentPackage: Sendable {
                 pending.append((temporary, path))
                 try FileIO.writeFile(temporary, bytes)
             }
-            // Synced together, after all are written: one wait for the disk, not one per part.
-            for file in pending {
-                try FileIO.fsyncFile(file.temporary)
-                try FileIO.move(file.temporary, to: file.path)
-                created.append(file.path)
-            }
-            if !pending.isEmpty { try FileIO.fsyncDirectory(partsPath) }
+            try Self.syncAndRename(pending, in: partsPath, created: &created)
+            created += try writeHistorySegments(history)
             // Blobs must be durable before the manifest that names them replaces the old one.
             try writeBlobs(writer.blobs)
-            let bytes = PackageManifest.bytes(schema: graph.schema, parts: parts)
+            let bytes = PackageManifest.bytes(schema: graph.schema, parts: parts, history: history)
             var hasher = ContentHasher()
             hasher.update(bytes)
             manifestHash = hasher.finalize()
@@ -260,10 +273,12 @@ public struct DocumentPackage: Sendable {
             // but has no document: the folder and all in it were made by this call.
             if creating { try? FileManager.default.removeItem(atPath: url.path) }
             else if FileIO.entries(of: partsPath).isEmpty { rmdir(partsPath) }
+            if !creating, FileIO.entries(of: historyPath).isEmpty { rmdir(historyPath) }
             throw error
         }
         try FileIO.fsyncDirectory(url.path)
         removeUnreferencedParts(keeping: Set(parts.map(\.file)))
+        removeUnreferencedHistory(keeping: Set(history?.segments.map(\.file) ?? []))
         let written = Set(writer.blobs.map(\.name))
         if previous != nil, let changed {
             // Blobs of objects in parts kept as they were are still named by those parts.
@@ -304,6 +319,9 @@ public struct DocumentPackage: Sendable {
             case DocumentPackage.blobsFolderName where FileIO.isDirectory(blobsPath):
                 foreign += FileIO.entries(of: blobsPath).sorted().filter { !DocumentPackage.isOwnBlobEntry($0) }
                     .map { DocumentPackage.blobsFolderName + "/" + $0 }
+            case DocumentPackage.historyFolderName where FileIO.isDirectory(historyPath):
+                foreign += FileIO.entries(of: historyPath).sorted().filter { !HistoryLog.isOwnEntry($0) }
+                    .map { DocumentPackage.historyFolderName + "/" + $0 }
             case DocumentPackage.partsFolderName where FileIO.isDirectory(partsPath):
                 foreign += FileIO.entries(of: partsPath).sorted().filter { !PackageManifest.isOwnPartEntry($0) }
                     .map { DocumentPackage.partsFolderName + "/" + $0 }
@@ -359,6 +377,63 @@ public struct DocumentPackage: Sendable {
             removed = true
         }
         if FileIO.isDirectory(blobsPath), rmdir(blobsPath) == 0 { removed = true }  // fails, as it should, unless empty
+        if removed { try? FileIO.fsyncDirectory(url.path) }
+    }
+
+    /// Makes files written under temporary names durable and gives them their
+    /// names: synced together, after all are written (one wait for the disk, not
+    /// one per file), then renamed, then the folder synced.
+    private static func syncAndRename(_ pending: [(temporary: String, path: String)], in folder: String,
+                                      created: inout [String]) throws(PackageError) {
+        for file in pending {
+            try FileIO.fsyncFile(file.temporary)
+            try FileIO.move(file.temporary, to: file.path)
+            created.append(file.path)
+        }
+        if !pending.isEmpty { try FileIO.fsyncDirectory(folder) }
+    }
+
+    /// Writes the segment files of `history` that are not on disk yet, durably.
+    ///
+    /// - Returns: the paths of the files created.
+    private func writeHistorySegments(_ history: HistoryLog?) throws(PackageError) -> [String] {
+        guard let history else { return [] }
+        let historyPath = self.historyPath
+        var pending: [(temporary: String, path: String)] = []
+        var created: [String] = []
+        do throws(PackageError) {
+            for segment in history.segments {
+                let path = historyPath + "/" + segment.file
+                // Content-addressed: a segment already there under its name holds these bytes.
+                if let status = FileIO.status(path), status.isRegular { continue }
+                guard let bytes = segment.bytes else {
+                    throw .io(path: path, operation: "write history segment", code: ENOENT,
+                              message: "the segment is neither on disk nor in memory")
+                }
+                if pending.isEmpty { try FileIO.createDirectory(historyPath) }
+                let temporary = historyPath + "/" + FileIO.temporaryName(for: segment.file)
+                pending.append((temporary, path))
+                try FileIO.writeFile(temporary, bytes)
+            }
+            try Self.syncAndRename(pending, in: historyPath, created: &created)
+        } catch {
+            for file in pending { unlink(file.temporary) }
+            for path in created { unlink(path) }
+            throw error
+        }
+        return created
+    }
+
+    /// Best effort, after a commit: removes the history segment files (and
+    /// their temporaries) the new manifest does not name — the bytes of
+    /// deleted transactions go with them — and `history/` when left empty.
+    private func removeUnreferencedHistory(keeping names: Set<String>) {
+        var removed = false
+        for name in FileIO.entries(of: historyPath) where !names.contains(name) && HistoryLog.isOwnEntry(name) {
+            unlink(historyPath + "/" + name)
+            removed = true
+        }
+        if names.isEmpty, FileIO.isDirectory(historyPath), rmdir(historyPath) == 0 { removed = true }
         if removed { try? FileIO.fsyncDirectory(url.path) }
     }
 

@@ -73,7 +73,7 @@ struct DocumentWriter {
                 // Absence is nil for an optional to-many (and empty for any other),
                 // so an optional one's empty collection is written, as "".
                 if targets.isEmpty && (!column.isOptional || column.isAbsent(row)) { continue }
-                appendName(entity.links[slot].name!, to: &buffer)
+                Self.appendName(entity.links[slot].name!, to: &buffer)
                 let start = buffer.bytes.count
                 for (position, target) in targets.enumerated() {
                     if position > 0 { buffer.append(UInt8(ascii: " ")) }
@@ -89,7 +89,7 @@ struct DocumentWriter {
                 }
                 buffer.append(UInt8(ascii: "\""))
             } else if column.one[row] >= 0 {
-                appendName(entity.links[slot].name!, to: &buffer)
+                Self.appendName(entity.links[slot].name!, to: &buffer)
                 buffer.append(uint: destination.ids[Int(column.one[row])])
                 buffer.append(UInt8(ascii: "\""))
             }
@@ -99,7 +99,7 @@ struct DocumentWriter {
 
     /// Appends ` name="` for a value that needs no escaping (numbers, dates, ids); the
     /// caller closes the quote.
-    private func appendName(_ name: String, suffix: StaticString = "", quoted: Bool = true, to buffer: inout ByteBuffer) {
+    private static func appendName(_ name: String, suffix: StaticString = "", quoted: Bool = true, to buffer: inout ByteBuffer) {
         buffer.append(UInt8(ascii: " "))
         buffer.append(string: name)
         buffer.append(suffix)
@@ -116,7 +116,7 @@ struct DocumentWriter {
         switch column {
         case .int(let storage):
             if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            appendName(attribute.name, to: &buffer)
+            Self.appendName(attribute.name, to: &buffer)
             if attribute.type.unsignedMax != nil {
                 buffer.append(uint: UInt64(bitPattern: storage.values[row]))
             } else {
@@ -124,7 +124,7 @@ struct DocumentWriter {
             }
         case .double(let storage):
             if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            appendName(attribute.name, to: &buffer)
+            Self.appendName(attribute.name, to: &buffer)
             let raw = storage.values[row]
             switch attribute.type {
             case .date: DateText.append(Date(timeIntervalSinceReferenceDate: raw), to: &buffer)
@@ -133,16 +133,16 @@ struct DocumentWriter {
             }
         case .bool(let storage):
             if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            appendName(attribute.name, to: &buffer)
+            Self.appendName(attribute.name, to: &buffer)
             storage.values[row] ? buffer.append("true") : buffer.append("false")
         case .string(let storage):
             if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            appendText(storage.values[row], name: attribute.name, to: &buffer)
+            Self.appendText(storage.values[row], name: attribute.name, to: &buffer)
             return
         case .value:
             let value = column.value(at: row, type: attribute.type)
             if value == .null { return }
-            appendText(ValueText.encode(value, as: attribute.type), name: attribute.name, to: &buffer)
+            Self.appendText(ValueText.encode(value, as: attribute.type), name: attribute.name, to: &buffer)
             return
         }
         buffer.append(UInt8(ascii: "\""))
@@ -159,7 +159,7 @@ struct DocumentWriter {
             // attribute and the hash the old name carries (the bytes are the same).
             let name = "\(id)-\(attribute.name)-\(hash).bin"
             blobs.append(Blob(name: name, data: Data(), source: lazy))
-            appendText(name, name: attribute.name, to: &buffer)
+            Self.appendText(name, name: attribute.name, to: &buffer)
             return
         }
         let value = column.value(at: row, type: attribute.type)
@@ -167,12 +167,12 @@ struct DocumentWriter {
         let data = BlobText.bytes(of: value, as: attribute.type)
         let blob = Blob(name: DocumentWriter.blobName(id: id, attribute: attribute.name, data: data), data: data)
         blobs.append(blob)
-        appendText(blob.name, name: attribute.name, to: &buffer)
+        Self.appendText(blob.name, name: attribute.name, to: &buffer)
     }
 
     /// Writes text as `name="…"` (or `name='…'`), or as `name.esc="…"` with JSON
     /// escapes when it holds characters XML 1.0 cannot carry.
-    private func appendText(_ text: String, name: String, to buffer: inout ByteBuffer) {
+    static func appendText(_ text: String, name: String, to buffer: inout ByteBuffer) {
         if XMLText.needsEscaping(text) {
             appendName(name, suffix: ".esc", quoted: false, to: &buffer)
             var escaped = ByteBuffer()

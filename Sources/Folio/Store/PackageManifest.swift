@@ -21,6 +21,8 @@ struct PackageManifest: Equatable {
 
     var schema: Schema
     var parts: [Part]
+    /// The history's segments and next transaction number; `nil` when the package has recorded none.
+    var history: HistoryLog?
     /// The `next-id` the manifest declares, if any (Folio never writes one).
     var declaredNextID: UInt64?
 
@@ -29,7 +31,7 @@ struct PackageManifest: Equatable {
     static let formatVersion = "2"
 
     /// The manifest's bytes: canonical, so the same parts give the same file.
-    static func bytes(schema: Schema, parts: [Part]) -> [UInt8] {
+    static func bytes(schema: Schema, parts: [Part], history: HistoryLog? = nil) -> [UInt8] {
         var buffer = ByteBuffer()
         buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\">\n")
         SchemaXML.append(schema, indent: 2, to: &buffer)
@@ -47,7 +49,25 @@ struct PackageManifest: Equatable {
             buffer.append(string: part.file)
             buffer.append("\"/>\n")
         }
-        buffer.append("  </parts>\n</folio>\n")
+        buffer.append("  </parts>\n")
+        if let history, !history.isPristine {
+            buffer.append("  <history next=\"")
+            buffer.append(int: history.nextNumber)
+            buffer.append("\">\n")
+            for segment in history.segments {
+                buffer.append("    <segment first=\"")
+                buffer.append(int: segment.first)
+                buffer.append("\" last=\"")
+                buffer.append(int: segment.last)
+                buffer.append("\" count=\"")
+                buffer.append(uint: UInt64(segment.count))
+                buffer.append("\" file=\"")
+                buffer.append(string: segment.file)
+                buffer.append("\"/>\n")
+            }
+            buffer.append("  </history>\n")
+        }
+        buffer.append("</folio>\n")
         return buffer.bytes
     }
 

@@ -1,0 +1,87 @@
+import Foundation
+
+/// What a save records in the document's history.
+extension ModelContext {
+    /// The transaction a save of this context's changes records: what it
+    /// inserts, updates (which properties) and deletes, with the tombstones of
+    /// deleted objects' `preserveValueOnDeletion` attributes; `nil` when the
+    /// changes cancel out. Call once merged and settled, as a save does.
+    ///
+    /// - Complexity: O(changes), plus a pass over an entity's rows when most of
+    ///   them are new (their identifiers then come in row order, sorted already).
+    func makeStoredTransaction(at timestamp: Date = Date()) -> StoredTransaction? {
+        settleTracking()
+        let layout = graph.layout
+        let entityCount = layout.entities.count
+        var transaction = StoredTransaction(number: 0, timestamp: StoredTransaction.recordedTimestamp(timestamp), author: author,
+                                            bundleIdentifier: StoredTransaction.currentBundleIdentifier,
+                                            processIdentifier: StoredTransaction.currentProcessIdentifier)
+        var insertedIDs = [[UInt64]](repeating: [], count: entityCount)
+        var insertedCount = [Int](repeating: 0, count: entityCount)
+        for ref in inserted { insertedCount[Int(ref.entity)] += 1 }
+        for entity in 0..<entityCount where insertedCount[entity] > 0 {
+            let table = graph.tables[entity]
+            if insertedCount[entity] * 4 >= table.rowCount {
+                for row in 0..<table.rowCount where table.isLive[row] && inserted.contains(ObjectRef(entity: entity, row: row)) {
+                    insertedIDs[entity].append(table.ids[row])
+                }
+            } else {
+                for ref in inserted where Int(ref.entity) == entity && table.isLive[Int(ref.row)] {
+                    insertedIDs[entity].append(table.ids[Int(ref.row)])
+                }
+            }
+            insertedIDs[entity].sort()
+        }
+        var updates: [Int: [[Int]: [UInt64]]] = [:]
+        for (ref, properties) in updated where graph.isLive(ref) {
+            let entity = layout.entities[Int(ref.entity)]
+            // Hidden inverses have no name to report; an object changed only there is not reported.
+            let visible = properties.sorted().filter { $0 < entity.attributes.count || entity.links[$0 - entity.attributes.count].name != nil }
+            guard !visible.isEmpty else { continue }
+            updates[Int(ref.entity), default: [:]][visible, default: []].append(graph.tables[Int(ref.entity)].ids[Int(ref.row)])
+        }
+        var deletedIDs = [[UInt64]](repeating: [], count: entityCount)
+        for ref in deleted where !graph.isLive(ref) { deletedIDs[Int(ref.entity)].append(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
+        for entity in 0..<entityCount {
+            let name = layout.entities[entity].name
+            if !insertedIDs[entity].isEmpty { transaction.inserted.append(.init(entity: name, ids: insertedIDs[entity])) }
+            if let groups = updates[entity] {
+                let attributes = layout.entities[entity].attributes
+                for (properties, ids) in groups.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                    let names = properties.map { $0 < attributes.count ? attributes[$0].name
+                        : layout.entities[entity].links[$0 - attributes.count].name ?? "" }
+                    transaction.updated.append(.init(entity: name, properties: names, ids: ids.sorted()))
+                }
+            }
+            guard !deletedIDs[entity].isEmpty else { continue }
+            deletedIDs[entity].sort()
+            transaction.deleted.append(.init(entity: name, ids: deletedIDs[entity]))
+            transaction.tombstones += tombstones(entity: entity, ids: deletedIDs[entity])
+        }
+        return transaction.isEmpty ? nil : transaction
+    }
+
+    /// The tombstones of deleted objects: each `preserveValueOnDeletion`
+    /// attribute's last value (as the context holds it, else as saved).
+    private func tombstones(entity: Int, ids: [UInt64]) -> [StoredTransaction.Tombstone] {
+        let attributes = graph.layout.entities[entity].attributes
+        let preserved = attributes.indices.filter { attributes[$0].options.contains(.preserveValueOnDeletion) }
+        guard !preserved.isEmpty else { return [] }
+        return ids.map { id in
+            var tombstone = StoredTransaction.Tombstone(entity: graph.layout.entities[entity].name, id: id, values: [])
+            for index in preserved {
+                let value: Value?
+                if let ref = graph.index[id] {
+                    value = try? graph.loadValue(ref, index)
+                } else if let saved = baseline.index[id] {
+                    value = try? baseline.loadValue(saved, index)
+                } else {
+                    value = nil
+                }
+                guard let value, value != .null else { continue }
+                tombstone.values.append((attributes[index].name, attributes[index].type, value))
+            }
+            return tombstone
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// SwiftData's history API: what changed, save by save.
+extension ModelContext {
+    /// The transactions of the document's history that `descriptor` selects,
+    /// oldest first unless it sorts them — SwiftData's `fetchHistory(_:)`.
+    ///
+    /// ```swift
+    /// let token = DefaultHistoryToken(transactionNumber: lastSeen)
+    /// let changed = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
+    ///     predicate: #Predicate { $0.token > token }))
+    /// ```
+    ///
+    /// The history is the document's, not this context's: it holds every save
+    /// of every context and process that wrote the package, autosaves too, and
+    /// is read from the package when another process wrote it since this
+    /// container read it. Unsaved changes are not in it.
+    ///
+    /// - Throws: ``ModelError/package(_:)`` when a history file is missing or
+    ///   damaged; what `descriptor`'s predicate throws.
+    /// - Complexity: O(transactions in the history); each change is typed by the
+    ///   model class of its entity.
+    public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
+        let stored = try store.historyTransactions()
+        let storeIdentifier = core.configuration.url.path
+        var result: [T] = []
+        for transaction in stored {
+            guard let typed = historyTransaction(transaction, storeIdentifier: storeIdentifier) as? T else { continue }
+            if let predicate = descriptor.predicate, try !predicate.evaluate(typed) { continue }
+            result.append(typed)
+        }
+        if !descriptor.sortBy.isEmpty { result.sort(using: descriptor.sortBy) }
+        if let limit = descriptor.fetchLimit { result = Array(result.prefix(max(0, limit))) }
+        return result
+    }
+
+    /// Deletes the transactions of the document's history that `descriptor`
+    /// selects — SwiftData's `deleteHistory(_:)` — and writes the package at once.
+    ///
+    /// ```swift
+    /// // Everything every reader has seen:
+    /// try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(
+    ///     predicate: #Predicate { $0.token <= oldestTokenStillNeeded }))
+    /// ```
+    ///
+    /// Deleted transactions are gone from the package, tombstone values and
+    /// all: the history files that held them are replaced. Transaction numbers
+    /// are not reused, so tokens kept by readers stay comparable. Not undoable.
+    /// The descriptor's sort and limit apply before the delete (the first
+    /// `fetchLimit` transactions in its order are deleted).
+    ///
+    /// - Throws: ``ModelError/package(_:)`` when the history cannot be read or
+    ///   the package written (nothing is deleted then);
+    ///   ``ModelError/saveNotAllowed`` for a read-only configuration; what the
+    ///   predicate throws.
+    public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
+        let selected = Set(try fetchHistory(descriptor).compactMap { ($0 as? DefaultHistoryTransaction)?.transactionIdentifier })
+        guard !selected.isEmpty else { return }
+        try store.deleteHistory(allowsSave: core.configuration.allowsSave) { selected.contains($0.number) }
+    }
+
+    /// A stored transaction as the typed API shows it.
+    func historyTransaction(_ stored: StoredTransaction, storeIdentifier: String) -> DefaultHistoryTransaction {
+        var changes: [HistoryChange] = []
+        func next() -> Int64 { stored.number &* (1 << 32) &+ Int64(changes.count) }
+        for objects in stored.inserted {
+            let type = modelType(objects.entity)
+            for id in objects.ids {
+                changes.append(.insert(Self.insert(type, PersistentIdentifier(entityName: objects.entity, id: id), next(), stored.number)))
+            }
+        }
+        for update in stored.updated {
+            let type = modelType(update.entity)
+            for id in update.ids {
+                changes.append(.update(Self.update(type, PersistentIdentifier(entityName: update.entity, id: id), next(), stored.number,
+                                                   update.properties)))
+            }
+        }
+        var tombstones: [UInt64: [(name: String, value: Value)]] = [:]
+        for tombstone in stored.tombstones { tombstones[tombstone.id] = tombstone.values.map { ($0.name, $0.value) } }
+        for objects in stored.deleted {
+            let type = modelType(objects.entity)
+            for id in objects.ids {
+                changes.append(.delete(Self.delete(type, PersistentIdentifier(entityName: objects.entity, id: id), next(), stored.number,
+                                                   tombstones[id] ?? [])))
+            }
+        }
+        return DefaultHistoryTransaction(transactionIdentifier: stored.number,
+                                         token: DefaultHistoryToken(transactionNumber: stored.number), author: stored.author,
+                                         timestamp: stored.timestamp, changes: changes, bundleIdentifier: stored.bundleIdentifier,
+                                         processIdentifier: stored.processIdentifier, storeIdentifier: storeIdentifier)
+    }
+
+    /// The model class of an entity, or ``DynamicModel`` when no class declares it.
+    private func modelType(_ entity: String) -> any PersistentModel.Type {
+        schema.modelTypes.types[entity] as? any PersistentModel.Type ?? DynamicModel.self
+    }
+
+    private static func insert<Model: PersistentModel>(_ type: Model.Type, _ id: PersistentIdentifier, _ change: Int64,
+                                                      _ transaction: Int64) -> any HistoryInsert {
+        DefaultHistoryInsert<Model>(changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: transaction)
+    }
+
+    private static func update<Model: PersistentModel>(_ type: Model.Type, _ id: PersistentIdentifier, _ change: Int64,
+                                                      _ transaction: Int64, _ names: [String]) -> any HistoryUpdate {
+        let keyPaths = names.compactMap { name in
+            Model.schemaMetadata.first { $0.name == name }?.keyPath as? PartialKeyPath<Model>
+        }
+        return DefaultHistoryUpdate<Model>(changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: transaction,
+                                           updatedAttributes: keyPaths, updatedAttributeNames: names)
+    }
+
+    private static func delete<Model: PersistentModel>(_ type: Model.Type, _ id: PersistentIdentifier, _ change: Int64,
+                                                      _ transaction: Int64, _ values: [(name: String, value: Value)]) -> any HistoryDelete {
+        DefaultHistoryDelete<Model>(changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: transaction,
+                                    tombstone: HistoryTombstone(values: values))
+    }
+}

@@ -1,0 +1,172 @@
+import CLibXML2
+import Foundation
+
+/// Reading history (docs/FORMAT.md, "History"): a manifest's `<history>`
+/// list of segments, and a segment file's `<transaction>` elements.
+extension DocumentLoader {
+    /// Starts an element in one of the history phases.
+    func startHistoryElement(_ name: UnsafePointer<xmlChar>, _ xml: [String: String]) {
+        let elementName = String(cString: name)
+        switch phase {
+        case .afterParts:
+            guard isElement(name, "history") else { return }
+            guard let text = xml["next"], let next = Int64(text), next > 0 else {
+                return fail(.invalidValue(location(), entity: "history", attribute: "next", text: xml["next"] ?? "",
+                                          expected: "the number of the next transaction (1 or more)"))
+            }
+            historyLog = HistoryLog(nextNumber: next)
+            phase = .historyList
+        case .historyList:
+            guard isElement(name, "segment") else { return }
+            readSegment(xml)
+            phase = .historySegment
+        case .transactions:
+            guard isElement(name, "transaction") else { return }
+            readTransaction(xml)
+            phase = .transaction
+        case .transaction:
+            switch elementName {
+            case "insert", "update", "delete": readChange(elementName, xml)
+            case "tombstone": readTombstone(xml)
+            default:
+                return fail(.unexpectedContent(location(), found: "<\(elementName)>",
+                                               expected: "<insert>, <update>, <delete> or <tombstone>"))
+            }
+            phase = elementName == "tombstone" ? .tombstone : .historyChange
+        case .tombstone:
+            guard isElement(name, "value") else { return }
+            readPreservedValue(xml)
+            phase = .tombstoneValue
+        case .historySegment, .historyChange, .tombstoneValue:
+            fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "an empty element"))
+        default:
+            fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "the end of the document"))
+        }
+    }
+
+    /// Ends an element in one of the history phases.
+    func endHistoryElement() {
+        switch phase {
+        case .historySegment: phase = .historyList
+        case .historyList:
+            if let last = historyLog?.segments.last, let next = historyLog?.nextNumber, last.last >= next {
+                return fail(.invalidValue(location(), entity: "history", attribute: "next", text: String(next),
+                                          expected: "a number above every listed transaction's (\(last.last))"))
+            }
+            phase = .afterHistory
+        case .afterParts, .afterHistory: phase = .end
+        case .transactions: phase = .end
+        case .transaction: phase = .transactions
+        case .historyChange, .tombstone: phase = .transaction
+        case .tombstoneValue: phase = .tombstone
+        default: break
+        }
+    }
+
+    /// One `<segment first last count file/>`: segments ascend and do not overlap.
+    private func readSegment(_ xml: [String: String]) {
+        guard let first = xml["first"].flatMap(Int64.init), first > 0,
+              let last = xml["last"].flatMap(Int64.init), last >= first,
+              let count = xml["count"].flatMap(Int.init), count > 0, Int64(count) - 1 <= last - first else {
+            return fail(.invalidValue(location(), entity: "history", attribute: "segment",
+                                      text: ["first", "last", "count"].map { "\($0)=\(xml[$0] ?? "")" }.joined(separator: " "),
+                                      expected: "0 < first ≤ last and 0 < count ≤ last − first + 1"))
+        }
+        guard let file = xml["file"], HistoryLog.isSegmentFileName(file), file.hasPrefix("\(first)-") else {
+            return fail(.invalidValue(location(), entity: "history", attribute: "file", text: xml["file"] ?? "",
+                                      expected: "a history segment file name (\(first)-HASH.xml)"))
+        }
+        if let previous = historyLog?.segments.last, previous.last >= first {
+            return fail(.unexpectedContent(location(), found: "segment \(file) overlapping or before \(previous.file)",
+                                           expected: "segments by ascending, disjoint transaction numbers"))
+        }
+        historyLog?.segments.append(HistoryLog.Segment(first: first, last: last, count: count, file: file))
+    }
+
+    /// One `<transaction id timestamp author bundle process>`.
+    private func readTransaction(_ xml: [String: String]) {
+        guard let number = xml["id"].flatMap(Int64.init), number > 0,
+              historyTransactions.last.map({ $0.number < number }) ?? true else {
+            return fail(.invalidValue(location(), entity: "transaction", attribute: "id", text: xml["id"] ?? "",
+                                      expected: "a transaction number above the one before"))
+        }
+        guard let timestamp = xml["timestamp"].flatMap(DateText.parse) else {
+            return fail(.invalidValue(location(), entity: "transaction", attribute: "timestamp", text: xml["timestamp"] ?? "",
+                                      expected: "date"))
+        }
+        guard let bundle = text("bundle", xml), let process = text("process", xml) else {
+            return fail(.unexpectedContent(location(), found: "<transaction> without bundle or process", expected: "both"))
+        }
+        historyTransactions.append(StoredTransaction(number: number, timestamp: timestamp, author: text("author", xml),
+                                                     bundleIdentifier: bundle, processIdentifier: process))
+    }
+
+    /// Text written by ``DocumentWriter/appendText(_:name:to:)``: `name`, or `name.esc` with JSON escapes.
+    private func text(_ name: String, _ xml: [String: String]) -> String? {
+        if let plain = xml[name] { return plain }
+        return xml[name + DocumentWriter.escapedSuffix].flatMap(JSONParser.unescapeBody)
+    }
+
+    /// One `<insert|update|delete entity ids>` (an update with `properties`);
+    /// consecutive elements of one entity (and properties) continue one list.
+    private func readChange(_ kind: String, _ xml: [String: String]) {
+        guard let entity = xml["entity"], !entity.isEmpty,
+              let ids = xml["ids"].flatMap({ StoredTransaction.parseRuns($0, limit: limits.maximumObjects) }), !ids.isEmpty else {
+            return fail(.invalidValue(location(), entity: xml["entity"] ?? "", attribute: "ids", text: xml["ids"] ?? "",
+                                      expected: "ascending identifiers, as runs (1-4 7)"))
+        }
+        let index = historyTransactions.count - 1
+        func continues(_ previous: [UInt64]?) -> Bool {
+            guard let previous else { return true }
+            if let last = previous.last, let first = ids.first, last >= first {
+                fail(.invalidValue(location(), entity: entity, attribute: "ids", text: xml["ids"] ?? "",
+                                   expected: "identifiers above those before (\(last))"))
+                return false
+            }
+            return true
+        }
+        switch kind {
+        case "insert", "delete":
+            let list = kind == "insert" ? historyTransactions[index].inserted : historyTransactions[index].deleted
+            let same = list.last?.entity == entity
+            guard continues(same ? list.last?.ids : nil) else { return }
+            var objects = list
+            if same { objects[objects.count - 1].ids += ids } else { objects.append(.init(entity: entity, ids: ids)) }
+            if kind == "insert" { historyTransactions[index].inserted = objects } else { historyTransactions[index].deleted = objects }
+        default:
+            let properties = (xml["properties"] ?? "").split(separator: " ").map(String.init)
+            let updates = historyTransactions[index].updated
+            let same = updates.last.map { $0.entity == entity && $0.properties == properties } ?? false
+            guard continues(same ? updates.last?.ids : nil) else { return }
+            if same {
+                historyTransactions[index].updated[updates.count - 1].ids += ids
+            } else {
+                historyTransactions[index].updated.append(.init(entity: entity, properties: properties, ids: ids))
+            }
+        }
+    }
+
+    /// `<tombstone entity id>`, whose `<value>` elements follow.
+    private func readTombstone(_ xml: [String: String]) {
+        guard let entity = xml["entity"], !entity.isEmpty, let id = xml["id"].flatMap(UInt64.init), id > 0 else {
+            return fail(.invalidValue(location(), entity: xml["entity"] ?? "", attribute: "id", text: xml["id"] ?? "",
+                                      expected: "an entity and an identifier"))
+        }
+        historyTransactions[historyTransactions.count - 1].tombstones.append(.init(entity: entity, id: id, values: []))
+    }
+
+    /// `<value name type text>` of a tombstone.
+    private func readPreservedValue(_ xml: [String: String]) {
+        let transaction = historyTransactions.count - 1
+        let tombstone = historyTransactions[transaction].tombstones.count - 1
+        let entity = historyTransactions[transaction].tombstones[tombstone].entity
+        guard let name = xml["name"], let type = xml["type"].flatMap(ValueType.init) else {
+            return fail(.invalidValue(location(), entity: entity, attribute: xml["name"] ?? "value", text: xml["type"] ?? "",
+                                      expected: "a name and a type"))
+        }
+        guard let text = text("text", xml), let value = ValueText.decode(text, as: type, maximumNesting: limits.maximumNesting) else {
+            return fail(.invalidValue(location(), entity: entity, attribute: name, text: xml["text"] ?? "", expected: type.description))
+        }
+        historyTransactions[transaction].tombstones[tombstone].values.append((name, type, value))
+    }
+}

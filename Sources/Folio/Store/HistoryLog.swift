@@ -1,0 +1,184 @@
+import Foundation
+
+/// A document's history: every save's ``StoredTransaction``, in segment files
+/// under the package's `history/` folder, listed by the manifest
+/// (docs/FORMAT.md, "History").
+///
+/// A save appends its transaction to the last segment, which is rewritten
+/// (under a new, content-addressed name) until it passes ``segmentBytes``;
+/// then the next transaction starts a new segment, and the full one is never
+/// written again. So recording a save costs the size of the last segment at
+/// most, whatever the length of the history, and the history is written by
+/// the same manifest commit as the objects: a crash keeps both or neither.
+///
+/// A log read from a package knows its segments by file only; their
+/// transactions are read when first asked for (``transactions(in:limits:)``)
+/// or appended to. Transactions appended in this process are kept, with the
+/// bytes of their segment until a write puts them on disk.
+struct HistoryLog: Equatable, Sendable {
+    struct Segment: Equatable, Sendable {
+        var first: Int64
+        var last: Int64
+        var count: Int
+        /// `FIRST-HASH.xml` under `history/`.
+        var file: String
+        /// The file's bytes, while a write may still have to put them on disk.
+        var bytes: [UInt8]?
+        /// The transactions, once read or appended here.
+        var transactions: [StoredTransaction]?
+        /// The file's size, once made here.
+        var size: Int?
+    }
+
+    /// The number the next transaction gets: numbers are never reused, even
+    /// once their transactions are deleted, so a token stays meaningful.
+    var nextNumber: Int64 = 1
+    var segments: [Segment] = []
+
+    static let folderName = "history"
+    /// The size past which a segment is closed to new transactions.
+    static let segmentBytes = 1 << 16
+    private static let header: StaticString = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<history>\n"
+    private static let footer: StaticString = "</history>\n"
+
+    /// Whether the log has never recorded anything (nothing to list in a manifest).
+    var isPristine: Bool { nextNumber == 1 && segments.isEmpty }
+
+    /// Records a save: numbers `transaction` and appends it to the last
+    /// segment, or to a new one when that is full.
+    ///
+    /// - Parameter folder: the package's `history/` folder, to read the last
+    ///   segment from when this log has not read it yet; `nil` in memory. A
+    ///   last segment that cannot be read is left as it is: the transaction
+    ///   starts a segment of its own.
+    /// - Returns: the number given.
+    /// - Complexity: O(size of the last segment), at most ``segmentBytes`` and one transaction.
+    @discardableResult
+    mutating func append(_ transaction: StoredTransaction, folder: String?, limits: DocumentLimits) -> Int64 {
+        var transaction = transaction
+        transaction.number = nextNumber
+        nextNumber += 1
+        if var tail = segments.last, Self.size(of: tail, folder: folder) < Self.segmentBytes,
+           let existing = try? Self.load(tail, folder: folder, limits: limits) {
+            tail.transactions = existing + [transaction]
+            tail.last = transaction.number
+            tail.count += 1
+            segments[segments.count - 1] = Self.sealed(tail)
+        } else {
+            segments.append(Self.sealed(Segment(first: transaction.number, last: transaction.number, count: 1, file: "",
+                                                transactions: [transaction])))
+        }
+        return transaction.number
+    }
+
+    /// A segment's size in bytes: known once made here, else its file's (`Int.max` without one).
+    private static func size(of segment: Segment, folder: String?) -> Int {
+        if let size = segment.size { return size }
+        guard let folder, let status = FileIO.status(folder + "/" + segment.file), status.isRegular else { return .max }
+        return status.size
+    }
+
+    /// Removes the transactions `shouldRemove` selects, rewriting the segments
+    /// that held them (a segment left empty is dropped). Every segment's
+    /// transactions are read.
+    ///
+    /// - Returns: how many transactions were removed.
+    /// - Throws: ``PackageError`` when a segment cannot be read; nothing is removed then.
+    mutating func remove(where shouldRemove: (StoredTransaction) -> Bool, folder: String?,
+                         limits: DocumentLimits) throws(PackageError) -> Int {
+        var kept: [Segment] = []
+        var removed = 0
+        for segment in segments {
+            let transactions = try Self.load(segment, folder: folder, limits: limits)
+            let remaining = transactions.filter { !shouldRemove($0) }
+            removed += transactions.count - remaining.count
+            guard remaining.count != transactions.count else {
+                kept.append(segment)
+                continue
+            }
+            guard let first = remaining.first, let last = remaining.last else { continue }
+            kept.append(Self.sealed(Segment(first: first.number, last: last.number, count: remaining.count, file: "",
+                                            transactions: remaining)))
+        }
+        segments = kept
+        return removed
+    }
+
+    /// Every transaction, oldest first, reading the segments not yet read.
+    ///
+    /// - Throws: ``PackageError`` for a segment file that is missing or damaged.
+    func transactions(in folder: String?, limits: DocumentLimits) throws(PackageError) -> [StoredTransaction] {
+        var all: [StoredTransaction] = []
+        for segment in segments { all += try Self.load(segment, folder: folder, limits: limits) }
+        return all
+    }
+
+    /// Forgets what a write put on disk: the bytes of the segments written,
+    /// and the transactions of every full segment (read again if asked for).
+    mutating func didWrite(_ written: HistoryLog) {
+        let files = Set(written.segments.map(\.file))
+        for index in segments.indices where files.contains(segments[index].file) {
+            segments[index].bytes = nil
+            if index < segments.count - 1 { segments[index].transactions = nil }
+        }
+    }
+
+    // MARK: Segment files
+
+    /// A segment with its bytes and content-addressed name made from its transactions.
+    private static func sealed(_ segment: Segment) -> Segment {
+        var segment = segment
+        let bytes = encode(segment.transactions ?? [])
+        var hasher = ContentHasher()
+        hasher.update(bytes)
+        let hex = String(hasher.finalize(), radix: 16)
+        segment.file = "\(segment.first)-\(String(repeating: "0", count: 16 - hex.count))\(hex).xml"
+        segment.bytes = bytes
+        segment.size = bytes.count
+        return segment
+    }
+
+    /// A segment file's bytes.
+    static func encode(_ transactions: [StoredTransaction]) -> [UInt8] {
+        var buffer = ByteBuffer()
+        buffer.append(header)
+        for transaction in transactions { transaction.append(to: &buffer) }
+        buffer.append(footer)
+        return buffer.bytes
+    }
+
+    /// A segment's transactions: those in memory, or read from its file.
+    private static func load(_ segment: Segment, folder: String?, limits: DocumentLimits) throws(PackageError) -> [StoredTransaction] {
+        if let transactions = segment.transactions { return transactions }
+        guard let folder else { return [] }
+        let path = folder + "/" + segment.file
+        let loader = DocumentLoader(file: path, mode: .history, limits: limits)
+        try loader.parse(path: path)
+        let transactions = loader.historyTransactions
+        guard transactions.count == segment.count, transactions.first?.number == segment.first,
+              transactions.last?.number == segment.last else {
+            throw .unexpectedContent(PackageError.Location(file: path, line: 0, column: 0),
+                                     found: "\(transactions.count) transactions",
+                                     expected: "\(segment.count) transactions numbered \(segment.first) to \(segment.last), as the manifest lists")
+        }
+        return transactions
+    }
+
+    /// Whether a name is one ``sealed(_:)`` produces: only such files are ever
+    /// removed from `history/`, and a manifest naming anything else is refused.
+    static func isSegmentFileName(_ name: String) -> Bool {
+        guard FileIO.isSafeBlobName(name), name.hasSuffix(".xml") else { return false }
+        let stem = name.utf8.dropLast(4)
+        guard let dash = stem.firstIndex(of: UInt8(ascii: "-")) else { return false }
+        let number = stem[..<dash], hash = stem[stem.index(after: dash)...]
+        return !number.isEmpty && number.allSatisfy { (0x30...0x39).contains($0) }
+            && hash.count == 16 && hash.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// Whether an entry of `history/` is one Folio writes: a segment file or its temporary.
+    static func isOwnEntry(_ name: String) -> Bool {
+        if isSegmentFileName(name) { return true }
+        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
+        return isSegmentFileName(String(name.dropFirst().dropLast(4)))
+    }
+}

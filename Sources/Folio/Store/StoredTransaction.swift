@@ -1,0 +1,197 @@
+import Foundation
+
+/// One save as the package's history records it (docs/FORMAT.md, "History"):
+/// which objects it inserted, updated (and which of their properties) and
+/// deleted, by entity and identifier, with the values of deleted objects'
+/// attributes marked `preserveValueOnDeletion` (their tombstones).
+///
+/// Identifiers are kept per entity, ascending, and written as runs
+/// (`ids="5-9 12"`), so a save of a million new objects records a line, not a
+/// million. No other value of an object is ever recorded: what a transaction
+/// holds beyond identifiers and property names is its tombstones.
+struct StoredTransaction: Equatable, Sendable {
+    /// The objects of one entity a transaction inserted or deleted.
+    struct Objects: Equatable, Sendable {
+        var entity: String
+        /// Ascending.
+        var ids: [UInt64]
+    }
+
+    /// Objects of one entity whose same properties a transaction changed.
+    struct Update: Equatable, Sendable {
+        var entity: String
+        /// The attributes and relationships changed, in declaration order.
+        var properties: [String]
+        /// Ascending.
+        var ids: [UInt64]
+    }
+
+    /// What history keeps of a deleted object: its preserved attributes' values.
+    struct Tombstone: Equatable, Sendable {
+        var entity: String
+        var id: UInt64
+        /// Each preserved attribute that held a value (not `nil`), with its type.
+        var values: [(name: String, type: ValueType, value: Value)]
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.entity == rhs.entity && lhs.id == rhs.id && lhs.values.count == rhs.values.count
+                && zip(lhs.values, rhs.values).allSatisfy { $0.name == $1.name && $0.type == $1.type && $0.value == $1.value }
+        }
+    }
+
+    /// The transaction's number: 1 for a package's first, one more for each
+    /// save after; never reused, even after its transaction is deleted.
+    var number: Int64
+    var timestamp: Date
+    var author: String?
+    var bundleIdentifier: String
+    var processIdentifier: String
+    var inserted: [Objects] = []
+    var updated: [Update] = []
+    var deleted: [Objects] = []
+    var tombstones: [Tombstone] = []
+
+    /// Whether the transaction records no change (a save whose edits cancelled out records none).
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    /// The name the running program goes by: its bundle identifier on Apple
+    /// platforms, its executable's name elsewhere.
+    static let currentBundleIdentifier: String = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+
+    /// The running process's identifier, as text.
+    static var currentProcessIdentifier: String { String(ProcessInfo.processInfo.processIdentifier) }
+
+    // MARK: Writing
+
+    /// A time as history records it: to the millisecond, written with exactly
+    /// three fractional digits (`2026-11-24T01:02:03.120Z`), so a transaction's
+    /// size does not depend on the moment it was made.
+    static func recordedTimestamp(_ date: Date) -> Date {
+        var buffer = ByteBuffer(capacity: 32)
+        appendTimestamp(date, to: &buffer)
+        return DateText.parse(String(decoding: buffer.bytes, as: UTF8.self)) ?? date
+    }
+
+    private static func appendTimestamp(_ date: Date, to buffer: inout ByteBuffer) {
+        let interval = date.timeIntervalSinceReferenceDate
+        let milliseconds = (interval * 1000).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) < 3.0e14 else { return DateText.append(date, to: &buffer) }
+        let whole = Int64((milliseconds / 1000).rounded(.down))
+        let fraction = Int64(milliseconds) - whole * 1000
+        var text = ByteBuffer(capacity: 32)
+        DateText.append(Date(timeIntervalSinceReferenceDate: Double(whole)), to: &text)
+        // Outside the years ISO text covers, the exact raw form.
+        guard text.bytes.last == UInt8(ascii: "Z") else { return DateText.append(date, to: &buffer) }
+        buffer.bytes += text.bytes.dropLast()
+        buffer.append(UInt8(ascii: "."))
+        buffer.append(padded: fraction, width: 3)
+        buffer.append(UInt8(ascii: "Z"))
+    }
+
+    /// Appends the transaction's `<transaction>` element, indented by four spaces.
+    func append(to buffer: inout ByteBuffer) {
+        buffer.append("  <transaction id=\"")
+        buffer.append(int: number)
+        buffer.append("\" timestamp=\"")
+        Self.appendTimestamp(timestamp, to: &buffer)
+        buffer.append(UInt8(ascii: "\""))
+        if let author { DocumentWriter.appendText(author, name: "author", to: &buffer) }
+        DocumentWriter.appendText(bundleIdentifier, name: "bundle", to: &buffer)
+        DocumentWriter.appendText(processIdentifier, name: "process", to: &buffer)
+        buffer.append(">\n")
+        for objects in inserted { Self.appendObjects("insert", objects.entity, objects.ids, to: &buffer) }
+        for update in updated {
+            Self.appendObjects("update", update.entity, update.ids, properties: update.properties, to: &buffer)
+        }
+        for objects in deleted { Self.appendObjects("delete", objects.entity, objects.ids, to: &buffer) }
+        for tombstone in tombstones {
+            buffer.append("    <tombstone entity=")
+            XMLText.appendQuotedAttributeValue(tombstone.entity, to: &buffer)
+            buffer.append(" id=\"")
+            buffer.append(uint: tombstone.id)
+            buffer.append("\">\n")
+            for preserved in tombstone.values {
+                buffer.append("      <value name=")
+                XMLText.appendQuotedAttributeValue(preserved.name, to: &buffer)
+                buffer.append(" type=")
+                XMLText.appendQuotedAttributeValue(preserved.type.description, to: &buffer)
+                DocumentWriter.appendText(ValueText.encode(preserved.value, as: preserved.type), name: "text", to: &buffer)
+                buffer.append("/>\n")
+            }
+            buffer.append("    </tombstone>\n")
+        }
+        buffer.append("  </transaction>\n")
+    }
+
+    /// The most runs one element holds: 1,000 runs of two 20-digit numbers stay
+    /// well under the markup a reader accepts in one element (64 KiB).
+    static let runsPerElement = 1_000
+
+    /// Writes one entity's objects as `<insert|update|delete>` elements, a new
+    /// element every ``runsPerElement`` runs (a reader joins them again).
+    private static func appendObjects(_ element: StaticString, _ entity: String, _ ids: [UInt64], properties: [String]? = nil,
+                                      to buffer: inout ByteBuffer) {
+        let runs = runs(of: ids)
+        var start = 0
+        repeat {
+            let end = min(start + runsPerElement, runs.count)
+            buffer.append("    <")
+            buffer.append(element)
+            buffer.append(" entity=")
+            XMLText.appendQuotedAttributeValue(entity, to: &buffer)
+            if let properties {
+                buffer.append(" properties=")
+                XMLText.appendQuotedAttributeValue(properties.joined(separator: " "), to: &buffer)
+            }
+            buffer.append(" ids=\"")
+            appendRuns(runs[start..<end], to: &buffer)
+            buffer.append("\"/>\n")
+            start = end
+        } while start < runs.count
+    }
+
+    /// Ascending identifiers as runs of consecutive ones.
+    static func runs(of ids: [UInt64]) -> [ClosedRange<UInt64>] {
+        var runs: [ClosedRange<UInt64>] = []
+        for id in ids {
+            if let last = runs.last, last.upperBound &+ 1 == id {
+                runs[runs.count - 1] = last.lowerBound...id
+            } else {
+                runs.append(id...id)
+            }
+        }
+        return runs
+    }
+
+    /// Writes ascending identifiers as runs: `1-4 7 9-10`.
+    static func appendRuns(_ ids: [UInt64], to buffer: inout ByteBuffer) {
+        appendRuns(runs(of: ids)[...], to: &buffer)
+    }
+
+    private static func appendRuns(_ runs: ArraySlice<ClosedRange<UInt64>>, to buffer: inout ByteBuffer) {
+        for (index, run) in runs.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: " ")) }
+            buffer.append(uint: run.lowerBound)
+            if run.upperBound != run.lowerBound {
+                buffer.append(UInt8(ascii: "-"))
+                buffer.append(uint: run.upperBound)
+            }
+        }
+    }
+
+    /// Reads runs written by ``appendRuns(_:to:)``; `nil` unless they ascend strictly.
+    ///
+    /// - Parameter limit: the most identifiers accepted (a run `1-99999999999`
+    ///   in a damaged file must not allocate its length).
+    static func parseRuns(_ text: String, limit: Int) -> [UInt64]? {
+        var ids: [UInt64] = []
+        for run in text.split(separator: " ", omittingEmptySubsequences: true) {
+            let bounds = run.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let first = UInt64(bounds[0]), first > 0, ids.last.map({ $0 < first }) ?? true else { return nil }
+            let last = bounds.count == 2 ? UInt64(bounds[1]) : first
+            guard let last, last >= first, ids.count < limit, last - first < UInt64(limit - ids.count) else { return nil }
+            ids.append(contentsOf: first...last)
+        }
+        return ids
+    }
+}

@@ -1,0 +1,62 @@
+import Folio
+import Foundation
+import Testing
+@testable import FolioREPL
+
+/// `changes [since TOKEN]`: the document's saved history.
+@Suite struct ChangesTests {
+    @Test("changes lists each save's inserts, updates with their properties, and deletes with cascades, as runs of ids")
+    func listsTransactions() throws {
+        let session = try Session("Animals", options: .init(assumeYes: true))
+        #expect(try session.run("changes") == "no changes saved yet\n")
+        try session.run("set 2 name=Eft diet=herbivorous")
+        try session.run("insert Animal name=Olm")
+        try session.run("save")
+        try session.run("delete 1")
+        try session.run("save")
+        let lines = try session.run("changes").split(separator: "\n").map(String.init)
+        try #require(lines.count == 6, "\(lines)")
+        #expect(lines[0].hasPrefix("transaction 1  20") && lines[0].hasSuffix(", process \(ProcessInfo.processInfo.processIdentifier))"))
+        #expect(lines[1] == "  insert Animal #37")
+        #expect(lines[2] == "  update Animal #2: name, diet")
+        #expect(lines[3].hasPrefix("transaction 2  "))
+        #expect(lines[4] == "  delete AnimalCategory #1")
+        #expect(lines[5] == "  delete Animal #2-5")
+        #expect(try session.run("changes since 1").hasPrefix("transaction 2  "))
+        #expect(try session.run("changes since 2") == "no changes saved since 2\n")
+    }
+
+    @Test("unsaved edits are not changes; undone and saved again they are")
+    func onlySavedChanges() throws {
+        let session = try Session("Animals")
+        try session.run("set 2 name=Eft")
+        #expect(try session.run("changes") == "no changes saved yet\n")
+        try session.run("save")
+        try session.run("undo")
+        try session.run("save")
+        let second = try session.run("changes since 1")
+        #expect(second.hasPrefix("transaction 2  ") && second.hasSuffix("\n  update Animal #2: name\n"), "\(second)")
+    }
+
+    @Test("a bad token or word is refused at its column")
+    func errors() throws {
+        let session = try Session("Animals")
+        #expect(session.error("changes since x") == CommandError("'x' is not a token: a transaction number, as 'changes' shows", column: 15))
+        #expect(session.error("changes since") == CommandError("a token (a transaction number) after 'since'", column: 14))
+        #expect(session.error("changes after 3") == CommandError("unexpected 'after'; did you mean 'changes since TOKEN'?", column: 9))
+        #expect(session.error("changes since 3 now") == CommandError("unexpected 'now'", column: 17))
+    }
+
+    @Test("with --json each transaction is one JSON object per line")
+    func json() throws {
+        let session = try Session("Animals", options: .init(json: true))
+        try session.run("set 2 name=Eft")
+        try session.run("save")
+        let line = try session.run("changes")
+        #expect(line.split(separator: "\n").count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["token"] as? String == "1")
+        #expect((object["updated"] as? [[String: Any]])?.first?["properties"] as? [String] == ["name"])
+        #expect((object["updated"] as? [[String: Any]])?.first?["ids"] as? [Int] == [2])
+    }
+}
