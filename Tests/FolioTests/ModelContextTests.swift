@@ -166,6 +166,35 @@ import Testing
             .fetchCount(DynamicFetchDescriptor(entity: "Thing")) == 0)
     }
 
+    @Test("erase removes the history too: no byte of a tombstone's preserved values is left on disk")
+    func eraseRemovesHistory() throws {
+        let url = temporaryPackageURL()
+        let container = try ModelContainer(for: try ModelContextHistoryTests.schema(), configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        let marker = "TOMBSTONE-9c1e"
+        let animals = try (0..<3).map { try context.insert("Animal", ["name": .string("\(marker) \($0)"), "age": .int(1)]) }
+        try context.save()
+        try context.delete(animals[0])
+        try context.save()
+        let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(history.count == 2)
+        let folder = url.deletingLastPathComponent()
+        #expect(Self.filesBelow(folder).contains { $0.bytes.range(of: Data(marker.utf8)) != nil })
+
+        try container.erase()
+
+        for file in Self.filesBelow(folder) {
+            #expect(file.bytes.range(of: Data(marker.utf8)) == nil, "\(file.path) still holds old bytes")
+        }
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).isEmpty)
+        // Numbering goes on: the next save's token sorts after every erased one.
+        try context.insert("Animal", ["name": .string("after"), "age": .int(2)])
+        try context.save()
+        let next = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(next.count == 1)
+        #expect(history.allSatisfy { $0.token < (next.first?.token ?? $0.token) })
+    }
+
     @Test("erase throws where deleteAllData reports, and a refused erase changes nothing")
     func eraseThrows() throws {
         let url = temporaryPackageURL()

@@ -188,7 +188,8 @@ public final class ModelContainer: @unchecked Sendable {
     /// The same guarantee: the package is rewritten empty before this returns,
     /// so no byte of a deleted object's values is left in it (none of Folio's
     /// blobs or temporary files either; files it did not write are left
-    /// alone). Contexts see the deletion on their next fetch or save, each as
+    /// alone). The document's history goes too, since its tombstones hold
+    /// values; later transactions go on numbering after it. Contexts see the deletion on their next fetch or save, each as
     /// an undoable step, "Delete All Data", whose undo brings the objects back
     /// as unsaved inserts (in memory only, until that context saves).
     /// - Throws: ``ModelError/saveNotAllowed`` for a read-only configuration;
