@@ -130,8 +130,8 @@ extension FetchResultsCollection where Element: PersistentModel {
             range.map { context.resultModel(Element.self, id: ids[$0]) }
         } release: { range in
             // The registry's entries for the models just released, at once rather
-            // than at its next sweep: a weak reference keeps a little memory of its
-            // dead model, a million of which is most of what a batched iteration costs.
+            // than at its next sweep: a weak reference keeps its dead model's side
+            // table (~32 B) until cleared, 20 MB over a million models.
             for position in range where context.registry[ids[position]] == nil { context.registry.remove(ids[position]) }
         })
     }
