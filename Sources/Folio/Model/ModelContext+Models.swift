@@ -369,7 +369,7 @@ extension ModelContext {
     /// - Parameter batchSize: models per batch; 0 or less makes the whole
     ///   result one batch, as Core Data's `fetchBatchSize` of 0 does.
     /// - Throws: what evaluating the predicate throws.
-    /// - Complexity: the fetch is ``fetchIdentifiers(_:)``'s; each batch then
+    /// - Complexity: the fetch is ``fetchIdentifiers(_:)-(FetchDescriptor<T>)``'s; each batch then
     ///   costs O(batchSize) when first accessed.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
         let ids = try fetchRefs(descriptor, windowed: true).map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
@@ -379,7 +379,7 @@ extension ModelContext {
     /// The identifiers of the models a descriptor selects, as a collection
     /// read in batches — SwiftData's `fetchIdentifiers(_:batchSize:)`.
     ///
-    /// The same identifiers, in the same order, as ``fetchIdentifiers(_:)``;
+    /// The same identifiers, in the same order, as ``fetchIdentifiers(_:)-(FetchDescriptor<T>)``;
     /// a snapshot, like ``fetch(_:batchSize:)``'s result.
     /// - Parameter batchSize: identifiers per batch; 0 or less: one batch.
     /// - Throws: what evaluating the predicate throws.
