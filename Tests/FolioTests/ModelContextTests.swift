@@ -114,6 +114,103 @@ import Testing
         #expect(try DocumentPackage(url: url).read().value("photo", of: thing) == .data(Data([1, 2, 3])))
     }
 
+    /// Every file in a folder and below it, as bytes.
+    static func filesBelow(_ folder: URL) -> [(path: String, bytes: Data)] {
+        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+        var files: [(path: String, bytes: Data)] = []
+        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+            if let bytes = try? Data(contentsOf: url) { files.append((url.path, bytes)) }
+        }
+        return files
+    }
+
+    @Test("erase rewrites the package empty: no byte of an old value is left in any file, in the package or beside it")
+    func eraseLeavesNoBytes() throws {
+        let url = temporaryPackageURL()
+        let container = try ModelContainer(for: try kitchenSinkSchema(), configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        context.undoManager = UndoManager()
+        let marker = "ERASE-ME-7f3a"
+        let blob = Data(String(repeating: "BLOB-\(marker)-", count: 20_000).utf8)
+        var things: [PersistentIdentifier] = []
+        for number in 0..<3 {
+            things.append(try context.insert("Thing", ["v_string": .string("\(marker) \(number)"), "photo": .data(blob)]))
+        }
+        try context.insert("Person", ["name": .string("\(marker) person")])
+        try context.save()
+        // A second save, so that earlier versions of parts could be lying around.
+        try context.setValue(.string("\(marker) edited"), for: "v_string", of: things[0])
+        try context.save()
+        let needles = [Data(marker.utf8), Data(blob.base64EncodedString().prefix(64).utf8), blob.prefix(64)]
+        let folder = url.deletingLastPathComponent()
+        #expect(Self.filesBelow(folder).contains { file in needles.contains { file.bytes.range(of: $0) != nil } },
+                "the values are on disk before erasing")
+
+        try container.erase()
+
+        for file in Self.filesBelow(folder) {
+            for needle in needles { #expect(file.bytes.range(of: needle) == nil, "\(file.path) still holds old bytes") }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path) == ["manifest.xml"])
+        #expect(try DocumentPackage(url: url).read().count == 0)
+        #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Thing")) == 0)
+        // The same undoable step as deleteAllData's, which brings the objects back as unsaved inserts.
+        #expect(context.undoManager?.undoActionName == "Delete All Data")
+        context.undoManager?.undo()
+        #expect(context.insertedIdentifiers.count == 4)
+        #expect(try context.value("photo", of: things[1]) == .data(blob))
+        #expect(Self.filesBelow(folder).allSatisfy { file in needles.allSatisfy { file.bytes.range(of: $0) == nil } },
+                "undo is in memory until a save")
+        // Reopened, the package is empty.
+        #expect(try ModelContext(try ModelContainer(for: try kitchenSinkSchema(), configurations: ModelConfiguration(url: url)))
+            .fetchCount(DynamicFetchDescriptor(entity: "Thing")) == 0)
+    }
+
+    @Test("erase removes the history too: no byte of a tombstone's preserved values is left on disk")
+    func eraseRemovesHistory() throws {
+        let url = temporaryPackageURL()
+        let container = try ModelContainer(for: try ModelContextHistoryTests.schema(), configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        let marker = "TOMBSTONE-9c1e"
+        let animals = try (0..<3).map { try context.insert("Animal", ["name": .string("\(marker) \($0)"), "age": .int(1)]) }
+        try context.save()
+        try context.delete(animals[0])
+        try context.save()
+        let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(history.count == 2)
+        let folder = url.deletingLastPathComponent()
+        #expect(Self.filesBelow(folder).contains { $0.bytes.range(of: Data(marker.utf8)) != nil })
+
+        try container.erase()
+
+        for file in Self.filesBelow(folder) {
+            #expect(file.bytes.range(of: Data(marker.utf8)) == nil, "\(file.path) still holds old bytes")
+        }
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).isEmpty)
+        // Numbering goes on: the next save's token sorts after every erased one.
+        try context.insert("Animal", ["name": .string("after"), "age": .int(2)])
+        try context.save()
+        let next = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(next.count == 1)
+        #expect(history.allSatisfy { $0.token < (next.first?.token ?? $0.token) })
+    }
+
+    @Test("erase throws where deleteAllData reports, and a refused erase changes nothing")
+    func eraseThrows() throws {
+        let url = temporaryPackageURL()
+        let writer = try makeContext(try zooSchema(), url: url)
+        try writer.insert("Animal", ["name": .string("Rex")])
+        try writer.save()
+        let before = Self.filesBelow(url).map(\.bytes)
+        let readOnly = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url, allowsSave: false))
+        #expect(throws: ModelError.saveNotAllowed) { try readOnly.erase() }
+        var reported: [ModelError] = []
+        readOnly.deleteAllData(errorHandler: { reported.append($0) })
+        #expect(reported == [.saveNotAllowed])
+        #expect(Self.filesBelow(url).map(\.bytes) == before)
+        #expect(try ModelContext(readOnly).fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 1)
+    }
+
     @Test("a read-only configuration refuses to save; a failed write keeps the edits")
     func saveFailures() throws {
         let url = temporaryPackageURL()

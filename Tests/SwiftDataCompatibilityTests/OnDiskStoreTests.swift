@@ -152,6 +152,18 @@ import Testing
         #expect(try makeContainer().mainContext.fetchCount(FetchDescriptor<Trip>()) == 0)
     }
 
+    @Test func eraseEmptiesTheStore() throws {
+        let container = try makeContainer()
+        let context = container.mainContext
+        context.insert(Trip(name: "Rome", destination: "Italy", startDate: .day(1), endDate: .day(4)))
+        try context.save()
+
+        try container.erase()
+
+        #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 0)
+        #expect(try makeContainer().mainContext.fetchCount(FetchDescriptor<Trip>()) == 0)
+    }
+
     @Test func aSchemaOfTheRootModelIsEnough() throws {
         let schema = Schema([Trip.self])
         #expect(Set(schema.entities.map(\.name)) == ["Trip", "Accommodation", "Traveller"])

@@ -15,6 +15,10 @@
 // the C floor, each phase in a child process (TypedBenchmark.swift, TypedPhase.swift):
 //   swift run -c release FolioBenchmarks --typed [N ...] [--runs K]
 //   FolioBenchmarks --typed-phase PHASE N BIG PATH       (one phase, e.g. under a profiler)
+// Batched fetch (issue 15): fetch(_:batchSize:) against fetch(_:), time and peak
+// memory, each in a child process (BatchedFetch.swift):
+//   swift run -c release FolioBenchmarks --batched [N ...] [--runs K] [--batch-size B]
+//   FolioBenchmarks --batched-phase all|batched|identifiers N PATH B   (one way, e.g. under a profiler)
 // and, for profiling a save (e.g. under valgrind):
 //   FolioBenchmarks --save-only N
 //
@@ -505,6 +509,12 @@ do {
         guardMemory(limit: defaultMemoryLimit())
         try phase.run(n: n, big: big, path: arguments[index + 4])
     }
+    if let index = arguments.firstIndex(of: "--batched-phase"), index + 4 < arguments.count,
+       let mode = BatchedMode(rawValue: arguments[index + 1]), let n = Int(arguments[index + 2]),
+       let batchSize = Int(arguments[index + 4]) {
+        guardMemory(limit: defaultMemoryLimit())
+        try mode.run(n: n, path: arguments[index + 3], batchSize: batchSize)
+    }
     if let index = arguments.firstIndex(of: "--save-only"), index + 1 < arguments.count, let n = Int(arguments[index + 1]) {
         let (graph, _) = try buildGraph(n)
         try FileManager.default.createDirectory(atPath: benchFolder, withIntermediateDirectories: true)
@@ -530,6 +540,8 @@ do {
     var uniqueMode = false
     var typedMode = false
     var indexMode = false
+    var batchedMode = false
+    var batchSize = 5000
     var fixedCascade = 10_000
     var index = 0
     while index < arguments.count {
@@ -563,13 +575,23 @@ do {
             index += 1
             continue
         }
+        if arguments[index] == "--batched" {
+            batchedMode = true
+            index += 1
+            continue
+        }
+        if arguments[index] == "--batch-size", index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
+            batchSize = value
+            index += 2
+            continue
+        }
         if arguments[index] == "--unique" {
             uniqueMode = true
             index += 1
             continue
         }
         guard let n = Int(arguments[index].replacingOccurrences(of: "_", with: "")), n > 0 else {
-            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --index [N ...] [--runs K] | --typed [N ...] [--runs K] | --typed-phase PHASE N BIG PATH | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
+            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --index [N ...] [--runs K] | --typed [N ...] [--runs K] | --batched [N ...] [--runs K] [--batch-size B] | --batched-phase MODE N PATH B | --typed-phase PHASE N BIG PATH | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
         }
         sizes.append(n)
         index += 1
@@ -585,6 +607,8 @@ do {
     }
     if indexMode {
         try runIndexedFetchBenchmarks(sizes: sizes, runs: runs)
+    if batchedMode {
+        try runBatchedBenchmarks(sizes: sizes, runs: runs, batchSize: batchSize)
         exit(0)
     }
     if uniqueMode {

@@ -178,8 +178,26 @@ public final class ModelContainer: @unchecked Sendable {
     /// a failure to write, or a read-only configuration, is reported to
     /// `errorHandler` (stderr by default).
     public func deleteAllData(errorHandler: ((ModelError) -> Void)? = nil) {
-        guard configuration.allowsSave else { return Self.report(.saveNotAllowed, to: errorHandler) }
-        do { try store.deleteAllData() } catch { Self.report(error, to: errorHandler) }
+        do { try erase() } catch { Self.report(error, to: errorHandler) }
+    }
+
+    /// Deletes every object from the store at once, keeping the schema —
+    /// SwiftData's later name for ``deleteAllData(errorHandler:)``, which
+    /// throws instead of reporting.
+    ///
+    /// The same guarantee: the package is rewritten empty before this returns,
+    /// so no byte of a deleted object's values is left in it (none of Folio's
+    /// blobs or temporary files either; files it did not write are left
+    /// alone). The document's history goes too, since its tombstones hold
+    /// values; later transactions go on numbering after it. Contexts see the deletion on their next fetch or save, each as
+    /// an undoable step, "Delete All Data", whose undo brings the objects back
+    /// as unsaved inserts (in memory only, until that context saves).
+    /// - Throws: ``ModelError/saveNotAllowed`` for a read-only configuration;
+    ///   ``ModelError/package(_:)`` when the package cannot be written (the
+    ///   store is then left as it was).
+    public func erase() throws(ModelError) {
+        guard configuration.allowsSave else { throw .saveNotAllowed }
+        try store.deleteAllData()
     }
 
     func report(_ error: ModelError, to handler: ((ModelError) -> Void)?) { Self.report(error, to: handler) }

@@ -27,9 +27,20 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// unsaved edits count; the dynamic API's `DynamicFetchDescriptor` reads
     /// the saved values instead.
     public var includePendingChanges: Bool = true
-    /// Accepted for source compatibility; Folio reads the graph in memory, so there is nothing to prefetch.
+    /// The relationships whose destinations to load with the result — a hint,
+    /// as in SwiftData, that never changes what a fetch returns.
+    ///
+    /// Folio holds the whole graph in memory, so a relationship read is
+    /// already a column read with nothing to prefetch; the hint is accepted
+    /// (by ``ModelContext/fetch(_:)`` and ``ModelContext/fetch(_:batchSize:)``
+    /// alike) so SwiftData code compiles and behaves the same.
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
-    /// Accepted for source compatibility; every property is always available.
+    /// The properties to load with the result — a hint, as in SwiftData, that
+    /// never changes what a fetch returns.
+    ///
+    /// Every property of a Folio model reads the document in memory on
+    /// access, so a property left out is still readable and costs nothing
+    /// more; a batched fetch holds no property values at all, only identifiers.
     public var propertiesToFetch: [PartialKeyPath<T>] = []
 
     /// Creates a descriptor.

@@ -356,6 +356,39 @@ extension ModelContext {
         try fetchRefs(descriptor, windowed: true).map { model(T.self, at: $0) }
     }
 
+    /// The models a descriptor selects, made a batch at a time as they are
+    /// accessed — SwiftData's `fetch(_:batchSize:)`.
+    ///
+    /// Selects exactly what ``fetch(_:)`` does, in the same order, but holds
+    /// only the result's identifiers (8 bytes each) and makes models
+    /// `batchSize` at a time, keeping the last two batches, so the models
+    /// alive at once are two batches' worth, not the whole result. The
+    /// collection is a snapshot of the
+    /// result; see ``FetchResultsCollection`` for objects deleted (or taken
+    /// away by ``rollback()``) while it is in use.
+    /// - Parameter batchSize: models per batch; 0 or less makes the whole
+    ///   result one batch, as Core Data's `fetchBatchSize` of 0 does.
+    /// - Throws: what evaluating the predicate throws.
+    /// - Complexity: the fetch is ``fetchIdentifiers(_:)-(FetchDescriptor<T>)``'s; each batch then
+    ///   costs O(batchSize) when first accessed.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        let ids = try fetchRefs(descriptor, windowed: true).map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
+        return FetchResultsCollection(models: ids, batchSize: batchSize, context: self)
+    }
+
+    /// The identifiers of the models a descriptor selects, as a collection
+    /// read in batches — SwiftData's `fetchIdentifiers(_:batchSize:)`.
+    ///
+    /// The same identifiers, in the same order, as ``fetchIdentifiers(_:)-(FetchDescriptor<T>)``;
+    /// a snapshot, like ``fetch(_:batchSize:)``'s result.
+    /// - Parameter batchSize: identifiers per batch; 0 or less: one batch.
+    /// - Throws: what evaluating the predicate throws.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>,
+                                                     batchSize: Int) throws -> FetchResultsCollection<PersistentIdentifier> {
+        let ids = try fetchRefs(descriptor, windowed: true).map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
+        return FetchResultsCollection(identifiers: ids, entityName: T.entityName, batchSize: batchSize)
+    }
+
     /// Calls `block` with each model a descriptor selects, in its order —
     /// SwiftData's `enumerate(_:batchSize:allowEscapingMutations:block:)`.
     ///
