@@ -36,6 +36,27 @@ final class EntityTable {
         return ids.count - 1
     }
 
+    /// Adds `count` live rows at once, identifiers 0 and links empty, for a
+    /// loader that then writes each row's identifier and values in place (the
+    /// caller appends as many cells to every column). O(count).
+    func appendRows(_ count: Int) {
+        guard count > 0 else { return }
+        ids.append(contentsOf: repeatElement(0, count: count))
+        isLive.append(contentsOf: repeatElement(true, count: count))
+        liveCount += count
+        for link in links { link.appendEmpty(count) }
+    }
+
+    /// Removes the last `count` rows, which no index or link refers to (a
+    /// loader's rows sized ahead and not filled; the caller trims the columns).
+    func removeLastRows(_ count: Int) {
+        guard count > 0 else { return }
+        liveCount -= isLive.suffix(count).lazy.filter { $0 }.count
+        ids.removeLast(count)
+        isLive.removeLast(count)
+        for link in links { link.removeLast(count) }
+    }
+
     func setLive(_ live: Bool, row: Int) {
         guard isLive[row] != live else { return }
         isLive[row] = live
@@ -76,6 +97,18 @@ final class LinkColumn {
     func appendEmpty() {
         if isToMany { many.append([]) } else { one.append(-1) }
         if isOptional { absent.append(true) }
+    }
+
+    /// ``appendEmpty()`` for `count` rows at once.
+    func appendEmpty(_ count: Int) {
+        if isToMany { many.append(contentsOf: repeatElement([], count: count)) } else { one.append(contentsOf: repeatElement(-1, count: count)) }
+        if isOptional { absent.append(contentsOf: repeatElement(true, count: count)) }
+    }
+
+    /// Removes the last `count` rows' links.
+    func removeLast(_ count: Int) {
+        if isToMany { many.removeLast(count) } else { one.removeLast(count) }
+        if isOptional { absent.removeLast(count) }
     }
 
     func reserveCapacity(_ count: Int) {
