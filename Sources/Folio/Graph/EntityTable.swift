@@ -25,6 +25,17 @@ final class EntityTable {
         links = other.links.map { $0.copy() }
     }
 
+    /// The same rows with the link columns in another order (new slot `i`
+    /// holds old slot `order[i]`), for a graph whose entities were reordered.
+    /// Shares the storage: `other` must not be used afterwards.
+    init(moving other: EntityTable, linkOrder order: [Int]) {
+        ids = other.ids
+        isLive = other.isLive
+        liveCount = other.liveCount
+        columns = other.columns
+        links = order.map { other.links[$0] }
+    }
+
     var rowCount: Int { ids.count }
 
     /// Adds a row with the given identifier; attribute values must be appended by the caller.

@@ -402,6 +402,20 @@ extension Schema {
         }
         return stripped(self) == stripped(other)
     }
+
+    /// Whether both schemas declare the same entities, in any order, differing
+    /// at most in defaults: the graph of one is the other's with its tables reordered.
+    func differsOnlyInOrderAndDefaults(from other: Schema) -> Bool {
+        guard entities.count == other.entities.count else { return false }
+        func stripped(_ schema: Schema) -> [Entity] {
+            schema.entities.sorted { $0.name < $1.name }.map { entity in
+                var entity = entity
+                for index in entity.attributes.indices { entity.attributes[index].defaultStoredValue = nil }
+                return entity
+            }
+        }
+        return stripped(self) == stripped(other)
+    }
 }
 
 extension ObjectGraph {
@@ -423,6 +437,56 @@ extension ObjectGraph {
     /// - Throws: what ``migrated(to:)`` throws.
     func brought(to target: Schema) throws(MigrationError) -> ObjectGraph {
         if schema.differsOnlyInDefaults(from: target) { return adopting(target) }
+        // A package written with the entities in another order (a dynamic schema, a
+        // different order of model classes): a copy of every object was most of an open.
+        if schema.differsOnlyInOrderAndDefaults(from: target), let reordered = reordering(to: target) { return reordered }
         return try migrated(to: target)
+    }
+
+    /// The same objects under a schema declaring this graph's entities in another
+    /// order (``Schema/differsOnlyInOrderAndDefaults(from:)``): the tables are
+    /// moved, not copied, with their link columns in the new layout's order, and
+    /// the index renumbered. This graph must not be used afterwards. `nil` if the
+    /// layouts do not match slot for slot (not expected for such schemas).
+    ///
+    /// - Complexity: O(identifiers ever indexed), with no copy of any column.
+    func reordering(to target: Schema) -> ObjectGraph? {
+        let newLayout = SchemaLayout(target)
+        var oldOf: [Int] = []
+        for entity in newLayout.entities {
+            guard let old = layout.entityIndex[entity.name] else { return nil }
+            oldOf.append(old)
+        }
+        guard oldOf.count == layout.entities.count else { return nil }
+        var newOf = [Int32](repeating: -1, count: oldOf.count)
+        for (new, old) in oldOf.enumerated() { newOf[old] = Int32(new) }
+        var reordered: [EntityTable] = []
+        for (new, old) in oldOf.enumerated() {
+            let oldEntity = layout.entities[old], newEntity = newLayout.entities[new]
+            guard oldEntity.links.count == newEntity.links.count else { return nil }
+            var order: [Int] = []
+            for link in newEntity.links {
+                if let name = link.name {
+                    guard let slot = oldEntity.linkIndex[name] else { return nil }
+                    order.append(slot)
+                } else {
+                    // A hidden inverse: the one of the same relationship of the same source entity.
+                    let source = oldOf[link.destination]
+                    guard let slot = oldEntity.links.indices.first(where: {
+                        oldEntity.links[$0].isHidden && oldEntity.links[$0].destination == source
+                            && oldEntity.links[$0].inverse == link.inverse
+                    }) else { return nil }
+                    order.append(slot)
+                }
+            }
+            reordered.append(EntityTable(moving: tables[old], linkOrder: order))
+        }
+        let graph = ObjectGraph(schema: target, layout: newLayout)
+        graph.tables = reordered
+        graph.index = index
+        graph.index.renumberEntities(newOf)
+        graph.nextID = nextID
+        graph.limits = limits
+        return graph
     }
 }

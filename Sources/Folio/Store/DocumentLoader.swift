@@ -228,26 +228,29 @@ final class DocumentLoader {
         handler.initialized = UInt32(XML_SAX2_MAGIC)
         handler.startElementNs = { context, localname, prefix, _, _, _, attributeCount, _, attributes in
             guard let context, let localname else { return }
-            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
-            guard loader.error == nil else { return }
-            if prefix != nil {
-                loader.fail(.unexpectedContent(loader.location(), found: "a namespaced element", expected: "Folio elements"))
-                return
+            // Borrowed for the call, not retained: the parser runs inside the loader's own `parse`.
+            Unmanaged<DocumentLoader>.fromOpaque(context)._withUnsafeGuaranteedRef { loader in
+                guard loader.error == nil else { return }
+                if prefix != nil {
+                    loader.fail(.unexpectedContent(loader.location(), found: "a namespaced element", expected: "Folio elements"))
+                    return
+                }
+                loader.startElement(localname, attributes: attributes, count: Int(attributeCount))
             }
-            loader.startElement(localname, attributes: attributes, count: Int(attributeCount))
         }
         handler.endElementNs = { context, _, _, _ in
             guard let context else { return }
-            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
-            guard loader.error == nil else { return }
-            loader.endElement()
+            Unmanaged<DocumentLoader>.fromOpaque(context)._withUnsafeGuaranteedRef { loader in
+                guard loader.error == nil else { return }
+                loader.endElement()
+            }
         }
         handler.characters = { context, text, length in
             guard let context, let text else { return }
-            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
             for index in 0..<Int(length) {
                 let byte = text[index]
                 if byte != 0x20 && byte != 0x0A && byte != 0x09 && byte != 0x0D {
+                    let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
                     loader.fail(.unexpectedContent(loader.location(), found: "text", expected: "only elements"))
                     return
                 }
