@@ -127,8 +127,8 @@ extension ColumnStorage {
 
     /// Adds `count` rows holding the column's zero and, in an optional column, nil.
     func appendEmptyCells(_ count: Int, zero: Element, optional: Bool) {
-        values.append(contentsOf: repeatElement(zero, count: count))
-        if optional { nulls.append(contentsOf: repeatElement(true, count: count)) }
+        values.append(contentsOf: Array(repeating: zero, count: count))
+        if optional { nulls.append(contentsOf: Array(repeating: true, count: count)) }
     }
 
     /// Removes the last `count` rows' cells.
@@ -188,11 +188,11 @@ final class EntityLoadStorage {
     /// Adds `count` rows: no position, no links.
     func appendRows(_ count: Int) {
         guard count > 0 else { return }
-        lines.append(contentsOf: repeatElement(0, count: count))
-        columns.append(contentsOf: repeatElement(0, count: count))
+        lines.append(contentsOf: Array(repeating: 0, count: count))
+        columns.append(contentsOf: Array(repeating: 0, count: count))
         for slot in linkIsToMany.indices {
-            if linkIsToMany[slot] { rawMany[slot].append(contentsOf: repeatElement([], count: count)) }
-            else { rawOne[slot].append(contentsOf: repeatElement(0, count: count)) }
+            if linkIsToMany[slot] { rawMany[slot].append(contentsOf: Array(repeating: [], count: count)) }
+            else { rawOne[slot].append(contentsOf: Array(repeating: 0, count: count)) }
         }
     }
 
