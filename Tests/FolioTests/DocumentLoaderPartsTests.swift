@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import Testing
 @testable import Folio
 
@@ -174,6 +175,127 @@ import Testing
             try package.write(graph, expecting: package.fingerprint, changed: [1])
             #expect(FileManager.default.fileExists(atPath: package.partsPath + "/notes.txt"))
             #expect(try package.read().value("name", of: PersistentIdentifier(entityName: "AnimalCategory", id: 1)) == .string("Renamed"))
+        }
+    }
+
+    // MARK: Parts read in place, concurrently
+
+    /// A zoo of `count` animals in one category, written with parts of about `target` bytes.
+    static func withManyParts(animals count: Int, target: Int = 600, _ body: (DocumentPackage, ObjectGraph) throws -> Void) throws {
+        let url = temporaryPackageURL()
+        let folder = url.deletingLastPathComponent().path
+        DocumentWriter.usePartSizes((target, 2 * target), under: folder)
+        defer {
+            DocumentWriter.usePartSizes(nil, under: folder)
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let graph = ObjectGraph(schema: try zooSchema())
+        let category = try graph.insert("AnimalCategory", ["name": .string("Birds")])
+        for index in 0..<count {
+            let animal = try graph.insert("Animal", ["name": .string("Bird \(index)"), "age": .int(Int64(index))])
+            try graph.link(animal, "category", to: category)
+        }
+        let package = DocumentPackage(url: url)
+        try package.write(graph)
+        try body(package, graph)
+    }
+
+    @Test("a package of many parts, read concurrently into their rows, is the graph written, row for row in identifier order")
+    func manyPartsReadBack() throws {
+        try Self.withManyParts(animals: 300) { package, graph in
+            let parts = try #require(package.readManifest()?.parts)
+            #expect(parts.filter { $0.entity == "Animal" }.count > 5)
+            let back = try package.read()
+            #expect(back.snapshot() == graph.snapshot())
+            #expect(back.invariantViolations().isEmpty)
+            #expect(try back.identifiers(of: "Animal") == graph.identifiers(of: "Animal"))
+            #expect(back.nextID == graph.nextID)
+            // Rows ascend by identifier across parts: the order each part's rows were placed in.
+            let table = back.tables[back.layout.entityIndex["Animal"] ?? 0]
+            #expect(table.ids == table.ids.sorted() && table.rowCount == 300 && table.liveCount == 300)
+        }
+    }
+
+    @Test("an error in the second of several parts names that part's file, line and column, and no other part's")
+    func errorInSecondPart() throws {
+        try Self.withManyParts(animals: 300) { package, _ in
+            let animalParts = try #require(package.readManifest()?.parts.filter { $0.entity == "Animal" })
+            #expect(animalParts.count > 2)
+            let second = package.partsPath + "/" + animalParts[1].file
+            // The part's third object (line 4: the declaration, <objects>, then one object a line).
+            let third = animalParts[1].first + 2
+            try Self.rewrite(second) { text in
+                text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                    line.contains("f.id=\"\(third)\"") ? line.replacingOccurrences(of: "age=\"", with: "age=\"x") : String(line)
+                }.joined(separator: "\n")
+            }
+            guard case .invalidValue(let location, "Animal", "age", _, _)? = Self.refusal(package) else {
+                Issue.record("expected invalidValue in the second part")
+                return
+            }
+            #expect(location.file == second)
+            #expect(location.line == 5)
+            #expect(location.column > 1)
+        }
+    }
+
+    @Test("a link error found after the parse names the part of the object, its line and column")
+    func linkErrorNamesItsPart() throws {
+        try Self.withManyParts(animals: 300) { package, _ in
+            let animalParts = try #require(package.readManifest()?.parts.filter { $0.entity == "Animal" })
+            let last = try #require(animalParts.last)
+            let path = package.partsPath + "/" + last.file
+            try Self.rewrite(path) { text in
+                text.replacingOccurrences(of: "f.id=\"\(last.last)\"", with: "f.id=\"\(last.last)\" category=\"99999\"")
+            }
+            // The category attribute is now given twice, or points nowhere: either way the error is in that part.
+            let error = Self.refusal(package)
+            #expect(error?.location?.file == path, "\(String(describing: error))")
+            #expect((error?.location?.line ?? 0) > 2)
+        }
+    }
+
+    @Test("a part holding more objects than the manifest lists is refused at the first extra object")
+    func moreObjectsThanListed() throws {
+        try Self.withManyParts(animals: 300) { package, _ in
+            let manifest = try String(contentsOfFile: package.manifestPath, encoding: .utf8)
+            let part = try #require(package.readManifest()?.parts.first { $0.entity == "Animal" })
+            try manifest.replacingOccurrences(of: "count=\"\(part.count)\" file=\"\(part.file)\"",
+                                              with: "count=\"\(part.count - 1)\" file=\"\(part.file)\"")
+                .write(toFile: package.manifestPath, atomically: false, encoding: .utf8)
+            guard case .unexpectedContent(let location, _, let expected)? = Self.refusal(package) else {
+                Issue.record("expected unexpectedContent for the extra object")
+                return
+            }
+            #expect(location.file == package.partsPath + "/" + part.file)
+            #expect(location.line == part.count + 2)
+            #expect(expected.contains("\(part.count - 1)"))
+        }
+    }
+
+    @Test("random graphs written in many small parts read back equal, however their parts are cut")
+    func randomManyParts() async throws {
+        await propertyCheck(count: 60, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+            var rng = SplitMix64(seed: seed)
+            let schema = RandomGraphs.schema(&rng)
+            let graph = try RandomGraphs.graph(schema, &rng)
+            let url = temporaryPackageURL()
+            let folder = url.deletingLastPathComponent().path
+            let target = Int.random(in: 64...1_024, using: &rng)
+            DocumentWriter.usePartSizes((target, 2 * target), under: folder)
+            defer {
+                DocumentWriter.usePartSizes(nil, under: folder)
+                try? FileManager.default.removeItem(atPath: folder)
+            }
+            let package = DocumentPackage(url: url)
+            try package.write(graph)
+            let back = try package.read()
+            #expect(back.snapshot() == graph.snapshot(), "seed \(seed)")
+            #expect(back.invariantViolations().isEmpty, "seed \(seed)")
+            for entity in schema.entities {
+                #expect(try back.identifiers(of: entity.name) == graph.identifiers(of: entity.name).sorted { $0.id < $1.id },
+                        "seed \(seed)")
+            }
         }
     }
 }

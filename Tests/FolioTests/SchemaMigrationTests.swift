@@ -545,4 +545,77 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
             }
         }
     }
+
+    // MARK: Entities in another order
+
+    private static func storage(_ column: Column) -> ObjectIdentifier {
+        switch column {
+        case .int(let storage): ObjectIdentifier(storage)
+        case .double(let storage): ObjectIdentifier(storage)
+        case .string(let storage): ObjectIdentifier(storage)
+        case .bool(let storage): ObjectIdentifier(storage)
+        case .value(let storage): ObjectIdentifier(storage)
+        }
+    }
+
+    @Test("a random graph brought to its own schema with the entities reordered is equal and copies no column")
+    func reorderedEntitiesProperty() async throws {
+        await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+            var rng = SplitMix64(seed: seed)
+            let schema = RandomGraphs.schema(&rng)
+            let graph = try RandomGraphs.graph(schema, &rng)
+            let reordered = try Schema(schema.entities.shuffled(using: &rng))
+            let before = graph.snapshot()
+            let identifiers = try schema.entities.map { try graph.identifiers(of: $0.name) }
+            let storages = graph.tables.map { $0.columns.map(Self.storage) }
+            let nextID = graph.nextID
+            let result = try graph.brought(to: reordered)
+            #expect(result.schema == reordered, "seed \(seed)")
+            #expect(result.snapshot() == before, "seed \(seed)")
+            #expect(result.invariantViolations().isEmpty, "seed \(seed)")
+            #expect(result.nextID == nextID, "seed \(seed)")
+            for (old, entity) in schema.entities.enumerated() {
+                let new = try #require(result.layout.entityIndex[entity.name])
+                #expect(try result.identifiers(of: entity.name) == identifiers[old], "seed \(seed)")
+                #expect(result.tables[new].columns.map(Self.storage) == storages[old], "seed \(seed): \(entity.name) was copied")
+            }
+        }
+    }
+
+    @Test("a package opened with its entities in another order keeps its parts: a save after one edit rewrites one part")
+    func reorderedPackageKeepsItsParts() throws {
+        let url = temporaryPackageURL()
+        let folder = url.deletingLastPathComponent().path
+        DocumentWriter.usePartSizes((600, 1_200), under: folder)
+        defer {
+            DocumentWriter.usePartSizes(nil, under: folder)
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let schema = try zooSchema()
+        let graph = ObjectGraph(schema: schema)
+        let category = try graph.insert("AnimalCategory", ["name": .string("Birds")])
+        var animals: [PersistentIdentifier] = []
+        for index in 0..<200 {
+            let animal = try graph.insert("Animal", ["name": .string("Bird \(index)"), "age": .int(Int64(index))])
+            try graph.link(animal, "category", to: category)
+            animals.append(animal)
+        }
+        let package = DocumentPackage(url: url)
+        try package.write(graph)
+        let partsBefore = Set(FileIO.entries(of: package.partsPath))
+        #expect(partsBefore.count > 4)
+        let reordered = try Schema(schema.entities.reversed())
+        let container = try ModelContainer(for: reordered, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        #expect(context.graph.schema == reordered)
+        try context.setValue(.int(1_000), for: "age", of: animals[100])
+        try context.save()
+        let partsAfter = Set(FileIO.entries(of: package.partsPath))
+        #expect(partsAfter.subtracting(partsBefore).count == 1)
+        #expect(partsBefore.subtracting(partsAfter).count == 1)
+        let back = try package.read()
+        #expect(back.schema == reordered)
+        #expect(try back.value("age", of: animals[100]) == .int(1_000))
+        #expect(try back.count(of: "Animal") == 200)
+    }
 }

@@ -42,7 +42,8 @@ import Darwin
 
 // MARK: - Small utilities
 
-let benchFolder = "/tmp/folio-bench"
+/// Where the packages and databases go; FOLIO_BENCH_FOLDER sets another (two runs at once must not share one).
+let benchFolder = ProcessInfo.processInfo.environment["FOLIO_BENCH_FOLDER"] ?? "/tmp/folio-bench"
 
 func now() -> Double {
     var ts = timespec()

@@ -259,7 +259,7 @@ final class DocumentStore: @unchecked Sendable {
         // The graph takes the container's schema (its classes, its defaults). With the same
         // entities it keeps the version the package records, unless the container declares one.
         var target = schema
-        if target.declaredVersion == nil, graph.schema.differsOnlyInDefaultsOrIndexes(from: schema) {
+        if target.declaredVersion == nil, graph.schema.differsOnlyInDefaultsOrIndexes(from: schema, inAnyOrder: true) {
             target.declaredVersion = graph.schema.declaredVersion
         }
         do { return try graph.brought(to: target) } catch { throw .migration(package: path, error) }

@@ -25,6 +25,17 @@ final class EntityTable {
         links = other.links.map { $0.copy() }
     }
 
+    /// The same rows with the link columns in another order (new slot `i`
+    /// holds old slot `order[i]`), for a graph whose entities were reordered.
+    /// Shares the storage: `other` must not be used afterwards.
+    init(moving other: EntityTable, linkOrder order: [Int]) {
+        ids = other.ids
+        isLive = other.isLive
+        liveCount = other.liveCount
+        columns = other.columns
+        links = order.map { other.links[$0] }
+    }
+
     var rowCount: Int { ids.count }
 
     /// Adds a row with the given identifier; attribute values must be appended by the caller.
@@ -34,6 +45,27 @@ final class EntityTable {
         liveCount += 1
         for link in links { link.appendEmpty() }
         return ids.count - 1
+    }
+
+    /// Adds `count` live rows at once, identifiers 0 and links empty, for a
+    /// loader that then writes each row's identifier and values in place (the
+    /// caller appends as many cells to every column). O(count).
+    func appendRows(_ count: Int) {
+        guard count > 0 else { return }
+        ids.append(contentsOf: Array(repeating: 0, count: count))
+        isLive.append(contentsOf: Array(repeating: true, count: count))
+        liveCount += count
+        for link in links { link.appendEmpty(count) }
+    }
+
+    /// Removes the last `count` rows, which no index or link refers to (a
+    /// loader's rows sized ahead and not filled; the caller trims the columns).
+    func removeLastRows(_ count: Int) {
+        guard count > 0 else { return }
+        liveCount -= isLive.suffix(count).lazy.filter { $0 }.count
+        ids.removeLast(count)
+        isLive.removeLast(count)
+        for link in links { link.removeLast(count) }
     }
 
     func setLive(_ live: Bool, row: Int) {
@@ -76,6 +108,18 @@ final class LinkColumn {
     func appendEmpty() {
         if isToMany { many.append([]) } else { one.append(-1) }
         if isOptional { absent.append(true) }
+    }
+
+    /// ``appendEmpty()`` for `count` rows at once.
+    func appendEmpty(_ count: Int) {
+        if isToMany { many.append(contentsOf: Array(repeating: [], count: count)) } else { one.append(contentsOf: Array(repeating: -1, count: count)) }
+        if isOptional { absent.append(contentsOf: Array(repeating: true, count: count)) }
+    }
+
+    /// Removes the last `count` rows' links.
+    func removeLast(_ count: Int) {
+        if isToMany { many.removeLast(count) } else { one.removeLast(count) }
+        if isOptional { absent.removeLast(count) }
     }
 
     func reserveCapacity(_ count: Int) {

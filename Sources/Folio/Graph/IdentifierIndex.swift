@@ -41,6 +41,15 @@ struct IdentifierIndex {
         }
     }
 
+    /// Gives every recorded object the entity number `map[old]`, for a graph
+    /// whose entities were reordered. O(identifiers).
+    mutating func renumberEntities(_ map: [Int32]) {
+        for position in dense.indices where dense[position].entity >= 0 {
+            dense[position].entity = map[Int(dense[position].entity)]
+        }
+        for (id, ref) in sparse { sparse[id] = ObjectRef(entity: Int(map[Int(ref.entity)]), row: Int(ref.row)) }
+    }
+
     /// Grows the array ahead of `count` identifiers, as a loader that knows the size does.
     mutating func reserveCapacity(_ count: Int) { dense.reserveCapacity(count + 1) }
 

@@ -394,10 +394,13 @@ extension Schema {
     /// or migration leaves out; an index is built from the objects when first
     /// used), so such a document needs no migration — as in SwiftData, where
     /// adding an index is a lightweight change. Models whose defaults are
-    /// expressions (`Date.now`) differ this way every run.
-    func differsOnlyInDefaultsOrIndexes(from other: Schema) -> Bool {
+    /// expressions (`Date.now`) differ this way every run. With `inAnyOrder`,
+    /// the entities may also be declared in another order: the graph of one is
+    /// then the other's with its tables reordered.
+    func differsOnlyInDefaultsOrIndexes(from other: Schema, inAnyOrder: Bool = false) -> Bool {
+        guard entities.count == other.entities.count else { return false }
         func stripped(_ schema: Schema) -> [Entity] {
-            schema.entities.map { entity in
+            (inAnyOrder ? schema.entities.sorted { $0.name < $1.name } : schema.entities).map { entity in
                 var entity = entity
                 for index in entity.attributes.indices { entity.attributes[index].defaultStoredValue = nil }
                 entity.indexes = []
@@ -427,6 +430,58 @@ extension ObjectGraph {
     /// - Throws: what ``migrated(to:)`` throws.
     func brought(to target: Schema) throws(MigrationError) -> ObjectGraph {
         if schema.differsOnlyInDefaultsOrIndexes(from: target) { return adopting(target) }
+        // A package written with the entities in another order (a dynamic schema, a
+        // different order of model classes): a copy of every object was most of an open.
+        if schema.differsOnlyInDefaultsOrIndexes(from: target, inAnyOrder: true), let reordered = reordering(to: target) {
+            return reordered
+        }
         return try migrated(to: target)
+    }
+
+    /// The same objects under a schema declaring this graph's entities in another
+    /// order (``Schema/differsOnlyInDefaultsOrIndexes(from:inAnyOrder:)``): the tables are
+    /// moved, not copied, with their link columns in the new layout's order, and
+    /// the index renumbered. This graph must not be used afterwards. `nil` if the
+    /// layouts do not match slot for slot (not expected for such schemas).
+    ///
+    /// - Complexity: O(identifiers ever indexed), with no copy of any column.
+    func reordering(to target: Schema) -> ObjectGraph? {
+        let newLayout = SchemaLayout(target)
+        var oldOf: [Int] = []
+        for entity in newLayout.entities {
+            guard let old = layout.entityIndex[entity.name] else { return nil }
+            oldOf.append(old)
+        }
+        guard oldOf.count == layout.entities.count else { return nil }
+        var newOf = [Int32](repeating: -1, count: oldOf.count)
+        for (new, old) in oldOf.enumerated() { newOf[old] = Int32(new) }
+        var reordered: [EntityTable] = []
+        for (new, old) in oldOf.enumerated() {
+            let oldEntity = layout.entities[old], newEntity = newLayout.entities[new]
+            guard oldEntity.links.count == newEntity.links.count else { return nil }
+            var order: [Int] = []
+            for link in newEntity.links {
+                if let name = link.name {
+                    guard let slot = oldEntity.linkIndex[name] else { return nil }
+                    order.append(slot)
+                } else {
+                    // A hidden inverse: the one of the same relationship of the same source entity.
+                    let source = oldOf[link.destination]
+                    guard let slot = oldEntity.links.indices.first(where: {
+                        oldEntity.links[$0].isHidden && oldEntity.links[$0].destination == source
+                            && oldEntity.links[$0].inverse == link.inverse
+                    }) else { return nil }
+                    order.append(slot)
+                }
+            }
+            reordered.append(EntityTable(moving: tables[old], linkOrder: order))
+        }
+        let graph = ObjectGraph(schema: target, layout: newLayout)
+        graph.tables = reordered
+        graph.index = index
+        graph.index.renumberEntities(newOf)
+        graph.nextID = nextID
+        graph.limits = limits
+        return graph
     }
 }

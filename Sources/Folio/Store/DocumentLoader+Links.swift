@@ -7,7 +7,7 @@ extension DocumentLoader {
     func resolveLinks() throws(PackageError) {
         guard let graph else { return }
         let layout = graph.layout
-        for (entity, state) in states.enumerated() {
+        for (entity, state) in storages.enumerated() {
             let table = graph.tables[entity]
             for slot in 0..<layout.entities[entity].declaredLinkCount {
                 let link = layout.entities[entity].links[slot]
@@ -143,7 +143,7 @@ extension DocumentLoader {
     }
 
     func objectLocation(entity: Int, row: Int) -> PackageError.Location {
-        let state = states[entity]
+        let state = storages[entity]
         // A graph read from part files: the part the row came from (errors only, so a linear search).
         let file = entity < rowFiles.count ? rowFiles[entity].last(where: { $0.start <= row })?.file ?? self.file : self.file
         guard row < state.lines.count else { return PackageError.Location(file: file, line: 0, column: 0) }

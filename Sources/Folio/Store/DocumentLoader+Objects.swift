@@ -10,98 +10,235 @@ enum PropertySlot {
     case link(Int)
 }
 
-/// A reference that neither retains nor releases. The loader's decoders point
-/// at column storages the graph owns for the whole load; retaining them for
+/// A reference that neither retains nor releases. The loader's states point
+/// at tables and storages the graph owns for the whole load; retaining them for
 /// every value was a fifth of the time of opening a document.
 struct Borrowed<Object: AnyObject> {
     unowned(unsafe) let object: Object
     init(_ object: Object) { self.object = object }
 }
 
-/// How one attribute's text becomes a stored value: the typed storage to
-/// append to and the checks to apply, resolved once per entity so the
-/// per-value path copies no schema structs.
+/// How one attribute's text becomes a stored value: where the cells of the
+/// loader's rows are and the checks to apply, resolved once per entity so the
+/// per-value path copies no schema structs and retains nothing.
+///
+/// The pointers address row 0 of the rows this loader writes (a part's rows
+/// start at its offset in the combined table). The storage behind them is
+/// sized before they are made and not resized while they are used; every
+/// cell already holds the column's zero and, for an optional attribute, nil,
+/// so an absent attribute costs no write.
 enum AttributeDecoder {
-    case int(Borrowed<ColumnStorage<Int64>>, range: ClosedRange<Int64>, optional: Bool)
-    case uint(Borrowed<ColumnStorage<Int64>>, maximum: UInt64, optional: Bool)
-    case double(Borrowed<ColumnStorage<Double>>, optional: Bool)
-    case float(Borrowed<ColumnStorage<Double>>, optional: Bool)
-    case date(Borrowed<ColumnStorage<Double>>, optional: Bool)
-    case string(Borrowed<ColumnStorage<String>>, optional: Bool)
-    case bool(Borrowed<ColumnStorage<Bool>>, optional: Bool)
-    case value(Borrowed<ColumnStorage<Value>>, type: ValueType)
-    /// An external-storage attribute of any type: its text names a blob file.
-    case external(Column, optional: Bool)
+    case int(UnsafeMutablePointer<Int64>, nulls: UnsafeMutablePointer<Bool>?, range: ClosedRange<Int64>)
+    case uint(UnsafeMutablePointer<Int64>, nulls: UnsafeMutablePointer<Bool>?, maximum: UInt64)
+    case double(UnsafeMutablePointer<Double>, nulls: UnsafeMutablePointer<Bool>?)
+    case float(UnsafeMutablePointer<Double>, nulls: UnsafeMutablePointer<Bool>?)
+    case date(UnsafeMutablePointer<Double>, nulls: UnsafeMutablePointer<Bool>?)
+    case string(UnsafeMutablePointer<String>, nulls: UnsafeMutablePointer<Bool>?)
+    case bool(UnsafeMutablePointer<Bool>, nulls: UnsafeMutablePointer<Bool>?)
+    /// A column of `Value`s; the attribute's type is the state's (`attributeTypes`).
+    case value(UnsafeMutablePointer<Value>)
+    /// An external-storage attribute of any type: its text names a blob file,
+    /// put in the cell once the whole package is read (the cell keeps nil until then).
+    case external
 
-    init(attribute: Schema.Attribute, column: Column) {
-        let optional = attribute.isOptional
+    /// `nil` when the column holds no rows at all (so no row can be bound to it).
+    init?(attribute: Schema.Attribute, column: Column, base: Int) {
         if attribute.isExternal {
-            self = .external(column, optional: optional)
+            self = .external
             return
         }
         switch column {
         case .int(let storage):
+            guard let (values, nulls) = storage.writableCells(from: base) else { return nil }
             if let maximum = attribute.type.unsignedMax {
-                self = .uint(Borrowed(storage), maximum: maximum, optional: optional)
+                self = .uint(values, nulls: nulls, maximum: maximum)
             } else {
-                self = .int(Borrowed(storage), range: attribute.type.integerRange ?? Int64.min...Int64.max, optional: optional)
+                self = .int(values, nulls: nulls, range: attribute.type.integerRange ?? Int64.min...Int64.max)
             }
         case .double(let storage):
+            guard let (values, nulls) = storage.writableCells(from: base) else { return nil }
             switch attribute.type {
-            case .date: self = .date(Borrowed(storage), optional: optional)
-            case .float: self = .float(Borrowed(storage), optional: optional)
-            default: self = .double(Borrowed(storage), optional: optional)
+            case .date: self = .date(values, nulls: nulls)
+            case .float: self = .float(values, nulls: nulls)
+            default: self = .double(values, nulls: nulls)
             }
-        case .string(let storage): self = .string(Borrowed(storage), optional: optional)
-        case .bool(let storage): self = .bool(Borrowed(storage), optional: optional)
-        case .value(let storage): self = .value(Borrowed(storage), type: attribute.type)
+        case .string(let storage):
+            guard let (values, nulls) = storage.writableCells(from: base) else { return nil }
+            self = .string(values, nulls: nulls)
+        case .bool(let storage):
+            guard let (values, nulls) = storage.writableCells(from: base) else { return nil }
+            self = .bool(values, nulls: nulls)
+        case .value(let storage):
+            guard let (values, _) = storage.writableCells(from: base) else { return nil }
+            self = .value(values)
         }
     }
 
-    /// Appends nil for an attribute the object leaves out: what
-    /// `Column.append(.null, optional:)` does, without going through a `Value`.
-    /// Sparse objects of wide entities take this path once per absent attribute.
-    @inline(__always)
-    func appendNull() {
+    /// Stores a checked value (not the common path: an escaped attribute, a
+    /// transient attribute's initial value) in a row.
+    func store(_ value: Value, row: Int) {
+        func setNull(_ nulls: UnsafeMutablePointer<Bool>?) { nulls?[row] = value == .null }
         switch self {
-        case .int(let storage, _, let optional), .uint(let storage, _, let optional):
-            storage.object.values.append(0)
-            if optional { storage.object.nulls.append(true) }
-        case .double(let storage, let optional), .float(let storage, let optional), .date(let storage, let optional):
-            storage.object.values.append(0)
-            if optional { storage.object.nulls.append(true) }
-        case .string(let storage, let optional):
-            storage.object.values.append("")
-            if optional { storage.object.nulls.append(true) }
-        case .bool(let storage, let optional):
-            storage.object.values.append(false)
-            if optional { storage.object.nulls.append(true) }
-        case .value(let storage, _):
-            storage.object.values.append(.null)
-        case .external(let column, let optional):
-            column.append(.null, optional: optional)
+        case .int(let values, let nulls, _), .uint(let values, let nulls, _):
+            switch value {
+            case .int(let raw): values[row] = raw
+            case .uint(let raw): values[row] = Int64(bitPattern: raw)
+            default: values[row] = 0
+            }
+            setNull(nulls)
+        case .double(let values, let nulls), .float(let values, let nulls), .date(let values, let nulls):
+            switch value {
+            case .double(let raw): values[row] = raw
+            case .float(let raw): values[row] = Column.raw(float: raw)
+            case .date(let date): values[row] = date.timeIntervalSinceReferenceDate
+            default: values[row] = 0
+            }
+            setNull(nulls)
+        case .string(let values, let nulls):
+            if case .string(let text) = value { values[row] = text } else { values[row] = "" }
+            setNull(nulls)
+        case .bool(let values, let nulls):
+            if case .bool(let flag) = value { values[row] = flag } else { values[row] = false }
+            setNull(nulls)
+        case .value(let values):
+            values[row] = value
+        case .external:
+            break
         }
     }
 }
 
-/// Per-entity state while objects load: name resolution caches, decoders, and
-/// the raw identifiers of links, resolved to rows once every object is read.
+extension Array {
+    /// The address of the first element, for writes through a pointer while the
+    /// array is neither resized, copied nor otherwise accessed: a loader's
+    /// storage, uniquely owned and sized ahead. `nil` when empty.
+    mutating func writableBaseAddress() -> UnsafeMutablePointer<Element>? {
+        withUnsafeMutableBufferPointer { $0.baseAddress }
+    }
+}
+
+extension ColumnStorage {
+    /// Pointers to the cells of rows `base...` (values, and nulls when the
+    /// column keeps them); see ``AttributeDecoder``. `nil` for an empty storage.
+    func writableCells(from base: Int) -> (values: UnsafeMutablePointer<Element>, nulls: UnsafeMutablePointer<Bool>?)? {
+        guard let values = self.values.writableBaseAddress() else { return nil }
+        return (values + base, nulls.isEmpty ? nil : nulls.writableBaseAddress().map { $0 + base })
+    }
+
+    /// Adds `count` rows holding the column's zero and, in an optional column, nil.
+    func appendEmptyCells(_ count: Int, zero: Element, optional: Bool) {
+        values.append(contentsOf: Array(repeating: zero, count: count))
+        if optional { nulls.append(contentsOf: Array(repeating: true, count: count)) }
+    }
+
+    /// Removes the last `count` rows' cells.
+    func removeLastCells(_ count: Int) {
+        values.removeLast(count)
+        if !nulls.isEmpty { nulls.removeLast(count) }
+    }
+}
+
+extension Column {
+    /// ``ColumnStorage/appendEmptyCells(_:zero:optional:)`` with the column's zero
+    /// (a `Value` column's is nil, and it keeps no null flags).
+    func appendEmptyCells(_ count: Int, optional: Bool) {
+        guard count > 0 else { return }
+        switch self {
+        case .int(let storage): storage.appendEmptyCells(count, zero: 0, optional: optional)
+        case .double(let storage): storage.appendEmptyCells(count, zero: 0, optional: optional)
+        case .string(let storage): storage.appendEmptyCells(count, zero: "", optional: optional)
+        case .bool(let storage): storage.appendEmptyCells(count, zero: false, optional: optional)
+        case .value(let storage): storage.appendEmptyCells(count, zero: .null, optional: false)
+        }
+    }
+
+    func removeLastCells(_ count: Int) {
+        guard count > 0 else { return }
+        switch self {
+        case .int(let storage): storage.removeLastCells(count)
+        case .double(let storage): storage.removeLastCells(count)
+        case .string(let storage): storage.removeLastCells(count)
+        case .bool(let storage): storage.removeLastCells(count)
+        case .value(let storage): storage.removeLastCells(count)
+        }
+    }
+}
+
+/// Everything a loader keeps of one entity's objects besides the graph's
+/// table: where each object starts (for errors found after the parse) and the
+/// raw identifiers of its links, resolved to rows once every object is read.
+/// Row for row with the table; owned by the loader of the document or
+/// manifest, written by the part loaders through pointers.
+final class EntityLoadStorage {
+    @exclusivity(unchecked) var lines: [Int32] = []
+    @exclusivity(unchecked) var columns: [Int32] = []
+    /// Raw destination ids per declared slot: `one` for to-one (0 = none), `many` for to-many.
+    @exclusivity(unchecked) var rawOne: [[UInt64]]
+    @exclusivity(unchecked) var rawMany: [[[UInt64]]]
+    let linkIsToMany: [Bool]
+
+    init(linkIsToMany: [Bool]) {
+        self.linkIsToMany = linkIsToMany
+        rawOne = Array(repeating: [], count: linkIsToMany.count)
+        rawMany = Array(repeating: [], count: linkIsToMany.count)
+    }
+
+    var rowCount: Int { lines.count }
+
+    /// Adds `count` rows: no position, no links.
+    func appendRows(_ count: Int) {
+        guard count > 0 else { return }
+        lines.append(contentsOf: Array(repeating: 0, count: count))
+        columns.append(contentsOf: Array(repeating: 0, count: count))
+        for slot in linkIsToMany.indices {
+            if linkIsToMany[slot] { rawMany[slot].append(contentsOf: Array(repeating: [], count: count)) }
+            else { rawOne[slot].append(contentsOf: Array(repeating: 0, count: count)) }
+        }
+    }
+
+    func removeLastRows(_ count: Int) {
+        guard count > 0 else { return }
+        lines.removeLast(count)
+        columns.removeLast(count)
+        for slot in linkIsToMany.indices {
+            if linkIsToMany[slot] { rawMany[slot].removeLast(count) } else { rawOne[slot].removeLast(count) }
+        }
+    }
+}
+
+/// Where a loader writes an entity's objects: pointers to row 0 of its rows in
+/// the table and in the ``EntityLoadStorage`` (see ``AttributeDecoder``).
+final class RowDestination {
+    let ids: UnsafeMutablePointer<UInt64>
+    let lines: UnsafeMutablePointer<Int32>
+    let columns: UnsafeMutablePointer<Int32>
+    /// Per declared slot: raw to-one ids (`nil` for a to-many), raw to-many lists (`nil` for a to-one).
+    let rawOne: [UnsafeMutablePointer<UInt64>?]
+    let rawMany: [UnsafeMutablePointer<[UInt64]>?]
+    /// Per declared slot: an optional to-many's "no collection" flags, else `nil`.
+    let absent: [UnsafeMutablePointer<Bool>?]
+
+    init(ids: UnsafeMutablePointer<UInt64>, lines: UnsafeMutablePointer<Int32>, columns: UnsafeMutablePointer<Int32>,
+         rawOne: [UnsafeMutablePointer<UInt64>?], rawMany: [UnsafeMutablePointer<[UInt64]>?],
+         absent: [UnsafeMutablePointer<Bool>?]) {
+        (self.ids, self.lines, self.columns) = (ids, lines, columns)
+        (self.rawOne, self.rawMany, self.absent) = (rawOne, rawMany, absent)
+    }
+}
+
+/// Per-entity state while objects load: name resolution caches, and where
+/// this loader writes the entity's rows.
 final class EntityLoadState {
     let entity: Int
     let entityName: String
     let attributeNames: [String]
-    let decoders: [AttributeDecoder]
+    let attributeTypes: [ValueType]
+    let attributes: [Schema.Attribute]
     let slotsByName: [String: PropertySlot]
     /// Pointer cache by attribute position: objects of one entity list their
     /// attributes in the same order, so position `i` almost always holds the same interned name.
     @exclusivity(unchecked) var cachedNames: [UnsafePointer<xmlChar>?]
     @exclusivity(unchecked) var cachedSlots: [PropertySlot]
-    /// Raw destination ids per declared slot: `one` for to-one (0 = none), `many` for to-many.
-    @exclusivity(unchecked) var rawOne: [[UInt64]]
-    @exclusivity(unchecked) var rawMany: [[[UInt64]]]
-    /// Where each object starts, for errors found after the parse (links).
-    @exclusivity(unchecked) var lines: [Int32] = []
-    @exclusivity(unchecked) var columns: [Int32] = []
     @exclusivity(unchecked) var seen: [Bool]
     @exclusivity(unchecked) var linkSeen: [Bool]
     /// Whether each attribute must appear: not optional, not transient, and not
@@ -109,9 +246,8 @@ final class EntityLoadState {
     let required: [Bool]
     /// The value an absent attribute takes: nil, or a transient attribute's initial value.
     let absentValues: [Value]
-    /// Whether that value is nil (the common case, appended without a `Value`).
+    /// Whether that value is nil (the common case: the cell already holds it).
     let absentIsNull: [Bool]
-    let isOptional: [Bool]
     let linkIsToMany: [Bool]
     /// Whether each declared relationship is an optional to-many, whose absence means no collection.
     let linkIsOptional: [Bool]
@@ -119,12 +255,21 @@ final class EntityLoadState {
     /// every attribute cell and every link (hidden inverses included).
     let valuesPerObject: Int
 
-    init(graph: ObjectGraph, entity: Int) {
+    // Where the rows go.
+    /// The table row this loader's row 0 is (a part's offset in the combined table).
+    private(set) var base = 0
+    /// Rows this loader may write, and has written.
+    private(set) var capacity = 0
+    var rowCount = 0
+    @exclusivity(unchecked) private(set) var decoders: [AttributeDecoder] = []
+    @exclusivity(unchecked) private(set) var destination: RowDestination?
+
+    init(layout entityLayout: SchemaLayout.EntityLayout, entity: Int) {
         self.entity = entity
-        let entityLayout = graph.layout.entities[entity]
         entityName = entityLayout.name
+        attributes = entityLayout.attributes
         attributeNames = entityLayout.attributes.map(\.name)
-        decoders = zip(entityLayout.attributes, graph.tables[entity].columns).map(AttributeDecoder.init)
+        attributeTypes = entityLayout.attributes.map(\.type)
         var slots: [String: PropertySlot] = [DocumentWriter.objectIDName: .id]
         for (index, attribute) in entityLayout.attributes.enumerated() where !attribute.isTransient {
             slots[attribute.name] = .attribute(index, escaped: false)
@@ -136,28 +281,61 @@ final class EntityLoadState {
         slotsByName = slots
         cachedNames = Array(repeating: nil, count: 64)
         cachedSlots = Array(repeating: .id, count: 64)
-        rawOne = Array(repeating: [], count: entityLayout.declaredLinkCount)
-        rawMany = Array(repeating: [], count: entityLayout.declaredLinkCount)
         seen = Array(repeating: false, count: entityLayout.attributes.count)
         linkSeen = Array(repeating: false, count: entityLayout.declaredLinkCount)
         required = entityLayout.attributes.map { !$0.isOptional && !$0.isTransient && $0.type != .any }
         absentValues = entityLayout.attributes.map { $0.isTransient ? $0.initialValue : .null }
         absentIsNull = absentValues.map { $0 == .null }
-        isOptional = entityLayout.attributes.map(\.isOptional)
         linkIsToMany = (0..<entityLayout.declaredLinkCount).map { entityLayout.links[$0].isToMany }
         linkIsOptional = (0..<entityLayout.declaredLinkCount).map { entityLayout.links[$0].isOptional }
         valuesPerObject = 1 + entityLayout.attributes.count + entityLayout.links.count
+    }
+
+    /// Points this state at rows `base..<base + capacity` of `table` and
+    /// `storage`, which must hold them; they must not be resized while this
+    /// state writes to them.
+    func bind(to table: EntityTable, storage: EntityLoadStorage, base: Int, capacity: Int) {
+        self.base = base
+        self.capacity = capacity
+        let decoders = zip(attributes, table.columns).compactMap { AttributeDecoder(attribute: $0, column: $1, base: base) }
+        guard capacity > 0, decoders.count == attributes.count, let ids = table.ids.writableBaseAddress(),
+              let lines = storage.lines.writableBaseAddress(), let columns = storage.columns.writableBaseAddress() else {
+            self.capacity = 0
+            destination = nil
+            self.decoders = []
+            return
+        }
+        self.decoders = decoders
+        var rawOne: [UnsafeMutablePointer<UInt64>?] = []
+        var rawMany: [UnsafeMutablePointer<[UInt64]>?] = []
+        var absent: [UnsafeMutablePointer<Bool>?] = []
+        for slot in linkIsToMany.indices {
+            rawOne.append(linkIsToMany[slot] ? nil : storage.rawOne[slot].writableBaseAddress().map { $0 + base })
+            rawMany.append(linkIsToMany[slot] ? storage.rawMany[slot].writableBaseAddress().map { $0 + base } : nil)
+            absent.append(linkIsOptional[slot] ? table.links[slot].absent.writableBaseAddress().map { $0 + base } : nil)
+        }
+        destination = RowDestination(ids: ids + base, lines: lines + base, columns: columns + base,
+                                     rawOne: rawOne, rawMany: rawMany, absent: absent)
     }
 }
 
 extension DocumentLoader {
     func startObject(_ name: UnsafePointer<xmlChar>, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int) {
-        guard let graph, let parser else { return }
+        // Not the graph: part loaders share their owner's, and touching it (a retain) per object from
+        // every core would make its reference count a cache line the cores fight over.
+        guard let parser else { return }
         phase = .object
+        // Read the position straight from the parser: building a PackageError.Location per
+        // object (a String copy) showed up in profiles; errors build it on demand.
+        let line = Int32(truncatingIfNeeded: parser.pointee.input.pointee.line)
+        let startColumn = Int32(truncatingIfNeeded: parser.pointee.input.pointee.col)
+        // A plain function, not a closure value: a closure stored in a local escapes
+        // and would be allocated for every object.
+        func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(startColumn)) }
         var entity = lastElementEntity
         if name != lastElementName {
             let entityName = String(cString: name)
-            guard let found = graph.layout.entityIndex[entityName] else {
+            guard let found = entityByName[entityName] else {
                 fail(.unknownEntity(location(), name: entityName))
                 return
             }
@@ -166,7 +344,12 @@ extension DocumentLoader {
             lastElementEntity = found
         }
         let state = Borrowed(states[entity]).object
-        let table = Borrowed(graph.tables[entity]).object
+        // A part's rows are its entity's only: checked before anything is written.
+        if partRange != nil, entity != partEntity {
+            fail(.unexpectedContent(here(), found: "<\(state.entityName)>",
+                                    expected: "only \(states[max(0, partEntity)].entityName) objects in this part"))
+            return
+        }
         objectCount += 1
         if objectCount > limits.maximumObjects {
             fail(.limitExceeded(location(), limit: .objects, size: objectCount, maximum: limits.maximumObjects))
@@ -181,20 +364,30 @@ extension DocumentLoader {
                 return
             }
         }
-        let row = table.rowCount
+        let row = state.rowCount
+        if row >= state.capacity {
+            // A part's rows were counted from the manifest; a document's grow as objects come.
+            if case .part(let part) = mode {
+                fail(.unexpectedContent(here(), found: "more objects", expected: "the \(part.count) the manifest lists for this part"))
+                return
+            }
+            guard addRows(max(16, state.capacity), entity: entity) else { return }
+        }
+        startObjectRow(row, entity: entity, state: state, attributes: attributes, count: count, line: line, column: startColumn)
+    }
+
+    /// Reads an object's attributes into row `row` of the loader's rows of `entity`, which exists.
+    private func startObjectRow(_ row: Int, entity: Int, state: EntityLoadState,
+                                attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int,
+                                line: Int32, column startColumn: Int32) {
+        guard let destinationObject = state.destination else { return }
+        let destination = Borrowed(destinationObject).object
+        func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(startColumn)) }
         for index in state.seen.indices { state.seen[index] = false }
         for index in state.linkSeen.indices { state.linkSeen[index] = false }
         var objectID: UInt64 = 0
-        // Read the position straight from the parser: building a PackageError.Location per
-        // object (a String copy) showed up in profiles; errors build it on demand.
-        let line = Int32(truncatingIfNeeded: parser.pointee.input.pointee.line)
-        let startColumn = Int32(truncatingIfNeeded: parser.pointee.input.pointee.col)
-        state.lines.append(line)
-        state.columns.append(startColumn)
-        // A plain function, not a closure value: a closure stored in a local escapes
-        // and would be allocated for every object.
-        func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(startColumn)) }
-        let decoders = state.decoders
+        destination.lines[row] = line
+        destination.columns[row] = startColumn
         for index in 0..<count {
             let base = index * 5
             guard let localname = attributes?[base], let start = attributes?[base + 3], let end = attributes?[base + 4] else { continue }
@@ -223,7 +416,7 @@ extension DocumentLoader {
                 case .id:
                     // A part's identifiers ascend (checked below), so it needs no index: the
                     // combined graph's index catches one identifier in two parts.
-                    guard let id = NumberParser.uint64(bytes), id > 0, partRange != nil || graph.index[id] == nil else {
+                    guard let id = NumberParser.uint64(bytes), id > 0, partRange != nil || graph?.index[id] == nil else {
                         fail(.invalidIdentifier(here(), entity: state.entityName, id: String(decoding: bytes, as: UTF8.self)))
                         return false
                     }
@@ -235,11 +428,12 @@ extension DocumentLoader {
                         return false
                     }
                     state.seen[column] = true
-                    return appendValue(bytes, decoder: decoders[column], escaped: escaped, column: column, row: row, state: state,
+                    return appendValue(bytes, escaped: escaped, column: column, row: row, state: state,
                                        line: line, column: startColumn)
                 case .link(let linkSlot):
                     state.linkSeen[linkSlot] = true
-                    return appendLink(bytes, slot: linkSlot, state: state, line: line, column: startColumn)
+                    return appendLink(bytes, slot: linkSlot, row: row, state: state, destination: destination,
+                                      line: line, column: startColumn)
                 }
             }
             guard ok else { return }
@@ -249,12 +443,7 @@ extension DocumentLoader {
             return
         }
         if let partRange {
-            // A part holds one entity's objects, ascending, within the range the manifest gives.
-            guard entity == partEntity else {
-                fail(.unexpectedContent(here(), found: "<\(state.entityName)>",
-                                        expected: "only \(graph.layout.entities[max(0, partEntity)].name) objects in this part"))
-                return
-            }
+            // A part holds its entity's objects ascending, within the range the manifest gives.
             guard partRange.contains(objectID), objectID > lastPartID else {
                 fail(.invalidIdentifier(here(), entity: state.entityName,
                                         id: "\(objectID) (a part's identifiers ascend within \(partRange.lowerBound)...\(partRange.upperBound))"))
@@ -267,89 +456,114 @@ extension DocumentLoader {
                 fail(.missingValue(here(), entity: state.entityName, attribute: state.attributeNames[column]))
                 return
             }
-            if state.absentIsNull[column] {
-                decoders[column].appendNull()
-            } else {
-                table.columns[column].append(state.absentValues[column], optional: state.isOptional[column])
-            }
+            // A cell already holds nil; a transient attribute's initial value is stored.
+            if !state.absentIsNull[column] { state.decoders[column].store(state.absentValues[column], row: row) }
         }
-        for slot in state.linkSeen.indices where !state.linkSeen[slot] {
-            if state.linkIsToMany[slot] { state.rawMany[slot].append([]) } else { state.rawOne[slot].append(0) }
-        }
-        if partRange != nil { _ = table.appendRow(id: objectID) } else { _ = graph.appendObject(id: objectID, entity: entity) }
+        destination.ids[row] = objectID
+        state.rowCount = row + 1
+        // A part's identifiers are indexed once every part is read (the index is shared).
+        if partRange == nil, let graph { graph.index[objectID] = ObjectRef(entity: entity, row: state.base + row) }
         // A new row of an optional to-many holds no collection; one the object writes, even "", it holds.
         for slot in state.linkSeen.indices where state.linkSeen[slot] && state.linkIsOptional[slot] {
-            table.links[slot].setAbsent(false, row: row)
+            destination.absent[slot]?[row] = false
         }
     }
 
-    /// Parses one attribute value into its column. Returns false after failing.
+    /// Adds `count` rows to an entity's table and load storage, for a document
+    /// whose size is not known ahead (format 1), and points the entity's state
+    /// at all of them. Returns whether the state could be pointed at them.
+    @discardableResult
+    func addRows(_ count: Int, entity: Int) -> Bool {
+        guard let graph, count > 0 else { return false }
+        let table = graph.tables[entity]
+        table.appendRows(count)
+        for (column, attribute) in zip(table.columns, graph.layout.entities[entity].attributes) {
+            column.appendEmptyCells(count, optional: attribute.isOptional)
+        }
+        storages[entity].appendRows(count)
+        states[entity].bind(to: table, storage: storages[entity], base: 0, capacity: table.rowCount)
+        return states[entity].destination != nil
+    }
+
+    /// Drops the rows added ahead and not filled, once a document is read.
+    func trimRows() {
+        guard let graph else { return }
+        for (entity, state) in states.enumerated() {
+            let table = graph.tables[entity]
+            let unused = table.rowCount - state.rowCount
+            guard unused > 0 else { continue }
+            table.removeLastRows(unused)
+            for column in table.columns { column.removeLastCells(unused) }
+            storages[entity].removeLastRows(unused)
+            state.bind(to: table, storage: storages[entity], base: 0, capacity: 0)
+        }
+    }
+
+    /// Parses one attribute value into its cell. Returns false after failing.
     @inline(__always)
-    private func appendValue(_ bytes: UnsafeBufferPointer<UInt8>, decoder: AttributeDecoder, escaped: Bool, column: Int, row: Int,
+    private func appendValue(_ bytes: UnsafeBufferPointer<UInt8>, escaped: Bool, column: Int, row: Int,
                              state: EntityLoadState, line: Int32, column objectColumn: Int32) -> Bool {
         func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(objectColumn)) }
         func invalid(_ text: String? = nil) -> Bool {
-            let type = graph?.layout.entities[state.entity].attributes[column].type.description ?? "value"
             fail(.invalidValue(here(), entity: state.entityName, attribute: state.attributeNames[column],
-                               text: text ?? String(decoding: bytes, as: UTF8.self), expected: type))
+                               text: text ?? String(decoding: bytes, as: UTF8.self), expected: state.attributeTypes[column].description))
             return false
         }
+        let decoder = state.decoders[column]
         if escaped {
             guard let text = JSONParser.unescapeBody(String(decoding: bytes, as: UTF8.self)),
-                  let graph, let value = ValueText.decode(text, as: graph.layout.entities[state.entity].attributes[column].type,
-                                                        maximumNesting: limits.maximumNesting)
+                  let value = ValueText.decode(text, as: state.attributeTypes[column], maximumNesting: limits.maximumNesting)
             else { return invalid() }
             if case .external = decoder { return invalid(text) }
-            graph.tables[state.entity].columns[column].append(value, optional: graph.layout.entities[state.entity].attributes[column].isOptional)
+            decoder.store(value, row: row)
             return true
         }
         switch decoder {
-        case .int(let storage, let range, let optional):
+        case .int(let values, let nulls, let range):
             guard let value = NumberParser.int64(bytes), range.contains(value) else { return invalid() }
-            storage.object.values.append(value)
-            if optional { storage.object.nulls.append(false) }
-        case .uint(let storage, let maximum, let optional):
+            values[row] = value
+            nulls?[row] = false
+        case .uint(let values, let nulls, let maximum):
             guard let value = NumberParser.uint64(bytes), value <= maximum else { return invalid() }
-            storage.object.values.append(Int64(bitPattern: value))
-            if optional { storage.object.nulls.append(false) }
-        case .double(let storage, let optional):
+            values[row] = Int64(bitPattern: value)
+            nulls?[row] = false
+        case .double(let values, let nulls):
             guard let value = NumberParser.double(bytes) else { return invalid() }
-            storage.object.values.append(value)
-            if optional { storage.object.nulls.append(false) }
-        case .float(let storage, let optional):
+            values[row] = value
+            nulls?[row] = false
+        case .float(let values, let nulls):
             guard let value = DoubleText.float(String(decoding: bytes, as: UTF8.self)) else { return invalid() }
-            storage.object.values.append(Column.raw(float: value))
-            if optional { storage.object.nulls.append(false) }
-        case .date(let storage, let optional):
+            values[row] = Column.raw(float: value)
+            nulls?[row] = false
+        case .date(let values, let nulls):
             guard let value = DateText.parse(bytes) else { return invalid() }
-            storage.object.values.append(value.timeIntervalSinceReferenceDate)
-            if optional { storage.object.nulls.append(false) }
-        case .string(let storage, let optional):
-            storage.object.values.append(String(decoding: bytes, as: UTF8.self))
-            if optional { storage.object.nulls.append(false) }
-        case .bool(let storage, let optional):
-            if bytes.elementsEqual("true".utf8) { storage.object.values.append(true) }
-            else if bytes.elementsEqual("false".utf8) { storage.object.values.append(false) }
+            values[row] = value.timeIntervalSinceReferenceDate
+            nulls?[row] = false
+        case .string(let values, let nulls):
+            values[row] = String(decoding: bytes, as: UTF8.self)
+            nulls?[row] = false
+        case .bool(let values, let nulls):
+            if bytes.elementsEqual("true".utf8) { values[row] = true }
+            else if bytes.elementsEqual("false".utf8) { values[row] = false }
             else { return invalid() }
-            if optional { storage.object.nulls.append(false) }
-        case .external(let storage, let optional):
+            nulls?[row] = false
+        case .external:
             let text = String(decoding: bytes, as: UTF8.self)
             guard FileIO.isSafeBlobName(text) else { return invalid() }
-            pendingBlobs.append((ObjectRef(entity: state.entity, row: row), column, text))
-            // A placeholder until the package puts the blob (or, for a name Folio did not write, its value) in the cell.
-            storage.append(.null, optional: optional)
-            return true
-        case .value(let storage, let type):
+            // The cell keeps nil until the package puts the blob (or, for a name Folio did not write, its value) in it.
+            pendingBlobs.append((ObjectRef(entity: state.entity, row: state.base + row), column, text))
+        case .value(let values):
             let text = String(decoding: bytes, as: UTF8.self)
-            guard let value = ValueText.decode(text, as: type, maximumNesting: limits.maximumNesting) else { return invalid() }
-            storage.object.values.append(value)
+            guard let value = ValueText.decode(text, as: state.attributeTypes[column], maximumNesting: limits.maximumNesting)
+            else { return invalid() }
+            values[row] = value
         }
         return true
     }
 
-    /// Parses one identifier (to-one) or a space-separated list (to-many) into the raw link arrays.
-    private func appendLink(_ bytes: UnsafeBufferPointer<UInt8>, slot: Int, state: EntityLoadState,
-                            line: Int32, column: Int32) -> Bool {
+    /// Parses one identifier (to-one) or a space-separated list (to-many) into the raw link cells.
+    private func appendLink(_ bytes: UnsafeBufferPointer<UInt8>, slot: Int, row: Int, state: EntityLoadState,
+                            destination: RowDestination, line: Int32, column: Int32) -> Bool {
         func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(column)) }
         func invalid() -> Bool {
             let toMany = state.linkIsToMany[slot]
@@ -360,7 +574,7 @@ extension DocumentLoader {
         }
         guard state.linkIsToMany[slot] else {
             guard let id = NumberParser.uint64(bytes), id > 0 else { return invalid() }
-            state.rawOne[slot].append(id)
+            destination.rawOne[slot]?[row] = id
             return true
         }
         var ids: [UInt64] = []
@@ -374,7 +588,7 @@ extension DocumentLoader {
             }
             start = index + 1
         }
-        state.rawMany[slot].append(ids)
+        destination.rawMany[slot]?[row] = ids
         return true
     }
 }

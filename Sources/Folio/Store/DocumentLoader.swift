@@ -65,10 +65,15 @@ final class DocumentLoader {
 
     // Objects being read.
     private(set) var graph: ObjectGraph?
+    /// Per entity: where this loader writes its objects.
     var states: [EntityLoadState] = []
+    /// Per entity: positions and raw links of the rows; the document's or
+    /// manifest's loader owns them, a part's loader writes into its owner's.
+    var storages: [EntityLoadStorage] = []
     var lastElementName: UnsafePointer<xmlChar>?
     var lastElementEntity = -1
-    private var entityByName: [String: Int] = [:]
+    /// Entity numbers by name: the graph's, or for a part loader a copy of its own.
+    var entityByName: [String: Int] = [:]
     var pendingBlobs: [(ref: ObjectRef, attribute: Int, name: String)] = []
 
     // History (DocumentLoader+History).
@@ -83,15 +88,26 @@ final class DocumentLoader {
         self.limits = limits
     }
 
-    /// A loader for one part file of a package whose manifest gave `schema`:
-    /// the objects go into a graph of their own, combined with the other parts' afterwards.
-    init(file: String, part: PackageManifest.Part, schema: Schema, limits: DocumentLimits) {
+    /// A loader for one part file of a package whose manifest `owner` read: the
+    /// part's objects are written in place, rows `base..<base + capacity` of its
+    /// entity in the owner's graph and storage, which are sized for them and not
+    /// touched otherwise until every part is read. Parts load concurrently, each
+    /// into its own rows; only the owner indexes them.
+    init(file: String, part: PackageManifest.Part, owner: DocumentLoader, base: Int, capacity: Int) {
         self.file = file
         self.mode = .part(part)
-        self.limits = limits
-        self.schema = schema
-        startGraph(schema: schema)
-        partEntity = graph?.layout.entityIndex[part.entity] ?? -1
+        self.limits = owner.limits
+        self.schema = owner.schema
+        graph = owner.graph
+        storages = owner.storages
+        if let graph {
+            states = graph.layout.entities.indices.map { EntityLoadState(layout: graph.layout.entities[$0], entity: $0) }
+            partEntity = graph.layout.entityIndex[part.entity] ?? -1
+            entityByName = Dictionary(uniqueKeysWithValues: graph.layout.entityIndex.map { ($0.key, $0.value) })
+            if partEntity >= 0 {
+                states[partEntity].bind(to: graph.tables[partEntity], storage: storages[partEntity], base: base, capacity: capacity)
+            }
+        }
         partRange = part.first...part.last
     }
 
@@ -221,26 +237,29 @@ final class DocumentLoader {
         handler.initialized = UInt32(XML_SAX2_MAGIC)
         handler.startElementNs = { context, localname, prefix, _, _, _, attributeCount, _, attributes in
             guard let context, let localname else { return }
-            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
-            guard loader.error == nil else { return }
-            if prefix != nil {
-                loader.fail(.unexpectedContent(loader.location(), found: "a namespaced element", expected: "Folio elements"))
-                return
+            // Borrowed for the call, not retained: the parser runs inside the loader's own `parse`.
+            Unmanaged<DocumentLoader>.fromOpaque(context)._withUnsafeGuaranteedRef { loader in
+                guard loader.error == nil else { return }
+                if prefix != nil {
+                    loader.fail(.unexpectedContent(loader.location(), found: "a namespaced element", expected: "Folio elements"))
+                    return
+                }
+                loader.startElement(localname, attributes: attributes, count: Int(attributeCount))
             }
-            loader.startElement(localname, attributes: attributes, count: Int(attributeCount))
         }
         handler.endElementNs = { context, _, _, _ in
             guard let context else { return }
-            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
-            guard loader.error == nil else { return }
-            loader.endElement()
+            Unmanaged<DocumentLoader>.fromOpaque(context)._withUnsafeGuaranteedRef { loader in
+                guard loader.error == nil else { return }
+                loader.endElement()
+            }
         }
         handler.characters = { context, text, length in
             guard let context, let text else { return }
-            let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
             for index in 0..<Int(length) {
                 let byte = text[index]
                 if byte != 0x20 && byte != 0x0A && byte != 0x09 && byte != 0x0D {
+                    let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
                     loader.fail(.unexpectedContent(loader.location(), found: "text", expected: "only elements"))
                     return
                 }
@@ -333,7 +352,7 @@ final class DocumentLoader {
                 readSchemaVersion(xml)
                 phase = .schema
             case (.part, "objects"):
-                reserveCapacity(hints: xml)
+                // Its rows were sized from the manifest; the hint is a format-1 document's.
                 phase = .objects
             case (.history, "history"):
                 phase = .transactions
@@ -455,14 +474,15 @@ final class DocumentLoader {
         phase = .afterSchema
     }
 
-    /// Forgets the graph read (a part's, once combined into the document's).
-    func releaseGraph() { graph = nil }
-
     private func startGraph(schema: Schema) {
         let graph = ObjectGraph(schema: schema)
         graph.limits = limits
         self.graph = graph
-        states = graph.layout.entities.indices.map { EntityLoadState(graph: graph, entity: $0) }
+        states = graph.layout.entities.indices.map { EntityLoadState(layout: graph.layout.entities[$0], entity: $0) }
+        storages = graph.layout.entities.indices.map { entity in
+            let layout = graph.layout.entities[entity]
+            return EntityLoadStorage(linkIsToMany: (0..<layout.declaredLinkCount).map { layout.links[$0].isToMany })
+        }
         entityByName = graph.layout.entityIndex
     }
 
@@ -506,6 +526,7 @@ final class DocumentLoader {
             }
             return
         }
+        trimRows()
         finishIdentifiers()
     }
 
@@ -554,7 +575,8 @@ final class DocumentLoader {
         return Int(input.consumed) + offset
     }
 
-    /// Sizes each entity's storage from the `<objects Entity="count">` hints. A hint
+    /// Adds each entity's rows ahead from the `<objects Entity="count">` hints
+    /// (rows not filled are dropped at the end, ``trimRows()``). A hint
     /// is only a hint: unknown names are ignored, and all hints together reserve no
     /// more objects than the file could hold (every object takes more than 16 bytes)
     /// nor more values than its budget allows.
@@ -573,7 +595,7 @@ final class DocumentLoader {
             guard capped > 0 else { continue }
             total += capped
             values += capped * perObject
-            reserve(capped, entity: entity)
+            addRows(capped, entity: entity)
         }
         graph.index.reserveCapacity(min(total + 1, limit))
     }

@@ -240,7 +240,7 @@ public struct DocumentPackage: Sendable {
         // Only a manifest known to be the one the changes are counted from may be built on.
         var previous: [PackageManifest.Part]?
         if changed != nil, case .some(.some) = expected, let manifest = readManifest(limits: graph.limits),
-           SchemaXML.bytes(manifest.schema) == SchemaXML.bytes(graph.schema),
+           PackageManifest.partsAgree(manifest.schema, graph.schema),
            manifest.parts.allSatisfy({ FileIO.status(partsPath + "/" + $0.file)?.isRegular == true }) {
             previous = manifest.parts
         }

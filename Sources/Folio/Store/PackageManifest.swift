@@ -102,6 +102,16 @@ struct PackageManifest: Equatable {
         return isPartFileName(String(name.dropFirst().dropLast(4)))
     }
 
+    /// Whether the parts of a package saved with schema `a` hold what schema `b`
+    /// would write: the same entities declared alike, in any order (a part names
+    /// its entity; only the manifest lists entities in order), so a save under
+    /// `b` may keep them. A graph opened with the entities reordered (a dynamic
+    /// schema, model classes listed in another order) then rewrites only what changed.
+    static func partsAgree(_ a: Schema, _ b: Schema) -> Bool {
+        guard a.declaredVersion == b.declaredVersion, a.entities.count == b.entities.count else { return false }
+        return a.entities.sorted { $0.name < $1.name } == b.entities.sorted { $0.name < $1.name }
+    }
+
     /// The index of the part (among `parts`, one entity's, sorted by `first`) that
     /// identifier `id` belongs to. O(log parts).
     static func partIndex(of id: UInt64, in parts: [Part]) -> Int {
