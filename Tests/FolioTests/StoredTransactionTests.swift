@@ -17,29 +17,6 @@ import Testing
         return loader.historyTransactions
     }
 
-    @Test("identifier runs read back as written, for any ascending identifiers")
-    func runs() async {
-        await propertyCheck(input: Gen.uint64(in: 1...40).array(of: 0...60)) { steps in
-            var ids: [UInt64] = []
-            for step in steps { ids.append((ids.last ?? 0) + (step % 3 == 0 ? 1 : step)) }
-            var buffer = ByteBuffer()
-            StoredTransaction.appendRuns(ids, to: &buffer)
-            let text = String(decoding: buffer.bytes, as: UTF8.self)
-            #expect(StoredTransaction.parseRuns(text, limit: 1 << 20) == ids, "\(text)")
-        }
-    }
-
-    @Test("runs that do not ascend, or that are longer than the limit, are refused")
-    func badRuns() {
-        #expect(StoredTransaction.parseRuns("1-3 3", limit: 100) == nil)
-        #expect(StoredTransaction.parseRuns("5-2", limit: 100) == nil)
-        #expect(StoredTransaction.parseRuns("0", limit: 100) == nil)
-        #expect(StoredTransaction.parseRuns("1-99999999999", limit: 1000) == nil)
-        #expect(StoredTransaction.parseRuns("1-10 20-30", limit: 15) == nil)
-        #expect(StoredTransaction.parseRuns("1 x", limit: 100) == nil)
-        #expect(StoredTransaction.parseRuns("2-4 9", limit: 100) == [2, 3, 4, 9])
-    }
-
     @Test("random transactions with awkward names, authors and tombstone values read back exactly")
     func roundTripRandom() async {
         await propertyCheck(count: 40, input: Gen.uint64(in: 0...UInt64.max)) { seed in

@@ -16,21 +16,31 @@ extension ModelContext {
         var transaction = StoredTransaction(number: 0, timestamp: StoredTransaction.recordedTimestamp(timestamp), author: author,
                                             bundleIdentifier: StoredTransaction.currentBundleIdentifier,
                                             processIdentifier: StoredTransaction.currentProcessIdentifier)
-        var insertedIDs = [[UInt64]](repeating: [], count: entityCount)
+        var insertedIDs = [IdentifierRuns](repeating: IdentifierRuns(), count: entityCount)
         var insertedCount = [Int](repeating: 0, count: entityCount)
-        for ref in inserted { insertedCount[Int(ref.entity)] += 1 }
+        // Live ones only, so that a count equal to an entity's live rows means every live row is new.
+        for ref in inserted where graph.isLive(ref) { insertedCount[Int(ref.entity)] += 1 }
         for entity in 0..<entityCount where insertedCount[entity] > 0 {
             let table = graph.tables[entity]
+            var unordered: [UInt64] = []
             if insertedCount[entity] * 4 >= table.rowCount {
-                for row in 0..<table.rowCount where table.isLive[row] && inserted.contains(ObjectRef(entity: entity, row: row)) {
-                    insertedIDs[entity].append(table.ids[row])
+                // Rows usually hold ascending identifiers: runs straight away, no array of them all.
+                // When every live row is new (a bulk insert), no row needs looking up.
+                let allNew = insertedCount[entity] == table.liveCount
+                for row in 0..<table.rowCount
+                where table.isLive[row] && (allNew || inserted.contains(ObjectRef(entity: entity, row: row))) {
+                    let id = table.ids[row]
+                    if unordered.isEmpty, insertedIDs[entity].append(id) { continue }
+                    if unordered.isEmpty { unordered = Array(insertedIDs[entity]) }
+                    unordered.append(id)
                 }
+                if unordered.isEmpty { continue }
             } else {
                 for ref in inserted where Int(ref.entity) == entity && table.isLive[Int(ref.row)] {
-                    insertedIDs[entity].append(table.ids[Int(ref.row)])
+                    unordered.append(table.ids[Int(ref.row)])
                 }
             }
-            insertedIDs[entity].sort()
+            insertedIDs[entity] = IdentifierRuns(unordered.sorted())
         }
         var updates: [Int: [[Int]: [UInt64]]] = [:]
         for (ref, properties) in updated where graph.isLive(ref) {

@@ -40,7 +40,7 @@ extension ModelContext {
 
     /// Posts ``didSave`` with the identifiers of what the save recorded.
     func postDidSave(_ transaction: StoredTransaction?) {
-        func identifiers(_ lists: [(entity: String, ids: [UInt64])]) -> [PersistentIdentifier] {
+        func identifiers(_ lists: [(entity: String, ids: IdentifierRuns)]) -> [PersistentIdentifier] {
             lists.flatMap { list in list.ids.map { PersistentIdentifier(entityName: list.entity, id: $0) } }
         }
         let userInfo: [String: [PersistentIdentifier]] = [

@@ -111,38 +111,38 @@ extension DocumentLoader {
     /// consecutive elements of one entity (and properties) continue one list.
     private func readChange(_ kind: String, _ xml: [String: String]) {
         guard let entity = xml["entity"], !entity.isEmpty,
-              let ids = xml["ids"].flatMap({ StoredTransaction.parseRuns($0, limit: limits.maximumObjects) }), !ids.isEmpty else {
+              let ids = xml["ids"].flatMap({ IdentifierRuns(text: $0, limit: limits.maximumObjects) }), !ids.isEmpty else {
             return fail(.invalidValue(location(), entity: xml["entity"] ?? "", attribute: "ids", text: xml["ids"] ?? "",
                                       expected: "ascending identifiers, as runs (1-4 7)"))
         }
         let index = historyTransactions.count - 1
-        func continues(_ previous: [UInt64]?) -> Bool {
-            guard let previous else { return true }
-            if let last = previous.last, let first = ids.first, last >= first {
+        /// Appends to the list before when it continues it; fails when its identifiers do not ascend.
+        func joined(_ previous: inout IdentifierRuns) -> Bool {
+            guard previous.count + ids.count <= limits.maximumObjects, previous.append(contentsOf: ids) else {
                 fail(.invalidValue(location(), entity: entity, attribute: "ids", text: xml["ids"] ?? "",
-                                   expected: "identifiers above those before (\(last))"))
+                                   expected: "identifiers above those before (\(previous.last ?? 0)), \(limits.maximumObjects) at most"))
                 return false
             }
             return true
         }
         switch kind {
         case "insert", "delete":
-            let list = kind == "insert" ? historyTransactions[index].inserted : historyTransactions[index].deleted
-            let same = list.last?.entity == entity
-            guard continues(same ? list.last?.ids : nil) else { return }
-            var objects = list
-            if same { objects[objects.count - 1].ids += ids } else { objects.append(.init(entity: entity, ids: ids)) }
-            if kind == "insert" { historyTransactions[index].inserted = objects } else { historyTransactions[index].deleted = objects }
+            var list = kind == "insert" ? historyTransactions[index].inserted : historyTransactions[index].deleted
+            if list.last?.entity == entity {
+                guard joined(&list[list.count - 1].ids) else { return }
+            } else {
+                list.append(.init(entity: entity, ids: ids))
+            }
+            if kind == "insert" { historyTransactions[index].inserted = list } else { historyTransactions[index].deleted = list }
         default:
             let properties = (xml["properties"] ?? "").split(separator: " ").map(String.init)
-            let updates = historyTransactions[index].updated
-            let same = updates.last.map { $0.entity == entity && $0.properties == properties } ?? false
-            guard continues(same ? updates.last?.ids : nil) else { return }
-            if same {
-                historyTransactions[index].updated[updates.count - 1].ids += ids
+            var updates = historyTransactions[index].updated
+            if let last = updates.last, last.entity == entity, last.properties == properties {
+                guard joined(&updates[updates.count - 1].ids) else { return }
             } else {
-                historyTransactions[index].updated.append(.init(entity: entity, properties: properties, ids: ids))
+                updates.append(.init(entity: entity, properties: properties, ids: ids))
             }
+            historyTransactions[index].updated = updates
         }
     }
 

@@ -13,8 +13,15 @@ struct StoredTransaction: Equatable, Sendable {
     /// The objects of one entity a transaction inserted or deleted.
     struct Objects: Equatable, Sendable {
         var entity: String
-        /// Ascending.
-        var ids: [UInt64]
+        var ids: IdentifierRuns
+
+        init(entity: String, ids: IdentifierRuns) {
+            self.entity = entity
+            self.ids = ids
+        }
+
+        /// `ids` must ascend strictly.
+        init(entity: String, ids: [UInt64]) { self.init(entity: entity, ids: IdentifierRuns(ids)) }
     }
 
     /// Objects of one entity whose same properties a transaction changed.
@@ -22,8 +29,18 @@ struct StoredTransaction: Equatable, Sendable {
         var entity: String
         /// The attributes and relationships changed, in declaration order.
         var properties: [String]
-        /// Ascending.
-        var ids: [UInt64]
+        var ids: IdentifierRuns
+
+        init(entity: String, properties: [String], ids: IdentifierRuns) {
+            self.entity = entity
+            self.properties = properties
+            self.ids = ids
+        }
+
+        /// `ids` must ascend strictly.
+        init(entity: String, properties: [String], ids: [UInt64]) {
+            self.init(entity: entity, properties: properties, ids: IdentifierRuns(ids))
+        }
     }
 
     /// What history keeps of a deleted object: its preserved attributes' values.
@@ -129,12 +146,11 @@ struct StoredTransaction: Equatable, Sendable {
 
     /// Writes one entity's objects as `<insert|update|delete>` elements, a new
     /// element every ``runsPerElement`` runs (a reader joins them again).
-    private static func appendObjects(_ element: StaticString, _ entity: String, _ ids: [UInt64], properties: [String]? = nil,
+    private static func appendObjects(_ element: StaticString, _ entity: String, _ ids: IdentifierRuns, properties: [String]? = nil,
                                       to buffer: inout ByteBuffer) {
-        let runs = runs(of: ids)
         var start = 0
         repeat {
-            let end = min(start + runsPerElement, runs.count)
+            let end = min(start + runsPerElement, ids.runs.count)
             buffer.append("    <")
             buffer.append(element)
             buffer.append(" entity=")
@@ -144,54 +160,10 @@ struct StoredTransaction: Equatable, Sendable {
                 XMLText.appendQuotedAttributeValue(properties.joined(separator: " "), to: &buffer)
             }
             buffer.append(" ids=\"")
-            appendRuns(runs[start..<end], to: &buffer)
+            ids.append(start..<end, to: &buffer)
             buffer.append("\"/>\n")
             start = end
-        } while start < runs.count
+        } while start < ids.runs.count
     }
 
-    /// Ascending identifiers as runs of consecutive ones.
-    static func runs(of ids: [UInt64]) -> [ClosedRange<UInt64>] {
-        var runs: [ClosedRange<UInt64>] = []
-        for id in ids {
-            if let last = runs.last, last.upperBound &+ 1 == id {
-                runs[runs.count - 1] = last.lowerBound...id
-            } else {
-                runs.append(id...id)
-            }
-        }
-        return runs
-    }
-
-    /// Writes ascending identifiers as runs: `1-4 7 9-10`.
-    static func appendRuns(_ ids: [UInt64], to buffer: inout ByteBuffer) {
-        appendRuns(runs(of: ids)[...], to: &buffer)
-    }
-
-    private static func appendRuns(_ runs: ArraySlice<ClosedRange<UInt64>>, to buffer: inout ByteBuffer) {
-        for (index, run) in runs.enumerated() {
-            if index > 0 { buffer.append(UInt8(ascii: " ")) }
-            buffer.append(uint: run.lowerBound)
-            if run.upperBound != run.lowerBound {
-                buffer.append(UInt8(ascii: "-"))
-                buffer.append(uint: run.upperBound)
-            }
-        }
-    }
-
-    /// Reads runs written by ``appendRuns(_:to:)``; `nil` unless they ascend strictly.
-    ///
-    /// - Parameter limit: the most identifiers accepted (a run `1-99999999999`
-    ///   in a damaged file must not allocate its length).
-    static func parseRuns(_ text: String, limit: Int) -> [UInt64]? {
-        var ids: [UInt64] = []
-        for run in text.split(separator: " ", omittingEmptySubsequences: true) {
-            let bounds = run.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let first = UInt64(bounds[0]), first > 0, ids.last.map({ $0 < first }) ?? true else { return nil }
-            let last = bounds.count == 2 ? UInt64(bounds[1]) : first
-            guard let last, last >= first, ids.count < limit, last - first < UInt64(limit - ids.count) else { return nil }
-            ids.append(contentsOf: first...last)
-        }
-        return ids
-    }
 }

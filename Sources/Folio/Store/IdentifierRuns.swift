@@ -1,0 +1,78 @@
+/// Ascending identifiers kept as runs of consecutive ones: `1-1000000` is one
+/// run, so the history of a bulk insert costs a few bytes in memory and on
+/// disk, however many objects it inserted.
+struct IdentifierRuns: Equatable, Sendable, Sequence {
+    /// The runs, ascending and apart (never adjacent: adjacent runs are joined).
+    private(set) var runs: [ClosedRange<UInt64>] = []
+    /// How many identifiers the runs hold.
+    private(set) var count = 0
+
+    init() {}
+
+    /// Runs of `ids`, which must ascend strictly.
+    init(_ ids: some Sequence<UInt64>) {
+        for id in ids { _ = append(id) }
+    }
+
+    var isEmpty: Bool { runs.isEmpty }
+    var last: UInt64? { runs.last?.upperBound }
+
+    /// Adds an identifier above every one held; `false` (and nothing added) otherwise.
+    @discardableResult
+    mutating func append(_ id: UInt64) -> Bool {
+        append(id...id)
+    }
+
+    /// Adds a run above every identifier held; `false` (and nothing added) otherwise.
+    @discardableResult
+    mutating func append(_ run: ClosedRange<UInt64>) -> Bool {
+        if let last = runs.last {
+            guard run.lowerBound > last.upperBound else { return false }
+            if run.lowerBound == last.upperBound + 1 {
+                runs[runs.count - 1] = last.lowerBound...run.upperBound
+                count += Int(run.upperBound - run.lowerBound) + 1
+                return true
+            }
+        }
+        runs.append(run)
+        count += Int(run.upperBound - run.lowerBound) + 1
+        return true
+    }
+
+    /// Adds runs above every identifier held; `false` (and nothing added) otherwise.
+    @discardableResult
+    mutating func append(contentsOf other: IdentifierRuns) -> Bool {
+        guard let first = other.runs.first?.lowerBound, last.map({ first > $0 }) ?? true else { return other.isEmpty }
+        for run in other.runs { append(run) }
+        return true
+    }
+
+    /// The identifiers, ascending.
+    func makeIterator() -> FlattenSequence<[ClosedRange<UInt64>]>.Iterator { runs.joined().makeIterator() }
+
+    // MARK: Text
+
+    /// The runs as history writes them: `1-4 7 9-10`, from run `range`.
+    func append(_ range: Range<Int>, to buffer: inout ByteBuffer) {
+        for index in range {
+            let run = runs[index]
+            if index > range.lowerBound { buffer.append(UInt8(ascii: " ")) }
+            buffer.append(uint: run.lowerBound)
+            if run.upperBound != run.lowerBound {
+                buffer.append(UInt8(ascii: "-"))
+                buffer.append(uint: run.upperBound)
+            }
+        }
+    }
+
+    /// Reads runs written by ``append(_:to:)``; `nil` unless they ascend strictly,
+    /// start above 0 and hold at most `limit` identifiers in all.
+    init?(text: String, limit: Int) {
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            let bounds = word.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let first = UInt64(bounds[0]), first > 0 else { return nil }
+            guard let last = bounds.count == 2 ? UInt64(bounds[1]) : first, last >= first,
+                  last - first < UInt64(Swift.max(0, limit - count)), append(first...last) else { return nil }
+        }
+    }
+}
