@@ -17,11 +17,19 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     init(backingData: BackingData)
     /// The key paths of `#Unique`'s constraints; none unless the class declares `#Unique`.
     static var _$uniquenessConstraints: [[AnyKeyPath]] { get }
+    /// Whether the class's `deinit` tells its backing data the instance is
+    /// going (``BackingData/_modelWillGo(_:)``): `@Model` writes such a
+    /// `deinit` unless the class declares its own. Contexts hold the instances
+    /// of such classes unretained, the others weakly.
+    static var _$unregistersOnDeinit: Bool { get }
 }
 
 extension PersistentModel {
     /// No uniqueness constraints: what a class without `#Unique` has.
     public static var _$uniquenessConstraints: [[AnyKeyPath]] { [] }
+
+    /// No `deinit` hook: what a class conforming by hand, or declaring its own `deinit`, has.
+    public static var _$unregistersOnDeinit: Bool { false }
 
     /// The entity name: the class's name.
     static var entityName: String { String(describing: Self.self) }
