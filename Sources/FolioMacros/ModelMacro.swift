@@ -36,9 +36,12 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let storage = persisted.map { "self._\($0.name) = Folio._PersistedPropertyMarker()" }
 
         var members: [DeclSyntax] = [
-            // The shared placeholder until an initializer sets a property (which makes
-            // the model's own), so a model a context makes allocates one backing data.
-            "private var _$backingData: Folio.BackingData = Folio.BackingData._unset",
+            // The backing data of the object a context is making the model for; else a
+            // shared placeholder until an initializer sets a property (which makes the
+            // model's own). So a model a context makes allocates one backing data.
+            // Unchecked exclusivity: every property access reads it, and the check
+            // would cost more than the read.
+            "@exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()",
             """
             \(raw: access)var persistentBackingData: Folio.BackingData {
                 get { Folio.BackingData._resolved(&_$backingData) }

@@ -105,7 +105,7 @@ import Testing
 
                 private var _title: Folio._PersistedPropertyMarker
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -203,7 +203,7 @@ import Testing
 
                 private var _scores: Folio._PersistedPropertyMarker
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -290,7 +290,7 @@ import Testing
 
                 private var _owner: Folio._PersistedPropertyMarker
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -370,7 +370,7 @@ import Testing
 
                 private var _pets: Folio._PersistedPropertyMarker
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -450,7 +450,7 @@ import Testing
 
                 private var _pets: Folio._PersistedPropertyMarker
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -521,7 +521,7 @@ import Testing
                 private var _name: Folio._PersistedPropertyMarker
                 var cache: [String: Int]
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -585,7 +585,7 @@ import Testing
                     didSet { print(name) }
                 }
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -647,7 +647,7 @@ import Testing
             final class Trip {
                 var selection: Int?
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -728,7 +728,7 @@ import Testing
 
                 private var _visas: Folio._PersistedPropertyMarker
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -800,7 +800,7 @@ import Testing
                 var x: Int, y: Int
                 private var a, b: String
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {

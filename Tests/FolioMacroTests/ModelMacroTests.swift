@@ -85,7 +85,7 @@ import Testing
                 private var _keeper: Folio._PersistedPropertyMarker
                 var visitorsToday = 0
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -188,7 +188,7 @@ import Testing
                     self.visited = visited
                 }
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -255,7 +255,7 @@ import Testing
 
                 private var _text: Folio._PersistedPropertyMarker
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 public var persistentBackingData: Folio.BackingData {
                     get {
@@ -324,7 +324,7 @@ import Testing
 
                 private var _text: Folio._PersistedPropertyMarker
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 package var persistentBackingData: Folio.BackingData {
                     get {
@@ -425,7 +425,7 @@ import Testing
 
                 private var _stops: Folio._PersistedPropertyMarker
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -533,7 +533,7 @@ import Testing
 
                 private var _stops: Folio._PersistedPropertyMarker
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -616,7 +616,7 @@ import Testing
                 lazy var cache: [String] = []
                 let createdBy = "me"
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -685,7 +685,7 @@ import Testing
 
                 private var __rank: Folio._PersistedPropertyMarker
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -754,7 +754,7 @@ import Testing
 
                 private var _class: Folio._PersistedPropertyMarker
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
@@ -807,7 +807,7 @@ import Testing
             expandedSource: """
             final class Marker {
 
-                private var _$backingData: Folio.BackingData = Folio.BackingData._unset
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {

@@ -2,6 +2,14 @@ import Foundation
 import Observation
 import Synchronization
 
+/// A model's `ObservationRegistrar`, made on its first read (see ``BackingData``).
+@usableFromInline
+final class _ObservationBox {
+    @usableFromInline let registrar = ObservationRegistrar()
+
+    @usableFromInline init() {}
+}
+
 /// Where a model's values live: in the instance before it is inserted, in its
 /// context's document afterwards, and in a snapshot once a rollback has taken
 /// the object away.
@@ -13,25 +21,34 @@ public final class BackingData {
     // more than the read, and no access to them overlaps another (a context is
     // used from one actor).
 
-    /// Made on first use: a model fetched and never read needs none.
-    @usableFromInline @exclusivity(unchecked) var observationRegistrar: ObservationRegistrar?
+    /// Made on first read: a model fetched and never read needs none. In a box
+    /// of its own, as a `let`: `ObservationRegistrar` is resilient, so a
+    /// registrar read out of an optional stored property is copied through its
+    /// value witnesses on every access, while one in a class's `let` is passed
+    /// where it lies.
+    @usableFromInline @exclusivity(unchecked) var observation: _ObservationBox?
+
+    /// The registrar, if the model was ever read (an observer can only be
+    /// watching a model whose property it read).
+    var observationRegistrar: ObservationRegistrar? { observation?.registrar }
+
     /// Records accesses and mutations for Observation.
     var registrar: ObservationRegistrar {
-        if let observationRegistrar { return observationRegistrar }
-        let made = ObservationRegistrar()
-        observationRegistrar = made
-        return made
+        if let observation { return observation.registrar }
+        let made = _ObservationBox()
+        observation = made
+        return made.registrar
     }
 
-    /// Records a read for Observation, in place (no copy of the registrar).
+    /// Records a read for Observation.
     @inlinable
     func _access<Model: PersistentModel, V>(_ model: Model, _ keyPath: KeyPath<Model, V>) {
-        if case .none = observationRegistrar { observationRegistrar = ObservationRegistrar() }
-        observationRegistrar!.access(model, keyPath: keyPath)
+        if case .none = observation { observation = _ObservationBox() }
+        observation.unsafelyUnwrapped.registrar.access(model, keyPath: keyPath)
     }
     /// The context holding the object; `nil` before insertion.
     @exclusivity(unchecked) var context: ModelContext? {
-        didSet { fastEpoch = -1; refEpoch = -1 }
+        didSet { fastEpoch = -1; refEpoch = -1; keptEpoch = -1 }
     }
     var identifier: PersistentIdentifier? {
         didSet { fastEpoch = -1; refEpoch = -1 }
@@ -61,6 +78,20 @@ public final class BackingData {
     /// straight away. -1 when not.
     @exclusivity(unchecked) private var fastEpoch = -1
 
+    /// A to-one destination's model this model read last, kept alive while
+    /// this one is: a program reading `animal.category` of many animals and
+    /// dropping the result would otherwise make and free the category's model
+    /// on every read. Kept only toward an entity later in the schema's order
+    /// (``ModelColumns/FastSlot/keepsDestination``), so no cycle of models can
+    /// keep itself, and its context, alive.
+    @exclusivity(unchecked) private var keptDestination: (any PersistentModel)?
+    /// Which to-one `keptDestination` is for (its ordinal), the row it is the
+    /// model of, and the graph epoch: a read finding all three current returns
+    /// it without looking the registry up.
+    @exclusivity(unchecked) private var keptOrdinal = -1
+    @exclusivity(unchecked) private var keptRow: Int32 = -1
+    @exclusivity(unchecked) private var keptEpoch = -1
+
     /// Backing data for a model that belongs to no context yet.
     public init() {
         madeByContext = false
@@ -69,7 +100,38 @@ public final class BackingData {
     /// The backing data every model starts with until its initializer sets a
     /// property (see ``_initialize(_:_:at:named:)``): a model a context makes
     /// gets its own at once, so it costs no second allocation. Never holds anything.
-    nonisolated(unsafe) public static let _unset = BackingData()
+    nonisolated(unsafe) public static let _unset = BackingData(placeholder: ())
+
+    private init(placeholder: Void) {
+        madeByContext = false
+    }
+
+    /// Where a context leaves the backing data of the model it is making, for
+    /// that model's `_$backingData` to start with (``_initial()``): then the
+    /// initial values the class declares, which Swift assigns in every
+    /// initializer, `init(backingData:)` included, are dropped at once
+    /// instead of making backing data of their own. Per thread: contexts on
+    /// different actors make models at the same time.
+    private static let makingKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// What a `@Model` instance's `_$backingData` starts with: the backing
+    /// data of the object its context is making it for, else the placeholder.
+    public static func _initial() -> BackingData {
+        guard let pending = pthread_getspecific(makingKey) else { return _unset }
+        pthread_setspecific(makingKey, nil)
+        return Unmanaged<BackingData>.fromOpaque(pending).takeUnretainedValue()
+    }
+
+    /// Makes a model for this backing data (`make` calls `init(backingData:)`).
+    func makeModel<T>(_ make: (BackingData) -> T) -> T {
+        pthread_setspecific(Self.makingKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.makingKey, nil) }
+        return make(self)
+    }
 
     /// Backing data for an object a context holds at `ref`, already resolved.
     init(context: ModelContext, identifier: PersistentIdentifier, ref: ObjectRef, columns: ModelColumns?) {
@@ -117,6 +179,8 @@ public final class BackingData {
     /// instance until it is inserted, making the model's own backing data first.
     public static func _initialize<V>(_ backing: inout BackingData, _ value: V, at ordinal: Int, named name: String) {
         if backing === _unset { backing = BackingData() }
+        // A model a context makes reads its values from the document.
+        guard !backing.madeByContext else { return }
         backing.keepUnmanaged(value, at: ordinal, named: name)
     }
 
@@ -291,8 +355,8 @@ public final class BackingData {
     /// making one for a write nobody watches would cost two allocations.
     @inline(__always)
     private func mutation<Model: PersistentModel, V>(of model: Model, _ keyPath: KeyPath<Model, V>, _ edit: () -> Void) {
-        if let observationRegistrar {
-            observationRegistrar.withMutation(of: model, keyPath: keyPath, edit)
+        if let observation {
+            observation.registrar.withMutation(of: model, keyPath: keyPath, edit)
         } else {
             edit()
         }
@@ -360,12 +424,11 @@ public final class BackingData {
     /// the class's columns point at their storage unretained for that graph.
     @usableFromInline
     func _cell(of type: any PersistentModel.Type, at ordinal: Int) -> _StoredCell? {
-        guard let context else { return nil }
-        let epoch = context.graphEpoch
+        guard let epoch = context?.graphEpoch else { return nil }
         if fastEpoch == epoch, let columns, columns.modelType == ObjectIdentifier(type), ordinal >= 0, ordinal < columns.fast.count {
             let slot = columns.fast[ordinal]
             guard slot.kind == .cell, let storage = slot.object else { return nil }
-            return _StoredCell(graph: context.graph, ref: cachedRef, attribute: slot.index, kind: slot.cellKind, storage: storage)
+            return _StoredCell(graph: columns.graph, ref: cachedRef, attribute: slot.index, kind: slot.cellKind, storage: storage)
         }
         guard self.slot(type, ordinal) != nil, fastEpoch == epoch else { return nil }
         return _cell(of: type, at: ordinal)
@@ -467,16 +530,25 @@ public final class BackingData {
     @usableFromInline
     func _relatedModel(of type: any PersistentModel.Type, at ordinal: Int,
                        as destinationType: any PersistentModel.Type) -> (any PersistentModel)?? {
-        guard let context else { return .none }
-        if fastEpoch == context.graphEpoch, let columns, columns.modelType == ObjectIdentifier(type),
+        guard let epoch = context?.graphEpoch else { return .none }
+        if fastEpoch == epoch, let columns, columns.modelType == ObjectIdentifier(type),
            ordinal >= 0, ordinal < columns.fast.count {
             let slot = columns.fast[ordinal]
             guard slot.kind == .toOne, let links = slot.object, let destinationTable = slot.destinationTable else { return .none }
             let target = Unmanaged<LinkColumn>.fromOpaque(links)._withUnsafeGuaranteedRef { $0.one[Int(cachedRef.row)] }
             guard target >= 0 else { return .some(nil) }
+            // The model read last, alive (kept) and still the model of that row.
+            if keptRow == target, keptOrdinal == ordinal, keptEpoch == epoch, let keptDestination { return .some(keptDestination) }
+            guard let context else { return .none }
             let id = Unmanaged<EntityTable>.fromOpaque(destinationTable)._withUnsafeGuaranteedRef { $0.ids[Int(target)] }
-            if let model = context.registry[id] { return .some(model) }
-            return .some(context.anyModel(destinationType, at: ObjectRef(entity: Int(slot.destination), row: Int(target))))
+            let model = context.registry[id] ?? context.anyModel(destinationType, at: ObjectRef(entity: Int(slot.destination), row: Int(target)))
+            if slot.keepsDestination {
+                keptDestination = model
+                keptOrdinal = ordinal
+                keptRow = target
+                keptEpoch = epoch
+            }
+            return .some(model)
         }
         guard let (context, ref, slot) = slot(type, ordinal), case .toOne(let link, let destination) = slot else { return .none }
         var target: Int32 = -1

@@ -22,6 +22,8 @@ final class ModelColumns {
 
     /// The class these columns are for.
     let modelType: ObjectIdentifier
+    /// The graph they were resolved in: alive while the context's epoch is `epoch`.
+    unowned(unsafe) let graph: ObjectGraph
     /// The context's ``ModelContext/graphEpoch`` they were resolved in.
     let epoch: Int
     let entity: Int
@@ -59,6 +61,10 @@ final class ModelColumns {
         var destination: Int32 = -1
         var destinationTable: UnsafeMutableRawPointer?
         var object: UnsafeMutableRawPointer?
+        /// Whether a to-one read keeps the destination's model alive from the
+        /// source's backing data: only toward a later entity, so that no chain
+        /// of kept models can come back to its start.
+        var keepsDestination = false
     }
 
     init?(_ type: any PersistentModel.Type, graph: ObjectGraph, epoch: Int) {
@@ -67,6 +73,7 @@ final class ModelColumns {
         let entityLayout = layout.entities[entity]
         metadata = ModelMetadata.of(type)
         modelType = ObjectIdentifier(type)
+        self.graph = graph
         self.epoch = epoch
         self.entity = entity
         slots = metadata.properties.map { property in
@@ -101,6 +108,7 @@ final class ModelColumns {
                 fast.destination = Int32(destination)
                 fast.object = Unmanaged.passUnretained(table.links[slot]).toOpaque()
                 fast.destinationTable = Unmanaged.passUnretained(graph.tables[destination]).toOpaque()
+                fast.keepsDestination = destination > entity
             case .toMany, .missing:
                 break
             }

@@ -18,7 +18,8 @@ extension ModelContext {
         let id = table.ids[Int(ref.row)]
         if let existing = registry.model(id, as: T.self) { return existing }
         let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
-        let model = T(backingData: BackingData(context: self, identifier: identifier, ref: ref, columns: columns ?? self.columns(for: T.self)))
+        let backing = BackingData(context: self, identifier: identifier, ref: ref, columns: columns ?? self.columns(for: T.self))
+        let model = backing.makeModel(T.init(backingData:))
         registry.register(model, id: id)
         return model
     }
