@@ -26,7 +26,11 @@ public final class BackingData {
     /// registrar read out of an optional stored property is copied through its
     /// value witnesses on every access, while one in a class's `let` is passed
     /// where it lies.
-    @usableFromInline @exclusivity(unchecked) var observation: _ObservationBox?
+    @usableFromInline @exclusivity(unchecked) var observation: _ObservationBox? {
+        didSet { _observationPointer = observation.map { UnsafeMutableRawPointer(Unmanaged.passUnretained($0).toOpaque()) } }
+    }
+    /// `observation`, unretained, for reads: a read through it counts no reference.
+    @usableFromInline @exclusivity(unchecked) var _observationPointer: UnsafeMutableRawPointer?
 
     /// The registrar, if the model was ever read (an observer can only be
     /// watching a model whose property it read).
@@ -43,8 +47,19 @@ public final class BackingData {
     /// Records a read for Observation.
     @inlinable
     func _access<Model: PersistentModel, V>(_ model: Model, _ keyPath: KeyPath<Model, V>) {
-        if case .none = observation { observation = _ObservationBox() }
-        observation.unsafelyUnwrapped.registrar.access(model, keyPath: keyPath)
+        if let pointer = _observationPointer {
+            Unmanaged<_ObservationBox>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.registrar.access(model, keyPath: keyPath) }
+        } else {
+            _makeObservation().registrar.access(model, keyPath: keyPath)
+        }
+    }
+
+    /// Makes the model's registrar (its first read).
+    @usableFromInline
+    func _makeObservation() -> _ObservationBox {
+        let made = _ObservationBox()
+        observation = made
+        return made
     }
     /// The context holding the object; `nil` before insertion.
     @exclusivity(unchecked) var context: ModelContext? {
@@ -63,7 +78,7 @@ public final class BackingData {
     @exclusivity(unchecked) private var unmanagedByName: [String: Any] = [:]
     /// Whether a context made this backing data for an object it holds (a
     /// fetched model): such a model never holds values of its own.
-    private let madeByContext: Bool
+    @usableFromInline let madeByContext: Bool
     private lazy var temporaryNumber = BackingData.nextTemporaryNumber()
     /// The object's row in its context's graph, valid while `refEpoch` is the
     /// context's ``ModelContext/graphEpoch``: rows are stable for a graph's life
@@ -77,6 +92,14 @@ public final class BackingData {
     /// for the same entity: a read that finds it current indexes the columns
     /// straight away. -1 when not.
     @exclusivity(unchecked) private var fastEpoch = -1
+    /// `columns`, unretained, for reads while `fastEpoch` is current.
+    @exclusivity(unchecked) private var fastColumns: UnsafeMutableRawPointer?
+
+    /// Makes `columns` and `cachedRef` current for reads in this epoch.
+    private func setFast(_ columns: ModelColumns, epoch: Int) {
+        fastColumns = Unmanaged.passUnretained(columns).toOpaque()
+        fastEpoch = epoch
+    }
 
     /// A to-one destination's model this model read last, kept alive while
     /// this one is: a program reading `animal.category` of many animals and
@@ -141,7 +164,7 @@ public final class BackingData {
         refEpoch = context.graphEpoch
         cachedRef = ref
         self.columns = columns
-        if let columns, columns.entity == Int(ref.entity), columns.epoch == refEpoch { fastEpoch = refEpoch }
+        if let columns, columns.entity == Int(ref.entity), columns.epoch == refEpoch { setFast(columns, epoch: refEpoch) }
     }
 
     /// Makes the model a view of an object just inserted at `ref`.
@@ -153,7 +176,7 @@ public final class BackingData {
         refEpoch = context.graphEpoch
         cachedRef = ref
         self.columns = columns
-        if columns.entity == Int(ref.entity), columns.epoch == refEpoch { fastEpoch = refEpoch }
+        if columns.entity == Int(ref.entity), columns.epoch == refEpoch { setFast(columns, epoch: refEpoch) }
     }
 
     /// Forgets the values held before insertion: once the document has the
@@ -177,6 +200,7 @@ public final class BackingData {
 
     /// Called by a property's init accessor: keeps the initial value in the
     /// instance until it is inserted, making the model's own backing data first.
+    @inlinable
     public static func _initialize<V>(_ backing: inout BackingData, _ value: V, at ordinal: Int, named name: String) {
         if backing === _unset { backing = BackingData() }
         // A model a context makes reads its values from the document.
@@ -197,7 +221,8 @@ public final class BackingData {
         return unmanagedByName[name]
     }
 
-    private func keepUnmanaged<V>(_ value: V, at ordinal: Int, named name: String) {
+    @usableFromInline
+    func keepUnmanaged(_ value: Any, at ordinal: Int, named name: String) {
         guard ordinal >= 0 else { return unmanagedByName[name] = value }
         if ordinal >= unmanagedValues.count {
             // One allocation for a typical model's properties, set one by one by its initializer.
@@ -253,11 +278,12 @@ public final class BackingData {
             resolved = columns
         } else {
             guard let made = context.columns(forType: type) else { return nil }
+            fastEpoch = -1
             columns = made
             resolved = made
         }
         guard resolved.entity == Int(ref.entity) else { return nil }
-        fastEpoch = context.graphEpoch
+        setFast(resolved, epoch: context.graphEpoch)
         guard ordinal >= 0, ordinal < resolved.slots.count else { return nil }
         return (context, ref, resolved.slots[ordinal])
     }
@@ -425,10 +451,15 @@ public final class BackingData {
     @usableFromInline
     func _cell(of type: any PersistentModel.Type, at ordinal: Int) -> _StoredCell? {
         guard let epoch = context?.graphEpoch else { return nil }
-        if fastEpoch == epoch, let columns, columns.modelType == ObjectIdentifier(type), ordinal >= 0, ordinal < columns.fast.count {
-            let slot = columns.fast[ordinal]
-            guard slot.kind == .cell, let storage = slot.object else { return nil }
-            return _StoredCell(graph: columns.graph, ref: cachedRef, attribute: slot.index, kind: slot.cellKind, storage: storage)
+        if fastEpoch == epoch, let fastColumns {
+            let ref = cachedRef
+            let found: _StoredCell?? = Unmanaged<ModelColumns>.fromOpaque(fastColumns)._withUnsafeGuaranteedRef { columns in
+                guard columns.modelType == ObjectIdentifier(type), ordinal >= 0, ordinal < columns.fast.count else { return .none }
+                let slot = columns.fast[ordinal]
+                guard slot.kind == .cell, let storage = slot.object else { return .some(nil) }
+                return .some(_StoredCell(graph: columns.graph, ref: ref, attribute: slot.index, kind: slot.cellKind, storage: storage))
+            }
+            if case .some(let cell) = found { return cell }
         }
         guard self.slot(type, ordinal) != nil, fastEpoch == epoch else { return nil }
         return _cell(of: type, at: ordinal)
@@ -531,9 +562,11 @@ public final class BackingData {
     func _relatedModel(of type: any PersistentModel.Type, at ordinal: Int,
                        as destinationType: any PersistentModel.Type) -> (any PersistentModel)?? {
         guard let epoch = context?.graphEpoch else { return .none }
-        if fastEpoch == epoch, let columns, columns.modelType == ObjectIdentifier(type),
-           ordinal >= 0, ordinal < columns.fast.count {
-            let slot = columns.fast[ordinal]
+        if fastEpoch == epoch, let fastColumns,
+           let slot = Unmanaged<ModelColumns>.fromOpaque(fastColumns)._withUnsafeGuaranteedRef({ columns -> ModelColumns.FastSlot? in
+               guard columns.modelType == ObjectIdentifier(type), ordinal >= 0, ordinal < columns.fast.count else { return nil }
+               return columns.fast[ordinal]
+           }) {
             guard slot.kind == .toOne, let links = slot.object, let destinationTable = slot.destinationTable else { return .none }
             let target = Unmanaged<LinkColumn>.fromOpaque(links)._withUnsafeGuaranteedRef { $0.one[Int(cachedRef.row)] }
             guard target >= 0 else { return .some(nil) }

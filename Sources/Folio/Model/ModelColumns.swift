@@ -42,6 +42,29 @@ final class ModelColumns {
     /// tables and columns live as long as it does).
     let fast: [FastSlot]
 
+    /// What a typed insert does with each property, by ordinal: the few fields
+    /// of its metadata it needs, so the insert copies no whole
+    /// `PropertyMetadata` (each holds a dozen references).
+    let insertSteps: [InsertStep]
+
+    /// One property, as ``ModelContext/insertDirectly(_:_:_:)`` stores it.
+    struct InsertStep {
+        enum Kind {
+            /// An attribute: its column, its value converted from the backing
+            /// data's (or read through the getter), and whether a `Codable`
+            /// check applies.
+            case attribute(column: Int, stored: ((Any) throws -> Value?)?, read: (any PersistentModel) throws -> Value,
+                           checksModelValue: Bool)
+            /// A relationship: its link slot, and its models from the backing data's value (or the getter).
+            case relationship(slot: Int, models: ((Any) -> [any PersistentModel]??)?, read: (any PersistentModel) -> [any PersistentModel]?)
+            /// No slot in the layout (never for a class that inserts directly).
+            case skip
+        }
+
+        let kind: Kind
+        let name: String
+    }
+
     /// A slot as a read uses it: what kind, which column, and its storage.
     struct FastSlot {
         enum Kind: UInt8 {
@@ -91,6 +114,17 @@ final class ModelColumns {
         initialValues = entityLayout.attributes.map(\.initialValue)
         insertsDirectly = entityLayout.uniqueGroups.isEmpty
             && !slots.contains { if case .missing = $0 { return true } else { return false } }
+        insertSteps = zip(metadata.properties, slots).map { property, slot in
+            switch (property.kind, slot) {
+            case (.attribute(_, let read), .attribute(let index, _)):
+                return InsertStep(kind: .attribute(column: index, stored: property.storedValue, read: read,
+                                                   checksModelValue: property.accepts != nil), name: property.name)
+            case (.relationship(_, _, let read), .toOne(let slot, _)), (.relationship(_, _, let read), .toMany(let slot)):
+                return InsertStep(kind: .relationship(slot: slot, models: property.relatedModels, read: read), name: property.name)
+            default:
+                return InsertStep(kind: .skip, name: property.name)
+            }
+        }
         let table = graph.tables[entity]
         fast = slots.map { slot in
             var fast = FastSlot()

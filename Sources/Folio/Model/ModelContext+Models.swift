@@ -93,15 +93,19 @@ extension ModelContext {
     /// edits made through the dynamic API.
     func notifyModel(_ ref: ObjectRef, _ name: String) {
         guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] else { return }
+        // A model never read has no registrar: nobody observes it.
+        let backing = model.persistentBackingData
+        guard backing.observation != nil else { return }
         // A typed setter has told this model's observers already.
-        if let typedWriter, ObjectIdentifier(model.persistentBackingData) == typedWriter { return }
+        if let typedWriter, ObjectIdentifier(backing) == typedWriter { return }
         ModelMetadata.of(type(of: model)).property(named: name)?.notify(model)
     }
 
     /// Tells the observers of a registered model that any of its properties may
     /// have changed (merging another context's save).
     func notifyModel(_ ref: ObjectRef) {
-        guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] else { return }
+        guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]],
+              model.persistentBackingData.observation != nil else { return }
         for property in ModelMetadata.of(type(of: model)).properties { property.notify(model) }
     }
 
@@ -194,7 +198,6 @@ extension ModelContext {
     /// - Complexity: O(properties), no dictionary and no name look-up (linking
     ///   aside, which ``setRelatedModels(_:for:of:)`` does).
     private func insertDirectly(_ model: any PersistentModel, _ backing: BackingData, _ columns: ModelColumns) -> ObjectRef? {
-        let properties = columns.metadata.properties
         let entity = columns.entity
         var values = columns.initialValues
         // (ordinal, slot, models) of the relationships that hold something.
@@ -202,13 +205,16 @@ extension ModelContext {
         // Read everything while the values still live in the instance: straight
         // from its backing data, converted by the property's type (a property
         // its initializer left unset reads through its getter).
-        for (ordinal, property) in properties.enumerated() {
-            let unmanaged = backing.unmanagedValue(at: ordinal, named: property.name)
-            switch (property.kind, columns.slots[ordinal]) {
-            case (.attribute(_, let read), .attribute(let index, _)):
+        for (ordinal, step) in columns.insertSteps.enumerated() {
+            switch step.kind {
+            case .attribute(let index, let stored, let read, let checksModelValue):
                 let value: Value
                 do {
-                    if let unmanaged, let converted = try property.storedValue?(unmanaged) { value = converted } else { value = try read(model) }
+                    if let unmanaged = backing.unmanagedValue(at: ordinal, named: step.name), let converted = try stored?(unmanaged) {
+                        value = converted
+                    } else {
+                        value = try read(model)
+                    }
                 } catch {
                     let mismatch = GraphError.typeMismatch(entity: graph.layout.entities[entity].name, attribute: "",
                                                            expected: "encodable values", value: "\(error)")
@@ -217,21 +223,25 @@ extension ModelContext {
                 }
                 do {
                     values[index] = try graph.checked(value, entity: entity, attribute: index)
-                    if property.accepts != nil {
-                        try core.checkModelValue(value, entity: graph.layout.entities[entity].name, attribute: property.name)
+                    if checksModelValue {
+                        try core.checkModelValue(value, entity: graph.layout.entities[entity].name, attribute: step.name)
                     }
                 } catch {
                     ModelContainer.report(.graph(error), to: autosaveErrorHandler)
                     return nil
                 }
-            case (.relationship(_, _, let read), .toOne(let slot, _)), (.relationship(_, _, let read), .toMany(let slot)):
+            case .relationship(let slot, let fromBacking, let read):
                 // `nil` leaves a new row as it is (no object, no collection); `[]`
                 // matters only to an optional to-many, which it gives an empty collection.
                 let held: [any PersistentModel]?
-                if let unmanaged, let models = property.relatedModels?(unmanaged) { held = models } else { held = read(model) }
+                if let unmanaged = backing.unmanagedValue(at: ordinal, named: step.name), let models = fromBacking?(unmanaged) {
+                    held = models
+                } else {
+                    held = read(model)
+                }
                 guard let models = held, !models.isEmpty || graph.tables[entity].links[slot].isOptional else { continue }
                 related.append((ordinal, slot, models))
-            default:
+            case .skip:
                 continue
             }
         }
@@ -244,7 +254,7 @@ extension ModelContext {
         backing.attach(to: self, PersistentIdentifier(entityName: graph.layout.entities[entity].name, id: id), ref, columns)
         registry.register(model, id: id)
         for (ordinal, _, models) in related {
-            setRelatedModels(models, for: properties[ordinal].name, of: ref)
+            setRelatedModels(models, for: columns.insertSteps[ordinal].name, of: ref)
         }
         return ref
     }

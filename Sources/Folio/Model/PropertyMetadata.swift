@@ -140,8 +140,9 @@ extension Schema {
                 destination: Destination.self,
                 read: { model in Self.cast(model, to: Model.self).flatMap { $0[keyPath: keyPath] }.map { [$0] } ?? [] })
             relatedModels = { value in
-                guard let held = value as? Destination? else { return .none }
-                return .some(held.map { [$0 as any PersistentModel] } ?? [])
+                // Kept as `Destination?`: a value that is no `Destination` is its `nil`.
+                guard let held = value as? Destination else { return .some([]) }
+                return .some([held])
             }
         }
 
