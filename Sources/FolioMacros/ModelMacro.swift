@@ -32,15 +32,23 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
         let access = accessModifier(of: classDecl)
         let metadata = persisted.map { metadataEntry(for: $0, in: className) }
-        // A model a context makes keeps its values in the document: its properties share one unused storage.
-        let storage = persisted.map { "self._\($0.name) = Folio._PersistedStorage.unused" }
+        // A model a context makes keeps its values in the document: its properties' markers hold nothing.
+        let storage = persisted.map { "self._\($0.name) = Folio._PersistedPropertyMarker()" }
 
         var members: [DeclSyntax] = [
-            "private var _$backingData = Folio.BackingData()",
+            // The backing data of the object a context is making the model for; else a
+            // shared placeholder until an initializer sets a property (which makes the
+            // model's own). So a model a context makes allocates one backing data.
+            // Unchecked exclusivity: every property access reads it, and the check
+            // would cost more than the read.
+            "@exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()",
             """
             \(raw: access)var persistentBackingData: Folio.BackingData {
-                get { _$backingData }
-                set { _$backingData = newValue }
+                get { Folio.BackingData._resolved(&_$backingData) }
+                set {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData = newValue
+                }
             }
             """,
             """
@@ -56,6 +64,18 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         ]
         let declaresInit = classDecl.memberBlock.members.contains { $0.decl.is(InitializerDeclSyntax.self) }
         if !declaresInit { members.append(memberwiseInitializer(persisted, access: access)) }
+        // Its context holds the instance unretained until this `deinit` says it is
+        // going; a class with a `deinit` of its own is held weakly instead.
+        let declaresDeinit = classDecl.memberBlock.members.contains { $0.decl.is(DeinitializerDeclSyntax.self) }
+        if !declaresDeinit {
+            members.append("\(raw: access)static var _$unregistersOnDeinit: Bool { true }")
+            members.append(
+                """
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                }
+                """)
+        }
         return members
     }
 

@@ -20,21 +20,24 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         // `@Model` writes the property's position in `schemaMetadata`; -1 (none) reads by name.
         let ordinal = node.arguments?.as(LabeledExprListSyntax.self)?.first?.expression
             .as(IntegerLiteralExprSyntax.self)?.literal.text ?? "-1"
+        // The value goes to the backing data (the peer `_name` only tells the
+        // compiler the property was initialized): no allocation per property.
         return [
             """
-            @storageRestrictions(initializes: _\(raw: name))
+            @storageRestrictions(accesses: _$backingData, initializes: _\(raw: name))
             init(initialValue) {
-                _\(raw: name) = Folio._PersistedStorage(initialValue)
+                Folio.BackingData._initialize(&_$backingData, initialValue, at: \(raw: ordinal), named: "\(raw: name)")
+                _\(raw: name) = Folio._PersistedPropertyMarker()
             }
             """,
             """
             get {
-                _$backingData.value(of: self, \(raw: keyPath), at: \(raw: ordinal), named: "\(raw: name)", unmanaged: _\(raw: name))
+                _$backingData.value(of: self, \(raw: keyPath), at: \(raw: ordinal), named: "\(raw: name)")
             }
             """,
             """
             set {
-                _$backingData.setValue(newValue, of: self, \(raw: keyPath), at: \(raw: ordinal), named: "\(raw: name)", unmanaged: _\(raw: name))
+                _$backingData.setValue(newValue, of: self, \(raw: keyPath), at: \(raw: ordinal), named: "\(raw: name)")
             }
             """,
         ]
@@ -48,6 +51,6 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         guard let variable = declaration.as(VariableDeclSyntax.self),
               let property = ModelProperty(variable), !property.isTransient
         else { return [] }
-        return ["private var _\(raw: property.name): Folio._PersistedStorage"]
+        return ["private var _\(raw: property.name): Folio._PersistedPropertyMarker"]
     }
 }

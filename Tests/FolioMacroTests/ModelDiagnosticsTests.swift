@@ -90,27 +90,29 @@ import Testing
             final class Book {
                 let isbn: String
                 var title: String {
-                    @storageRestrictions(initializes: _title)
+                    @storageRestrictions(accesses: _$backingData, initializes: _title)
                     init(initialValue) {
-                        _title = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "title")
+                        _title = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.title, at: 0, named: "title", unmanaged: _title)
+                        _$backingData.value(of: self, \.title, at: 0, named: "title")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.title, at: 0, named: "title", unmanaged: _title)
+                        _$backingData.setValue(newValue, of: self, \.title, at: 0, named: "title")
                     }
                 }
 
-                private var _title: Folio._PersistedStorage
+                private var _title: Folio._PersistedPropertyMarker
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -123,11 +125,19 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._title = Folio._PersistedStorage.unused
+                    self._title = Folio._PersistedPropertyMarker()
                 }
 
                 init(title: String) {
                     self.title = title
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -163,41 +173,44 @@ import Testing
             expandedSource: #"""
             final class Post {
                 var tags: [String] {
-                    @storageRestrictions(initializes: _tags)
+                    @storageRestrictions(accesses: _$backingData, initializes: _tags)
                     init(initialValue) {
-                        _tags = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "tags")
+                        _tags = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.tags, at: 0, named: "tags", unmanaged: _tags)
+                        _$backingData.value(of: self, \.tags, at: 0, named: "tags")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.tags, at: 0, named: "tags", unmanaged: _tags)
+                        _$backingData.setValue(newValue, of: self, \.tags, at: 0, named: "tags")
                     }
                 }
 
-                private var _tags: Folio._PersistedStorage
+                private var _tags: Folio._PersistedPropertyMarker
                 var scores: [Int] {
-                    @storageRestrictions(initializes: _scores)
+                    @storageRestrictions(accesses: _$backingData, initializes: _scores)
                     init(initialValue) {
-                        _scores = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 1, named: "scores")
+                        _scores = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.scores, at: 1, named: "scores", unmanaged: _scores)
+                        _$backingData.value(of: self, \.scores, at: 1, named: "scores")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.scores, at: 1, named: "scores", unmanaged: _scores)
+                        _$backingData.setValue(newValue, of: self, \.scores, at: 1, named: "scores")
                     }
                 }
 
-                private var _scores: Folio._PersistedStorage
+                private var _scores: Folio._PersistedPropertyMarker
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -211,13 +224,21 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._tags = Folio._PersistedStorage.unused
-                    self._scores = Folio._PersistedStorage.unused
+                    self._tags = Folio._PersistedPropertyMarker()
+                    self._scores = Folio._PersistedPropertyMarker()
                 }
 
                 init(tags: [String], scores: [Int]) {
                     self.tags = tags
                     self.scores = scores
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -254,27 +275,29 @@ import Testing
             expandedSource: #"""
             final class Dog {
                 var owner: Person {
-                    @storageRestrictions(initializes: _owner)
+                    @storageRestrictions(accesses: _$backingData, initializes: _owner)
                     init(initialValue) {
-                        _owner = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "owner")
+                        _owner = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.owner, at: 0, named: "owner", unmanaged: _owner)
+                        _$backingData.value(of: self, \.owner, at: 0, named: "owner")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.owner, at: 0, named: "owner", unmanaged: _owner)
+                        _$backingData.setValue(newValue, of: self, \.owner, at: 0, named: "owner")
                     }
                 }
 
-                private var _owner: Folio._PersistedStorage
+                private var _owner: Folio._PersistedPropertyMarker
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -287,11 +310,19 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._owner = Folio._PersistedStorage.unused
+                    self._owner = Folio._PersistedPropertyMarker()
                 }
 
                 init(owner: Person) {
                     self.owner = owner
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -324,27 +355,29 @@ import Testing
             expandedSource: #"""
             final class Person {
                 var pets: [Cat] {
-                    @storageRestrictions(initializes: _pets)
+                    @storageRestrictions(accesses: _$backingData, initializes: _pets)
                     init(initialValue) {
-                        _pets = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "pets")
+                        _pets = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.pets, at: 0, named: "pets", unmanaged: _pets)
+                        _$backingData.value(of: self, \.pets, at: 0, named: "pets")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.pets, at: 0, named: "pets", unmanaged: _pets)
+                        _$backingData.setValue(newValue, of: self, \.pets, at: 0, named: "pets")
                     }
                 }
 
-                private var _pets: Folio._PersistedStorage
+                private var _pets: Folio._PersistedPropertyMarker
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -357,11 +390,19 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._pets = Folio._PersistedStorage.unused
+                    self._pets = Folio._PersistedPropertyMarker()
                 }
 
                 init(pets: [Cat]) {
                     self.pets = pets
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -394,27 +435,29 @@ import Testing
             expandedSource: #"""
             final class Person {
                 var pets: [Pets.Cat] {
-                    @storageRestrictions(initializes: _pets)
+                    @storageRestrictions(accesses: _$backingData, initializes: _pets)
                     init(initialValue) {
-                        _pets = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "pets")
+                        _pets = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.pets, at: 0, named: "pets", unmanaged: _pets)
+                        _$backingData.value(of: self, \.pets, at: 0, named: "pets")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.pets, at: 0, named: "pets", unmanaged: _pets)
+                        _$backingData.setValue(newValue, of: self, \.pets, at: 0, named: "pets")
                     }
                 }
 
-                private var _pets: Folio._PersistedStorage
+                private var _pets: Folio._PersistedPropertyMarker
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -427,11 +470,19 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._pets = Folio._PersistedStorage.unused
+                    self._pets = Folio._PersistedPropertyMarker()
                 }
 
                 init(pets: [Pets.Cat]) {
                     self.pets = pets
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -454,28 +505,30 @@ import Testing
             expandedSource: #"""
             final class Trip {
                 var name: String {
-                    @storageRestrictions(initializes: _name)
+                    @storageRestrictions(accesses: _$backingData, initializes: _name)
                     init(initialValue) {
-                        _name = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "name")
+                        _name = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.name, at: 0, named: "name", unmanaged: _name)
+                        _$backingData.value(of: self, \.name, at: 0, named: "name")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name", unmanaged: _name)
+                        _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name")
                     }
                 }
 
-                private var _name: Folio._PersistedStorage
+                private var _name: Folio._PersistedPropertyMarker
                 var cache: [String: Int]
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -488,11 +541,19 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._name = Folio._PersistedStorage.unused
+                    self._name = Folio._PersistedPropertyMarker()
                 }
 
                 init(name: String) {
                     self.name = name
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -524,13 +585,14 @@ import Testing
                     didSet { print(name) }
                 }
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -544,6 +606,14 @@ import Testing
                 }
 
                 init() {
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -577,13 +647,14 @@ import Testing
             final class Trip {
                 var selection: Int?
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -597,6 +668,14 @@ import Testing
                 }
 
                 init() {
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -619,41 +698,44 @@ import Testing
             expandedSource: #"""
             final class Passport {
                 var holder: Person? {
-                    @storageRestrictions(initializes: _holder)
+                    @storageRestrictions(accesses: _$backingData, initializes: _holder)
                     init(initialValue) {
-                        _holder = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "holder")
+                        _holder = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.holder, at: 0, named: "holder", unmanaged: _holder)
+                        _$backingData.value(of: self, \.holder, at: 0, named: "holder")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.holder, at: 0, named: "holder", unmanaged: _holder)
+                        _$backingData.setValue(newValue, of: self, \.holder, at: 0, named: "holder")
                     }
                 }
 
-                private var _holder: Folio._PersistedStorage
+                private var _holder: Folio._PersistedPropertyMarker
                 var visas: [Visa] {
-                    @storageRestrictions(initializes: _visas)
+                    @storageRestrictions(accesses: _$backingData, initializes: _visas)
                     init(initialValue) {
-                        _visas = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 1, named: "visas")
+                        _visas = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.visas, at: 1, named: "visas", unmanaged: _visas)
+                        _$backingData.value(of: self, \.visas, at: 1, named: "visas")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.visas, at: 1, named: "visas", unmanaged: _visas)
+                        _$backingData.setValue(newValue, of: self, \.visas, at: 1, named: "visas")
                     }
                 }
 
-                private var _visas: Folio._PersistedStorage
+                private var _visas: Folio._PersistedPropertyMarker
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -667,13 +749,21 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._holder = Folio._PersistedStorage.unused
-                    self._visas = Folio._PersistedStorage.unused
+                    self._holder = Folio._PersistedPropertyMarker()
+                    self._visas = Folio._PersistedPropertyMarker()
                 }
 
                 init(holder: Person? = nil, visas: [Visa]) {
                     self.holder = holder
                     self.visas = visas
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -710,13 +800,14 @@ import Testing
                 var x: Int, y: Int
                 private var a, b: String
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -730,6 +821,14 @@ import Testing
                 }
 
                 init() {
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 

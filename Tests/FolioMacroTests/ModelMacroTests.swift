@@ -24,70 +24,75 @@ import Testing
             expandedSource: #"""
             final class Zoo {
                 var name: String {
-                    @storageRestrictions(initializes: _name)
+                    @storageRestrictions(accesses: _$backingData, initializes: _name)
                     init(initialValue) {
-                        _name = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "name")
+                        _name = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.name, at: 0, named: "name", unmanaged: _name)
+                        _$backingData.value(of: self, \.name, at: 0, named: "name")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name", unmanaged: _name)
+                        _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name")
                     }
                 }
 
-                private var _name: Folio._PersistedStorage
+                private var _name: Folio._PersistedPropertyMarker
                 var code: String {
-                    @storageRestrictions(initializes: _code)
+                    @storageRestrictions(accesses: _$backingData, initializes: _code)
                     init(initialValue) {
-                        _code = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 1, named: "code")
+                        _code = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.code, at: 1, named: "code", unmanaged: _code)
+                        _$backingData.value(of: self, \.code, at: 1, named: "code")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.code, at: 1, named: "code", unmanaged: _code)
+                        _$backingData.setValue(newValue, of: self, \.code, at: 1, named: "code")
                     }
                 }
 
-                private var _code: Folio._PersistedStorage
+                private var _code: Folio._PersistedPropertyMarker
                 var animals {
-                    @storageRestrictions(initializes: _animals)
+                    @storageRestrictions(accesses: _$backingData, initializes: _animals)
                     init(initialValue) {
-                        _animals = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 2, named: "animals")
+                        _animals = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.animals, at: 2, named: "animals", unmanaged: _animals)
+                        _$backingData.value(of: self, \.animals, at: 2, named: "animals")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.animals, at: 2, named: "animals", unmanaged: _animals)
+                        _$backingData.setValue(newValue, of: self, \.animals, at: 2, named: "animals")
                     }
                 }
 
-                private var _animals: Folio._PersistedStorage
+                private var _animals: Folio._PersistedPropertyMarker
                 var keeper: Keeper? {
-                    @storageRestrictions(initializes: _keeper)
+                    @storageRestrictions(accesses: _$backingData, initializes: _keeper)
                     init(initialValue) {
-                        _keeper = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 3, named: "keeper")
+                        _keeper = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.keeper, at: 3, named: "keeper", unmanaged: _keeper)
+                        _$backingData.value(of: self, \.keeper, at: 3, named: "keeper")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.keeper, at: 3, named: "keeper", unmanaged: _keeper)
+                        _$backingData.setValue(newValue, of: self, \.keeper, at: 3, named: "keeper")
                     }
                 }
 
-                private var _keeper: Folio._PersistedStorage
+                private var _keeper: Folio._PersistedPropertyMarker
                 var visitorsToday = 0
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -103,16 +108,24 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._name = Folio._PersistedStorage.unused
-                    self._code = Folio._PersistedStorage.unused
-                    self._animals = Folio._PersistedStorage.unused
-                    self._keeper = Folio._PersistedStorage.unused
+                    self._name = Folio._PersistedPropertyMarker()
+                    self._code = Folio._PersistedPropertyMarker()
+                    self._animals = Folio._PersistedPropertyMarker()
+                    self._keeper = Folio._PersistedPropertyMarker()
                 }
 
                 init(name: String, code: String, keeper: Keeper? = nil) {
                     self.name = name
                     self.code = code
                     self.keeper = keeper
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -140,46 +153,49 @@ import Testing
             expandedSource: #"""
             final class Country {
                 var name: String {
-                    @storageRestrictions(initializes: _name)
+                    @storageRestrictions(accesses: _$backingData, initializes: _name)
                     init(initialValue) {
-                        _name = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "name")
+                        _name = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.name, at: 0, named: "name", unmanaged: _name)
+                        _$backingData.value(of: self, \.name, at: 0, named: "name")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name", unmanaged: _name)
+                        _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name")
                     }
                 }
 
-                private var _name: Folio._PersistedStorage
+                private var _name: Folio._PersistedPropertyMarker
                 var visited: Bool {
-                    @storageRestrictions(initializes: _visited)
+                    @storageRestrictions(accesses: _$backingData, initializes: _visited)
                     init(initialValue) {
-                        _visited = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 1, named: "visited")
+                        _visited = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.visited, at: 1, named: "visited", unmanaged: _visited)
+                        _$backingData.value(of: self, \.visited, at: 1, named: "visited")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.visited, at: 1, named: "visited", unmanaged: _visited)
+                        _$backingData.setValue(newValue, of: self, \.visited, at: 1, named: "visited")
                     }
                 }
 
-                private var _visited: Folio._PersistedStorage
+                private var _visited: Folio._PersistedPropertyMarker
 
                 init(name: String, visited: Bool = false) {
                     self.name = name
                     self.visited = visited
                 }
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -193,8 +209,16 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._name = Folio._PersistedStorage.unused
-                    self._visited = Folio._PersistedStorage.unused
+                    self._name = Folio._PersistedPropertyMarker()
+                    self._visited = Folio._PersistedPropertyMarker()
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -216,27 +240,29 @@ import Testing
             expandedSource: #"""
             public final class Note {
                 public var text: String {
-                    @storageRestrictions(initializes: _text)
+                    @storageRestrictions(accesses: _$backingData, initializes: _text)
                     init(initialValue) {
-                        _text = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "text")
+                        _text = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.text, at: 0, named: "text", unmanaged: _text)
+                        _$backingData.value(of: self, \.text, at: 0, named: "text")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.text, at: 0, named: "text", unmanaged: _text)
+                        _$backingData.setValue(newValue, of: self, \.text, at: 0, named: "text")
                     }
                 }
 
-                private var _text: Folio._PersistedStorage
+                private var _text: Folio._PersistedPropertyMarker
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 public var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -249,11 +275,19 @@ import Testing
 
                 public required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._text = Folio._PersistedStorage.unused
+                    self._text = Folio._PersistedPropertyMarker()
                 }
 
                 public init(text: String) {
                     self.text = text
+                }
+
+                public static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -275,27 +309,29 @@ import Testing
             expandedSource: #"""
             package class Note {
                 var text: String {
-                    @storageRestrictions(initializes: _text)
+                    @storageRestrictions(accesses: _$backingData, initializes: _text)
                     init(initialValue) {
-                        _text = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "text")
+                        _text = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.text, at: 0, named: "text", unmanaged: _text)
+                        _$backingData.value(of: self, \.text, at: 0, named: "text")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.text, at: 0, named: "text", unmanaged: _text)
+                        _$backingData.setValue(newValue, of: self, \.text, at: 0, named: "text")
                     }
                 }
 
-                private var _text: Folio._PersistedStorage
+                private var _text: Folio._PersistedPropertyMarker
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 package var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -308,11 +344,19 @@ import Testing
 
                 package required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._text = Folio._PersistedStorage.unused
+                    self._text = Folio._PersistedPropertyMarker()
                 }
 
                 package init(text: String) {
                     self.text = text
+                }
+
+                package static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -336,55 +380,59 @@ import Testing
             expandedSource: #"""
             final class Trip {
                 var rating: Int {
-                    @storageRestrictions(initializes: _rating)
+                    @storageRestrictions(accesses: _$backingData, initializes: _rating)
                     init(initialValue) {
-                        _rating = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "rating")
+                        _rating = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.rating, at: 0, named: "rating", unmanaged: _rating)
+                        _$backingData.value(of: self, \.rating, at: 0, named: "rating")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.rating, at: 0, named: "rating", unmanaged: _rating)
+                        _$backingData.setValue(newValue, of: self, \.rating, at: 0, named: "rating")
                     }
                 }
 
-                private var _rating: Folio._PersistedStorage
+                private var _rating: Folio._PersistedPropertyMarker
                 var budget: Decimal? {
-                    @storageRestrictions(initializes: _budget)
+                    @storageRestrictions(accesses: _$backingData, initializes: _budget)
                     init(initialValue) {
-                        _budget = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 1, named: "budget")
+                        _budget = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.budget, at: 1, named: "budget", unmanaged: _budget)
+                        _$backingData.value(of: self, \.budget, at: 1, named: "budget")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.budget, at: 1, named: "budget", unmanaged: _budget)
+                        _$backingData.setValue(newValue, of: self, \.budget, at: 1, named: "budget")
                     }
                 }
 
-                private var _budget: Folio._PersistedStorage
+                private var _budget: Folio._PersistedPropertyMarker
                 var stops: [Stop] {
-                    @storageRestrictions(initializes: _stops)
+                    @storageRestrictions(accesses: _$backingData, initializes: _stops)
                     init(initialValue) {
-                        _stops = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 2, named: "stops")
+                        _stops = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.stops, at: 2, named: "stops", unmanaged: _stops)
+                        _$backingData.value(of: self, \.stops, at: 2, named: "stops")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.stops, at: 2, named: "stops", unmanaged: _stops)
+                        _$backingData.setValue(newValue, of: self, \.stops, at: 2, named: "stops")
                     }
                 }
 
-                private var _stops: Folio._PersistedStorage
+                private var _stops: Folio._PersistedPropertyMarker
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -399,15 +447,23 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._rating = Folio._PersistedStorage.unused
-                    self._budget = Folio._PersistedStorage.unused
-                    self._stops = Folio._PersistedStorage.unused
+                    self._rating = Folio._PersistedPropertyMarker()
+                    self._budget = Folio._PersistedPropertyMarker()
+                    self._stops = Folio._PersistedPropertyMarker()
                 }
 
                 init(rating: Int = 3, budget: Decimal? = nil, stops: [Stop] = []) {
                     self.rating = rating
                     self.budget = budget
                     self.stops = stops
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -432,55 +488,59 @@ import Testing
             expandedSource: #"""
             final class Trip {
                 var photo: Data? {
-                    @storageRestrictions(initializes: _photo)
+                    @storageRestrictions(accesses: _$backingData, initializes: _photo)
                     init(initialValue) {
-                        _photo = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "photo")
+                        _photo = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.photo, at: 0, named: "photo", unmanaged: _photo)
+                        _$backingData.value(of: self, \.photo, at: 0, named: "photo")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.photo, at: 0, named: "photo", unmanaged: _photo)
+                        _$backingData.setValue(newValue, of: self, \.photo, at: 0, named: "photo")
                     }
                 }
 
-                private var _photo: Folio._PersistedStorage
+                private var _photo: Folio._PersistedPropertyMarker
                 var accommodation: Accommodation? {
-                    @storageRestrictions(initializes: _accommodation)
+                    @storageRestrictions(accesses: _$backingData, initializes: _accommodation)
                     init(initialValue) {
-                        _accommodation = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 1, named: "accommodation")
+                        _accommodation = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.accommodation, at: 1, named: "accommodation", unmanaged: _accommodation)
+                        _$backingData.value(of: self, \.accommodation, at: 1, named: "accommodation")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.accommodation, at: 1, named: "accommodation", unmanaged: _accommodation)
+                        _$backingData.setValue(newValue, of: self, \.accommodation, at: 1, named: "accommodation")
                     }
                 }
 
-                private var _accommodation: Folio._PersistedStorage
+                private var _accommodation: Folio._PersistedPropertyMarker
                 var stops: [Stop] {
-                    @storageRestrictions(initializes: _stops)
+                    @storageRestrictions(accesses: _$backingData, initializes: _stops)
                     init(initialValue) {
-                        _stops = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 2, named: "stops")
+                        _stops = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.stops, at: 2, named: "stops", unmanaged: _stops)
+                        _$backingData.value(of: self, \.stops, at: 2, named: "stops")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.stops, at: 2, named: "stops", unmanaged: _stops)
+                        _$backingData.setValue(newValue, of: self, \.stops, at: 2, named: "stops")
                     }
                 }
 
-                private var _stops: Folio._PersistedStorage
+                private var _stops: Folio._PersistedPropertyMarker
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -495,15 +555,23 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._photo = Folio._PersistedStorage.unused
-                    self._accommodation = Folio._PersistedStorage.unused
-                    self._stops = Folio._PersistedStorage.unused
+                    self._photo = Folio._PersistedPropertyMarker()
+                    self._accommodation = Folio._PersistedPropertyMarker()
+                    self._stops = Folio._PersistedPropertyMarker()
                 }
 
                 init(photo: Data? = nil, accommodation: Accommodation? = nil, stops: [Stop] = []) {
                     self.photo = photo
                     self.accommodation = accommodation
                     self.stops = stops
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -529,31 +597,33 @@ import Testing
             expandedSource: #"""
             final class Item {
                 var title: String {
-                    @storageRestrictions(initializes: _title)
+                    @storageRestrictions(accesses: _$backingData, initializes: _title)
                     init(initialValue) {
-                        _title = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "title")
+                        _title = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.title, at: 0, named: "title", unmanaged: _title)
+                        _$backingData.value(of: self, \.title, at: 0, named: "title")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.title, at: 0, named: "title", unmanaged: _title)
+                        _$backingData.setValue(newValue, of: self, \.title, at: 0, named: "title")
                     }
                 }
 
-                private var _title: Folio._PersistedStorage
+                private var _title: Folio._PersistedPropertyMarker
                 var shout: String { title.uppercased() }
                 static var kind = "item"
                 lazy var cache: [String] = []
                 let createdBy = "me"
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -566,11 +636,19 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._title = Folio._PersistedStorage.unused
+                    self._title = Folio._PersistedPropertyMarker()
                 }
 
                 init(title: String) {
                     self.title = title
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -592,27 +670,29 @@ import Testing
             expandedSource: #"""
             final class Item {
                 var _rank: Int {
-                    @storageRestrictions(initializes: __rank)
+                    @storageRestrictions(accesses: _$backingData, initializes: __rank)
                     init(initialValue) {
-                        __rank = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "_rank")
+                        __rank = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \._rank, at: 0, named: "_rank", unmanaged: __rank)
+                        _$backingData.value(of: self, \._rank, at: 0, named: "_rank")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \._rank, at: 0, named: "_rank", unmanaged: __rank)
+                        _$backingData.setValue(newValue, of: self, \._rank, at: 0, named: "_rank")
                     }
                 }
 
-                private var __rank: Folio._PersistedStorage
+                private var __rank: Folio._PersistedPropertyMarker
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -625,11 +705,19 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self.__rank = Folio._PersistedStorage.unused
+                    self.__rank = Folio._PersistedPropertyMarker()
                 }
 
                 init(_rank: Int = 0) {
                     self._rank = _rank
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -651,27 +739,29 @@ import Testing
             expandedSource: #"""
             final class Lesson {
                 var `class`: String {
-                    @storageRestrictions(initializes: _class)
+                    @storageRestrictions(accesses: _$backingData, initializes: _class)
                     init(initialValue) {
-                        _class = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: 0, named: "class")
+                        _class = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.`class`, at: 0, named: "class", unmanaged: _class)
+                        _$backingData.value(of: self, \.`class`, at: 0, named: "class")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.`class`, at: 0, named: "class", unmanaged: _class)
+                        _$backingData.setValue(newValue, of: self, \.`class`, at: 0, named: "class")
                     }
                 }
 
-                private var _class: Folio._PersistedStorage
+                private var _class: Folio._PersistedPropertyMarker
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -684,11 +774,19 @@ import Testing
 
                 required init(backingData: Folio.BackingData) {
                     self._$backingData = backingData
-                    self._class = Folio._PersistedStorage.unused
+                    self._class = Folio._PersistedPropertyMarker()
                 }
 
                 init(`class`: String) {
                     self.`class` = `class`
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 
@@ -709,13 +807,14 @@ import Testing
             expandedSource: """
             final class Marker {
 
-                private var _$backingData = Folio.BackingData()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        _$backingData
+                        Folio.BackingData._resolved(&_$backingData)
                     }
                     set {
+                        _$backingData._modelWillGo(ObjectIdentifier(self))
                         _$backingData = newValue
                     }
                 }
@@ -729,6 +828,14 @@ import Testing
                 }
 
                 init() {
+                }
+
+                static var _$unregistersOnDeinit: Bool {
+                    true
+                }
+
+                deinit {
+                    _$backingData._modelWillGo(ObjectIdentifier(self))
                 }
             }
 

@@ -6,7 +6,7 @@ import Testing
 @Suite struct PersistedPropertyMacroTests {
     let macros: [String: MacroSpec] = ["_PersistedProperty": MacroSpec(type: PersistedPropertyMacro.self)]
 
-    @Test("A persisted property reads and writes through the backing data, keeping its unmanaged value in a private _name peer")
+    @Test("A persisted property reads and writes through the backing data, which keeps its value until insertion; a private _name marker makes initializers set it")
     func accessorsAndPeer() {
         assertExpansion(
             """
@@ -18,19 +18,20 @@ import Testing
             expandedSource: #"""
             final class Trip {
                 var destination: String {
-                    @storageRestrictions(initializes: _destination)
+                    @storageRestrictions(accesses: _$backingData, initializes: _destination)
                     init(initialValue) {
-                        _destination = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: -1, named: "destination")
+                        _destination = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.destination, at: -1, named: "destination", unmanaged: _destination)
+                        _$backingData.value(of: self, \.destination, at: -1, named: "destination")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.destination, at: -1, named: "destination", unmanaged: _destination)
+                        _$backingData.setValue(newValue, of: self, \.destination, at: -1, named: "destination")
                     }
                 }
 
-                private var _destination: Folio._PersistedStorage
+                private var _destination: Folio._PersistedPropertyMarker
             }
             """#,
             macros: macros
@@ -48,19 +49,20 @@ import Testing
             expandedSource: #"""
             final class Animal {
                 var category: AnimalCategory? {
-                    @storageRestrictions(initializes: _category)
+                    @storageRestrictions(accesses: _$backingData, initializes: _category)
                     init(initialValue) {
-                        _category = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: -1, named: "category")
+                        _category = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.category, at: -1, named: "category", unmanaged: _category)
+                        _$backingData.value(of: self, \.category, at: -1, named: "category")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.category, at: -1, named: "category", unmanaged: _category)
+                        _$backingData.setValue(newValue, of: self, \.category, at: -1, named: "category")
                     }
                 }
 
-                private var _category: Folio._PersistedStorage
+                private var _category: Folio._PersistedPropertyMarker
             }
             """#,
             macros: macros
@@ -78,19 +80,20 @@ import Testing
             expandedSource: #"""
             final class Lesson {
                 var `class`: String {
-                    @storageRestrictions(initializes: _class)
+                    @storageRestrictions(accesses: _$backingData, initializes: _class)
                     init(initialValue) {
-                        _class = Folio._PersistedStorage(initialValue)
+                        Folio.BackingData._initialize(&_$backingData, initialValue, at: -1, named: "class")
+                        _class = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.`class`, at: -1, named: "class", unmanaged: _class)
+                        _$backingData.value(of: self, \.`class`, at: -1, named: "class")
                     }
                     set {
-                        _$backingData.setValue(newValue, of: self, \.`class`, at: -1, named: "class", unmanaged: _class)
+                        _$backingData.setValue(newValue, of: self, \.`class`, at: -1, named: "class")
                     }
                 }
 
-                private var _class: Folio._PersistedStorage
+                private var _class: Folio._PersistedPropertyMarker
             }
             """#,
             macros: macros

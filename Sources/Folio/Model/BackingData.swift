@@ -2,6 +2,14 @@ import Foundation
 import Observation
 import Synchronization
 
+/// A model's `ObservationRegistrar`, made on its first read (see ``BackingData``).
+@usableFromInline
+final class _ObservationBox {
+    @usableFromInline let registrar = ObservationRegistrar()
+
+    @usableFromInline init() {}
+}
+
 /// Where a model's values live: in the instance before it is inserted, in its
 /// context's document afterwards, and in a snapshot once a rollback has taken
 /// the object away.
@@ -13,31 +21,64 @@ public final class BackingData {
     // more than the read, and no access to them overlaps another (a context is
     // used from one actor).
 
-    /// Made on first use: a model fetched and never read needs none.
-    @usableFromInline @exclusivity(unchecked) var observationRegistrar: ObservationRegistrar?
+    /// Made on first read: a model fetched and never read needs none. In a box
+    /// of its own, as a `let`: `ObservationRegistrar` is resilient, so a
+    /// registrar read out of an optional stored property is copied through its
+    /// value witnesses on every access, while one in a class's `let` is passed
+    /// where it lies.
+    @usableFromInline @exclusivity(unchecked) var observation: _ObservationBox? {
+        didSet { _observationPointer = observation.map { UnsafeMutableRawPointer(Unmanaged.passUnretained($0).toOpaque()) } }
+    }
+    /// `observation`, unretained, for reads: a read through it counts no reference.
+    @usableFromInline @exclusivity(unchecked) var _observationPointer: UnsafeMutableRawPointer?
+
+    /// The registrar, if the model was ever read (an observer can only be
+    /// watching a model whose property it read).
+    var observationRegistrar: ObservationRegistrar? { observation?.registrar }
+
     /// Records accesses and mutations for Observation.
     var registrar: ObservationRegistrar {
-        if let observationRegistrar { return observationRegistrar }
-        let made = ObservationRegistrar()
-        observationRegistrar = made
-        return made
+        if let observation { return observation.registrar }
+        let made = _ObservationBox()
+        observation = made
+        return made.registrar
     }
 
-    /// Records a read for Observation, in place (no copy of the registrar).
+    /// Records a read for Observation.
     @inlinable
     func _access<Model: PersistentModel, V>(_ model: Model, _ keyPath: KeyPath<Model, V>) {
-        if case .none = observationRegistrar { observationRegistrar = ObservationRegistrar() }
-        observationRegistrar!.access(model, keyPath: keyPath)
+        if let pointer = _observationPointer {
+            Unmanaged<_ObservationBox>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.registrar.access(model, keyPath: keyPath) }
+        } else {
+            _makeObservation().registrar.access(model, keyPath: keyPath)
+        }
+    }
+
+    /// Makes the model's registrar (its first read).
+    @usableFromInline
+    func _makeObservation() -> _ObservationBox {
+        let made = _ObservationBox()
+        observation = made
+        return made
     }
     /// The context holding the object; `nil` before insertion.
     @exclusivity(unchecked) var context: ModelContext? {
-        didSet { refEpoch = -1 }
+        didSet { fastEpoch = -1; refEpoch = -1; keptEpoch = -1 }
     }
     var identifier: PersistentIdentifier? {
-        didSet { refEpoch = -1 }
+        didSet { fastEpoch = -1; refEpoch = -1 }
     }
     /// Values kept when the object left its context's document (rollback).
     @exclusivity(unchecked) var snapshot: [String: Value]?
+    /// The values the properties hold before insertion, by ordinal (the
+    /// property's position in `schemaMetadata`); empty once the document has
+    /// the object, so they keep no related model alive.
+    @exclusivity(unchecked) private var unmanagedValues: [Any?] = []
+    /// The same, for a property `@Model` gave no ordinal.
+    @exclusivity(unchecked) private var unmanagedByName: [String: Any] = [:]
+    /// Whether a context made this backing data for an object it holds (a
+    /// fetched model): such a model never holds values of its own.
+    @usableFromInline let madeByContext: Bool
     private lazy var temporaryNumber = BackingData.nextTemporaryNumber()
     /// The object's row in its context's graph, valid while `refEpoch` is the
     /// context's ``ModelContext/graphEpoch``: rows are stable for a graph's life
@@ -47,17 +88,83 @@ public final class BackingData {
     @exclusivity(unchecked) private var cachedRef = ObjectRef(entity: -1, row: -1)
     /// The model class's columns in that graph (see ``ModelColumns``).
     @exclusivity(unchecked) private var columns: ModelColumns?
+    /// The graph epoch in which `cachedRef` and `columns` were both resolved,
+    /// for the same entity: a read that finds it current indexes the columns
+    /// straight away. -1 when not.
+    @exclusivity(unchecked) private var fastEpoch = -1
+    /// `columns`, unretained, for reads while `fastEpoch` is current.
+    @exclusivity(unchecked) private var fastColumns: UnsafeMutableRawPointer?
+
+    /// Makes `columns` and `cachedRef` current for reads in this epoch.
+    private func setFast(_ columns: ModelColumns, epoch: Int) {
+        fastColumns = Unmanaged.passUnretained(columns).toOpaque()
+        fastEpoch = epoch
+    }
+
+    /// A to-one destination's model this model read last, kept alive while
+    /// this one is: a program reading `animal.category` of many animals and
+    /// dropping the result would otherwise make and free the category's model
+    /// on every read. Kept only toward an entity later in the schema's order
+    /// (``ModelColumns/FastSlot/keepsDestination``), so no cycle of models can
+    /// keep itself, and its context, alive.
+    @exclusivity(unchecked) private var keptDestination: (any PersistentModel)?
+    /// Which to-one `keptDestination` is for (its ordinal), the row it is the
+    /// model of, and the graph epoch: a read finding all three current returns
+    /// it without looking the registry up.
+    @exclusivity(unchecked) private var keptOrdinal = -1
+    @exclusivity(unchecked) private var keptRow: Int32 = -1
+    @exclusivity(unchecked) private var keptEpoch = -1
 
     /// Backing data for a model that belongs to no context yet.
-    public init() {}
+    public init() {
+        madeByContext = false
+    }
+
+    /// The backing data every model starts with until its initializer sets a
+    /// property (see ``_initialize(_:_:at:named:)``): a model a context makes
+    /// gets its own at once, so it costs no second allocation. Never holds anything.
+    nonisolated(unsafe) public static let _unset = BackingData(placeholder: ())
+
+    private init(placeholder: Void) {
+        madeByContext = false
+    }
+
+    /// Where a context leaves the backing data of the model it is making, for
+    /// that model's `_$backingData` to start with (``_initial()``): then the
+    /// initial values the class declares, which Swift assigns in every
+    /// initializer, `init(backingData:)` included, are dropped at once
+    /// instead of making backing data of their own. Per thread: contexts on
+    /// different actors make models at the same time.
+    private static let makingKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// What a `@Model` instance's `_$backingData` starts with: the backing
+    /// data of the object its context is making it for, else the placeholder.
+    public static func _initial() -> BackingData {
+        guard let pending = pthread_getspecific(makingKey) else { return _unset }
+        pthread_setspecific(makingKey, nil)
+        return Unmanaged<BackingData>.fromOpaque(pending).takeUnretainedValue()
+    }
+
+    /// Makes a model for this backing data (`make` calls `init(backingData:)`).
+    func makeModel<T>(_ make: (BackingData) -> T) -> T {
+        pthread_setspecific(Self.makingKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.makingKey, nil) }
+        return make(self)
+    }
 
     /// Backing data for an object a context holds at `ref`, already resolved.
     init(context: ModelContext, identifier: PersistentIdentifier, ref: ObjectRef, columns: ModelColumns?) {
+        madeByContext = true
         self.context = context
         self.identifier = identifier
         refEpoch = context.graphEpoch
         cachedRef = ref
         self.columns = columns
+        if let columns, columns.entity == Int(ref.entity), columns.epoch == refEpoch { setFast(columns, epoch: refEpoch) }
     }
 
     /// Makes the model a view of an object just inserted at `ref`.
@@ -65,9 +172,72 @@ public final class BackingData {
         self.context = context
         self.identifier = identifier
         snapshot = nil
+        dropUnmanagedValues()
         refEpoch = context.graphEpoch
         cachedRef = ref
         self.columns = columns
+        if columns.entity == Int(ref.entity), columns.epoch == refEpoch { setFast(columns, epoch: refEpoch) }
+    }
+
+    /// Forgets the values held before insertion: once the document has the
+    /// object, keeping them would only keep related models alive (two models
+    /// related before insertion would hold each other forever).
+    func dropUnmanagedValues() {
+        if !unmanagedValues.isEmpty { unmanagedValues = [] }
+        if !unmanagedByName.isEmpty { unmanagedByName = [:] }
+    }
+
+    // MARK: The model's life
+
+    /// The backing data a model's `persistentBackingData` returns: its own,
+    /// made now if it still has the shared placeholder (a class with no
+    /// persisted property its initializer sets).
+    @inlinable
+    public static func _resolved(_ backing: inout BackingData) -> BackingData {
+        if backing === _unset { backing = BackingData() }
+        return backing
+    }
+
+    /// Called by a property's init accessor: keeps the initial value in the
+    /// instance until it is inserted, making the model's own backing data first.
+    @inlinable
+    public static func _initialize<V>(_ backing: inout BackingData, _ value: V, at ordinal: Int, named name: String) {
+        if backing === _unset { backing = BackingData() }
+        // A model a context makes reads its values from the document.
+        guard !backing.madeByContext else { return }
+        backing.keepUnmanaged(value, at: ordinal, named: name)
+    }
+
+    /// Called by a `@Model` class's `deinit` (and when its backing data is
+    /// replaced): its context stops handing the instance out.
+    public func _modelWillGo(_ model: ObjectIdentifier) {
+        guard let context, let identifier else { return }
+        context.registry.remove(identifier.id, ifHolding: model)
+    }
+
+    /// The value a property holds before insertion, if it was set (what a typed insert stores).
+    func unmanagedValue(at ordinal: Int, named name: String) -> Any? {
+        if ordinal >= 0 { return ordinal < unmanagedValues.count ? unmanagedValues[ordinal] : nil }
+        return unmanagedByName[name]
+    }
+
+    @usableFromInline
+    func keepUnmanaged(_ value: Any, at ordinal: Int, named name: String) {
+        guard ordinal >= 0 else { return unmanagedByName[name] = value }
+        if ordinal >= unmanagedValues.count {
+            // One allocation for a typical model's properties, set one by one by its initializer.
+            if unmanagedValues.isEmpty { unmanagedValues.reserveCapacity(max(8, ordinal + 1)) }
+            unmanagedValues.append(contentsOf: repeatElement(nil, count: ordinal + 1 - unmanagedValues.count))
+        }
+        unmanagedValues[ordinal] = value
+    }
+
+    /// The value held before insertion as `V`; `nil` when unset, or for an
+    /// optional property left unset.
+    private func unmanagedValue<V>(at ordinal: Int, named name: String, as type: V.Type) -> V? {
+        if let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
+        if let optional = V.self as? any OptionalType.Type { return optional.nothing as? V }
+        return nil
     }
 
     private static let temporaryNumbers = Mutex(UInt64(1) << 63)
@@ -93,6 +263,7 @@ public final class BackingData {
         guard let identifier, let ref = context.graph.index[identifier.id] else { return nil }
         refEpoch = context.graphEpoch
         cachedRef = ref
+        fastEpoch = -1
         return (context, ref)
     }
 
@@ -107,10 +278,13 @@ public final class BackingData {
             resolved = columns
         } else {
             guard let made = context.columns(forType: type) else { return nil }
+            fastEpoch = -1
             columns = made
             resolved = made
         }
-        guard resolved.entity == Int(ref.entity), ordinal >= 0, ordinal < resolved.slots.count else { return nil }
+        guard resolved.entity == Int(ref.entity) else { return nil }
+        setFast(resolved, epoch: context.graphEpoch)
+        guard ordinal >= 0, ordinal < resolved.slots.count else { return nil }
         return (context, ref, resolved.slots[ordinal])
     }
 
@@ -160,19 +334,12 @@ public final class BackingData {
         return snapshot?[name]
     }
 
-    /// Drops the value a property held before insertion: once the document has
-    /// the object, keeping it would only keep related models alive (two models
-    /// related before insertion would hold each other forever).
-    private func release(_ unmanaged: _PersistedStorage) {
-        if !unmanaged.isEmpty, location != nil { unmanaged.value = nil }
-    }
-
     /// Where an edit goes: the context's document (undoably, after the same type
     /// checks the dynamic API makes), the snapshot, or the instance. A value the
     /// document cannot hold is reported to the context's `autosaveErrorHandler`
     /// and the property keeps its value.
     private func store<Model: PersistentModel>(_ name: String, _ ordinal: Int, of type: Model.Type, _ value: () throws -> Value,
-                                               unmanaged: _PersistedStorage, keep: () -> Void) {
+                                               keep: () -> Void) {
         if let (context, ref) = editableLocation {
             let entity = context.graph.layout.entities[Int(ref.entity)]
             let index: Int
@@ -198,14 +365,26 @@ public final class BackingData {
                 let mismatch = GraphError.typeMismatch(entity: entity.name, attribute: name, expected: "an encodable value", value: "\(error)")
                 ModelContainer.report(.graph(mismatch), to: context.autosaveErrorHandler)
             }
-        } else if snapshot != nil || unmanaged === _PersistedStorage.unused {
-            // A model a context made has no storage of its own: its values go where a detached model's do.
+        } else if snapshot != nil || madeByContext {
+            // A model a context made has no values of its own: they go where a detached model's do.
             if let value = try? value() {
                 if snapshot == nil { snapshot = [:] }
                 snapshot?[name] = value
             }
         } else {
             keep()
+        }
+    }
+
+    /// Runs a setter's edit, telling the model's observers when it has any: a
+    /// model never read under observation tracking has no registrar, and
+    /// making one for a write nobody watches would cost two allocations.
+    @inline(__always)
+    private func mutation<Model: PersistentModel, V>(of model: Model, _ keyPath: KeyPath<Model, V>, _ edit: () -> Void) {
+        if let observation {
+            observation.registrar.withMutation(of: model, keyPath: keyPath, edit)
+        } else {
+            edit()
         }
     }
 
@@ -219,14 +398,31 @@ public final class BackingData {
     /// Sets a relationship (`nil`: an optional to-many with no collection). On a
     /// model not yet inserted, relating it to models of a context inserts it
     /// there (with everything it reaches), as SwiftData does.
-    private func relate(_ models: [any PersistentModel]?, _ name: String, of owner: any PersistentModel,
-                        unmanaged: _PersistedStorage, keep: () -> Void) {
+    private func relate(_ models: [any PersistentModel]?, _ name: String, of owner: any PersistentModel, keep: () -> Void) {
         if let (context, ref) = editableLocation {
             context.setRelatedModels(models, for: name, of: ref)
-        } else if snapshot == nil, unmanaged !== _PersistedStorage.unused {
+        } else if snapshot == nil, !madeByContext {
             keep()
             if let context = (models ?? []).lazy.compactMap(\.modelContext).first { context.insertModel(owner) }
         }
+    }
+
+    /// Sets a to-one relationship of a managed model to a model of the same
+    /// context, without the array and the look-ups ``relate(_:_:of:keep:)``
+    /// makes; `false` when the general path must do it.
+    private func relateOne(_ destination: (any PersistentModel)?, at ordinal: Int, of type: any PersistentModel.Type) -> Bool {
+        guard let (context, ref, slot) = slot(type, ordinal), case .toOne(let link, let entity) = slot,
+              context.graph.isLive(ref) else { return false }
+        var row = -1
+        if let destination {
+            let backing = destination.persistentBackingData
+            guard backing.context === context, let (_, target) = backing.location, Int(target.entity) == entity,
+                  context.graph.isLive(target) else { return false }
+            row = Int(target.row)
+        }
+        context.replaceLinks(ref, link, with: row < 0 ? [] : [Int32(row)], absent: false,
+                             name: columns?.actionNames[ordinal] ?? "Set \(context.graph.layout.entities[Int(ref.entity)].name)")
+        return true
     }
 
     // MARK: Attributes
@@ -238,65 +434,55 @@ public final class BackingData {
     ///   indexes the class's columns, resolved once per class and graph.
     @inlinable
     public func value<Model: PersistentModel, V: PersistableValue>(
-        of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
         _access(model, keyPath)
         // Inlined into the property's getter, where `V` is known: `_read` is a direct
         // call, and no generic metadata is looked up on the way.
-        if let cell = _cell(of: Model.self, at: ordinal, unmanaged: unmanaged), let value = V._read(cell) { return value }
-        // Not inserted yet (what a typed insert reads): the instance's own value.
-        if _isUnmanaged, let value = unmanaged.value as? V { return value }
-        return _storedValue(of: model, keyPath, named: name, unmanaged: unmanaged)
+        if let cell = _cell(of: Model.self, at: ordinal), let value = V._read(cell) { return value }
+        return _storedValue(of: model, keyPath, at: ordinal, named: name)
     }
-
-    /// Whether the model belongs to no context and has no snapshot: its values live in the instance.
-    @usableFromInline var _isUnmanaged: Bool { context == nil && snapshot == nil }
 
     /// The column cell of an attribute of a managed model; `nil` when the read
     /// must take the general path (unmanaged, detached, a blob still on disk).
+    ///
+    /// No reference is counted on the way: the context holds its graph, and
+    /// the class's columns point at their storage unretained for that graph.
     @usableFromInline
-    func _cell(of type: any PersistentModel.Type, at ordinal: Int, unmanaged: _PersistedStorage) -> _StoredCell? {
-        guard let context else { return nil }
-        let ref: ObjectRef
-        let slot: ModelColumns.Slot
-        // The common case, checked field by field: row and columns current for this class.
-        if refEpoch == context.graphEpoch, let columns, columns.epoch == refEpoch, columns.modelType == ObjectIdentifier(type),
-           columns.entity == Int(cachedRef.entity), ordinal >= 0, ordinal < columns.slots.count {
-            ref = cachedRef
-            slot = columns.slots[ordinal]
-        } else {
-            guard let (_, resolvedRef, resolvedSlot) = self.slot(type, ordinal) else { return nil }
-            ref = resolvedRef
-            slot = resolvedSlot
+    func _cell(of type: any PersistentModel.Type, at ordinal: Int) -> _StoredCell? {
+        guard let epoch = context?.graphEpoch else { return nil }
+        if fastEpoch == epoch, let fastColumns {
+            let ref = cachedRef
+            let found: _StoredCell?? = Unmanaged<ModelColumns>.fromOpaque(fastColumns)._withUnsafeGuaranteedRef { columns in
+                guard columns.modelType == ObjectIdentifier(type), ordinal >= 0, ordinal < columns.fast.count else { return .none }
+                let slot = columns.fast[ordinal]
+                guard slot.kind == .cell, let storage = slot.object else { return .some(nil) }
+                return .some(_StoredCell(graph: columns.graph, ref: ref, attribute: slot.index, kind: slot.cellKind, storage: storage))
+            }
+            if case .some(let cell) = found { return cell }
         }
-        guard case .attribute(let index, let kind) = slot else { return nil }
-        if !unmanaged.isEmpty { unmanaged.value = nil }
-        unowned(unsafe) let graph = context.graph
-        unowned(unsafe) let table = graph.tables[Int(ref.entity)]
-        let column = table.columns[index]
-        // A blob still on disk is read (and a failure reported) by the general path.
-        guard !column.hasBlobs else { return nil }
-        return _StoredCell(graph: graph, ref: ref, attribute: index, column: column, kind: kind)
+        guard self.slot(type, ordinal) != nil, fastEpoch == epoch else { return nil }
+        return _cell(of: type, at: ordinal)
     }
 
-    /// An attribute read by name: the instance's storage, the snapshot, a blob, a default.
+    /// An attribute read by name: the instance's values, the snapshot, a blob, a default.
     @usableFromInline
     func _storedValue<Model: PersistentModel, V: PersistableValue>(
-        of model: Model, _ keyPath: KeyPath<Model, V>, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
-        release(unmanaged)
+        if context == nil, snapshot == nil, let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
         if let stored = storedValue(name), let value = V(persistentValue: stored) { return value }
-        if let value = unmanaged.value(as: V.self) { return value }
+        if let value = unmanagedValue(at: ordinal, named: name, as: V.self) { return value }
         return V(persistentValue: .null) ?? V(persistentValue: .zero(of: V.valueType))
             ?? Self.declaredDefault(model, keyPath) { V(persistentValue: $0) } ?? Self.missing(name)
     }
 
     /// Sets an attribute of a type Folio stores directly; undoable once the model is inserted.
     public func setValue<Model: PersistentModel, V: PersistableValue>(
-        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
+        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
     ) {
-        registrar.withMutation(of: model, keyPath: keyPath) {
-            store(name, ordinal, of: Model.self, { newValue.persistentValue }, unmanaged: unmanaged) { unmanaged.value = newValue }
+        mutation(of: model, keyPath) {
+            store(name, ordinal, of: Model.self, { newValue.persistentValue }) { keepUnmanaged(newValue, at: ordinal, named: name) }
         }
     }
 
@@ -308,17 +494,17 @@ public final class BackingData {
     /// missing fields read as zero. The document is not changed until the
     /// property is set.
     public func value<Model: PersistentModel, V: Codable>(
-        of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
         registrar.access(model, keyPath: keyPath)
-        release(unmanaged)
+        if context == nil, snapshot == nil, let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
         if let stored = storedValue(name) {
             do { return try CodableValue.decode(V.self, from: stored) } catch {
                 reportUndecodable(name, as: V.self, error)
                 if let value = CodableValue.decodeLeniently(V.self, from: stored) { return value }
             }
         }
-        if let value = unmanaged.value(as: V.self) { return value }
+        if let value = unmanagedValue(at: ordinal, named: name, as: V.self) { return value }
         return CodableValue.decodeLeniently(V.self, from: .null)
             ?? Self.declaredDefault(model, keyPath) { CodableValue.decodeLeniently(V.self, from: $0) }
             ?? ((V.self as? any CaseIterable.Type)?.allCases.first as? V)
@@ -327,10 +513,10 @@ public final class BackingData {
 
     /// Sets a `Codable` attribute; undoable once the model is inserted.
     public func setValue<Model: PersistentModel, V: Codable>(
-        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
+        _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
     ) {
-        registrar.withMutation(of: model, keyPath: keyPath) {
-            store(name, ordinal, of: Model.self, { try CodableValue.encode(newValue) }, unmanaged: unmanaged) { unmanaged.value = newValue }
+        mutation(of: model, keyPath) {
+            store(name, ordinal, of: Model.self, { try CodableValue.encode(newValue) }) { keepUnmanaged(newValue, at: ordinal, named: name) }
         }
     }
 
@@ -353,12 +539,12 @@ public final class BackingData {
     ///   a link column read and a registry look-up by object number.
     @inlinable
     public func value<Model: PersistentModel, Destination: PersistentModel>(
-        of model: Model, _ keyPath: KeyPath<Model, Destination?>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, Destination?>, at ordinal: Int, named name: String
     ) -> Destination? {
         _access(model, keyPath)
-        switch _relatedModel(of: Model.self, at: ordinal, as: Destination.self, unmanaged: unmanaged) {
+        switch _relatedModel(of: Model.self, at: ordinal, as: Destination.self) {
         case .none:
-            return _storedModel(of: model, named: name, as: Destination.self, unmanaged: unmanaged)
+            return _storedModel(of: model, at: ordinal, named: name, as: Destination.self)
         case .some(nil):
             return nil
         case .some(let related?):
@@ -373,55 +559,76 @@ public final class BackingData {
     /// The model a to-one relationship of a managed model holds (`.some(nil)`:
     /// none); `.none` when the read must take the general path.
     @usableFromInline
-    func _relatedModel(of type: any PersistentModel.Type, at ordinal: Int, as destinationType: any PersistentModel.Type,
-                       unmanaged: _PersistedStorage) -> (any PersistentModel)?? {
+    func _relatedModel(of type: any PersistentModel.Type, at ordinal: Int,
+                       as destinationType: any PersistentModel.Type) -> (any PersistentModel)?? {
+        guard let epoch = context?.graphEpoch else { return .none }
+        if fastEpoch == epoch, let fastColumns,
+           let slot = Unmanaged<ModelColumns>.fromOpaque(fastColumns)._withUnsafeGuaranteedRef({ columns -> ModelColumns.FastSlot? in
+               guard columns.modelType == ObjectIdentifier(type), ordinal >= 0, ordinal < columns.fast.count else { return nil }
+               return columns.fast[ordinal]
+           }) {
+            guard slot.kind == .toOne, let links = slot.object, let destinationTable = slot.destinationTable else { return .none }
+            let target = Unmanaged<LinkColumn>.fromOpaque(links)._withUnsafeGuaranteedRef { $0.one[Int(cachedRef.row)] }
+            guard target >= 0 else { return .some(nil) }
+            // The model read last, alive (kept) and still the model of that row.
+            if keptRow == target, keptOrdinal == ordinal, keptEpoch == epoch, let keptDestination { return .some(keptDestination) }
+            guard let context else { return .none }
+            let id = Unmanaged<EntityTable>.fromOpaque(destinationTable)._withUnsafeGuaranteedRef { $0.ids[Int(target)] }
+            let model = context.registry[id] ?? context.anyModel(destinationType, at: ObjectRef(entity: Int(slot.destination), row: Int(target)))
+            if slot.keepsDestination {
+                keptDestination = model
+                keptOrdinal = ordinal
+                keptRow = target
+                keptEpoch = epoch
+            }
+            return .some(model)
+        }
         guard let (context, ref, slot) = slot(type, ordinal), case .toOne(let link, let destination) = slot else { return .none }
-        release(unmanaged)
         var target: Int32 = -1
         context.graph.tables[Int(ref.entity)].links[link].forEachTarget(of: Int(ref.row)) { target = $0 }
         guard target >= 0 else { return .some(nil) }
         return .some(context.anyModel(destinationType, at: ObjectRef(entity: destination, row: Int(target))))
     }
 
-    /// A to-one relationship read by name: the document, or the instance's storage.
+    /// A to-one relationship read by name: the document, or the instance's values.
     @usableFromInline
-    func _storedModel<Destination: PersistentModel>(of model: any PersistentModel, named name: String, as type: Destination.Type,
-                                                    unmanaged: _PersistedStorage) -> Destination? {
-        release(unmanaged)
+    func _storedModel<Destination: PersistentModel>(of model: any PersistentModel, at ordinal: Int, named name: String,
+                                                    as type: Destination.Type) -> Destination? {
         if let related = relatedModels(name, as: Destination.self) { return related.first }
-        return unmanaged.value(as: Destination?.self) ?? nil
+        return unmanagedValue(at: ordinal, named: name, as: Destination?.self) ?? nil
     }
 
     /// Sets a to-one relationship; the inverse follows, and an uninserted
     /// destination is inserted into the model's context.
+    ///
+    /// - Complexity: O(1) amortized for a destination already in the model's
+    ///   context, however many models its inverse to-many holds.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
-        _ newValue: Destination?, of model: Model, _ keyPath: KeyPath<Model, Destination?>, at ordinal: Int, named name: String,
-        unmanaged: _PersistedStorage
+        _ newValue: Destination?, of model: Model, _ keyPath: KeyPath<Model, Destination?>, at ordinal: Int, named name: String
     ) {
-        registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue.map { [$0] } ?? [], name, of: model, unmanaged: unmanaged) { unmanaged.value = newValue as Any }
+        mutation(of: model, keyPath) {
+            if relateOne(newValue, at: ordinal, of: Model.self) { return }
+            relate(newValue.map { [$0] } ?? [], name, of: model) { keepUnmanaged(newValue, at: ordinal, named: name) }
         }
     }
 
     /// Reads a to-many relationship, in order.
     public func value<Model: PersistentModel, Destination: PersistentModel>(
-        of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) -> [Destination] {
         registrar.access(model, keyPath: keyPath)
-        release(unmanaged)
         if let (context, ref, slot) = slot(Model.self, ordinal), case .toMany(let link) = slot {
             return context.graph.targets(ref, link).map { context.model(Destination.self, at: $0) }
         }
-        return relatedModels(name, as: Destination.self) ?? unmanaged.value(as: [Destination].self) ?? []
+        return relatedModels(name, as: Destination.self) ?? unmanagedValue(at: ordinal, named: name, as: [Destination].self) ?? []
     }
 
     /// Replaces a to-many relationship's contents, in order; inverses follow.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
-        _ newValue: [Destination], of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String,
-        unmanaged: _PersistedStorage
+        _ newValue: [Destination], of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) {
-        registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue, name, of: model, unmanaged: unmanaged) { unmanaged.value = newValue }
+        mutation(of: model, keyPath) {
+            relate(newValue, name, of: model) { keepUnmanaged(newValue, at: ordinal, named: name) }
         }
     }
 
@@ -429,27 +636,25 @@ public final class BackingData {
     /// or an object is linked to it (from either side), and after it is set to
     /// `nil`; an empty array once set to `[]` or emptied — saved and reopened alike.
     public func value<Model: PersistentModel, Destination: PersistentModel>(
-        of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String, unmanaged: _PersistedStorage
+        of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
     ) -> [Destination]? {
         registrar.access(model, keyPath: keyPath)
-        release(unmanaged)
         if let (context, ref) = location {
             guard let slot = context.graph.layout.entities[Int(ref.entity)].linkIndex[name] else { return nil }
             return context.graph.collection(ref, slot)?.map { context.model(Destination.self, at: $0) }
         }
         // Detached (its object gone): relationships read empty, as for every other kind.
         if snapshot != nil { return [] }
-        return unmanaged.value(as: [Destination]?.self) ?? nil
+        return unmanagedValue(at: ordinal, named: name, as: [Destination]?.self) ?? nil
     }
 
     /// Replaces an optional to-many relationship's contents; `nil` leaves it with
     /// no collection, `[]` with an empty one. Undoable once the model is inserted.
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
-        _ newValue: [Destination]?, of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String,
-        unmanaged: _PersistedStorage
+        _ newValue: [Destination]?, of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
     ) {
-        registrar.withMutation(of: model, keyPath: keyPath) {
-            relate(newValue, name, of: model, unmanaged: unmanaged) { unmanaged.value = newValue as Any }
+        mutation(of: model, keyPath) {
+            relate(newValue, name, of: model) { keepUnmanaged(newValue, at: ordinal, named: name) }
         }
     }
 

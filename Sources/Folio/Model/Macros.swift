@@ -1,5 +1,5 @@
 // The macros of the typed layer. Their expansions are in the FolioMacros
-// plug-in; what they expand to calls BackingData, _PersistedStorage and
+// plug-in; what they expand to calls BackingData, _PersistedPropertyMarker and
 // Schema.PropertyMetadata.
 
 /// Makes a class a persistent model: a `PersistentModel` (and so `Observable`)
@@ -20,7 +20,8 @@
 ///     var accommodation: Accommodation?
 /// }
 /// ```
-@attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init))
+@attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
+          named(_$unregistersOnDeinit), named(deinit))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "FolioMacros", type: "ModelMacro")

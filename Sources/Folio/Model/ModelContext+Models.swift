@@ -5,15 +5,21 @@ import Foundation
 extension ModelContext {
     // MARK: Registered models
 
-    /// The model for an object, reusing the registered instance if there is one.
+    /// The model for an object, reusing the registered instance if there is one:
+    /// the one place models of objects a context holds are made (fetch, reads
+    /// of relationships, `model(for:)`).
     ///
     /// - Complexity: O(1); a new model costs the instance and its backing data,
-    ///   nothing per property.
-    func model<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef) -> T {
-        let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
+    ///   nothing per property and no weak reference (see ``ModelRegistry``).
+    ///   `columns`, when given, are the class's (``columns(for:)``), resolved once
+    ///   by a caller making many models.
+    func model<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef, columns: ModelColumns? = nil) -> T {
+        let table = graph.tables[Int(ref.entity)]
+        let id = table.ids[Int(ref.row)]
         if let existing = registry.model(id, as: T.self) { return existing }
         let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
-        let model = T(backingData: BackingData(context: self, identifier: identifier, ref: ref, columns: columns(for: T.self)))
+        let backing = BackingData(context: self, identifier: identifier, ref: ref, columns: columns ?? self.columns(for: T.self))
+        let model = backing.makeModel(T.init(backingData:))
         registry.register(model, id: id)
         return model
     }
@@ -26,19 +32,16 @@ extension ModelContext {
     func columns(forType type: any PersistentModel.Type) -> ModelColumns? {
         let key = ObjectIdentifier(type)
         if let cached = modelColumns[key] { return cached }
-        guard let made = ModelColumns(type, layout: graph.layout, epoch: graphEpoch) else { return nil }
+        guard let made = ModelColumns(type, graph: graph, epoch: graphEpoch) else { return nil }
         modelColumns[key] = made
         return made
     }
 
     /// The model for an object, of a class known only at run time (a to-one read).
     func anyModel(_ type: any PersistentModel.Type, at ref: ObjectRef) -> any PersistentModel {
-        let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
-        if let existing = registry[id] { return existing }
-        let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
-        let model = type.init(backingData: BackingData(context: self, identifier: identifier, ref: ref, columns: columns(forType: type)))
-        registry.register(model, id: id)
-        return model
+        if let existing = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] { return existing }
+        func make<T: PersistentModel>(_ type: T.Type) -> any PersistentModel { model(T.self, at: ref) }
+        return make(type)
     }
 
     /// Forgets the model registered for an object, if it is this backing data's.
@@ -90,15 +93,19 @@ extension ModelContext {
     /// edits made through the dynamic API.
     func notifyModel(_ ref: ObjectRef, _ name: String) {
         guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] else { return }
+        // A model never read has no registrar: nobody observes it.
+        let backing = model.persistentBackingData
+        guard backing.observation != nil else { return }
         // A typed setter has told this model's observers already.
-        if let typedWriter, ObjectIdentifier(model.persistentBackingData) == typedWriter { return }
+        if let typedWriter, ObjectIdentifier(backing) == typedWriter { return }
         ModelMetadata.of(type(of: model)).property(named: name)?.notify(model)
     }
 
     /// Tells the observers of a registered model that any of its properties may
     /// have changed (merging another context's save).
     func notifyModel(_ ref: ObjectRef) {
-        guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] else { return }
+        guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]],
+              model.persistentBackingData.observation != nil else { return }
         for property in ModelMetadata.of(type(of: model)).properties { property.notify(model) }
     }
 
@@ -170,6 +177,7 @@ extension ModelContext {
         backing.context = self
         backing.identifier = id
         backing.snapshot = nil
+        backing.dropUnmanagedValues()
         // An upsert keeps the model already registered for the object.
         if registry[id.id] == nil { registry.register(model, id: id.id) }
         guard let ref = graph.index[id.id] else { return nil }
@@ -179,11 +187,6 @@ extension ModelContext {
             guard let models, let slot = graph.layout.entities[Int(ref.entity)].linkIndex[name],
                   !models.isEmpty || links[slot].isAbsent(Int(ref.row)) else { continue }
             setRelatedModels(models, for: name, of: ref)
-        }
-        // Reading each relationship through the document releases what the
-        // instance held before insertion.
-        for property in metadata {
-            if case .relationship(_, _, let read) = property.kind { _ = read(model) }
         }
         return ref
     }
@@ -195,17 +198,24 @@ extension ModelContext {
     /// - Complexity: O(properties), no dictionary and no name look-up (linking
     ///   aside, which ``setRelatedModels(_:for:of:)`` does).
     private func insertDirectly(_ model: any PersistentModel, _ backing: BackingData, _ columns: ModelColumns) -> ObjectRef? {
-        let properties = columns.metadata.properties
         let entity = columns.entity
         var values = columns.initialValues
         // (ordinal, slot, models) of the relationships that hold something.
         var related: [(ordinal: Int, slot: Int, models: [any PersistentModel])] = []
-        // Read everything while the values still live in the instance.
-        for (ordinal, property) in properties.enumerated() {
-            switch (property.kind, columns.slots[ordinal]) {
-            case (.attribute(_, let read), .attribute(let index, _)):
+        // Read everything while the values still live in the instance: straight
+        // from its backing data, converted by the property's type (a property
+        // its initializer left unset reads through its getter).
+        for (ordinal, step) in columns.insertSteps.enumerated() {
+            switch step.kind {
+            case .attribute(let index, let stored, let read, let checksModelValue):
                 let value: Value
-                do { value = try read(model) } catch {
+                do {
+                    if let unmanaged = backing.unmanagedValue(at: ordinal, named: step.name), let converted = try stored?(unmanaged) {
+                        value = converted
+                    } else {
+                        value = try read(model)
+                    }
+                } catch {
                     let mismatch = GraphError.typeMismatch(entity: graph.layout.entities[entity].name, attribute: "",
                                                            expected: "encodable values", value: "\(error)")
                     ModelContainer.report(.graph(mismatch), to: autosaveErrorHandler)
@@ -213,19 +223,25 @@ extension ModelContext {
                 }
                 do {
                     values[index] = try graph.checked(value, entity: entity, attribute: index)
-                    if property.accepts != nil {
-                        try core.checkModelValue(value, entity: graph.layout.entities[entity].name, attribute: property.name)
+                    if checksModelValue {
+                        try core.checkModelValue(value, entity: graph.layout.entities[entity].name, attribute: step.name)
                     }
                 } catch {
                     ModelContainer.report(.graph(error), to: autosaveErrorHandler)
                     return nil
                 }
-            case (.relationship(_, _, let read), .toOne(let slot, _)), (.relationship(_, _, let read), .toMany(let slot)):
+            case .relationship(let slot, let fromBacking, let read):
                 // `nil` leaves a new row as it is (no object, no collection); `[]`
                 // matters only to an optional to-many, which it gives an empty collection.
-                guard let models = read(model), !models.isEmpty || graph.tables[entity].links[slot].isOptional else { continue }
+                let held: [any PersistentModel]?
+                if let unmanaged = backing.unmanagedValue(at: ordinal, named: step.name), let models = fromBacking?(unmanaged) {
+                    held = models
+                } else {
+                    held = read(model)
+                }
+                guard let models = held, !models.isEmpty || graph.tables[entity].links[slot].isOptional else { continue }
                 related.append((ordinal, slot, models))
-            default:
+            case .skip:
                 continue
             }
         }
@@ -238,12 +254,7 @@ extension ModelContext {
         backing.attach(to: self, PersistentIdentifier(entityName: graph.layout.entities[entity].name, id: id), ref, columns)
         registry.register(model, id: id)
         for (ordinal, _, models) in related {
-            setRelatedModels(models, for: properties[ordinal].name, of: ref)
-        }
-        // Reading a relationship through the document releases what the
-        // instance held before insertion.
-        for (ordinal, _, _) in related {
-            if case .relationship(_, _, let read) = properties[ordinal].kind { _ = read(model) }
+            setRelatedModels(models, for: columns.insertSteps[ordinal].name, of: ref)
         }
         return ref
     }
@@ -353,7 +364,9 @@ extension ModelContext {
     /// filter, O(m log m) to sort m matches.
     /// - Throws: what evaluating the predicate throws.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        try fetchRefs(descriptor, windowed: true).map { model(T.self, at: $0) }
+        let refs = try fetchRefs(descriptor, windowed: true)
+        let columns = columns(for: T.self)
+        return refs.map { model(T.self, at: $0, columns: columns) }
     }
 
     /// The models a descriptor selects, made a batch at a time as they are

@@ -63,9 +63,8 @@ extension String: PersistableValue {
         self = value
     }
     public static func _read(_ cell: _StoredCell) -> Self? {
-        guard case .string(let storage) = cell.column else { return Self(persistentValue: cell.value) }
-        if !storage.nulls.isEmpty, storage.nulls[cell.row] { return nil }
-        return storage.values[cell.row]
+        guard cell.kind == .string else { return Self(persistentValue: cell.value) }
+        return cell.cell(String.self)
     }
 }
 
@@ -77,9 +76,8 @@ extension Bool: PersistableValue {
         self = value
     }
     public static func _read(_ cell: _StoredCell) -> Self? {
-        guard case .bool(let storage) = cell.column else { return Self(persistentValue: cell.value) }
-        if !storage.nulls.isEmpty, storage.nulls[cell.row] { return nil }
-        return storage.values[cell.row]
+        guard cell.kind == .bool else { return Self(persistentValue: cell.value) }
+        return cell.cell(Bool.self)
     }
 }
 
@@ -123,9 +121,8 @@ extension Double: PersistableValue {
         self = value
     }
     public static func _read(_ cell: _StoredCell) -> Self? {
-        guard cell.kind == .double, case .double(let storage) = cell.column else { return Self(persistentValue: cell.value) }
-        if !storage.nulls.isEmpty, storage.nulls[cell.row] { return nil }
-        return storage.values[cell.row]
+        guard cell.kind == .double else { return Self(persistentValue: cell.value) }
+        return cell.cell(Double.self)
     }
 }
 
@@ -137,9 +134,8 @@ extension Float: PersistableValue {
         self = value
     }
     public static func _read(_ cell: _StoredCell) -> Self? {
-        guard cell.kind == .float, case .double(let storage) = cell.column else { return Self(persistentValue: cell.value) }
-        if !storage.nulls.isEmpty, storage.nulls[cell.row] { return nil }
-        return Column.float(fromRaw: storage.values[cell.row])
+        guard cell.kind == .float else { return Self(persistentValue: cell.value) }
+        return cell.cell(Double.self).map(Column.float(fromRaw:))
     }
 }
 
@@ -151,9 +147,8 @@ extension Date: PersistableValue {
         self = value
     }
     public static func _read(_ cell: _StoredCell) -> Self? {
-        guard cell.kind == .date, case .double(let storage) = cell.column else { return Self(persistentValue: cell.value) }
-        if !storage.nulls.isEmpty, storage.nulls[cell.row] { return nil }
-        return Date(timeIntervalSinceReferenceDate: storage.values[cell.row])
+        guard cell.kind == .date else { return Self(persistentValue: cell.value) }
+        return cell.cell(Double.self).map(Date.init(timeIntervalSinceReferenceDate:))
     }
 }
 

@@ -19,6 +19,11 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     static var _$uniquenessConstraints: [[AnyKeyPath]] { get }
     /// The key paths of `#Index`'s indexes; none unless the class declares `#Index`.
     static var _$indexes: [[AnyKeyPath]] { get }
+    /// Whether the class's `deinit` tells its backing data the instance is
+    /// going (``BackingData/_modelWillGo(_:)``): `@Model` writes such a
+    /// `deinit` unless the class declares its own. Contexts hold the instances
+    /// of such classes unretained, the others weakly.
+    static var _$unregistersOnDeinit: Bool { get }
 }
 
 extension PersistentModel {
@@ -27,6 +32,9 @@ extension PersistentModel {
 
     /// No indexes: what a class without `#Index` has.
     public static var _$indexes: [[AnyKeyPath]] { [] }
+
+    /// No `deinit` hook: what a class conforming by hand, or declaring its own `deinit`, has.
+    public static var _$unregistersOnDeinit: Bool { false }
 
     /// The entity name: the class's name.
     static var entityName: String { String(describing: Self.self) }

@@ -29,6 +29,14 @@ extension Schema {
         let accepts: ((Value) -> Bool)?
         /// Tells the model's observers the property changed (an undo, a redo, a dynamic edit).
         let notify: (any PersistentModel) -> Void
+        /// An attribute's value as the backing data keeps it before insertion
+        /// (the property's type, as `Any`), in its stored form; `nil` when it is
+        /// not of the property's type. What a typed insert stores, without the
+        /// key path and getter `read` goes through.
+        private(set) var storedValue: ((Any) throws -> Value?)?
+        /// A relationship's models as the backing data keeps them before
+        /// insertion; `.none` when the value is not of the property's type.
+        private(set) var relatedModels: ((Any) -> [any PersistentModel]??)?
 
         /// A model as its class: an exact match needs no dynamic cast (the
         /// typed insert reads every property through here).
@@ -40,8 +48,10 @@ extension Schema {
 
         private static func notifier<Model: PersistentModel, V>(_ keyPath: KeyPath<Model, V>) -> (any PersistentModel) -> Void {
             { model in
-                guard let model = cast(model, to: Model.self) else { return }
-                model.persistentBackingData.registrar.withMutation(of: model, keyPath: keyPath) {}
+                // A model never read under observation has no registrar, and no observer to tell.
+                guard let model = cast(model, to: Model.self),
+                      let registrar = model.persistentBackingData.observationRegistrar else { return }
+                registrar.withMutation(of: model, keyPath: keyPath) {}
             }
         }
 
@@ -87,6 +97,7 @@ extension Schema {
                 guard let model = Self.cast(model, to: Model.self) else { return .null }
                 return model[keyPath: keyPath].persistentValue
             })
+            storedValue = { ($0 as? V)?.persistentValue }
         }
 
         /// An attribute of any other `Codable` type, stored as a composite value.
@@ -108,6 +119,7 @@ extension Schema {
                 guard let model = Self.cast(model, to: Model.self) else { return .null }
                 return try CodableValue.encode(model[keyPath: keyPath])
             })
+            storedValue = { value in try (value as? V).map { try CodableValue.encode($0) } }
         }
 
         /// A to-one relationship (always optional: deleting the destination nullifies it).
@@ -127,6 +139,11 @@ extension Schema {
                                     originalName: originalName),
                 destination: Destination.self,
                 read: { model in Self.cast(model, to: Model.self).flatMap { $0[keyPath: keyPath] }.map { [$0] } ?? [] })
+            relatedModels = { value in
+                // Kept as `Destination?`: a value that is no `Destination` is its `nil`.
+                guard let held = value as? Destination else { return .some([]) }
+                return .some([held])
+            }
         }
 
         /// A to-many relationship, ordered as the array is.
@@ -146,6 +163,10 @@ extension Schema {
                                     originalName: originalName),
                 destination: Destination.self,
                 read: { model in Self.cast(model, to: Model.self).map { $0[keyPath: keyPath] } ?? [] })
+            relatedModels = { value in
+                guard let held = value as? [Destination] else { return .none }
+                return .some(held.map { $0 as any PersistentModel })
+            }
         }
 
         /// An optional to-many relationship, which tells `nil` (no collection:
@@ -166,6 +187,10 @@ extension Schema {
                                     maximumModelCount: maximumModelCount ?? 0, originalName: originalName),
                 destination: Destination.self,
                 read: { model in Self.cast(model, to: Model.self).flatMap { $0[keyPath: keyPath] } })
+            relatedModels = { value in
+                guard let held = value as? [Destination]? else { return .none }
+                return .some(held.map { $0.map { $0 as any PersistentModel } })
+            }
         }
     }
 }
