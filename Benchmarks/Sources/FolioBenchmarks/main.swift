@@ -608,6 +608,8 @@ do {
     }
     if indexMode {
         try runIndexedFetchBenchmarks(sizes: sizes, runs: runs)
+        exit(0)
+    }
     if batchedMode {
         try runBatchedBenchmarks(sizes: sizes, runs: runs, batchSize: batchSize)
         exit(0)
