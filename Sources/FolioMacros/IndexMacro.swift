@@ -13,42 +13,10 @@ public struct IndexMacro: DeclarationMacro {
         of node: some FreestandingMacroExpansionSyntax,
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        let classDecl = context.lexicalContext.first?.as(ClassDeclSyntax.self)
-        guard let classDecl else {
-            context.diagnose(Diagnostic(node: node, message: FolioDiagnostic.indexOutsideModel))
-            return []
-        }
-        guard let model = node.genericArgumentClause?.arguments.first?.argument else {
-            // The key paths' root cannot be inferred: name the enclosing class.
-            let name = classDecl.name.trimmed.text
-            let insertion = node.macroName.endPositionBeforeTrailingTrivia
-            let fixIt = FixIt(message: FolioFixIt(message: "Insert '<\(name)>'"),
-                              changes: [.replaceText(range: insertion..<insertion, with: "<\(name)>", in: Syntax(node))])
-            context.diagnose(Diagnostic(node: node.macroName, message: FolioDiagnostic.indexWithoutModel(name), fixIts: [fixIt]))
-            return []
-        }
-        guard !node.arguments.isEmpty else {
-            context.diagnose(Diagnostic(node: node, message: FolioDiagnostic.indexWithoutKeyPaths))
-            return []
-        }
-        for argument in node.arguments {
-            if let array = argument.expression.as(ArrayExprSyntax.self), array.elements.isEmpty {
-                context.diagnose(Diagnostic(node: argument, message: FolioDiagnostic.emptyIndex,
-                                            fixIts: [FixIt(message: FolioFixIt(message: "Remove the empty index"),
-                                                           changes: [.removing(argument, from: node)])]))
-                return []
-            }
-        }
-        let access = ModelMacro.accessModifier(of: classDecl)
-        let indexes = node.arguments.map { $0.expression.trimmedDescription }.joined(separator: ", ")
-        return [
-            """
-            \(raw: access)static var _$indexes: [[AnyKeyPath]] {
-                let indexes: [[PartialKeyPath<\(model.trimmed)>]] = [\(raw: indexes)]
-                return indexes.map { $0.map { $0 as AnyKeyPath } }
-            }
-            """,
-        ]
+        KeyPathListsMacro.expansion(of: node, in: context, property: "_$indexes",
+                                    messages: .init(outsideModel: .indexOutsideModel, withoutModel: FolioDiagnostic.indexWithoutModel,
+                                                          withoutLists: .indexWithoutKeyPaths, emptyList: .emptyIndex,
+                                                          removeEmptyList: "Remove the empty index"))
     }
 }
 

@@ -15,8 +15,8 @@ import Testing
             expandedSource: #"""
             final class Animal {
                 static var _$indexes: [[AnyKeyPath]] {
-                    let indexes: [[PartialKeyPath<Animal>]] = [[\.name], [\.age, \.weight]]
-                    return indexes.map {
+                    let lists: [[PartialKeyPath<Animal>]] = [[\.name], [\.age, \.weight]]
+                    return lists.map {
                         $0.map {
                             $0 as AnyKeyPath
                         }
@@ -40,8 +40,8 @@ import Testing
             expandedSource: #"""
             public final class Animal {
                 public static var _$indexes: [[AnyKeyPath]] {
-                    let indexes: [[PartialKeyPath<Animal>]] = [[\.name]]
-                    return indexes.map {
+                    let lists: [[PartialKeyPath<Animal>]] = [[\.name]]
+                    return lists.map {
                         $0.map {
                             $0 as AnyKeyPath
                         }
@@ -144,16 +144,16 @@ import Testing
             expandedSource: #"""
             final class Visit {
                 static var _$uniquenessConstraints: [[AnyKeyPath]] {
-                    let constraints: [[PartialKeyPath<Visit>]] = [[\.code]]
-                    return constraints.map {
+                    let lists: [[PartialKeyPath<Visit>]] = [[\.code]]
+                    return lists.map {
                         $0.map {
                             $0 as AnyKeyPath
                         }
                     }
                 }
                 static var _$indexes: [[AnyKeyPath]] {
-                    let indexes: [[PartialKeyPath<Visit>]] = [[\.day]]
-                    return indexes.map {
+                    let lists: [[PartialKeyPath<Visit>]] = [[\.day]]
+                    return lists.map {
                         $0.map {
                             $0 as AnyKeyPath
                         }

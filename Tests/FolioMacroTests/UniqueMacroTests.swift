@@ -15,8 +15,8 @@ import Testing
             expandedSource: #"""
             final class Visit {
                 static var _$uniquenessConstraints: [[AnyKeyPath]] {
-                    let constraints: [[PartialKeyPath<Visit>]] = [[\.city, \.day], [\.code]]
-                    return constraints.map {
+                    let lists: [[PartialKeyPath<Visit>]] = [[\.city, \.day], [\.code]]
+                    return lists.map {
                         $0.map {
                             $0 as AnyKeyPath
                         }
@@ -40,8 +40,8 @@ import Testing
             expandedSource: #"""
             public final class Visit {
                 public static var _$uniquenessConstraints: [[AnyKeyPath]] {
-                    let constraints: [[PartialKeyPath<Visit>]] = [[\.code]]
-                    return constraints.map {
+                    let lists: [[PartialKeyPath<Visit>]] = [[\.code]]
+                    return lists.map {
                         $0.map {
                             $0 as AnyKeyPath
                         }
