@@ -366,4 +366,18 @@ import Testing
         #expect(try Self.history(context).map(\.transactionIdentifier) == [3, 4])
         #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 4)
     }
+
+    @Test("a transaction's updates of one entity come by identifier, as DefaultHistoryTransaction.changes documents")
+    func updatesOrderedByIdentifier() throws {
+        let context = try makeContext(try ModelContextHistoryTests.schema(), url: temporaryPackageURL())
+        let rex = try context.insert("Animal", ["name": .string("Rex"), "age": .int(1)])
+        let tom = try context.insert("Animal", ["name": .string("Tom"), "age": .int(1)])
+        try context.save()
+        try context.setValue(.int(2), for: "age", of: rex)
+        try context.setValue(.string("Thomas"), for: "name", of: tom)
+        try context.save()
+        #expect(rex.id < tom.id)
+        let updated = try Self.history(context).last?.changes.map(\.changedPersistentIdentifier)
+        #expect(updated == [rex, tom])
+    }
 }
