@@ -380,4 +380,32 @@ import Testing
         let updated = try Self.history(context).last?.changes.map(\.changedPersistentIdentifier)
         #expect(updated == [rex, tom])
     }
+
+    /// A package whose manifest says the next transaction is number `next`.
+    static func packageWithNextNumber(_ next: Int64) throws -> URL {
+        let url = temporaryPackageURL()
+        do {
+            let context = try makeContext(try ModelContextHistoryTests.schema(), url: url)
+            try context.insert("Animal", ["name": .string("Rex")])
+            try context.save()
+            try context.deleteHistory(HistoryDescriptor<Transaction>())
+        }
+        let manifest = url.appendingPathComponent("manifest.xml")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        try text.replacingOccurrences(of: "<history next=\"2\">", with: "<history next=\"\(next)\">")
+            .write(to: manifest, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    @Test("a package whose history numbering reached Int64.max is refused or saved with an error, never a crash")
+    func numberingAtTheTop() async throws {
+        // Today: "arithmetic overflow" at HistoryLog.append's `nextNumber += 1` (HistoryLog.swift:60).
+        await #expect(processExitsWith: .success) {
+            let url = try HistoryReviewTests.packageWithNextNumber(Int64.max)
+            let context: ModelContext
+            do { context = try makeContext(try ModelContextHistoryTests.schema(), url: url) } catch { return }  // refused: fine
+            try context.insert("Animal", ["name": .string("Tom")])
+            _ = try? context.save()
+        }
+    }
 }
