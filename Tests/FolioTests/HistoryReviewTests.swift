@@ -43,7 +43,7 @@ import Testing
         defer { NotificationCenter.default.removeObserver(observer) }
         try first.save()
         #expect(once.done)
-        // Today: ["delete Animal#1", "delete Animal#1"]: other's transaction and first's, tombstone and all.
+        // Found in review: both transactions recorded the delete, tombstone and all.
         let deletes = try Self.history(first).flatMap(Self.lines).filter { $0.hasPrefix("delete") }
         #expect(deletes == ["delete Animal#\(rex.id)"])
     }
@@ -76,7 +76,7 @@ import Testing
         #expect(hook.done)
         // Without the race (other saves before first.save() starts), first's save merges, finds its edit
         // equal to the saved value and records nothing. The save path's own merge must give the same history:
-        // first's save wrote no change, yet today it records a third transaction, "update Animal#1 [age]".
+        // first's save wrote no change (found in review: it recorded a third transaction, "update Animal#1 [age]").
         let recorded = try Self.history(first).map(Self.lines)
         #expect(recorded == [["insert Animal#\(rex.id)"], ["update Animal#\(rex.id) [\"age\"]"]])
     }
@@ -91,7 +91,7 @@ import Testing
         try context.setValue(.string("Thomas"), for: "name", of: tom)
         try context.save()
         #expect(rex.id < tom.id)
-        // Today: [Animal#2, Animal#1]: updates come grouped by their property sets ([name] before [age]).
+        // Found in review: updates came grouped by their property sets ([name] before [age]).
         let updated = try Self.history(context).last?.changes.map(\.changedPersistentIdentifier)
         #expect(updated == [rex, tom])
     }
@@ -117,7 +117,7 @@ import Testing
         // The package as the child process sees it: the manifest really says next="5" here.
         let sample = try Self.packageWithNextNumber(5)
         #expect(try String(contentsOf: sample.appendingPathComponent("manifest.xml"), encoding: .utf8).contains("<history next=\"5\">"))
-        // Today: "arithmetic overflow" at HistoryLog.append's `nextNumber += 1` (HistoryLog.swift:60).
+        // Found in review: "arithmetic overflow" at HistoryLog.append's `nextNumber += 1`; the loader now refuses it.
         await #expect(processExitsWith: .success) {
             let url = try HistoryReviewTests.packageWithNextNumber(Int64.max)
             let context: ModelContext

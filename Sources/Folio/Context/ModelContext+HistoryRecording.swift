@@ -10,6 +10,9 @@ extension ModelContext {
     /// - Complexity: O(changes), plus a pass over an entity's rows when most of
     ///   them are new (their identifiers then come in row order, sorted already).
     func makeStoredTransaction(at timestamp: Date = Date()) -> StoredTransaction? {
+        // A merge just before the save may have made an edit equal to what another context
+        // saved meanwhile: every edited object is compared with the saved state again.
+        unsettled.formUnion(updated.keys)
         settleTracking()
         let layout = graph.layout
         let entityCount = layout.entities.count
@@ -51,7 +54,10 @@ extension ModelContext {
             updates[Int(ref.entity), default: [:]][visible, default: []].append(graph.tables[Int(ref.entity)].ids[Int(ref.row)])
         }
         var deletedIDs = [[UInt64]](repeating: [], count: entityCount)
-        for ref in deleted where !graph.isLive(ref) { deletedIDs[Int(ref.entity)].append(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
+        // Only what this save deletes from the saved state: another context may have saved the same delete.
+        for ref in deleted where !graph.isLive(ref) && existedAtSave(ref) {
+            deletedIDs[Int(ref.entity)].append(graph.tables[Int(ref.entity)].ids[Int(ref.row)])
+        }
         for entity in 0..<entityCount {
             let name = layout.entities[entity].name
             if !insertedIDs[entity].isEmpty { transaction.inserted.append(.init(entity: name, ids: insertedIDs[entity])) }

@@ -69,12 +69,16 @@ extension ModelContext {
                 changes.append(.insert(Self.insert(type, PersistentIdentifier(entityName: objects.entity, id: id), next(), stored.number)))
             }
         }
+        // Stored grouped by the properties changed; shown by entity, then identifier.
+        var updates: [(entity: String, id: UInt64, properties: [String])] = []
         for update in stored.updated {
-            let type = modelType(update.entity)
-            for id in update.ids {
-                changes.append(.update(Self.update(type, PersistentIdentifier(entityName: update.entity, id: id), next(), stored.number,
-                                                   update.properties)))
-            }
+            updates += update.ids.map { (update.entity, $0, update.properties) }
+        }
+        let entityOrder = Dictionary(stored.updated.enumerated().map { ($1.entity, $0) }, uniquingKeysWith: { first, _ in first })
+        updates.sort { (entityOrder[$0.entity] ?? 0, $0.id) < (entityOrder[$1.entity] ?? 0, $1.id) }
+        for update in updates {
+            changes.append(.update(Self.update(modelType(update.entity), PersistentIdentifier(entityName: update.entity, id: update.id),
+                                               next(), stored.number, update.properties)))
         }
         var tombstones: [UInt64: [(name: String, value: Value)]] = [:]
         for tombstone in stored.tombstones { tombstones[tombstone.id] = tombstone.values.map { ($0.name, $0.value) } }

@@ -10,9 +10,10 @@ extension DocumentLoader {
         switch phase {
         case .afterParts:
             guard isElement(name, "history") else { return }
-            guard let text = xml["next"], let next = Int64(text), next > 0 else {
+            // Int64.max is refused: no transaction could be numbered after it.
+            guard let text = xml["next"], let next = Int64(text), next > 0, next < .max else {
                 return fail(.invalidValue(location(), entity: "history", attribute: "next", text: xml["next"] ?? "",
-                                          expected: "the number of the next transaction (1 or more)"))
+                                          expected: "the number of the next transaction (1 to 2^63 − 2)"))
             }
             historyLog = HistoryLog(nextNumber: next)
             phase = .historyList
