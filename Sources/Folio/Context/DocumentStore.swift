@@ -685,7 +685,8 @@ final class DocumentStore: @unchecked Sendable {
     ///   for a read-only configuration.
     @discardableResult
     func deleteHistory(allowsSave: Bool, where shouldDelete: (StoredTransaction) -> Bool) throws(ModelError) -> Int {
-        guard allowsSave || package == nil else { throw .saveNotAllowed }
+        // A read-only configuration changes nothing, in memory too (as its saves are refused).
+        guard allowsSave else { throw .saveNotAllowed }
         guard let writer else { return try deleteHistoryLocked(where: shouldDelete) }
         return try writer.exclusively { () throws(ModelError) -> Int in try deleteHistoryLocked(where: shouldDelete) }
     }
