@@ -15,6 +15,29 @@ import Testing
         ModelContextHistoryTests.lines(transaction)
     }
 
+    /// Runs `save` (which saves `first`) while `other`, on `first`'s first
+    /// `willSave`, makes `edit` and saves: another thread's save landing between
+    /// `first`'s merge and its store. Returns whether the edit ran.
+    static func save(_ first: ModelContext, whileAnother other: ModelContext,
+                     saves edit: @escaping @Sendable (ModelContext) throws -> Void) throws -> Bool {
+        final class Hook: @unchecked Sendable {
+            var done = false
+            let other: ModelContext
+            init(_ other: ModelContext) { self.other = other }
+        }
+        let hook = Hook(other)
+        let firstID = ObjectIdentifier(first)
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.willSave, object: nil, queue: nil) { note in
+            guard let object = note.object as AnyObject?, ObjectIdentifier(object) == firstID, !hook.done else { return }
+            hook.done = true
+            try? edit(hook.other)
+            try? hook.other.save()
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try first.save()
+        return hook.done
+    }
+
     @Test("an object two contexts delete is recorded deleted once: the second save, which merged the first, deleted nothing")
     func concurrentDeleteRecordedOnce() throws {
         let url = temporaryPackageURL()
@@ -25,24 +48,8 @@ import Testing
         let other = ModelContext(container)
         _ = try other.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal"))
         try first.delete(rex)
-        // Another thread's save lands between `first.save()` merging and storing:
-        // modelled by saving `other` from `first`'s willSave.
-        final class Once: @unchecked Sendable {
-            var done = false
-            let other: ModelContext
-            init(_ other: ModelContext) { self.other = other }
-        }
-        let once = Once(other)
-        let firstID = ObjectIdentifier(first)
-        let observer = NotificationCenter.default.addObserver(forName: ModelContext.willSave, object: nil, queue: nil) { note in
-            guard let object = note.object as AnyObject?, ObjectIdentifier(object) == firstID, !once.done else { return }
-            once.done = true
-            try? once.other.delete(rex)
-            try? once.other.save()
-        }
-        defer { NotificationCenter.default.removeObserver(observer) }
-        try first.save()
-        #expect(once.done)
+        // Another thread's save lands between `first.save()` merging and storing.
+        #expect(try Self.save(first, whileAnother: other) { try $0.delete(rex) })
         // Found in review: both transactions recorded the delete, tombstone and all.
         let deletes = try Self.history(first).flatMap(Self.lines).filter { $0.hasPrefix("delete") }
         #expect(deletes == ["delete Animal#\(rex.id)"])
@@ -58,22 +65,7 @@ import Testing
         let other = ModelContext(container)
         _ = try other.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal"))
         try first.setValue(.int(5), for: "age", of: rex)
-        final class Hook: @unchecked Sendable {
-            var done = false
-            let other: ModelContext
-            init(_ other: ModelContext) { self.other = other }
-        }
-        let hook = Hook(other)
-        let firstID = ObjectIdentifier(first)
-        let observer = NotificationCenter.default.addObserver(forName: ModelContext.willSave, object: nil, queue: nil) { note in
-            guard let object = note.object as AnyObject?, ObjectIdentifier(object) == firstID, !hook.done else { return }
-            hook.done = true
-            try? hook.other.setValue(.int(5), for: "age", of: rex)
-            try? hook.other.save()
-        }
-        defer { NotificationCenter.default.removeObserver(observer) }
-        try first.save()
-        #expect(hook.done)
+        #expect(try Self.save(first, whileAnother: other) { try $0.setValue(.int(5), for: "age", of: rex) })
         // Without the race (other saves before first.save() starts), first's save merges, finds its edit
         // equal to the saved value and records nothing. The save path's own merge must give the same history:
         // first's save wrote no change (found in review: it recorded a third transaction, "update Animal#1 [age]").

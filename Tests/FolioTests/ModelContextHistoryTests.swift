@@ -247,14 +247,18 @@ import Testing
         #expect(try Self.history(reopened).map(\.transactionIdentifier) == Array(1...161))
     }
 
+    /// A package whose history holds one transaction (Rex inserted), closed.
+    static func packageWithOneSave() throws -> URL {
+        let url = temporaryPackageURL()
+        let context = try makeContext(try schema(), url: url)
+        try context.insert("Animal", ["name": .string("Rex")])
+        try context.save()
+        return url
+    }
+
     @Test("a damaged history file is an error naming it, not a silent gap")
     func damagedSegment() throws {
-        let url = temporaryPackageURL()
-        do {
-            let context = try makeContext(try Self.schema(), url: url)
-            try context.insert("Animal", ["name": .string("Rex")])
-            try context.save()
-        }
+        let url = try Self.packageWithOneSave()
         let folder = url.appendingPathComponent("history")
         let file = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
         try Data("<history><transaction id=\"x\"/></history>".utf8).write(to: folder.appendingPathComponent(file))
@@ -270,12 +274,7 @@ import Testing
 
     @Test("a history file removed by hand is an error when the history is read, never a save refused; the next open lists what is left")
     func missingSegment() throws {
-        let url = temporaryPackageURL()
-        do {
-            let context = try makeContext(try Self.schema(), url: url)
-            try context.insert("Animal", ["name": .string("Rex")])
-            try context.save()
-        }
+        let url = try Self.packageWithOneSave()
         let folder = url.appendingPathComponent("history")
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
             try FileManager.default.removeItem(at: folder.appendingPathComponent(file))

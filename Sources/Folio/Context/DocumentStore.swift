@@ -94,10 +94,10 @@ final class DocumentStore: @unchecked Sendable {
     /// it records (the package's, read with it; in memory, kept here only).
     private var history: HistoryLog
 
-    private init(package: DocumentPackage?, key: String?, graph: ObjectGraph,
+    private init(package: DocumentPackage?, key: String?, graph: ObjectGraph, history: HistoryLog = HistoryLog(),
                  fingerprint: FileFingerprint?, writeLock: PackageLock?, diskSchema: Schema?) {
         self.package = package
-        history = package?.readHistoryLog(limits: graph.limits) ?? HistoryLog()
+        self.history = history
         self.key = key
         savedGraph = graph
         nextID = graph.nextID
@@ -214,9 +214,10 @@ final class DocumentStore: @unchecked Sendable {
                 writeLock = allowsSave && FileManager.default.fileExists(atPath: url.path) ? try takeLock() : nil
             } catch { throw .package(error) }
             let fingerprint = package.fingerprint
-            let graph: ObjectGraph
-            do { graph = try package.read() } catch { throw .package(error) }
-            return DocumentStore(package: package, key: key, graph: graph, fingerprint: fingerprint, writeLock: writeLock,
+            let graph: ObjectGraph, history: HistoryLog
+            do { (graph, history) = try package.readDocument(limits: .standard) } catch { throw .package(error) }
+            return DocumentStore(package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
+                                 writeLock: writeLock,
                                  diskSchema: graph.schema)
         }
         guard FileManager.default.fileExists(atPath: url.path) else {
@@ -228,7 +229,8 @@ final class DocumentStore: @unchecked Sendable {
         do { writeLock = allowsSave ? try takeLock() : nil } catch { throw .package(error) }
         var fingerprint = package.fingerprint
         var graph: ObjectGraph
-        do { graph = try package.read() } catch { throw .package(error) }
+        let history: HistoryLog
+        do { (graph, history) = try package.readDocument(limits: .standard) } catch { throw .package(error) }
         var diskSchema = graph.schema
         if let migration {
             // A migration plan's stages: the package is rewritten now, once all of them succeeded.
@@ -241,8 +243,8 @@ final class DocumentStore: @unchecked Sendable {
         } else {
             graph = try lightweightMigration(of: graph, to: schema, package: url.path)
         }
-        return DocumentStore(package: package, key: key, graph: graph, fingerprint: fingerprint, writeLock: writeLock,
-                             diskSchema: diskSchema)
+        return DocumentStore(package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
+                             writeLock: writeLock, diskSchema: diskSchema)
     }
 
     /// The stored graph under the container's schema, migrated in memory when

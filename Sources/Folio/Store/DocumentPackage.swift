@@ -74,6 +74,12 @@ public struct DocumentPackage: Sendable {
     /// under it is therefore made again from the new manifest (a few times at
     /// most); a failure of a package that did not change is the package's own.
     func read(limits: DocumentLimits) throws(PackageError) -> ObjectGraph {
+        try readDocument(limits: limits).graph
+    }
+
+    /// Reads the package's graph and the history its manifest lists (an empty
+    /// log without one), from the same manifest, retried as ``read(limits:)`` says.
+    func readDocument(limits: DocumentLimits) throws(PackageError) -> (graph: ObjectGraph, history: HistoryLog) {
         var attempts = 0
         while true {
             // The file's identity only: a commit renames a new file over it, and reading
@@ -92,7 +98,7 @@ public struct DocumentPackage: Sendable {
     /// How many times a read racing with writers' commits is tried.
     static let maximumReadAttempts = 8
 
-    private func readOnce(limits: DocumentLimits) throws(PackageError) -> ObjectGraph {
+    private func readOnce(limits: DocumentLimits) throws(PackageError) -> (graph: ObjectGraph, history: HistoryLog) {
         let loader: DocumentLoader
         if FileIO.fileExists(manifestPath) {
             loader = DocumentLoader(file: manifestPath, mode: .manifest, limits: limits)
@@ -138,7 +144,7 @@ public struct DocumentPackage: Sendable {
             graph.setBlob(reference, blob.ref, blob.attribute)
             BlobRegistry.register(reference, identity: status.identity)
         }
-        return graph
+        return (graph, loader.historyLog ?? HistoryLog())
     }
 
     /// Reads a blob file and checks its bytes against the hash its name carries.

@@ -39,15 +39,8 @@ struct PackageManifest: Equatable {
         for part in parts {
             buffer.append("    <part entity=\"")
             buffer.append(string: part.entity)
-            buffer.append("\" first=\"")
-            buffer.append(uint: part.first)
-            buffer.append("\" last=\"")
-            buffer.append(uint: part.last)
-            buffer.append("\" count=\"")
-            buffer.append(uint: UInt64(part.count))
-            buffer.append("\" file=\"")
-            buffer.append(string: part.file)
-            buffer.append("\"/>\n")
+            buffer.append("\"")
+            appendRange(first: part.first, last: part.last, count: part.count, file: part.file, to: &buffer)
         }
         buffer.append("  </parts>\n")
         if let history, !history.isPristine {
@@ -55,20 +48,27 @@ struct PackageManifest: Equatable {
             buffer.append(int: history.nextNumber)
             buffer.append("\">\n")
             for segment in history.segments {
-                buffer.append("    <segment first=\"")
-                buffer.append(int: segment.first)
-                buffer.append("\" last=\"")
-                buffer.append(int: segment.last)
-                buffer.append("\" count=\"")
-                buffer.append(uint: UInt64(segment.count))
-                buffer.append("\" file=\"")
-                buffer.append(string: segment.file)
-                buffer.append("\"/>\n")
+                buffer.append("    <segment")
+                appendRange(first: UInt64(segment.first), last: UInt64(segment.last), count: segment.count, file: segment.file,
+                            to: &buffer)
             }
             buffer.append("  </history>\n")
         }
         buffer.append("</folio>\n")
         return buffer.bytes
+    }
+
+    /// ` first="…" last="…" count="…" file="…"/>`: what a part and a history segment list alike.
+    private static func appendRange(first: UInt64, last: UInt64, count: Int, file: String, to buffer: inout ByteBuffer) {
+        buffer.append(" first=\"")
+        buffer.append(uint: first)
+        buffer.append("\" last=\"")
+        buffer.append(uint: last)
+        buffer.append("\" count=\"")
+        buffer.append(uint: UInt64(count))
+        buffer.append("\" file=\"")
+        buffer.append(string: file)
+        buffer.append("\"/>\n")
     }
 
     /// `ENTITY-FIRST-HASH.xml`, HASH the 64-bit ``ContentHasher`` hash of the file's bytes:
