@@ -89,8 +89,8 @@ enum Recovery {
     /// when the document has a recovery package.
     static func notice(for document: URL) -> String? {
         guard let url = url(for: document),
-              let attributes = try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(DocumentPackage.manifestFileName).path)
-                ?? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(DocumentPackage.documentFileName).path)
+              let attributes = (try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(DocumentPackage.manifestFileName).path))
+                ?? (try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(DocumentPackage.documentFileName).path))
         else { return nil }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

@@ -608,7 +608,7 @@ public final class BackingData {
     ) {
         mutation(of: model, keyPath) {
             if relateOne(newValue, at: ordinal, of: Model.self) { return }
-            relate(newValue.map { [$0] } ?? [], name, of: model) { keepUnmanaged(newValue, at: ordinal, named: name) }
+            relate(newValue.map { [$0] } ?? [], name, of: model) { keepUnmanaged(newValue as Any, at: ordinal, named: name) }
         }
     }
 
@@ -628,7 +628,7 @@ public final class BackingData {
         _ newValue: [Destination], of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) {
         mutation(of: model, keyPath) {
-            relate(newValue, name, of: model) { keepUnmanaged(newValue, at: ordinal, named: name) }
+            relate(newValue, name, of: model) { keepUnmanaged(newValue as Any, at: ordinal, named: name) }
         }
     }
 
@@ -654,7 +654,7 @@ public final class BackingData {
         _ newValue: [Destination]?, of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
     ) {
         mutation(of: model, keyPath) {
-            relate(newValue, name, of: model) { keepUnmanaged(newValue, at: ordinal, named: name) }
+            relate(newValue, name, of: model) { keepUnmanaged(newValue as Any, at: ordinal, named: name) }
         }
     }
 

@@ -122,6 +122,10 @@ final class DocumentLoader {
         xmlInitParser()
         var handler = DocumentLoader.makeHandler()
         let context = Unmanaged.passUnretained(self).toOpaque()
+        // Errors libxml2 raises without a parser context (bad bytes in the declared
+        // encoding) reach the same handler as the parser's, never stderr.
+        let hostHandlers = folio_xml_route_errors(context, DocumentLoader.contextlessErrorHandler)
+        defer { folio_xml_restore_errors(hostHandlers) }
         guard let parser = xmlCreatePushParserCtxt(&handler, context, nil, 0, path) else {
             throw .malformedXML(PackageError.Location(file: file, line: 0, column: 0), message: "libxml2 could not start a parser")
         }
@@ -232,6 +236,38 @@ final class DocumentLoader {
         if let parser { xmlStopParser(parser) }
     }
 
+    /// Folio's error for one of libxml2's, located where libxml2 says (or where the parser stopped).
+    private func packageError(for xmlError: xmlError) -> PackageError {
+        let message = xmlError.message.map { String(cString: $0) }?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown libxml2 error"
+        // An error raised outside the parser (the encoding layer) carries no line: the parser's position is where it stopped.
+        let location = xmlError.line > 0
+            ? PackageError.Location(file: file, line: Int(xmlError.line), column: Int(xmlError.int2))
+            : self.location()
+        let code = Int(xmlError.code)
+        // XML_ERR_INVALID_CHAR also covers valid UTF-8 that XML forbids (U+0001, &#0;): only
+        // libxml2's encoding errors and its "not proper UTF-8" message are encoding errors.
+        if xmlError.domain == Int32(XML_FROM_I18N.rawValue) {
+            return .invalidEncoding(location, message: "bytes that are not text in the document's declared encoding (\(message))")
+        } else if code == Int(XML_ERR_INVALID_ENCODING.rawValue) || message.contains("UTF-8") {
+            return .invalidEncoding(location, message: message)
+        } else if code == Int(XML_ERR_UNDECLARED_ENTITY.rawValue) || code == Int(XML_WAR_UNDECLARED_ENTITY.rawValue) {
+            return .forbiddenDeclaration(location, what: "an entity reference (\(message))")
+        }
+        return .malformedXML(location, message: message)
+    }
+
+    /// Receives the errors libxml2 raises with no parser context (its encoding and
+    /// I/O layers, in the middle of converting a chunk): it records the first one,
+    /// and the chunk loop stops. Stopping the parser from inside the converter would
+    /// free the buffer it is converting.
+    private static let contextlessErrorHandler: xmlStructuredErrorFunc = { context, errorPointer in
+        guard let context, let xmlError = errorPointer?.pointee else { return }
+        let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
+        guard xmlError.level.rawValue >= XML_ERR_ERROR.rawValue, loader.error == nil else { return }
+        loader.error = loader.packageError(for: xmlError)
+    }
+
     private static func makeHandler() -> xmlSAXHandler {
         var handler = xmlSAXHandler()
         handler.initialized = UInt32(XML_SAX2_MAGIC)
@@ -291,20 +327,8 @@ final class DocumentLoader {
         handler.serror = { context, errorPointer in
             guard let context, let xmlError = errorPointer?.pointee else { return }
             let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
-            guard xmlError.level.rawValue >= XML_ERR_ERROR.rawValue, loader.error == nil else { return }
-            let message = xmlError.message.map { String(cString: $0) }?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown libxml2 error"
-            let location = PackageError.Location(file: loader.file, line: Int(xmlError.line), column: Int(xmlError.int2))
-            let code = Int(xmlError.code)
-            // XML_ERR_INVALID_CHAR also covers valid UTF-8 that XML forbids (U+0001, &#0;): only
-            // libxml2's encoding errors and its "not proper UTF-8" message are encoding errors.
-            if code == Int(XML_ERR_INVALID_ENCODING.rawValue) || message.contains("UTF-8") {
-                loader.fail(.invalidEncoding(location, message: message))
-            } else if code == Int(XML_ERR_UNDECLARED_ENTITY.rawValue) || code == Int(XML_WAR_UNDECLARED_ENTITY.rawValue) {
-                loader.fail(.forbiddenDeclaration(location, what: "an entity reference (\(message))"))
-            } else {
-                loader.fail(.malformedXML(location, message: message))
-            }
+            guard xmlError.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+            loader.fail(loader.packageError(for: xmlError))
         }
         return handler
     }
