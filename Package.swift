@@ -11,7 +11,9 @@ let package = Package(
     dependencies: [
         // The @Model, @Relationship, @Attribute, @Transient and @ModelActor macros.
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.1"),
-        // The folio command line only; the library depends on libxml2 and swift-syntax (macros).
+        // The library's diagnostics (failures no caller is left to hear), routed by the host program.
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // The folio command line only; the library depends on libxml2, swift-syntax (macros) and swift-log.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // Test-only: property-based testing of graphs and round trips.
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
@@ -37,7 +39,7 @@ let package = Package(
         ),
         .target(
             name: "Folio",
-            dependencies: ["CLibXML2", "FolioMacros"]
+            dependencies: ["CLibXML2", "FolioMacros", .product(name: "Logging", package: "swift-log")]
         ),
         // The REPL's interpreter: commands in, text out; uses only Folio's public API.
         .target(
@@ -50,6 +52,7 @@ let package = Package(
             dependencies: [
                 "Folio", "FolioREPL", "CLibEdit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Builds SampleDocuments/ through the public API: `swift run SampleGenerator SampleDocuments`.
@@ -63,9 +66,11 @@ let package = Package(
             name: "AutosaveChild",
             dependencies: ["Folio"]
         ),
-        // Test support shared by the test targets: a package's document read as bytes, without Folio's code.
+        // Test support shared by the test targets: a package's document read as bytes, without
+        // Folio's code, and the library's log messages captured instead of printed.
         .target(
             name: "PackageBytes",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Tests/PackageBytes"
         ),
         // End-to-end: runs the built folio binary (found beside the test bundle).

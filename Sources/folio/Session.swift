@@ -13,6 +13,7 @@ enum Session {
     /// - Throws: `ExitCode.failure` after printing the error when the package
     ///   or script cannot be read, or a script command fails.
     static func run(opening url: URL, options: SessionOptions) throws {
+        StderrLogHandler.bootstrap
         let interpreter: Interpreter
         do {
             interpreter = try Interpreter(opening: url, options: options.interpreterOptions)

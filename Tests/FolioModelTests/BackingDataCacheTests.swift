@@ -172,6 +172,14 @@ import Testing
         let container = try ModelContainer(for: Site.self, configurations: ModelConfiguration(url: url))
         let main = ModelContext(container)
         main.undoManager = UndoManager()
+        // Reading a sighting whose site was deleted in a step it does not know of
+        // reports the site as gone (and reads nil); nothing else may fail.
+        nonisolated(unsafe) var unexpected: [ModelError] = []
+        main.autosaveErrorHandler = { error in
+            if case .graph(.objectNotFound) = error { return }
+            unexpected.append(error)
+        }
+        defer { #expect(unexpected.isEmpty, "seed \(seed): \(unexpected)") }
         let other = ModelContext(container)
         // Every model `main` handed out stays alive, so its cached row is what each read uses.
         var held: [Sighting] = []

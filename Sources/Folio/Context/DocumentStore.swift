@@ -534,7 +534,7 @@ final class DocumentStore: @unchecked Sendable {
             writeFailure = error
             addUnwritten(changed)
             unreportedFailure.formUnion(carried)
-            // No context to tell (every one that autosaved is gone): stderr, never silently.
+            // No context to tell (every one that autosaved is gone): logged, never silently.
             if carried.allSatisfy({ contextGenerations[$0] == nil }) { ModelContainer.report(.package(error), to: nil) }
         }
     }
@@ -586,7 +586,7 @@ final class DocumentStore: @unchecked Sendable {
     }
 
     /// ``flush()`` where no one can be told of a failure (a container's
-    /// teardown, the store's, the process's exit): the failure goes to stderr.
+    /// teardown, the store's, the process's exit): the failure is logged (``FolioLog``).
     func flushReportingFailure() {
         do { try flush() } catch { ModelContainer.report(error, to: nil) }
     }

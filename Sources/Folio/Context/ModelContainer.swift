@@ -130,7 +130,7 @@ public final class ModelContainer: @unchecked Sendable {
 
     /// Waits for the package's write under way, and writes what autosaves left
     /// unwritten: a program that drops its container finds the package on disk
-    /// holding everything saved. A failure goes to stderr (no one is left to tell).
+    /// holding everything saved. A failure is logged (``FolioLog``): no one is left to tell.
     deinit {
         core.store.flushReportingFailure()
     }
@@ -176,7 +176,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// records it as an undoable step, "Delete All Data", whose undo brings the
     /// objects back as unsaved inserts. Like SwiftData's, this does not throw:
     /// a failure to write, or a read-only configuration, is reported to
-    /// `errorHandler` (stderr by default).
+    /// `errorHandler` (logged through ``FolioLog`` when it is `nil`).
     public func deleteAllData(errorHandler: ((ModelError) -> Void)? = nil) {
         do { try erase() } catch { Self.report(error, to: errorHandler) }
     }
@@ -203,7 +203,7 @@ public final class ModelContainer: @unchecked Sendable {
     func report(_ error: ModelError, to handler: ((ModelError) -> Void)?) { Self.report(error, to: handler) }
 
     static func report(_ error: ModelError, to handler: ((ModelError) -> Void)?) {
-        if let handler { handler(error) } else { FileHandle.standardError.write(Data("folio: \(error)\n".utf8)) }
+        if let handler { handler(error) } else { FolioLog.report(error) }
     }
 }
 

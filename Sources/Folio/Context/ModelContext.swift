@@ -24,7 +24,7 @@ import Foundation
 /// ``processPendingChanges()``: when ``autosaveEnabled`` and there are changes,
 /// it saves in memory at once and writes the package in the background, so an
 /// edit never waits for the write; a failure goes to ``autosaveErrorHandler``
-/// (stderr by default), never silently. ``save()`` (also made at the end of
+/// (logged through ``FolioLog`` when it is `nil`), never silently. ``save()`` (also made at the end of
 /// ``transaction(actionName:block:)``) writes before it returns.
 ///
 /// Not thread-safe: use a context from one actor, as SwiftData requires.
@@ -53,7 +53,7 @@ public final class ModelContext {
     public var autosaveEnabled: Bool
     /// Records every change for undo and redo; `nil` records nothing.
     public var undoManager: UndoManager?
-    /// Receives autosave failures; `nil` writes them to stderr.
+    /// Receives autosave failures (and failed typed reads); `nil` logs them through ``FolioLog``.
     public var autosaveErrorHandler: ((ModelError) -> Void)?
     /// Who makes this context's changes, as its saves record it in the
     /// document's history (``DefaultHistoryTransaction/author``); `nil` by default.
@@ -308,7 +308,7 @@ public final class ModelContext {
     /// while a write runs become one write). So an edit never waits for the
     /// document to be written.
     ///
-    /// A failure is reported to ``autosaveErrorHandler`` (stderr by default),
+    /// A failure is reported to ``autosaveErrorHandler`` (logged through ``FolioLog`` by default),
     /// never silently: a validation failure or a read-only configuration here
     /// and now; a failed background write at the next call (or thrown by the
     /// next ``save()``), and the state it carried is written again by the next
