@@ -92,7 +92,16 @@ extension Interpreter {
             return
         }
         do { try context.save() } catch { throw failure(error) }
-        emit("saved \(documentURL.path)")
+        emit("saved \(Self.displayPath(documentURL))")
+    }
+
+    /// A path as the user would type it: relative to the working directory when
+    /// the file is inside it, else absolute.
+    static func displayPath(_ url: URL) -> String {
+        let path = url.standardizedFileURL.path
+        let directory = FileManager.default.currentDirectoryPath
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }
 
     /// Writes the document, unsaved changes included, to a new package and goes on
@@ -111,7 +120,7 @@ extension Interpreter {
             throw CommandError(error.description, column: pathWord.column)
         }
         if FileManager.default.fileExists(atPath: url.path) {
-            emit("\(url.path) exists")
+            emit("\(Self.displayPath(url)) exists")
             guard confirmed("Replace it? [y/N] ") else { return }
         }
         context.processPendingChanges()
@@ -127,7 +136,7 @@ extension Interpreter {
         let previous = documentURL
         context = reopened
         documentURL = url
-        emit("saved as \(url.path); now editing it (undo history starts afresh)")
+        emit("saved as \(Self.displayPath(url)); now editing it (undo history starts afresh)")
         if hadChanges { emit("\(previous.lastPathComponent) itself keeps its last saved state") }
     }
 
