@@ -27,14 +27,14 @@ import Testing
         #expect(try related(session, "animals", of: 24).count == 7)
     }
 
-    @Test("insert with an existing unique value updates that object and prints its id")
+    @Test("insert with an existing unique value updates that object and says so")
     func upsert() throws {
         let session = try Session("Animals")
-        #expect(try session.run("insert AnimalCategory name=Mammal") == "AnimalCategory#24\n")
+        #expect(try session.run("insert AnimalCategory name=Mammal") == "updated existing AnimalCategory#24\n")
         #expect(try session.count("AnimalCategory") == 6)
         #expect(!session.interpreter.hasUnsavedChanges)
         let dogs = try Session("Dogs")
-        #expect(try dogs.run("insert Person _id=2 name=\"Maria José\"") == "Person#6\n")
+        #expect(try dogs.run("insert Person _id=2 name=\"Maria José\"") == "updated existing Person#6\n")
         #expect(try value(dogs, "name", of: 6) == .string("Maria José"))
         #expect(dogs.interpreter.context.undoManager?.undoActionNames == ["Update Person"])
     }
@@ -42,7 +42,7 @@ import Testing
     @Test("insert reads every kind of value by the attribute's type")
     func insertTypedValues() throws {
         let dogs = try Session("Dogs")
-        let line = "insert Dog name=Buddy age=2 citiesVisited=[Oslo, \"Bergen\"] favoriteParksByCity={Oslo: Frognerparken}"
+        let line = "insert Dog name=Buddy age=2 color=tan currentCity=Oslo citiesVisited=[Oslo, \"Bergen\"] favoriteParksByCity={Oslo: Frognerparken}"
             + " companion=int:4 owner=Person#5 favoriteToy=1"
         #expect(try dogs.run(line) == "Dog#18\n")
         #expect(try value(dogs, "age", of: 18) == .int(2))
@@ -53,7 +53,7 @@ import Testing
         #expect(try related(dogs, "dogs", of: 1) == [11, 14, 18])
 
         let trips = try Session("Trips")
-        #expect(try trips.run("insert Trip name='Weekend' startDate=2025-05-01 endDate=2025-05-03T12:00:00Z") == "Trip#13\n")
+        #expect(try trips.run("insert Trip name='Weekend' destination=Bergen startDate=2025-05-01 endDate=2025-05-03T12:00:00Z") == "Trip#13\n")
         #expect(try value(trips, "startDate", of: 13) == Value(text: "2025-05-01", as: .date))
         #expect(try value(trips, "endDate", of: 13) == Value(text: "2025-05-03T12:00:00Z", as: .date))
 
