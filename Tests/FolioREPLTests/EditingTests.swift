@@ -153,6 +153,49 @@ import Testing
         #expect(!session.interpreter.hasUnsavedChanges)
     }
 
+    @Test("set to a value another object holds in a unique attribute is refused at the set, in one line, changing nothing")
+    func setUniqueConflict() throws {
+        let session = try Session("Animals")
+        try session.run("set 2 name=Eft")
+        try session.run("undo")
+        let undo = session.interpreter.context.undoManager
+        let (steps, redo) = (undo?.undoActionNames, undo?.redoActionNames)
+        let error = session.error("set 24 name=Bird")
+        #expect(error == CommandError("AnimalCategory#6 already has name \"Bird\", and AnimalCategory.name is unique", column: 8))
+        #expect(error.map { !$0.description.contains("\n") } == true)
+        // Nothing changed: no undo step, the redo step still there, nothing unsaved.
+        #expect(undo?.undoActionNames == steps)
+        #expect(undo?.redoActionNames == redo)
+        #expect(try value(session, "name", of: 24) == .string("Mammal"))
+        #expect(!session.interpreter.hasUnsavedChanges)
+        // With the other assignments too; an object's own value is no conflict; save still works.
+        #expect(session.error("set 24 name=Mammal name=Bird")?.message == "'name' is given twice")
+        #expect(try session.run("set 24 name=Mammal") == "updated AnimalCategory#24\n")
+        #expect(try session.run("set 24 name=Mammals") == "updated AnimalCategory#24\n")
+        #expect(try session.run("save").contains("saved"))
+        #expect(try session.run("link 24 animals 2").hasPrefix("linked"))
+    }
+
+    @Test("insert refuses a new object without its required attributes, naming them; defaults and optionals may be left out")
+    func insertRequired() throws {
+        let session = try Session("Animals")
+        #expect(session.error("insert Animal name=Okapi") == CommandError(
+            "Animal needs a value for diet (not optional, no default), e.g. diet=…", column: 25))
+        #expect(session.error("insert Animal") == CommandError(
+            "Animal needs a value for name, diet (not optional, no default), e.g. name=…", column: 14))
+        #expect(try session.count("Animal") == 30)
+        #expect(session.interpreter.context.undoManager?.undoActionNames == [])
+        #expect(try session.run("insert Animal name=Okapi diet=herbivorous") == "Animal#37\n")
+        // An insert that updates an existing object needs nothing more than its key.
+        #expect(try session.run("insert AnimalCategory name=Bird") == "updated existing AnimalCategory#6\n")
+        // A transient attribute and an optional one need no value.
+        let trips = try Session("Trips")
+        #expect(try trips.run("insert Trip name=Weekend destination=Bergen startDate=2025-05-01 endDate=2025-05-03") == "Trip#13\n")
+        let countries = try Session("Countries")
+        #expect(countries.error("insert Country name=Atlantis")?.message.hasPrefix("Country needs a value for code, visited") == true)
+        #expect(try countries.run("insert Country name=Atlantis code=AT visited=false") == "Country#25\n")
+    }
+
     @Test("link and unlink edit relationships, one undo step each")
     func linkAndUnlink() throws {
         let session = try Session("Animals")

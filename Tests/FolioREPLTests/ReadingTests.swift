@@ -123,8 +123,32 @@ import Testing
         #expect(session.error("set 3 snapshot=1") == CommandError(clash, column: 7))
         #expect(session.error("link 3 snapshot 1") == CommandError(clash, column: 17))
         #expect(session.error("link 1 flows 3")?.message == clash)
+        #expect(session.error("set 1 flows=[2, 3]") == CommandError(clash, column: 7))
+        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Update Flow", "Insert Flow"])
         #expect(try session.run("set 3 snapshot=1 step=2") == "updated Flow#3\n")
         try session.run("save")
+    }
+
+    @Test("where takes the literals insert takes: bare dates and date-times, quoted strings with the same escapes, lists")
+    func predicateLiterals() throws {
+        let trips = try Session("Trips")
+        // What insert stores from a bare date, where finds with the same text.
+        try trips.run("insert Trip name=Solstice destination=Oslo startDate=2025-06-21 endDate=2025-06-22T12:00:00Z")
+        #expect(try trips.count("Trip") == 7)
+        #expect(try trips.run("count Trip where startDate > 2025-07-01") == "3\n")
+        #expect(try trips.run("count Trip where startDate == 2025-06-21") == "1\n")
+        #expect(try trips.run("count Trip where endDate == 2025-06-22T12:00:00Z and startDate >= 2025-06-21T00:00:00Z") == "1\n")
+        #expect(try trips.run("count Trip where startDate in [2025-06-21, 2026-01-10]") == "2\n")
+        #expect(try trips.run("count Trip where name == \"Sol\\u0073tice\"") == "1\n")
+        #expect(trips.error("list Trip where startDate > 2025-7-01") == CommandError(
+            "'2025-7-01' is not a number or a date (dates are written 2025-07-01 or 2025-07-01T09:30:00Z)", column: 29))
+        #expect(trips.error("list Trip where name == 'a\\qb'") == CommandError("unknown escape '\\q'", column: 27))
+        #expect(trips.error("insert Trip name='a\\qb'") == CommandError("unknown escape '\\q'", column: 20))
+        // help says so.
+        let help = try trips.run("help list")
+        #expect(help.contains("Literals are written as insert takes them"))
+        #expect(help.contains("dates 2025-07-01 or 2025-07-01T09:30:00Z"))
+        #expect(try trips.run("help insert").contains("the literals where takes too"))
     }
 
     @Test("list prints an aligned table: id, attributes, to-one ids, to-many counts, then a count line")
