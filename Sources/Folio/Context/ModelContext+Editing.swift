@@ -30,6 +30,11 @@ extension ModelContext {
     /// let flow = try context.insert("Flow", ["label": .string("Login")], related: ["snapshot": [snapshot]])
     /// ```
     ///
+    /// An attribute not given starts at its default, `nil` when optional, or
+    /// its type's zero (``Schema/Attribute/initialValue``); a front end that
+    /// wants every ``Schema/Attribute/isRequired`` one given checks first.
+    /// ``upsertMatch(_:_:related:)`` tells beforehand whether this inserts or updates.
+    ///
     /// - Returns: the new object's identifier, or the updated object's.
     /// - Throws: ``ModelError/graph(_:)`` for unknown names, wrong types, or a
     ///   related object that is not live or not of the relationship's
