@@ -1,3 +1,5 @@
+import Folio
+
 /// A command line split into words, each knowing its place in the line, so
 /// every error can name a 1-based column.
 ///
@@ -76,14 +78,7 @@ struct CommandLineText {
 
     /// The index of the quote closing the one at `open`, skipping backslash escapes; `nil` if unterminated.
     static func closingQuote(in scalars: [Unicode.Scalar], from open: Int) -> Int? {
-        let quote = scalars[open]
-        var index = open + 1
-        while index < scalars.count {
-            if scalars[index] == "\\" { index += 2; continue }
-            if scalars[index] == quote { return index }
-            index += 1
-        }
-        return nil
+        LiteralSyntax.closingQuote(in: scalars, from: open)
     }
 
     /// The contents of a quoted word with its escapes resolved (`\"`, `\'`, `\\`, `\n`, `\t`, `\r`,
@@ -95,38 +90,11 @@ struct CommandLineText {
         return (try? unescape(scalars, from: 1, to: close)) ?? text
     }
 
-    /// Resolves the escapes of a quoted string's body.
+    /// Resolves the escapes of a quoted string's body, as predicates do (``Folio/LiteralSyntax``).
     ///
     /// - Throws: the index of a bad escape.
     static func unescape(_ scalars: [Unicode.Scalar], from start: Int, to end: Int) throws(BadEscape) -> String {
-        var result = String.UnicodeScalarView()
-        var index = start
-        while index < end {
-            let scalar = scalars[index]
-            guard scalar == "\\", index + 1 < end else {
-                result.append(scalar)
-                index += 1
-                continue
-            }
-            let escape = scalars[index + 1]
-            switch escape {
-            case "n": result.append("\n")
-            case "t": result.append("\t")
-            case "r": result.append("\r")
-            case "0": result.append("\0")
-            case "\"", "'", "\\", "/": result.append(escape)
-            case "u":
-                let hex = index + 2 + 4 <= end ? String(String.UnicodeScalarView(scalars[(index + 2)..<(index + 6)])) : ""
-                guard let code = UInt32(hex, radix: 16), let decoded = Unicode.Scalar(code) else { throw BadEscape(index: index) }
-                result.append(decoded)
-                index += 6
-                continue
-            default:
-                throw BadEscape(index: index)
-            }
-            index += 2
-        }
-        return String(result)
+        do { return try LiteralSyntax.unescape(scalars, from: start, to: end) } catch { throw BadEscape(index: error.index) }
     }
 
     /// A backslash escape that means nothing, at `index`.

@@ -74,7 +74,7 @@ extension Interpreter {
         }
     }
 
-    /// After `list ENTITY`: clause keywords; property names in a predicate; attribute names after `sort`.
+    /// After `list ENTITY`: clause keywords; property names in a predicate; sortable attribute names after `sort`.
     private func listCandidates(_ entity: Schema.Entity, _ words: [String]) -> [String] {
         let clauses = ["where", "sort", "limit", "offset"]
         let used = Set(words.map { $0.lowercased() }.filter(clauses.contains))
@@ -86,7 +86,10 @@ extension Interpreter {
         case "where":
             return argumentCount == 0 ? propertyNames(entity) : propertyNames(entity) + open
         case "sort":
-            guard argumentCount > 0, !(words.last?.hasSuffix(",") ?? false) else { return entity.attributes.map(\.name) }
+            // Only what a fetch can sort by: not collections or composites.
+            guard argumentCount > 0, !(words.last?.hasSuffix(",") ?? false) else {
+                return entity.attributes.filter(\.type.isSortable).map(\.name)
+            }
             return ["asc", "desc"] + open
         default:
             return argumentCount == 0 ? [] : open

@@ -29,16 +29,21 @@ extension Interpreter {
             case .relationship(let name, let targets): related[name] = targets
             }
         }
-        let countBefore = try read { () throws(ModelError) in try context.fetchCount(DynamicFetchDescriptor(entity: entity.name)) }
-        var inserted = true
-        let id = try change { () throws(CommandError) -> PersistentIdentifier in
-            // Relationships go with the insert: a unique group may have one among its members.
-            let id = try read { () throws(ModelError) in try context.insert(entity.name, values, related: related) }
-            inserted = try read { () throws(ModelError) in try context.fetchCount(DynamicFetchDescriptor(entity: entity.name)) } > countBefore
-            context.undoManager?.setActionName(inserted ? "Insert \(entity.name)" : "Update \(entity.name)")
-            return id
+        // An insert that matches a unique value updates that object (the library's upsert): ask first,
+        // so a new object can be refused for what it lacks, and the answer says which it was.
+        let existing = try read { () throws(ModelError) in try context.upsertMatch(entity.name, values, related: related) }
+        if existing == nil {
+            let missing = entity.attributes.filter { $0.isRequired && values[$0.name] == nil }.map(\.name)
+            if !missing.isEmpty {
+                throw CommandError("\(entity.name) needs a value for \(missing.joined(separator: ", ")) "
+                                   + "(not optional, no default), e.g. \(missing[0])=…", column: text.endColumn)
+            }
         }
-        emit(id.description)
+        let id = try change(named: existing == nil ? "Insert \(entity.name)" : "Update \(entity.name)") { () throws(CommandError) in
+            // Relationships go with the insert: a unique group may have one among its members.
+            try read { () throws(ModelError) in try context.insert(entity.name, values, related: related) }
+        }
+        emit(existing == nil ? id.description : "updated existing \(id)")
     }
 
     // MARK: set
@@ -48,6 +53,7 @@ extension Interpreter {
         guard let entity = schema.entity(named: id.entityName) else { throw CommandError("no entity \(id.entityName)") }
         _ = try word(text, 2, missing: "set needs name=value after the id, e.g. set \(id.id) name=\"Rex\"")
         let assignments = try parseAssignments(text, from: 2, entity: entity)
+        try checkUniqueness(of: assignments, for: id, in: text)
         let name = assignments.count == 1 ? nil : "Set \(entity.name).\(assignments.map(\.name).joined(separator: ", "))"
         try change(named: name) { () throws(CommandError) in
             for assignment in assignments {
@@ -60,6 +66,68 @@ extension Interpreter {
             }
         }
         emit("updated \(id)")
+    }
+
+    /// Refuses assignments that would give `id` — or an object a to-many
+    /// assignment takes over, through its to-one inverse — values another
+    /// object holds in a unique attribute or constraint: the save's rule,
+    /// asked before anything changes, so the refusal comes now, once, and
+    /// leaves no undo step.
+    func checkUniqueness(of assignments: [Assignment], for id: PersistentIdentifier,
+                         in text: CommandLineText) throws(CommandError) {
+        var values: [String: Value] = [:]
+        var related: [String: [PersistentIdentifier]?] = [:]
+        for assignment in assignments {
+            switch assignment {
+            case .attribute(let name, let value): values[name] = value
+            case .relationship(let name, let targets): related[name] = targets
+            }
+        }
+        let words = text.words.dropFirst(2)
+        try refuseUniquenessConflicts(setting: values, related: related, of: id) { members in
+            words.first { word in members.contains { word.text.hasPrefix($0 + "=") } }?.column ?? 0
+        }
+        for (name, targets) in related {
+            guard let inverse = inverse(of: name, in: id.entityName), !inverse.isToMany else { continue }
+            let column = words.first { $0.text.hasPrefix(name + "=") }?.column ?? 0
+            for target in targets ?? [] {
+                try refuseUniquenessConflicts(setting: [:], related: [inverse.name: [id]], of: target) { _ in column }
+            }
+        }
+    }
+
+    /// The inverse of an entity's relationship, from the schema.
+    func inverse(of relationship: String, in entity: String) -> Schema.Relationship? {
+        guard let declared = schema.entity(named: entity)?.relationship(named: relationship),
+              let inverse = declared.inverse else { return nil }
+        return schema.entity(named: declared.destination)?.relationship(named: inverse)
+    }
+
+    /// Throws, naming the other holder and the values, when setting `values`
+    /// and `related` on `id` would break a uniqueness rule (the library's
+    /// check, ``Folio/ModelContext/uniquenessConflicts(setting:related:of:)``);
+    /// `column` says where in the line, given the rule's member names.
+    func refuseUniquenessConflicts(setting values: [String: Value], related: [String: [PersistentIdentifier]?],
+                                   of id: PersistentIdentifier, column: ([String]) -> Int) throws(CommandError) {
+        let conflicts = try read { () throws(ModelError) in
+            try context.uniquenessConflicts(setting: values, related: related, of: id)
+        }
+        guard let conflict = conflicts.first else { return }
+        let members = conflict.relationship.components(separatedBy: ", ")
+        let others = conflict.related.map(\.description).joined(separator: ", ")
+        /// The member's value after the edit: as given, or as the object holds it.
+        func shown(_ member: String) -> String {
+            if let value = values[member] { return value.description }
+            if let targets = related[member] { return targets?.first?.description ?? "null" }
+            if let value = try? context.value(member, of: id) { return value.description }
+            return (try? context.related(member, of: id))?.first?.description ?? "null"
+        }
+        if members.count == 1 {
+            throw CommandError("\(others) already has \(members[0]) \(shown(members[0])), and \(id.entityName).\(members[0]) is unique",
+                               column: column(members))
+        }
+        throw CommandError("\(others) already has (\(conflict.relationship)) = (\(members.map(shown).joined(separator: ", "))), "
+                           + "and together they are unique", column: column(members))
     }
 
     /// Parses and checks every `name=value` word from `start` on: names, types,
@@ -168,6 +236,12 @@ extension Interpreter {
             if holds {
                 emit("\(id).\(relationship.name) already holds \(target)")
                 return
+            }
+            // Linking sets a to-one on one side or the other: refused now if that breaks a uniqueness rule.
+            if !relationship.isToMany {
+                try refuseUniquenessConflicts(setting: [:], related: [relationship.name: [target]], of: id) { _ in targetWord.column }
+            } else if let inverse = inverse(of: relationship.name, in: entity.name), !inverse.isToMany {
+                try refuseUniquenessConflicts(setting: [:], related: [inverse.name: [id]], of: target) { _ in targetWord.column }
             }
             try change { () throws(CommandError) in
                 try read { () throws(ModelError) in try context.link(id, relationship.name, to: target) }

@@ -192,7 +192,7 @@ extension Interpreter {
         do {
             return try context.fetchIdentifiers(descriptor)
         } catch {
-            if case .predicate(let predicateError) = error, predicateError.column == 0, !descriptor.sortBy.isEmpty {
+            if Self.concernsSortKey(error), !descriptor.sortBy.isEmpty {
                 // The library names no column for sort keys: find the key that fails alone.
                 for (key, column) in zip(descriptor.sortBy, sortColumns) {
                     let probe = DynamicFetchDescriptor(entity: descriptor.entity, predicate: try? ObjectPredicate("false"), sortBy: [key])
@@ -201,6 +201,15 @@ extension Interpreter {
             }
             if case .predicate(let predicateError) = error, let filter { throw filter.error(predicateError) }
             throw failure(error)
+        }
+    }
+
+    /// Whether a fetch error is about a sort key (which the library places at no column).
+    static func concernsSortKey(_ error: ModelError) -> Bool {
+        switch error {
+        case .predicate(let predicateError): return predicateError.column == 0
+        case .unsortable: return true
+        default: return false
         }
     }
 

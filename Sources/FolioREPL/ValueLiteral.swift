@@ -14,7 +14,9 @@ import Folio
 /// Inside brackets a bare word ends at `,`, `]` or `}` (and a dictionary key at
 /// `:`), so `[New York, Boston]` holds two strings. Scalars go through
 /// `Value(text:as:)`, the package's own parser, after the quotes and brackets
-/// are taken off. Every error names the offending token's column.
+/// are taken off; quoted strings' escapes and bare numbers and dates are
+/// ``Folio/LiteralSyntax``'s, which predicates (`where`) read too. Every error
+/// names the offending token's column.
 struct ValueLiteral {
     private let scalars: [Unicode.Scalar]
     private var index: Int
@@ -247,11 +249,10 @@ struct ValueLiteral {
             return value
         }
         if text == "true" || text == "false" { return .bool(text == "true") }
-        if let first = text.unicodeScalars.first, ("0"..."9").contains(first) || first == "-" || first == "+" || first == "." {
-            if let int = Value(text: text, as: .int) { return int }
-            if let uint = Value(text: text, as: .uint) { return uint }
-            if let double = Value(text: text, as: .double) { return double }
-            if let date = Value(text: text, as: .date) { return date }
+        // A number or a date as predicates read one (the library's one rule), else a string.
+        if let first = text.unicodeScalars.first, ("0"..."9").contains(first) || first == "-" || first == "+" || first == ".",
+           let value = LiteralSyntax.bareValue(text) {
+            return value
         }
         return .string(text)
     }

@@ -10,7 +10,7 @@ import Testing
         let session = try Session("Animals", options: .init(assumeYes: true))
         #expect(try session.run("changes") == "no changes saved yet\n")
         try session.run("set 2 name=Eft diet=herbivorous")
-        try session.run("insert Animal name=Olm")
+        try session.run("insert Animal name=Olm diet=carnivorous")
         try session.run("save")
         try session.run("delete 1")
         try session.run("save")

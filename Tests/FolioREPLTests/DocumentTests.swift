@@ -9,7 +9,7 @@ import Testing
         let session = try Session("Animals")
         session.answer = true
         try session.run("set 2 name=Eft")
-        try session.run("insert Animal name=Kiwi category=6")
+        try session.run("insert Animal name=Kiwi diet=omnivorous category=6")
         try session.run("delete 24")
         #expect(try session.run("undo 2") == "undid Delete 8 objects\nundid Insert Animal\n")
         #expect(try session.count("Animal") == 30)
@@ -44,7 +44,7 @@ import Testing
         session.answer = true
         #expect(try session.run("history") == "no history\n")
         try session.run("set 2 name=Eft")
-        try session.run("insert Animal name=Kiwi")
+        try session.run("insert Animal name=Kiwi diet=omnivorous")
         try session.run("delete 24")
         try session.run("undo")
         #expect(try session.run("history") == """
@@ -67,7 +67,7 @@ import Testing
             redo: nothing
 
             """)
-        try session.run("insert Animal name=Kiwi")
+        try session.run("insert Animal name=Kiwi diet=omnivorous")
         try session.run("set 2 name=Eft")
         try session.run("delete 24")
         try session.run("undo")
@@ -119,7 +119,7 @@ import Testing
     func saveAs() throws {
         let session = try Session("Animals")
         session.answer = true
-        try session.run("insert Animal name=Kiwi")
+        try session.run("insert Animal name=Kiwi diet=omnivorous")
         let copy = session.url.deletingLastPathComponent().appendingPathComponent("My Zoo.folio")
         #expect(try session.run("save as \"\(copy.path)\"") == """
             saved as \(copy.path); now editing it (undo history starts afresh)
@@ -203,7 +203,7 @@ import Testing
             "set 2 category=6",
             "link 24 animals 2",
             "unlink 1 animals 2",
-            "insert Animal name=Kiwi category=6",
+            "insert Animal name=Kiwi diet=omnivorous category=6",
             "delete 2",
             "delete 6",
             "set 2 name=Newt diet=carnivorous",

@@ -27,14 +27,14 @@ import Testing
         #expect(try related(session, "animals", of: 24).count == 7)
     }
 
-    @Test("insert with an existing unique value updates that object and prints its id")
+    @Test("insert with an existing unique value updates that object and says so")
     func upsert() throws {
         let session = try Session("Animals")
-        #expect(try session.run("insert AnimalCategory name=Mammal") == "AnimalCategory#24\n")
+        #expect(try session.run("insert AnimalCategory name=Mammal") == "updated existing AnimalCategory#24\n")
         #expect(try session.count("AnimalCategory") == 6)
         #expect(!session.interpreter.hasUnsavedChanges)
         let dogs = try Session("Dogs")
-        #expect(try dogs.run("insert Person _id=2 name=\"Maria José\"") == "Person#6\n")
+        #expect(try dogs.run("insert Person _id=2 name=\"Maria José\"") == "updated existing Person#6\n")
         #expect(try value(dogs, "name", of: 6) == .string("Maria José"))
         #expect(dogs.interpreter.context.undoManager?.undoActionNames == ["Update Person"])
     }
@@ -42,7 +42,7 @@ import Testing
     @Test("insert reads every kind of value by the attribute's type")
     func insertTypedValues() throws {
         let dogs = try Session("Dogs")
-        let line = "insert Dog name=Buddy age=2 citiesVisited=[Oslo, \"Bergen\"] favoriteParksByCity={Oslo: Frognerparken}"
+        let line = "insert Dog name=Buddy age=2 color=tan currentCity=Oslo citiesVisited=[Oslo, \"Bergen\"] favoriteParksByCity={Oslo: Frognerparken}"
             + " companion=int:4 owner=Person#5 favoriteToy=1"
         #expect(try dogs.run(line) == "Dog#18\n")
         #expect(try value(dogs, "age", of: 18) == .int(2))
@@ -53,7 +53,7 @@ import Testing
         #expect(try related(dogs, "dogs", of: 1) == [11, 14, 18])
 
         let trips = try Session("Trips")
-        #expect(try trips.run("insert Trip name='Weekend' startDate=2025-05-01 endDate=2025-05-03T12:00:00Z") == "Trip#13\n")
+        #expect(try trips.run("insert Trip name='Weekend' destination=Bergen startDate=2025-05-01 endDate=2025-05-03T12:00:00Z") == "Trip#13\n")
         #expect(try value(trips, "startDate", of: 13) == Value(text: "2025-05-01", as: .date))
         #expect(try value(trips, "endDate", of: 13) == Value(text: "2025-05-03T12:00:00Z", as: .date))
 
@@ -151,6 +151,49 @@ import Testing
             "Animal.category holds AnimalCategory objects, not Animal#3", column: 25))
         #expect(try value(session, "name", of: 2) == .string("Newt"))
         #expect(!session.interpreter.hasUnsavedChanges)
+    }
+
+    @Test("set to a value another object holds in a unique attribute is refused at the set, in one line, changing nothing")
+    func setUniqueConflict() throws {
+        let session = try Session("Animals")
+        try session.run("set 2 name=Eft")
+        try session.run("undo")
+        let undo = session.interpreter.context.undoManager
+        let (steps, redo) = (undo?.undoActionNames, undo?.redoActionNames)
+        let error = session.error("set 24 name=Bird")
+        #expect(error == CommandError("AnimalCategory#6 already has name \"Bird\", and AnimalCategory.name is unique", column: 8))
+        #expect(error.map { !$0.description.contains("\n") } == true)
+        // Nothing changed: no undo step, the redo step still there, nothing unsaved.
+        #expect(undo?.undoActionNames == steps)
+        #expect(undo?.redoActionNames == redo)
+        #expect(try value(session, "name", of: 24) == .string("Mammal"))
+        #expect(!session.interpreter.hasUnsavedChanges)
+        // With the other assignments too; an object's own value is no conflict; save still works.
+        #expect(session.error("set 24 name=Mammal name=Bird")?.message == "'name' is given twice")
+        #expect(try session.run("set 24 name=Mammal") == "updated AnimalCategory#24\n")
+        #expect(try session.run("set 24 name=Mammals") == "updated AnimalCategory#24\n")
+        #expect(try session.run("save").contains("saved"))
+        #expect(try session.run("link 24 animals 2").hasPrefix("linked"))
+    }
+
+    @Test("insert refuses a new object without its required attributes, naming them; defaults and optionals may be left out")
+    func insertRequired() throws {
+        let session = try Session("Animals")
+        #expect(session.error("insert Animal name=Okapi") == CommandError(
+            "Animal needs a value for diet (not optional, no default), e.g. diet=…", column: 25))
+        #expect(session.error("insert Animal") == CommandError(
+            "Animal needs a value for name, diet (not optional, no default), e.g. name=…", column: 14))
+        #expect(try session.count("Animal") == 30)
+        #expect(session.interpreter.context.undoManager?.undoActionNames == [])
+        #expect(try session.run("insert Animal name=Okapi diet=herbivorous") == "Animal#37\n")
+        // An insert that updates an existing object needs nothing more than its key.
+        #expect(try session.run("insert AnimalCategory name=Bird") == "updated existing AnimalCategory#6\n")
+        // A transient attribute and an optional one need no value.
+        let trips = try Session("Trips")
+        #expect(try trips.run("insert Trip name=Weekend destination=Bergen startDate=2025-05-01 endDate=2025-05-03") == "Trip#13\n")
+        let countries = try Session("Countries")
+        #expect(countries.error("insert Country name=Atlantis")?.message.hasPrefix("Country needs a value for code, visited") == true)
+        #expect(try countries.run("insert Country name=Atlantis code=AT visited=false") == "Country#25\n")
     }
 
     @Test("link and unlink edit relationships, one undo step each")

@@ -62,7 +62,7 @@ import Testing
     @Test("a command that fails after changing something is undone as a whole, keeping the undo history")
     func failedChangeIsUndone() throws {
         let session = try Session("Animals")
-        try session.run("insert Animal name=Kiwi")
+        try session.run("insert Animal name=Kiwi diet=omnivorous")
         let context = session.interpreter.context
         let newt = try #require(context.identifier(forNumber: 2))
         #expect(throws: CommandError("boom")) {

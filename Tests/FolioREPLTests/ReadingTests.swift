@@ -45,7 +45,7 @@ import Testing
               (city, day)  unique together
 
             """)
-        #expect(try session.run("insert Tour city=Rome day=3 note=again") == "Tour#1\n")
+        #expect(try session.run("insert Tour city=Rome day=3 note=again") == "updated existing Tour#1\n")
         #expect(try session.run("insert Tour city=Rome day=4") == "Tour#2\n")
         #expect(try session.count("Tour") == 2)
     }
@@ -115,11 +115,40 @@ import Testing
               flows  -> Flow, to-many, inverse snapshot, nullify
 
             """)
-        #expect(try session.run("insert Flow label=b step=1 snapshot=1 note=again") == "Flow#2\n")
+        #expect(try session.run("insert Flow label=b step=1 snapshot=1 note=again") == "updated existing Flow#2\n")
         #expect(try session.run("insert Flow label=c step=1 snapshot=null") == "Flow#3\n")
         #expect(try session.count("Flow") == 2)
-        #expect(try session.run("set 3 snapshot=1") == "updated Flow#3\n")
-        #expect(session.error("save")?.message.contains("Flow#3 has the same (snapshot, step) as Flow#2") == true)
+        // Giving Flow#3 the snapshot Flow#2 has at the same step is refused when it is made, by set or link.
+        let clash = "Flow#2 already has (snapshot, step) = (Snapshot#1, 1), and together they are unique"
+        #expect(session.error("set 3 snapshot=1") == CommandError(clash, column: 7))
+        #expect(session.error("link 3 snapshot 1") == CommandError(clash, column: 17))
+        #expect(session.error("link 1 flows 3")?.message == clash)
+        #expect(session.error("set 1 flows=[2, 3]") == CommandError(clash, column: 7))
+        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Update Flow", "Insert Flow"])
+        #expect(try session.run("set 3 snapshot=1 step=2") == "updated Flow#3\n")
+        try session.run("save")
+    }
+
+    @Test("where takes the literals insert takes: bare dates and date-times, quoted strings with the same escapes, lists")
+    func predicateLiterals() throws {
+        let trips = try Session("Trips")
+        // What insert stores from a bare date, where finds with the same text.
+        try trips.run("insert Trip name=Solstice destination=Oslo startDate=2025-06-21 endDate=2025-06-22T12:00:00Z")
+        #expect(try trips.count("Trip") == 7)
+        #expect(try trips.run("count Trip where startDate > 2025-07-01") == "3\n")
+        #expect(try trips.run("count Trip where startDate == 2025-06-21") == "1\n")
+        #expect(try trips.run("count Trip where endDate == 2025-06-22T12:00:00Z and startDate >= 2025-06-21T00:00:00Z") == "1\n")
+        #expect(try trips.run("count Trip where startDate in [2025-06-21, 2026-01-10]") == "2\n")
+        #expect(try trips.run("count Trip where name == \"Sol\\u0073tice\"") == "1\n")
+        #expect(trips.error("list Trip where startDate > 2025-7-01") == CommandError(
+            "'2025-7-01' is not a number or a date (dates are written 2025-07-01 or 2025-07-01T09:30:00Z)", column: 29))
+        #expect(trips.error("list Trip where name == 'a\\qb'") == CommandError("unknown escape '\\q'", column: 27))
+        #expect(trips.error("insert Trip name='a\\qb'") == CommandError("unknown escape '\\q'", column: 20))
+        // help says so.
+        let help = try trips.run("help list")
+        #expect(help.contains("Literals are written as insert takes them"))
+        #expect(help.contains("dates 2025-07-01 or 2025-07-01T09:30:00Z"))
+        #expect(try trips.run("help insert").contains("the literals where takes too"))
     }
 
     @Test("list prints an aligned table: id, attributes, to-one ids, to-many counts, then a count line")
@@ -167,7 +196,7 @@ import Testing
     func listTruncates() throws {
         let session = try Session("Countries")
         session.answer = true
-        for index in 0..<40 { try session.run("insert Country name=C\(index) code=X\(index)") }
+        for index in 0..<40 { try session.run("insert Country name=C\(index) code=X\(index) visited=false") }
         let output = try session.run("list Country")
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 2 + 50 + 2 + 1)

@@ -328,6 +328,60 @@ private func parseError(_ text: String) -> Folio.ObjectPredicateError? {
         #expect(error?.message.contains("yesterday") == true)
     }
 
+    @Test("bare ISO dates and date-times are literals, as insert writes them, in comparisons, lists and on either side")
+    func bareDates() throws {
+        let zoo = try PredicateZoo()
+        #expect(try zoo.names("born < 2020-01-01") == ["Rex", "Polly", "Ghost"])
+        #expect(try zoo.names("born >= 2020-01-01") == ["rosie", "Tweety", "Nemo"])
+        #expect(try zoo.names("born == 2020-01-01T00:00:00Z") == ["Nemo"])
+        #expect(try zoo.names("born < 2020-01-01T00:00:00.5Z and born > 2019-12-31T23:59:59Z") == ["Nemo"])
+        #expect(try zoo.names("2020-01-01 < born") == ["rosie", "Tweety"])
+        #expect(try zoo.names("born in {2010-01-01, 2000-01-01}") == ["Polly", "Ghost"])
+        #expect(try zoo.names("born in [2010-01-01, 2000-01-01]") == ["Polly", "Ghost"])
+        #expect(try zoo.names("born>2022-01-01") == ["Tweety"])
+        // A bare literal is read as the type it is compared with: a string attribute reads its text.
+        #expect(try zoo.names("name == 2020-01-01").isEmpty)
+        #expect(try zoo.names("age == 3 and born == 2019-05-01") == ["Rex"])
+        let error = zoo.error("born < 2020-13-01")
+        #expect(error?.column == 8)
+        #expect(error?.message.contains("2020-13-01") == true)
+    }
+
+    @Test("quoted strings take insert's escapes, \\u and \\r included, and an unknown escape is refused at its column")
+    func insertEscapes() throws {
+        let zoo = try PredicateZoo()
+        #expect(try zoo.names(#"name == "\u0052ex""#) == ["Rex"])
+        #expect(try zoo.names(#"notes == 'it\'s ok'"#) == ["Polly"])
+        #expect(parseError(#"name == "a\qb""#) == Folio.ObjectPredicateError("unknown escape '\\q'", column: 11))
+        #expect(parseError(#"name == "\u12""#)?.column == 10)
+    }
+
+    @Test("a sort by a collection attribute is refused with the entity and attribute, even on an empty result")
+    func unsortable() throws {
+        let schema = try Schema([
+            .init("Dog", attributes: [.init("name", .string), .init("cities", .set(.string)), .init("parks", .dictionary(.string)),
+                                      .init("toys", .array(.string)), .init("shape", .codable), .init("companion", .any)],
+                  relationships: [.init("owner", to: "Person", inverse: "dogs")]),
+            .init("Person", attributes: [.init("tags", .array(.string))],
+                  relationships: [.init("dogs", to: "Dog", toMany: true, inverse: "owner")]),
+        ])
+        let context = try makeContext(schema)
+        try context.insert("Dog", ["name": .string("Rex"), "cities": .set([.string("Oslo")])])
+        for (key, entity, attribute) in [("cities", "Dog", "cities"), ("parks", "Dog", "parks"), ("toys", "Dog", "toys"),
+                                         ("shape", "Dog", "shape"), ("owner.tags", "Person", "tags")] {
+            for predicate in [nil, try ObjectPredicate("false")] {
+                let descriptor = DynamicFetchDescriptor(entity: "Dog", predicate: predicate, sortBy: [.init("name"), .init(key)])
+                #expect(throws: ModelError.unsortable(entity: entity, attribute: attribute)) {
+                    try context.fetchIdentifiers(descriptor)
+                }
+            }
+        }
+        #expect(ModelError.unsortable(entity: "Dog", attribute: "cities").description
+                == "cannot sort by Dog.cities: arrays, sets, dictionaries and composite values have no order")
+        #expect(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Dog", sortBy: [.init("companion")])).count == 1)
+        #expect(schema.entities[0].attributes.filter(\.type.isSortable).map(\.name) == ["name", "companion"])
+    }
+
     // MARK: Key paths
 
     @Test("key paths follow to-one relationships; a missing destination reads as nil")

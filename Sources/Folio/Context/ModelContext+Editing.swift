@@ -30,6 +30,11 @@ extension ModelContext {
     /// let flow = try context.insert("Flow", ["label": .string("Login")], related: ["snapshot": [snapshot]])
     /// ```
     ///
+    /// An attribute not given starts at its default, `nil` when optional, or
+    /// its type's zero (``Schema/Attribute/initialValue``); a front end that
+    /// wants every ``Schema/Attribute/isRequired`` one given checks first.
+    /// ``upsertMatch(_:_:related:)`` tells beforehand whether this inserts or updates.
+    ///
     /// - Returns: the new object's identifier, or the updated object's.
     /// - Throws: ``ModelError/graph(_:)`` for unknown names, wrong types, or a
     ///   related object that is not live or not of the relationship's
@@ -38,6 +43,51 @@ extension ModelContext {
     @discardableResult
     public func insert(_ entity: String, _ values: [String: Value],
                        related: [String: [PersistentIdentifier]]) throws(ModelError) -> PersistentIdentifier {
+        let plan = try insertPlan(entity, values, related: related)
+        let layout = graph.layout.entities[plan.entity]
+        if let existing = plan.existing {
+            for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                guard let index = layout.attributeIndex[name], graph.value(existing, index) != value else { continue }
+                performSetValue(value, existing, index, name: "Update \(entity)")
+            }
+            for link in plan.links where graph.tables[plan.entity].links[link.slot].targets(of: Int(existing.row)) != link.rows {
+                replaceLinks(existing, link.slot, with: link.rows, name: "Update \(entity)")
+            }
+            return graph.identifier(for: existing)
+        }
+        let ref = try insertRow(entity: plan.entity, values: plan.initial)
+        for link in plan.links where !link.rows.isEmpty {
+            replaceLinks(ref, link.slot, with: link.rows, name: "Insert \(entity)")
+        }
+        return graph.identifier(for: ref)
+    }
+
+    /// The live object that ``insert(_:_:related:)`` with these arguments
+    /// would update instead of inserting a new one (its upsert match), or
+    /// `nil` when it would insert. Lets a caller say which it will be, or
+    /// check what a new object needs, before anything changes.
+    ///
+    /// ```swift
+    /// if let existing = try context.upsertMatch("AnimalCategory", ["name": .string("Bird")]) {
+    ///     print("updates \(existing)")
+    /// }
+    /// ```
+    ///
+    /// - Throws: what the insert would throw for these arguments
+    ///   (``ModelError/graph(_:)``: unknown names, wrong types, related
+    ///   objects not live or of the wrong entity).
+    /// - Complexity: O(unique groups) once their indexes exist.
+    /// - Undo: none; nothing changes.
+    public func upsertMatch(_ entity: String, _ values: [String: Value],
+                            related: [String: [PersistentIdentifier]] = [:]) throws(ModelError) -> PersistentIdentifier? {
+        try insertPlan(entity, values, related: related).existing.map(graph.identifier(for:))
+    }
+
+    /// What an insert will do, checked before anything changes: the entity,
+    /// every attribute's value (given, or its initial value), the
+    /// relationships' rows by slot, and the object an upsert updates.
+    private func insertPlan(_ entity: String, _ values: [String: Value], related: [String: [PersistentIdentifier]])
+        throws(ModelError) -> (entity: Int, initial: [Value], links: [(slot: Int, rows: [Int32])], existing: ObjectRef?) {
         let entityIndex: Int
         do { entityIndex = try graph.entityIndex(entity) } catch { throw .graph(error) }
         let layout = graph.layout.entities[entityIndex]
@@ -72,20 +122,68 @@ extension ModelContext {
             let key = group.compactMap(given)
             guard key.count == group.count,
                   let existing = graph.object(entity: entityIndex, uniqueGroup: group, values: key) else { continue }
-            for (name, value) in values.sorted(by: { $0.key < $1.key }) {
-                guard let index = layout.attributeIndex[name], graph.value(existing, index) != value else { continue }
-                performSetValue(value, existing, index, name: "Update \(entity)")
-            }
-            for link in links where graph.tables[entityIndex].links[link.slot].targets(of: Int(existing.row)) != link.rows {
-                replaceLinks(existing, link.slot, with: link.rows, name: "Update \(entity)")
-            }
-            return graph.identifier(for: existing)
+            return (entityIndex, initial, links, existing)
         }
-        let ref = try insertRow(entity: entityIndex, values: initial)
-        for link in links where !link.rows.isEmpty {
-            replaceLinks(ref, link.slot, with: link.rows, name: "Insert \(entity)")
+        return (entityIndex, initial, links, nil)
+    }
+
+    /// The uniqueness rules that setting these values and relationships on
+    /// an object would break, asked before anything changes: for each unique
+    /// attribute or uniqueness constraint with a member among them, the other
+    /// live objects that already hold what the object would then hold. The
+    /// rule is the one ``save()`` applies, so a front end can refuse an edit
+    /// when it is made rather than at save. Constraints the edit does not
+    /// touch are not asked (a clash already there is the save's to report).
+    ///
+    /// ```swift
+    /// let conflicts = try context.uniquenessConflicts(setting: ["name": .string("Bird")], of: mammals)
+    /// if conflicts.isEmpty { try context.setValue(.string("Bird"), for: "name", of: mammals) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - values: new attribute values, as ``setValue(_:for:of:)`` takes them.
+    ///   - related: new contents of relationships, as ``setRelated(_:for:of:)``
+    ///     takes them; only a to-one can be a constraint's member.
+    ///   - id: the object to be edited.
+    /// - Returns: one ``ValidationIssue`` of kind ``ValidationIssue/Kind/unique``
+    ///   per rule broken — the object, the rule's members (comma-separated) and
+    ///   the other holders — as a save would report it after the edit; empty
+    ///   when the edit breaks none.
+    /// - Throws: ``ModelError/graph(_:)`` for what the setters would refuse:
+    ///   an unknown or deleted object, an unknown name, a value of the wrong
+    ///   type, a related object that is not live or of the wrong entity.
+    /// - Complexity: O(constraints × members) once their indexes exist (the
+    ///   first question about a constraint builds its index, O(objects of the entity)).
+    /// - Undo: none; nothing changes.
+    public func uniquenessConflicts(setting values: [String: Value], related: [String: [PersistentIdentifier]?] = [:],
+                                    of id: PersistentIdentifier) throws(ModelError) -> [ValidationIssue] {
+        let ref: ObjectRef
+        var proposed: [Int: Value] = [:]
+        do {
+            ref = try graph.ref(for: id)
+            let entity = Int(ref.entity)
+            let layout = graph.layout.entities[entity]
+            for (name, value) in values {
+                let index = try graph.attributeIndex(name, entity: entity)
+                proposed[index] = try graph.checked(value, entity: entity, attribute: index)
+                try core.checkModelValue(value, entity: id.entityName, attribute: name)
+            }
+            for (name, targets) in related {
+                let (_, slot, rows) = try graph.resolveTargets(targets ?? [], for: name, of: id)
+                let link = layout.links[slot]
+                guard !link.isToMany else { continue }
+                proposed[layout.attributes.count + slot] = rows.first.map {
+                    graph.uniqueKey(ofLinkTo: ObjectRef(entity: link.destination, row: Int($0)))
+                } ?? .null
+            }
+        } catch {
+            throw .graph(error)
         }
-        return graph.identifier(for: ref)
+        let layout = graph.layout.entities[Int(ref.entity)]
+        return graph.uniquenessClashes(of: ref, proposing: proposed).map { clash in
+            ValidationIssue(kind: .unique, object: id, relationship: layout.names(ofGroup: clash.group),
+                            related: clash.others.map(graph.identifier(for:)))
+        }
     }
 
     /// Appends a new object with checked values (one per attribute), undoably:

@@ -276,6 +276,11 @@ public final class ModelContext {
 
     /// The identifiers of the objects a descriptor selects. Merges what other
     /// contexts saved first.
+    ///
+    /// - Throws: ``ModelError/graph(_:)`` for an unknown entity,
+    ///   ``ModelError/predicate(_:)`` for a predicate or sort key that does not
+    ///   apply to it, ``ModelError/unsortable(entity:attribute:)`` for a sort by
+    ///   a collection or composite attribute.
     public func fetchIdentifiers(_ descriptor: DynamicFetchDescriptor) throws(ModelError) -> [PersistentIdentifier] {
         mergeSavedChanges()
         let source = descriptor.includePendingChanges ? graph : baseline

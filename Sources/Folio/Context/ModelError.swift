@@ -13,6 +13,11 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case saveNotAllowed
     /// A runtime predicate could not be parsed or applied.
     case predicate(ObjectPredicateError)
+    /// A fetch was asked to sort by an attribute whose values have no order:
+    /// an array, a set, a dictionary or a `codable` composite
+    /// (``ValueType/isSortable``). `entity` declares the attribute (for a key
+    /// path through a to-one, the related entity). Nothing was fetched.
+    case unsortable(entity: String, attribute: String)
     /// The schema is invalid (say, model classes whose inverses disagree).
     case schema(SchemaError)
     /// The package's stored schema differs from the container's in a way
@@ -30,6 +35,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .validation(let issues): return "save refused: " + issues.map(\.description).joined(separator: "; ")
         case .saveNotAllowed: return "this container's configuration does not allow saving"
         case .predicate(let error): return error.description
+        case .unsortable(let entity, let attribute):
+            return "cannot sort by \(entity).\(attribute): arrays, sets, dictionaries and composite values have no order"
         case .schema(let error): return "invalid schema: \(error)"
         case .migration(let path, let error): return "\(path) cannot be opened with these models: \(error)"
         case .configuration(let reason): return "unsupported configuration: \(reason)"

@@ -500,21 +500,25 @@ extension ObjectGraph {
     /// An object's values in a unique group, or `nil` when one of them is `nil`
     /// (an attribute without a value, a to-one holding nothing).
     func uniqueValues(_ ref: ObjectRef, _ group: [Int]) -> [Value]? {
-        let layout = layout.entities[Int(ref.entity)]
         var values: [Value] = []
         values.reserveCapacity(group.count)
         for member in group {
-            if let slot = layout.linkSlot(ofMember: member) {
-                let target = tables[Int(ref.entity)].links[slot].one[Int(ref.row)]
-                guard target >= 0 else { return nil }
-                values.append(uniqueKey(ofLinkTo: ObjectRef(entity: layout.links[slot].destination, row: Int(target))))
-            } else {
-                let value = value(ref, member)
-                guard value != .null else { return nil }
-                values.append(value)
-            }
+            let value = uniqueValue(ref, member)
+            guard value != .null else { return nil }
+            values.append(value)
         }
         return values
+    }
+
+    /// An object's value in one member of a unique group: an attribute's
+    /// value, or ``uniqueKey(ofLinkTo:)`` of the object a to-one holds;
+    /// `.null` for none.
+    func uniqueValue(_ ref: ObjectRef, _ member: Int) -> Value {
+        let layout = layout.entities[Int(ref.entity)]
+        guard let slot = layout.linkSlot(ofMember: member) else { return value(ref, member) }
+        let target = tables[Int(ref.entity)].links[slot].one[Int(ref.row)]
+        guard target >= 0 else { return .null }
+        return uniqueKey(ofLinkTo: ObjectRef(entity: layout.links[slot].destination, row: Int(target)))
     }
 
     func uniqueIndexAdd(_ ref: ObjectRef) {

@@ -61,13 +61,35 @@ extension ObjectGraph {
         for entity in byEntity.keys.sorted() {
             for group in layout.entities[entity].checkedUniqueGroups {
                 for ref in byEntity[entity] ?? [] {
-                    guard let values = uniqueValues(ref, group) else { continue }
-                    let others = objects(entity: entity, uniqueGroup: group, values: values).filter { $0 != ref }
+                    let others = holders(of: group.map { uniqueValue(ref, $0) }, in: group, other: ref)
                     if !others.isEmpty { clashes.append((ref, group, others)) }
                 }
             }
         }
         return clashes
+    }
+
+    /// The clashes an edit not yet made would cause: for each checked group
+    /// with a member in `proposed` (member number → the value it would hold;
+    /// for a to-one, ``uniqueKey(ofLinkTo:)`` of its object, or `.null`), the
+    /// other live objects holding what `ref` would then hold — the rule
+    /// ``uniquenessClashes(of:)`` applies at save, asked before the edit.
+    /// Groups the edit does not touch are not asked: a clash it did not
+    /// cause is the save's to report.
+    ///
+    /// - Complexity: O(groups × members) once the groups' indexes exist.
+    func uniquenessClashes(of ref: ObjectRef, proposing proposed: [Int: Value]) -> [(group: [Int], others: [ObjectRef])] {
+        layout.entities[Int(ref.entity)].checkedUniqueGroups.compactMap { group in
+            guard group.contains(where: { proposed[$0] != nil }) else { return nil }
+            let others = holders(of: group.map { proposed[$0] ?? uniqueValue(ref, $0) }, in: group, other: ref)
+            return others.isEmpty ? nil : (group, others)
+        }
+    }
+
+    /// The live objects other than `ref` holding `values` in `group`; none
+    /// when a value is `nil`, which never clashes.
+    private func holders(of values: [Value], in group: [Int], other ref: ObjectRef) -> [ObjectRef] {
+        objects(entity: Int(ref.entity), uniqueGroup: group, values: values).filter { $0 != ref }
     }
 
     /// The first row whose values in `group` an earlier live row already holds.

@@ -47,6 +47,8 @@ struct CompiledPredicate {
         var read: Read
         /// Set for a direct attribute of the entity: the column, for fast paths.
         var attribute: Int?
+        /// For an attribute: the entity declaring it and its name, for messages.
+        var owner: (entity: String, attribute: String)?
     }
 
     private static func resolve(_ names: [String], count: Bool, column: Int, entity: Int,
@@ -86,28 +88,35 @@ struct CompiledPredicate {
             guard isLast, !count else { throw ObjectPredicateError("'\(name)' is an attribute; nothing follows it", column: column) }
             let type = layout.attributes[attribute].type
             let path = hops
+            let owner = (layout.name, name)
             if path.isEmpty {
-                return Path(type: type, read: { graph.value($0, attribute) }, attribute: attribute)
+                return Path(type: type, read: { graph.value($0, attribute) }, attribute: attribute, owner: owner)
             }
             return Path(type: type, read: { ref in
                 guard let target = follow(ref, path, graph) else { return .null }
                 return graph.value(target, attribute)
-            })
+            }, owner: owner)
         }
         throw ObjectPredicateError("empty key path", column: column)
     }
 
     /// A reader for a sort key: an attribute, through to-one relationships, or a
     /// to-many's `@count`. A bare relationship is refused: it has no order of its own.
+    ///
+    /// - Returns: the reader, the attribute's column when it is the entity's
+    ///   own, and — for an attribute whose values have no order (a collection,
+    ///   a composite) — the entity declaring it and its name, which the fetch refuses.
     static func reader(forSortKey keyPath: String, entity: Int, graph: ObjectGraph) throws(ObjectPredicateError)
-        -> (read: (ObjectRef) -> Value, attribute: Int?) {
+        -> (read: (ObjectRef) -> Value, attribute: Int?, unsortable: (entity: String, attribute: String)?) {
         var names = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let count = names.last == "@count"
         if count { names.removeLast() }
         guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else { throw ObjectPredicateError("empty key path", column: 0) }
         let path = try resolve(names, count: count, column: 0, entity: entity, graph: graph)
-        guard path.type != nil else { throw ObjectPredicateError("'\(keyPath)' is a relationship; sort by one of its attributes", column: 0) }
-        return (path.read, path.attribute)
+        guard let type = path.type else {
+            throw ObjectPredicateError("'\(keyPath)' is a relationship; sort by one of its attributes", column: 0)
+        }
+        return (path.read, path.attribute, type.isSortable ? nil : path.owner)
     }
 
     private static func follow(_ ref: ObjectRef, _ hops: [(slot: Int, destination: Int)], _ graph: ObjectGraph) -> ObjectRef? {
@@ -126,11 +135,17 @@ struct CompiledPredicate {
         case .null: return .null
         case .bool(let flag): return .bool(flag)
         case .number(let text):
-            if let int = Int64(text) { return .int(int) }
-            if let uint = UInt64(text) { return .uint(uint) }
-            if type == .decimal, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { return .decimal(decimal) }
-            if let double = Double(text) { return .double(double) }
-            throw ObjectPredicateError("'\(text)' is not a number", column: column)
+            // A bare literal, read by the type it is compared with, as insert reads it.
+            switch type {
+            case .string?: return .string(text)
+            case .date?: if let date = Value(text: text, as: .date) { return date }
+            case .decimal?:
+                if let decimal = Value(text: text, as: .decimal) { return decimal }
+            default: break
+            }
+            if let value = LiteralSyntax.bareValue(text) { return value }
+            throw ObjectPredicateError("'\(text)' is not a number or a date (dates are written 2025-07-01 or 2025-07-01T09:30:00Z)",
+                                       column: column)
         case .string(let text):
             switch type {
             case let scalar? where [.date, .uuid, .url, .decimal, .data].contains(scalar):

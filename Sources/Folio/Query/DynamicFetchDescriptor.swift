@@ -21,6 +21,12 @@ public struct DynamicFetchDescriptor: Hashable, Sendable {
     /// Which objects match; `nil` matches all.
     public var predicate: ObjectPredicate?
     /// Sort keys, most significant first; ties keep insertion order.
+    ///
+    /// Values sort in Folio's total order (`Value`'s `<`): `nil` first, then
+    /// by kind, numbers of every type by value — so an any-value attribute
+    /// sorts too, and descending is ascending reversed. A key whose values
+    /// have no order (an array, set, dictionary or `codable` attribute) makes
+    /// the fetch throw ``ModelError/unsortable(entity:attribute:)``.
     public var sortBy: [SortKey]
     /// The most objects to return; `nil` for no limit.
     public var fetchLimit: Int?
@@ -78,12 +84,14 @@ extension ObjectGraph {
         if !descriptor.sortBy.isEmpty {
             var keys: [(column: SortKeyColumn, ascending: Bool)] = []
             for key in descriptor.sortBy {
-                let reader: (read: (ObjectRef) -> Value, attribute: Int?)
+                let reader: (read: (ObjectRef) -> Value, attribute: Int?, unsortable: (entity: String, attribute: String)?)
                 do {
                     reader = try CompiledPredicate.reader(forSortKey: key.keyPath, entity: entity, graph: self)
                 } catch {
                     throw .predicate(ObjectPredicateError("cannot sort by '\(key.keyPath)': \(error.message)", column: 0))
                 }
+                // A collection has no order: sorting by it would only keep the rows' order, silently.
+                if let unsortable = reader.unsortable { throw .unsortable(entity: unsortable.entity, attribute: unsortable.attribute) }
                 // A direct attribute in a typed column is read straight from its array;
                 // anything else (paths, optionals, other types) through Values.
                 let column = reader.attribute.flatMap { attribute in

@@ -16,15 +16,22 @@
 /// comparison := operand operator operand
 /// operator   := "==" | "=" | "!=" | "<>" | "<" | "<=" | ">" | ">="
 ///             | ("contains" | "beginswith" | "endswith" | "in") ["[c]"]
-/// operand    := keypath | literal | "{" literal ("," literal)* "}"
+/// operand    := keypath | literal | "{" literal ("," literal)* "}" | "[" literal ("," literal)* "]"
 /// keypath    := name ("." name)* ["." "@count"]
-/// literal    := number | "string" | 'string' | true | false | nil | null
+/// literal    := number | date | "string" | 'string' | true | false | nil | null
 /// ```
 ///
+/// Literals are written as ``LiteralSyntax`` writes them everywhere (the
+/// REPL's `insert` and `set` included): quoted strings with the same escapes,
+/// and bare numbers and ISO 8601 dates (`born < 2020-01-01`,
+/// `start >= 2025-07-01T09:30:00Z`). A literal is read as the type of the
+/// attribute it is compared with: a bare literal as a date for a date, as its
+/// text for a string, as a number otherwise (for an any-value, the first of
+/// an integer, a double and a date it is); a quoted one as a date, UUID, URL
+/// or decimal for those types (`born < "2020-01-01"`).
+///
 /// A key path names an attribute, or follows to-one relationships to one
-/// (`category.name`); `animals.@count` counts a to-many. String literals
-/// compared with dates, UUIDs, URLs or decimals are read as those types
-/// (`born < "2020-01-01"`). `[c]` compares strings case-insensitively. Numbers
+/// (`category.name`); `animals.@count` counts a to-many. `[c]` compares strings case-insensitively. Numbers
 /// of any type compare by value; `nil` equals only an absent value, and an
 /// ordering comparison (`<`, `>=`, …) with an absent value is false.
 ///

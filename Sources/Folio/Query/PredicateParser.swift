@@ -4,6 +4,7 @@
 struct PredicateParser {
     private enum Token: Equatable {
         case word(String)
+        /// A bare number or date (``LiteralSyntax``'s rule).
         case number(String)
         case string(String)
         case symbol(String)
@@ -26,31 +27,22 @@ struct PredicateParser {
             let column = index + 1
             if scalar == " " || scalar == "\t" || scalar == "\n" { index += 1; continue }
             if scalar == "\"" || scalar == "'" {
-                var value = String.UnicodeScalarView()
-                index += 1
-                var closed = false
-                while index < scalars.count {
-                    if scalars[index] == scalar { closed = true; index += 1; break }
-                    if scalars[index] == "\\", index + 1 < scalars.count {
-                        let next = scalars[index + 1]
-                        value.append(next == "n" ? "\n" : next == "t" ? "\t" : next)
-                        index += 2
-                        continue
-                    }
-                    value.append(scalars[index])
-                    index += 1
+                // Quoted strings and bare numbers and dates as ``LiteralSyntax`` reads them everywhere.
+                guard let close = LiteralSyntax.closingQuote(in: scalars, from: index) else {
+                    lexError = ObjectPredicateError("unterminated string", column: column)
+                    return
                 }
-                if !closed { lexError = ObjectPredicateError("unterminated string", column: column); return }
-                tokens.append((.string(String(value)), column))
-            } else if ("0"..."9").contains(scalar) || (scalar == "-" && index + 1 < scalars.count && ("0"..."9").contains(scalars[index + 1])) {
-                var value = String.UnicodeScalarView([scalar])
-                index += 1
-                while index < scalars.count, ("0"..."9").contains(scalars[index]) || ".eE".unicodeScalars.contains(scalars[index])
-                        || ((scalars[index] == "-" || scalars[index] == "+") && "eE".unicodeScalars.contains(scalars[index - 1])) {
-                    value.append(scalars[index])
-                    index += 1
+                do {
+                    tokens.append((.string(try LiteralSyntax.unescape(scalars, from: index + 1, to: close)), column))
+                } catch {
+                    let escape = scalars[min(error.index + 1, close)]
+                    lexError = ObjectPredicateError("unknown escape '\\\(escape)'", column: error.index + 1)
+                    return
                 }
-                tokens.append((.number(String(value)), column))
+                index = close + 1
+            } else if let end = LiteralSyntax.bareLiteralEnd(in: scalars, from: index) {
+                tokens.append((.number(String(String.UnicodeScalarView(scalars[index..<end]))), column))
+                index = end
             } else if isWordStart(scalar) {
                 var value = String.UnicodeScalarView()
                 while index < scalars.count, isWord(scalars[index]) { value.append(scalars[index]); index += 1 }
@@ -191,10 +183,12 @@ struct PredicateParser {
         case .string(let text):
             position += 1
             return .literal(.string(text), column: start)
-        case .symbol("{"):
+        case .symbol("{"), .symbol("["):
+            // `{a, b}`, or `[a, b]` as insert writes a list.
+            let close = current == .symbol("{") ? "}" : "]"
             position += 1
             var literals: [ObjectPredicate.Literal] = []
-            if current != .symbol("}") {
+            if current != .symbol(close) {
                 repeat {
                     guard case .literal(let literal, _) = try parseOperand() else {
                         throw ObjectPredicateError("a list holds only literals", column: column)
@@ -203,7 +197,9 @@ struct PredicateParser {
                     if current == .symbol(",") { position += 1 } else { break }
                 } while true
             }
-            guard current == .symbol("}") else { throw ObjectPredicateError("expected '}', found \(describe(current))", column: column) }
+            guard current == .symbol(close) else {
+                throw ObjectPredicateError("expected '\(close)', found \(describe(current))", column: column)
+            }
             position += 1
             return .list(literals, column: start)
         case .word(let word):

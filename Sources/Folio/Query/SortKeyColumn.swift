@@ -164,7 +164,8 @@ enum SortKeyColumn {
                 }
             }
         case .value(let values):
-            return { a, b in directed(values[a].compare(to: values[b]) ?? .orderedSame) }
+            // Folio's total order (`Value`'s `<`), so the two directions are mirror images.
+            return { a, b in directed(values[a].totalOrder(values[b])) }
         }
     }
 

@@ -95,6 +95,19 @@ extension Schema {
         /// Whether this attribute's value is stored in a file beside the XML.
         public var isExternal: Bool { options.contains(.externalStorage) }
 
+        /// Whether a new object should be given a value for this attribute:
+        /// it is not optional, has no default, is not transient, and is not
+        /// an any-value (whose none is its own `nil`).
+        ///
+        /// The typed layer always gives one (a model's initializer sets every
+        /// property). The dynamic ``ModelContext/insert(_:_:related:)`` starts
+        /// an attribute it is not given at ``initialValue`` — for a required
+        /// one, its type's zero (`""`, `0`) — so a program that builds objects
+        /// from what people type (the REPL's `insert`) checks this first.
+        public var isRequired: Bool {
+            !isOptional && defaultStoredValue == nil && !isTransient && type != .any
+        }
+
         /// The value a newly inserted object holds for this attribute.
         public var initialValue: Value {
             if let defaultStoredValue { return defaultStoredValue }

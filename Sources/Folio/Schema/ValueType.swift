@@ -99,6 +99,14 @@ public indirect enum ValueType: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether values of this type have an order a fetch can sort by: every
+    /// scalar type and any-values do; arrays, sets, dictionaries and `codable`
+    /// composites do not (a sort by one is refused with
+    /// ``ModelError/unsortable(entity:attribute:)``).
+    public var isSortable: Bool {
+        !isCollection && self != .codable
+    }
+
     /// The inclusive range a fixed-width integer type accepts, or `nil` for other types.
     var integerRange: ClosedRange<Int64>? {
         switch self {
