@@ -149,13 +149,14 @@ import PackageBytes
     /// How much a save of `graph` over the old package at `url` writes: the part
     /// files it does not hold yet, then each new blob in order, then manifest.xml.
     /// - Parameter context: for a context's save, the context: its save also
-    ///   writes the history segment recording it (timestamps have a fixed width,
-    ///   so one made now has the size the save's will have).
+    ///   records a transaction, in the manifest (or, past a segment's size, in a
+    ///   history segment file written before the blobs). Timestamps have a fixed
+    ///   width, so one made now has the size the save's will have.
     static func plannedWrites(of graph: ObjectGraph, over url: URL, context: ModelContext? = nil) throws -> Planned {
         let scratch = temporaryPackageURL("Scratch")
         defer { try? FileManager.default.removeItem(at: scratch.deletingLastPathComponent()) }
         var history = HistoryLog()
-        if let transaction = context?.makeStoredTransaction() { history.append(transaction, folder: nil, limits: .standard) }
+        if let transaction = context?.makeStoredTransaction() { history.append(transaction) }
         try DocumentPackage(url: scratch).write(graph, expecting: nil, history: history)
         let files = PackageFiles(scratch)
         let old = [imageA, imageB]
@@ -196,7 +197,7 @@ import PackageBytes
         var large: Bool { self == .midDocument }
 
         func afterBytes(_ planned: Planned) -> Int {
-            // A context's save writes its history segment between the parts and the blobs.
+            // A history segment file, when a save closes one, is written between the parts and the blobs.
             switch self {
             case .beforeAnyByte: return 0
             case .midDocument: return planned.parts - 1
@@ -281,7 +282,7 @@ import PackageBytes
         #expect(!context.hasChanges)
         try Self.expectEdits(DocumentPackage(url: url).read(), large: point.large, "\(point): saved after the fault cleared")
         let files = PackageFiles(url)
-        #expect(files.entries == ["blobs", "history", "manifest.xml", "parts"])
+        #expect(files.entries == ["blobs", "manifest.xml", "parts"], "the few transactions are the manifest's open tail")
         #expect(files.blobs.count == 3, "A, B2, C and nothing else: \(files.blobs.keys.sorted())")
     }
 

@@ -424,7 +424,7 @@ final class DocumentStore: @unchecked Sendable {
         var history = self.history
         var recorded = context.makeStoredTransaction()
         if let transaction = recorded {
-            recorded?.number = history.append(transaction, folder: package?.historyPath, limits: savedGraph.limits)
+            recorded?.number = history.append(transaction)
         }
         if writing, let package {
             // The context's graph holds every saved state merged, so this write catches the package up.

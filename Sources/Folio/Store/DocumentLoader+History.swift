@@ -18,7 +18,17 @@ extension DocumentLoader {
             historyLog = HistoryLog(nextNumber: next)
             phase = .historyList
         case .historyList:
+            // The closed segments, then the open tail's transactions (the manifest holds them).
+            if elementName == "transaction" {
+                readTransaction(xml)
+                phase = .transaction
+                return
+            }
             guard isElement(name, "segment") else { return }
+            guard historyTransactions.isEmpty else {
+                return fail(.unexpectedContent(location(), found: "<segment> after a <transaction>",
+                                               expected: "the closed segments first, then the open transactions"))
+            }
             readSegment(xml)
             phase = .historySegment
         case .transactions:
@@ -50,14 +60,20 @@ extension DocumentLoader {
         switch phase {
         case .historySegment: phase = .historyList
         case .historyList:
-            if let last = historyLog?.segments.last, let next = historyLog?.nextNumber, last.last >= next {
+            let listed = historyTransactions.last?.number ?? historyLog?.segments.last?.last
+            if let listed, let next = historyLog?.nextNumber, listed >= next {
                 return fail(.invalidValue(location(), entity: "history", attribute: "next", text: String(next),
-                                          expected: "a number above every listed transaction's (\(last.last))"))
+                                          expected: "a number above every listed transaction's (\(listed))"))
             }
+            if let first = historyTransactions.first?.number, let segment = historyLog?.segments.last, segment.last >= first {
+                return fail(.unexpectedContent(location(), found: "transaction \(first) after segment \(segment.file)",
+                                               expected: "transactions numbered above the last segment's (\(segment.last))"))
+            }
+            historyLog?.setTail(historyTransactions)
             phase = .afterHistory
         case .afterParts, .afterHistory: phase = .end
         case .transactions: phase = .end
-        case .transaction: phase = .transactions
+        case .transaction: phase = mode == .history ? .transactions : .historyList
         case .historyChange, .tombstone: phase = .transaction
         case .tombstoneValue: phase = .tombstone
         default: break

@@ -1,20 +1,20 @@
 import Foundation
 
-/// A document's history: every save's ``StoredTransaction``, in segment files
-/// under the package's `history/` folder, listed by the manifest
-/// (docs/FORMAT.md, "History").
+/// A document's history: every save's ``StoredTransaction``, listed by the
+/// manifest (docs/FORMAT.md, "History").
 ///
-/// A save appends its transaction to the last segment, which is rewritten
-/// (under a new, content-addressed name) until it passes ``segmentBytes``;
-/// then the next transaction starts a new segment, and the full one is never
-/// written again. So recording a save costs the size of the last segment at
-/// most, whatever the length of the history, and the history is written by
-/// the same manifest commit as the objects: a crash keeps both or neither.
+/// A save appends its transaction to the open tail, which the manifest holds
+/// itself: recording a save adds no file to write or sync, and the manifest
+/// is written by every save anyway, so the history commits with the objects
+/// (a crash keeps both or neither). Once the tail passes ``segmentBytes`` it
+/// is closed into a segment file under `history/`, named by its content and
+/// never written again. So a save costs the tail's size at most (about
+/// 64 KiB, less than a millisecond to write), whatever the length of the
+/// history, and only one save in 64 KiB of history writes a segment file.
 ///
-/// A log read from a package knows its segments by file only; their
-/// transactions are read when first asked for (``transactions(in:limits:)``)
-/// or appended to. Transactions appended in this process are kept, with the
-/// bytes of their segment until a write puts them on disk.
+/// A log read from a package knows its closed segments by file only; their
+/// transactions are read when first asked for (``transactions(in:limits:)``).
+/// The tail is read with the manifest.
 struct HistoryLog: Equatable, Sendable {
     struct Segment: Equatable, Sendable {
         var first: Int64
@@ -33,7 +33,21 @@ struct HistoryLog: Equatable, Sendable {
     /// The number the next transaction gets: numbers are never reused, even
     /// once their transactions are deleted, so a token stays meaningful.
     var nextNumber: Int64 = 1
+    /// The closed segments, oldest first.
     var segments: [Segment] = []
+    /// The latest transactions, after every segment's: the manifest holds them.
+    private(set) var tail: [StoredTransaction] = []
+    /// The tail's `<transaction>` elements as the manifest writes them, kept as
+    /// transactions are appended so a save does not encode the tail again.
+    private(set) var tailElements: [UInt8] = []
+
+    /// Replaces the tail (read from a manifest, or left by a removal).
+    mutating func setTail(_ transactions: [StoredTransaction]) {
+        tail = transactions
+        var buffer = ByteBuffer()
+        for transaction in transactions { transaction.append(to: &buffer, nested: true) }
+        tailElements = buffer.bytes
+    }
 
     static let folderName = "history"
     /// The size past which a segment is closed to new transactions.
@@ -42,40 +56,28 @@ struct HistoryLog: Equatable, Sendable {
     private static let footer: StaticString = "</history>\n"
 
     /// Whether the log has never recorded anything (nothing to list in a manifest).
-    var isPristine: Bool { nextNumber == 1 && segments.isEmpty }
+    var isPristine: Bool { nextNumber == 1 && segments.isEmpty && tail.isEmpty }
 
-    /// Records a save: numbers `transaction` and appends it to the last
-    /// segment, or to a new one when that is full.
+    /// Records a save: numbers `transaction` and appends it to the tail,
+    /// closing the tail into a segment once it passes ``segmentBytes``.
     ///
-    /// - Parameter folder: the package's `history/` folder, to read the last
-    ///   segment from when this log has not read it yet; `nil` in memory. A
-    ///   last segment that cannot be read is left as it is: the transaction
-    ///   starts a segment of its own.
     /// - Returns: the number given.
-    /// - Complexity: O(size of the last segment), at most ``segmentBytes`` and one transaction.
+    /// - Complexity: O(size of the transaction), and O(size of the tail) when it closes.
     @discardableResult
-    mutating func append(_ transaction: StoredTransaction, folder: String?, limits: DocumentLimits) -> Int64 {
+    mutating func append(_ transaction: StoredTransaction) -> Int64 {
         var transaction = transaction
         transaction.number = nextNumber
         nextNumber += 1
-        if var tail = segments.last, Self.size(of: tail, folder: folder) < Self.segmentBytes,
-           let existing = try? Self.load(tail, folder: folder, limits: limits) {
-            tail.transactions = existing + [transaction]
-            tail.last = transaction.number
-            tail.count += 1
-            segments[segments.count - 1] = Self.sealed(tail)
-        } else {
-            segments.append(Self.sealed(Segment(first: transaction.number, last: transaction.number, count: 1, file: "",
-                                                transactions: [transaction])))
+        var buffer = ByteBuffer()
+        transaction.append(to: &buffer, nested: true)
+        tail.append(transaction)
+        tailElements += buffer.bytes
+        if tailElements.count >= Self.segmentBytes, let first = tail.first {
+            segments.append(Self.sealed(Segment(first: first.number, last: transaction.number, count: tail.count, file: "",
+                                                transactions: tail)))
+            setTail([])
         }
         return transaction.number
-    }
-
-    /// A segment's size in bytes: known once made here, else its file's (`Int.max` without one).
-    private static func size(of segment: Segment, folder: String?) -> Int {
-        if let size = segment.size { return size }
-        guard let folder, let status = FileIO.status(folder + "/" + segment.file), status.isRegular else { return .max }
-        return status.size
     }
 
     /// Removes the transactions `shouldRemove` selects, rewriting the segments
@@ -101,6 +103,9 @@ struct HistoryLog: Equatable, Sendable {
                                             transactions: remaining)))
         }
         segments = kept
+        let remainingTail = tail.filter { !shouldRemove($0) }
+        removed += tail.count - remainingTail.count
+        if remainingTail.count != tail.count { setTail(remainingTail) }
         return removed
     }
 
@@ -110,7 +115,7 @@ struct HistoryLog: Equatable, Sendable {
     func transactions(in folder: String?, limits: DocumentLimits) throws(PackageError) -> [StoredTransaction] {
         var all: [StoredTransaction] = []
         for segment in segments { all += try Self.load(segment, folder: folder, limits: limits) }
-        return all
+        return all + tail
     }
 
     /// Forgets what a write put on disk: the bytes of the segments written,

@@ -105,8 +105,11 @@ struct StoredTransaction: Equatable, Sendable {
         buffer.append(UInt8(ascii: "Z"))
     }
 
-    /// Appends the transaction's `<transaction>` element, indented by four spaces.
-    func append(to buffer: inout ByteBuffer) {
+    /// Appends the transaction's `<transaction>` element, indented by two
+    /// spaces (a segment file's child), or four when `nested` (in the manifest's `<history>`).
+    func append(to buffer: inout ByteBuffer, nested: Bool = false) {
+        let pad: StaticString = nested ? "  " : ""
+        buffer.append(pad)
         buffer.append("  <transaction id=\"")
         buffer.append(int: number)
         buffer.append("\" timestamp=\"")
@@ -116,18 +119,20 @@ struct StoredTransaction: Equatable, Sendable {
         DocumentWriter.appendText(bundleIdentifier, name: "bundle", to: &buffer)
         DocumentWriter.appendText(processIdentifier, name: "process", to: &buffer)
         buffer.append(">\n")
-        for objects in inserted { Self.appendObjects("insert", objects.entity, objects.ids, to: &buffer) }
+        for objects in inserted { Self.appendObjects("insert", objects.entity, objects.ids, pad: pad, to: &buffer) }
         for update in updated {
-            Self.appendObjects("update", update.entity, update.ids, properties: update.properties, to: &buffer)
+            Self.appendObjects("update", update.entity, update.ids, properties: update.properties, pad: pad, to: &buffer)
         }
-        for objects in deleted { Self.appendObjects("delete", objects.entity, objects.ids, to: &buffer) }
+        for objects in deleted { Self.appendObjects("delete", objects.entity, objects.ids, pad: pad, to: &buffer) }
         for tombstone in tombstones {
+            buffer.append(pad)
             buffer.append("    <tombstone entity=")
             XMLText.appendQuotedAttributeValue(tombstone.entity, to: &buffer)
             buffer.append(" id=\"")
             buffer.append(uint: tombstone.id)
             buffer.append("\">\n")
             for preserved in tombstone.values {
+                buffer.append(pad)
                 buffer.append("      <value name=")
                 XMLText.appendQuotedAttributeValue(preserved.name, to: &buffer)
                 buffer.append(" type=")
@@ -135,8 +140,10 @@ struct StoredTransaction: Equatable, Sendable {
                 DocumentWriter.appendText(ValueText.encode(preserved.value, as: preserved.type), name: "text", to: &buffer)
                 buffer.append("/>\n")
             }
+            buffer.append(pad)
             buffer.append("    </tombstone>\n")
         }
+        buffer.append(pad)
         buffer.append("  </transaction>\n")
     }
 
@@ -147,10 +154,11 @@ struct StoredTransaction: Equatable, Sendable {
     /// Writes one entity's objects as `<insert|update|delete>` elements, a new
     /// element every ``runsPerElement`` runs (a reader joins them again).
     private static func appendObjects(_ element: StaticString, _ entity: String, _ ids: IdentifierRuns, properties: [String]? = nil,
-                                      to buffer: inout ByteBuffer) {
+                                      pad: StaticString, to buffer: inout ByteBuffer) {
         var start = 0
         repeat {
             let end = min(start + runsPerElement, ids.runs.count)
+            buffer.append(pad)
             buffer.append("    <")
             buffer.append(element)
             buffer.append(" entity=")
