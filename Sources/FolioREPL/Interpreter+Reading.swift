@@ -18,9 +18,9 @@ extension Interpreter {
             rows += entity.uniquenessConstraints.filter { !Self.isUniqueOption($0, of: entity) }
                 .map { ["(" + $0.joined(separator: ", ") + ")", $0.count == 1 ? "unique" : "unique together"] }
             rows += entity.indexes.map { ["(" + $0.joined(separator: ", ") + ")", "index"] }
-            let width = rows.map { $0[0].count }.max() ?? 0
+            let width = rows.map { TerminalText.cellWidth(TerminalText.escaped($0[0])) }.max() ?? 0
             for row in rows {
-                emit("  " + row[0] + String(repeating: " ", count: width - row[0].count) + "  " + row[1])
+                emit("  " + TerminalText.padded(TerminalText.escaped(row[0]), toCells: width) + "  " + row[1])
             }
         }
     }
@@ -225,7 +225,7 @@ extension Interpreter {
             var row = [String(id.id)]
             for attribute in entity.attributes {
                 let value = try read { () throws(ModelError) in try context.value(attribute.name, of: id) }
-                row.append(TextTable.cell(Self.plain(value, attribute.type)))
+                row.append(Self.cell(value, attribute.type))
             }
             for relationship in entity.relationships {
                 let related = try read { () throws(ModelError) in try context.related(relationship.name, of: id) }
@@ -236,12 +236,13 @@ extension Interpreter {
         return table
     }
 
-    /// A value for a table cell: strings without quotes, others as the package writes them.
-    static func plain(_ value: Value, _ type: ValueType) -> String {
+    /// A value for a table cell: strings bare but escaped (``TextTable/stringCell(_:quoted:limit:)``),
+    /// quoted in an any-value column so "3" differs from 3; others as the package writes them.
+    static func cell(_ value: Value, _ type: ValueType) -> String {
         switch value {
         case .null: return "null"
-        case .string(let string): return string
-        default: return value.text(as: type == .any ? value.scalarType ?? type : type) ?? value.description
+        case .string(let string): return TextTable.stringCell(string, quoted: type == .any)
+        default: return TextTable.cell(value.text(as: type == .any ? value.scalarType ?? type : type) ?? value.description)
         }
     }
 
@@ -297,9 +298,10 @@ extension Interpreter {
             return
         }
         emit(id.description)
-        let width = (entity.attributes.map(\.name.count) + entity.relationships.map(\.name.count)).max() ?? 0
+        let width = (entity.attributes.map(\.name) + entity.relationships.map(\.name))
+            .map { TerminalText.cellWidth(TerminalText.escaped($0)) }.max() ?? 0
         func line(_ name: String, _ value: String) {
-            emit("  " + name + String(repeating: " ", count: width - name.count) + "  " + value)
+            emit("  " + TerminalText.padded(TerminalText.escaped(name), toCells: width) + "  " + value)
         }
         for attribute in entity.attributes {
             line(attribute.name, try read { () throws(ModelError) in try context.value(attribute.name, of: id) }.description)
