@@ -38,7 +38,8 @@ extension Interpreter {
             context.undoManager?.setActionName(inserted ? "Insert \(entity.name)" : "Update \(entity.name)")
             return id
         }
-        emit(id.description)
+        emit(id.description, or: Self.result("insert", [("entity", .string(id.entityName)), ("id", .int(id.id)),
+                                                          ("inserted", .bool(inserted))]))
     }
 
     // MARK: set
@@ -59,7 +60,8 @@ extension Interpreter {
                 }
             }
         }
-        emit("updated \(id)")
+        emit("updated \(id)", or: Self.result("set", [("entity", .string(id.entityName)), ("id", .int(id.id)),
+                                                    ("properties", .array(assignments.map { .string($0.name) }))]))
     }
 
     /// Parses and checks every `name=value` word from `start` on: names, types,
@@ -156,6 +158,12 @@ extension Interpreter {
         let target = try object(targetWord, of: relationship.destination, role: subject)
         try expectEnd(text, after: 4)
         let holds = try holds(id, relationship, target)
+        func result(changed: Bool) -> JSONText {
+            Self.result(verb, [("entity", .string(id.entityName)), ("id", .int(id.id)),
+                               ("relationship", .string(relationship.name)),
+                               ("target", .object([("entity", .string(target.entityName)), ("id", .int(target.id))])),
+                               ("changed", .bool(changed))])
+        }
         if unlinking {
             guard holds else {
                 throw CommandError("\(id).\(relationship.name) does not hold \(target)", column: targetWord.column)
@@ -163,16 +171,16 @@ extension Interpreter {
             try change { () throws(CommandError) in
                 try read { () throws(ModelError) in try context.unlink(id, relationship.name, from: target) }
             }
-            emit("unlinked \(target) from \(id).\(relationship.name)")
+            emit("unlinked \(target) from \(id).\(relationship.name)", or: result(changed: true))
         } else {
             if holds {
-                emit("\(id).\(relationship.name) already holds \(target)")
+                emit("\(id).\(relationship.name) already holds \(target)", or: result(changed: false))
                 return
             }
             try change { () throws(CommandError) in
                 try read { () throws(ModelError) in try context.link(id, relationship.name, to: target) }
             }
-            emit("linked \(target) to \(id).\(relationship.name)")
+            emit("linked \(target) to \(id).\(relationship.name)", or: result(changed: true))
         }
     }
 }

@@ -83,6 +83,13 @@ extension Interpreter {
             guard let entry = Self.help[name] else {
                 throw CommandError("no command '\(topic.text)'; try 'help'", column: topic.column)
             }
+            if options.json {
+                emit(Self.result("help", [("topic", .string(name)), ("usage", .array(entry.usage.map(JSONText.string))),
+                                          ("summary", .string(entry.summary)),
+                                          ("details", .array(entry.details.map(JSONText.string))),
+                                          ("examples", .array(entry.example.map(JSONText.string)))]))
+                return
+            }
             for usage in entry.usage { emit(usage) }
             emit("  " + entry.summary)
             for line in entry.details { emit("  " + line) }
@@ -91,6 +98,13 @@ extension Interpreter {
             return
         }
         let names = Self.commandNames.filter { $0 != "quit!" }
+        if options.json {
+            emit(Self.result("help", [("commands", .array(names.compactMap { name in
+                Self.help[name].map { .object([("name", .string(name)), ("usage", .array($0.usage.map(JSONText.string))),
+                                               ("summary", .string($0.summary))]) }
+            }))]))
+            return
+        }
         let width = names.map(\.count).max() ?? 0
         emit("commands:")
         for name in names {

@@ -7,7 +7,7 @@ extension Interpreter {
     func schemaCommand(_ text: CommandLineText) throws(CommandError) {
         try expectEnd(text, after: 1)
         if options.json {
-            emit(.array(schema.entities.map(Self.json)))
+            emit(Self.result("schema", [("entities", .array(schema.entities.map(Self.json)))]))
             return
         }
         for entity in schema.entities {
@@ -116,8 +116,8 @@ extension Interpreter {
         let total = descriptor.fetchLimit == nil && descriptor.fetchOffset == nil
             ? ids.count : try fetch(filter: filter) { () throws(ModelError) in try context.fetchCount(descriptor) }
         if options.json {
-            emit(.object([("entity", .string(entity.name)), ("total", .int(total)),
-                          ("objects", .array(try ids.map { (id) throws(CommandError) in try objectJSON(id, entity) }))]))
+            emit(Self.result("list", [("entity", .string(entity.name)), ("total", .int(total)),
+                                      ("objects", .array(try ids.map { (id) throws(CommandError) in try objectJSON(id, entity) }))]))
             return
         }
         let shown = descriptor.fetchLimit == nil ? Array(ids.prefix(Self.listPageSize)) : ids
@@ -252,6 +252,11 @@ extension Interpreter {
 
     /// `{"id": 2, "entity": "Animal", "attributes": {…}, "relationships": {"category": 1, "animals": [..]}}`.
     func objectJSON(_ id: PersistentIdentifier, _ entity: Schema.Entity) throws(CommandError) -> JSONText {
+        .object(try objectFields(id, entity))
+    }
+
+    /// ``objectJSON(_:_:)``'s fields, for `show` to put after its `"command"`.
+    func objectFields(_ id: PersistentIdentifier, _ entity: Schema.Entity) throws(CommandError) -> [(String, JSONText)] {
         var attributes: [(String, JSONText)] = []
         for attribute in entity.attributes {
             attributes.append((attribute.name, JSONText(try read { () throws(ModelError) in try context.value(attribute.name, of: id) })))
@@ -262,8 +267,8 @@ extension Interpreter {
             relationships.append((relationship.name, relationship.isToMany
                 ? related.map { .array($0.map { .int($0.id) }) } ?? .null : related?.first.map { .int($0.id) } ?? .null))
         }
-        return .object([("id", .int(id.id)), ("entity", .string(entity.name)),
-                        ("attributes", .object(attributes)), ("relationships", .object(relationships))])
+        return [("id", .int(id.id)), ("entity", .string(entity.name)),
+                ("attributes", .object(attributes)), ("relationships", .object(relationships))]
     }
 
     // MARK: count
@@ -280,11 +285,7 @@ extension Interpreter {
         }
         let descriptor = DynamicFetchDescriptor(entity: entity.name, predicate: filter?.predicate)
         let number = try fetch(filter: filter) { () throws(ModelError) in try context.fetchCount(descriptor) }
-        if options.json {
-            emit(.object([("entity", .string(entity.name)), ("count", .int(number))]))
-        } else {
-            emit(String(number))
-        }
+        emit(String(number), or: Self.result("count", [("entity", .string(entity.name)), ("count", .int(number))]))
     }
 
     // MARK: show
@@ -294,7 +295,7 @@ extension Interpreter {
         try expectEnd(text, after: 2)
         guard let entity = schema.entity(named: id.entityName) else { throw CommandError("no entity \(id.entityName)") }
         if options.json {
-            emit(try objectJSON(id, entity))
+            emit(Self.result("show", try objectFields(id, entity)))
             return
         }
         emit(id.description)

@@ -94,15 +94,16 @@ extension FolioCommand {
 
         func run() throws {
             let url = URL(fileURLWithPath: path)
+            Output.json = options.json
             guard !FileManager.default.fileExists(atPath: url.path) else {
-                Output.error("error: \(path) already exists; folio new only creates new packages")
+                Output.diagnostic("error", kind: "open", "\(path) already exists; folio new only creates new packages")
                 throw ExitCode.failure
             }
             do {
                 let schema = try Schema(contentsOf: URL(fileURLWithPath: self.schema))
                 try DocumentPackage(url: url).write(ObjectGraph(schema: schema))
             } catch {
-                Output.error("error: \(error)")
+                Output.diagnostic("error", kind: "open", "\(error)")
                 throw ExitCode.failure
             }
             try Session.run(opening: url, options: options)

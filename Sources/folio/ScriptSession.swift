@@ -37,20 +37,26 @@ final class ScriptSession {
                 outcome = try interpreter.execute(line)
             } catch {
                 // A refused confirmation is the cause, whatever the command made of the answer.
-                throw failure(lineNumber, refusedQuestion.map(ScriptSession.needsYes) ?? error.description)
+                throw failure(lineNumber, refusedQuestion.map(ScriptSession.needsYesError) ?? error)
             }
-            if let question = refusedQuestion { throw failure(lineNumber, ScriptSession.needsYes(question)) }
+            if let question = refusedQuestion { throw failure(lineNumber, ScriptSession.needsYesError(question)) }
             if outcome == .quit { return }
         }
         if interpreter.hasUnsavedChanges {
-            Output.error("warning: unsaved changes discarded (end of script without save)")
+            Output.diagnostic("warning", kind: "unsavedChanges", "unsaved changes discarded (end of script without save)")
         }
     }
 
-    /// Prints `error: LINE: message`; the script then ends with status 1.
-    private func failure(_ lineNumber: Int, _ message: String) -> ExitCode {
-        Output.error("error: \(lineNumber): \(message)")
+    /// Prints `error: LINE: message` (with `--json`, a JSON object); the script then ends with status 1.
+    private func failure(_ lineNumber: Int, _ error: CommandError) -> ExitCode {
+        Output.diagnostic("error", kind: error.kind.rawValue, error.message, line: lineNumber, column: error.column,
+                          text: "error: \(lineNumber): \(error)")
         return .failure
+    }
+
+    /// ``needsYes(_:)`` as an error of the whole line.
+    static func needsYesError(_ question: String) -> CommandError {
+        CommandError(needsYes(question), kind: .confirmation)
     }
 
     /// Why a script cannot go on after a question: `needs confirmation ("Quit

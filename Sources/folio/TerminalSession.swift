@@ -26,7 +26,7 @@ struct TerminalSession {
         LineEditor.completer = { [interpreter] line in interpreter.completions(for: line) }
         LineEditor.start(historyPath: Platform.historyPath)
         defer { LineEditor.saveHistory() }
-        Output.standard(banner + "\n")
+        if !interpreter.options.json { Output.standard(banner + "\n") }  // stdout holds JSON only
 
         while true {
             switch LineEditor.readLine(prompt: interpreter.prompt) {
@@ -63,7 +63,7 @@ struct TerminalSession {
         do {
             return try interpreter.execute(line)
         } catch {
-            Output.error("error: \(error)")
+            Output.diagnostic("error", kind: error.kind.rawValue, error.message, column: error.column, text: "error: \(error)")
             return .proceed
         }
     }
