@@ -19,7 +19,10 @@ extension Interpreter {
                         example: ["schema"]),
         "list": .init(usage: ["list ENTITY [where PREDICATE] [sort KEY [asc|desc], …] [limit N] [offset N]"],
                       summary: "show objects as a table",
-                      details: ["Columns: id, attributes, to-one relationships as ids, to-many as counts.",
+                      details: ["Columns: id, attributes, to-one relationships as ids, to-many as counts, aligned by",
+                                "terminal cells (CJK and emoji take two). Strings are shown bare with \\ \" and control",
+                                "characters escaped as in JSON (\\\\ \\\" \\n \\t \\u001b); in double quotes when empty, null,",
+                                "with spaces at either end, or in an any-value column (so \"3\" differs from 3).",
                                 "Without a limit the first \(listPageSize) rows are shown. Predicates compare with",
                                 "== != < <= > >= contains beginswith endswith in, joined by and/or/not;",
                                 "key paths follow to-one relationships (category.name) or count (animals.@count)."],
@@ -46,7 +49,8 @@ extension Interpreter {
         "delete": .init(usage: ["delete ID …", "delete ENTITY where PREDICATE", "delete all ENTITY", "delete everything"],
                         summary: "delete objects, with their delete rules",
                         details: ["Shows what will go first (cascades, links cut on survivors, deny rules that will make",
-                                  "save refuse) and asks, unless --yes."],
+                                  "save refuse) and asks; with --yes it does not ask, and the preview goes to stderr",
+                                  "so stdout holds results only."],
                         example: ["delete 24", "delete Country where visited == false", "delete all Animal"]),
         "undo": .init(usage: ["undo [N]"], summary: "undo the last command (or the last N)",
                       details: ["Each command that changes the document is one step. Undoing back to what was",
@@ -113,5 +117,8 @@ extension Interpreter {
         }
         emit("  quit!" + String(repeating: " ", count: max(0, width - 5)) + "  leave without asking")
         emit("'help COMMAND' explains one, with an example.")
+        emit("folio --json writes each command's result as one JSON object on one line (its \"command\" first),")
+        emit("and errors on stderr as JSON objects with level, kind, message, line and column;")
+        emit("with --yes, previews of destructive commands go to stderr: stdout holds results only.")
     }
 }
