@@ -6,7 +6,8 @@ import Foundation
 /// each command's output on stdout.
 ///
 /// The first failing command stops the script: `error: LINE: message` on
-/// stderr (LINE is 1-based) and exit status 1. A command that asks for
+/// stderr (LINE is 1-based), or with `--json` a JSON object with its line,
+/// column, message and kind, and exit status 1. A command that asks for
 /// confirmation fails the same way unless `--yes` was given, so a script never
 /// silently skips a destructive step. Reaching the end of the input exits 0;
 /// unsaved changes are then discarded with a warning (scripts `save`
