@@ -119,9 +119,9 @@ extension Interpreter {
     /// width (` 2`, `10`), so text order is numeric order. Other words are left as they are.
     ///
     /// ```swift
-    /// Interpreter.listed(["2", "10", "Animal#3", "all"])  // [" 2", "10", "Animal# 3", "all"]
+    /// Interpreter.completionListing(["2", "10", "Animal#3", "all"])  // [" 2", "10", "Animal# 3", "all"]
     /// ```
-    public static func listed(_ candidates: [String]) -> [String] {
+    public static func completionListing(_ candidates: [String]) -> [String] {
         func split(_ word: String) -> (prefix: Substring, number: Substring)? {
             let hash = word.lastIndex(of: "#")
             let number = hash.map { word[word.index(after: $0)...] } ?? word[...]

@@ -115,7 +115,7 @@ enum LineEditor {
         var replacement = commonPrefix(candidates)
         if !replacement.hasPrefix(word) { replacement = word }  // never erase what was typed
         // The candidates after the first are only listed (on a second Tab), and libedit sorts that list as text.
-        let strings = [replacement] + (candidates.count > 1 ? Interpreter.listed(candidates) : candidates)
+        let strings = [replacement] + (candidates.count > 1 ? Interpreter.completionListing(candidates) : candidates)
         // libedit frees the array and each string with free(): malloc and strdup them.
         let count = strings.count + 1
         guard let memory = malloc(MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * count) else { return nil }

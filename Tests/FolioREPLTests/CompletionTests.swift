@@ -87,13 +87,13 @@ import Testing
         let ids = complete("show ")
         #expect(ids.compactMap { Int($0) } == (1...36).map { $0 })
         // libedit sorts its listing as text, case-insensitively: padding keeps numeric order.
-        let listed = Interpreter.listed(ids)
+        let listed = Interpreter.completionListing(ids)
         #expect(listed.sorted { $0.lowercased() < $1.lowercased() } == listed)
         #expect(listed.prefix(3) == [" 1", " 2", " 3"])
-        #expect(Interpreter.listed(complete("show AnimalCategory#")) == ["AnimalCategory# 1", "AnimalCategory# 6", "AnimalCategory#13",
+        #expect(Interpreter.completionListing(complete("show AnimalCategory#")) == ["AnimalCategory# 1", "AnimalCategory# 6", "AnimalCategory#13",
                                                                         "AnimalCategory#18", "AnimalCategory#24", "AnimalCategory#32"])
-        #expect(Interpreter.listed(["all", "everything", "9", "10"]) == ["all", "everything", " 9", "10"])
-        #expect(Interpreter.listed(["list", "link"]) == ["list", "link"])
+        #expect(Interpreter.completionListing(["all", "everything", "9", "10"]) == ["all", "everything", " 9", "10"])
+        #expect(Interpreter.completionListing(["list", "link"]) == ["list", "link"])
         #expect(complete("save ") == ["as"])
         #expect(complete("save a") == ["as"])
     }
