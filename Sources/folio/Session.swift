@@ -23,7 +23,9 @@ enum Session {
         }
         interpreter.write = Output.standard
         interpreter.writeNote = Output.standardError
-        if let notice = Recovery.notice(for: url) { Output.diagnostic("note", kind: "recovery", notice, text: notice) }
+        if let notice = Recovery.notice(for: url) {
+            Output.diagnostic("note", kind: "recovery", notice.hasPrefix("note: ") ? String(notice.dropFirst(6)) : notice, text: notice)
+        }
         Recovery.install(for: interpreter)
         // A SIGTERM or SIGHUP while a script waits for its next line ends the read (no SA_RESTART).
         func nextLine(_ read: () -> String?) -> String? {

@@ -7,7 +7,8 @@ import Foundation
 /// prompt naming the document with `*` for unsaved changes, line editing,
 /// history and completion.
 ///
-/// Errors print `error: message` and the session goes on. Ctrl-C discards the
+/// Errors print `error: message` (with `--json`, a JSON object on stderr, and
+/// no banner: stdout holds JSON only) and the session goes on. Ctrl-C discards the
 /// line and never exits; Ctrl-D quits as `quit` does, so unsaved changes are
 /// confirmed first. Confirmations read a y/N answer from the terminal.
 struct TerminalSession {
