@@ -95,7 +95,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FolioREPLTests",
-            dependencies: ["FolioREPL", "Folio", "PackageBytes"]
+            dependencies: ["FolioREPL", "Folio", "PackageBytes",
+                           .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "FolioTests",

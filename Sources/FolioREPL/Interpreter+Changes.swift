@@ -56,7 +56,7 @@ extension Interpreter {
             throw CommandError("cannot read the history: \(error)")
         }
         if options.json {
-            for transaction in transactions { emit(Self.json(transaction)) }
+            emit(Self.result("changes", [("transactions", .array(transactions.map(Self.json)))]))
             return
         }
         guard !transactions.isEmpty else {

@@ -116,6 +116,28 @@ extension Interpreter {
         objectID(text).flatMap { schema.entity(named: $0.entityName) }
     }
 
+    /// Candidates as a terminal should list them after a second Tab. libedit
+    /// sorts that listing as text, which puts `10` before `2`; ids (`42`,
+    /// `Animal#42`) are therefore padded with spaces before their number to one
+    /// width (` 2`, `10`), so text order is numeric order. Other words are left as they are.
+    ///
+    /// ```swift
+    /// Interpreter.completionListing(["2", "10", "Animal#3", "all"])  // [" 2", "10", "Animal# 3", "all"]
+    /// ```
+    public static func completionListing(_ candidates: [String]) -> [String] {
+        func split(_ word: String) -> (prefix: Substring, number: Substring)? {
+            let hash = word.lastIndex(of: "#")
+            let number = hash.map { word[word.index(after: $0)...] } ?? word[...]
+            guard !number.isEmpty, number.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            return (word[..<(hash.map { word.index(after: $0) } ?? word.startIndex)], number)
+        }
+        let width = candidates.compactMap { split($0)?.number.count }.max() ?? 0
+        return candidates.map { word in
+            guard let (prefix, number) = split(word) else { return word }
+            return prefix + String(repeating: " ", count: width - number.count) + number
+        }
+    }
+
     /// Live ids matching what is typed: numbers (`4` → 4, 40, 41…), or `Entity#number`
     /// once a `#` is typed; at most ``idCompletionLimit``.
     private func ids(prefix: String, entity: String? = nil) -> [String] {

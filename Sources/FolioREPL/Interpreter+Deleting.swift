@@ -43,7 +43,8 @@ extension Interpreter {
             try context.deletionPreview(entity: entity.name, where: filter?.predicate)
         }
         guard !preview.requested.isEmpty else {
-            emit(filter == nil ? "nothing to delete: there is no \(entity.name)" : "nothing to delete: no \(entity.name) matches")
+            emit(filter == nil ? "nothing to delete: there is no \(entity.name)" : "nothing to delete: no \(entity.name) matches",
+                 or: Self.json(deleted: preview))
             return
         }
         try perform(preview) { () throws(ModelError) in
@@ -57,7 +58,7 @@ extension Interpreter {
             ids += try read { () throws(ModelError) in try context.fetchIdentifiers(DynamicFetchDescriptor(entity: entity.name)) }
         }
         guard !ids.isEmpty else {
-            emit("nothing to delete: the document is empty")
+            emit("nothing to delete: the document is empty", or: Self.json(deleted: nil))
             return
         }
         let preview = try read { () throws(ModelError) in try context.deletionPreview(for: ids) }
@@ -67,26 +68,50 @@ extension Interpreter {
     /// Writes the preview, asks, then deletes as one undo step.
     private func perform(_ preview: DeletionPreview, _ delete: () throws(ModelError) -> Void) throws(CommandError) {
         writePreview(preview)
-        guard confirmed("Delete? [y/N] ") else { return }
+        guard confirmed("Delete? [y/N] ", command: "delete") else { return }
         try change { () throws(CommandError) in try read(delete) }
-        emit("deleted \(preview.deleted.count) object\(preview.deleted.count == 1 ? "" : "s")")
+        emit("deleted \(preview.deleted.count) object\(preview.deleted.count == 1 ? "" : "s")", or: Self.json(deleted: preview))
+    }
+
+    /// `delete`'s JSON result: how many objects went, those asked for and those
+    /// cascaded by entity, the links cut on survivors, and the deny rules now broken.
+    /// `nil`: nothing was deleted.
+    static func json(deleted preview: DeletionPreview?) -> JSONText {
+        func byEntity(_ ids: [PersistentIdentifier]) -> JSONText {
+            var groups: [(entity: String, ids: [UInt64])] = []
+            for id in ids {
+                if let index = groups.firstIndex(where: { $0.entity == id.entityName }) { groups[index].ids.append(id.id) }
+                else { groups.append((id.entityName, [id.id])) }
+            }
+            return .array(groups.map { .object([("entity", .string($0.entity)), ("ids", .array($0.ids.map(JSONText.int)))]) })
+        }
+        return result("delete", [
+            ("deleted", .int(preview?.deleted.count ?? 0)),
+            ("requested", byEntity(preview?.requested ?? [])),
+            ("cascaded", byEntity(preview?.cascaded ?? [])),
+            ("unlinked", .array((preview?.nullified ?? []).map {
+                .object([("entity", .string($0.object.entityName)), ("id", .int($0.object.id)),
+                         ("relationship", .string($0.relationship)), ("count", .int($0.count))])
+            })),
+            ("denials", .array((preview?.denials ?? []).map { .string($0.description) })),
+        ])
     }
 
     /// The summary ("deletes 1 AnimalCategory, also deletes 7 Animal"), the links cut
     /// on survivors, and the deny rules that would make `save` refuse.
     func writePreview(_ preview: DeletionPreview) {
-        emit(preview.summary)
+        self.preview(preview.summary)
         for nullification in preview.nullified.prefix(Self.previewLines) {
-            emit("  unlinks \(nullification.count) from \(nullification.object).\(nullification.relationship)")
+            self.preview("  unlinks \(nullification.count) from \(nullification.object).\(nullification.relationship)")
         }
         if preview.nullified.count > Self.previewLines {
-            emit("  … and \(preview.nullified.count - Self.previewLines) more surviving objects lose links")
+            self.preview("  … and \(preview.nullified.count - Self.previewLines) more surviving objects lose links")
         }
         for denial in preview.denials {
-            emit("  DENY: \(denial)")
+            self.preview("  DENY: \(denial)")
         }
         if !preview.denials.isEmpty {
-            emit(preview.denials.count == 1 ? "  save will refuse while this deny rule is broken"
+            self.preview(preview.denials.count == 1 ? "  save will refuse while this deny rule is broken"
                                              : "  save will refuse while these deny rules are broken")
         }
     }

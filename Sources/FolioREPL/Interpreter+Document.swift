@@ -23,11 +23,14 @@ extension Interpreter {
         guard steps <= available else {
             throw CommandError("only \(available) step\(available == 1 ? "" : "s") to \(verb)", column: text.words[1].column)
         }
+        var names: [String] = []
         for _ in 0..<steps {
             let name = redoing ? undoManager.redoActionName : undoManager.undoActionName
             if redoing { undoManager.redo() } else { undoManager.undo() }
-            emit("\(redoing ? "redid" : "undid") \(name.isEmpty ? "an unnamed step" : name)")
+            names.append(name)
         }
+        emit(names.map { "\(redoing ? "redid" : "undid") \($0.isEmpty ? "an unnamed step" : $0)" }.joined(separator: "\n"),
+             or: Self.result(verb, [("steps", .array(names.map(JSONText.string))), ("unsaved", .bool(hasUnsavedChanges))]))
     }
 
     func history(_ text: CommandLineText) throws(CommandError) {
@@ -35,6 +38,11 @@ extension Interpreter {
         context.processPendingChanges()
         let undoNames = context.undoManager?.undoStepNames ?? []
         let redoNames = context.undoManager?.redoStepNames ?? []
+        if options.json {
+            emit(Self.result("history", [("undo", .array(undoNames.map(JSONText.string))),
+                                         ("redo", .array(redoNames.map(JSONText.string)))]))
+            return
+        }
         guard !undoNames.isEmpty || !redoNames.isEmpty else {
             emit("no history")
             return
@@ -59,7 +67,7 @@ extension Interpreter {
         let undoNames = context.undoManager?.undoStepNames ?? []
         let redoNames = context.undoManager?.redoStepNames ?? []
         if options.json {
-            emit(.object([("document", .string(documentURL.path)), ("unsaved", .bool(hasUnsavedChanges)),
+            emit(Self.result("status", [("document", .string(documentURL.path)), ("unsaved", .bool(hasUnsavedChanges)),
                           ("inserted", .int(inserted)), ("changed", .int(changed)), ("deleted", .int(deleted)),
                           ("undo", .array(undoNames.map(JSONText.string))), ("redo", .array(redoNames.map(JSONText.string)))]))
             return
@@ -68,6 +76,12 @@ extension Interpreter {
         emit("unsaved changes: " + (hasUnsavedChanges ? "yes (\(changeCounts))" : "no"))
         emit("undo: " + (undoNames.last.map { "\($0) (\(undoNames.count) step\(undoNames.count == 1 ? "" : "s"))" } ?? "nothing"))
         emit("redo: " + (redoNames.first.map { "\($0) (\(redoNames.count) step\(redoNames.count == 1 ? "" : "s"))" } ?? "nothing"))
+    }
+
+    /// `{"inserted": 1, "changed": 0, "deleted": 7}`.
+    var changeCountsJSON: JSONText {
+        .object([("inserted", .int(context.insertedIdentifiers.count)), ("changed", .int(context.changedIdentifiers.count)),
+                 ("deleted", .int(context.deletedIdentifiers.count))])
     }
 
     /// "1 inserted, 0 changed, 7 deleted".
@@ -88,11 +102,12 @@ extension Interpreter {
         }
         context.processPendingChanges()
         guard hasUnsavedChanges else {
-            emit("no changes to save")
+            emit("no changes to save", or: Self.result("save", [("path", .string(documentURL.path)), ("saved", .bool(false))]))
             return
         }
         do { try context.save() } catch { throw failure(error) }
-        emit("saved \(Self.displayPath(documentURL))")
+        emit("saved \(Self.displayPath(documentURL))",
+             or: Self.result("save", [("path", .string(documentURL.path)), ("saved", .bool(true))]))
     }
 
     /// A path as the user would type it: relative to the working directory when
@@ -120,8 +135,8 @@ extension Interpreter {
             throw CommandError(error.description, column: pathWord.column)
         }
         if FileManager.default.fileExists(atPath: url.path) {
-            emit("\(Self.displayPath(url)) exists")
-            guard confirmed("Replace it? [y/N] ") else { return }
+            preview("\(Self.displayPath(url)) exists")
+            guard confirmed("Replace it? [y/N] ", command: "save as") else { return }
         }
         context.processPendingChanges()
         let hadChanges = hasUnsavedChanges
@@ -136,21 +151,25 @@ extension Interpreter {
         let previous = documentURL
         context = reopened
         documentURL = url
-        emit("saved as \(Self.displayPath(url)); now editing it (undo history starts afresh)")
-        if hadChanges { emit("\(previous.lastPathComponent) itself keeps its last saved state") }
+        emit("saved as \(Self.displayPath(url)); now editing it (undo history starts afresh)"
+             + (hadChanges ? "\n\(previous.lastPathComponent) itself keeps its last saved state" : ""),
+             or: Self.result("save as", [("path", .string(url.path)), ("previous", .string(previous.path)),
+                                         ("previousUnsavedChanges", .bool(hadChanges))]))
     }
 
     func revert(_ text: CommandLineText) throws(CommandError) {
         try expectEnd(text, after: 1)
         context.processPendingChanges()
         guard hasUnsavedChanges else {
-            emit("no unsaved changes")
+            emit("no unsaved changes", or: Self.result("revert", [("reverted", .bool(false))]))
             return
         }
-        emit("discards \(changeCounts)")
-        guard confirmed("Discard unsaved changes? [y/N] ") else { return }
+        let discarded = changeCountsJSON
+        preview("discards \(changeCounts)")
+        guard confirmed("Discard unsaved changes? [y/N] ", command: "revert") else { return }
         context.rollback()
-        emit("reverted to \(documentURL.lastPathComponent) as last saved (undo history cleared)")
+        emit("reverted to \(documentURL.lastPathComponent) as last saved (undo history cleared)",
+             or: Self.result("revert", [("reverted", .bool(true)), ("discarded", discarded)]))
     }
 
     // MARK: quit
@@ -158,8 +177,14 @@ extension Interpreter {
     func quit(_ text: CommandLineText) throws(CommandError) -> Outcome {
         try expectEnd(text, after: 1)
         context.processPendingChanges()
-        guard hasUnsavedChanges else { return .quit }
-        emit("unsaved changes: \(changeCounts)")
-        return confirmed("Quit without saving? [y/N] ") ? .quit : .proceed
+        guard hasUnsavedChanges else {
+            if options.json { emit(Self.result("quit", [])) }
+            return .quit
+        }
+        let discarded = changeCountsJSON
+        preview("unsaved changes: \(changeCounts)")
+        guard confirmed("Quit without saving? [y/N] ", command: "quit") else { return .proceed }
+        if options.json { emit(Self.result("quit", [("discarded", discarded)])) }
+        return .quit
     }
 }

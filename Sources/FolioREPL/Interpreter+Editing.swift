@@ -43,7 +43,9 @@ extension Interpreter {
             // Relationships go with the insert: a unique group may have one among its members.
             try read { () throws(ModelError) in try context.insert(entity.name, values, related: related) }
         }
-        emit(existing == nil ? id.description : "updated existing \(id)")
+        emit(existing == nil ? id.description : "updated existing \(id)",
+             or: Self.result("insert", [("entity", .string(id.entityName)), ("id", .int(id.id)),
+                                       ("inserted", .bool(existing == nil))]))
     }
 
     // MARK: set
@@ -65,7 +67,8 @@ extension Interpreter {
                 }
             }
         }
-        emit("updated \(id)")
+        emit("updated \(id)", or: Self.result("set", [("entity", .string(id.entityName)), ("id", .int(id.id)),
+                                                    ("properties", .array(assignments.map { .string($0.name) }))]))
     }
 
     /// Refuses assignments that would give `id` — or an object a to-many
@@ -224,6 +227,12 @@ extension Interpreter {
         let target = try object(targetWord, of: relationship.destination, role: subject)
         try expectEnd(text, after: 4)
         let holds = try holds(id, relationship, target)
+        func result(changed: Bool) -> JSONText {
+            Self.result(verb, [("entity", .string(id.entityName)), ("id", .int(id.id)),
+                               ("relationship", .string(relationship.name)),
+                               ("target", .object([("entity", .string(target.entityName)), ("id", .int(target.id))])),
+                               ("changed", .bool(changed))])
+        }
         if unlinking {
             guard holds else {
                 throw CommandError("\(id).\(relationship.name) does not hold \(target)", column: targetWord.column)
@@ -231,10 +240,10 @@ extension Interpreter {
             try change { () throws(CommandError) in
                 try read { () throws(ModelError) in try context.unlink(id, relationship.name, from: target) }
             }
-            emit("unlinked \(target) from \(id).\(relationship.name)")
+            emit("unlinked \(target) from \(id).\(relationship.name)", or: result(changed: true))
         } else {
             if holds {
-                emit("\(id).\(relationship.name) already holds \(target)")
+                emit("\(id).\(relationship.name) already holds \(target)", or: result(changed: false))
                 return
             }
             // Linking sets a to-one on one side or the other: refused now if that breaks a uniqueness rule.
@@ -246,7 +255,7 @@ extension Interpreter {
             try change { () throws(CommandError) in
                 try read { () throws(ModelError) in try context.link(id, relationship.name, to: target) }
             }
-            emit("linked \(target) to \(id).\(relationship.name)")
+            emit("linked \(target) to \(id).\(relationship.name)", or: result(changed: true))
         }
     }
 }

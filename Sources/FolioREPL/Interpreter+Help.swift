@@ -19,7 +19,10 @@ extension Interpreter {
                         example: ["schema"]),
         "list": .init(usage: ["list ENTITY [where PREDICATE] [sort KEY [asc|desc], …] [limit N] [offset N]"],
                       summary: "show objects as a table",
-                      details: ["Columns: id, attributes, to-one relationships as ids, to-many as counts.",
+                      details: ["Columns: id, attributes, to-one relationships as ids, to-many as counts, aligned by",
+                                "terminal cells (CJK and emoji take two). Strings are shown bare with \\ \" and control",
+                                "characters escaped as in JSON (\\\\ \\\" \\n \\t \\u001b); in double quotes when empty, null,",
+                                "with spaces at either end, or in an any-value column (so \"3\" differs from 3).",
                                 "Without a limit the first \(listPageSize) rows are shown. Predicates compare with",
                                 "== != < <= > >= contains beginswith endswith in, joined by and/or/not;",
                                 "key paths follow to-one relationships (category.name) or count (animals.@count).",
@@ -54,7 +57,8 @@ extension Interpreter {
         "delete": .init(usage: ["delete ID …", "delete ENTITY where PREDICATE", "delete all ENTITY", "delete everything"],
                         summary: "delete objects, with their delete rules",
                         details: ["Shows what will go first (cascades, links cut on survivors, deny rules that will make",
-                                  "save refuse) and asks, unless --yes."],
+                                  "save refuse) and asks; with --yes it does not ask, and the preview goes to stderr",
+                                  "so stdout holds results only."],
                         example: ["delete 24", "delete Country where visited == false", "delete all Animal"]),
         "undo": .init(usage: ["undo [N]"], summary: "undo the last command (or the last N)",
                       details: ["Each command that changes the document is one step. Undoing back to what was",
@@ -91,6 +95,13 @@ extension Interpreter {
             guard let entry = Self.help[name] else {
                 throw CommandError("no command '\(topic.text)'; try 'help'", column: topic.column)
             }
+            if options.json {
+                emit(Self.result("help", [("topic", .string(name)), ("usage", .array(entry.usage.map(JSONText.string))),
+                                          ("summary", .string(entry.summary)),
+                                          ("details", .array(entry.details.map(JSONText.string))),
+                                          ("examples", .array(entry.example.map(JSONText.string)))]))
+                return
+            }
             for usage in entry.usage { emit(usage) }
             emit("  " + entry.summary)
             for line in entry.details { emit("  " + line) }
@@ -99,6 +110,13 @@ extension Interpreter {
             return
         }
         let names = Self.commandNames.filter { $0 != "quit!" }
+        if options.json {
+            emit(Self.result("help", [("commands", .array(names.compactMap { name in
+                Self.help[name].map { .object([("name", .string(name)), ("usage", .array($0.usage.map(JSONText.string))),
+                                               ("summary", .string($0.summary))]) }
+            }))]))
+            return
+        }
         let width = names.map(\.count).max() ?? 0
         emit("commands:")
         for name in names {
@@ -107,5 +125,8 @@ extension Interpreter {
         }
         emit("  quit!" + String(repeating: " ", count: max(0, width - 5)) + "  leave without asking")
         emit("'help COMMAND' explains one, with an example.")
+        emit("folio --json writes each command's result as one JSON object on one line (its \"command\" first),")
+        emit("and errors on stderr as JSON objects with level, kind, message, line and column;")
+        emit("with --yes, previews of destructive commands go to stderr: stdout holds results only.")
     }
 }

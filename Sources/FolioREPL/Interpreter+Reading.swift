@@ -7,7 +7,7 @@ extension Interpreter {
     func schemaCommand(_ text: CommandLineText) throws(CommandError) {
         try expectEnd(text, after: 1)
         if options.json {
-            emit(.array(schema.entities.map(Self.json)))
+            emit(Self.result("schema", [("entities", .array(schema.entities.map(Self.json)))]))
             return
         }
         for entity in schema.entities {
@@ -18,9 +18,9 @@ extension Interpreter {
             rows += entity.uniquenessConstraints.filter { !Self.isUniqueOption($0, of: entity) }
                 .map { ["(" + $0.joined(separator: ", ") + ")", $0.count == 1 ? "unique" : "unique together"] }
             rows += entity.indexes.map { ["(" + $0.joined(separator: ", ") + ")", "index"] }
-            let width = rows.map { $0[0].count }.max() ?? 0
+            let width = rows.map { TerminalText.cellWidth(TerminalText.escaped($0[0])) }.max() ?? 0
             for row in rows {
-                emit("  " + row[0] + String(repeating: " ", count: width - row[0].count) + "  " + row[1])
+                emit("  " + TerminalText.padded(TerminalText.escaped(row[0]), toCells: width) + "  " + row[1])
             }
         }
     }
@@ -116,8 +116,8 @@ extension Interpreter {
         let total = descriptor.fetchLimit == nil && descriptor.fetchOffset == nil
             ? ids.count : try fetch(filter: filter) { () throws(ModelError) in try context.fetchCount(descriptor) }
         if options.json {
-            emit(.object([("entity", .string(entity.name)), ("total", .int(total)),
-                          ("objects", .array(try ids.map { (id) throws(CommandError) in try objectJSON(id, entity) }))]))
+            emit(Self.result("list", [("entity", .string(entity.name)), ("total", .int(total)),
+                                      ("objects", .array(try ids.map { (id) throws(CommandError) in try objectJSON(id, entity) }))]))
             return
         }
         let shown = descriptor.fetchLimit == nil ? Array(ids.prefix(Self.listPageSize)) : ids
@@ -234,7 +234,7 @@ extension Interpreter {
             var row = [String(id.id)]
             for attribute in entity.attributes {
                 let value = try read { () throws(ModelError) in try context.value(attribute.name, of: id) }
-                row.append(TextTable.cell(Self.plain(value, attribute.type)))
+                row.append(Self.cell(value, attribute.type))
             }
             for relationship in entity.relationships {
                 let related = try read { () throws(ModelError) in try context.related(relationship.name, of: id) }
@@ -245,12 +245,13 @@ extension Interpreter {
         return table
     }
 
-    /// A value for a table cell: strings without quotes, others as the package writes them.
-    static func plain(_ value: Value, _ type: ValueType) -> String {
+    /// A value for a table cell: strings bare but escaped (``TextTable/stringCell(_:quoted:limit:)``),
+    /// quoted in an any-value column so "3" differs from 3; others as the package writes them.
+    static func cell(_ value: Value, _ type: ValueType) -> String {
         switch value {
         case .null: return "null"
-        case .string(let string): return string
-        default: return value.text(as: type == .any ? value.scalarType ?? type : type) ?? value.description
+        case .string(let string): return TextTable.stringCell(string, quoted: type == .any)
+        default: return TextTable.cell(value.text(as: type == .any ? value.scalarType ?? type : type) ?? value.description)
         }
     }
 
@@ -260,6 +261,11 @@ extension Interpreter {
 
     /// `{"id": 2, "entity": "Animal", "attributes": {…}, "relationships": {"category": 1, "animals": [..]}}`.
     func objectJSON(_ id: PersistentIdentifier, _ entity: Schema.Entity) throws(CommandError) -> JSONText {
+        .object(try objectFields(id, entity))
+    }
+
+    /// ``objectJSON(_:_:)``'s fields, for `show` to put after its `"command"`.
+    func objectFields(_ id: PersistentIdentifier, _ entity: Schema.Entity) throws(CommandError) -> [(String, JSONText)] {
         var attributes: [(String, JSONText)] = []
         for attribute in entity.attributes {
             attributes.append((attribute.name, JSONText(try read { () throws(ModelError) in try context.value(attribute.name, of: id) })))
@@ -270,8 +276,8 @@ extension Interpreter {
             relationships.append((relationship.name, relationship.isToMany
                 ? related.map { .array($0.map { .int($0.id) }) } ?? .null : related?.first.map { .int($0.id) } ?? .null))
         }
-        return .object([("id", .int(id.id)), ("entity", .string(entity.name)),
-                        ("attributes", .object(attributes)), ("relationships", .object(relationships))])
+        return [("id", .int(id.id)), ("entity", .string(entity.name)),
+                ("attributes", .object(attributes)), ("relationships", .object(relationships))]
     }
 
     // MARK: count
@@ -288,11 +294,7 @@ extension Interpreter {
         }
         let descriptor = DynamicFetchDescriptor(entity: entity.name, predicate: filter?.predicate)
         let number = try fetch(filter: filter) { () throws(ModelError) in try context.fetchCount(descriptor) }
-        if options.json {
-            emit(.object([("entity", .string(entity.name)), ("count", .int(number))]))
-        } else {
-            emit(String(number))
-        }
+        emit(String(number), or: Self.result("count", [("entity", .string(entity.name)), ("count", .int(number))]))
     }
 
     // MARK: show
@@ -302,13 +304,14 @@ extension Interpreter {
         try expectEnd(text, after: 2)
         guard let entity = schema.entity(named: id.entityName) else { throw CommandError("no entity \(id.entityName)") }
         if options.json {
-            emit(try objectJSON(id, entity))
+            emit(Self.result("show", try objectFields(id, entity)))
             return
         }
         emit(id.description)
-        let width = (entity.attributes.map(\.name.count) + entity.relationships.map(\.name.count)).max() ?? 0
+        let width = (entity.attributes.map(\.name) + entity.relationships.map(\.name))
+            .map { TerminalText.cellWidth(TerminalText.escaped($0)) }.max() ?? 0
         func line(_ name: String, _ value: String) {
-            emit("  " + name + String(repeating: " ", count: width - name.count) + "  " + value)
+            emit("  " + TerminalText.padded(TerminalText.escaped(name), toCells: width) + "  " + value)
         }
         for attribute in entity.attributes {
             line(attribute.name, try read { () throws(ModelError) in try context.value(attribute.name, of: id) }.description)

@@ -25,15 +25,22 @@ import Foundation
 ///
 /// **Confirmation.** Destructive commands (`delete`, `revert`, `quit` with
 /// unsaved changes, `save as` over an existing package) first write what they
-/// will do, then ask ``confirm`` unless ``Options/assumeYes``; a "no" writes
-/// `cancelled` and changes nothing.
+/// will do (the preview), then ask ``confirm`` unless ``Options/assumeYes``; a
+/// "no" writes `cancelled` and changes nothing. With ``Options/assumeYes`` or
+/// ``Options/json`` the preview goes to ``writeNote`` instead (stderr), so
+/// ``write`` receives results only.
+///
+/// **JSON.** With ``Options/json`` every command that runs writes exactly one
+/// line to ``write``: one JSON object whose `"command"` names the command
+/// (see `help` for each command's fields).
 public final class Interpreter {
     /// How the interpreter talks to its user.
     public struct Options: Sendable {
-        /// Answer yes to every confirmation (`--yes`, scripts).
+        /// Answer yes to every confirmation (`--yes`, scripts); previews then go
+        /// to ``Interpreter/writeNote``, so ``Interpreter/write`` receives results only.
         public var assumeYes = false
-        /// Results as JSON instead of aligned tables: `list`, `show`, `count`,
-        /// `status` and `schema` write one JSON value per command, `changes` one per transaction.
+        /// Results as JSON instead of text: every command writes one JSON object
+        /// on one line, its `"command"` first; previews go to ``Interpreter/writeNote`` as JSON objects.
         public var json = false
         /// Open the document read-only (`--read-only`): it opens even while
         /// another process writes it, and commands that would change it are refused.
@@ -65,6 +72,10 @@ public final class Interpreter {
     public var confirm: (String) -> Bool = { _ in false }
     /// Receives command output (each piece ends with a newline).
     public var write: (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }
+    /// Receives notes that are not results: the preview of a destructive command
+    /// when nobody is asked (``Options/assumeYes``) or output is JSON. Each piece
+    /// ends with a newline; in JSON mode each line is a JSON object.
+    public var writeNote: (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
 
     /// How many rows `list` shows when no `limit` is given.
     public static let listPageSize = 50
@@ -122,7 +133,7 @@ public final class Interpreter {
         if isReadOnly, Self.editingCommands.contains(command.keyword),
            !(command.keyword == "save" && text.words.count > 1 && text.words[1].keyword == "as") {
             throw CommandError("\(documentURL.lastPathComponent) is open read-only: '\(command.text)' would change it "
-                               + "(use 'save as PATH' to edit a copy)", column: command.column)
+                               + "(use 'save as PATH' to edit a copy)", column: command.column, kind: .readOnly)
         }
         switch command.keyword {
         case "help": try help(text)
@@ -145,6 +156,7 @@ public final class Interpreter {
         case "quit": return try quit(text)
         case "quit!":
             try expectEnd(text, after: 1)
+            if options.json { emit(.object([("command", .string("quit!"))])) }
             return .quit
         default:
             throw CommandError("unknown command '\(command.text)'; try 'help'", column: command.column)
@@ -161,10 +173,35 @@ public final class Interpreter {
     /// Writes one JSON value on its own line.
     func emit(_ json: JSONText) { write(json.text + "\n") }
 
-    /// Asks `question` unless told to assume yes; a "no" writes `cancelled`.
-    func confirmed(_ question: String) -> Bool {
+    /// Writes a result: `json` in JSON mode, else `text` (a line, or several).
+    func emit(_ text: @autoclosure () -> String, or json: @autoclosure () -> JSONText) {
+        if options.json { emit(json()) } else { emit(text()) }
+    }
+
+    /// A command's JSON result: `{"command": NAME, …fields}`.
+    static func result(_ command: String, _ fields: [(String, JSONText)]) -> JSONText {
+        .object([("command", .string(command))] + fields)
+    }
+
+    /// Writes a line of a preview: with the question on ``write`` when the user
+    /// is asked; to ``writeNote`` when nobody is (``Options/assumeYes``) or the
+    /// output is JSON (then as `{"level":"note","kind":"preview","message":…}`).
+    func preview(_ line: String) {
+        if options.json {
+            writeNote(JSONText.object([("level", .string("note")), ("kind", .string("preview")),
+                                       ("message", .string(line))]).text + "\n")
+        } else if options.assumeYes {
+            writeNote(TerminalText.escaped(line, keepingNewlines: true) + "\n")
+        } else {
+            emit(line)
+        }
+    }
+
+    /// Asks `question` unless told to assume yes; a "no" writes `cancelled`
+    /// (in JSON: `{"command": command, "cancelled": true}`).
+    func confirmed(_ question: String, command: String) -> Bool {
         if options.assumeYes || confirm(TerminalText.escaped(question, keepingNewlines: true)) { return true }
-        emit("cancelled")
+        emit("cancelled", or: Self.result(command, [("cancelled", .bool(true))]))
         return false
     }
 
@@ -258,7 +295,16 @@ public final class Interpreter {
 
     /// A library error as a command error at `column`.
     func failure(_ error: ModelError, column: Int = 0) -> CommandError {
-        CommandError(error.description, column: column)
+        let kind: CommandError.Kind
+        switch error {
+        case .graph: kind = .edit
+        case .validation: kind = .validation
+        case .package: kind = .file
+        case .predicate, .unsortable: kind = .predicate
+        case .saveNotAllowed: kind = .readOnly
+        case .schema, .migration, .configuration: kind = .file
+        }
+        return CommandError(error.description, column: column, kind: kind)
     }
 }
 
@@ -283,6 +329,6 @@ struct Filter {
     func error(_ error: Folio.ObjectPredicateError) -> CommandError { Filter.shift(error, start: start) }
 
     static func shift(_ error: Folio.ObjectPredicateError, start: Int) -> CommandError {
-        CommandError(error.message, column: start + max(error.column, 1))
+        CommandError(error.message, column: start + max(error.column, 1), kind: .predicate)
     }
 }

@@ -2,22 +2,26 @@ import Folio
 
 /// A JSON value written with its keys in a chosen order, for `--json` output
 /// (Foundation's serializer sorts or scrambles keys; ids and schema order read better first).
-enum JSONText {
+public enum JSONText: Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number, already spelled as JSON.
     case number(String)
+    /// A string, escaped when written.
     case string(String)
+    /// An array.
     case array([JSONText])
-    /// Keys in order.
+    /// An object, keys in order.
     case object([(String, JSONText)])
 
     /// An integer.
-    static func int(_ value: some BinaryInteger) -> JSONText { .number(String(value)) }
+    public static func int(_ value: some BinaryInteger) -> JSONText { .number(String(value)) }
 
     /// A value as JSON: numbers and booleans as such; dates (ISO 8601), data (base64),
     /// UUIDs, URLs and decimals as strings; non-finite numbers as the strings "nan", "inf", "-inf".
-    init(_ value: Value) {
+    public init(_ value: Value) {
         switch value {
         case .null: self = .null
         case .bool(let v): self = .bool(v)
@@ -39,8 +43,8 @@ enum JSONText {
         }
     }
 
-    /// The JSON text, on one line.
-    var text: String {
+    /// The JSON text, on one line, with every control character escaped (``TerminalText``).
+    public var text: String {
         var out = ""
         write(to: &out)
         return out

@@ -26,6 +26,13 @@ struct FolioCommand: ParsableCommand {
             stdout, and the first error as "error: LINE: message" on stderr with exit \
             status 1. Confirmations need --yes in a script.
 
+            --yes answers yes to every confirmation; what a destructive command will \
+            do (the preview) then goes to stderr, so stdout holds results only. \
+            --json writes each command's result as one JSON object on one line, its \
+            "command" first; errors, warnings and previews go to stderr as JSON \
+            objects: {"level":"error","kind":...,"message":...,"line":N,"column":N} \
+            (line in a script, column when known).
+
             --read-only opens a package without taking its write lock, so it opens \
             even while another program writes it; commands that would change it are \
             refused (save as PATH still writes a copy).
@@ -42,10 +49,10 @@ struct FolioCommand: ParsableCommand {
 
 /// Options shared by `open` and `new`: how the session runs.
 struct SessionOptions: ParsableArguments {
-    @Flag(name: .long, help: "Answer yes to every confirmation (needed for destructive commands in scripts).")
+    @Flag(name: .long, help: "Answer yes to every confirmation (needed for destructive commands in scripts); previews go to stderr.")
     var yes = false
 
-    @Flag(name: .long, help: "Print results as JSON instead of aligned tables.")
+    @Flag(name: .long, help: "Print each result as one JSON object per line, and errors on stderr as JSON objects.")
     var json = false
 
     @Option(name: .long, help: ArgumentHelp("Run the commands in this file as a script.", valueName: "file"))
@@ -94,15 +101,16 @@ extension FolioCommand {
 
         func run() throws {
             let url = URL(fileURLWithPath: path)
+            Output.json = options.json
             guard !FileManager.default.fileExists(atPath: url.path) else {
-                Output.error("error: \(path) already exists; folio new only creates new packages")
+                Output.diagnostic("error", kind: "open", "\(path) already exists; folio new only creates new packages")
                 throw ExitCode.failure
             }
             do {
                 let schema = try Schema(contentsOf: URL(fileURLWithPath: self.schema))
                 try DocumentPackage(url: url).write(ObjectGraph(schema: schema))
             } catch {
-                Output.error("error: \(error)")
+                Output.diagnostic("error", kind: "open", "\(error)")
                 throw ExitCode.failure
             }
             try Session.run(opening: url, options: options)

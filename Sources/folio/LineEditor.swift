@@ -1,4 +1,5 @@
 @preconcurrency import CLibEdit
+import FolioREPL
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -113,7 +114,8 @@ enum LineEditor {
         guard !candidates.isEmpty else { return nil }
         var replacement = commonPrefix(candidates)
         if !replacement.hasPrefix(word) { replacement = word }  // never erase what was typed
-        let strings = [replacement] + candidates
+        // The candidates after the first are only listed (on a second Tab), and libedit sorts that list as text.
+        let strings = [replacement] + (candidates.count > 1 ? Interpreter.completionListing(candidates) : candidates)
         // libedit frees the array and each string with free(): malloc and strdup them.
         let count = strings.count + 1
         guard let memory = malloc(MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * count) else { return nil }

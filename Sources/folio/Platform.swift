@@ -22,6 +22,30 @@ enum Output {
         write(TerminalText.escaped(line, keepingNewlines: true) + "\n", to: STDERR_FILENO)
     }
 
+    /// Writes `text` to stderr as is (JSON notes, already escaped).
+    static func standardError(_ text: String) {
+        write(text, to: STDERR_FILENO)
+    }
+
+    /// `--json`: errors, warnings and notes on stderr are JSON objects (``diagnostic(_:kind:_:line:column:text:)``).
+    nonisolated(unsafe) static var json = false
+
+    /// Writes an error, warning or note to stderr: `text` (by default
+    /// `LEVEL: message`) for people; with ``json``, one JSON object on one line,
+    /// `{"level", "kind", "message", "line", "column"}`, `line` (1-based, in a
+    /// script) and `column` (1-based) only when known.
+    static func diagnostic(_ level: String, kind: String, _ message: String, line: Int? = nil, column: Int = 0,
+                           text: String? = nil) {
+        guard json else {
+            error(text ?? "\(level): \(message)")
+            return
+        }
+        var fields: [(String, JSONText)] = [("level", .string(level)), ("kind", .string(kind)), ("message", .string(message))]
+        if let line { fields.append(("line", .int(line))) }
+        if column > 0 { fields.append(("column", .int(column))) }
+        standardError(JSONText.object(fields).text + "\n")
+    }
+
     private static func write(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { bytes in

@@ -213,10 +213,12 @@ enum Recovery {
     static func saveWork(reason: String) {
         do {
             if let url = try write() {
-                Output.error("folio: \(reason); unsaved changes were written to \(url.path)")
+                Output.diagnostic("warning", kind: "recovery", "\(reason); unsaved changes were written to \(url.path)",
+                                  text: "folio: \(reason); unsaved changes were written to \(url.path)")
             }
         } catch {
-            Output.error("folio: \(reason); the unsaved changes could not be written: \(error)")
+            Output.diagnostic("error", kind: "recovery", "\(reason); the unsaved changes could not be written: \(error)",
+                              text: "folio: \(reason); the unsaved changes could not be written: \(error)")
         }
     }
 }

@@ -6,7 +6,8 @@ import Foundation
 /// each command's output on stdout.
 ///
 /// The first failing command stops the script: `error: LINE: message` on
-/// stderr (LINE is 1-based) and exit status 1. A command that asks for
+/// stderr (LINE is 1-based), or with `--json` a JSON object with its line,
+/// column, message and kind, and exit status 1. A command that asks for
 /// confirmation fails the same way unless `--yes` was given, so a script never
 /// silently skips a destructive step. Reaching the end of the input exits 0;
 /// unsaved changes are then discarded with a warning (scripts `save`
@@ -37,20 +38,26 @@ final class ScriptSession {
                 outcome = try interpreter.execute(line)
             } catch {
                 // A refused confirmation is the cause, whatever the command made of the answer.
-                throw failure(lineNumber, refusedQuestion.map(ScriptSession.needsYes) ?? error.description)
+                throw failure(lineNumber, refusedQuestion.map(ScriptSession.needsYesError) ?? error)
             }
-            if let question = refusedQuestion { throw failure(lineNumber, ScriptSession.needsYes(question)) }
+            if let question = refusedQuestion { throw failure(lineNumber, ScriptSession.needsYesError(question)) }
             if outcome == .quit { return }
         }
         if interpreter.hasUnsavedChanges {
-            Output.error("warning: unsaved changes discarded (end of script without save)")
+            Output.diagnostic("warning", kind: "unsavedChanges", "unsaved changes discarded (end of script without save)")
         }
     }
 
-    /// Prints `error: LINE: message`; the script then ends with status 1.
-    private func failure(_ lineNumber: Int, _ message: String) -> ExitCode {
-        Output.error("error: \(lineNumber): \(message)")
+    /// Prints `error: LINE: message` (with `--json`, a JSON object); the script then ends with status 1.
+    private func failure(_ lineNumber: Int, _ error: CommandError) -> ExitCode {
+        Output.diagnostic("error", kind: error.kind.rawValue, error.message, line: lineNumber, column: error.column,
+                          text: "error: \(lineNumber): \(error)")
         return .failure
+    }
+
+    /// ``needsYes(_:)`` as an error of the whole line.
+    static func needsYesError(_ question: String) -> CommandError {
+        CommandError(needsYes(question), kind: .confirmation)
     }
 
     /// Why a script cannot go on after a question: `needs confirmation ("Quit

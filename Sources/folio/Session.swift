@@ -13,16 +13,20 @@ enum Session {
     /// - Throws: `ExitCode.failure` after printing the error when the package
     ///   or script cannot be read, or a script command fails.
     static func run(opening url: URL, options: SessionOptions) throws {
+        Output.json = options.json
         StderrLogHandler.bootstrap
         let interpreter: Interpreter
         do {
             interpreter = try Interpreter(opening: url, options: options.interpreterOptions)
         } catch {
-            Output.error("error: \(error)")
+            Output.diagnostic("error", kind: "open", "\(error)")
             throw ExitCode.failure
         }
         interpreter.write = Output.standard
-        if let notice = Recovery.notice(for: url) { Output.error(notice) }
+        interpreter.writeNote = Output.standardError
+        if let notice = Recovery.notice(for: url) {
+            Output.diagnostic("note", kind: "recovery", notice.hasPrefix("note: ") ? String(notice.dropFirst(6)) : notice, text: notice)
+        }
         Recovery.install(for: interpreter)
         // A SIGTERM or SIGHUP while a script waits for its next line ends the read (no SA_RESTART).
         func nextLine(_ read: () -> String?) -> String? {
@@ -34,7 +38,7 @@ enum Session {
 
         if let path = options.script {
             guard let file = fopen(path, "r") else {
-                Output.error("error: \(path): cannot read the script: \(String(cString: strerror(errno)))")
+                Output.diagnostic("error", kind: "script", "\(path): cannot read the script: \(String(cString: strerror(errno)))")
                 throw ExitCode.failure
             }
             defer { fclose(file) }
@@ -44,7 +48,7 @@ enum Session {
         } else {
             // Not Swift's readLine(): it retries getline on EINTR forever once stdin's error flag is set.
             guard let input = fdopen(STDIN_FILENO, "r") else {
-                Output.error("error: cannot read standard input: \(String(cString: strerror(errno)))")
+                Output.diagnostic("error", kind: "script", "cannot read standard input: \(String(cString: strerror(errno)))")
                 throw ExitCode.failure
             }
             try ScriptSession(interpreter: interpreter).run { nextLine { Platform.readLine(from: input) } }

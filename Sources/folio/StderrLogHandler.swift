@@ -1,7 +1,8 @@
 import Logging
 
 /// Prints the library's log messages as folio prints its own diagnostics:
-/// `folio: message` on stderr, control characters escaped.
+/// `folio: message` on stderr, control characters escaped (with `--json`, an
+/// object of kind `library`).
 ///
 /// The library logs only what no caller hears (a write that fails as the
 /// document is closed, an autosave failure with no handler); folio shows
@@ -16,7 +17,8 @@ struct StderrLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        Output.error("folio: \(event.message)")
+        let level = event.level >= .error ? "error" : "warning"
+        Output.diagnostic(level, kind: "library", "\(event.message)", text: "folio: \(event.message)")
     }
 
     /// Routes every logger of the process here; once, before the document opens.

@@ -7,7 +7,8 @@ import Foundation
 /// prompt naming the document with `*` for unsaved changes, line editing,
 /// history and completion.
 ///
-/// Errors print `error: message` and the session goes on. Ctrl-C discards the
+/// Errors print `error: message` (with `--json`, a JSON object on stderr, and
+/// no banner: stdout holds JSON only) and the session goes on. Ctrl-C discards the
 /// line and never exits; Ctrl-D quits as `quit` does, so unsaved changes are
 /// confirmed first. Confirmations read a y/N answer from the terminal.
 struct TerminalSession {
@@ -26,7 +27,7 @@ struct TerminalSession {
         LineEditor.completer = { [interpreter] line in interpreter.completions(for: line) }
         LineEditor.start(historyPath: Platform.historyPath)
         defer { LineEditor.saveHistory() }
-        Output.standard(banner + "\n")
+        if !interpreter.options.json { Output.standard(banner + "\n") }  // stdout holds JSON only
 
         while true {
             switch LineEditor.readLine(prompt: interpreter.prompt) {
@@ -63,7 +64,7 @@ struct TerminalSession {
         do {
             return try interpreter.execute(line)
         } catch {
-            Output.error("error: \(error)")
+            Output.diagnostic("error", kind: error.kind.rawValue, error.message, column: error.column, text: "error: \(error)")
             return .proceed
         }
     }

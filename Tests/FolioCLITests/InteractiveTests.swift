@@ -52,7 +52,7 @@ import Glibc
         terminal.type("help\r")
         #expect(terminal.waitFor("commands:", after: mark))
         try #require(terminal.waitFor("Animals> ", after: mark))
-        #expect(!PseudoTerminal.visibleText(Array(terminal.output[mark...])).contains("error"),
+        #expect(!PseudoTerminal.visibleText(Array(terminal.output[mark...])).contains("error:"),
                 "the interrupted line was not discarded: \(terminal.screenText)")
 
         // A change puts * in the prompt; Ctrl-D then asks before quitting.
@@ -74,5 +74,29 @@ import Glibc
         #expect(saved.contains("help"))
         #expect(saved.contains("insert"))
         #expect(!saved.contains("list"), "the interrupted line is not history")
+    }
+
+    @Test("a second Tab lists ids in numeric order (#6 before #13); 'save ' completes 'as'", .timeLimit(.minutes(1)))
+    func completionListing() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let terminal = try PseudoTerminal(executable: folioBinary.path, arguments: [animals.path], environment: [
+            "FOLIO_HISTORY": "", "HOME": folder.url.path, "TERM": "xterm", "PATH": "/usr/bin:/bin",
+        ])
+        try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
+        var mark = terminal.output.count
+        terminal.type("link 2 category \t\t")
+        #expect(terminal.waitFor("32", after: mark), "no listing: \(terminal.screenText)")
+        terminal.drain(for: 0.3)
+        let listing = PseudoTerminal.visibleText(Array(terminal.output[mark...]))
+        // libedit would list 1 13 18 24 32 6 as text.
+        #expect(listing.range(of: #"1\s+6\s+13\s+18\s+24\s+32"#, options: .regularExpression) != nil, "\(listing)")
+        terminal.type("\u{15}")  // Ctrl-U: clear the line
+        mark = terminal.output.count
+        terminal.type("save \t")
+        #expect(terminal.waitFor("save as", after: mark), "no completion: \(terminal.screenText)")
+        terminal.type("\u{15}quit!\r")
+        #expect(terminal.waitForExit() == 0)
     }
 }

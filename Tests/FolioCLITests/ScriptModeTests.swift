@@ -163,15 +163,75 @@ import Testing
         #expect(forced.stderr == "")
     }
 
-    @Test("--json: results a program can parse")
+    @Test("--json: every line on stdout and on stderr is a JSON object; one result per command, the error with its line and column")
     func json() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let animals = try folder.copySample("Animals.folio")
-        let run = try runFolio([animals.path, "--json"], input: "list AnimalCategory sort name\n", in: folder.url)
+        let commands = ["help", "help list", "schema", "list AnimalCategory sort name", "count Animal", "show 2",
+                        "insert AnimalCategory name=Cryptid", "set 2 name=Eft", "link 2 category 37", "unlink 37 animals 2",
+                        "delete 24", "undo", "redo", "history", "status", "save", "changes", "revert", "delete all Animal",
+                        "revert", "save as Copy.folio", "# a comment", "", "list Animal where nme == 'x'"]
+        let run = try runFolio([animals.path, "--json", "--yes"], input: commands.joined(separator: "\n") + "\n", in: folder.url)
+        #expect(run.status == 1)
+        func objects(_ text: String) throws -> [[String: Any]] {
+            try text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+            }
+        }
+        let results = try objects(run.stdout)
+        let ran = commands.dropLast().filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        #expect(results.map { $0["command"] as? String } == ran.map { $0.hasPrefix("save as") ? "save as" : String($0.split(separator: " ")[0]) })
+        #expect(results[3]["total"] as? Int == 6)
+        let diagnostics = try objects(run.stderr)
+        #expect(diagnostics.dropLast().allSatisfy { $0["level"] as? String == "note" && $0["kind"] as? String == "preview" })
+        let error = try #require(diagnostics.last)
+        #expect(error["level"] as? String == "error")
+        #expect(error["kind"] as? String == "predicate")
+        #expect(error["line"] as? Int == commands.count)
+        #expect(error["column"] as? Int == 19)
+        #expect((error["message"] as? String)?.contains("nme") == true)
+    }
+
+    @Test("--json: a refused confirmation, a warning and a package that cannot be opened are JSON objects on stderr")
+    func jsonDiagnostics() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        func object(_ line: Substring) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        }
+        let refused = try runFolio([animals.path, "--json"], input: "delete 24\n", in: folder.url)
+        #expect(refused.status == 1)
+        let lines = try refused.stderr.split(separator: "\n").map(object)
+        #expect(lines.last?["kind"] as? String == "confirmation")
+        #expect(lines.last?["line"] as? Int == 1)
+        #expect(lines.last?["column"] == nil)
+        #expect(try refused.stdout.split(separator: "\n").map(object).map { $0["cancelled"] as? Bool } == [true])
+
+        let unsaved = try runFolio([animals.path, "--json"], input: "insert AnimalCategory name=X\n", in: folder.url)
+        #expect(unsaved.status == 0)
+        let warning = try object(try #require(unsaved.stderr.split(separator: "\n").first))
+        #expect(warning["level"] as? String == "warning")
+        #expect(warning["kind"] as? String == "unsavedChanges")
+
+        let missing = try runFolio(["Nowhere.folio", "--json"], input: "help\n", in: folder.url)
+        #expect(missing.status == 1)
+        #expect(missing.stdout == "")
+        let open = try object(try #require(missing.stderr.split(separator: "\n").first))
+        #expect(open["kind"] as? String == "open")
+        #expect((open["message"] as? String)?.contains("Nowhere.folio") == true)
+    }
+
+    @Test("--yes: stdout holds results only; the delete and revert previews go to stderr")
+    func yesPrintsResultsOnly() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let run = try runFolio([animals.path, "--yes"], input: "delete 24\ncount Animal\ninsert AnimalCategory name=X\nrevert\n",
+                               in: folder.url)
         #expect(run.status == 0, "\(run.stderr)")
-        let parsed = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8), options: [.fragmentsAllowed])
-        #expect(run.stdout.contains("Amphibian"))
-        _ = parsed
+        #expect(run.lines == ["deleted 8 objects", "23", "AnimalCategory#37", "reverted to Animals.folio as last saved (undo history cleared)"])
+        #expect(run.stderr == "deletes 1 AnimalCategory, also deletes 7 Animal\ndiscards 1 inserted, 0 changed, 8 deleted\n")
     }
 }

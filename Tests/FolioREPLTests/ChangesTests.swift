@@ -47,14 +47,22 @@ import Testing
         #expect(session.error("changes since 3 now") == CommandError("unexpected 'now'", column: 17))
     }
 
-    @Test("with --json each transaction is one JSON object per line")
+    @Test("with --json changes is one JSON object on one line, its transactions in order")
     func json() throws {
         let session = try Session("Animals", options: .init(json: true))
+        let none = try #require(try JSONSerialization.jsonObject(with: Data(session.run("changes").utf8)) as? [String: Any])
+        #expect(none["command"] as? String == "changes")
+        #expect((none["transactions"] as? [Any])?.isEmpty == true)
         try session.run("set 2 name=Eft")
+        try session.run("save")
+        try session.run("set 3 name=Olm")
         try session.run("save")
         let line = try session.run("changes")
         #expect(line.split(separator: "\n").count == 1)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let transactions = try #require(result["transactions"] as? [[String: Any]])
+        #expect(transactions.map { $0["token"] as? String } == ["1", "2"])
+        let object = transactions[0]
         #expect(object["token"] as? String == "1")
         #expect((object["updated"] as? [[String: Any]])?.first?["properties"] as? [String] == ["name"])
         #expect((object["updated"] as? [[String: Any]])?.first?["ids"] as? [Int] == [2])

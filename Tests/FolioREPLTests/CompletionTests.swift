@@ -81,4 +81,20 @@ import Testing
         #expect(complete("delete 2 3") == ["3", "30", "31", "32", "33", "34", "35", "36"])
         #expect(complete("show 2 ") == [])
     }
+
+    @Test("ids complete in numeric order, and listed for the terminal they still sort that way as text (#2 before #10)")
+    func numericOrder() {
+        let ids = complete("show ")
+        #expect(ids.compactMap { Int($0) } == (1...36).map { $0 })
+        // libedit sorts its listing as text, case-insensitively: padding keeps numeric order.
+        let listed = Interpreter.completionListing(ids)
+        #expect(listed.sorted { $0.lowercased() < $1.lowercased() } == listed)
+        #expect(listed.prefix(3) == [" 1", " 2", " 3"])
+        #expect(Interpreter.completionListing(complete("show AnimalCategory#")) == ["AnimalCategory# 1", "AnimalCategory# 6", "AnimalCategory#13",
+                                                                        "AnimalCategory#18", "AnimalCategory#24", "AnimalCategory#32"])
+        #expect(Interpreter.completionListing(["all", "everything", "9", "10"]) == ["all", "everything", " 9", "10"])
+        #expect(Interpreter.completionListing(["list", "link"]) == ["list", "link"])
+        #expect(complete("save ") == ["as"])
+        #expect(complete("save a") == ["as"])
+    }
 }

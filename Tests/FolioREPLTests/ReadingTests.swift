@@ -80,7 +80,8 @@ import Testing
         #expect(try session.run("list Cow where (age == 3 and weight >= 500) or false") == indexed)
         #expect(try session.run("list Cow where name == 'Bella'").contains("Bella"))
         let json = try Session(url: url, options: .init(json: true))
-        let entities = try #require(try JSONSerialization.jsonObject(with: Data(json.run("schema").utf8)) as? [[String: Any]])
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(json.run("schema").utf8)) as? [String: Any])
+        let entities = try #require(listed["entities"] as? [[String: Any]])
         #expect(entities.first?["indexes"] as? [[String]] == [["name"], ["age", "weight"]])
     }
 

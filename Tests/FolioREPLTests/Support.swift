@@ -22,6 +22,8 @@ final class Session {
     let url: URL
     /// Everything written so far.
     private(set) var transcript = ""
+    /// Everything written to the notes stream (stderr in `folio`): previews with --yes or --json.
+    private(set) var notes = ""
     /// The questions asked, in order.
     private(set) var questions: [String] = []
     /// What the next confirmations answer.
@@ -35,6 +37,7 @@ final class Session {
         self.url = url
         interpreter = try Interpreter(opening: url, options: options)
         interpreter.write = { [unowned self] in self.transcript += $0 }
+        interpreter.writeNote = { [unowned self] in self.notes += $0 }
         interpreter.confirm = { [unowned self] in
             self.questions.append($0)
             return self.answer

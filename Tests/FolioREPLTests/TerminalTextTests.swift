@@ -69,3 +69,46 @@ import Testing
         #expect(!session.questions.isEmpty)
     }
 }
+
+/// Terminal cell widths, by Unicode properties.
+@Suite struct CellWidthTests {
+    @Test("ASCII and Latin take one cell; CJK, kana, Hangul, fullwidth forms and emoji two; marks and joiners none")
+    func widths() {
+        #expect(TerminalText.cellWidth("Zoë") == 3)
+        #expect(TerminalText.cellWidth("日本語") == 6)
+        #expect(TerminalText.cellWidth("ひらがなカタカナ") == 16)
+        #expect(TerminalText.cellWidth("한국어") == 6)
+        #expect(TerminalText.cellWidth("ｱｲｳ") == 3)  // halfwidth katakana
+        #expect(TerminalText.cellWidth("ＡＢ") == 4)  // fullwidth Latin
+        #expect(TerminalText.cellWidth("🦘🐕") == 4)
+        #expect(TerminalText.cellWidth("e\u{301}") == 1)  // combining acute
+        #expect(TerminalText.cellWidth("\u{20DD}") == 0)  // enclosing circle alone
+        #expect(TerminalText.cellWidth("a\u{200D}b") == 2)  // a zero-width joiner between letters
+        #expect(TerminalText.cellWidth("\u{200B}") == 0)  // zero-width space
+        #expect(TerminalText.cellWidth("👨‍👩‍👧") == 2)  // a ZWJ family is one emoji
+        #expect(TerminalText.cellWidth("🇯🇵") == 2)  // a flag
+        #expect(TerminalText.cellWidth("❤") == 1)  // text presentation…
+        #expect(TerminalText.cellWidth("❤️") == 2)  // …and emoji presentation
+        #expect(TerminalText.cellWidth("1️⃣") == 2)  // keycap
+        #expect(TerminalText.cellWidth("𠀋") == 2)  // CJK extension B, outside the BMP
+        #expect(TerminalText.cellWidth("") == 0)
+    }
+
+    @Test("a scalar's width follows its East Asian Width and general category")
+    func scalars() {
+        #expect(TerminalText.cellWidth(Unicode.Scalar(0x3000)!) == 2)  // ideographic space (F)
+        #expect(TerminalText.cellWidth(Unicode.Scalar(0x303F)!) == 1)  // ideographic half fill space (N)
+        #expect(TerminalText.cellWidth(Unicode.Scalar(0xAC00)!) == 2)  // Hangul syllable
+        #expect(TerminalText.cellWidth(Unicode.Scalar(0x1160)!) == 0)  // Hangul medial vowel filler
+        #expect(TerminalText.cellWidth(Unicode.Scalar(0x0300)!) == 0)  // combining grave
+        #expect(TerminalText.cellWidth(Unicode.Scalar(0x00AD)!) == 1)  // soft hyphen is drawn
+        #expect(TerminalText.cellWidth(Unicode.Scalar(0xFEFF)!) == 0)  // byte order mark
+        #expect(TerminalText.cellWidth(Unicode.Scalar(0x1B)!) == 0)  // control: escaped before it is measured
+        // The wide table is sorted and disjoint, so the binary search finds every range.
+        let ranges = TerminalText.wideRanges
+        #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound < $1.lowerBound })
+        for range in ranges {
+            #expect(TerminalText.isWide(range.lowerBound) && TerminalText.isWide(range.upperBound))
+        }
+    }
+}
