@@ -4,6 +4,9 @@ import PackageDescription
 
 let package = Package(
     name: "Folio",
+    // What the code uses: Synchronization's `Mutex` (macOS 15, iOS 18), Observation
+    // and Foundation's `#Predicate` (macOS 14). Linux needs no declaration.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Folio", targets: ["Folio"]),
         .executable(name: "folio", targets: ["folio"]),
