@@ -241,7 +241,7 @@ extension ModelContext {
     ///   size of the to-many linked into; between two to-manys, O(the shorter list).
     /// - Undo: one step, "Link ENTITY.RELATIONSHIP"; undo takes back exactly
     ///   what it changed, order included. What undo keeps is O(1): the changes
-    ///   themselves (``LinkChange``), never the lists.
+    ///   themselves (`LinkChange` records), never the lists.
     public func link(_ id: PersistentIdentifier, _ relationship: String, to target: PersistentIdentifier) throws(ModelError) {
         let (source, slot, destination) = try resolveLink(id, relationship, target)
         editLinks(name: "Link \(id.entityName).\(relationship)") { $0.addLink(source, slot, destination) }

@@ -10,7 +10,7 @@ extension ModelContainer {
     /// else when the change is lightweight.
     ///
     /// - Throws: ``ModelError/schema(_:)`` when the classes do not make a valid
-    ///   schema; otherwise as ``init(for:configurations:)``.
+    ///   schema; otherwise as ``init(for:configurations:)-(Schema,[ModelConfiguration])``.
     public convenience init(for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
                             configurations: ModelConfiguration...) throws(ModelError) {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
@@ -30,7 +30,7 @@ extension ModelContainer {
     /// ``SchemaMigrationPlan``). The package is rewritten once, when every stage
     /// has succeeded (not at all with `allowsSave: false`: the migrated objects
     /// then live in memory); if any fails, it is left as it was, byte for byte.
-    /// Without a plan this is ``init(for:configurations:)``.
+    /// Without a plan this is ``init(for:configurations:)-(Schema,[ModelConfiguration])``.
     ///
     /// - Throws: ``ModelError/migration(package:_:)`` with
     ///   ``MigrationError/invalidPlan(reason:)`` for a plan that does not hold
@@ -40,7 +40,7 @@ extension ModelContainer {
     ///   ``MigrationError/backwardMigration(stored:current:)`` when it was saved
     ///   by a later version, ``MigrationError/stageFailed(from:to:step:message:)``
     ///   when a custom stage throws, or the lightweight step's own error;
-    ///   otherwise as ``init(for:configurations:)``.
+    ///   otherwise as ``init(for:configurations:)-(Schema,[ModelConfiguration])``.
     public convenience init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
                             configurations: [ModelConfiguration]) throws(ModelError) {
         guard let migrationPlan else {

@@ -379,8 +379,10 @@ extension ModelContext {
     /// collection is a snapshot of the
     /// result; see ``FetchResultsCollection`` for objects deleted (or taken
     /// away by ``rollback()``) while it is in use.
-    /// - Parameter batchSize: models per batch; 0 or less makes the whole
-    ///   result one batch, as Core Data's `fetchBatchSize` of 0 does.
+    /// - Parameters:
+    ///   - descriptor: which models, in which order (its limit and offset apply).
+    ///   - batchSize: models per batch; 0 or less makes the whole result one
+    ///     batch, as Core Data's `fetchBatchSize` of 0 does.
     /// - Throws: what evaluating the predicate throws.
     /// - Complexity: the fetch is ``fetchIdentifiers(_:)-(FetchDescriptor<T>)``'s; each batch then
     ///   costs O(batchSize) when first accessed.
@@ -394,7 +396,9 @@ extension ModelContext {
     ///
     /// The same identifiers, in the same order, as ``fetchIdentifiers(_:)-(FetchDescriptor<T>)``;
     /// a snapshot, like ``fetch(_:batchSize:)``'s result.
-    /// - Parameter batchSize: identifiers per batch; 0 or less: one batch.
+    /// - Parameters:
+    ///   - descriptor: which models, in which order (its limit and offset apply).
+    ///   - batchSize: identifiers per batch; 0 or less: one batch.
     /// - Throws: what evaluating the predicate throws.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>,
                                                      batchSize: Int) throws -> FetchResultsCollection<PersistentIdentifier> {

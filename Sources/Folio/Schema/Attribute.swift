@@ -51,9 +51,15 @@ extension Schema {
 
         /// Creates an attribute.
         ///
-        /// - Parameter defaultValue: the default in Folio's stored form, as
-        ///   ``defaultStoredValue`` holds it (``defaultValue`` reads it as a
-        ///   Swift value).
+        /// - Parameters:
+        ///   - name: the attribute's name, unique among its entity's properties.
+        ///   - type: the type of its values.
+        ///   - isOptional: whether it may hold `nil` (and need not be given).
+        ///   - defaultValue: the default in Folio's stored form, as
+        ///     ``defaultStoredValue`` holds it (``defaultValue`` reads it as a
+        ///     Swift value).
+        ///   - options: SwiftData's attribute options (`.unique`, `.externalStorage`…).
+        ///   - originalName: its name in the previous schema version, when renamed.
         public init(
             _ name: String,
             _ type: ValueType,

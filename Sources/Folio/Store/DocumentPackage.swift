@@ -183,7 +183,7 @@ public struct DocumentPackage: Sendable {
     /// Only files Folio itself writes are ever touched: a folder that exists and
     /// holds anything else is refused before anything is written
     /// (``checkWritableTarget()``), and the clean-up after the write removes only
-    /// part and blob files (names ``DocumentWriter`` produces) and Folio's own temporary files.
+    /// part and blob files (names the writer produces) and Folio's own temporary files.
     ///
     /// - Throws: ``PackageError/notAPackageFolder(path:entries:)``;
     ///   ``PackageError/io(path:operation:code:message:)``; the old
