@@ -413,8 +413,19 @@ extension ModelContext {
         guard let entity = graph.layout.entityIndex[T.entityName] else { throw ModelError.graph(.unknownEntity(T.entityName)) }
         let table = graph.tables[entity]
         let (start, end) = window(descriptor, count: table.liveCount)
-        let live = (0..<table.rowCount).lazy.filter { table.isLive[$0] }.dropFirst(start).prefix(end - start)
-        return ResultIdentifiers(live.map { table.ids[$0] }, count: end - start)
+        var numbers = ResultIdentifiers.Builder(count: end - start)
+        var skipped = 0
+        var taken = 0
+        for row in 0..<table.rowCount where table.isLive[row] {
+            if skipped < start {
+                skipped += 1
+                continue
+            }
+            guard taken < end - start else { break }
+            numbers.append(table.ids[row])
+            taken += 1
+        }
+        return numbers.result
     }
 
     /// Calls `block` with each model a descriptor selects, in its order —

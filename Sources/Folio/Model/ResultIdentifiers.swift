@@ -24,32 +24,65 @@ struct ResultIdentifiers {
 
     /// `count` numbers, in order.
     init(_ numbers: some Sequence<UInt64>, count: Int) {
+        var builder = Builder(count: count)
+        for number in numbers { builder.append(number) }
+        self = builder.result
+    }
+
+    private init(storage: Storage, count: Int) {
+        self.storage = storage
         self.count = count
-        // Runs while they stay few: past a run per 32 results, the list costs
-        // little more and finds a position without a search.
-        let most = max(16, count / 32)
-        var runs: [ClosedRange<UInt64>] = []
-        var starts: [Int] = []
-        var iterator = numbers.makeIterator()
-        var position = 0
-        while let number = iterator.next() {
-            if let last = runs.last, last.upperBound != .max, number == last.upperBound + 1 {
-                runs[runs.count - 1] = last.lowerBound...number
-            } else if runs.count < most {
-                runs.append(number...number)
-                starts.append(position)
-            } else {
-                var list: [UInt64] = []
-                list.reserveCapacity(count)
-                for run in runs { list.append(contentsOf: run) }
-                list.append(number)
-                while let number = iterator.next() { list.append(number) }
-                storage = .list(list)
-                return
-            }
-            position += 1
+    }
+
+    /// Collects the numbers one at a time, as runs until they are too many.
+    struct Builder {
+        private let expected: Int
+        /// Past a run per 32 results the list costs little more, and finds a
+        /// position without a search.
+        private let most: Int
+        /// The runs before the current one, and where each starts.
+        private var runs: [ClosedRange<UInt64>] = []
+        private var starts: [Int] = []
+        /// The current run, kept apart so that extending it writes no array.
+        private var first: UInt64 = 0
+        private var last: UInt64 = 0
+        private var list: [UInt64]?
+        private var position = 0
+
+        /// For `count` numbers.
+        init(count: Int) {
+            expected = count
+            most = max(16, count / 32)
         }
-        storage = .runs(runs, starts: starts)
+
+        mutating func append(_ number: UInt64) {
+            defer { position += 1 }
+            if position > 0, list == nil, last != .max, number == last + 1 {
+                last = number
+            } else if list != nil {
+                list?.append(number)
+            } else if runs.count + 1 < most || position == 0 {
+                if position > 0 { runs.append(first...last) }
+                starts.append(position)
+                first = number
+                last = number
+            } else {
+                var numbers: [UInt64] = []
+                numbers.reserveCapacity(expected)
+                for run in runs { numbers.append(contentsOf: run) }
+                numbers.append(contentsOf: first...last)
+                numbers.append(number)
+                list = numbers
+                runs = []
+                starts = []
+            }
+        }
+
+        /// The numbers appended.
+        var result: ResultIdentifiers {
+            if let list { return ResultIdentifiers(storage: .list(list), count: position) }
+            return ResultIdentifiers(storage: .runs(position > 0 ? runs + [first...last] : [], starts: starts), count: position)
+        }
     }
 
     /// The number at each position of `range`, in order.
