@@ -68,7 +68,38 @@ import Testing
             // Emptied, it holds no page.
             for id in expected.keys { registry.remove(id) }
             #expect(registry.count == 0 && registry.slotCount == 0 && registry.isEmpty, "seed \(seed)")
+            // Its pages' slabs are unmapped but one, kept for the next page.
+            #expect(registry.slabCount <= 1, "seed \(seed)")
         }
+    }
+
+    @Test func `pages come from slabs of their own, unmapped when none of their pages is in use but one kept`() {
+        var registry = ModelRegistry()
+        let perSlab = UInt64(PagePool.slabEntries)
+        // Three slabs' worth of pages, each page holding one model.
+        let models = (0..<3 * PagePool.pagesPerSlab).map { RegistryKeeper(name: "\($0)") }
+        for (index, model) in models.enumerated() { registry.register(model, id: UInt64(index * ModelRegistry.pageSize)) }
+        #expect(registry.slabCount == 3)
+        #expect(registry.slotCount == 3 * Int(perSlab))
+        // Dropping the last two slabs' models: one is kept empty, the other unmapped.
+        let firstSlab = PagePool.pagesPerSlab
+        for index in firstSlab..<models.count { registry.remove(UInt64(index * ModelRegistry.pageSize)) }
+        #expect(registry.slabCount == 2)
+        #expect(registry.slotCount == Int(perSlab))
+        #expect(registry[0] === models[0])
+        // A model made and dropped again and again on a new page, while the
+        // first slab is full: the kept slab serves it, none is mapped or unmapped.
+        for round in 0..<100 {
+            let id = UInt64(20_000 + round % 2)
+            registry.register(models[1], id: id)
+            #expect(registry.slabCount == 2)
+            registry.remove(id)
+            #expect(registry.slabCount == 2)
+        }
+        #expect(registry.count == firstSlab)
+        // All dropped: one slab left, empty.
+        for index in 0..<firstSlab { registry.remove(UInt64(index * ModelRegistry.pageSize)) }
+        #expect(registry.slabCount == 1 && registry.slotCount == 0)
     }
 
     @Test func `a weakly held model that died is cleared by the sweep, and its page freed`() {
