@@ -20,8 +20,9 @@ import Darwin
 /// is set, so the registry's memory follows the models alive, not the largest
 /// number registered: a batched fetch iterating a million objects keeps the
 /// pages of its two batches, where one slot per number kept 32 MB (see
-/// docs/PERFORMANCE.md, "Batched fetch"). The directory itself costs half a
-/// byte per number. Numbers far beyond the count go to a dictionary.
+/// docs/PERFORMANCE.md, "Batched fetch"). The directory itself costs under a
+/// byte per number. Pages come from a ``PagePool``, away from the models.
+/// Numbers far beyond the count go to a dictionary.
 ///
 /// Not copyable: it owns its pages.
 struct ModelRegistry: ~Copyable {
