@@ -191,6 +191,59 @@ import Testing
         #expect(sightings[4].name == "s4", "the rest of the batch is made again")
     }
 
+    /// A weak reference to the model at `position`, made in a function of its
+    /// own so that no strong reference outlives the call.
+    @inline(never)
+    static func weaklyHeld(_ sightings: FetchResultsCollection<Sighting>, at position: Int) -> WeakModel {
+        WeakModel(sightings[position])
+    }
+
+    @MainActor
+    @Test func `iterating a batched fetch releases each batch's models, and the registry keeps entries for two batches only`() throws {
+        let folder = try TemporaryFolder()
+        let url = try Self.savedPackage(count: 2_000, in: folder)
+        let context = try ModelContainer(for: Sighting.self, configurations: ModelConfiguration(url: url)).mainContext
+        let batchSize = 100
+        // In the document's order (numbers ascending: a batch's entries share pages),
+        // then sorted by name ("s0", "s1", "s10", "s100", …: numbers spread out).
+        for (label, descriptor) in [("unsorted", FetchDescriptor<Sighting>()), ("by name", FetchDescriptor(sortBy: [SortDescriptor(\.name)]))] {
+            let sightings = try context.fetch(descriptor, batchSize: batchSize)
+            var firstOfEachBatch: [WeakModel] = []
+            var mostEntries = 0
+            var mostSlots = 0
+            for position in sightings.indices {
+                if position.isMultiple(of: batchSize) {
+                    firstOfEachBatch.append(Self.weaklyHeld(sightings, at: position))
+                } else {
+                    #expect(sightings[position].age >= 0)
+                }
+                mostEntries = max(mostEntries, context.registry.count)
+                mostSlots = max(mostSlots, context.registry.slotCount)
+            }
+            #expect(sightings.count == 2_000, "\(label)")
+            #expect(mostEntries <= 2 * batchSize, "\(label): at most the two batches kept are registered")
+            #expect(context.registry.count == 2 * batchSize, "\(label)")
+            // Every batch but the last two was let go, its models freed.
+            #expect(firstOfEachBatch.dropLast(2).allSatisfy { $0.model == nil }, "\(label)")
+            #expect(firstOfEachBatch.suffix(2).allSatisfy { $0.model != nil }, "\(label)")
+            if label == "unsorted" {
+                // The registry's memory follows the models alive, not the largest
+                // number seen: a page per 16 numbers of the two batches, and the
+                // pages each batch shares with its neighbours.
+                #expect(mostSlots <= 2 * batchSize + 4 * ModelRegistry.pageSize, "\(label): \(mostSlots) slots")
+            }
+        }
+        // Dropping the collection lets its last two batches go: the registry empties, pages and all.
+        #expect(context.registry.count == 0)
+        #expect(context.registry.slotCount == 0)
+        // A model the program keeps is still the one handed out by a later fetch.
+        let kept = try #require(try context.fetch(FetchDescriptor<Sighting>(), batchSize: batchSize).first)
+        let again = try context.fetch(FetchDescriptor<Sighting>(), batchSize: batchSize)
+        for sighting in again { _ = sighting.age }
+        #expect(again[0] === kept)
+        #expect(try context.fetch(FetchDescriptor<Sighting>()).first === kept)
+    }
+
     @Test func `iterating twice gives the same models in the same order, the second pass remaking released batches`() throws {
         let folder = try TemporaryFolder()
         let context = try Self.reopened(try Self.savedPackage(count: 30, in: folder))

@@ -14,10 +14,10 @@
 /// The collection keeps the elements of the two batches it handed out last
 /// and lets the others go; a model the program keeps stays valid, and the
 /// collection hands out that same instance again while the program holds it.
-/// Memory is therefore 8 bytes per result (its identifier) and two batches'
-/// models, rather than a model per result (a million models through batches
-/// of 5,000 take about a tenth of the memory `fetch(_:)` takes; see
-/// docs/PERFORMANCE.md).
+/// Memory is therefore the result's identifiers — a few bytes in all when
+/// their numbers run consecutively, as an unsorted fetch's usually do, else 8
+/// bytes per result — and two batches' models, not a model per result (see
+/// docs/PERFORMANCE.md, "Batched fetch").
 ///
 /// The collection is a snapshot of the result: its count, order and members
 /// are fixed when it is fetched. Later changes to the context show through the
@@ -125,23 +125,30 @@ final class ResultBatches<Element> {
 extension FetchResultsCollection where Element: PersistentModel {
     /// A collection of models of the objects numbered `ids`, in this order,
     /// made through the context's registry (the instance it already has, if any).
-    init(models ids: [UInt64], batchSize: Int, context: ModelContext) {
+    init(models ids: ResultIdentifiers, batchSize: Int, context: ModelContext) {
         self.init(ResultBatches(count: ids.count, batchSize: batchSize) { range in
-            range.map { context.resultModel(Element.self, id: ids[$0]) }
+            var models: [Element] = []
+            models.reserveCapacity(range.count)
+            let columns = context.columns(for: Element.self)
+            ids.forEach(in: range) { _, id in models.append(context.resultModel(Element.self, id: id, columns: columns)) }
+            return models
         } release: { range in
             // The registry's entries for the models just released, at once rather
             // than at its next sweep: a weak reference keeps its dead model's side
-            // table (~32 B) until cleared, 20 MB over a million models.
-            for position in range where context.registry[ids[position]] == nil { context.registry.remove(ids[position]) }
+            // table (~32 B) until cleared. (An unretained entry is gone already:
+            // its model's deinit removed it.)
+            ids.forEach(in: range) { _, id in
+                if context.registry[id] == nil { context.registry.remove(id) }
+            }
         })
     }
 }
 
 extension FetchResultsCollection {
     /// A collection of identifiers of the objects numbered `ids`, of one entity, in this order.
-    init(identifiers ids: [UInt64], entityName: String, batchSize: Int) where Element == PersistentIdentifier {
+    init(identifiers ids: ResultIdentifiers, entityName: String, batchSize: Int) where Element == PersistentIdentifier {
         self.init(ResultBatches(count: ids.count, batchSize: batchSize) { range in
-            range.map { PersistentIdentifier(entityName: entityName, id: ids[$0]) }
+            ids.numbers(in: range).map { PersistentIdentifier(entityName: entityName, id: $0) }
         })
     }
 }
@@ -150,8 +157,8 @@ extension ModelContext {
     /// The model a batched fetch hands out for an object number: the context's
     /// model for the object while the context has its row (live or deleted),
     /// else a detached model with the identifier (see ``FetchResultsCollection``).
-    func resultModel<T: PersistentModel>(_ type: T.Type, id: UInt64) -> T {
-        if let ref = graph.index[id] { return model(T.self, at: ref) }
+    func resultModel<T: PersistentModel>(_ type: T.Type, id: UInt64, columns: ModelColumns?) -> T {
+        if let ref = graph.index[id] { return model(T.self, at: ref, columns: columns) }
         let backing = BackingData()
         backing.identifier = PersistentIdentifier(entityName: T.entityName, id: id)
         // An empty snapshot: detached, reading as a model with no values does.

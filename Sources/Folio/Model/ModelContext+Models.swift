@@ -373,12 +373,13 @@ extension ModelContext {
     /// accessed — SwiftData's `fetch(_:batchSize:)`.
     ///
     /// Selects exactly what ``fetch(_:)`` does, in the same order, but holds
-    /// only the result's identifiers (8 bytes each) and makes models
-    /// `batchSize` at a time, keeping the last two batches, so the models
-    /// alive at once are two batches' worth, not the whole result. The
-    /// collection is a snapshot of the
-    /// result; see ``FetchResultsCollection`` for objects deleted (or taken
-    /// away by ``rollback()``) while it is in use.
+    /// only the result's identifiers (as runs of consecutive numbers when they
+    /// have few, else 8 bytes each) and makes models `batchSize` at a time,
+    /// keeping the last two batches, so the models alive at once — and the
+    /// context's registry of them — are two batches' worth, not the whole
+    /// result. The collection is a snapshot of the result; see
+    /// ``FetchResultsCollection`` for objects deleted (or taken away by
+    /// ``rollback()``) while it is in use.
     /// - Parameters:
     ///   - descriptor: which models, in which order (its limit and offset apply).
     ///   - batchSize: models per batch; 0 or less makes the whole result one
@@ -387,8 +388,7 @@ extension ModelContext {
     /// - Complexity: the fetch is ``fetchIdentifiers(_:)-(FetchDescriptor<T>)``'s; each batch then
     ///   costs O(batchSize) when first accessed.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
-        let ids = try fetchRefs(descriptor, windowed: true).map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
-        return FetchResultsCollection(models: ids, batchSize: batchSize, context: self)
+        FetchResultsCollection(models: try resultIdentifiers(descriptor), batchSize: batchSize, context: self)
     }
 
     /// The identifiers of the models a descriptor selects, as a collection
@@ -402,8 +402,34 @@ extension ModelContext {
     /// - Throws: what evaluating the predicate throws.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>,
                                                      batchSize: Int) throws -> FetchResultsCollection<PersistentIdentifier> {
-        let ids = try fetchRefs(descriptor, windowed: true).map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
-        return FetchResultsCollection(identifiers: ids, entityName: T.entityName, batchSize: batchSize)
+        FetchResultsCollection(identifiers: try resultIdentifiers(descriptor), entityName: T.entityName, batchSize: batchSize)
+    }
+
+    /// The object numbers a batched fetch keeps. A descriptor selecting every
+    /// object of the entity as it is now, in the document's order, reads them
+    /// straight from the entity's rows: no list of a million rows is made only
+    /// to become a few runs of numbers.
+    private func resultIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> ResultIdentifiers {
+        guard descriptor.predicate == nil, descriptor.sortBy.isEmpty, descriptor.includePendingChanges else {
+            return ResultIdentifiers(try fetchRefs(descriptor, windowed: true), in: graph)
+        }
+        mergeSavedChanges()
+        guard let entity = graph.layout.entityIndex[T.entityName] else { throw ModelError.graph(.unknownEntity(T.entityName)) }
+        let table = graph.tables[entity]
+        let (start, end) = window(descriptor, count: table.liveCount)
+        var numbers = ResultIdentifiers.Builder(count: end - start)
+        var skipped = 0
+        var taken = 0
+        for row in 0..<table.rowCount where table.isLive[row] {
+            if skipped < start {
+                skipped += 1
+                continue
+            }
+            guard taken < end - start else { break }
+            numbers.append(table.ids[row])
+            taken += 1
+        }
+        return numbers.result
     }
 
     /// Calls `block` with each model a descriptor selects, in its order —
@@ -503,8 +529,14 @@ extension ModelContext {
     }
 
     private func window<T>(_ refs: [ObjectRef], _ descriptor: FetchDescriptor<T>) -> [ObjectRef] {
-        let start = min(max(descriptor.fetchOffset ?? 0, 0), refs.count)
-        let end = descriptor.fetchLimit.map { min(start + max($0, 0), refs.count) } ?? refs.count
-        return Array(refs[start..<end])
+        let (start, end) = window(descriptor, count: refs.count)
+        // The whole list is returned as it is, not copied.
+        return start == 0 && end == refs.count ? refs : Array(refs[start..<end])
+    }
+
+    /// The positions a descriptor's offset and limit keep of `count` results.
+    private func window<T>(_ descriptor: FetchDescriptor<T>, count: Int) -> (start: Int, end: Int) {
+        let start = min(max(descriptor.fetchOffset ?? 0, 0), count)
+        return (start, descriptor.fetchLimit.map { min(start + max($0, 0), count) } ?? count)
     }
 }

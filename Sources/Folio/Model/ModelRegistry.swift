@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The model instances a context has handed out, by object number: models are
 /// views, so one dropped by the program is simply made again when next needed.
 ///
@@ -8,10 +14,18 @@
 /// say so (it declares its own `deinit`, or conforms by hand) is held weakly,
 /// as before.
 ///
-/// Object numbers are dense in practice, so they index an array (as
-/// ``IdentifierIndex`` does): a to-one read finds its destination's model with
-/// one memory access, no hashing. Numbers far beyond the count go to a dictionary.
-struct ModelRegistry {
+/// Object numbers are dense in practice, so they index small pages of entries
+/// through a directory (a to-one read finds its destination's model with two
+/// memory accesses, no hashing). A page exists only while one of its entries
+/// is set, so the registry's memory follows the models alive, not the largest
+/// number registered: a batched fetch iterating a million objects keeps the
+/// pages of its two batches, where one slot per number kept 32 MB (see
+/// docs/PERFORMANCE.md, "Batched fetch"). The directory itself costs under a
+/// byte per number. Pages come from a ``PagePool``, away from the models.
+/// Numbers far beyond the count go to a dictionary.
+///
+/// Not copyable: it owns its pages.
+struct ModelRegistry: ~Copyable {
     /// A model, unretained when its class unregisters it on `deinit`, else weakly.
     struct Entry {
         /// Valid while set: the model's `deinit` clears it before the memory goes.
@@ -37,34 +51,67 @@ struct ModelRegistry {
         }
     }
 
-    private var dense: [Entry] = []
+    /// Object numbers per page: small, so that models alive far apart (a batch
+    /// of a sorted result) keep few empty entries alive beside them.
+    static let pageShift = 4
+    static let pageSize = 1 << pageShift
+
+    /// The pages by page number (object number >> `pageShift`), `nil` where no entry is set.
+    private var pages: [UnsafeMutablePointer<Entry>?] = []
+    /// The slab of `pool` each page was taken from.
+    private var pageSlabs: [Int32] = []
+    /// Where pages come from (see ``PagePool``).
+    private var pool = PagePool()
+    /// Which entries of each page are set, a bit per entry: a weakly held
+    /// model that died reads as `nil` but still holds its weak reference until
+    /// cleared, so the bits, not the models, say when a page can go.
+    private var occupied: [UInt16] = []
     private var sparse: [UInt64: Entry] = [:]
+    /// Entries set in the pages and the dictionary (live models, and weakly
+    /// held dead ones not cleared yet).
+    private(set) var count = 0
+    /// Pages allocated now.
+    private(set) var pageCount = 0
     /// Weakly held registrations since dead entries were last cleared, and when
     /// to clear them again: a weak reference to a dead model still holds a little memory.
     private var weakRegistrations = 0
     private var sweepAt = 1024
 
-    /// Whether no model was ever registered (or all were cleared).
-    var isEmpty: Bool { dense.isEmpty && sparse.isEmpty }
+    init() {}
+
+    /// Whether no entry is set.
+    var isEmpty: Bool { count == 0 }
+
+    /// Entries in use, set or not (in the pages holding an entry, and the
+    /// dictionary): what the registry's memory follows, at 32 bytes each, plus
+    /// the directory's 14 bytes per page number.
+    var slotCount: Int { pageCount * Self.pageSize + sparse.count }
+
+    /// Slabs the pool holds, in use or kept (at most one kept empty).
+    var slabCount: Int { pool.slabCount }
 
     /// The live model registered for an object number.
     subscript(id: UInt64) -> (any PersistentModel)? {
-        // Through a pointer: copying an entry out of the array would copy its weak reference.
-        if id < UInt64(dense.count) { return dense.withUnsafeBufferPointer { $0[Int(id)].model } }
+        if id < UInt64(pages.count) << Self.pageShift {
+            // Through a pointer: copying an entry out would copy its weak reference.
+            guard let page = pages.withUnsafeBufferPointer({ $0[Int(id >> Self.pageShift)] }) else { return nil }
+            return page[Int(id) & (Self.pageSize - 1)].model
+        }
         return sparse.isEmpty ? nil : sparse[id]?.model
     }
 
     /// The live model registered for an object number, if it is a `T`.
     @inline(__always)
     func model<T: PersistentModel>(_ id: UInt64, as type: T.Type) -> T? {
-        if id < UInt64(dense.count) {
+        if id < UInt64(pages.count) << Self.pageShift {
+            guard let page = pages.withUnsafeBufferPointer({ $0[Int(id >> Self.pageShift)] }) else { return nil }
+            let entry = page + (Int(id) & (Self.pageSize - 1))
             // The common case: an unretained entry of exactly this class, no dynamic cast.
-            let found: T?? = dense.withUnsafeBufferPointer { buffer in
-                guard let model = buffer[Int(id)].unretained else { return .none }
-                guard ObjectIdentifier(Swift.type(of: model)) == ObjectIdentifier(T.self) else { return .some(model as? T) }
-                return .some(unsafeDowncast(model as AnyObject, to: T.self))
+            if let model = entry.pointee.unretained {
+                if ObjectIdentifier(Swift.type(of: model)) == ObjectIdentifier(T.self) { return unsafeDowncast(model as AnyObject, to: T.self) }
+                return model as? T
             }
-            if case .some(let model) = found { return model }
+            return entry.pointee.weak as? T
         }
         guard let model = self[id] else { return nil }
         if ObjectIdentifier(Swift.type(of: model)) == ObjectIdentifier(T.self) { return unsafeDowncast(model as AnyObject, to: T.self) }
@@ -73,14 +120,19 @@ struct ModelRegistry {
 
     mutating func register(_ model: any PersistentModel, id: UInt64) {
         let entry = Entry(model)
-        if id < UInt64(dense.count) {
-            dense[Int(id)] = entry
-        } else if id <= UInt64(max(1 << 16, 2 * dense.count + 64)), id < UInt64(Int32.max) {
-            dense.append(contentsOf: repeatElement(Entry(), count: Int(id) + 1 - dense.count))
-            dense[Int(id)] = entry
-            if !sparse.isEmpty { sparse[id] = nil }
+        let page = id >> Self.pageShift
+        if page < UInt64(pages.count) {
+            set(entry, page: Int(page), slot: Int(id) & (Self.pageSize - 1))
+        } else if id <= UInt64(max(1 << 16, 2 * (pages.count << Self.pageShift) + 64)), id < UInt64(Int32.max) {
+            // The directory grows by doubling, as an array of one slot per number did.
+            let grown = max(Int(page) + 1, 2 * pages.count)
+            pages.append(contentsOf: repeatElement(nil, count: grown - pages.count))
+            pageSlabs.append(contentsOf: repeatElement(-1, count: grown - pageSlabs.count))
+            occupied.append(contentsOf: repeatElement(0, count: grown - occupied.count))
+            set(entry, page: Int(page), slot: Int(id) & (Self.pageSize - 1))
+            if !sparse.isEmpty { moveSparseEntriesIntoPages(replacing: id) }
         } else {
-            sparse[id] = entry
+            if sparse.updateValue(entry, forKey: id) == nil { count += 1 }
         }
         if entry.unretained == nil {
             weakRegistrations += 1
@@ -88,39 +140,219 @@ struct ModelRegistry {
         }
     }
 
+    /// Moves the dictionary's entries that the grown directory now covers into
+    /// its pages, where look-ups of those numbers go; the one for `id` was just replaced.
+    private mutating func moveSparseEntriesIntoPages(replacing id: UInt64) {
+        let covered = UInt64(pages.count) << Self.pageShift
+        for (number, entry) in sparse where number < covered {
+            sparse[number] = nil
+            count -= 1
+            if number != id, entry.model != nil { set(entry, page: Int(number >> Self.pageShift), slot: Int(number) & (Self.pageSize - 1)) }
+        }
+    }
+
+    /// Sets an entry, making its page if needed.
+    private mutating func set(_ entry: Entry, page: Int, slot: Int) {
+        let storage: UnsafeMutablePointer<Entry>
+        if let existing = pages[page] {
+            storage = existing
+        } else {
+            let taken = pool.take()
+            storage = taken.page
+            pages[page] = storage
+            pageSlabs[page] = taken.slab
+            pageCount += 1
+        }
+        storage[slot] = entry
+        let bit = UInt16(1) << slot
+        if occupied[page] & bit == 0 {
+            occupied[page] |= bit
+            count += 1
+        }
+    }
+
+    /// Clears an entry, freeing its page once no entry of it is set.
+    private mutating func clear(page: Int, slot: Int) {
+        let bit = UInt16(1) << slot
+        guard occupied[page] & bit != 0, let storage = pages[page] else { return }
+        occupied[page] &= ~bit
+        count -= 1
+        storage[slot] = Entry()
+        if occupied[page] == 0 {
+            // Every entry of it is clear again: as the pool hands pages out.
+            pool.give(storage, slab: pageSlabs[page])
+            pages[page] = nil
+            pageCount -= 1
+        }
+    }
+
     mutating func remove(_ id: UInt64) {
-        if id < UInt64(dense.count) { dense[Int(id)] = Entry() }
-        if !sparse.isEmpty { sparse[id] = nil }
+        if id < UInt64(pages.count) << Self.pageShift {
+            clear(page: Int(id >> Self.pageShift), slot: Int(id) & (Self.pageSize - 1))
+        } else if !sparse.isEmpty, sparse.removeValue(forKey: id) != nil {
+            count -= 1
+        }
     }
 
     /// Removes the entry for an object number if it holds this instance (a
     /// model's `deinit`, or its backing data replaced).
     mutating func remove(_ id: UInt64, ifHolding object: ObjectIdentifier) {
-        if id < UInt64(dense.count) {
-            if dense[Int(id)].holds(object) { dense[Int(id)] = Entry() }
+        if id < UInt64(pages.count) << Self.pageShift {
+            let (page, slot) = (Int(id >> Self.pageShift), Int(id) & (Self.pageSize - 1))
+            if let storage = pages[page], storage[slot].holds(object) { clear(page: page, slot: slot) }
         } else if !sparse.isEmpty, sparse[id]?.holds(object) == true {
             sparse[id] = nil
+            count -= 1
         }
     }
 
-    /// Every live registered model with its object number.
+    /// Every live registered model with its object number, by number (pages first).
     var entries: [(id: UInt64, model: any PersistentModel)] {
         var result: [(id: UInt64, model: any PersistentModel)] = []
-        for (id, entry) in dense.enumerated() { if let model = entry.model { result.append((UInt64(id), model)) } }
+        for (page, storage) in pages.enumerated() {
+            guard let storage else { continue }
+            for slot in 0..<Self.pageSize {
+                if let model = storage[slot].model { result.append((UInt64(page << Self.pageShift + slot), model)) }
+            }
+        }
         for (id, entry) in sparse { if let model = entry.model { result.append((id, model)) } }
         return result
     }
 
-    /// Clears the entries of dead weakly held models, in time proportional to
-    /// the weak registrations since the last sweep (amortized O(1) per registration).
+    /// Clears the entries of dead weakly held models, freeing the pages left
+    /// empty, in time proportional to the weak registrations since the last
+    /// sweep (amortized O(1) per registration).
     private mutating func sweep() {
-        var live = 0
-        for index in dense.indices where dense[index].unretained == nil {
-            if dense[index].weak == nil { dense[index] = Entry() } else { live += 1 }
+        for page in pages.indices {
+            guard let storage = pages[page] else { continue }
+            for slot in 0..<Self.pageSize where occupied[page] & (UInt16(1) << slot) != 0 {
+                if storage[slot].unretained == nil, storage[slot].weak == nil { clear(page: page, slot: slot) }
+            }
         }
-        sparse = sparse.filter { $0.value.model != nil }
-        live += sparse.count
+        let dead = sparse.filter { $0.value.model == nil }.count
+        if dead > 0 {
+            sparse = sparse.filter { $0.value.model != nil }
+            count -= dead
+        }
         weakRegistrations = 0
-        sweepAt = max(1024, dense.count, 2 * live)
+        // A sweep visits the directory and every page.
+        sweepAt = max(1024, pages.count + pageCount * Self.pageSize, 2 * count)
+    }
+}
+
+/// The memory of the registry's pages: slabs of 256 pages (128 KB), mapped
+/// apart from the heap, each page handed out and taken back whole.
+///
+/// Pages from `malloc` would lie among the models a fetch makes, one page
+/// every 16 models: a loop over a million models (reading a property of
+/// each) then touches an eighth more memory, and measured 20% slower. From
+/// slabs of their own the models stay packed. A slab is unmapped once none
+/// of its pages is in use, except one kept empty so that a program making
+/// and dropping one model at the edge does not map and unmap at every step.
+struct PagePool: ~Copyable {
+    typealias Entry = ModelRegistry.Entry
+
+    static let pagesPerSlab = 256
+    static var slabEntries: Int { pagesPerSlab * ModelRegistry.pageSize }
+
+    private struct Slab {
+        let base: UnsafeMutablePointer<Entry>
+        /// Whether `base` was mapped (else allocated, if mapping failed).
+        let mapped: Bool
+        /// The pages not handed out, by index.
+        var free: [UInt16]
+        var inUse: Int { PagePool.pagesPerSlab - free.count }
+    }
+
+    private var slabs: [Slab?] = []
+    /// The slabs with a free page, each once.
+    private var available: [Int32] = []
+    /// Slabs held now.
+    private(set) var slabCount = 0
+    /// Slabs held with no page in use: at most one is kept.
+    private var emptySlabs = 0
+
+    init() {}
+
+    deinit {
+        for slab in slabs {
+            guard let slab else { continue }
+            Self.release(slab)
+        }
+    }
+
+    /// A page whose entries are all clear, and the slab it comes from.
+    mutating func take() -> (page: UnsafeMutablePointer<Entry>, slab: Int32) {
+        let slab = available.last ?? makeSlab()
+        guard var taken = slabs[Int(slab)] else {
+            // Never listed once released; were it, listing it again would be wrong.
+            available.removeAll { $0 == slab }
+            return take()
+        }
+        slabs[Int(slab)] = nil  // no second reference while `free` changes: it stays unique
+        if taken.inUse == 0 { emptySlabs -= 1 }
+        let index = Int(taken.free.removeLast())
+        if taken.free.isEmpty { available.removeLast() }
+        let page = taken.base + index * ModelRegistry.pageSize
+        slabs[Int(slab)] = taken
+        return (page, slab)
+    }
+
+    /// Takes back a page from `slab` whose entries are all clear.
+    mutating func give(_ page: UnsafeMutablePointer<Entry>, slab: Int32) {
+        guard var held = slabs[Int(slab)] else { return }
+        slabs[Int(slab)] = nil
+        if held.free.isEmpty { available.append(slab) }
+        held.free.append(UInt16((page - held.base) / ModelRegistry.pageSize))
+        guard held.inUse == 0 else {
+            slabs[Int(slab)] = held
+            return
+        }
+        if emptySlabs == 0 {
+            emptySlabs = 1
+            slabs[Int(slab)] = held
+            return
+        }
+        // Another slab is kept empty already: this one goes.
+        if let position = available.lastIndex(of: slab) { available.remove(at: position) }
+        Self.release(held)
+        slabCount -= 1
+    }
+
+    /// Maps a new slab, its entries clear, and lists it as available.
+    private mutating func makeSlab() -> Int32 {
+        let bytes = Self.slabEntries * MemoryLayout<Entry>.stride
+        let base: UnsafeMutablePointer<Entry>
+        var mapped = false
+        if let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+           memory != UnsafeMutableRawPointer(bitPattern: -1) {
+            base = memory.bindMemory(to: Entry.self, capacity: Self.slabEntries)
+            mapped = true
+        } else {
+            base = .allocate(capacity: Self.slabEntries)
+        }
+        base.initialize(repeating: Entry(), count: Self.slabEntries)
+        let slab = Slab(base: base, mapped: mapped, free: (0..<UInt16(Self.pagesPerSlab)).reversed())
+        let index: Int
+        if let hole = slabs.firstIndex(where: { $0 == nil }) {
+            index = hole
+            slabs[hole] = slab
+        } else {
+            index = slabs.count
+            slabs.append(slab)
+        }
+        slabCount += 1
+        emptySlabs += 1
+        available.append(Int32(index))
+        return Int32(index)
+    }
+
+    private static func release(_ slab: Slab) {
+        slab.base.deinitialize(count: slabEntries)
+        if slab.mapped {
+            munmap(UnsafeMutableRawPointer(slab.base), slabEntries * MemoryLayout<Entry>.stride)
+        } else {
+            slab.base.deallocate()
+        }
     }
 }

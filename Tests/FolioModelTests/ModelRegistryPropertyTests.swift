@@ -1,0 +1,127 @@
+// Internal: the registry itself, its count of entries and of slots allocated.
+@testable import Folio
+import PropertyBased
+import Testing
+
+/// The registry against a dictionary of the models registered: the same
+/// look-ups through any sequence of registrations and removals, and memory
+/// that follows the entries set (a page per 16 numbers holding one), not the
+/// largest number ever registered.
+@Suite struct ModelRegistryPropertyTests {
+    /// Numbers the registry always keeps in pages (below 2^16), and far ones
+    /// it keeps in its dictionary (a temporary number is 2^63 and up).
+    static let near: ClosedRange<UInt64> = 0...3_000
+    static let far: [UInt64] = [1 << 40, (1 << 63) + 1, (1 << 63) + 2, UInt64.max]
+
+    static func model(_ number: Int, weakly: Bool) -> any PersistentModel {
+        weakly ? RegistryDiary(entry: "d\(number)") : RegistryKeeper(name: "k\(number)")
+    }
+
+    @Test func `look-ups, counts and pages match a dictionary of the models registered, through any registrations and removals`() async {
+        await propertyCheck(count: 100, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+            var rng = SeededGenerator(seed: seed)
+            var registry = ModelRegistry()
+            var expected: [UInt64: any PersistentModel] = [:]
+            // Clustered numbers, as a fetch's, and scattered ones, as a sorted batch's.
+            let base = UInt64.random(in: Self.near, using: &rng)
+            for step in 0..<600 {
+                let id: UInt64 = switch Int.random(in: 0..<10, using: &rng) {
+                case 0: Self.far.randomElement(using: &rng) ?? 0
+                case 1...5: min(base + UInt64.random(in: 0...40, using: &rng), Self.near.upperBound)
+                default: UInt64.random(in: Self.near, using: &rng)
+                }
+                switch Int.random(in: 0..<10, using: &rng) {
+                case 0...4:
+                    let model = Self.model(step, weakly: Int.random(in: 0..<4, using: &rng) == 0)
+                    registry.register(model, id: id)
+                    expected[id] = model
+                case 5...6:
+                    registry.remove(id)
+                    expected[id] = nil
+                case 7:
+                    // Another instance's removal (a replaced model's deinit) leaves the entry.
+                    registry.remove(id, ifHolding: ObjectIdentifier(Self.model(step, weakly: false)))
+                default:
+                    guard let held = expected[id] else { continue }
+                    registry.remove(id, ifHolding: ObjectIdentifier(held))
+                    expected[id] = nil
+                }
+                let label = "seed \(seed), step \(step), id \(id)"
+                #expect(registry[id].map { ObjectIdentifier($0) } == expected[id].map { ObjectIdentifier($0) }, "\(label)")
+                #expect(registry.count == expected.count, "\(label)")
+                // A page for every 16 near numbers holding an entry, nothing for the rest.
+                let pages = Set(expected.keys.filter { Self.near.contains($0) }.map { $0 >> ModelRegistry.pageShift })
+                let farCount = expected.keys.filter { !Self.near.contains($0) }.count
+                #expect(registry.slotCount == pages.count * ModelRegistry.pageSize + farCount, "\(label)")
+            }
+            for id in Self.near.lowerBound...(Self.near.upperBound + 16) {
+                #expect(registry[id].map { ObjectIdentifier($0) } == expected[id].map { ObjectIdentifier($0) }, "seed \(seed), id \(id)")
+            }
+            for id in Self.far { #expect(registry[id].map { ObjectIdentifier($0) } == expected[id].map { ObjectIdentifier($0) }) }
+            #expect(registry.entries.map(\.id).sorted() == expected.keys.sorted(), "seed \(seed)")
+            for (id, model) in registry.entries { #expect(ObjectIdentifier(model) == expected[id].map { ObjectIdentifier($0) }) }
+            if let keeper = expected.values.first(where: { $0 is RegistryKeeper }), let id = expected.first(where: { $0.value === keeper })?.key {
+                let typed: RegistryKeeper? = registry.model(id, as: RegistryKeeper.self)
+                #expect(typed === keeper)
+                #expect(registry.model(id, as: RegistryDiary.self) == nil)
+            }
+            // Emptied, it holds no page.
+            for id in expected.keys { registry.remove(id) }
+            #expect(registry.count == 0 && registry.slotCount == 0 && registry.isEmpty, "seed \(seed)")
+            // Its pages' slabs are unmapped but one, kept for the next page.
+            #expect(registry.slabCount <= 1, "seed \(seed)")
+        }
+    }
+
+    @Test func `pages come from slabs of their own, unmapped when none of their pages is in use but one kept`() {
+        var registry = ModelRegistry()
+        let perSlab = UInt64(PagePool.slabEntries)
+        // Three slabs' worth of pages, each page holding one model.
+        let models = (0..<3 * PagePool.pagesPerSlab).map { RegistryKeeper(name: "\($0)") }
+        for (index, model) in models.enumerated() { registry.register(model, id: UInt64(index * ModelRegistry.pageSize)) }
+        #expect(registry.slabCount == 3)
+        #expect(registry.slotCount == 3 * Int(perSlab))
+        // Dropping the last two slabs' models: one is kept empty, the other unmapped.
+        let firstSlab = PagePool.pagesPerSlab
+        for index in firstSlab..<models.count { registry.remove(UInt64(index * ModelRegistry.pageSize)) }
+        #expect(registry.slabCount == 2)
+        #expect(registry.slotCount == Int(perSlab))
+        #expect(registry[0] === models[0])
+        // A model made and dropped again and again on a new page, while the
+        // first slab is full: the kept slab serves it, none is mapped or unmapped.
+        for round in 0..<100 {
+            let id = UInt64(20_000 + round % 2)
+            registry.register(models[1], id: id)
+            #expect(registry.slabCount == 2)
+            registry.remove(id)
+            #expect(registry.slabCount == 2)
+        }
+        #expect(registry.count == firstSlab)
+        // All dropped: one slab left, empty.
+        for index in 0..<firstSlab { registry.remove(UInt64(index * ModelRegistry.pageSize)) }
+        #expect(registry.slabCount == 1 && registry.slotCount == 0)
+    }
+
+    @Test func `a weakly held model that died is cleared by the sweep, and its page freed`() {
+        var registry = ModelRegistry()
+        let kept = RegistryKeeper(name: "kept")
+        registry.register(kept, id: 5_000)
+        do {
+            for id in UInt64(0)..<100 { registry.register(RegistryDiary(entry: "\(id)"), id: id) }
+        }
+        // Dead, but their weak references are still set: counted until cleared.
+        #expect(registry[3] == nil)
+        #expect(registry.count == 101)
+        // Enough weak registrations to sweep (its threshold is at least 1,024).
+        var alive: [RegistryDiary] = []
+        for round in 0..<1_100 {
+            let diary = RegistryDiary(entry: "alive \(round)")
+            alive.append(diary)
+            registry.register(diary, id: 2_000)
+        }
+        #expect(registry.count == 2, "the dead diaries were cleared: the kept keeper and the last diary")
+        #expect(registry.slotCount == 2 * ModelRegistry.pageSize)
+        #expect(registry[5_000] === kept)
+        #expect(registry[2_000] === alive.last)
+    }
+}

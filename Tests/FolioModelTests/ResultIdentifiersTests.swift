@@ -1,0 +1,52 @@
+// Internal: the numbers a batched fetch keeps.
+@testable import Folio
+import PropertyBased
+import Testing
+
+/// A batched fetch's numbers, as runs or as a list: the same numbers at
+/// every position either way, and runs when the numbers run.
+@Suite struct ResultIdentifiersTests {
+    /// Numbers made of `runs` stretches of consecutive ones, each starting anywhere.
+    static func numbers(runs: Int, using rng: inout SeededGenerator) -> [UInt64] {
+        var numbers: [UInt64] = []
+        for _ in 0..<runs {
+            let first = UInt64.random(in: 0...5_000, using: &rng)
+            numbers.append(contentsOf: first..<first + UInt64.random(in: 1...60, using: &rng))
+        }
+        return numbers
+    }
+
+    @Test func `every range of positions gives the numbers in order, kept as runs or as a list`() async {
+        await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+            var rng = SeededGenerator(seed: seed)
+            let numbers = Self.numbers(runs: Int.random(in: 0...40, using: &rng), using: &rng)
+            let kept = ResultIdentifiers(numbers, count: numbers.count)
+            #expect(kept.count == numbers.count)
+            for _ in 0..<20 {
+                let start = Int.random(in: 0...numbers.count, using: &rng)
+                let end = Int.random(in: start...numbers.count, using: &rng)
+                #expect(kept.numbers(in: start..<end) == Array(numbers[start..<end]), "seed \(seed), \(start)..<\(end)")
+                var positions: [Int] = []
+                kept.forEach(in: start..<end) { position, _ in positions.append(position) }
+                #expect(positions == Array(start..<end))
+            }
+            #expect(kept.numbers(in: 0..<numbers.count) == numbers, "seed \(seed)")
+        }
+    }
+
+    @Test func `consecutive numbers are kept as runs, and numbers that rarely run as a list`() {
+        let million = ResultIdentifiers(UInt64(101)...1_000_100, count: 1_000_000)
+        #expect(million.isRuns)
+        #expect(million.numbers(in: 999_998..<1_000_000) == [1_000_099, 1_000_100])
+        // Twenty runs of a hundred: few enough.
+        var blocks: [UInt64] = []
+        for block in UInt64(0)..<20 { blocks.append(contentsOf: block * 1_000..<block * 1_000 + 100) }
+        #expect(ResultIdentifiers(blocks, count: blocks.count).isRuns)
+        // Every other number, descending: a run per result.
+        let scattered: [UInt64] = (0..<2_000).map { (index: Int) -> UInt64 in UInt64(10_000 - 2 * index) }
+        let list = ResultIdentifiers(scattered, count: scattered.count)
+        #expect(!list.isRuns)
+        #expect(list.numbers(in: 0..<scattered.count) == scattered)
+        #expect(ResultIdentifiers([UInt64.max, 0], count: 2).numbers(in: 0..<2) == [.max, 0])
+    }
+}
