@@ -81,7 +81,7 @@ extension Interpreter {
             try expectEnd(text, after: 2)
             let name = topic.keyword == "quit!" ? "quit" : topic.keyword
             guard let entry = Self.help[name] else {
-                throw CommandError("no command '\(topic.text)'; try 'help'", column: topic.column)
+                throw CommandError("no command '\(topic.text)'" + Self.commandHint(for: topic.text), column: topic.column)
             }
             for usage in entry.usage { emit(usage) }
             emit("  " + entry.summary)
@@ -99,5 +99,7 @@ extension Interpreter {
         }
         emit("  quit!" + String(repeating: " ", count: max(0, width - 5)) + "  leave without asking")
         emit("'help COMMAND' explains one, with an example.")
+        emit("Errors name the column, show the line with ^ under it, and suggest close names for an unknown one.")
+        emit("A line holds at most \(Self.maximumLineLength) bytes; a longer one is refused whole.")
     }
 }

@@ -6,7 +6,9 @@ import Foundation
 /// each command's output on stdout.
 ///
 /// The first failing command stops the script: `error: LINE: message` on
-/// stderr (LINE is 1-based) and exit status 1. A command that asks for
+/// stderr (LINE is 1-based), the line with a caret under the offending column,
+/// and exit status 1. A line longer than ``Interpreter/maximumLineLength`` is
+/// such an error. A command that asks for
 /// confirmation fails the same way unless `--yes` was given, so a script never
 /// silently skips a destructive step. Reaching the end of the input exits 0;
 /// unsaved changes are then discarded with a warning (scripts `save`
@@ -32,14 +34,20 @@ final class ScriptSession {
         while let line = nextLine() {
             lineNumber += 1
             refusedQuestion = nil
+            let length = line.utf8.count
+            if length > Interpreter.maximumLineLength {
+                throw failure(lineNumber, Interpreter.overlongLine(bytes: length), in: line)
+            }
             let outcome: Interpreter.Outcome
             do {
                 outcome = try interpreter.execute(line)
             } catch {
                 // A refused confirmation is the cause, whatever the command made of the answer.
-                throw failure(lineNumber, refusedQuestion.map(ScriptSession.needsYes) ?? error.description)
+                throw failure(lineNumber, refusedQuestion.map { CommandError(ScriptSession.needsYes($0)) } ?? error, in: line)
             }
-            if let question = refusedQuestion { throw failure(lineNumber, ScriptSession.needsYes(question)) }
+            if let question = refusedQuestion {
+                throw failure(lineNumber, CommandError(ScriptSession.needsYes(question)), in: line)
+            }
             if outcome == .quit { return }
         }
         if interpreter.hasUnsavedChanges {
@@ -47,9 +55,10 @@ final class ScriptSession {
         }
     }
 
-    /// Prints `error: LINE: message`; the script then ends with status 1.
-    private func failure(_ lineNumber: Int, _ message: String) -> ExitCode {
-        Output.error("error: \(lineNumber): \(message)")
+    /// Prints `error: LINE: message`, then the line with a caret under the
+    /// error's column (``ErrorPointer``); the script then ends with status 1.
+    private func failure(_ lineNumber: Int, _ error: CommandError, in line: String) -> ExitCode {
+        Output.error(ErrorPointer.report(error, in: line, lineNumber: lineNumber))
         return .failure
     }
 

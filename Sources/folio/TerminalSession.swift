@@ -7,7 +7,10 @@ import Foundation
 /// prompt naming the document with `*` for unsaved changes, line editing,
 /// history and completion.
 ///
-/// Errors print `error: message` and the session goes on. Ctrl-C discards the
+/// Errors print `error: message` with the line and a caret under the
+/// offending column (``ErrorPointer``), and the session goes on. A line over
+/// ``Interpreter/maximumLineLength`` is read no further than the limit and
+/// refused with an error. Ctrl-C discards the
 /// line and never exits; Ctrl-D quits as `quit` does, so unsaved changes are
 /// confirmed first. Confirmations read a y/N answer from the terminal.
 struct TerminalSession {
@@ -35,6 +38,8 @@ struct TerminalSession {
                 if execute(line) == .quit { return }
             case .interrupted:
                 Output.standard("\n")
+            case .tooLong:
+                Output.error(ErrorPointer.report(Interpreter.overlongLine(), in: ""))
             case .endOfInput:
                 Output.standard("\n")
                 if execute("quit") == .quit { return }
@@ -63,7 +68,7 @@ struct TerminalSession {
         do {
             return try interpreter.execute(line)
         } catch {
-            Output.error("error: \(error)")
+            Output.error(ErrorPointer.report(error, in: line))
             return .proceed
         }
     }
@@ -81,6 +86,8 @@ struct TerminalSession {
             return answer == "y" || answer == "yes"
         case .interrupted, .endOfInput:
             Output.standard("\n")
+            return false
+        case .tooLong:
             return false
         case .hungUp:
             return false
