@@ -26,11 +26,20 @@ public enum ErrorPointer {
 
     /// The error for people: `error: LINE: column N: message` (LINE in
     /// scripts only), then, when the error names a column, the line and the
-    /// caret under it.
+    /// caret under it. A message that quotes a huge word is cut in its middle
+    /// (`…`) to ``messageLimit`` characters.
     ///
     /// Complexity: O(*n*) in the line's length.
+    /// A message longer than this many characters (it quotes a huge word of
+    /// the line) is shown with its middle elided.
+    static let messageLimit = 400
+
     public static func report(_ error: CommandError, in line: String, lineNumber: Int? = nil) -> String {
-        let head = "error: " + (lineNumber.map { "\($0): " } ?? "") + error.description
+        var message = error.description
+        if message.count > messageLimit {
+            message = message.prefix(messageLimit / 2) + "…" + message.suffix(messageLimit / 2)
+        }
+        let head = "error: " + (lineNumber.map { "\($0): " } ?? "") + message
         let pointer = lines(pointingAt: error.column, in: line)
         return ([head] + pointer).joined(separator: "\n")
     }

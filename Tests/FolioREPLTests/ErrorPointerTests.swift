@@ -33,6 +33,19 @@ import Testing
             """)
     }
 
+    @Test("a message quoting a huge word is cut in its middle; its start and end stay")
+    func longMessage() throws {
+        let session = try Session("Animals")
+        let line = "bogus" + String(repeating: "x", count: 100_000)
+        let error = try #require(session.error(line))
+        let report = ErrorPointer.report(error, in: line, lineNumber: 1)
+        let head = try #require(report.split(separator: "\n").first)
+        #expect(head.hasPrefix("error: 1: column 1: unknown command 'bogusxxx"))
+        #expect(head.hasSuffix("xxx'; try 'help'"))
+        #expect(head.contains("…"))
+        #expect(head.count < ErrorPointer.messageLimit + 30)
+    }
+
     @Test("an error about the whole line has no caret")
     func wholeLine() {
         #expect(ErrorPointer.lines(pointingAt: 0, in: "save") == [])
