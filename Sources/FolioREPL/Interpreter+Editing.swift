@@ -156,7 +156,9 @@ extension Interpreter {
                 let targets = try parseTargets(text, valueStart..<word.end, relationship, subject: "\(entity.name).\(name)")
                 assignments.append(.relationship(name, targets))
             } else {
-                throw CommandError("\(entity.name) has no attribute or relationship '\(name)'", column: word.column)
+                let properties = entity.attributes.map(\.name) + entity.relationships.map(\.name)
+                throw CommandError("\(entity.name) has no attribute or relationship '\(name)'"
+                                   + NameSuggestions.hint(for: name, among: properties), column: word.column)
             }
         }
         return assignments
@@ -218,9 +220,10 @@ extension Interpreter {
         guard let entity = schema.entity(named: id.entityName) else { throw CommandError("no entity \(id.entityName)") }
         let relationshipWord = try word(text, 2, missing: "\(verb) needs a relationship of \(entity.name): \(usage)")
         guard let relationship = entity.relationship(named: relationshipWord.text) else {
-            let names = entity.relationships.map(\.name).joined(separator: ", ")
-            throw CommandError("\(entity.name) has no relationship '\(relationshipWord.text)'"
-                               + (names.isEmpty ? "" : " (relationships: \(names))"), column: relationshipWord.column)
+            let hint = NameSuggestions.hint(for: relationshipWord.text, among: entity.relationships.map(\.name),
+                                            listing: "relationships")
+            throw CommandError("\(entity.name) has no relationship '\(relationshipWord.text)'" + hint,
+                               column: relationshipWord.column)
         }
         let subject = "\(entity.name).\(relationship.name)"
         let targetWord = try word(text, 3, missing: "\(verb) needs the id of the \(relationship.destination) to \(verb)")

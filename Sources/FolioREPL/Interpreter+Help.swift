@@ -93,7 +93,7 @@ extension Interpreter {
             try expectEnd(text, after: 2)
             let name = topic.keyword == "quit!" ? "quit" : topic.keyword
             guard let entry = Self.help[name] else {
-                throw CommandError("no command '\(topic.text)'; try 'help'", column: topic.column)
+                throw CommandError("no command '\(topic.text)'" + Self.commandHint(for: topic.text), column: topic.column)
             }
             if options.json {
                 emit(Self.result("help", [("topic", .string(name)), ("usage", .array(entry.usage.map(JSONText.string))),
@@ -128,5 +128,7 @@ extension Interpreter {
         emit("folio --json writes each command's result as one JSON object on one line (its \"command\" first),")
         emit("and errors on stderr as JSON objects with level, kind, message, line and column;")
         emit("with --yes, previews of destructive commands go to stderr: stdout holds results only.")
+        emit("Errors name the column, show the line with ^ under it, and suggest close names for an unknown one.")
+        emit("A line holds at most \(Self.maximumLineLength) bytes; a longer one is refused whole.")
     }
 }

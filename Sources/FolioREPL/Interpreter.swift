@@ -122,7 +122,22 @@ public final class Interpreter {
                                       "delete", "undo", "redo", "history", "changes", "status", "save", "revert", "quit",
                                       "quit!"]
 
+    /// `; did you mean 'list'?` for a word no command is, or `; try 'help'`.
+    static func commandHint(for name: String) -> String {
+        let hint = NameSuggestions.hint(for: name, among: commandNames)
+        return hint.isEmpty ? "; try 'help'" : hint
+    }
+
+    /// The longest command line the `folio` front end reads, in UTF-8 bytes:
+    /// 1 MiB. A longer line is refused whole, never cut: a script stops there
+    /// with an error; a terminal session stops reading the line at the limit,
+    /// discards the rest of it and says so. (``execute(_:)`` itself takes any
+    /// length, for programs: splitting a line into words is linear.)
+    public static let maximumLineLength = 1 << 20
+
     /// Runs one command line. Blank lines and lines starting with `#` do nothing.
+    ///
+    /// Complexity: splitting the line into words is linear in its length.
     ///
     /// - Throws: ``CommandError`` naming the offending token's column; the
     ///   document is unchanged by a command that throws.
@@ -159,9 +174,16 @@ public final class Interpreter {
             if options.json { emit(.object([("command", .string("quit!"))])) }
             return .quit
         default:
-            throw CommandError("unknown command '\(command.text)'; try 'help'", column: command.column)
+            throw CommandError("unknown command '\(command.text)'" + Self.commandHint(for: command.text), column: command.column)
         }
         return .proceed
+    }
+
+    /// The error for a line over ``maximumLineLength``, of `bytes` bytes when
+    /// known (the terminal session stops reading at the limit).
+    public static func overlongLine(bytes: Int? = nil) -> CommandError {
+        let size = bytes.map { " \($0) bytes long," } ?? ""
+        return CommandError("the line is\(size) over the limit of \(maximumLineLength) bytes; nothing of it was run")
     }
 
     // MARK: Output
@@ -254,8 +276,12 @@ public final class Interpreter {
     /// The entity a word names.
     func entity(_ word: CommandLineText.Word) throws(CommandError) -> Schema.Entity {
         if let entity = schema.entity(named: word.text) { return entity }
-        let names = schema.entities.map(\.name).joined(separator: ", ")
-        throw CommandError("no entity named '\(word.text)' (entities: \(names))", column: word.column)
+        throw CommandError("no entity named '\(word.text)'" + entityHint(for: word.text), column: word.column)
+    }
+
+    /// `; did you mean 'Animal'?` for a name no entity has: a few close names, never the whole schema.
+    func entityHint(for name: String) -> String {
+        NameSuggestions.hint(for: name, among: schema.entities.map(\.name), listing: "entities")
     }
 
     /// Parses `42`, `#42` or `Animal#42` into an entity name (if given) and a number.
@@ -276,7 +302,7 @@ public final class Interpreter {
             throw CommandError("'\(text)' is not an object id (write 42 or Animal#42)", column: word.column)
         }
         if let entityName, schema.entity(named: entityName) == nil {
-            throw CommandError("no entity named '\(entityName)'", column: word.column)
+            throw CommandError("no entity named '\(entityName)'" + entityHint(for: entityName), column: word.column)
         }
         guard let id = context.identifier(forNumber: number) else {
             if let deleted = context.deletedIdentifiers.first(where: { $0.id == number }) {

@@ -1,4 +1,5 @@
 @preconcurrency import CLibEdit
+import FolioREPL
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -28,6 +29,40 @@ extension LineEditor {
     /// Set when reading the terminal fails or ends: it went away.
     nonisolated(unsafe) static var inputClosed = false
 
+    /// Bytes read from the terminal and not yet given to libedit: one `read`
+    /// takes all a paste has delivered, not a byte per system call.
+    nonisolated(unsafe) private static var pending = [UInt8](repeating: 0, count: 1 << 16)
+    nonisolated(unsafe) private static var pendingCount = 0
+    nonisolated(unsafe) private static var pendingIndex = 0
+    /// Bytes given to libedit for the current line, to stop at the limit.
+    nonisolated(unsafe) private static var lineBytes = 0
+    /// Set when the current line went over ``Interpreter/maximumLineLength``.
+    nonisolated(unsafe) private(set) static var lineWasTooLong = false
+
+    /// Whether Tab completes (or, deep in a long line, inserts itself).
+    nonisolated(unsafe) private static var tabCompletes = true
+
+    /// Starts counting the bytes of a new line; Tab completes again.
+    static func startLine() {
+        lineBytes = 0
+        lineWasTooLong = false
+        if !tabCompletes {
+            _ = rl_parse_and_bind("bind ^I rl_complete")
+            tabCompletes = true
+        }
+    }
+
+    /// Past ``LineEditor/completionLimit`` bytes into a line, Tab inserts a
+    /// tab: libedit converts the whole line at every completion, so each Tab of
+    /// a long pasted line of tab-separated values cost a pass over the line.
+    private static func countLineByte() {
+        lineBytes += 1
+        if tabCompletes, lineBytes > Int(completionLimit) {
+            _ = rl_parse_and_bind("bind ^I ed-insert")
+            tabCompletes = false
+        }
+    }
+
     /// Installs the SIGINT handler and the pipe it shares with SIGHUP and SIGTERM (``Recovery``).
     static func installInterruptHandler() {
         var ends: [Int32] = [-1, -1]
@@ -51,10 +86,13 @@ extension LineEditor {
         drainWakeUpPipe()
     }
 
-    /// Whether Ctrl-C was typed since ``resetInterrupt()``; clears it.
+    /// Whether Ctrl-C was typed since ``resetInterrupt()``; clears it. Input
+    /// read ahead before the Ctrl-C is dropped, as the terminal drops its own.
     static func takeInterrupt() -> Bool {
         drainWakeUpPipe()
-        return interruptReceived.exchange(false, ordering: .relaxed)
+        let interrupted = interruptReceived.exchange(false, ordering: .relaxed)
+        if interrupted { pendingCount = 0; pendingIndex = 0 }
+        return interrupted
     }
 
     /// Async-signal-safe: an atomic store and a `write`.
@@ -73,8 +111,20 @@ extension LineEditor {
     /// libedit's `rl_getc_function`: the next character typed, as a Unicode
     /// scalar value (libedit stores it as one wide character, so UTF-8 is
     /// decoded here), or -1 on Ctrl-C or when the terminal is gone.
+    ///
+    /// A line that reaches ``Interpreter/maximumLineLength`` ends there: the
+    /// rest of it, up to its end of line, is read and dropped, and libedit gets
+    /// a newline; ``lineWasTooLong`` tells ``LineEditor/readLine(prompt:)`` to
+    /// refuse the line.
     static let readCharacter: @convention(c) (UnsafeMutablePointer<FILE>?) -> Int32 = { _ in
+        LineEditor.protectLineBuffer()
         guard let first = LineEditor.nextByte() else { return -1 }
+        LineEditor.countLineByte()
+        if LineEditor.lineBytes > Interpreter.maximumLineLength, first != 0x0A, first != 0x0D {
+            LineEditor.lineWasTooLong = true
+            guard LineEditor.discardRestOfLine() else { return -1 }
+            return 0x0D
+        }
         let length: Int
         switch first {
         case 0..<0x80: return Int32(first)
@@ -86,10 +136,25 @@ extension LineEditor {
         var bytes = [first]
         while bytes.count < length {
             guard let next = LineEditor.nextByte() else { return -1 }
+            LineEditor.countLineByte()
             bytes.append(next)
         }
         guard let scalar = String(validating: bytes, as: UTF8.self)?.unicodeScalars.first else { return 0xFFFD }
         return Int32(scalar.value)
+    }
+
+    /// Reads and drops input up to and including the end of the line (CR or
+    /// LF), or until none comes for a moment (a paste without a final newline).
+    /// False on Ctrl-C or when the terminal is gone.
+    private static func discardRestOfLine() -> Bool {
+        while true {
+            if pendingIndex == pendingCount {
+                var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+                if poll(&descriptor, 1, 200) == 0 { return true }
+            }
+            guard let byte = nextByte() else { return false }
+            if byte == 0x0A || byte == 0x0D { return true }
+        }
     }
 
     /// One byte from the terminal, or nil on Ctrl-C or when it is gone (then
@@ -101,24 +166,42 @@ extension LineEditor {
                 return nil
             }
             if interruptReceived.load(ordering: .relaxed) { return nil }
+            if pendingIndex < pendingCount {
+                defer { pendingIndex += 1 }
+                return pending[pendingIndex]
+            }
+            guard fillPending() else { return nil }
+        }
+    }
+
+    /// Waits for input and reads what has arrived, up to 64 KiB, into
+    /// ``pending``; false on Ctrl-C or when the terminal is gone.
+    private static func fillPending() -> Bool {
+        while true {
+            if Recovery.pendingSignal.load(ordering: .relaxed) != 0 {
+                inputClosed = true
+                return false
+            }
+            if interruptReceived.load(ordering: .relaxed) { return false }
             var descriptors = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: wakeUpReadEnd, events: Int16(POLLIN), revents: 0)]
             if poll(&descriptors, nfds_t(descriptors.count), -1) < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 inputClosed = true
-                return nil
+                return false
             }
             if descriptors[1].revents != 0 {
                 drainWakeUpPipe()
                 continue  // the flag says why
             }
             if descriptors[0].revents != 0 {
-                var byte: UInt8 = 0
-                let count = read(STDIN_FILENO, &byte, 1)
-                if count == 1 { return byte }
+                let count = pending.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                pendingCount = max(count, 0)
+                pendingIndex = 0
+                if count > 0 { return true }
                 if count < 0, errno == EINTR || errno == EAGAIN { continue }
                 inputClosed = true  // end of file or EIO: the terminal hung up
-                return nil
+                return false
             }
         }
     }

@@ -26,6 +26,9 @@ enum LineEditor {
         case endOfInput
         /// The terminal went away.
         case hungUp
+        /// A line longer than ``Interpreter/maximumLineLength``: reading
+        /// stopped at the limit and the rest of the line was discarded.
+        case tooLong
     }
 
     /// How many lines the history keeps, in memory and on disk.
@@ -49,11 +52,35 @@ enum LineEditor {
         rl_completion_append_character = 0x20
         rl_attempted_completion_function = complete
         rl_getc_function = readCharacter  // before libedit initializes: it installs it then
-        using_history()
+        using_history()  // initializes libedit
+        protectLineBuffer()
         stifle_history(historyLimit)
         self.historyPath = historyPath
         if let historyPath { _ = read_history(historyPath) }
     }
+
+    /// Works around a libedit (3.1-20221030) use-after-free that a long line
+    /// and Tab trigger: folio crashed on a pasted line of tab-separated values.
+    /// `rl_line_buffer` points into libedit's UTF-8 conversion buffer, and
+    /// libedit re-points it only when it enlarges the line buffer; Tab converts
+    /// the whole line again, and once the line has outgrown the conversion
+    /// buffer, `realloc` moves it and libedit writes a NUL through the stale
+    /// pointer. So folio never reads `rl_line_buffer` (completion asks
+    /// `rl_copy_text`) and, before libedit handles each key, points it at a
+    /// buffer of its own, long enough for any line folio reads (a typed line
+    /// stops at ``Interpreter/maximumLineLength``, a history line at
+    /// ``historyLineLimit``), where libedit's write does no harm.
+    static func protectLineBuffer() {
+        rl_line_buffer = lineBufferStandIn
+    }
+
+    /// What `rl_line_buffer` points at: zeroed, as long as the longest line.
+    nonisolated(unsafe) private static let lineBufferStandIn: UnsafeMutablePointer<CChar> = {
+        let count = Interpreter.maximumLineLength + historyLineLimit + 64
+        let memory = UnsafeMutablePointer<CChar>.allocate(capacity: count)
+        memory.initialize(repeating: 0, count: count)
+        return memory
+    }()
 
     /// libedit edits wide characters and converts them with the C library's
     /// locale, which is "C" (ASCII) until a program asks: take the user's
@@ -69,20 +96,31 @@ enum LineEditor {
         _ = setlocale(LC_CTYPE, "C")
     }
 
-    /// Reads one line, showing `prompt`.
+    /// Reads one line, showing `prompt`. A line over
+    /// ``Interpreter/maximumLineLength`` is read no further than the limit: the
+    /// rest of it is discarded and the answer is ``Input/tooLong``.
     static func readLine(prompt: String) -> Input {
         resetInterrupt()
+        startLine()
+        protectLineBuffer()
         guard let pointer = readline(prompt) else {
             if takeInterrupt() { return .interrupted }
             return inputClosed ? .hungUp : .endOfInput
         }
         defer { free(pointer) }
+        if lineWasTooLong { return .tooLong }
         return .line(String(cString: pointer))
     }
 
+    /// The longest line the history keeps, in bytes: longer lines (pasted
+    /// data) would make the history file, read at every start, huge.
+    static let historyLineLimit = 1 << 16
+
     /// Adds a line to the history, without trailing spaces (completion adds
-    /// one), unless it is blank or repeats the last one.
+    /// one), unless it is blank, repeats the last one, or is longer than
+    /// ``historyLineLimit``.
     static func addToHistory(_ line: String) {
+        guard line.utf8.count <= historyLineLimit else { return }
         var line = line
         while line.last?.isWhitespace == true { line.removeLast() }
         guard !line.allSatisfy(\.isWhitespace), line != lastHistoryLine else { return }
@@ -102,15 +140,18 @@ enum LineEditor {
     }
 
     /// libedit's attempted-completion callback: `text` is the word before the
-    /// cursor. Returns a malloc'ed, NULL-terminated array of strdup'ed strings
-    /// that libedit frees: the text to put in place of `text` (the candidates'
-    /// common prefix), then every candidate.
+    /// cursor, `start` where it starts (in characters). Returns a malloc'ed,
+    /// NULL-terminated array of strdup'ed strings that libedit frees: the text
+    /// to put in place of `text` (the candidates' common prefix), then every
+    /// candidate.
     private static let complete: @convention(c) (UnsafePointer<CChar>?, Int32, Int32)
-        -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, _, _ in
+        -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, _ in
         rl_attempted_completion_over = 1  // never fall back to file names
-        guard let completer = LineEditor.completer else { return nil }
+        // Far into a long line (pasted data with tabs) there is nothing to
+        // complete, and reading the line at every tab would be quadratic.
+        guard let completer = LineEditor.completer, start >= 0, start <= LineEditor.completionLimit else { return nil }
         let word = text.map { String(cString: $0) } ?? ""
-        let candidates = completer(LineEditor.lineBeforeCursor())
+        let candidates = completer(LineEditor.lineBeforeCursor(wordStart: Int(start), word: word))
         guard !candidates.isEmpty else { return nil }
         var replacement = commonPrefix(candidates)
         if !replacement.hasPrefix(word) { replacement = word }  // never erase what was typed
@@ -125,16 +166,21 @@ enum LineEditor {
         return array
     }
 
-    /// The line from its start to the cursor. libedit keeps `rl_line_buffer`
-    /// NUL-terminated (UTF-8) but counts `rl_point` in wide characters, that
-    /// is Unicode scalars.
-    private static func lineBeforeCursor() -> String {
-        guard let buffer = rl_line_buffer else { return "" }
-        let line = String(cString: buffer)
-        let point = Int(max(rl_point, 0))
+    /// How far into a line, in characters (and bytes typed), Tab still completes.
+    static let completionLimit: Int32 = 4096
+
+    /// The line from its start to the cursor: its first `wordStart`
+    /// characters (Unicode scalars, as libedit counts), then the word being
+    /// completed. `rl_copy_text` converts the line afresh (but leaves out its
+    /// last byte: a character of the word, or, when the word is empty, the
+    /// space before the cursor, put back here).
+    private static func lineBeforeCursor(wordStart: Int, word: String) -> String {
+        guard let copy = rl_copy_text(0, Int32.max) else { return word }
+        defer { free(copy) }
         var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: line.unicodeScalars.prefix(point))
-        return String(scalars)
+        scalars.append(contentsOf: String(cString: copy).unicodeScalars.prefix(wordStart))
+        while scalars.count < wordStart { scalars.append(" ") }
+        return String(scalars) + word
     }
 
     private static func commonPrefix(_ strings: [String]) -> String {

@@ -6,8 +6,10 @@ import Foundation
 /// each command's output on stdout.
 ///
 /// The first failing command stops the script: `error: LINE: message` on
-/// stderr (LINE is 1-based), or with `--json` a JSON object with its line,
-/// column, message and kind, and exit status 1. A command that asks for
+/// stderr (LINE is 1-based), the line with a caret under the offending column
+/// (with `--json`, a JSON object with its line, column, message and kind),
+/// and exit status 1. A line longer than ``Interpreter/maximumLineLength`` is
+/// such an error. A command that asks for
 /// confirmation fails the same way unless `--yes` was given, so a script never
 /// silently skips a destructive step. Reaching the end of the input exits 0;
 /// unsaved changes are then discarded with a warning (scripts `save`
@@ -33,14 +35,18 @@ final class ScriptSession {
         while let line = nextLine() {
             lineNumber += 1
             refusedQuestion = nil
+            let length = line.utf8.count
+            if length > Interpreter.maximumLineLength {
+                throw failure(lineNumber, Interpreter.overlongLine(bytes: length), in: line)
+            }
             let outcome: Interpreter.Outcome
             do {
                 outcome = try interpreter.execute(line)
             } catch {
                 // A refused confirmation is the cause, whatever the command made of the answer.
-                throw failure(lineNumber, refusedQuestion.map(ScriptSession.needsYesError) ?? error)
+                throw failure(lineNumber, refusedQuestion.map(ScriptSession.needsYesError) ?? error, in: line)
             }
-            if let question = refusedQuestion { throw failure(lineNumber, ScriptSession.needsYesError(question)) }
+            if let question = refusedQuestion { throw failure(lineNumber, ScriptSession.needsYesError(question), in: line) }
             if outcome == .quit { return }
         }
         if interpreter.hasUnsavedChanges {
@@ -48,10 +54,12 @@ final class ScriptSession {
         }
     }
 
-    /// Prints `error: LINE: message` (with `--json`, a JSON object); the script then ends with status 1.
-    private func failure(_ lineNumber: Int, _ error: CommandError) -> ExitCode {
+    /// Prints `error: LINE: message`, then the line with a caret under the
+    /// error's column (``ErrorPointer``); with `--json`, a JSON object. The
+    /// script then ends with status 1.
+    private func failure(_ lineNumber: Int, _ error: CommandError, in line: String) -> ExitCode {
         Output.diagnostic("error", kind: error.kind.rawValue, error.message, line: lineNumber, column: error.column,
-                          text: "error: \(lineNumber): \(error)")
+                          text: ErrorPointer.report(error, in: line, lineNumber: lineNumber))
         return .failure
     }
 

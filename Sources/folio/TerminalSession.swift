@@ -7,8 +7,11 @@ import Foundation
 /// prompt naming the document with `*` for unsaved changes, line editing,
 /// history and completion.
 ///
-/// Errors print `error: message` (with `--json`, a JSON object on stderr, and
-/// no banner: stdout holds JSON only) and the session goes on. Ctrl-C discards the
+/// Errors print `error: message` with the line and a caret under the
+/// offending column (``ErrorPointer``; with `--json`, a JSON object on stderr,
+/// and no banner: stdout holds JSON only), and the session goes on. A line over
+/// ``Interpreter/maximumLineLength`` is read no further than the limit and
+/// refused with an error. Ctrl-C discards the
 /// line and never exits; Ctrl-D quits as `quit` does, so unsaved changes are
 /// confirmed first. Confirmations read a y/N answer from the terminal.
 struct TerminalSession {
@@ -36,6 +39,9 @@ struct TerminalSession {
                 if execute(line) == .quit { return }
             case .interrupted:
                 Output.standard("\n")
+            case .tooLong:
+                let error = Interpreter.overlongLine()
+                Output.diagnostic("error", kind: error.kind.rawValue, error.message, text: ErrorPointer.report(error, in: ""))
             case .endOfInput:
                 Output.standard("\n")
                 if execute("quit") == .quit { return }
@@ -64,7 +70,8 @@ struct TerminalSession {
         do {
             return try interpreter.execute(line)
         } catch {
-            Output.diagnostic("error", kind: error.kind.rawValue, error.message, column: error.column, text: "error: \(error)")
+            Output.diagnostic("error", kind: error.kind.rawValue, error.message, column: error.column,
+                              text: ErrorPointer.report(error, in: line))
             return .proceed
         }
     }
@@ -82,6 +89,8 @@ struct TerminalSession {
             return answer == "y" || answer == "yes"
         case .interrupted, .endOfInput:
             Output.standard("\n")
+            return false
+        case .tooLong:
             return false
         case .hungUp:
             return false

@@ -99,4 +99,71 @@ import Glibc
         terminal.type("\u{15}quit!\r")
         #expect(terminal.waitForExit() == 0)
     }
+
+    /// A terminal session on a copy of Animals, with its own history file.
+    private func session(in folder: TemporaryFolder) throws -> PseudoTerminal {
+        let animals = try folder.copySample("Animals.folio")
+        return try PseudoTerminal(executable: folioBinary.path, arguments: [animals.path], environment: [
+            "FOLIO_HISTORY": folder.url.appendingPathComponent("history").path,
+            "HOME": folder.url.path,
+            "TERM": "xterm",
+            "PATH": "/usr/bin:/bin",
+        ])
+    }
+
+    @Test("an error on the terminal echoes the line with a caret under the offending word", .timeLimit(.minutes(1)))
+    func caret() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let terminal = try session(in: folder)
+        try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
+        let mark = terminal.output.count
+        terminal.type("count Animl\r")
+        #expect(terminal.waitFor("error: column 7: no entity named 'Animl'; did you mean 'Animal'?\n  count Animl\n        ^\n",
+                                 after: mark), "\(terminal.screenText)")
+        #expect(terminal.waitFor("Animals> ", after: mark))
+        terminal.type("quit\r")
+        #expect(terminal.waitForExit() == 0)
+    }
+
+    @Test("a pasted 1 MB line runs; a longer one is refused whole and the session goes on", .timeLimit(.minutes(2)))
+    func longLines() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let terminal = try session(in: folder)
+        try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
+        let started = Date()
+
+        var mark = terminal.output.count
+        try #require(terminal.paste("count Animal where name != '\(String(repeating: "a", count: 1_000_000))'\r"))
+        #expect(terminal.waitFor("'\n30\nAnimals> ", after: mark, timeout: 60), "the 1 MB line did not run")
+
+        mark = terminal.output.count
+        let overlong = "insert Animal name='\(String(repeating: "b", count: 1_500_000))'"
+        try #require(terminal.paste(overlong + "\rcount Animal\r"))
+        #expect(terminal.waitFor("error: the line is over the limit of 1048576 bytes; nothing of it was run\n", after: mark, timeout: 60),
+                "the long line was not refused")
+        #expect(terminal.waitFor("\n30\n", after: mark, timeout: 30), "the next line was lost, or the insert ran")
+        #expect(Date().timeIntervalSince(started) < 100, "a hang guard, not a performance figure")
+
+        mark = terminal.output.count
+        terminal.type("quit\r")
+        #expect(terminal.waitForExit() == 0, "unsaved changes? \(PseudoTerminal.visibleText(Array(terminal.output[mark...])))")
+        let history = try String(contentsOf: folder.url.appendingPathComponent("history"), encoding: .utf8)
+        #expect(history.utf8.count < 10_000, "long lines stay out of the history")
+    }
+
+    @Test("Tab deep in a long pasted line of tab-separated values neither crashes nor slows folio down", .timeLimit(.minutes(1)))
+    func tabsInLongLine() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let terminal = try session(in: folder)
+        try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
+        let mark = terminal.output.count
+        try #require(terminal.paste("count Animal where name != '\(String(repeating: "ab\t", count: 20_000))'\r"))
+        #expect(terminal.waitFor("'\n30\nAnimals> ", after: mark, timeout: 40), "\(terminal.screenText.suffix(300))")
+        #expect(terminal.isRunning)
+        terminal.type("quit\r")
+        #expect(terminal.waitForExit() == 0)
+    }
 }

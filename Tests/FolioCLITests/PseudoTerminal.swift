@@ -109,6 +109,33 @@ final class PseudoTerminal {
         }
     }
 
+    /// Types `text` as a paste does, all at once, reading the program's echo
+    /// meanwhile: writing a large paste without reading would fill both
+    /// directions of the terminal and block the test and the program alike.
+    /// Gives up after `timeout` seconds; returns whether all was written.
+    @discardableResult
+    func paste(_ text: String, timeout: TimeInterval = 60) -> Bool {
+        waitForRawMode()
+        let bytes = Array(text.utf8)
+        var offset = 0
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while offset < bytes.count, deadline.timeIntervalSinceNow > 0 {
+            var descriptor = pollfd(fd: master, events: Int16(POLLOUT), revents: 0)
+            if poll(&descriptor, 1, 10) > 0, descriptor.revents & Int16(POLLOUT) != 0 {
+                // Non-blocking: a write the queue cannot take whole takes what fits, or nothing.
+                let flags = fcntl(master, F_GETFL)
+                _ = fcntl(master, F_SETFL, flags | O_NONBLOCK)
+                let written = bytes[offset..<min(bytes.count, offset + 4096)].withUnsafeBytes {
+                    write(master, $0.baseAddress, $0.count)
+                }
+                _ = fcntl(master, F_SETFL, flags)
+                if written > 0 { offset += written }
+            }
+            _ = readAvailable(waitingAtMost: 0.001)
+        }
+        return offset == bytes.count
+    }
+
     /// The output so far as a person sees it on the line: escape sequences,
     /// bells and carriage returns removed.
     var screenText: String { PseudoTerminal.visibleText(output) }

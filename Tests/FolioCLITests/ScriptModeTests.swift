@@ -16,7 +16,56 @@ import Testing
         #expect(run.stderr.hasPrefix("error: 2: "))
         #expect(run.stderr.contains("column 1"))
         #expect(run.stderr.contains("frobnicate"))
-        #expect(run.stderr.split(separator: "\n").count == 1)
+        // The error line, the line echoed, the caret under column 1.
+        #expect(run.stderr.split(separator: "\n") == ["error: 2: column 1: unknown command 'frobnicate'; try 'help'",
+                                                      "  frobnicate Animal", "  ^"])
+    }
+
+    @Test("a script error shows the line with a caret under the offending word, and suggests close names")
+    func caretUnderError() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let run = try runFolio([animals.path], input: "count Animal\nlist Animal sort nam\n", in: folder.url)
+        #expect(run.status == 1)
+        #expect(run.stderr.split(separator: "\n") == [
+            "error: 2: column 18: cannot sort by 'nam': Animal has no property 'nam'; did you mean 'name'?",
+            "  list Animal sort nam",
+            "                   ^",
+        ])
+    }
+
+    @Test("a 1 MB line in a script is read and run, and an error in it points into a window of the line")
+    func megabyteLine() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let name = String(repeating: "a", count: 1_000_000)
+        let started = Date()
+        let run = try runFolio([animals.path], input: "count Animal where name != '\(name)'\ncount Animal where nme == '\(name)'\n",
+                               in: folder.url)
+        #expect(Date().timeIntervalSince(started) < 20, "a hang guard, not a performance figure")
+        #expect(run.stdout == "30\n", "the 30 named animals")
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.first == "error: 2: column 20: Animal has no property 'nme'; did you mean 'name'?")
+        #expect(lines.count == 3)
+        #expect(lines.dropFirst().allSatisfy { $0.count < 80 }, "the echo is a window, not the whole line")
+        #expect(lines.last.map(String.init) == String(repeating: " ", count: 2 + 19) + "^")
+    }
+
+    @Test("a line over the maximum length is refused with an error naming the limit, and nothing of it runs")
+    func overlongLine() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let name = String(repeating: "a", count: 1_500_000)
+        let line = "insert Animal name='\(name)'"
+        let run = try runFolio([animals.path], input: "count Animal\n\(line)\nsave\n", in: folder.url)
+        #expect(run.status == 1)
+        #expect(run.stdout == "30\n")
+        #expect(run.stderr.hasPrefix("error: 2: the line is \(line.utf8.count) bytes long, over the limit of 1048576 bytes"),
+                "\(run.stderr.prefix(200))")
+        #expect(run.stderr.utf8.count < 1_000)
     }
 
     @Test("line numbers count blank and comment lines")

@@ -125,11 +125,11 @@ import Testing
         #expect(session.error("delete Animal") == CommandError(
             "to delete every Animal write 'delete all Animal'; or 'delete Animal where …'", column: 14))
         #expect(session.error("delete Animal wher x") == CommandError("unexpected 'wher'; expected where", column: 15))
-        #expect(session.error("delete Animal where dit == 'x'") == CommandError("Animal has no property 'dit'", column: 21))
+        #expect(session.error("delete Animal where dit == 'x'") == CommandError("Animal has no property 'dit'; did you mean 'diet'?", column: 21))
         #expect(session.error("delete Animal where diet == ") == CommandError(
             "expected a value or a property name, found end of predicate", column: 28))
         #expect(session.error("delete all") == CommandError("delete all needs an entity, e.g. delete all Animal", column: 11))
-        #expect(session.error("delete all Animl") == CommandError("no entity named 'Animl' (entities: AnimalCategory, Animal)", column: 12))
+        #expect(session.error("delete all Animl") == CommandError("no entity named 'Animl'; did you mean 'Animal'?", column: 12))
         #expect(session.error("delete all Animal now") == CommandError("unexpected 'now'", column: 19))
         #expect(session.error("delete everything now") == CommandError("unexpected 'now'", column: 19))
         #expect(session.questions.isEmpty)

@@ -69,7 +69,7 @@ import Testing
     func insertErrors() throws {
         let session = try Session("Animals")
         #expect(session.error("insert") == CommandError("insert needs an entity: insert ENTITY name=value …", column: 7))
-        #expect(session.error("insert Animl name=x") == CommandError("no entity named 'Animl' (entities: AnimalCategory, Animal)", column: 8))
+        #expect(session.error("insert Animl name=x") == CommandError("no entity named 'Animl'; did you mean 'Animal'?", column: 8))
         #expect(session.error("insert Animal age=3") == CommandError("Animal has no attribute or relationship 'age'", column: 15))
         #expect(session.error("insert Animal name") == CommandError("expected name=value, found 'name'", column: 15))
         #expect(session.error("insert Animal name=Tree Frog") == CommandError("expected name=value, found 'Frog'", column: 25))
@@ -144,7 +144,7 @@ import Testing
         #expect(session.error("set") == CommandError("set needs an object id: set ID name=value …", column: 4))
         #expect(session.error("set 2") == CommandError("set needs name=value after the id, e.g. set 2 name=\"Rex\"", column: 6))
         #expect(session.error("set x name=y") == CommandError("'x' is not an object id (write 42 or Animal#42)", column: 5))
-        #expect(session.error("set 2 nme=x") == CommandError("Animal has no attribute or relationship 'nme'", column: 7))
+        #expect(session.error("set 2 nme=x") == CommandError("Animal has no attribute or relationship 'nme'; did you mean 'name'?", column: 7))
         #expect(session.error("set 2 name=x name=y") == CommandError("'name' is given twice", column: 14))
         #expect(session.error("set 2 name=Eft category=999") == CommandError("no object #999", column: 25))
         #expect(session.error("set 2 name=Eft category=3") == CommandError(
@@ -220,8 +220,8 @@ import Testing
         #expect(session.error("link") == CommandError("link needs link ID RELATIONSHIP ID, e.g. link 2 category 1", column: 5))
         #expect(session.error("link 2") == CommandError(
             "link needs a relationship of Animal: link ID RELATIONSHIP ID, e.g. link 2 category 1", column: 7))
-        #expect(session.error("link 2 categry 1") == CommandError("Animal has no relationship 'categry' (relationships: category)", column: 8))
-        #expect(session.error("link 2 name 1") == CommandError("Animal has no relationship 'name' (relationships: category)", column: 8))
+        #expect(session.error("link 2 categry 1") == CommandError("Animal has no relationship 'categry'; did you mean 'category'?", column: 8))
+        #expect(session.error("link 2 name 1") == CommandError("Animal has no relationship 'name'; relationships: category", column: 8))
         #expect(session.error("link 2 category") == CommandError("link needs the id of the AnimalCategory to link", column: 16))
         #expect(session.error("link 2 category 3") == CommandError("Animal.category holds AnimalCategory objects, not Animal#3", column: 17))
         #expect(session.error("link 2 category 1 x") == CommandError("unexpected 'x'", column: 19))

@@ -211,13 +211,13 @@ import Testing
         let session = try Session("Animals")
         #expect(session.error("list") == CommandError(
             "list needs an entity: list ENTITY [where PREDICATE] [sort KEY [desc]] [limit N] [offset N]", column: 5))
-        #expect(session.error("list Animl") == CommandError("no entity named 'Animl' (entities: AnimalCategory, Animal)", column: 6))
+        #expect(session.error("list Animl") == CommandError("no entity named 'Animl'; did you mean 'Animal'?", column: 6))
         #expect(session.error("list Animal where name = = 'x'") == CommandError(
             "expected a value or a property name, found '='", column: 26))
-        #expect(session.error("list Animal where nme == 'x' sort name") == CommandError("Animal has no property 'nme'", column: 19))
+        #expect(session.error("list Animal where nme == 'x' sort name") == CommandError("Animal has no property 'nme'; did you mean 'name'?", column: 19))
         #expect(session.error("list Animal where") == CommandError("'where' needs a predicate, e.g. where name == 'Koala'", column: 18))
         #expect(session.error("list Animal where sort name") == CommandError("'where' needs a predicate, e.g. where name == 'Koala'", column: 19))
-        #expect(session.error("list Animal sort nam") == CommandError("cannot sort by 'nam': Animal has no property 'nam'", column: 18))
+        #expect(session.error("list Animal sort nam") == CommandError("cannot sort by 'nam': Animal has no property 'nam'; did you mean 'name'?", column: 18))
         #expect(session.error("list Animal sort name, category") == CommandError(
             "cannot sort by 'category': 'category' is a relationship; sort by one of its attributes", column: 24))
         #expect(session.error("list Animal sort") == CommandError("'sort' needs a key, e.g. sort name desc", column: 17))
@@ -237,9 +237,9 @@ import Testing
         #expect(try session.run("count Country where visited == true") == "12\n")
         #expect(try session.run("count Country where population == nil") == "1\n")
         #expect(session.error("count") == CommandError("count needs an entity: count ENTITY [where PREDICATE]", column: 6))
-        #expect(session.error("count Contry") == CommandError("no entity named 'Contry' (entities: Country)", column: 7))
+        #expect(session.error("count Contry") == CommandError("no entity named 'Contry'; did you mean 'Country'?", column: 7))
         #expect(session.error("count Country visited") == CommandError("unexpected 'visited'; expected where", column: 15))
-        #expect(session.error("count Country where visted == true") == CommandError("Country has no property 'visted'", column: 21))
+        #expect(session.error("count Country where visted == true") == CommandError("Country has no property 'visted'; did you mean 'visited'?", column: 21))
         #expect(session.error("count Country where visited == ") == CommandError(
             "expected a value or a property name, found end of predicate", column: 31))
     }
@@ -279,7 +279,7 @@ import Testing
         #expect(session.error("show 999") == CommandError("no object #999", column: 6))
         #expect(session.error("show Animal#999") == CommandError("no object Animal#999", column: 6))
         #expect(session.error("show AnimalCategory#2") == CommandError("#2 is Animal#2, not AnimalCategory", column: 6))
-        #expect(session.error("show Plant#2") == CommandError("no entity named 'Plant'", column: 6))
+        #expect(session.error("show Plant#2") == CommandError("no entity named 'Plant'; entities: AnimalCategory, Animal", column: 6))
         #expect(session.error("show 2 3") == CommandError("unexpected '3'", column: 8))
         try session.run("delete 2")
         #expect(session.error("show  2") == CommandError("Animal#2 is deleted ('undo' brings it back)", column: 7))

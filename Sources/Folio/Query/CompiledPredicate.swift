@@ -83,7 +83,9 @@ struct CompiledPredicate {
                 continue
             }
             guard let attribute = layout.attributeIndex[name] else {
-                throw ObjectPredicateError("\(layout.name) has no property '\(name)'", column: column)
+                let properties = layout.attributes.map(\.name) + layout.links.prefix(layout.declaredLinkCount).compactMap(\.name)
+                throw ObjectPredicateError("\(layout.name) has no property '\(name)'"
+                                           + NameSuggestions.hint(for: name, among: properties), column: column)
             }
             guard isLast, !count else { throw ObjectPredicateError("'\(name)' is an attribute; nothing follows it", column: column) }
             let type = layout.attributes[attribute].type

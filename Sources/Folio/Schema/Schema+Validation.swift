@@ -108,7 +108,8 @@ extension Schema {
                     continue
                 }
                 guard let attribute = entity.attribute(named: name) else {
-                    throw refuse("\(entity.name) has no attribute or relationship '\(name)'")
+                    throw refuse("\(entity.name) has no attribute or relationship '\(name)'"
+                                 + NameSuggestions.hint(for: name, among: entity.attributes.map(\.name) + entity.relationships.map(\.name)))
                 }
                 if attribute.isTransient || attribute.isExternal {
                     throw refuse("'\(name)' is \(attribute.isTransient ? "transient" : "stored externally")")
@@ -135,7 +136,7 @@ extension Schema {
                     throw refuse("'\(name)' is a relationship; an index orders attributes")
                 }
                 guard let attribute = entity.attribute(named: name) else {
-                    throw refuse("\(entity.name) has no attribute '\(name)'")
+                    throw refuse("\(entity.name) has no attribute '\(name)'" + NameSuggestions.hint(for: name, among: entity.attributes.map(\.name)))
                 }
                 if attribute.isExternal { throw refuse("'\(name)' is stored externally") }
                 if attribute.type.isCollection || attribute.type == .codable || attribute.type == .any {
