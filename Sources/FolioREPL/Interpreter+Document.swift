@@ -115,6 +115,8 @@ extension Interpreter {
     static func displayPath(_ url: URL) -> String {
         let path = url.standardizedFileURL.path
         let directory = FileManager.default.currentDirectoryPath
+        // Empty when getcwd fails (the directory was removed): nothing to be relative to.
+        guard directory.hasPrefix("/") else { return path }
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }

@@ -127,10 +127,10 @@ extension Interpreter {
         }
         if members.count == 1 {
             throw CommandError("\(others) already has \(members[0]) \(shown(members[0])), and \(id.entityName).\(members[0]) is unique",
-                               column: column(members))
+                               column: column(members), kind: .edit)
         }
         throw CommandError("\(others) already has (\(conflict.relationship)) = (\(members.map(shown).joined(separator: ", "))), "
-                           + "and together they are unique", column: column(members))
+                           + "and together they are unique", column: column(members), kind: .edit)
     }
 
     /// Parses and checks every `name=value` word from `start` on: names, types,

@@ -151,4 +151,27 @@ func runFolio(_ arguments: [String], input: String = "", in directory: URL, time
         #expect(error.hasPrefix("error: "))
         #expect(error.range(of: #"document\.xml:\d+:\d+: "#, options: .regularExpression) != nil, "\(error)")
     }
+
+    @Test("save names the package by its absolute path when the working directory is gone (no directory to be relative to)")
+    func saveWithTheWorkingDirectoryGone() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let gone = folder.url.appendingPathComponent("gone")
+        try FileManager.default.createDirectory(at: gone, withIntermediateDirectories: true)
+        let script = try folder.write("set 3 name=\"Frog\"\nsave\n", to: "edits.txt")
+        // folio runs in a folder removed after it was entered: getcwd fails there.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "cd \"$1\" && rmdir \"$1\" && exec \"$2\" \"$3\" --yes --script \"$4\"", "sh",
+                             gone.path, folioBinary.path, animals.path, script.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(stdout.hasSuffix("saved \(animals.standardizedFileURL.path)\n"), "\(stdout)")
+    }
 }

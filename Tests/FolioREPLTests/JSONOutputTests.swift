@@ -174,6 +174,15 @@ import Testing
         #expect(try session.outcome("quit") == .proceed)
     }
 
+    @Test("a uniqueness clash refused at set is an edit error (the document refused it), not a command-line error")
+    func uniqueClashIsAnEditError() throws {
+        let session = try Session("Animals", options: .init(assumeYes: true, json: true))
+        // AnimalCategory#6 is "Bird": naming #1 so breaks AnimalCategory.name's uniqueness.
+        let clash = session.error("set 1 name=\"Bird\"")
+        #expect(clash?.message.contains("is unique") == true, "\(String(describing: clash))")
+        #expect(clash?.kind == .edit)
+    }
+
     @Test("errors carry a kind: command, predicate, edit, validation, readOnly")
     func errorKinds() throws {
         let session = try Session("Animals", options: .init(assumeYes: true, json: true))

@@ -356,6 +356,14 @@ private func parseError(_ text: String) -> Folio.ObjectPredicateError? {
         #expect(parseError(#"name == "\u12""#)?.column == 10)
     }
 
+    @Test("a \\u escape takes exactly four hex digits: a sign among them is an unknown escape, not a code point")
+    func unicodeEscapeIsFourHexDigits() throws {
+        // UInt32(_:radix:) reads "+052" as 0x52: "\u+052ex" must not be "Rex".
+        for text in [#"name == "\u+052ex""#, #"name == "\u+52ex""#] {
+            #expect(parseError(text)?.column == 10, "\(text)")
+        }
+    }
+
     @Test("a sort by a collection attribute is refused with the entity and attribute, even on an empty result")
     func unsortable() throws {
         let schema = try Schema([
