@@ -233,15 +233,11 @@ import Testing
         try source.save()
         try source.exportPackage(to: target)
         let copy = try makeContext(try Self.schema(), url: target)
-        // exportPackage writes with DocumentPackage.write(_:), which keeps the history the
-        // replaced manifest lists. Whether a copy should start empty or carry the source's
-        // history (a recovery package saved back over its document) is the lead's call.
+        // A copy is a new document: its history starts empty, and the replaced one's goes.
         let bytes = try allPackageBytes(target), history = try Self.history(copy)
-        withKnownIssue("exportPackage over a package keeps the replaced document's history, tombstones included") {
-            #expect(bytes.range(of: Data("REPLACED-SECRET-77".utf8)) == nil)
-            #expect(!FileManager.default.fileExists(atPath: target.appendingPathComponent("history").path))
-            #expect(history.map(\.transactionIdentifier) == [], "the copy's history describes another document")
-        }
+        #expect(bytes.range(of: Data("REPLACED-SECRET-77".utf8)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: target.appendingPathComponent("history").path))
+        #expect(history.map(\.transactionIdentifier) == [], "the copy's history describes another document")
         let animals = try copy.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal"))
         #expect(try animals.map { try copy.value("name", of: $0) } == [.string("Copied")])
     }

@@ -13,7 +13,8 @@ extension ModelContext {
     /// change tracking are not affected (a "save a copy").
     ///
     /// An existing package at `url` is replaced only if no other container holds
-    /// its write lock.
+    /// its write lock. The copy is a new document: its history
+    /// (``fetchHistory(_:)``) starts empty, and the replaced package's goes with it.
     ///
     /// - Throws: ``ModelError/package(_:)``: ``PackageError/locked(path:)`` when
     ///   another writer holds the package at `url`, or the write's own errors;
@@ -31,7 +32,9 @@ extension ModelContext {
         do throws(PackageError) {
             // Held for the write, so no other writer's package is replaced under it.
             let lock = FileManager.default.fileExists(atPath: url.path) ? try PackageLock(path: url.path) : nil
-            try DocumentPackage(url: url).write(copy)
+            // A copy is a new document: its history starts empty (a package it replaces
+            // takes its transactions and tombstones with it), as its undo history does.
+            _ = try DocumentPackage(url: url).write(copy, expecting: nil, history: HistoryLog())
             withExtendedLifetime(lock) {}
         } catch {
             throw .package(error)
