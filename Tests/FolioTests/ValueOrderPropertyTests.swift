@@ -26,7 +26,7 @@ import Testing
             return .double([2.5, 3, -0.0, 0, .nan, .infinity, -.infinity, 9_007_199_254_740_992, 9_223_372_036_854_775_808,
                             18_446_744_073_709_551_616, Double(Int.random(in: -8...8, using: &rng)) / 4]
                 .randomElement(using: &rng)!)
-        case 5: return .float([2.5, 3, .nan, -1.25, 16_777_217].randomElement(using: &rng)!)
+        case 5: return .float([2.5, 3, .nan, -1.25, 16_777_216].randomElement(using: &rng)!)
         case 6: return .decimal(Decimal(Int.random(in: -8...8, using: &rng)) / 4)
         case 7: return .string(strings.randomElement(using: &rng)!)
         case 8: return .date(Date(timeIntervalSinceReferenceDate: [0, 1.5, -3, .nan].randomElement(using: &rng)!))

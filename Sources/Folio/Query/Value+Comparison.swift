@@ -114,15 +114,23 @@ extension Value: Comparable {
             default: return nil
             }
         }
+        if let result = integerOrder(a, b) { return result }
+        if let result = integer(a) { return result }
+        if let result = integer(b) { return flipped(result) }
+        return .orderedSame  // two binary floating-point numbers equal as Doubles
+    }
+
+    /// Two integers (`int` or `uint`, either sign) exactly; `nil` unless both are integers.
+    static func integerOrder(_ a: Value, _ b: Value) -> ComparisonResult? {
+        func order<T: Comparable>(_ p: T, _ q: T) -> ComparisonResult {
+            p < q ? .orderedAscending : (p == q ? .orderedSame : .orderedDescending)
+        }
         switch (a, b) {
         case (.int(let p), .int(let q)): return order(p, q)
         case (.uint(let p), .uint(let q)): return order(p, q)
         case (.int(let p), .uint(let q)): return p < 0 ? .orderedAscending : order(UInt64(p), q)
         case (.uint(let p), .int(let q)): return q < 0 ? .orderedDescending : order(p, UInt64(q))
-        default:
-            if let result = integer(a) { return result }
-            if let result = integer(b) { return flipped(result) }
-            return .orderedSame  // two binary floating-point numbers equal as Doubles
+        default: return nil
         }
     }
 
@@ -163,15 +171,9 @@ extension Value {
         default:
             if case .decimal(let a) = self, let b = other.numeric { return order(a, Decimal(b)) }
             if case .decimal(let b) = other, let a = numeric { return order(Decimal(a), b) }
-            switch (self, other) {
-            case (.int(let a), .int(let b)): return order(a, b)
-            case (.uint(let a), .uint(let b)): return order(a, b)
-            case (.int(let a), .uint(let b)): return a < 0 ? .orderedAscending : order(UInt64(a), b)
-            case (.uint(let a), .int(let b)): return b < 0 ? .orderedDescending : order(a, UInt64(b))
-            default:
-                guard let a = numeric, let b = other.numeric, !a.isNaN, !b.isNaN else { return nil }
-                return order(a, b)
-            }
+            if let result = Value.integerOrder(self, other) { return result }
+            guard let a = numeric, let b = other.numeric, !a.isNaN, !b.isNaN else { return nil }
+            return order(a, b)
         }
     }
 
