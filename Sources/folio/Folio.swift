@@ -45,6 +45,25 @@ struct FolioCommand: ParsableCommand {
             """,
         subcommands: [Open.self, New.self],
         defaultSubcommand: Open.self)
+
+    /// swift-argument-parser's `main`, except that with `--json` a usage error
+    /// (a missing path, an unknown option) is one JSON object on stderr, as
+    /// every other error is.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let message = fullMessage(for: error)
+            let code = exitCode(for: error)
+            if CommandLine.arguments.contains("--json"), code != .success, !message.isEmpty {
+                Output.json = true
+                Output.diagnostic("error", kind: "usage", message.trimmingCharacters(in: .whitespacesAndNewlines))
+                Foundation.exit(code.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// Options shared by `open` and `new`: how the session runs.

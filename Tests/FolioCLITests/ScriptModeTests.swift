@@ -283,4 +283,22 @@ import Testing
         #expect(run.lines == ["deleted 8 objects", "23", "AnimalCategory#37", "reverted to Animals.folio as last saved (undo history cleared)"])
         #expect(run.stderr == "deletes 1 AnimalCategory, also deletes 7 Animal\ndiscards 1 inserted, 0 changed, 8 deleted\n")
     }
+
+    @Test("--json: a usage error (no path, an unknown option) is one JSON object on stderr, exit status 64")
+    func jsonUsageError() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for arguments in [["--json"], ["--json", "--bogus", "x"]] {
+            let run = try runFolio(arguments, in: folder.url)
+            #expect(run.status == 64)
+            #expect(run.stdout == "")
+            let lines = run.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(run.stderr)")
+            let object = try JSONSerialization.jsonObject(with: Data(run.stderr.utf8)) as? [String: Any]
+            #expect(object?["level"] as? String == "error" && object?["kind"] as? String == "usage", "\(run.stderr)")
+        }
+        // Without --json, swift-argument-parser's own text.
+        let plain = try runFolio(["--bogus"], in: folder.url)
+        #expect(plain.status == 64 && plain.stderr.hasPrefix("Error: "), "\(plain.stderr)")
+    }
 }
