@@ -80,7 +80,7 @@ final class RegistryDiary {
             context.insert(pen)
             keeper.pen = pen
         }
-        weak var firstRead = keeper.pen
+        weak let firstRead = keeper.pen
         #expect(firstRead != nil)
         #expect(keeper.pen === firstRead)
         #expect(keeper.pen?.label == "North")

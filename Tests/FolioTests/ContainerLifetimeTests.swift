@@ -219,7 +219,7 @@ import Testing
         #expect(throws: PackageError.locked(path: url.path)) { _ = try PackageLock(path: url.path) }
         try context.insert("Animal")
         try context.save()
-        weak var store = context.store
+        weak let store = context.store
         _ = consume context
         #expect(store == nil)
         #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }

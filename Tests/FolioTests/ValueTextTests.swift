@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test("a date within 1e-40 s after 2001, whose fraction would need more than 40 digits, is written raw and reads back",
-          arguments: [5e-324, 2.2250738585072014e-308, 1e-300, 4e-53, 1e-41])
+          arguments: [Double.leastNonzeroMagnitude, 2.2250738585072014e-308, 1e-300, 4e-53, 1e-41])
     func tinyDates(_ interval: Double) {
         let date = Date(timeIntervalSinceReferenceDate: interval)
         let text = ValueText.encode(.date(date), as: .date)
