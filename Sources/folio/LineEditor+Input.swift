@@ -119,6 +119,9 @@ extension LineEditor {
     static let readCharacter: @convention(c) (UnsafeMutablePointer<FILE>?) -> Int32 = { _ in
         LineEditor.protectLineBuffer()
         guard let first = LineEditor.nextByte() else { return -1 }
+        if LineEditor.lineBytes == 0, LineEditor.pendingCount - LineEditor.pendingIndex >= LineEditor.pasteThreshold {
+            return LineEditor.takePastedLine(startingWith: first)
+        }
         LineEditor.countLineByte()
         if LineEditor.lineBytes > Interpreter.maximumLineLength, first != 0x0A, first != 0x0D {
             LineEditor.lineWasTooLong = true
@@ -141,6 +144,44 @@ extension LineEditor {
         }
         guard let scalar = String(validating: bytes, as: UTF8.self)?.unicodeScalars.first else { return 0xFFFD }
         return Int32(scalar.value)
+    }
+
+    /// A line that starts with this many bytes already read is pasted, not
+    /// typed (a person's keys arrive a few bytes per read).
+    private static let pasteThreshold = 1024
+    /// The pasted line read past libedit, for ``LineEditor/readLine(prompt:)``.
+    nonisolated(unsafe) private static var pastedLine: [UInt8]?
+
+    /// Reads a pasted line whole, past libedit: libedit handles each byte as a
+    /// key (insert, redraw), about 2 µs a byte, so a 1 MB paste took 2 s; this
+    /// echoes the line once and hands libedit only its end. Tab is text here,
+    /// never a completion. The line is taken with ``takePastedLine()``.
+    /// - Returns: CR for libedit (which then ends an empty line), or -1 on Ctrl-C
+    ///   or when the terminal is gone.
+    private static func takePastedLine(startingWith first: UInt8) -> Int32 {
+        var line: [UInt8] = []
+        var byte = first
+        while byte != 0x0A, byte != 0x0D {
+            if line.count == Interpreter.maximumLineLength {
+                lineWasTooLong = true
+                guard discardRestOfLine() else { return -1 }
+                break
+            }
+            line.append(byte)
+            guard let next = nextByte() else { return -1 }
+            byte = next
+        }
+        lineBytes = line.count
+        pastedLine = line
+        // Shown as typed text is, control characters escaped; the prompt is already out.
+        Output.standard(TerminalText.escaped(String(decoding: line, as: UTF8.self), keepingNewlines: false))
+        return 0x0D
+    }
+
+    /// The line ``takePastedLine(startingWith:)`` read, once.
+    static func takePastedLine() -> String? {
+        defer { pastedLine = nil }
+        return pastedLine.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Reads and drops input up to and including the end of the line (CR or

@@ -104,12 +104,14 @@ enum LineEditor {
         startLine()
         protectLineBuffer()
         guard let pointer = readline(prompt) else {
+            _ = takePastedLine()
             if takeInterrupt() { return .interrupted }
             return inputClosed ? .hungUp : .endOfInput
         }
         defer { free(pointer) }
+        let pasted = takePastedLine()
         if lineWasTooLong { return .tooLong }
-        return .line(String(cString: pointer))
+        return .line(pasted ?? String(cString: pointer))
     }
 
     /// The longest line the history keeps, in bytes: longer lines (pasted

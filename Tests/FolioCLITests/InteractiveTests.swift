@@ -166,4 +166,27 @@ import Glibc
         terminal.type("quit\r")
         #expect(terminal.waitForExit() == 0)
     }
+
+    @Test("several lines pasted at once each run, in order, echoed as typed; a pasted Tab is text, not a completion",
+          .timeLimit(.minutes(1)))
+    func pastedLines() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let terminal = try session(in: folder)
+        try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
+        let mark = terminal.output.count
+        // Over a kilobyte arrives at once: a paste. The tab inside a quoted value stays in it.
+        let padding = String(repeating: "x", count: 1200)
+        let lines = ["insert AnimalCategory name='Cryptid\t\(padding)'", "count AnimalCategory where name != '\(padding)'",
+                     "count AnimalCategory"]
+        try #require(terminal.paste(lines.joined(separator: "\r") + "\r"))
+        #expect(terminal.waitFor("\n7\nAnimals*> ", after: mark, timeout: 30), "\(terminal.screenText.suffix(400))")
+        let screen = PseudoTerminal.visibleText(Array(terminal.output[mark...]))
+        // Each line echoed after its prompt (the first prompt came before the mark), the tab shown
+        // escaped as every control character folio echoes, then its result.
+        #expect(screen.hasPrefix("insert AnimalCategory name='Cryptid\\t"), "\(screen.prefix(300))")
+        #expect(screen.contains("'\nAnimalCategory#37\nAnimals*> count AnimalCategory where"), "\(screen.suffix(600))")
+        terminal.type("quit!\r")
+        #expect(terminal.waitForExit() == 0)
+    }
 }
