@@ -26,8 +26,6 @@ struct HistoryLog: Equatable, Sendable {
         var bytes: [UInt8]?
         /// The transactions, once read or appended here.
         var transactions: [StoredTransaction]?
-        /// The file's size, once made here.
-        var size: Int?
     }
 
     /// The number the next transaction gets: numbers are never reused, even
@@ -139,7 +137,6 @@ struct HistoryLog: Equatable, Sendable {
         let hex = String(hasher.finalize(), radix: 16)
         segment.file = "\(segment.first)-\(String(repeating: "0", count: 16 - hex.count))\(hex).xml"
         segment.bytes = bytes
-        segment.size = bytes.count
         return segment
     }
 
