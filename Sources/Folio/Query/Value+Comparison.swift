@@ -135,16 +135,7 @@ extension Value: Comparable {
     }
 
     /// The nearest `Double` (NaN for NaN; `nil`'s and non-numbers' are NaN too, never asked).
-    private var nearestDouble: Double {
-        switch self {
-        case .int(let v): return Double(v)
-        case .uint(let v): return Double(v)
-        case .double(let v): return v
-        case .float(let v): return Double(v)
-        case .decimal(let v): return NSDecimalNumber(decimal: v).doubleValue
-        default: return .nan
-        }
-    }
+    private var nearestDouble: Double { numeric ?? .nan }
 }
 
 extension Value {
