@@ -2,12 +2,13 @@
 import PackageDescription
 
 // A libFuzzer target for Folio's package loader, kept in its own package so the
-// library itself is built without sanitizers. The target defines no `main`:
-// libFuzzer's runtime provides it. Build and run from this folder:
+// library itself is built without sanitizers. Its entry point, FolioFuzz_main
+// (SwiftPM's name for an executable's main), runs libFuzzer's driver. Build and
+// run from this folder:
 //   ./run.sh 600        (builds, seeds the corpus, fuzzes for 600 seconds)
 // or by hand (run.sh explains the flags):
-//   swift build -c release --sanitize=fuzzer --sanitize=address \
-//       -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing
+//   swift build -c release --sanitize=address \
+//       -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp -Xswiftc -enable-testing
 let package = Package(
     name: "FolioFuzz",
     dependencies: [
@@ -18,7 +19,12 @@ let package = Package(
             name: "FolioFuzz",
             dependencies: [
                 .product(name: "Folio", package: "Folio"),
-            ]
+            ],
+            // libFuzzer's main is linked into this target alone: given to every
+            // product (--sanitize=fuzzer), it also went into the macro plug-in,
+            // which has a main of its own.
+            swiftSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-parse-as-library"])],
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -20,14 +20,16 @@ if [ "${1:-}" = "--build-only" ]; then build_only=yes; shift; fi
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 
-# --sanitize=fuzzer makes SwiftPM link libFuzzer's main instead of renaming the
-# target's; but swiftc keeps only the last -sanitize= it is given, so the pair
-# of --sanitize flags alone compiles with ASan and no coverage counters. The
-# combined -Xswiftc flag comes last and wins. -enable-testing: the target
+# Folio and its dependencies get ASan and libFuzzer's coverage counters
+# (-sanitize-coverage needs a sanitizer). Only the FolioFuzz target is compiled
+# and linked with -sanitize=fuzzer (Package.swift): given to every product
+# (--sanitize=fuzzer), libFuzzer's main also went into the macro plug-in, which
+# has its own, and the link failed. SwiftPM defines the executable's `main` as
+# FolioFuzz_main, which runs libFuzzer's driver. -enable-testing: the target
 # uses @testable import to check the graph's invariants and round trip.
 build() {
-    swift build -c release --sanitize=fuzzer --sanitize=address \
-        -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing
+    swift build -c release --sanitize=address \
+        -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp -Xswiftc -enable-testing
 }
 binary=.build/release/FolioFuzz
 instrumented() {

@@ -75,31 +75,17 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fatalError("loaded a graph that breaks its invariants: \(violations.prefix(5))")
     }
     guard roundTrip else { return 0 }
-    // Write in memory, then read back through the file-based loader.
-    var writer = DocumentWriter(graph: graph)
-    var bytes: [UInt8] = []
+    // Write a package (manifest, parts, blobs) as a save does, then read it back.
     do {
-        try writer.write { (buffer: inout ByteBuffer) throws(PackageError) in
-            bytes += buffer.bytes
-            buffer.bytes.removeAll(keepingCapacity: true)
-        }
+        try outputPackage.write(graph)
     } catch {
         fatalError("could not write a graph that loaded: \(error)")
     }
-    let blobs = outputPackage.blobsPath
-    try? FileManager.default.removeItem(atPath: blobs)
-    if !writer.blobs.isEmpty {
-        try? FileManager.default.createDirectory(atPath: blobs, withIntermediateDirectories: true)
-        for blob in writer.blobs {
-            blob.data.withUnsafeBytes { overwrite(blobs + "/" + blob.name, with: $0) }
-        }
-    }
-    bytes.withUnsafeBytes { overwrite(outputPackage.documentPath, with: $0) }
     let reread: ObjectGraph
     do {
         reread = try outputPackage.read()
     } catch {
-        fatalError("Folio refused a document it wrote itself: \(error)\n\(String(decoding: bytes, as: UTF8.self))")
+        fatalError("Folio refused a document it wrote itself: \(error)")
     }
     let before = graph.snapshot()
     let after = reread.snapshot()
@@ -107,4 +93,21 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fatalError("round trip changed the graph:\nloaded:\n\(before)\nre-read:\n\(after)")
     }
     return 0
+}
+
+// SwiftPM links an executable with `main` defined as TARGET_main (its entry
+// point renamed, for testable executables), so libFuzzer's own `main` is never
+// pulled from its archive; this entry point runs libFuzzer's driver instead.
+@_silgen_name("LLVMFuzzerRunDriver")
+private func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
+
+@_cdecl("FolioFuzz_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments) { data, size in fuzz(data, size) }
 }
