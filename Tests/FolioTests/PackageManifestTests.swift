@@ -47,8 +47,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent()) }
         try package.write(graph)
         let text = try String(contentsOfFile: package.manifestPath, encoding: .utf8)
-        #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\">\n  <schema>\n"))
+        #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\" next-id=\"5\">\n  <schema>\n"))
         let manifest = try #require(package.readManifest())
+        #expect(manifest.declaredNextID == 5)
         #expect(manifest.parts.map(\.entity) == ["AnimalCategory", "Animal"])
         #expect(manifest.parts.map(\.count) == [1, 3])
         #expect(manifest.parts[1].first == 2 && manifest.parts[1].last == 4)

@@ -292,7 +292,7 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
         let target = try libraryV1(authorAttributes: [.init("name", .string, options: [.unique]),
                                                       .init("born", .int, isOptional: true, options: [.unique])])
         let result = try migrate(library.graph, to: target)
-        #expect(result.object(entity: 0, uniqueGroup: [0], values: [.string("Borges")])
+        #expect(result.firstObject(of: 0, inUniqueGroup: [0], holding: [.string("Borges")])
                 == result.index[library.authors[1].id])
     }
 

@@ -243,7 +243,7 @@ import PackageBytes
                 let keys: [[Value]] = names == ["code"] ? codes.map { [$0] } : cities.flatMap { city in days.map { [city, $0] } }
                 for key in keys {
                     let expected = holders(Dictionary(uniqueKeysWithValues: zip(names, key)))
-                    let found = context.graph.object(entity: 0, uniqueGroup: group, values: key)
+                    let found = context.graph.firstObject(of: 0, inUniqueGroup: group, holding: key)
                         .map { context.graph.identifier(for: $0).id }
                     #expect(found.map(expected.contains) ?? expected.isEmpty,
                             "seed \(seed) step \(index): \(names) = \(key) found \(String(describing: found)), held by \(expected)")
@@ -265,7 +265,7 @@ import PackageBytes
         _ = try graph.insert("Visit", ["city": .string("Oslo"), "day": .int(3)])
         let migrated = try graph.migrated(to: try Self.visitSchema())
         #expect(migrated.schema.entities[0].uniquenessConstraints == [["city", "day"]])
-        #expect(migrated.object(entity: 0, uniqueGroup: [0, 1], values: [.string("Rome"), .int(3)]) == migrated.index[rome.id])
+        #expect(migrated.firstObject(of: 0, inUniqueGroup: [0, 1], holding: [.string("Rome"), .int(3)]) == migrated.index[rome.id])
 
         let copy = try graph.insert("Visit", ["city": .string("Rome"), "day": .int(3)])
         #expect(throws: MigrationError.duplicateUniqueValue(entity: "Visit", attribute: "city, day",
@@ -592,7 +592,7 @@ import PackageBytes
             for snapshot in try live("Snapshot") {
                 for flowLabel in labels {
                     let key = [context.graph.uniqueKey(ofLinkTo: try context.graph.ref(for: snapshot)), flowLabel]
-                    let found = context.graph.object(entity: 0, uniqueGroup: layout.uniqueGroups[0], values: key)
+                    let found = context.graph.firstObject(of: 0, inUniqueGroup: layout.uniqueGroups[0], holding: key)
                         .map(context.graph.identifier(for:))
                     let expected = try holders(snapshot: snapshot, label: flowLabel)
                     #expect(found.map(expected.contains) ?? expected.isEmpty,
@@ -601,7 +601,7 @@ import PackageBytes
             }
             for person in try live("Person") {
                 let key = [context.graph.uniqueKey(ofLinkTo: try context.graph.ref(for: person))]
-                let found = context.graph.object(entity: 0, uniqueGroup: layout.uniqueGroups[1], values: key)
+                let found = context.graph.firstObject(of: 0, inUniqueGroup: layout.uniqueGroups[1], holding: key)
                     .map(context.graph.identifier(for:))
                 #expect(found == (try holders(owner: person)).first, "\(label): owner \(person)")
             }
@@ -628,7 +628,7 @@ import PackageBytes
         try graph.link(first, "snapshot", to: release)
         let migrated = try graph.migrated(to: try Self.flowSchema())
         let key = [migrated.uniqueKey(ofLinkTo: try migrated.ref(for: release)), Value.string("Login")]
-        #expect(migrated.object(entity: 0, uniqueGroup: [2, 0], values: key) == migrated.index[first.id])
+        #expect(migrated.firstObject(of: 0, inUniqueGroup: [2, 0], holding: key) == migrated.index[first.id])
 
         try graph.link(other, "snapshot", to: release)
         #expect(throws: MigrationError.duplicateUniqueValue(entity: "Flow", attribute: "snapshot, label",

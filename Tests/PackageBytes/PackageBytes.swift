@@ -3,8 +3,9 @@ import Foundation
 /// A saved package's document as one byte string, read without Folio's code:
 /// `manifest.xml` followed by each part file it lists, in order (format 2),
 /// or `document.xml` (format 1). Equal bytes mean an equal document. The
-/// manifest's `<history>` list is left out: the history records how the
-/// document came to be, not what it holds.
+/// manifest's `<history>` list and the root's identifier counter (`next-id`)
+/// are left out: they record how the document came to be (what was done, and
+/// which identifiers were ever handed out), not what it holds.
 public func packageDocument(_ package: URL) throws -> Data {
     let manifest = package.appendingPathComponent("manifest.xml")
     guard FileManager.default.fileExists(atPath: manifest.path) else {
@@ -12,6 +13,11 @@ public func packageDocument(_ package: URL) throws -> Data {
     }
     var inHistory = false
     let kept = String(decoding: try Data(contentsOf: manifest), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        .map { line in
+            guard line.hasPrefix("<folio "), let counter = line.range(of: #" next-id="[0-9]*""#, options: .regularExpression)
+            else { return line }
+            return line.replacingCharacters(in: counter, with: "")[...]
+        }
         .filter { line in
             if line.hasPrefix("  <history ") { inHistory = true }
             defer { if line == "  </history>" { inHistory = false } }

@@ -46,7 +46,6 @@ public final class ModelContainer: @unchecked Sendable {
     var configuration: ModelConfiguration { core.configuration }
     var store: DocumentStore { core.store }
     var package: DocumentPackage? { core.store.package }
-    var modelValueChecks: [String: [String: (Value) -> Bool]] { core.modelValueChecks }
 
     /// Creates a container for a schema, opening the configuration's package if it
     /// exists or starting empty.
@@ -86,7 +85,7 @@ public final class ModelContainer: @unchecked Sendable {
         if let url = configuration.packageURL {
             store = try DocumentStore.open(url: url, allowsSave: configuration.allowsSave, schema: schema,
                                            migration: migration)
-            try store.withSavedGraph { graph throws(ModelError) in try Self.checkModelValues(checks, in: graph) }
+            try store.withSavedGraph { graph throws(ModelError) in try checks.checkStoredValues(in: graph) }
         } else {
             store = DocumentStore.inMemory(ObjectGraph(schema: schema))
         }
@@ -125,7 +124,7 @@ public final class ModelContainer: @unchecked Sendable {
     public init(contentsOf url: URL, allowsSave: Bool = true) throws(ModelError) {
         let store = try DocumentStore.open(url: url, allowsSave: allowsSave, schema: nil)
         core = ContainerCore(schema: store.schema, configurations: [ModelConfiguration(url: url, allowsSave: allowsSave)],
-                             modelValueChecks: [:], store: store)
+                             modelValueChecks: .none, store: store)
     }
 
     /// Waits for the package's write under way, and writes what autosaves left
@@ -214,10 +213,10 @@ final class ContainerCore: @unchecked Sendable {
     let schema: Schema
     let configurations: [ModelConfiguration]
     /// What a value of a model class's `Codable` property must also pass (see `Schema.modelValueChecks`).
-    let modelValueChecks: [String: [String: (Value) -> Bool]]
+    let modelValueChecks: ModelValueChecks
     let store: DocumentStore
 
-    init(schema: Schema, configurations: [ModelConfiguration], modelValueChecks: [String: [String: (Value) -> Bool]],
+    init(schema: Schema, configurations: [ModelConfiguration], modelValueChecks: ModelValueChecks,
          store: DocumentStore) {
         self.schema = schema
         self.configurations = configurations

@@ -31,7 +31,9 @@ extension ModelContext {
     @discardableResult
     public func delete(entity: String, where predicate: ObjectPredicate? = nil) throws(ModelError) -> Int {
         mergeSavedChanges()
-        let rows = try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate))
+        let rows: [ObjectRef]
+        do { rows = try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate)) }
+        catch { throw ModelError(error) }
         deleteRefs(rows)
         return rows.count
     }
@@ -61,7 +63,8 @@ extension ModelContext {
     /// The preview of deleting every object of an entity matching a predicate.
     public func deletionPreview(entity: String, where predicate: ObjectPredicate? = nil) throws(ModelError) -> DeletionPreview {
         mergeSavedChanges()
-        return preview(try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate)))
+        do { return preview(try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate))) }
+        catch { throw ModelError(error) }
     }
 
     private func preview(_ refs: [ObjectRef]) -> DeletionPreview {
@@ -69,13 +72,13 @@ extension ModelContext {
         let plan = cascade(refs)
         let doomed = Set(plan)
         var nullified: [DeletionPreview.Nullification] = []
-        var cut: [SurvivorSlot: Int] = [:]
+        var cut: [LinkListKey: Int] = [:]
         for ref in plan {
             for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() {
                 for target in graph.tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row)) {
                     let survivor = ObjectRef(entity: link.destination, row: Int(target))
                     if !doomed.contains(survivor) {
-                        cut[SurvivorSlot(ref: survivor, slot: Int32(link.inverse), from: ref.entity), default: 0] += 1
+                        cut[LinkListKey(ref: survivor, slot: Int32(link.inverse)), default: 0] += 1
                     }
                 }
             }
@@ -136,10 +139,10 @@ extension ModelContext {
     /// The live objects outside the delete that a `deny` relationship of `ref` holds.
     /// Reads the graph, or — once removed — the lists the removal captured.
     private func denialsFor(_ ref: ObjectRef, doomed: Set<ObjectRef>,
-                            links: [SurvivorSlot: [Int32]]?) -> [(slot: Int, targets: [ObjectRef])] {
+                            links: [LinkListKey: [Int32]]?) -> [(slot: Int, targets: [ObjectRef])] {
         var result: [(slot: Int, targets: [ObjectRef])] = []
         for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() where link.deleteRule == .deny {
-            let rows = links?[SurvivorSlot(ref: ref, slot: Int32(slot), from: 0)]
+            let rows = links?[LinkListKey(ref: ref, slot: Int32(slot))]
                 ?? graph.tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row))
             let targets = rows.map { ObjectRef(entity: link.destination, row: Int($0)) }.filter { !doomed.contains($0) }
             if !targets.isEmpty { result.append((slot, targets)) }
@@ -156,10 +159,10 @@ extension ModelContext {
         let denying = Set(graph.layout.entities.indices.filter { entity in
             graph.layout.entities[entity].links.contains { $0.deleteRule == .deny }
         }.map(Int32.init))
-        var captured: [SurvivorSlot: [Int32]] = [:]
+        var captured: [LinkListKey: [Int32]] = [:]
         if !denying.isEmpty {
             for saved in record.links where denying.contains(saved.ref.entity) && doomed.contains(saved.ref) {
-                captured[SurvivorSlot(ref: saved.ref, slot: saved.slot, from: 0)] = saved.one >= 0 ? [saved.one] : saved.many
+                captured[LinkListKey(ref: saved.ref, slot: saved.slot)] = saved.one >= 0 ? [saved.one] : saved.many
             }
         }
         // Edits made before the delete must be tracked again if the delete is undone,

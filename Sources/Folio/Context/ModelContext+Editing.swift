@@ -121,7 +121,7 @@ extension ModelContext {
         for group in layout.uniqueGroups {
             let key = group.compactMap(given)
             guard key.count == group.count,
-                  let existing = graph.object(entity: entityIndex, uniqueGroup: group, values: key) else { continue }
+                  let existing = graph.firstObject(of: entityIndex, inUniqueGroup: group, holding: key) else { continue }
             return (entityIndex, initial, links, existing)
         }
         return (entityIndex, initial, links, nil)
@@ -230,8 +230,8 @@ extension ModelContext {
     func performSetStored(_ stored: StoredValue, _ ref: ObjectRef, _ attribute: Int, name: String) {
         let old = graph.stored(ref, attribute)
         graph.setStored(stored, ref, attribute)
-        touch(ref, attribute)
-        notifyModel(ref, graph.layout.entities[Int(ref.entity)].attributes[attribute].name)
+        touch(ref, attribute: attribute)
+        modelsChanged(ref, graph.layout.entities[Int(ref.entity)].attributes[attribute].name)
         registerUndo(name) { context in context.performSetStored(old, ref, attribute, name: name) }
     }
 
@@ -346,8 +346,8 @@ extension ModelContext {
     func touchLink(_ ref: ObjectRef, _ slot: Int) {
         let layout = graph.layout.entities[Int(ref.entity)]
         if slot < layout.declaredLinkCount {
-            touch(ref, layout.attributes.count + slot)
-            if let name = layout.links[slot].name { notifyModel(ref, name) }
+            touch(ref, propertyNumber: layout.attributes.count + slot)
+            if let name = layout.links[slot].name { modelsChanged(ref, name) }
         }
     }
 }

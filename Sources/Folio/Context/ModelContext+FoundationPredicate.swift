@@ -39,7 +39,7 @@ extension ModelContext {
 
     private func matchingRows(entity: String, predicate: Predicate<[String: Value]>, in source: ObjectGraph) throws -> [ObjectRef] {
         let all: [ObjectRef]
-        do { all = try source.fetchRows(DynamicFetchDescriptor(entity: entity)) } catch { throw error }
+        do { all = try source.fetchRows(DynamicFetchDescriptor(entity: entity)) } catch { throw ModelError(error) }
         guard let first = all.first else { return [] }
         let layout = source.layout.entities[Int(first.entity)]
         var rows: [ObjectRef] = []

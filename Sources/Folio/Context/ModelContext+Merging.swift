@@ -92,7 +92,7 @@ extension ModelContext {
                     changed.formUnion(graph.targets(ref, slot))
                 }
             }
-            for ref in changed { notifyModel(ref) }
+            if let modelHooks { for ref in changed { modelHooks.objectChanged(self, ref, nil) } }
         }
     }
 

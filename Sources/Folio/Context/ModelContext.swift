@@ -100,6 +100,13 @@ public final class ModelContext {
     /// (see ``savedObjectNumbers()``).
     var rebasedSinceSave = false
     private var transactionDepth = 0
+    /// What the typed layer does when this context changes objects under its
+    /// models; installed with the first model it registers (``ModelHooks``).
+    var modelHooks: ModelHooks?
+    // The typed layer's state in each context: stored here because Swift keeps
+    // stored properties in the class's own declaration, and concrete because
+    // every typed read goes through them. The context layer never calls them
+    // (only the typed layer does); it clears the column cache with the graph.
     /// The typed layer's model instances handed out, by object number (weakly held).
     var registry = ModelRegistry()
     /// Model classes resolved against ``graph``'s layout, by class.
@@ -184,9 +191,17 @@ public final class ModelContext {
         return baseline.isLive(saved)
     }
 
-    func touch(_ ref: ObjectRef, _ property: Int) {
+    /// Records an edit of an attribute (its index in the entity) for change tracking.
+    func touch(_ ref: ObjectRef, attribute: Int) {
+        touch(ref, propertyNumber: attribute)
+    }
+
+    /// Records an edit of a property by the number ``updated`` keeps: an
+    /// attribute's index, or the attribute count plus a relationship's slot
+    /// (``touchLink(_:_:)``).
+    func touch(_ ref: ObjectRef, propertyNumber: Int) {
         guard graph.isLive(ref), !inserted.contains(ref) else { return }
-        updated[ref, default: []].insert(property)
+        updated[ref, default: []].insert(propertyNumber)
         unsettled.insert(ref)
     }
 
@@ -284,7 +299,8 @@ public final class ModelContext {
     public func fetchIdentifiers(_ descriptor: DynamicFetchDescriptor) throws(ModelError) -> [PersistentIdentifier] {
         mergeSavedChanges()
         let source = descriptor.includePendingChanges ? graph : baseline
-        return try source.fetchRows(descriptor, shared: source !== graph).map(source.identifier(for:))
+        do { return try source.fetchRows(descriptor, shared: source !== graph).map(source.identifier(for:)) }
+        catch { throw ModelError(error) }
     }
 
     /// How many objects a descriptor selects (ignoring its limit and offset).
@@ -298,7 +314,7 @@ public final class ModelContext {
         if descriptor.predicate == nil {
             do { return try source.count(of: descriptor.entity) } catch { throw .graph(error) }
         }
-        return try source.fetchRows(unwindowed, shared: source !== graph).count
+        do { return try source.fetchRows(unwindowed, shared: source !== graph).count } catch { throw ModelError(error) }
     }
 
     // MARK: Grouping, autosave, transactions
@@ -415,7 +431,7 @@ public final class ModelContext {
     /// state (including what other contexts saved since).
     public func rollback() {
         let checkout = store.checkout(for: ObjectIdentifier(self))
-        detachModels(missingFrom: checkout.graph)
+        modelHooks?.graphWillBeReplaced(self, checkout.graph)
         graph = checkout.graph
         baseline = checkout.baseline
         baseGeneration = checkout.generation

@@ -87,3 +87,14 @@ public struct ValidationIssue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension ModelError {
+    /// The query engine's error as the context reports it.
+    init(_ error: FetchError) {
+        switch error {
+        case .unknownEntity(let error): self = .graph(error)
+        case .predicate(let error): self = .predicate(error)
+        case .unsortable(let entity, let attribute): self = .unsortable(entity: entity, attribute: attribute)
+        }
+    }
+}

@@ -171,3 +171,9 @@ final class LinkColumn {
         }
     }
 }
+
+extension EntityTable {
+    func copy() -> EntityTable {
+        EntityTable(copying: self)
+    }
+}

@@ -11,7 +11,7 @@ extension ObjectGraph {
         record.removed.reserveCapacity(refs.count)
         record.links.reserveCapacity(refs.count)
         let doomed = Set(refs)
-        var survivorSlots = Set<SurvivorSlot>()
+        var survivorLists = Set<LinkListKey>()
         // Out of the unique indexes first, while their links still give their keys.
         for ref in refs where isLive(ref) {
             uniqueIndexRemove(ref)
@@ -26,7 +26,7 @@ extension ObjectGraph {
                 column.forEachTarget(of: row) { target in
                     let targetRef = ObjectRef(entity: link.destination, row: Int(target))
                     if !doomed.contains(targetRef) {
-                        survivorSlots.insert(SurvivorSlot(ref: targetRef, slot: Int32(link.inverse), from: ref.entity))
+                        survivorLists.insert(LinkListKey(ref: targetRef, slot: Int32(link.inverse)))
                     }
                 }
                 if column.isToMany {
@@ -40,13 +40,15 @@ extension ObjectGraph {
                 }
             }
         }
-        for survivor in survivorSlots {
+        for survivor in survivorLists {
             let column = tables[Int(survivor.ref.entity)].links[Int(survivor.slot)]
+            // The list holds objects of the slot's destination: the removed ones' entity.
+            let removedEntity = layout.entities[Int(survivor.ref.entity)].links[Int(survivor.slot)].destination
             let row = Int(survivor.ref.row)
             if column.isToMany {
                 // What goes, recorded highest index first (so each index holds in the list as it
                 // was), then filtered out in place: the record is as large as what was cut.
-                let gone = { (target: Int32) in doomed.contains(ObjectRef(entity: Int(survivor.from), row: Int(target))) }
+                let gone = { (target: Int32) in doomed.contains(ObjectRef(entity: removedEntity, row: Int(target))) }
                 // By index, holding no second reference to the list: the removal below edits it in place.
                 for index in column.many[row].indices.reversed() where gone(column.many[row][index]) {
                     record.cuts.append(.removed(survivor.ref, slot: survivor.slot, target: column.many[row][index], at: index))
@@ -92,7 +94,7 @@ extension ObjectGraph {
             attributeIndexAdd(ref)
         }
         // What the removal left a removed object's lists holding: nothing.
-        let after = record.links.map { saved -> DeletionRecord.SavedLinks in
+        let after = record.links.map { saved -> LinkListSnapshot in
             var left = saved
             if doomed.contains(saved.ref) {
                 left.one = -1
@@ -113,13 +115,13 @@ extension ObjectGraph {
     /// O(the lists involved).
     ///
     /// - Returns: the lists the reconciliation changed beyond those in `saved`.
-    func rebase(_ saved: [DeletionRecord.SavedLinks], after: [DeletionRecord.SavedLinks]) -> [(ObjectRef, Int)] {
+    func rebase(_ saved: [LinkListSnapshot], after: [LinkListSnapshot]) -> [(ObjectRef, Int)] {
         reconcileLinks(rebaseLists(saved, after: after))
     }
 
     /// ``rebase(_:after:)`` without the reconciliation: returns the lists as
     /// they were just before, for ``reconcileLinks(_:)``.
-    func rebaseLists(_ saved: [DeletionRecord.SavedLinks], after: [DeletionRecord.SavedLinks]) -> [DeletionRecord.SavedLinks] {
+    func rebaseLists(_ saved: [LinkListSnapshot], after: [LinkListSnapshot]) -> [LinkListSnapshot] {
         let before = saved.map { capture($0.ref, Int($0.slot)) }
         for (index, list) in saved.enumerated() {
             let (now, left) = (before[index], after[index])
@@ -154,10 +156,10 @@ extension ObjectGraph {
     /// per to-many checked, so a large list is never scanned per link.
     ///
     /// - Returns: the other lists it changed, for change tracking.
-    func reconcileLinks(_ before: [DeletionRecord.SavedLinks]) -> [(ObjectRef, Int)] {
-        func key(_ ref: ObjectRef, _ slot: Int) -> SurvivorSlot { SurvivorSlot(ref: ref, slot: Int32(slot), from: 0) }
+    func reconcileLinks(_ before: [LinkListSnapshot]) -> [(ObjectRef, Int)] {
+        func key(_ ref: ObjectRef, _ slot: Int) -> LinkListKey { LinkListKey(ref: ref, slot: Int32(slot)) }
         let restored = Set(before.map { key($0.ref, Int($0.slot)) })
-        var members: [SurvivorSlot: Set<Int32>] = [:]
+        var members: [LinkListKey: Set<Int32>] = [:]
         var changed: [(ObjectRef, Int)] = []
         func holds(_ ref: ObjectRef, _ slot: Int, _ row: Int32) -> Bool {
             let column = tables[Int(ref.entity)].links[slot]
@@ -255,12 +257,12 @@ extension ObjectGraph {
 
     /// ``rebase(_:)`` without the reconciliation: returns the lists as they
     /// were just before, for ``reconcileLinks(_:)``.
-    func rebaseChanges(_ changes: [LinkChange]) -> [DeletionRecord.SavedLinks] {
-        var order: [SurvivorSlot] = []
-        var perList: [SurvivorSlot: [LinkChange]] = [:]
+    func rebaseChanges(_ changes: [LinkChange]) -> [LinkListSnapshot] {
+        var order: [LinkListKey] = []
+        var perList: [LinkListKey: [LinkChange]] = [:]
         for change in changes {
             let (ref, slot) = change.list
-            let key = SurvivorSlot(ref: ref, slot: Int32(slot), from: 0)
+            let key = LinkListKey(ref: ref, slot: Int32(slot))
             if perList[key] == nil { order.append(key) }
             perList[key, default: []].append(change)
         }
@@ -422,7 +424,7 @@ extension ObjectGraph {
     /// Puts one captured list back as it was (undo, redo), its collection or
     /// lack of one included, keeping the unique indexes right when it is a
     /// to-one in a unique group of a live object.
-    func putLinks(_ saved: DeletionRecord.SavedLinks) {
+    func putLinks(_ saved: LinkListSnapshot) {
         let column = tables[Int(saved.ref.entity)].links[Int(saved.slot)]
         let row = Int(saved.ref.row)
         if column.isToMany {
@@ -434,7 +436,7 @@ extension ObjectGraph {
     }
 
     /// Captures what one list holds, for ``putLinks(_:)``; costs no copy.
-    func capture(_ ref: ObjectRef, _ slot: Int) -> DeletionRecord.SavedLinks {
+    func capture(_ ref: ObjectRef, _ slot: Int) -> LinkListSnapshot {
         let column = tables[Int(ref.entity)].links[slot]
         let row = Int(ref.row)
         return .init(ref: ref, slot: Int32(slot), one: column.isToMany ? -1 : column.one[row],
@@ -452,131 +454,5 @@ extension ObjectGraph {
         // Row numbers, ordered by values the copy holds too: shared until either side edits.
         graph.attributeIndexes = attributeIndexes
         return graph
-    }
-
-    // MARK: Unique index
-
-    /// The live object of an entity whose members of a unique group hold
-    /// `values` (one per member, in the group's order; a relationship's is
-    /// ``uniqueKey(ofLinkTo:)``), if any; `nil` when a value is `nil`, which
-    /// matches nothing. The index is built on first use (O(rows)) and kept up
-    /// to date after (O(1) per edit).
-    func object(entity: Int, uniqueGroup group: [Int], values: [Value]) -> ObjectRef? {
-        guard !values.contains(.null) else { return nil }
-        return uniqueIndex(entity: entity, group: group).row(for: values).map { ObjectRef(entity: entity, row: Int($0)) }
-    }
-
-    /// Every live object of an entity holding `values` in a unique group, by
-    /// row: more than one only between saves, when an edit made them clash.
-    func objects(entity: Int, uniqueGroup group: [Int], values: [Value]) -> [ObjectRef] {
-        guard !values.contains(.null) else { return [] }
-        return uniqueIndex(entity: entity, group: group).rows(for: values).sorted().map { ObjectRef(entity: entity, row: Int($0)) }
-    }
-
-    /// The group's index, built from the live rows on first use.
-    private func uniqueIndex(entity: Int, group: [Int]) -> UniqueIndex {
-        let key = UniqueKey(entity: entity, attributes: group)
-        if let index = uniqueIndexes[key] { return index }
-        let index = scannedUniqueIndex(entity: entity, group: group)
-        uniqueIndexes[key] = index
-        return index
-    }
-
-    /// A group's index made from the tables, as on first use; also what the
-    /// invariant check compares a kept index with.
-    func scannedUniqueIndex(entity: Int, group: [Int]) -> UniqueIndex {
-        var index = UniqueIndex()
-        let table = tables[entity]
-        for row in 0..<table.rowCount where table.isLive[row] {
-            if let stored = uniqueValues(ObjectRef(entity: entity, row: row), group) { index.add(stored, row: Int32(row)) }
-        }
-        return index
-    }
-
-    /// The key value of a relationship member holding `target`: the object's
-    /// identity, which within one graph is its row (rows are never reused).
-    func uniqueKey(ofLinkTo target: ObjectRef) -> Value { .int(Int64(target.row)) }
-
-    /// An object's values in a unique group, or `nil` when one of them is `nil`
-    /// (an attribute without a value, a to-one holding nothing).
-    func uniqueValues(_ ref: ObjectRef, _ group: [Int]) -> [Value]? {
-        var values: [Value] = []
-        values.reserveCapacity(group.count)
-        for member in group {
-            let value = uniqueValue(ref, member)
-            guard value != .null else { return nil }
-            values.append(value)
-        }
-        return values
-    }
-
-    /// An object's value in one member of a unique group: an attribute's
-    /// value, or ``uniqueKey(ofLinkTo:)`` of the object a to-one holds;
-    /// `.null` for none.
-    func uniqueValue(_ ref: ObjectRef, _ member: Int) -> Value {
-        let layout = layout.entities[Int(ref.entity)]
-        guard let slot = layout.linkSlot(ofMember: member) else { return value(ref, member) }
-        let target = tables[Int(ref.entity)].links[slot].one[Int(ref.row)]
-        guard target >= 0 else { return .null }
-        return uniqueKey(ofLinkTo: ObjectRef(entity: layout.links[slot].destination, row: Int(target)))
-    }
-
-    func uniqueIndexAdd(_ ref: ObjectRef) {
-        for key in uniqueIndexKeys(of: ref) {
-            if let stored = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.add(stored, row: ref.row) }
-        }
-    }
-
-    func uniqueIndexRemove(_ ref: ObjectRef) {
-        for key in uniqueIndexKeys(of: ref) {
-            if let stored = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.remove(stored, row: ref.row) }
-        }
-    }
-
-    /// Runs `edit`, which changes one member of `ref` — an attribute, or the
-    /// to-one relationship in `slot` — and moves a live object to its new key
-    /// in every built index over a group holding that member. O(1) when no
-    /// such index is built.
-    func rekeying(_ ref: ObjectRef, member: Int, _ edit: () -> Void) {
-        let indexed = isLive(ref) ? uniqueIndexKeys(of: ref).filter { $0.attributes.contains(member) } : []
-        for key in indexed {
-            if let old = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.remove(old, row: ref.row) }
-        }
-        edit()
-        for key in indexed {
-            if let new = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.add(new, row: ref.row) }
-        }
-    }
-
-    /// ``rekeying(_:member:_:)`` for a relationship slot; only a declared
-    /// to-one can be a member, so other slots, and every slot while no index
-    /// is built, cost a comparison or two.
-    func rekeying(_ ref: ObjectRef, slot: Int, _ edit: () -> Void) {
-        let layout = layout.entities[Int(ref.entity)]
-        let member = layout.attributes.count + slot
-        guard !uniqueIndexes.isEmpty, slot < layout.declaredLinkCount, !layout.links[slot].isToMany,
-              layout.uniqueGroups.contains(where: { $0.contains(member) }) else { return edit() }
-        rekeying(ref, member: member, edit)
-    }
-
-    /// The keys of the indexes built for the object's entity, as an array: a
-    /// loop over the dictionary itself would keep its storage shared while the
-    /// loop updates an index, copying that whole index on every update.
-    func uniqueIndexKeys(of ref: ObjectRef) -> [UniqueKey] {
-        uniqueIndexes.isEmpty ? [] : uniqueIndexes.keys.filter { $0.entity == Int(ref.entity) }
-    }
-}
-
-/// A survivor's list that a removal must filter: which object, which slot, and
-/// the entity of the removed objects it may hold.
-struct SurvivorSlot: Hashable {
-    var ref: ObjectRef
-    var slot: Int32
-    var from: Int32
-}
-
-extension EntityTable {
-    func copy() -> EntityTable {
-        EntityTable(copying: self)
     }
 }

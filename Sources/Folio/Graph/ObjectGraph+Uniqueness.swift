@@ -89,7 +89,7 @@ extension ObjectGraph {
     /// The live objects other than `ref` holding `values` in `group`; none
     /// when a value is `nil`, which never clashes.
     private func holders(of values: [Value], in group: [Int], other ref: ObjectRef) -> [ObjectRef] {
-        objects(entity: Int(ref.entity), uniqueGroup: group, values: values).filter { $0 != ref }
+        objects(of: Int(ref.entity), inUniqueGroup: group, holding: values).filter { $0 != ref }
     }
 
     /// The first row whose values in `group` an earlier live row already holds.
@@ -140,6 +140,120 @@ extension ObjectGraph {
             if let first = seen.updateValue(row, forKey: key) { return (first, row) }
         }
         return nil
+    }
+}
+
+/// The unique indexes: one per checked group, built on first use, kept
+/// current by every edit that can change a key, serving upserts and the rule.
+extension ObjectGraph {
+    /// The live object of an entity whose members of a unique group hold
+    /// `values` (one per member, in the group's order; a relationship's is
+    /// ``uniqueKey(ofLinkTo:)``), if any; `nil` when a value is `nil`, which
+    /// matches nothing. The index is built on first use (O(rows)) and kept up
+    /// to date after (O(1) per edit).
+    func firstObject(of entity: Int, inUniqueGroup group: [Int], holding values: [Value]) -> ObjectRef? {
+        guard !values.contains(.null) else { return nil }
+        return uniqueIndex(entity: entity, group: group).row(for: values).map { ObjectRef(entity: entity, row: Int($0)) }
+    }
+
+    /// Every live object of an entity holding `values` in a unique group, by
+    /// row: more than one only between saves, when an edit made them clash.
+    func objects(of entity: Int, inUniqueGroup group: [Int], holding values: [Value]) -> [ObjectRef] {
+        guard !values.contains(.null) else { return [] }
+        return uniqueIndex(entity: entity, group: group).rows(for: values).sorted().map { ObjectRef(entity: entity, row: Int($0)) }
+    }
+
+    /// The group's index, built from the live rows on first use.
+    private func uniqueIndex(entity: Int, group: [Int]) -> UniqueIndex {
+        let key = UniqueKey(entity: entity, attributes: group)
+        if let index = uniqueIndexes[key] { return index }
+        let index = scannedUniqueIndex(entity: entity, group: group)
+        uniqueIndexes[key] = index
+        return index
+    }
+
+    /// A group's index made from the tables, as on first use; also what the
+    /// invariant check compares a kept index with.
+    func scannedUniqueIndex(entity: Int, group: [Int]) -> UniqueIndex {
+        var index = UniqueIndex()
+        let table = tables[entity]
+        for row in 0..<table.rowCount where table.isLive[row] {
+            if let stored = uniqueValues(ObjectRef(entity: entity, row: row), group) { index.add(stored, row: Int32(row)) }
+        }
+        return index
+    }
+
+    /// The key value of a relationship member holding `target`: the object's
+    /// identity, which within one graph is its row (rows are never reused).
+    func uniqueKey(ofLinkTo target: ObjectRef) -> Value { .int(Int64(target.row)) }
+
+    /// An object's values in a unique group, or `nil` when one of them is `nil`
+    /// (an attribute without a value, a to-one holding nothing).
+    func uniqueValues(_ ref: ObjectRef, _ group: [Int]) -> [Value]? {
+        var values: [Value] = []
+        values.reserveCapacity(group.count)
+        for member in group {
+            let value = uniqueValue(ref, member)
+            guard value != .null else { return nil }
+            values.append(value)
+        }
+        return values
+    }
+
+    /// An object's value in one member of a unique group: an attribute's
+    /// value, or ``uniqueKey(ofLinkTo:)`` of the object a to-one holds;
+    /// `.null` for none.
+    func uniqueValue(_ ref: ObjectRef, _ member: Int) -> Value {
+        let layout = layout.entities[Int(ref.entity)]
+        guard let slot = layout.linkSlot(ofMember: member) else { return value(ref, member) }
+        let target = tables[Int(ref.entity)].links[slot].one[Int(ref.row)]
+        guard target >= 0 else { return .null }
+        return uniqueKey(ofLinkTo: ObjectRef(entity: layout.links[slot].destination, row: Int(target)))
+    }
+
+    func uniqueIndexAdd(_ ref: ObjectRef) {
+        for key in uniqueIndexKeys(of: ref) {
+            if let stored = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.add(stored, row: ref.row) }
+        }
+    }
+
+    func uniqueIndexRemove(_ ref: ObjectRef) {
+        for key in uniqueIndexKeys(of: ref) {
+            if let stored = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.remove(stored, row: ref.row) }
+        }
+    }
+
+    /// Runs `edit`, which changes one member of `ref` — an attribute, or the
+    /// to-one relationship in `slot` — and moves a live object to its new key
+    /// in every built index over a group holding that member. O(1) when no
+    /// such index is built.
+    func rekeying(_ ref: ObjectRef, member: Int, _ edit: () -> Void) {
+        let indexed = isLive(ref) ? uniqueIndexKeys(of: ref).filter { $0.attributes.contains(member) } : []
+        for key in indexed {
+            if let old = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.remove(old, row: ref.row) }
+        }
+        edit()
+        for key in indexed {
+            if let new = uniqueValues(ref, key.attributes) { uniqueIndexes[key]?.add(new, row: ref.row) }
+        }
+    }
+
+    /// ``rekeying(_:member:_:)`` for a relationship slot; only a declared
+    /// to-one can be a member, so other slots, and every slot while no index
+    /// is built, cost a comparison or two.
+    func rekeying(_ ref: ObjectRef, slot: Int, _ edit: () -> Void) {
+        let layout = layout.entities[Int(ref.entity)]
+        let member = layout.attributes.count + slot
+        guard !uniqueIndexes.isEmpty, slot < layout.declaredLinkCount, !layout.links[slot].isToMany,
+              layout.uniqueGroups.contains(where: { $0.contains(member) }) else { return edit() }
+        rekeying(ref, member: member, edit)
+    }
+
+    /// The keys of the indexes built for the object's entity, as an array: a
+    /// loop over the dictionary itself would keep its storage shared while the
+    /// loop updates an index, copying that whole index on every update.
+    func uniqueIndexKeys(of ref: ObjectRef) -> [UniqueKey] {
+        uniqueIndexes.isEmpty ? [] : uniqueIndexes.keys.filter { $0.entity == Int(ref.entity) }
     }
 }
 

@@ -1,9 +1,12 @@
 /// The stable identity of an object: its entity and a number unique in its document.
 ///
 /// Mirrors SwiftData's `PersistentIdentifier`. Identifiers are assigned at
-/// insert, saved in the package, and survive save and reopen; a deleted
-/// object's identifier is never given to another object of the same document,
-/// so undoing a delete brings back the same identifiers.
+/// insert, saved in the package, and survive save and reopen. They are never
+/// reused: an identifier once handed out — to an object deleted since, or to
+/// an insert that was undone — is never given to another object of the same
+/// document, in this session or after the document is reopened (the package
+/// records the counter). So undoing a delete brings back the same
+/// identifiers, and an identifier in the history names one object only.
 public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     /// The name of the object's entity.
     public let entityName: String

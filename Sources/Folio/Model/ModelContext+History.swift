@@ -97,7 +97,7 @@ extension ModelContext {
 
     /// The model class of an entity, or ``DynamicModel`` when no class declares it.
     private func modelType(_ entity: String) -> any PersistentModel.Type {
-        schema.modelTypes.types[entity] as? any PersistentModel.Type ?? DynamicModel.self
+        schema.modelTypes[entity] ?? DynamicModel.self
     }
 
     private static func insert<Model: PersistentModel>(_ type: Model.Type, _ id: PersistentIdentifier, _ change: Int64,

@@ -20,7 +20,7 @@ extension ModelContext {
         let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
         let backing = BackingData(context: self, identifier: identifier, ref: ref, columns: columns ?? self.columns(for: T.self))
         let model = backing.makeModel(T.init(backingData:))
-        registry.register(model, id: id)
+        register(model, id: id)
         return model
     }
 
@@ -53,7 +53,7 @@ extension ModelContext {
     private func anyModel(at ref: ObjectRef) -> (any PersistentModel)? {
         let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
         if let existing = registry[id] { return existing }
-        guard let type = core.schema.modelTypeList[graph.layout.entities[Int(ref.entity)].name] else { return nil }
+        guard let type = core.schema.modelTypes[graph.layout.entities[Int(ref.entity)].name] else { return nil }
         return model(type, at: ref)
     }
 
@@ -179,7 +179,7 @@ extension ModelContext {
         backing.snapshot = nil
         backing.dropUnmanagedValues()
         // An upsert keeps the model already registered for the object.
-        if registry[id.id] == nil { registry.register(model, id: id.id) }
+        if registry[id.id] == nil { register(model, id: id.id) }
         guard let ref = graph.index[id.id] else { return nil }
         let links = graph.tables[Int(ref.entity)].links
         for (name, models) in related {
@@ -252,7 +252,7 @@ extension ModelContext {
         }
         let id = graph.tables[entity].ids[Int(ref.row)]
         backing.attach(to: self, PersistentIdentifier(entityName: graph.layout.entities[entity].name, id: id), ref, columns)
-        registry.register(model, id: id)
+        register(model, id: id)
         for (ordinal, _, models) in related {
             setRelatedModels(models, for: columns.insertSteps[ordinal].name, of: ref)
         }

@@ -140,7 +140,7 @@ struct StagedMigration {
             }
         }
         // What the container would refuse after opening must stop the plan before anything is written.
-        try ModelContainer.checkModelValues(versions[target].schema.modelValueChecks, in: graph)
+        try versions[target].schema.modelValueChecks.checkStoredValues(in: graph)
         return (graph, start < target)
     }
 

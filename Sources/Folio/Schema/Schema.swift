@@ -18,8 +18,9 @@
 public struct Schema: Hashable, Sendable {
     /// The entities, in declaration order (which is also their order on disk).
     public private(set) var entities: [Entity]
-    /// The Swift classes the schema was made from, if any; not part of equality.
-    var modelTypes = ModelTypes()
+    /// What a layer above keeps with the schema, if anything (the typed layer:
+    /// the classes the schema was made from); not part of equality.
+    var annotation: (any SchemaAnnotation)?
     /// The version the schema was declared with (``VersionedSchema`` or
     /// `Schema(_:version:)`), or read from a package that records one; `nil`
     /// otherwise. Not part of equality: two schemas are equal when their
@@ -45,9 +46,9 @@ public struct Schema: Hashable, Sendable {
     }
 
     /// A schema not yet validated; ``validate()`` reports what is wrong with it.
-    init(unchecked entities: [Entity], modelTypes: ModelTypes) {
+    init(unchecked entities: [Entity], annotation: (any SchemaAnnotation)?) {
         self.entities = entities
-        self.modelTypes = modelTypes
+        self.annotation = annotation
     }
 
     /// The entity with the given name, if any. O(entities).
@@ -65,17 +66,4 @@ public struct Schema: Hashable, Sendable {
 
     /// Hashes the entities, the part that counts for equality.
     public func hash(into hasher: inout Hasher) { hasher.combine(entities) }
-}
-
-/// The Swift classes behind a schema's entities, by entity name.
-///
-/// Carried along so a container made from a schema can create model objects;
-/// two schemas with the same entities are equal whatever their classes.
-struct ModelTypes: Hashable, @unchecked Sendable {
-    var types: [String: Any.Type] = [:]
-
-    init(_ types: [String: Any.Type] = [:]) { self.types = types }
-
-    static func == (lhs: Self, rhs: Self) -> Bool { true }
-    func hash(into hasher: inout Hasher) {}
 }

@@ -270,7 +270,7 @@ public struct DocumentPackage: Sendable {
             created += try writeHistorySegments(history)
             // Blobs must be durable before the manifest that names them replaces the old one.
             try writeBlobs(writer.blobs)
-            let bytes = PackageManifest.bytes(schema: graph.schema, parts: parts, history: history)
+            let bytes = PackageManifest.bytes(schema: graph.schema, parts: parts, nextID: graph.nextID, history: history)
             var hasher = ContentHasher()
             hasher.update(bytes)
             manifestHash = hasher.finalize()
@@ -505,25 +505,5 @@ enum BlobRegistry {
             let name = blob.name, original = blob.path
             blob.redirect { () throws(PackageError) -> Data in try DocumentPackage.checkBlob(mapped, path: original, name: name) }
         }
-    }
-}
-
-extension Schema {
-    /// Reads a standalone schema file (the `<schema>` element of a package, alone).
-    ///
-    /// - Throws: ``PackageError`` naming file, line and column.
-    public init(contentsOf url: URL) throws(PackageError) {
-        let loader = DocumentLoader(file: url.path, mode: .schemaFile)
-        try loader.parse(path: url.path)
-        guard let schema = loader.schema else { throw .notAPackage(path: url.path) }
-        self = schema
-    }
-
-    /// The schema as a standalone schema file's text.
-    public var xmlText: String {
-        var buffer = ByteBuffer()
-        buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-        SchemaXML.append(self, indent: 0, to: &buffer)
-        return String(decoding: buffer.bytes, as: UTF8.self)
     }
 }

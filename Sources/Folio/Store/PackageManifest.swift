@@ -23,17 +23,24 @@ struct PackageManifest: Equatable {
     var parts: [Part]
     /// The history's segments and next transaction number; `nil` when the package has recorded none.
     var history: HistoryLog?
-    /// The `next-id` the manifest declares, if any (Folio never writes one).
+    /// The identifier counter the manifest records (`next-id`), if any: every
+    /// manifest Folio writes has one; packages written before it was recorded
+    /// do not, and their counter starts above the largest identifier present.
     var declaredNextID: UInt64?
 
     static let fileName = "manifest.xml"
     static let partsFolderName = "parts"
     static let formatVersion = "2"
 
-    /// The manifest's bytes: canonical, so the same parts give the same file.
-    static func bytes(schema: Schema, parts: [Part], history: HistoryLog? = nil) -> [UInt8] {
+    /// The manifest's bytes: canonical, so the same parts and counter give the same file.
+    ///
+    /// - Parameter nextID: the identifier counter (`next-id`), recorded so that
+    ///   an identifier is never handed out twice, across saves and sessions.
+    static func bytes(schema: Schema, parts: [Part], nextID: UInt64, history: HistoryLog? = nil) -> [UInt8] {
         var buffer = ByteBuffer()
-        buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\">\n")
+        buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\" next-id=\"")
+        buffer.append(uint: nextID)
+        buffer.append("\">\n")
         SchemaXML.append(schema, indent: 2, to: &buffer)
         buffer.append("  <parts>\n")
         for part in parts {

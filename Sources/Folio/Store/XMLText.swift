@@ -2,13 +2,11 @@ import Foundation
 
 /// What XML 1.0 can and cannot carry, and how Folio escapes attribute values.
 enum XMLText {
-    /// Characters XML 1.0 cannot carry at all, not even as character references.
+    /// Characters XML 1.0 cannot carry at all, not even as character references:
+    /// the ones a value's canonical text never holds raw (``ValueText``, which
+    /// escapes them), defined there once so the two cannot disagree.
     @inline(__always)
-    static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
-        let value = scalar.value
-        if value < 0x20 { return value != 0x09 && value != 0x0A && value != 0x0D }
-        return value == 0xFFFE || value == 0xFFFF
-    }
+    static func isForbidden(_ scalar: Unicode.Scalar) -> Bool { ValueText.isUnwritable(scalar) }
 
     /// Whether a string holds a character XML 1.0 cannot carry. Checks bytes:
     /// C0 controls are single bytes, U+FFFE/U+FFFF are EF BF BE/EF BF BF.

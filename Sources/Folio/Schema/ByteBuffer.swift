@@ -1,4 +1,5 @@
-/// A growable byte buffer that the package writer formats into.
+/// A growable byte buffer that values' text (``ValueText``) and the package
+/// writer format into.
 ///
 /// Appending bytes to an array is about twice as fast as libxml2's
 /// `xmlTextWriter` for the same output, and lets numbers and dates be formatted

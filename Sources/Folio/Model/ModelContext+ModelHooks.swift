@@ -1,0 +1,20 @@
+extension ModelHooks {
+    /// The typed layer's answers: observers told through the class's metadata,
+    /// models detached through their backing data.
+    static let typedLayer = ModelHooks(
+        objectChanged: { context, ref, property in
+            if let property { context.notifyModel(ref, property) } else { context.notifyModel(ref) }
+        },
+        graphWillBeReplaced: { context, graph in context.detachModels(missingFrom: graph) }
+    )
+}
+
+extension ModelContext {
+    /// Registers the model handed out for object `id`, installing the typed
+    /// layer's ``ModelHooks`` in this context first, so the context's own edits,
+    /// undo and merges reach the model's observers.
+    func register(_ model: any PersistentModel, id: UInt64) {
+        if modelHooks == nil { modelHooks = .typedLayer }
+        registry.register(model, id: id)
+    }
+}

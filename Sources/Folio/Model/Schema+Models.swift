@@ -1,0 +1,78 @@
+extension Schema {
+    /// The schema of model classes, SwiftData's `Schema([Trip.self, Accommodation.self])`.
+    ///
+    /// Relationship destinations are included by traversal, so listing the root
+    /// types is enough. Entities are ordered by name, properties as declared. An
+    /// inverse declared on one side is set on the other; with none declared, two
+    /// relationships that are the only ones between two classes are each other's
+    /// inverse (as SwiftData infers). A schema that does not
+    /// validate (say, two inverses that disagree) makes `ModelContainer` throw.
+    public init(_ types: [any PersistentModel.Type]) {
+        var pending = types
+        var seen: [String: any PersistentModel.Type] = [:]
+        while let type = pending.popLast() {
+            guard seen[type.entityName] == nil else { continue }
+            seen[type.entityName] = type
+            for property in ModelMetadata.of(type).properties {
+                if case .relationship(_, let destination, _) = property.kind { pending.append(destination) }
+            }
+        }
+        var entities = seen.keys.sorted().compactMap { name -> Entity? in
+            guard let type = seen[name] else { return nil }
+            var entity = Entity(name)
+            let metadata = ModelMetadata.of(type)
+            for property in metadata.properties {
+                switch property.kind {
+                case .attribute(let attribute, _): entity.attributes.append(attribute)
+                case .relationship(let relationship, _, _): entity.relationships.append(relationship)
+                }
+            }
+            // `@Relationship(.unique)`: a constraint of that one relationship.
+            for property in metadata.properties where property.isUnique {
+                entity.uniquenessConstraints.append([property.name])
+            }
+            // A key path to no persisted property keeps its description, for validation to name.
+            // One attribute alone becomes its `.unique` option, as `uniquenessConstraints` stores it.
+            for keyPaths in type._$uniquenessConstraints {
+                entity.uniquenessConstraints.append(keyPaths.map { metadata.property(for: $0)?.name ?? String(describing: $0) })
+            }
+            // `#Index`: a key path to no persisted property keeps its description, for validation to name.
+            entity.indexes = type._$indexes.map { keyPaths in
+                keyPaths.map { metadata.property(for: $0)?.name ?? String(describing: $0) }
+            }
+            return entity
+        }
+        // An inverse named on one side only: name it on the other side too.
+        for entity in entities {
+            for relationship in entity.relationships {
+                guard let inverse = relationship.inverse,
+                      let destination = entities.firstIndex(where: { $0.name == relationship.destination }),
+                      let slot = entities[destination].relationships.firstIndex(where: { $0.name == inverse }),
+                      entities[destination].relationships[slot].inverse == nil
+                else { continue }
+                entities[destination].relationships[slot].inverse = relationship.name
+            }
+        }
+        // No inverse named on either side: pair the two relationships when they are
+        // the only ones between the two classes without an inverse, as SwiftData infers.
+        func unpaired(_ from: Int, to destination: String) -> [Int] {
+            entities[from].relationships.indices.filter {
+                entities[from].relationships[$0].inverse == nil && entities[from].relationships[$0].destination == destination
+            }
+        }
+        for source in entities.indices {
+            for slot in entities[source].relationships.indices where entities[source].relationships[slot].inverse == nil {
+                let relationship = entities[source].relationships[slot]
+                guard relationship.destination != entities[source].name,
+                      let destination = entities.firstIndex(where: { $0.name == relationship.destination }),
+                      unpaired(source, to: relationship.destination).count == 1,
+                      let back = unpaired(destination, to: entities[source].name).first,
+                      unpaired(destination, to: entities[source].name).count == 1
+                else { continue }
+                entities[source].relationships[slot].inverse = entities[destination].relationships[back].name
+                entities[destination].relationships[back].inverse = relationship.name
+            }
+        }
+        self.init(unchecked: entities, annotation: ModelTypes(seen))
+    }
+}

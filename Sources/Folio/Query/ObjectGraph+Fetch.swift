@@ -1,0 +1,62 @@
+import Foundation
+
+extension ObjectGraph {
+    /// Rows of an entity matching a descriptor, sorted and windowed.
+    ///
+    /// A predicate whose top-level conjunction tests an attribute that a
+    /// declared index orders by, for equality or a range against a constant,
+    /// is checked only on the rows the index yields (in row order, as a scan
+    /// finds them); otherwise on every row. O(rows of the entity) to filter
+    /// by a scan, O(log n + candidates) by an index; O(m log m) to sort m matches.
+    ///
+    /// - Parameter shared: whether the graph is a saved state other threads
+    ///   read (a context's baseline): it builds no index and counts nothing.
+    /// - Throws: ``FetchError`` (the context reports it as ``ModelError``).
+    func fetchRows(_ descriptor: DynamicFetchDescriptor, shared: Bool = false) throws(FetchError) -> [ObjectRef] {
+        let entity: Int
+        do { entity = try entityIndex(descriptor.entity) } catch { throw .unknownEntity(error) }
+        let table = tables[entity]
+        var rows: [ObjectRef] = []
+        if let predicate = descriptor.predicate {
+            let compiled: CompiledPredicate
+            do { compiled = try CompiledPredicate(predicate, entity: entity, graph: self) } catch { throw .predicate(error) }
+            if let candidates = indexedRows(entity: entity, terms: predicate.indexTerms(entity: entity, graph: self),
+                                            building: !shared) {
+                if !shared { rowsVisited += candidates.count }
+                rows = candidates.filter(compiled.matches)
+            } else {
+                if !shared { rowsVisited += table.liveCount }
+                for row in 0..<table.rowCount where table.isLive[row] {
+                    let ref = ObjectRef(entity: entity, row: row)
+                    if compiled.matches(ref) { rows.append(ref) }
+                }
+            }
+        } else {
+            rows.reserveCapacity(table.liveCount)
+            for row in 0..<table.rowCount where table.isLive[row] { rows.append(ObjectRef(entity: entity, row: row)) }
+        }
+        if !descriptor.sortBy.isEmpty {
+            var keys: [(column: SortKeyColumn, ascending: Bool)] = []
+            for key in descriptor.sortBy {
+                let reader: (read: (ObjectRef) -> Value, attribute: Int?, unsortable: (entity: String, attribute: String)?)
+                do {
+                    reader = try CompiledPredicate.reader(forSortKey: key.keyPath, entity: entity, graph: self)
+                } catch {
+                    throw .predicate(ObjectPredicateError("cannot sort by '\(key.keyPath)': \(error.message)", column: 0))
+                }
+                // A collection has no order: sorting by it would only keep the rows' order, silently.
+                if let unsortable = reader.unsortable { throw .unsortable(entity: unsortable.entity, attribute: unsortable.attribute) }
+                // A direct attribute in a typed column is read straight from its array;
+                // anything else (paths, optionals, other types) through Values.
+                let column = reader.attribute.flatMap { attribute in
+                    SortKeyColumn(table.columns[attribute], type: layout.entities[entity].attributes[attribute].type, rows: rows)
+                } ?? SortKeyColumn(rows.map(reader.read))
+                keys.append((column, key.ascending))
+            }
+            rows = SortKeyColumn.sort(rows, by: keys)
+        }
+        let offset = min(max(descriptor.fetchOffset ?? 0, 0), rows.count)
+        let end = descriptor.fetchLimit.map { min(rows.count, offset + max($0, 0)) } ?? rows.count
+        return Array(rows[offset..<end])
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Folio
+import Testing
+
+@Model final class Stamp {
+    var name: String
+    init(name: String) { self.name = name }
+}
+
+/// Identifiers are never reused: not within a session, not across saves, not
+/// after the container is dropped and the package opened again. The package
+/// records the counter (`next-id`); one written without it opens with the
+/// counter above its largest identifier.
+@MainActor @Suite struct PersistentIdentifierTests {
+    let folder: TemporaryFolder
+
+    init() throws { folder = try TemporaryFolder() }
+
+    var url: URL { folder.url.appendingPathComponent("Stamps.folio") }
+
+    func container() throws -> ModelContainer {
+        try ModelContainer(for: Stamp.self, configurations: ModelConfiguration(url: url))
+    }
+
+    @Test("a model's identifier deleted and saved is not given to a new model after the container is reopened")
+    func typedDeleteIsNotReused() throws {
+        let deleted: UInt64
+        do {
+            let context = try container().mainContext
+            let first = Stamp(name: "first"), second = Stamp(name: "second")
+            context.insert(first)
+            context.insert(second)
+            try context.save()
+            deleted = second.persistentModelID.id
+            #expect(deleted > first.persistentModelID.id)
+            context.delete(second)
+            try context.save()
+        }
+        let context = try container().mainContext
+        #expect(try context.fetch(FetchDescriptor<Stamp>()).map(\.name) == ["first"])
+        let third = Stamp(name: "third")
+        context.insert(third)
+        try context.save()
+        #expect(third.persistentModelID.id > deleted)
+    }
+
+    @Test("an object deleted through the dynamic API and saved keeps its identifier to itself after reopening")
+    func dynamicDeleteIsNotReused() throws {
+        let deleted: PersistentIdentifier
+        do {
+            let context = try ModelContainer(for: Stamp.self, configurations: ModelConfiguration(url: url)).mainContext
+            _ = try context.insert("Stamp", ["name": .string("first")])
+            deleted = try context.insert("Stamp", ["name": .string("second")])
+            try context.save()
+            try context.delete(deleted)
+            try context.save()
+        }
+        let reopened = try ModelContainer(contentsOf: url).mainContext
+        #expect(try reopened.fetchIdentifiers(DynamicFetchDescriptor(entity: "Stamp")).count == 1)
+        let next = try reopened.insert("Stamp", ["name": .string("third")])
+        #expect(next.id > deleted.id)
+    }
+
+    @Test("an insert undone before the save uses up its identifier, in this session and the next")
+    func undoneInsertIsNotReused() throws {
+        let undone: PersistentIdentifier
+        do {
+            let context = try container().mainContext
+            context.undoManager = UndoManager()
+            context.insert(Stamp(name: "kept"))
+            context.processPendingChanges()
+            let extra = Stamp(name: "undone")
+            context.insert(extra)
+            context.processPendingChanges()
+            undone = extra.persistentModelID
+            context.undoManager?.undo()
+            try context.save()
+        }
+        let context = try container().mainContext
+        let next = Stamp(name: "next")
+        context.insert(next)
+        #expect(next.persistentModelID.id > undone.id)
+    }
+
+    @Test("undoing a saved delete brings the object back with its identifier, which reopening keeps")
+    func undoneDeleteKeepsItsIdentifier() throws {
+        let id: PersistentIdentifier
+        do {
+            let context = try container().mainContext
+            context.undoManager = UndoManager()
+            let stamp = Stamp(name: "back")
+            context.insert(stamp)
+            try context.save()
+            id = stamp.persistentModelID
+            context.delete(stamp)
+            try context.save()
+            context.undoManager?.undo()
+            #expect(try context.value("name", of: id) == .string("back"))
+            try context.save()
+        }
+        let context = try container().mainContext
+        #expect(try context.fetch(FetchDescriptor<Stamp>()).map(\.persistentModelID) == [id])
+    }
+
+    @Test("a package whose manifest records no counter opens with it above the largest identifier, and records it on save")
+    func packageWithoutCounter() throws {
+        let largest: PersistentIdentifier
+        do {
+            let context = try container().mainContext
+            _ = try context.insert("Stamp", ["name": .string("a")])
+            largest = try context.insert("Stamp", ["name": .string("b")])
+            try context.save()
+        }
+        let manifest = url.appendingPathComponent("manifest.xml")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        let stripped = text.replacingOccurrences(of: #" next-id="\d+""#, with: "", options: .regularExpression)
+        #expect(stripped != text)
+        try stripped.write(to: manifest, atomically: true, encoding: .utf8)
+        do {
+            let context = try container().mainContext
+            let next = try context.insert("Stamp", ["name": .string("c")])
+            #expect(next.id == largest.id + 1)
+            try context.save()
+        }
+        #expect(try String(contentsOf: manifest, encoding: .utf8).contains(#"next-id="\#(largest.id + 2)""#))
+    }
+}
