@@ -1,0 +1,20 @@
+/// What a container shares with its contexts: its schema and configuration,
+/// the checks its model classes add, and the document's store. A context holds
+/// it strongly, so the main context keeps working after its container is gone.
+final class ContainerCore: @unchecked Sendable {
+    let schema: Schema
+    let configurations: [ModelConfiguration]
+    /// What a value of a model class's `Codable` property must also pass (see `Schema.modelValueChecks`).
+    let modelValueChecks: ModelValueChecks
+    let store: DocumentStore
+
+    init(schema: Schema, configurations: [ModelConfiguration], modelValueChecks: ModelValueChecks,
+         store: DocumentStore) {
+        self.schema = schema
+        self.configurations = configurations
+        self.modelValueChecks = modelValueChecks
+        self.store = store
+    }
+
+    var configuration: ModelConfiguration { configurations.first ?? ModelConfiguration(isStoredInMemoryOnly: true) }
+}
