@@ -43,6 +43,9 @@ final class DocumentStore: @unchecked Sendable {
     private var savedGraph: ObjectGraph
     private var generation = 0
     private var changeSets: [ChangeSet] = []
+    /// The identifier counter every context's inserts draw from: one per
+    /// document, only moving forward (an undone insert uses its number up), and
+    /// written with each save (the saved graph's `nextID`, the manifest's `next-id`).
     private var nextID: UInt64
     /// The document file as this store last read or wrote it (`nil`: there was none).
     private var fingerprint: FileFingerprint?

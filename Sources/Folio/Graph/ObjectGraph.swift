@@ -22,7 +22,9 @@ public final class ObjectGraph {
     var tables: [EntityTable]
     /// Every object ever inserted in this graph's life, live or deleted, by number.
     @exclusivity(unchecked) var index = IdentifierIndex()
-    /// The number the next inserted object gets; never decreases.
+    /// The number the next inserted object gets; never decreases. A package's
+    /// manifest records it (`next-id`), so identifiers are never reused across
+    /// sessions either.
     var nextID: UInt64 = 1
     /// Values → row indexes for unique groups, built on first use.
     var uniqueIndexes: [UniqueKey: UniqueIndex] = [:]

@@ -92,7 +92,7 @@ extension Schema {
                 name, V.valueType, isOptional: V.self is any OptionalType.Type,
                 defaultValue: Self.stored(defaultValue?.persistentValue), options: attribute.options,
                 originalName: attribute.originalName)
-            declaration.modelValueReader = ModelValueReader { V(persistentValue: $0).flatMap(Self.unwrapped) }
+            declaration.swiftValueReader = SwiftValueReader { V(persistentValue: $0).flatMap(Self.unwrapped) }
             kind = .attribute(declaration, read: { model in
                 guard let model = Self.cast(model, to: Model.self) else { return .null }
                 return model[keyPath: keyPath].persistentValue
@@ -114,7 +114,7 @@ extension Schema {
                 name, .codable, isOptional: V.self is any OptionalType.Type,
                 defaultValue: Self.stored(storedDefault), options: attribute.options,
                 originalName: attribute.originalName)
-            declaration.modelValueReader = ModelValueReader { CodableValue.decodeLeniently(V.self, from: $0).flatMap(Self.unwrapped) }
+            declaration.swiftValueReader = SwiftValueReader { CodableValue.decodeLeniently(V.self, from: $0).flatMap(Self.unwrapped) }
             kind = .attribute(declaration, read: { model in
                 guard let model = Self.cast(model, to: Model.self) else { return .null }
                 return try CodableValue.encode(model[keyPath: keyPath])

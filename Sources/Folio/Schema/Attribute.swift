@@ -47,7 +47,7 @@ extension Schema {
         /// type, when the attribute comes from one. Not part of equality, so
         /// never optional: an attribute read from a package must equal the
         /// class's.
-        var modelValueReader = ModelValueReader()
+        var swiftValueReader = SwiftValueReader()
 
         /// Creates an attribute.
         ///
@@ -90,7 +90,7 @@ extension Schema {
         /// only to the class. O(the value's size).
         public var defaultValue: Any? {
             guard let stored = defaultStoredValue, stored != .null else { return nil }
-            if let value = modelValueReader.read?(stored) { return value }
+            if let value = swiftValueReader.read?(stored) { return value }
             return stored.swiftValue(as: type)
         }
 
@@ -122,13 +122,16 @@ extension Schema {
     }
 }
 
-/// Reads a stored value as a model property's Swift type (`nil` when it
-/// cannot). Carried by an attribute made from a model class; two readers are
-/// always equal, as two schemas are equal whatever their classes.
+/// Reads a stored value as the Swift type of the property an attribute was
+/// made from (`nil` when it cannot): how ``Schema/Attribute/defaultValue``
+/// gives `Mood.busy` or an `Int16` where the schema alone knows a composite or
+/// an `int16`. A closure the layer that knows the type (the typed layer) hands
+/// the attribute, so the schema names nothing above it. Two readers are always
+/// equal, as two schemas are equal whatever their classes.
 ///
 /// Unchecked: the closure captures nothing but the property's type, and a
 /// generic metatype is not `Sendable` to the compiler.
-struct ModelValueReader: Hashable, @unchecked Sendable {
+struct SwiftValueReader: Hashable, @unchecked Sendable {
     /// `nil` for an attribute that comes from no class.
     var read: ((Value) -> Any?)?
 
