@@ -1,6 +1,9 @@
 import Foundation
 import Folio
 import Testing
+#if canImport(FolioTestSupport)
+import FolioTestSupport
+#endif
 
 @Model final class Stamp {
     var name: String
