@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FolioTestSupport
 
 /// `folio --read-only PATH`: opens a package without its write lock, so it
 /// opens even while another process writes it; reads work, edits and save are

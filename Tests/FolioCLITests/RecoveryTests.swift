@@ -2,6 +2,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import FolioTestSupport
 #endif
 
 /// Unsaved work survives SIGTERM, SIGHUP and traps: folio writes it to a

@@ -2,6 +2,7 @@ import Folio
 import Foundation
 import PropertyBased
 import Testing
+import FolioTestSupport
 
 /// The scalars the old JSON detour lost or rounded, inside a Codable struct so they
 /// are stored as a composite value rather than as attributes of their own.

@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// Random sessions of two contexts — inserts, edits, deletes with cascades,
 /// undo, redo, saves, rollbacks, and the other context's saves merged in —
@@ -12,7 +13,7 @@ import Testing
     /// predicates do (precomposed and decomposed é), beside plain ones.
     static let names = ["a", "b", "caf\u{E9}", "cafe\u{301}", "Z", ""]
 
-    static func randomValues(_ rng: inout SplitMix64) -> [String: Value] {
+    static func randomValues(_ rng: inout SeededGenerator) -> [String: Value] {
         var values: [String: Value] = [:]
         if Bool.random(using: &rng) { values["name"] = .string(names.randomElement(using: &rng)!) }
         if Int.random(in: 0..<4, using: &rng) > 0 { values["age"] = .int(Int64.random(in: -2...5, using: &rng)) }
@@ -27,7 +28,7 @@ import Testing
         return values
     }
 
-    static func randomPredicate(_ rng: inout SplitMix64) -> String {
+    static func randomPredicate(_ rng: inout SeededGenerator) -> String {
         let ops = ["==", "<", "<=", ">", ">="]
         func op() -> String { ops.randomElement(using: &rng)! }
         let age = Int.random(in: -3...6, using: &rng)
@@ -50,7 +51,7 @@ import Testing
     }
 
     static func session(seed: UInt64, steps: Int) throws {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let schema = try Schema([
             .init("Cow", attributes: [.init("name", .string), .init("age", .int), .init("weight", .double, isOptional: true),
                                       .init("born", .date), .init("flag", .bool)],

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// A container, its contexts, their undo managers and the package's lock all go
 /// away when the program drops them, so a document closed and opened again is

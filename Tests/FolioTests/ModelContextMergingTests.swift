@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// Two contexts on one store: merges insert objects and relink them in each
 /// context's own rows, and undo actions captured before a merge put their
@@ -12,7 +13,7 @@ import Testing
     /// both graphs holds: both sides of each link, and each built unique index
     /// against a scan of its tables.
     static func session(seed: UInt64, steps: Int) throws -> [String] {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let container = try ModelContainer(for: try UniquenessConstraintTests.flowSchema(),
                                            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let contexts = [ModelContext(container), ModelContext(container)]
