@@ -263,13 +263,7 @@ import FolioTestSupport
 
     /// Starts `folio PACKAGE --yes` reading `script`, with its output thrown away.
     static func startSaving(_ package: URL, script: URL, in folder: URL) throws -> Process {
-        let process = Process()
-        process.executableURL = folioBinary
-        process.arguments = [package.path, "--yes"]
-        process.currentDirectoryURL = folder
-        var environment = ProcessInfo.processInfo.environment
-        environment["FOLIO_HISTORY"] = folder.appendingPathComponent(".folio_history").path
-        process.environment = environment
+        let process = programProcess(folioBinary, [package.path, "--yes"], in: folder)
         process.standardInput = try FileHandle(forReadingFrom: script)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -23,14 +23,8 @@ import FolioTestSupport
         let errorFile = folder.appendingPathComponent(".err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        let process = Process()
-        process.executableURL = folioBinary
-        process.arguments = [document.path]
-        process.currentDirectoryURL = folder
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_STATE_HOME"] = state.path
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
+        let process = programProcess(folioBinary, [document.path], in: folder,
+                                     environment: ["XDG_STATE_HOME": state.path, "SWIFT_BACKTRACE": "enable=no"])
         let input = Pipe()
         process.standardInput = input
         process.standardOutput = try FileHandle(forWritingTo: outputFile)

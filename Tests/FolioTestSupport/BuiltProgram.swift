@@ -42,6 +42,23 @@ public struct ProgramTimedOut: Error, CustomStringConvertible {
     }
 }
 
+/// A process for a built program, not started: `arguments`, run in `directory`
+/// with `environment` added to the tests' own and `FOLIO_HISTORY` pointed into
+/// `directory` (so no test touches the user's history). The caller sets its
+/// streams, starts it and waits for it.
+public func programProcess(_ program: URL, _ arguments: [String], in directory: URL,
+                           environment extra: [String: String] = [:]) -> Process {
+    let process = Process()
+    process.executableURL = program
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    var environment = ProcessInfo.processInfo.environment
+    environment["FOLIO_HISTORY"] = directory.appendingPathComponent(".folio_history").path
+    environment.merge(extra) { _, new in new }
+    process.environment = environment
+    return process
+}
+
 /// Runs a built program with `input` on stdin (a file, so no pipe can fill up),
 /// in `directory`, with `environment` added to the tests' own and
 /// `FOLIO_HISTORY` pointed into `directory`; kills it after `timeout` seconds so
@@ -58,14 +75,7 @@ public func runProgram(_ program: URL, _ arguments: [String], input: String = ""
     _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
     _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
 
-    let process = Process()
-    process.executableURL = program
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    var environment = ProcessInfo.processInfo.environment
-    environment["FOLIO_HISTORY"] = directory.appendingPathComponent(".folio_history").path
-    environment.merge(extra) { _, new in new }
-    process.environment = environment
+    let process = programProcess(program, arguments, in: directory, environment: extra)
     let stdin = try FileHandle(forReadingFrom: inputFile)
     let stdout = try FileHandle(forWritingTo: outputFile)
     let stderr = try FileHandle(forWritingTo: errorFile)
