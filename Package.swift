@@ -75,23 +75,25 @@ let package = Package(
             name: "AutosaveChild",
             dependencies: ["Folio"]
         ),
-        // Test support shared by the test targets: a package's document read as bytes, without
-        // Folio's code, and the library's log messages captured instead of printed.
+        // Test support shared by the test targets (the one copy of each): temporary folders
+        // removed after the run, the seeded generator, the sample documents, running the built
+        // `folio` and `AutosaveChild`, a package's document read as bytes without Folio's code,
+        // and the library's log messages captured instead of printed.
         .target(
-            name: "PackageBytes",
+            name: "FolioTestSupport",
             dependencies: [.product(name: "Logging", package: "swift-log")],
-            path: "Tests/PackageBytes"
+            path: "Tests/FolioTestSupport"
         ),
         // End-to-end: runs the built folio binary (found beside the test bundle).
         .testTarget(
             name: "FolioCLITests",
-            dependencies: ["Folio", "PackageBytes"]
+            dependencies: ["Folio", "FolioTestSupport"]
         ),
         // The typed layer as a user sees it: plain `import Folio`, the seeds' code as written.
         .testTarget(
             name: "FolioModelTests",
             dependencies: [
-                "Folio", "PackageBytes",
+                "Folio", "FolioTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -104,13 +106,13 @@ let package = Package(
         ),
         .testTarget(
             name: "FolioREPLTests",
-            dependencies: ["FolioREPL", "Folio", "PackageBytes",
+            dependencies: ["FolioREPL", "Folio", "FolioTestSupport",
                            .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "FolioTests",
             dependencies: [
-                "Folio", "PackageBytes",
+                "Folio", "FolioTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             exclude: ["Support/FuzzCrashers"]
@@ -119,7 +121,7 @@ let package = Package(
         // in-memory and on-disk containers), with `import Folio` where it had `import SwiftData`.
         .testTarget(
             name: "SwiftDataCompatibilityTests",
-            dependencies: ["Folio"]
+            dependencies: ["Folio", "FolioTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

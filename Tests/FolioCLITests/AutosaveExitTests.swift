@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FolioTestSupport
 
 /// Autosaves are written in the background (docs/ARCHITECTURE.md, "Autosave"),
 /// so a program may end while a write is queued or under way. These tests run
@@ -13,7 +14,7 @@ import Darwin
 /// adds the category `vN` and autosaves — and check the package on disk with
 /// ``CrashTests``' byte-level inspection.
 @Suite struct AutosaveExitTests {
-    static let childBinary = folioBinary.deletingLastPathComponent().appendingPathComponent("AutosaveChild")
+    static let childBinary = BuiltProgram.autosaveChild
 
     /// The enlarged Animals sample at version 0, so that each write takes a while.
     static func enlargedSample(in folder: TemporaryFolder, fillers: Int) throws -> (URL, CrashTests.Workload) {
@@ -28,9 +29,8 @@ import Darwin
     /// Starts `AutosaveChild PACKAGE FIRST LAST`, its stdout to `output`.
     static func startChild(_ package: URL, _ versions: ClosedRange<Int>, output: URL) throws -> Process {
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = childBinary
-        process.arguments = [package.path, String(versions.lowerBound), String(versions.upperBound)]
+        let process = programProcess(childBinary, [package.path, String(versions.lowerBound), String(versions.upperBound)],
+                                     in: package.deletingLastPathComponent())
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -63,7 +63,7 @@ import Darwin
     func killDuringBackgroundWrites() throws {
         let kills = CrashTests.environmentInt("FOLIO_CRASH_KILLS", default: 10)
         let seed = ProcessInfo.processInfo.environment["FOLIO_CRASH_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-        var random = CrashTests.SplitMix(state: seed)
+        var random = SeededGenerator(seed: seed)
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let (package, workload) = try Self.enlargedSample(in: folder, fillers: 5000)

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import FolioTestSupport
 
 /// The built `folio` on copies of the samples: sorting is a real order or an
 /// error, edits are refused when they are made, and `where` takes insert's literals.
 @Suite struct CommandSemanticsTests {
     /// The ids of a `list` table on stdout, in order.
-    func ids(_ run: FolioRun) -> [String] {
+    func ids(_ run: ProgramRun) -> [String] {
         run.lines.dropFirst(2).dropLast().compactMap { $0.split(separator: " ").first.map(String.init) }
     }
 

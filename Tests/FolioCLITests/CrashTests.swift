@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FolioTestSupport
 
 /// Crash safety of saving (docs/RELIABILITY.md, docs/FORMAT.md "Saving
 /// atomically"): a `folio` child saves a large document over and over and is
@@ -28,18 +29,6 @@ import Darwin
 @Suite struct CrashTests {
     static func environmentInt(_ name: String, default value: Int) -> Int {
         ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? value
-    }
-
-    /// A small deterministic random generator (SplitMix64), so a run can be replayed from its seed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     /// What the package on disk holds right now, read as bytes (no Folio code involved).
@@ -189,7 +178,7 @@ import Darwin
 
     /// The image of version N: 6 KiB that differ for every N.
     static func image(_ version: Int) -> Data {
-        var random = SplitMix(state: UInt64(version) &* 0x5851_F42D_4C95_7F2D &+ 1)
+        var random = SeededGenerator(seed: UInt64(version) &* 0x5851_F42D_4C95_7F2D &+ 1)
         var bytes = [UInt8]()
         bytes.reserveCapacity(6 * 1024)
         while bytes.count < 6 * 1024 { withUnsafeBytes(of: random.next()) { bytes.append(contentsOf: $0) } }
@@ -274,13 +263,7 @@ import Darwin
 
     /// Starts `folio PACKAGE --yes` reading `script`, with its output thrown away.
     static func startSaving(_ package: URL, script: URL, in folder: URL) throws -> Process {
-        let process = Process()
-        process.executableURL = folioBinary
-        process.arguments = [package.path, "--yes"]
-        process.currentDirectoryURL = folder
-        var environment = ProcessInfo.processInfo.environment
-        environment["FOLIO_HISTORY"] = folder.appendingPathComponent(".folio_history").path
-        process.environment = environment
+        let process = programProcess(folioBinary, [package.path, "--yes"], in: folder)
         process.standardInput = try FileHandle(forReadingFrom: script)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -317,7 +300,7 @@ import Darwin
     static func crashTest(_ workload: Workload) throws {
         let kills = environmentInt("FOLIO_CRASH_KILLS", default: 15)
         let seed = ProcessInfo.processInfo.environment["FOLIO_CRASH_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-        var random = SplitMix(state: seed)
+        var random = SeededGenerator(seed: seed)
         let started = Date()
 
         let folder = try TemporaryFolder()

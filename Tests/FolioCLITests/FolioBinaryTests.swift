@@ -1,97 +1,13 @@
 import Foundation
 import Testing
-import PackageBytes
+import FolioTestSupport
 
-/// The built `folio` executable: beside the test bundle in the build folder.
-let folioBinary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    .appendingPathComponent("folio")
-
-/// The checked-in sample documents; tests copy them and never write here.
-let sampleDocuments = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("SampleDocuments")
-
-/// What one run of `folio` did.
-struct FolioRun {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-    /// stdout's lines, without the final empty one.
-    var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
-    /// How many times `help` printed its list.
-    var helpCount: Int { lines.filter { $0.hasPrefix("commands:") }.count }
-}
-
-/// A fresh folder under the temporary directory, removed by ``remove()``.
-struct TemporaryFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("FolioCLITests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// A copy of `SampleDocuments/NAME` in this folder.
-    func copySample(_ name: String) throws -> URL {
-        let copy = url.appendingPathComponent(name)
-        try FileManager.default.copyItem(at: sampleDocuments.appendingPathComponent(name), to: copy)
-        return copy
-    }
-
-    /// Writes `text` to a file in this folder and returns its URL.
-    func write(_ text: String, to name: String) throws -> URL {
-        let file = url.appendingPathComponent(name)
-        try Data(text.utf8).write(to: file)
-        return file
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
+/// The built `folio` executable (found by the shared test support, beside the test bundle).
+let folioBinary = BuiltProgram.folio
 
 /// The text of a package's document.xml.
 func documentText(_ package: URL) throws -> String {
     try packageText(package)
-}
-
-/// Runs `folio` with `input` on stdin (a file, so no pipe can fill up), in
-/// `directory`, with `environment` added to the tests' own; kills it after
-/// `timeout` seconds so no test can hang.
-func runFolio(_ arguments: [String], input: String = "", in directory: URL, timeout: TimeInterval = 60,
-              environment extra: [String: String] = [:]) throws -> FolioRun {
-    let inputFile = directory.appendingPathComponent(".stdin-\(UUID().uuidString)")
-    let outputFile = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
-    let errorFile = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
-    defer { for file in [inputFile, outputFile, errorFile] { try? FileManager.default.removeItem(at: file) } }
-    try Data(input.utf8).write(to: inputFile)
-    _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-
-    let process = Process()
-    process.executableURL = folioBinary
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    var environment = ProcessInfo.processInfo.environment
-    environment["FOLIO_HISTORY"] = directory.appendingPathComponent(".folio_history").path
-    environment.merge(extra) { _, new in new }
-    process.environment = environment
-    let stdin = try FileHandle(forReadingFrom: inputFile)
-    let stdout = try FileHandle(forWritingTo: outputFile)
-    let stderr = try FileHandle(forWritingTo: errorFile)
-    defer { try? stdin.close(); try? stdout.close(); try? stderr.close() }
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    while process.isRunning, Date() < deadline { usleep(10_000) }
-    if process.isRunning {
-        process.terminate()
-        process.waitUntilExit()
-        Issue.record("folio \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
-    }
-    process.waitUntilExit()
-    return FolioRun(status: process.terminationStatus,
-                    stdout: try String(contentsOf: outputFile, encoding: .utf8),
-                    stderr: try String(contentsOf: errorFile, encoding: .utf8))
 }
 
 @Suite struct FolioBinaryTests {

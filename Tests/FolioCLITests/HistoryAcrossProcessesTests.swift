@@ -1,6 +1,7 @@
 import Folio
 import Foundation
 import Testing
+import FolioTestSupport
 
 /// The history as the issue asks for it: another process saves, and a
 /// program that had the package open asks "what changed since token T".

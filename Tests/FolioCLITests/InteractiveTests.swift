@@ -2,6 +2,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import FolioTestSupport
 #endif
 
 /// The terminal session, driven through a pseudo-terminal: banner, prompt,

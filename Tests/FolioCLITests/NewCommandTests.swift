@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FolioTestSupport
 
 /// `folio new PATH --schema FILE`: an empty package from a schema file, then
 /// a session on it.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FolioTestSupport
 
 /// libxml2 prints some errors to stderr itself (its encoding layer has no parser
 /// to report to); folio's stderr must carry folio's own error line only.

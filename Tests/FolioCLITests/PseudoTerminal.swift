@@ -1,7 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
-import PackageBytes
+import FolioTestSupport
 #endif
 
 /// A program running on a pseudo-terminal, driven like a person at a

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FolioTestSupport
 
 /// `folio --read-only PATH`: opens a package without its write lock, so it
 /// opens even while another process writes it; reads work, edits and save are
@@ -7,15 +8,13 @@ import Testing
 @Suite struct ReadOnlyTests {
     /// A `folio` process editing `package`, holding its write lock until `finish()`.
     final class Holder {
-        let process = Process()
+        let process: Process
         let input = Pipe()
         let output = Pipe()
 
         /// Starts `folio PATH` in script mode and waits until it has opened the package.
         init(_ package: URL, in directory: URL) throws {
-            process.executableURL = folioBinary
-            process.arguments = [package.path]
-            process.currentDirectoryURL = directory
+            process = programProcess(folioBinary, [package.path], in: directory)
             process.standardInput = input
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice

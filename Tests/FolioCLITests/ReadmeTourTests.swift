@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FolioTestSupport
 
 /// The README's tour is a real session: typed into `folio` on a terminal, it
 /// prints every line the README shows, in order.
@@ -26,7 +27,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("SampleDocuments"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: sampleDocuments.appendingPathComponent("Animals.folio"),
+        try FileManager.default.copyItem(at: SampleDocuments.folder.appendingPathComponent("Animals.folio"),
                                         to: folder.url.appendingPathComponent(documentPath))
         // In the folder, so the package is named as the README names it.
         let terminal = try PseudoTerminal(executable: "/bin/sh", arguments: ["-c", "cd \"$0\" && exec \"$1\" \"$2\"",

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import FolioTestSupport
 #endif
 
 /// Unsaved work survives SIGTERM, SIGHUP and traps: folio writes it to a
@@ -22,14 +23,8 @@ import Glibc
         let errorFile = folder.appendingPathComponent(".err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        let process = Process()
-        process.executableURL = folioBinary
-        process.arguments = [document.path]
-        process.currentDirectoryURL = folder
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_STATE_HOME"] = state.path
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
+        let process = programProcess(folioBinary, [document.path], in: folder,
+                                     environment: ["XDG_STATE_HOME": state.path, "SWIFT_BACKTRACE": "enable=no"])
         let input = Pipe()
         process.standardInput = input
         process.standardOutput = try FileHandle(forWritingTo: outputFile)

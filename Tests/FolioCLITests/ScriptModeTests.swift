@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FolioTestSupport
 
 /// `folio PATH < script` and `folio PATH --script FILE`: only the commands'
 /// output on stdout, the first error as `error: LINE: message` and status 1.
@@ -158,7 +159,7 @@ import Testing
         #expect(document.contains(#"name="Cryptid""#))
         #expect(document.contains(#"AnimalCategory="7""#))
         // The checked-in sample is untouched.
-        #expect(!(try documentText(sampleDocuments.appendingPathComponent("Animals.folio"))).contains("Cryptid"))
+        #expect(!(try documentText(SampleDocuments.folder.appendingPathComponent("Animals.folio"))).contains("Cryptid"))
     }
 
     @Test("end of script with unsaved changes: exit 0, a warning, the package unchanged")

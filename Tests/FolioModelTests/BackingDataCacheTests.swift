@@ -2,6 +2,7 @@ import Foundation
 import Folio
 import PropertyBased
 import Testing
+import FolioTestSupport
 
 /// A model caches its object's row and its class's columns for the graph it
 /// was resolved in, so a property read is a column read. These tests hold the

@@ -2,6 +2,7 @@ import Foundation
 import Folio
 import Synchronization
 import Testing
+import FolioTestSupport
 
 /// Every kind of attribute Folio stores, on one model.
 @Model

@@ -1,6 +1,7 @@
 import Foundation
 import Folio
 import Testing
+import FolioTestSupport
 
 // The README's typed example and a @ModelActor, run in a loop: everything the
 // program drops goes away, the package's lock with it, and the same package

@@ -1,7 +1,7 @@
 import Foundation
 import Folio
 import Testing
-import PackageBytes
+import FolioTestSupport
 
 /// A model as a real app writes it: a long, optional text kept beside the document.
 @Model

@@ -4,6 +4,7 @@ import Foundation
 @testable import Folio
 import PropertyBased
 import Testing
+import FolioTestSupport
 
 /// Batched fetches (`fetch(_:batchSize:)`, `fetchIdentifiers(_:batchSize:)`):
 /// the same result as `fetch(_:)`, made a batch at a time and let go.

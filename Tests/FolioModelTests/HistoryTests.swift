@@ -1,6 +1,7 @@
 import Folio
 import Foundation
 import Testing
+import FolioTestSupport
 
 // SwiftData's history API as an app uses it: a token kept between launches,
 // changes cast to their model's type, tombstones read by key path.

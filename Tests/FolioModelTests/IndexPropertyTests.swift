@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// Random typed sessions over `IndexedCow` — inserts, property edits,
 /// deletes, undo and redo — after each step of which every `#Predicate` fetch

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// A cow of a herd, found by name, by age and weight, and by birth date.
 @Model
@@ -130,9 +131,8 @@ final class IndexedPen {
 
     @Test("a package saved with #Index reopens with it; the dynamic API finds the same objects through it")
     func reopened() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-index-\(UUID().uuidString)")
+        let folder = try temporaryFolderURL("index")
         defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let url = folder.appendingPathComponent("Herd.folio")
         do {
             let container = try ModelContainer(for: IndexedCow.self, configurations: ModelConfiguration(url: url))

@@ -1,6 +1,6 @@
 import Folio
 import Testing
-import PackageBytes
+import FolioTestSupport
 
 // Two versions of the same model classes, as an app's source has them before
 // and after an update; nested, so both can live in one test module.

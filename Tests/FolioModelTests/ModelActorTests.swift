@@ -1,5 +1,6 @@
 import Folio
 import Testing
+import FolioTestSupport
 
 // The Realm guide's asynchronous delete (seeds/realm-delete.md, last section),
 // done the SwiftData way: an actor with its own context deletes and saves, off

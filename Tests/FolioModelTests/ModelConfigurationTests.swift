@@ -1,6 +1,7 @@
 import Foundation
 import Folio
 import Testing
+import FolioTestSupport
 
 /// Xcode's SwiftData app template's model.
 @Model

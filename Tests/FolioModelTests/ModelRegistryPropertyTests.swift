@@ -2,6 +2,7 @@
 @testable import Folio
 import PropertyBased
 import Testing
+import FolioTestSupport
 
 /// The registry against a dictionary of the models registered: the same
 /// look-ups through any sequence of registrations and removals, and memory

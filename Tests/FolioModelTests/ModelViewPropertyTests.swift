@@ -1,6 +1,7 @@
 import Folio
 import PropertyBased
 import Testing
+import FolioTestSupport
 
 /// Random sessions mixing typed edits (models), dynamic edits (names and
 /// values, as the REPL makes them), deletes, undo, redo, save and rollback:

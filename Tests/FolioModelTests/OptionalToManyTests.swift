@@ -1,6 +1,7 @@
 import Foundation
 import Folio
 import Testing
+import FolioTestSupport
 
 /// An optional to-many, as apps declare it for CloudKit, with its inverse; and a
 /// non-optional one beside it.

@@ -2,6 +2,7 @@
 @testable import Folio
 import PropertyBased
 import Testing
+import FolioTestSupport
 
 /// A batched fetch's numbers, as runs or as a list: the same numbers at
 /// every position either way, and runs when the numbers run.

@@ -1,5 +1,6 @@
 import Folio
 import Testing
+import FolioTestSupport
 
 @Model
 final class Owner {

@@ -2,7 +2,7 @@ import Folio
 import Foundation
 import Synchronization
 import Testing
-import PackageBytes
+import FolioTestSupport
 
 // Three versions of a notebook app's models, written as SwiftData apps write
 // them: each version an enum listing its classes, the classes nested in it.

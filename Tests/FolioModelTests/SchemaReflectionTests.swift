@@ -1,7 +1,7 @@
 import Foundation
 import Folio
 import Testing
-import PackageBytes
+import FolioTestSupport
 
 /// A model whose every attribute has a default, to read back through the schema.
 @Model

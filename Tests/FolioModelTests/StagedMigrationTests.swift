@@ -4,7 +4,7 @@
 import Folio
 import Foundation
 import Testing
-import PackageBytes
+import FolioTestSupport
 
 /// Two versions with the same models (NotebookV1's): the stage only rewrites
 /// data, so running it twice corrupts the titles.
@@ -60,8 +60,7 @@ enum PayloadPlan: SchemaMigrationPlan {
 
 /// A stage that opens another package (to export a backup, say) while it runs.
 enum ReentrantPlan: SchemaMigrationPlan {
-    static let backupURL = FileManager.default.temporaryDirectory
-        .appendingPathComponent("folio-stage-backup-\(UUID().uuidString).folio")
+    static let backupURL = temporaryPackageURL("stage-backup")
     static var schemas: [any VersionedSchema.Type] { [NotebookV1.self, NotebookV2.self] }
     static var stages: [MigrationStage] {
         [.custom(fromVersion: NotebookV1.self, toVersion: NotebookV2.self,

@@ -1,6 +1,6 @@
 import Folio
 import Testing
-import PackageBytes
+import FolioTestSupport
 
 // The model-layer code of seeds/swiftdata-preserving-model-data.md, as written
 // there, SwiftUI parts aside. The guide shows Trip growing an attribute at a

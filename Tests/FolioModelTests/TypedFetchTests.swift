@@ -2,6 +2,7 @@ import Foundation
 import Folio
 import PropertyBased
 import Testing
+import FolioTestSupport
 
 @Model
 final class Site {

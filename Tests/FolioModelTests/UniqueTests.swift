@@ -1,7 +1,7 @@
 import Foundation
 import Folio
 import Testing
-import PackageBytes
+import FolioTestSupport
 
 /// A walking tour: one per city a day, and each code used once.
 @Model
@@ -146,8 +146,7 @@ final class Holder {
     }
 
     @Test func `a package saved before #Unique migrates on open when its tours are distinct, and is left untouched when not`() throws {
-        let folder = FileManager.default.temporaryDirectory.appending(path: "UniqueTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("UniqueTests")
         defer { try? FileManager.default.removeItem(at: folder) }
         for (name, days) in [("Distinct", [1, 2]), ("Repeated", [1, 1])] {
             let url = folder.appending(path: "\(name).folio")

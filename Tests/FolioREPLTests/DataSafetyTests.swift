@@ -2,7 +2,7 @@ import Folio
 import Foundation
 import Testing
 @testable import FolioREPL
-import PackageBytes
+import FolioTestSupport
 
 /// The REPL never loses work (docs/RELIABILITY.md): quitting with unsaved
 /// changes, `revert`, `save as` and a failed save never lose the last saved
@@ -25,7 +25,7 @@ import PackageBytes
 
     /// The document as the session would save it now (written to a scratch package).
     static func inMemory(_ session: Session) throws -> Data {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-safety-\(UUID().uuidString).folio")
+        let scratch = temporaryPackageURL("safety")
         defer { try? FileManager.default.removeItem(at: scratch) }
         try session.interpreter.context.exportPackage(to: scratch)
         return try packageDocument(scratch)
@@ -220,7 +220,7 @@ import PackageBytes
 
     @Test("a save after the package's folder vanished fails clearly; the edits stay, and save as to a good path keeps them all")
     func saveAfterFolderVanished() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-safety-\(UUID().uuidString)")
+        let folder = try temporaryFolderURL("safety")
         defer { try? FileManager.default.removeItem(at: folder) }
         let parent = folder.appendingPathComponent("Parent")
         try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)

@@ -2,6 +2,7 @@ import Folio
 import Foundation
 import Testing
 @testable import FolioREPL
+import FolioTestSupport
 
 @Suite struct EditingTests {
     func related(_ session: Session, _ relationship: String, of number: UInt64) throws -> [UInt64] {
@@ -232,8 +233,7 @@ import Testing
 
     @Test("show, list, set and save work on an externally stored string as on any other attribute")
     func externalString() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-repl-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("repl-tests")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("Notes.folio")
         let graph = ObjectGraph(schema: try Schema([
@@ -261,8 +261,7 @@ import Testing
 
     @Test("an optional to-many shows null until it has a collection; set takes [] and null for it")
     func optionalToMany() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-repl-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("repl-tests")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("Baskets.folio")
         let graph = ObjectGraph(schema: try Schema([

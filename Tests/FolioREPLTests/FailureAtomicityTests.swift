@@ -1,19 +1,7 @@
 import Foundation
 import Testing
 @testable import FolioREPL
-import PackageBytes
-
-/// A small deterministic random generator (SplitMix64), so the random lines are the same every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import FolioTestSupport
 
 @Suite struct FailureAtomicityTests {
     static let vocabulary = [
@@ -35,9 +23,8 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test("random command lines never crash, and one that fails leaves the document and the undo history as they were")
     func randomLines() throws {
-        var generator = SeededGenerator(state: 42)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-repl-atomicity-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var generator = SeededGenerator(seed: 42)
+        let folder = try temporaryFolderURL("repl-atomicity")
         for round in 0..<60 {
             let session = try Session("Dogs", options: .init(assumeYes: round % 2 == 0, json: round % 3 == 0))
             for _ in 0..<10 {

@@ -1,19 +1,14 @@
 import Folio
 import Foundation
 @testable import FolioREPL
-import PackageBytes
+import FolioTestSupport
 
 /// The checked-in sample documents (never edited by tests: they work on copies).
-let sampleFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("SampleDocuments")
+let sampleFolder = SampleDocuments.folder
 
 /// A copy of `SampleDocuments/NAME.folio` in a new temporary folder.
 func sampleCopy(_ name: String) throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-repl-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let copy = folder.appendingPathComponent("\(name).folio")
-    try FileManager.default.copyItem(at: sampleFolder.appendingPathComponent("\(name).folio"), to: copy)
-    return copy
+    try SampleDocuments.copy(name)
 }
 
 /// An interpreter on a copy of a sample document that records its output and the questions it asks.

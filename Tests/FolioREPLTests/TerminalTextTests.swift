@@ -2,6 +2,7 @@ import Folio
 import Foundation
 import Testing
 @testable import FolioREPL
+import FolioTestSupport
 
 /// No value, name or message the REPL prints can drive the terminal.
 @Suite struct TerminalTextTests {
@@ -50,8 +51,7 @@ import Testing
 
     @Test("a schema whose names and defaults hold control characters prints them escaped, and so do the prompt and questions")
     func schemaNamesAndPromptAreEscaped() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-terminal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("terminal")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("Z\u{1B}[2Jo\u{07}.folio")
         let schema = try Schema([Schema.Entity("Thing", attributes: [

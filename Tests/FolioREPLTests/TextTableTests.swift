@@ -3,6 +3,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import FolioREPL
+import FolioTestSupport
 
 /// Tables line up on a terminal whatever script their cells are in, and no two values print alike.
 @Suite struct TextTableTests {
@@ -25,7 +26,7 @@ import Testing
     @Test("columns start at the same terminal cell on every line, for random rows of wide, narrow and zero-width text")
     func alignment() async {
         await propertyCheck(count: 60, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            var rng = SeededGenerator(state: seed)
+            var rng = SeededGenerator(seed: seed)
             let columns = Int.random(in: 1...4, using: &rng)
             var table = TextTable(headers: (0..<columns).map { "c\($0)" }, rightAligned: Array(repeating: false, count: columns))
             for _ in 0..<Int.random(in: 1...6, using: &rng) {

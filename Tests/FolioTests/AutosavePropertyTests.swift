@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// Random sessions of the main context with autosave on, while the background
 /// writer is held, let go and made to fail at random moments: the package on
@@ -48,7 +49,7 @@ import Testing
     }
 
     @MainActor static func session(seed: UInt64, steps: Int) throws {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let url = try AutosaveTests.zooPackage(categories: 2, perCategory: 4)
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let valve = Valve()

@@ -1,13 +1,13 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// A container, its contexts, their undo managers and the package's lock all go
 /// away when the program drops them, so a document closed and opened again is
 /// never refused as locked (issue 13, item 3).
 @Suite struct ContainerLifetimeTests {
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("SampleDocuments")
+    static let samples = SampleDocuments.folder
 
     /// A copy of the Animals sample in a fresh folder.
     static func animalsCopy() throws -> URL {

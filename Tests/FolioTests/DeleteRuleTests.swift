@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
-import PackageBytes
+import FolioTestSupport
 
 @Suite struct DeleteRuleTests {
     @Test("cascade on a to-many deletes every destination")

@@ -2,7 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
-import PackageBytes
+import FolioTestSupport
 
 /// ``DocumentLimits``: every document Folio writes, Folio reopens. A value the
 /// loader would refuse is refused when it is set; the loader enforces the same
@@ -18,7 +18,7 @@ import PackageBytes
 
     /// A random string whose written size is near `target`: scalars are added
     /// until it reaches `target` plus a random overshoot of 0–3 bytes.
-    static func string(near target: Int, as type: ValueType = .string, _ rng: inout SplitMix64) -> String {
+    static func string(near target: Int, as type: ValueType = .string, _ rng: inout SeededGenerator) -> String {
         var scalars = String.UnicodeScalarView()
         let plain = Bool.random(using: &rng)
         let stop = target + Int.random(in: -2...3, using: &rng)
@@ -29,7 +29,7 @@ import PackageBytes
     }
 
     /// A random composite value of about `target` written bytes, nested up to `depth`.
-    static func composite(near target: Int, depth: Int, _ rng: inout SplitMix64) -> Value {
+    static func composite(near target: Int, depth: Int, _ rng: inout SeededGenerator) -> Value {
         var elements: [Value] = []
         while DocumentLimits.writtenSize(of: .array(elements), as: .codable) < target {
             switch Int.random(in: 0..<5, using: &rng) {
@@ -43,7 +43,7 @@ import PackageBytes
     }
 
     /// A value for an attribute, sized at or just around the small limits.
-    static func value(for attribute: Schema.Attribute, _ rng: inout SplitMix64) -> Value {
+    static func value(for attribute: Schema.Attribute, _ rng: inout SeededGenerator) -> Value {
         let target = small.maximumValueBytes + Int.random(in: -4...2, using: &rng)
         switch attribute.type {
         case .string: return .string(string(near: target, &rng))
@@ -75,7 +75,7 @@ import PackageBytes
     @Test("random values at and just over every limit either save and reopen equal, or are refused at the edit")
     func valuesAtTheLimitsRoundTripOrAreRefused() async throws {
         await propertyCheck(count: 100, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            var rng = SplitMix64(seed: seed)
+            var rng = SeededGenerator(seed: seed)
             let graph = ObjectGraph(schema: Self.schema)
             graph.limits = Self.small
             let attributes = Self.schema.entities[0].attributes
@@ -113,7 +113,7 @@ import PackageBytes
         let schema = try Schema([Schema.Entity("T", attributes: [Schema.Attribute("s", .string),
                                                                  Schema.Attribute("a", .any, isOptional: true)])])
         await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            var rng = SplitMix64(seed: seed)
+            var rng = SeededGenerator(seed: seed)
             var scalars = String.UnicodeScalarView()
             for _ in 0..<Int.random(in: 0...40, using: &rng) { scalars.append(Self.pool.randomElement(using: &rng)!) }
             let text = String(scalars)

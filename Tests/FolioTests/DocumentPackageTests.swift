@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
-import PackageBytes
+import FolioTestSupport
 
 @Suite struct DocumentPackageTests {
     /// Fills a kitchen-sink graph with edge values in every attribute and every relationship shape.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
-import PackageBytes
+import FolioTestSupport
 
 /// One store per package per process: several containers share it, readers are
 /// never refused, and the change sets kept stay bounded (issue 13, items 4 and 9).

@@ -2,7 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
-import PackageBytes
+import FolioTestSupport
 
 /// Saves that cost what changed (DocumentWriter+Parts, docs/FORMAT.md "Parts"):
 /// a save rewrites only the parts holding changed objects, and what it leaves
@@ -123,7 +123,7 @@ import PackageBytes
     func randomSavesThroughTheStore() async throws {
         await propertyCheck(count: 25, input: Gen.uint64(in: 0...UInt64.max)) { seed in
             try Self.withSmallParts(target: 1_024, maximum: 2_048) { url in
-                var rng = SplitMix64(seed: seed)
+                var rng = SeededGenerator(seed: seed)
                 let context = try makeContext(try zooSchema(), url: url)
                 var categories = try (0..<3).map { try context.insert("AnimalCategory", ["name": .string("C\($0)")]) }
                 var animals: [PersistentIdentifier] = []
@@ -196,8 +196,7 @@ import PackageBytes
 
     @Test("a format-1 package opens, and its next save writes it as format 2 and removes document.xml")
     func upgradesFormat1() throws {
-        let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("SampleDocuments/Animals.folio")
+        let samples = SampleDocuments.folder.appendingPathComponent("Animals.folio")
         let url = temporaryPackageURL("Animals")
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         try FileManager.default.copyItem(at: samples, to: url)

@@ -2,7 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
-import PackageBytes
+import FolioTestSupport
 
 /// Externally stored values are read when first used, not at open
 /// (`LazyBlob`), and checked against the hash in their file name.
@@ -427,7 +427,7 @@ import PackageBytes
     @Test("random values of every type round-trip the same with and without externalStorage, and re-save byte for byte")
     func randomExternalRoundTrips() async throws {
         await propertyCheck(count: 100, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            var rng = SplitMix64(seed: seed)
+            var rng = SeededGenerator(seed: seed)
             var attributes: [Schema.Attribute] = []
             for index in 0..<Int.random(in: 1...6, using: &rng) {
                 let type = RandomGraphs.type(&rng)

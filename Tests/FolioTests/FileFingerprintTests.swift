@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// Stale-write detection: a file changed by another program is noticed at the
 /// next save, even when it was rewritten in place at the same size with its

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// The history log: the open tail the manifest holds, the closed segments, removing, naming.
 @Suite struct HistoryLogTests {
@@ -56,8 +57,7 @@ import Testing
         log.append(Self.transaction([1, 2, 3, 9], note: "me & \"you\"\n"))
         log.append(Self.transaction([4]))
         let schema = try zooSchema()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-tail-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("tail")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("manifest.xml").path
         try Data(PackageManifest.bytes(schema: schema, parts: [], nextID: 1, history: log)).write(to: URL(fileURLWithPath: path))
@@ -81,8 +81,7 @@ import Testing
 
     @Test("a manifest's history list is checked: numbers ascend, files are the log's, next is above them")
     func manifestList() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-manifest-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("manifest")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("manifest.xml").path
         func read(_ history: String) throws -> HistoryLog? {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// Review of the persistent history (issue 15, item 1): behaviour the
 /// documentation promises, probed where the code looked fragile.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
-import PackageBytes
+import FolioTestSupport
 
 /// Packages built to hurt the loader: each must be refused with its own typed
 /// ``PackageError`` in bounded time (< 2 s) and memory, without a crash and

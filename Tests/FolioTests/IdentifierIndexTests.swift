@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 @Suite struct IdentifierIndexTests {
     @Test("identifiers stored sparsely stay findable after the dense array grows past them")

@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// Merges and saves that rewrite only the parts holding changed objects: what
 /// another context saved and this one merged must reach the package with this
@@ -129,7 +130,7 @@ import Testing
     /// autosave and an undo manager, and a second one with an undo manager),
     /// with small parts. Returns the failures seen, with the trace.
     @MainActor static func twoContextSession(seed: UInt64, steps: Int, contextCount: Int = 2, undo: Bool = true) throws -> [String] {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         var failures: [String] = []
         try withSmallParts { url in
             let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))

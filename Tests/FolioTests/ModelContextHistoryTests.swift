@@ -1,5 +1,5 @@
 import Foundation
-import PackageBytes
+import FolioTestSupport
 import PropertyBased
 import Testing
 @testable import Folio
@@ -394,7 +394,7 @@ import Testing
 
     @MainActor static func session(seed: UInt64) throws {
         do {
-            var rng = SplitMix64(seed: seed)
+            var rng = SeededGenerator(seed: seed)
             let url = temporaryPackageURL()
             defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
             var container: ModelContainer? = try ModelContainer(for: try Self.schema(), configurations: ModelConfiguration(url: url))

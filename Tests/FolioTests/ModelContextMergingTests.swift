@@ -1,6 +1,8 @@
 import Foundation
+import PropertyBased
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// Two contexts on one store: merges insert objects and relink them in each
 /// context's own rows, and undo actions captured before a merge put their
@@ -11,8 +13,11 @@ import Testing
     /// (fetches), undo, redo and rollbacks; after every step every invariant of
     /// both graphs holds: both sides of each link, and each built unique index
     /// against a scan of its tables.
-    static func session(seed: UInt64, steps: Int) throws -> [String] {
-        var rng = SplitMix64(seed: seed)
+    ///
+    /// Each step's context and choices come from its seed, its action from
+    /// its roll (`plan`), so a failure shrinks to the fewest steps.
+    static func session(plan: [SessionStep]) throws -> [String] {
+        var rng = SeededGenerator(seed: 0)
         let container = try ModelContainer(for: try UniquenessConstraintTests.flowSchema(),
                                            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let contexts = [ModelContext(container), ModelContext(container)]
@@ -20,7 +25,8 @@ import Testing
         let labels: [Value] = [.string("A"), .string("B")]
         var problems: [String] = []
         var log: [String] = []
-        for step in 0..<steps {
+        for (step, planned) in plan.enumerated() {
+            rng = SeededGenerator(seed: planned.seed)
             let which = Int(rng.next() % 2)
             let context = contexts[which]
             func note(_ text: String) { log.append("\(step) c\(which): \(text)") }
@@ -28,7 +34,7 @@ import Testing
                 try context.fetchIdentifiers(DynamicFetchDescriptor(entity: entity)).randomElement(using: &rng)
             }
             do {
-                switch Int.random(in: 0..<100, using: &rng) {
+                switch planned.roll {
                 case 0..<20:
                     var related: [String: [PersistentIdentifier]] = [:]
                     if let snapshot = try pick("Snapshot") { related["snapshot"] = [snapshot] }
@@ -64,7 +70,7 @@ import Testing
             context.processPendingChanges()
             for (index, each) in contexts.enumerated() {
                 let found = each.graph.invariantViolations()
-                if !found.isEmpty { problems.append("seed \(seed) step \(step) context \(index): \(found)") }
+                if !found.isEmpty { problems.append("step \(step) context \(index): \(found)") }
             }
             if !problems.isEmpty { print(log.joined(separator: "\n")); return problems }
         }
@@ -148,11 +154,10 @@ import Testing
         #expect(throws: Never.self) { _ = try DocumentPackage(url: url).read() }
     }
 
-    @Test func `two contexts merging each other's flows keep every unique index and link exact, undo and redo across merges included`() throws {
-        for seed in UInt64(1)...400 {
-            let problems = try Self.session(seed: seed, steps: 80)
+    @Test func `two contexts merging each other's flows keep every unique index and link exact, undo and redo across merges included`() async {
+        await propertyCheck(count: 400, input: SessionStep.generator.array(of: 1...160)) { plan in
+            let problems = try Self.session(plan: plan)
             #expect(problems.isEmpty, "\(problems.first ?? "")")
-            if !problems.isEmpty { return }
         }
     }
 }

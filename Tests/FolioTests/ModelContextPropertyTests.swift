@@ -2,12 +2,31 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
-import PackageBytes
+import FolioTestSupport
+
+/// One step of a random session, as a generator draws it: which action
+/// (`roll`, 0..<100, see ``ModelContextPropertyTests/session(seed:plan:steps:)``)
+/// and the seed of its own choices (target, attribute, value). A failing
+/// session shrinks to fewer steps, each toward an insert with seed 0.
+struct SessionStep: Sendable, CustomStringConvertible {
+    var roll: Int
+    var seed: UInt64
+
+    var description: String { "(\(roll), \(seed))" }
+
+    static let generator = zip(Gen.int(in: 0...99), Gen.uint64(in: 0...UInt64.max))
+        .map { SessionStep(roll: $0.0, seed: $0.1) }
+}
 
 @Suite struct ModelContextPropertyTests {
     /// Runs one random session and checks it against the reference model after every step.
-    static func session(seed: UInt64, steps: Int) throws {
-        var rng = SplitMix64(seed: seed)
+    ///
+    /// - Parameters:
+    ///   - seed: chooses the schema and the objects saved at the start.
+    ///   - plan: the steps; `nil` draws `steps` steps from `seed` (how the
+    ///     regression seeds below were found, kept so they replay).
+    static func session(seed: UInt64, plan: [SessionStep]? = nil, steps: Int = 0) throws {
+        var rng = SeededGenerator(seed: seed)
         let schema = RandomGraphs.schema(&rng)
         let url = temporaryPackageURL()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
@@ -43,8 +62,14 @@ import PackageBytes
         }
         func id(_ raw: UInt64) -> PersistentIdentifier { PersistentIdentifier(entityName: model.objects[raw]!.entity, id: raw) }
 
-        for index in 0..<steps {
-            let roll = Int.random(in: 0..<100, using: &rng)
+        for index in 0..<(plan?.count ?? steps) {
+            let roll: Int
+            if let plan {
+                roll = plan[index].roll
+                rng = SeededGenerator(seed: plan[index].seed)
+            } else {
+                roll = Int.random(in: 0..<100, using: &rng)
+            }
             var action = ""
             switch roll {
             case 0..<20:
@@ -168,8 +193,8 @@ import PackageBytes
 
     @Test("random edit, delete, undo, redo, save and rollback sequences match a plain reference model, and hasChanges is true exactly when the graph differs from the saved state")
     func randomSessions() async throws {
-        await propertyCheck(count: 400, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            try Self.session(seed: seed, steps: 60)
+        await propertyCheck(count: 400, input: Gen.uint64(in: 0...UInt64.max), SessionStep.generator.array(of: 1...100)) { seed, plan in
+            try Self.session(seed: seed, plan: plan)
         }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import PackageBytes
+import FolioTestSupport
 import Testing
 @testable import Folio
 

@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// The one "did you mean" helper of every unknown-name error.
 @Suite struct NameSuggestionsTests {
@@ -26,7 +27,7 @@ import Testing
     func distance() async {
         let letters: [Character] = ["a", "b", "c", "é"]
         await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            var rng = SplitMix64(seed: seed)
+            var rng = SeededGenerator(seed: seed)
             let a = (0..<Int.random(in: 0...7, using: &rng)).map { _ in letters[Int.random(in: 0..<4, using: &rng)] }
             let b = (0..<Int.random(in: 0...7, using: &rng)).map { _ in letters[Int.random(in: 0..<4, using: &rng)] }
             let bound = Int.random(in: 0...3, using: &rng)

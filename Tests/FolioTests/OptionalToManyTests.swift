@@ -2,7 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
-import PackageBytes
+import FolioTestSupport
 
 /// Optional to-many relationships (`[Item]?`) tell no collection (`nil`) from
 /// an empty one, in the graph, through undo and merges, and in the document.
@@ -214,7 +214,7 @@ import PackageBytes
     @Test("random edits of optional to-manys — nil, [], lists, links from both sides, deletes — survive undo, redo and a reopen")
     func randomEdits() async throws {
         await propertyCheck(count: 100, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            var rng = SplitMix64(seed: seed)
+            var rng = SeededGenerator(seed: seed)
             let url = temporaryPackageURL("Owners")
             defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
             let context = try makeContext(try Self.schema(), url: url)

@@ -1,11 +1,10 @@
 import Foundation
 import Testing
 @testable import Folio
-import PackageBytes
+import FolioTestSupport
 
 @Suite struct SampleDocumentsTests {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("SampleDocuments")
+    static let folder = SampleDocuments.folder
     static let names = ["Animals", "Countries", "Trips", "Dogs"]
 
     @Test("every sample document (format 1) opens, is sound, and saves in format 2 with every object line as it was", arguments: names)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// Declared indexes in the schema: what validation accepts, how the schema's
 /// XML writes and reads them, and that adding one needs no migration.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 @Suite struct SchemaTests {
     @Test("a valid schema with every shape validates")

@@ -1,7 +1,7 @@
 import Folio
 import Foundation
 import Testing
-import PackageBytes
+import FolioTestSupport
 
 struct SchemaVersionTests {
     @Test func `versions order by major, then minor, then patch`() {
@@ -32,9 +32,8 @@ struct SchemaVersionTests {
     }
 
     func expectRecorded(_ version: Schema.Version?) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-version-\(UUID().uuidString)")
+        let folder = try temporaryFolderURL("version")
         defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let url = folder.appendingPathComponent("Plain.folio")
         let schema = try Schema([Schema.Entity("Note", attributes: [.init("title", .string)])], version: version)
         do {
@@ -50,7 +49,7 @@ struct SchemaVersionTests {
 
     @Test(arguments: ["1.0", "1.0.0.0", "a.b.c", "1..0", "+1.0.0", "1.-.0", "1.0.0 ", "99999999999999999999.0.0"])
     func `a package whose schema version is not major.minor.patch is refused with its place`(text: String) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-version-\(UUID().uuidString)")
+        let folder = try temporaryFolderURL("version")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("Bad.folio")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -79,9 +78,8 @@ struct SchemaVersionTests {
 
     @Test(arguments: [Schema.Version(1_000_000_000, 0, 0), Schema.Version(1, -1, 0)])
     func `a package saved with any schema version opens again`(version: Schema.Version) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-version-\(UUID().uuidString)")
+        let folder = try temporaryFolderURL("version")
         defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let url = folder.appendingPathComponent("Notes.folio")
         let schema = try Schema([Schema.Entity("Note", attributes: [.init("title", .string)])], version: version)
         do {

@@ -2,13 +2,13 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// A transaction's XML: identifiers as runs, escaped text, typed tombstone values, read back exactly.
 @Suite struct StoredTransactionTests {
     /// Writes `transactions` as a segment file and reads it back with the loader.
     static func roundTrip(_ transactions: [StoredTransaction]) throws -> [StoredTransaction] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-history-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("history")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("1-0000000000000000.xml").path
         try Data(HistoryLog.encode(transactions)).write(to: URL(fileURLWithPath: path))
@@ -20,7 +20,7 @@ import Testing
     @Test("random transactions with awkward names, authors and tombstone values read back exactly")
     func roundTripRandom() async {
         await propertyCheck(count: 40, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            var rng = SplitMix64(seed: seed)
+            var rng = SeededGenerator(seed: seed)
             var transactions: [StoredTransaction] = []
             let strings = EdgeValues.strings
             for number in 1...Int64.random(in: 1...4, using: &rng) {
@@ -69,8 +69,7 @@ import Testing
 
     @Test("a history segment's errors name its file, line and what was expected")
     func errors() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-history-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("history")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("1-0000000000000000.xml").path
         func parse(_ text: String) -> PackageError? {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// Runs `action` as one user action, then checks that undo puts the graph back
 /// exactly as it was and redo exactly as the action left it — twice over, so
@@ -38,12 +39,12 @@ private func tagSchema() throws -> Schema {
     ])
 }
 
-private func allIDs(_ context: ModelContext, _ entity: String) throws -> [PersistentIdentifier] {
+func allIDs(_ context: ModelContext, _ entity: String) throws -> [PersistentIdentifier] {
     try context.fetchIdentifiers(DynamicFetchDescriptor(entity: entity))
 }
 
 /// A saved zoo of 3 categories with 4 animals each, and an empty undo stack.
-private func savedZoo(url: URL? = nil) throws -> (ModelContext, [PersistentIdentifier]) {
+func savedZoo(url: URL? = nil) throws -> (ModelContext, [PersistentIdentifier]) {
     let context = try makeContext(try zooSchema(), url: url)
     let categories = try context.insertZoo(categories: 3, perCategory: 4)
     try context.save()
@@ -725,129 +726,5 @@ private struct ClubFixture {
         try context.delete(animal)
         context.processPendingChanges()
         #expect(context.graph.count == 0 && context.graph.invariantViolations().isEmpty)
-    }
-
-    // MARK: Chains
-
-    @Test("random chains of operations undo back to the start and redo to the end, step by step",
-          arguments: 0..<10)
-    func randomChain(seed: UInt64) throws {
-        var rng = SplitMix64(seed: seed)
-        let (context, _) = try savedZoo()
-        let undoManager = try #require(context.undoManager)
-        let start = context.graph.snapshot()
-        var snapshots = [start]
-        var names: [String] = []
-        var performed = 0
-        var attempts = 0
-        while performed < 20 {
-            attempts += 1
-            try #require(attempts < 500, "seed \(seed): too few operations make a step")
-            let steps = undoManager.undoCount
-            let description = try randomOperation(context, &rng)
-            context.processPendingChanges()
-            #expect(context.graph.invariantViolations().isEmpty, "seed \(seed) after \(description)")
-            if Int.random(in: 0..<5, using: &rng) == 0 { try context.save() }
-            if undoManager.undoCount > steps {
-                #expect(undoManager.undoCount == steps + 1, "seed \(seed): \(description) made several steps")
-                snapshots.append(context.graph.snapshot())
-                names.append(description)
-                performed += 1
-            } else {
-                #expect(context.graph.snapshot() == snapshots.last, "seed \(seed): \(description) changed the graph without a step")
-            }
-        }
-        let end = context.graph.snapshot()
-        for index in stride(from: snapshots.count - 2, through: 0, by: -1) {
-            undoManager.undo()
-            #expect(context.graph.snapshot() == snapshots[index], "seed \(seed): undo of step \(index + 1), \(names[index])")
-            #expect(context.graph.invariantViolations().isEmpty)
-        }
-        #expect(context.graph.snapshot() == start)
-        #expect(!undoManager.canUndo)
-        for index in 1..<snapshots.count {
-            undoManager.redo()
-            #expect(context.graph.snapshot() == snapshots[index], "seed \(seed): redo of step \(index), \(names[index - 1])")
-            #expect(context.graph.invariantViolations().isEmpty)
-        }
-        #expect(context.graph.snapshot() == end)
-        #expect(!undoManager.canRedo)
-        // What is in memory saves and reads back the same.
-        try context.save()
-        #expect(ModelContext(context.container).graph.snapshot() == end)
-    }
-
-    /// One random edit of a zoo; returns what it did.
-    private func randomOperation(_ context: ModelContext, _ rng: inout SplitMix64) throws -> String {
-        let animals = try allIDs(context, "Animal")
-        let categories = try allIDs(context, "AnimalCategory")
-        let animal = animals.randomElement(using: &rng)
-        let category = categories.randomElement(using: &rng)
-        switch Int.random(in: 0..<14, using: &rng) {
-        case 0:
-            let id = try context.insert("Animal", ["name": .string("R\(rng.next() % 1000)"), "age": .int(Int64(rng.next() % 20))])
-            return "insert \(id)"
-        case 1:
-            let name = "Category \(rng.next() % 6)"  // sometimes an existing one: an upsert that changes nothing
-            try context.insert("AnimalCategory", ["name": .string(name)])
-            return "insert category \(name)"
-        case 2:
-            guard let animal else { return "nothing" }
-            try context.setValue(.int(Int64(rng.next() % 50)), for: "age", of: animal)
-            return "set age of \(animal)"
-        case 3:
-            guard let animal else { return "nothing" }
-            let notes: Value = Bool.random(using: &rng) ? .null : .string("note \(rng.next() % 10)")
-            try context.setValue(notes, for: "notes", of: animal)
-            return "set notes of \(animal)"
-        case 4:
-            guard let animal, let category else { return "nothing" }
-            try context.link(animal, "category", to: category)
-            return "link \(animal) to \(category)"
-        case 5:
-            guard let animal, let current = try context.related("category", of: animal).first else { return "nothing" }
-            try context.unlink(animal, "category", from: current)
-            return "unlink \(animal)"
-        case 6:
-            guard let category else { return "nothing" }
-            var targets = try context.related("animals", of: category).shuffled(using: &rng)
-            if !targets.isEmpty, Bool.random(using: &rng) { targets.removeLast() }
-            if let extra = animals.randomElement(using: &rng), !targets.contains(extra) {
-                targets.insert(extra, at: Int.random(in: 0...targets.count, using: &rng))
-            }
-            try context.setRelated(targets, for: "animals", of: category)
-            return "setRelated \(category)"
-        case 7:
-            guard let animal else { return "nothing" }
-            try context.delete(animal)
-            return "delete \(animal)"
-        case 8:
-            guard let category else { return "nothing" }
-            try context.delete(category)
-            return "delete \(category) (cascade)"
-        case 9:
-            let bound = rng.next() % 20
-            let count = try context.delete(entity: "Animal", where: try ObjectPredicate("age > \(bound) and age < \(bound + 6)"))
-            return "delete \(count) animals aged \(bound + 1)...\(bound + 5)"
-        case 10:
-            let picks = (animals + categories).shuffled(using: &rng).prefix(3)
-            try context.delete(Array(picks))
-            return "delete \(Array(picks))"
-        case 11:
-            if Int.random(in: 0..<3, using: &rng) == 0 { context.deleteEverything(); return "delete everything" }
-            return "nothing"
-        case 12:
-            try context.transaction(actionName: "Batch") {
-                let new = try context.insert("AnimalCategory", ["name": .string("T\(rng.next() % 1000)")])
-                if let animal { try context.link(animal, "category", to: new) }
-                try context.insert("Animal", ["name": .string("In batch")])
-            }
-            return "transaction"
-        default:
-            guard let animal else { return "nothing" }
-            try context.setValue(.string("Renamed \(rng.next() % 100)"), for: "name", of: animal)
-            try context.setValue(.double(Double(rng.next() % 100) / 4), for: "weight", of: animal)
-            return "rename \(animal)"
-        }
     }
 }

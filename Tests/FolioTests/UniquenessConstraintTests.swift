@@ -2,7 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Folio
-import PackageBytes
+import FolioTestSupport
 
 /// `Schema.Entity.uniquenessConstraints` through every layer: validation, the
 /// document format, the loader, inserts (upsert), saves and migration.
@@ -142,7 +142,7 @@ import PackageBytes
     /// insert updates an object holding its key, and a save fails exactly
     /// when two live objects share one.
     static func session(seed: UInt64, steps: Int) throws {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let schema = try Schema([
             .init("Visit", attributes: [.init("city", .string), .init("day", .int),
                                         .init("code", .string, isOptional: true, options: [.unique]),
@@ -334,7 +334,7 @@ import PackageBytes
     /// One random entity of values that collide often (NaN and -0.0, "é" in two
     /// spellings, nils), some objects deleted, checked by every user of the rule.
     static func uniquenessAgreement(seed: UInt64) throws {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let doubles: [Value] = [.double(.nan), .double(0), .double(-0.0), .double(1.5), .null]
         let strings: [Value] = [.string("\u{E9}"), .string("e\u{301}"), .string("a"), .null]
         let ints: [Value] = [.int(1), .int(2), .int(-1)]
@@ -506,7 +506,7 @@ import PackageBytes
     /// updates a flow holding its key, and a save fails exactly when two live
     /// flows share a key.
     static func flowSession(seed: UInt64, steps: Int) throws {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let context = try makeContext(try Self.flowSchema(snapshotRule: rng.next() % 2 == 0 ? .nullify : .cascade))
         let labels: [Value] = [.string("A"), .string("B")]
         func live(_ entity: String) throws -> [PersistentIdentifier] {

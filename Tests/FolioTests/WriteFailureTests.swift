@@ -3,7 +3,7 @@ import Testing
 @testable import Folio
 #if canImport(Glibc)
 import Glibc
-import PackageBytes
+import FolioTestSupport
 #endif
 
 /// Saves that fail midway — a full disk, a read-only location, a vanished

@@ -1,4 +1,5 @@
 import Foundation
+import FolioTestSupport
 import Folio
 import Testing
 
@@ -67,7 +68,7 @@ actor TripImporter {
     }
 
     @Test func anActorEditsAndDeletesWhatTheMainContextInserted() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: directory.storeURL()))
         let context = container.mainContext
         let rome = Trip(name: "Rome", destination: "Italy", startDate: .day(1), endDate: .day(4))

@@ -1,6 +1,7 @@
 // @Attribute(.externalStorage) on String? and on any type,
 // not only Data.
 import Foundation
+import FolioTestSupport
 import Folio
 import Testing
 
@@ -23,11 +24,11 @@ final class JournalEntry {
 }
 
 @Suite @MainActor struct ExternalStorageTests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
     let configuration: ModelConfiguration
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder()
         configuration = ModelConfiguration(url: directory.storeURL("Journal.store"))
     }
 

@@ -3,6 +3,7 @@
 // them: model classes nested in each version's enum, a typealias for the
 // current one.
 import Foundation
+import FolioTestSupport
 import Folio
 import Testing
 
@@ -135,11 +136,11 @@ enum AbortingMigrationPlan: SchemaMigrationPlan {
 }
 
 @Suite @MainActor struct MigrationPlanTests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
     let storeURL: URL
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder()
         storeURL = directory.storeURL("Recipes.store")
     }
 

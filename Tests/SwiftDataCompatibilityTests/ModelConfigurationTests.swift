@@ -1,4 +1,5 @@
 import Foundation
+import FolioTestSupport
 import Folio
 import Testing
 
@@ -41,7 +42,7 @@ import Testing
         .private("iCloud.com.example.Trips"),
     ])
     func everyCloudKitChoiceStoresLocally(database: ModelConfiguration.CloudKitDatabase) throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let url = directory.storeURL()
         do {
             let configuration = ModelConfiguration(url: url, allowsSave: true, cloudKitDatabase: database)
@@ -100,7 +101,7 @@ import Testing
     }
 
     @Test func theContainerKeepsTheConfiguration() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let configuration = ModelConfiguration(url: directory.storeURL("Journal.store"))
         let container = try ModelContainer(for: Trip.self, configurations: configuration)
         #expect(container.configurations == [configuration])

@@ -1,4 +1,5 @@
 import Foundation
+import FolioTestSupport
 import Folio
 
 // A trip planner's model layer, written as a SwiftData app writes it; the
@@ -81,16 +82,7 @@ extension Date {
     }
 }
 
-/// A folder under the temporary directory for on-disk stores, removed when released.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftdata-compat-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
+extension TemporaryFolder {
+    /// Where a store of this name goes in the folder.
     func storeURL(_ name: String = "Trips.store") -> URL { url.appendingPathComponent(name) }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
 }

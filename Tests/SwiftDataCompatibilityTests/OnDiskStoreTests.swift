@@ -1,4 +1,5 @@
 import Foundation
+import FolioTestSupport
 import Folio
 import Testing
 
@@ -7,10 +8,10 @@ import Testing
 // the store again, as an app does across launches.
 
 @Suite @MainActor struct OnDiskStoreTests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder()
     }
 
     func makeContainer(allowsSave: Bool = true) throws -> ModelContainer {

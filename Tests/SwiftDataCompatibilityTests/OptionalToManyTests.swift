@@ -1,6 +1,7 @@
 // an optional to-many relationship that was never assigned
 // reads nil — before and after insert, and after reopening.
 import Foundation
+import FolioTestSupport
 import Folio
 import Testing
 
@@ -26,7 +27,7 @@ final class Note {
 
 @Suite @MainActor struct OptionalToManyTests {
     @Test func aToManyNeverAssignedReadsNil() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let configuration = ModelConfiguration(url: directory.storeURL("Notes.store"))
         do {
             let context = ModelContext(try ModelContainer(for: Note.self, configurations: configuration))
@@ -44,7 +45,7 @@ final class Note {
     }
 
     @Test func anAssignedToManyReadsItsModelsAfterReopening() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let configuration = ModelConfiguration(url: directory.storeURL("Notes.store"))
         do {
             let context = ModelContext(try ModelContainer(for: Note.self, configurations: configuration))

@@ -1,4 +1,5 @@
 import Foundation
+import FolioTestSupport
 import Folio
 import Testing
 
@@ -35,7 +36,7 @@ enum ContactsV2 {
 
 @Suite @MainActor struct RenameMigrationTests {
     @Test func aRenamedPropertyKeepsItsValuesAndANewOneTakesItsDefault() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let configuration = ModelConfiguration(url: directory.storeURL("Members.store"))
         do {
             let context = ModelContext(try ModelContainer(for: ContactsV1.Member.self, configurations: configuration))

@@ -3,6 +3,7 @@
 import Foundation
 import Folio
 import Testing
+import FolioTestSupport
 
 @Model
 final class Speaker {
@@ -52,8 +53,7 @@ final class Article {
 
 @Suite @MainActor struct AttributeOptionTests {
     @Test func everyAttributeOptionCompilesAndEphemeralValuesAreNotSaved() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compat-options-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("compat-options")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("Articles.folio")
         do {

@@ -1,6 +1,7 @@
 // #Unique over a to-one relationship and an attribute, as
 // SwiftData allows.
 import Foundation
+import FolioTestSupport
 import Folio
 import Testing
 
@@ -88,7 +89,7 @@ final class Flow {
     }
 
     @Test func theConstraintHoldsAfterReopening() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let configuration = ModelConfiguration(url: directory.storeURL("Flows.store"))
         do {
             let context = ModelContext(try ModelContainer(for: Flow.self, configurations: configuration))

@@ -20,16 +20,19 @@ final class BackgroundWriter: @unchecked Sendable {
     private let stateLock = NSLock()
     /// Whether a job is queued and has not started: a new one would find nothing more to write.
     private var isQueued = false
+    #if DEBUG
     private var hookStorage: (@Sendable () -> PackageError?)?
 
-    /// Tests only: runs at the start of every background write, with the write
-    /// lock held and before the state to write is taken. It may block, to hold
-    /// the writer while a test looks at the state in between, and may return an
-    /// error for the write to fail with instead of writing.
+    /// A test seam, compiled into debug builds only: runs at the start of every
+    /// background write, with the write lock held and before the state to write
+    /// is taken. It may block, to hold the writer while a test looks at the
+    /// state in between, and may return an error for the write to fail with
+    /// instead of writing.
     var beforeBackgroundWrite: (@Sendable () -> PackageError?)? {
         get { stateLock.withLock { hookStorage } }
         set { stateLock.withLock { hookStorage = newValue } }
     }
+    #endif
 
     /// Queues `job` unless a job is already queued and not yet started.
     func schedule(_ job: @escaping @Sendable () -> Void) {

@@ -505,7 +505,11 @@ final class DocumentStore: @unchecked Sendable {
     /// writing, so contexts save (in memory) and merge meanwhile.
     private func writeInBackground() {
         guard let writer else { return }
+        #if DEBUG
         let injected = writer.beforeBackgroundWrite?()
+        #else
+        let injected: PackageError? = nil
+        #endif
         lock.lock()
         guard let package, writtenGeneration < generation else {
             autosavers.removeAll()

@@ -295,7 +295,7 @@ extension ModelContext {
         graph.linkJournal = outer
         touchLinks(changes)
         // An edit that changed nothing is still a step, as every public edit is one.
-        guard let undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        guard let undoManager, undoManager.isUndoRegistrationEnabled else { return graph._checkInvariants() }
         let name = name()
         let epoch = mergeEpoch
         registerUndo(name) { context in

@@ -12,6 +12,7 @@ extension ModelContext {
         // context saved too is no longer this context's to save.
         unsettled.formUnion(updated.keys)
         for ref in deleted where !existedAtSave(ref) { deleted.remove(ref); denials[ref] = nil }
+        graph._checkInvariants()
     }
 
     /// Applies other contexts' saved changes to this scratchpad. This context's

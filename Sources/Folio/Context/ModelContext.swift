@@ -437,6 +437,7 @@ public final class ModelContext {
         baseGeneration = checkout.generation
         clearTracking()
         undoManager?.removeAllActions()
+        graph._checkInvariants()
     }
 
     func didSave(baseline: ObjectGraph, generation: Int) {
@@ -501,7 +502,10 @@ public final class ModelContext {
 
     /// Registers `undo` as the inverse of what was just done, naming the step
     /// `name` unless it already has a name.
+    /// Every edit ends here, so this is also where debug builds check the
+    /// graph's invariants (``ObjectGraph/_checkInvariants()``).
     func registerUndo(_ name: @autoclosure () -> String, _ undo: @escaping (ModelContext) -> Void) {
+        graph._checkInvariants()
         guard let undoManager, undoManager.isUndoRegistrationEnabled else { return }
         undoManager.registerUndo(withTarget: self, handler: undo)
         if !undoManager.isUndoing, !undoManager.isRedoing, undoManager.undoActionName.isEmpty {

@@ -53,12 +53,13 @@ public final class UndoManager {
     public var groupsByEvent = true
     /// The most undo steps kept; 0 (the default) means no limit. Older steps are dropped first.
     public var levelsOfUndo = 0 {
-        didSet { trim() }
+        didSet { trim(); _checkInvariants() }
     }
     /// Whether an undo is running; registrations now go to the redo stack.
-    public private(set) var isUndoing = false
+    // Settable inside the module: the tests that break an invariant on purpose do it here.
+    public internal(set) var isUndoing = false
     /// Whether a redo is running.
-    public private(set) var isRedoing = false
+    public internal(set) var isRedoing = false
 
     /// Creates an empty undo manager.
     public init() {}
@@ -97,6 +98,7 @@ public final class UndoManager {
 
     /// Names the step being recorded (or, during undo and redo, the step being built).
     public func setActionName(_ actionName: String) {
+        defer { _checkInvariants() }
         if let group = openGroups.first { group.actionName = actionName; return }
         if isUndoing { redoStack.last?.actionName = actionName } else { undoStack.last?.actionName = actionName }
     }
@@ -104,12 +106,14 @@ public final class UndoManager {
     /// Opens a group; everything registered until the matching ``endUndoGrouping()`` is one step.
     public func beginUndoGrouping() {
         openGroups.append(Group())
+        _checkInvariants()
     }
 
     /// Closes the innermost group; closing the outermost one makes it a step.
     ///
     /// Calling it with no group open does nothing (Foundation raises an exception).
     public func endUndoGrouping() {
+        defer { _checkInvariants() }
         guard let group = openGroups.popLast() else { return }
         if openGroups.isEmpty { openedAutomatically = false }
         if let outer = openGroups.last {
@@ -133,6 +137,8 @@ public final class UndoManager {
     /// the action does nothing. Outside undo and redo, registering clears the redo stack.
     public func registerUndo<Target: AnyObject>(withTarget target: Target, handler: @escaping (Target) -> Void) {
         guard isUndoRegistrationEnabled else { return }
+        // Outside undo and redo, a registration leaves nothing to redo.
+        defer { _checkInvariants(registered: !isUndoing && !isRedoing) }
         let action = Action(target: ObjectIdentifier(target)) { [weak target] in
             if let target { handler(target) }
         }
@@ -158,6 +164,7 @@ public final class UndoManager {
     /// Undoes the last step: closes an automatically opened group, then runs the
     /// step's actions in reverse order, recording their inverses as one redo step.
     public func undo() {
+        defer { _checkInvariants() }
         if openGroups.count == 1 && (openedAutomatically || groupsByEvent) { endUndoGrouping() }
         guard openGroups.isEmpty, let group = undoStack.popLast() else { return }
         run(group, undoing: true)
@@ -165,6 +172,7 @@ public final class UndoManager {
 
     /// Redoes the last undone step.
     public func redo() {
+        defer { _checkInvariants() }
         guard openGroups.isEmpty, let group = redoStack.popLast() else { return }
         run(group, undoing: false)
     }
@@ -189,6 +197,7 @@ public final class UndoManager {
     /// Closes an open automatic group without undoing (what the end of an event does on Apple platforms).
     public func closeAutomaticGroup() {
         if openedAutomatically, openGroups.count == 1 { endUndoGrouping() }
+        _checkInvariants()
     }
 
     /// Empties both stacks and closes open groups.
@@ -197,6 +206,7 @@ public final class UndoManager {
         redoStack.removeAll()
         openGroups.removeAll()
         openedAutomatically = false
+        _checkInvariants()
     }
 
     /// Removes every action registered with `target` from both stacks.
@@ -209,16 +219,53 @@ public final class UndoManager {
         strip(&undoStack)
         strip(&redoStack)
         for group in openGroups { group.actions.removeAll { $0.target == identity } }
+        _checkInvariants()
     }
 
     /// Stops recording registrations; calls nest, each needs an ``enableUndoRegistration()``.
-    public func disableUndoRegistration() { disableCount += 1 }
+    public func disableUndoRegistration() {
+        disableCount += 1
+        _checkInvariants()
+    }
 
     /// Resumes recording after ``disableUndoRegistration()``.
-    public func enableUndoRegistration() { disableCount = max(0, disableCount - 1) }
+    public func enableUndoRegistration() {
+        disableCount = max(0, disableCount - 1)
+        _checkInvariants()
+    }
 
     private func trim() {
         if levelsOfUndo > 0, undoStack.count > levelsOfUndo { undoStack.removeFirst(undoStack.count - levelsOfUndo) }
+    }
+
+    /// What is wrong with the stacks (empty when sound): never undoing and
+    /// redoing at once; an undo or redo running inside the group it builds; an
+    /// automatic group open only as the outermost one; no more steps than
+    /// ``levelsOfUndo``; registration disabled a non-negative number of times;
+    /// and, after a registration outside undo and redo (`registered`), nothing
+    /// left to redo. O(1).
+    func invariantViolations(registered: Bool = false) -> [String] {
+        var problems: [String] = []
+        if isUndoing && isRedoing { problems.append("undoing and redoing at once") }
+        if (isUndoing || isRedoing) && openGroups.isEmpty { problems.append("an undo or redo runs outside its group") }
+        if openedAutomatically && openGroups.isEmpty { problems.append("an automatic group is marked open with no group open") }
+        if levelsOfUndo > 0, undoStack.count > levelsOfUndo {
+            problems.append("\(undoStack.count) undo steps kept, above levelsOfUndo \(levelsOfUndo)")
+        }
+        if disableCount < 0 { problems.append("registration enabled more times than disabled") }
+        if registered, isUndoRegistrationEnabled, !redoStack.isEmpty {
+            problems.append("a new registration left \(redoStack.count) redo steps")
+        }
+        return problems
+    }
+
+    /// Checks ``invariantViolations(registered:)`` after every public mutation
+    /// (debug builds only; see `InvariantCheck`).
+    @inline(__always)
+    func _checkInvariants(registered: Bool = false) {
+        #if DEBUG
+        InvariantCheck.report(invariantViolations(registered: registered), in: "UndoManager")
+        #endif
     }
 }
 #endif

@@ -65,9 +65,27 @@ extension ObjectGraph {
     /// unique index built holds exactly the live objects' keys, and each
     /// declared index built exactly the live rows, in order.
     ///
-    /// O(objects × (1 + unique indexes) + links × list length); for tests and debug checks.
+    /// O(objects × (1 + unique indexes) + links), indexes' sorts aside: a long
+    /// list's inverses are looked up in a set of its relationship's pairs, built
+    /// once, so that the debug builds' check after every mutation
+    /// (``_checkInvariants()``) stays linear. For tests and debug checks.
     func invariantViolations() -> [String] {
         var problems: [String] = []
+        // (row, target) pairs of each to-many column with a long list, keyed by entity and slot.
+        var pairs: [Int: Set<UInt64>] = [:]
+        func holds(_ entity: Int, _ slot: Int, _ row: Int, _ target: Int32) -> Bool {
+            let column = tables[entity].links[slot]
+            guard column.isToMany, column.many[row].count > 16 else { return column.contains(target, in: row) }
+            let key = entity << 20 | slot
+            if pairs[key] == nil {
+                var set = Set<UInt64>()
+                for (source, list) in column.many.enumerated() where list.count > 16 {
+                    for element in list { set.insert(UInt64(source) << 32 | UInt64(UInt32(bitPattern: element))) }
+                }
+                pairs[key] = set
+            }
+            return pairs[key]?.contains(UInt64(row) << 32 | UInt64(UInt32(bitPattern: target))) ?? false
+        }
         for (entityIndex, table) in tables.enumerated() {
             let entityLayout = layout.entities[entityIndex]
             for row in 0..<table.rowCount {
@@ -85,7 +103,7 @@ extension ObjectGraph {
                     } else if column.isAbsent(row), !rows.isEmpty {
                         problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") holds objects but no collection")
                     }
-                    if Set(rows).count != rows.count {
+                    if rows.count > 1, Set(rows).count != rows.count {
                         problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") holds an object twice")
                     }
                     for target in rows {
@@ -93,7 +111,7 @@ extension ObjectGraph {
                         if !isLive(targetRef) {
                             problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") reaches deleted \(identifier(for: targetRef))")
                         }
-                        if !tables[link.destination].links[link.inverse].contains(Int32(row), in: Int(target)) {
+                        if !holds(link.destination, link.inverse, Int(target), Int32(row)) {
                             problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") → \(identifier(for: targetRef)) has no inverse")
                         }
                     }

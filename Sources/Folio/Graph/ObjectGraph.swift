@@ -42,6 +42,10 @@ public final class ObjectGraph {
     /// relationship list, in order, for its undo (see ``LinkChange``); `nil`
     /// records nothing.
     @exclusivity(unchecked) var linkJournal: [LinkChange]?
+    #if DEBUG
+    /// Mutations since ``_checkInvariants()`` last checked the whole graph (debug builds only).
+    var mutationsSinceInvariantCheck = 0
+    #endif
 
     /// Creates an empty graph for the schema.
     public init(schema: Schema) {
@@ -100,6 +104,7 @@ public final class ObjectGraph {
         }
         let id = nextID
         insertObject(entity: entityIndex, values: initial, id: id)
+        _checkInvariants()
         return PersistentIdentifier(entityName: entity, id: id)
     }
 
@@ -130,6 +135,7 @@ public final class ObjectGraph {
         let attributeIndex = try self.attributeIndex(attribute, entity: Int(ref.entity))
         let checkedValue = try checked(value, entity: Int(ref.entity), attribute: attributeIndex)
         setValue(checkedValue, ref, attributeIndex)
+        _checkInvariants()
     }
 
     /// The objects a relationship holds, in order (at most one for to-one);
@@ -161,6 +167,7 @@ public final class ObjectGraph {
     public func link(_ id: PersistentIdentifier, _ relationship: String, to target: PersistentIdentifier) throws(GraphError) {
         let (source, slot, destination) = try resolveLink(id, relationship, target)
         addLink(source, slot, destination)
+        _checkInvariants()
     }
 
     /// Removes an object from a relationship; the inverse follows. Unlinking an
@@ -168,6 +175,7 @@ public final class ObjectGraph {
     public func unlink(_ id: PersistentIdentifier, _ relationship: String, from target: PersistentIdentifier) throws(GraphError) {
         let (source, slot, destination) = try resolveLink(id, relationship, target)
         removeLink(source, slot, destination)
+        _checkInvariants()
     }
 
     /// Replaces what a relationship holds with the given objects, in this order.
@@ -181,6 +189,7 @@ public final class ObjectGraph {
         throws(GraphError) {
         let (source, slot, rows) = try resolveTargets(targets ?? [], for: relationship, of: id)
         replaceLinks(source, slot, with: rows, absent: targets == nil)
+        _checkInvariants()
     }
 
     /// Removes an object: every link to and from it is cut, and it stops being live.
@@ -190,6 +199,7 @@ public final class ObjectGraph {
     public func remove(_ id: PersistentIdentifier) throws(GraphError) {
         let ref = try ref(for: id)
         _ = removeObjects([ref])
+        _checkInvariants()
     }
 }
 

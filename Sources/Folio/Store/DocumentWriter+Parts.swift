@@ -17,21 +17,28 @@ extension DocumentWriter {
     static let maximumPartBytes = 1 << 20
 
     /// The part sizes a package is written with: ``targetPartBytes`` and
-    /// ``maximumPartBytes``, or smaller ones a test set for packages under a folder
-    /// (so a few objects make many parts).
+    /// ``maximumPartBytes``, or (debug builds only) smaller ones a test set for
+    /// packages under a folder, so a few objects make many parts.
     static func partSizes(for path: String) -> (target: Int, maximum: Int) {
+        #if DEBUG
         partSizeLock.withLock {
             partSizeOverrides.first { path.hasPrefix($0.key) }?.value ?? (targetPartBytes, maximumPartBytes)
         }
+        #else
+        (targetPartBytes, maximumPartBytes)
+        #endif
     }
 
-    /// Makes packages under `folder` use the given part sizes, until called with `nil` (tests only).
+    #if DEBUG
+    /// Makes packages under `folder` use the given part sizes, until called with `nil`.
+    /// A test seam, compiled into debug builds only: a release save takes no lock for it.
     static func usePartSizes(_ sizes: (target: Int, maximum: Int)?, under folder: String) {
         partSizeLock.withLock { partSizeOverrides[folder] = sizes }
     }
 
     private static let partSizeLock = NSLock()
     nonisolated(unsafe) private static var partSizeOverrides: [String: (target: Int, maximum: Int)] = [:]
+    #endif
 
     /// Lays the graph out in parts, calling `emit` with each part to write and its bytes.
     ///

@@ -10,6 +10,10 @@ import Darwin
 /// Foundation's `Data.write(options: .atomic)` neither fsyncs the file nor the
 /// folder on Linux, so the durable steps are done here by hand.
 enum FileIO {
+    #if DEBUG
+    // The fault seam exists in debug builds only (tests build debug and reach it with
+    // `@testable import`): a release build has no test hook on the save path.
+
     /// A failure to inject into the write path, for tests of what a failed save
     /// leaves behind: once `afterBytes` bytes have been written to files under
     /// the folder `under` (counting every file of a save), writes there fail with
@@ -25,7 +29,7 @@ enum FileIO {
     nonisolated(unsafe) static var fault: Fault?
     nonisolated(unsafe) private static var written = 0
 
-    /// Arms `fault` for the duration of `body` (tests only; not thread-safe
+    /// Arms `fault` for the duration of `body` (not thread-safe
     /// against other saves running at the same time).
     static func withFault<T>(_ fault: Fault, _ body: () throws -> T) rethrows -> T {
         self.fault = fault
@@ -33,6 +37,7 @@ enum FileIO {
         defer { self.fault = nil }
         return try body()
     }
+    #endif
 
     static func error(path: String, operation: String, code: Int32 = errno) -> PackageError {
         .io(path: path, operation: operation, code: code, message: String(cString: strerror(code)))
@@ -42,10 +47,12 @@ enum FileIO {
     static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], path: String) throws(PackageError) {
         var offset = 0
         while offset < bytes.count {
+            #if DEBUG
             if let fault, path.hasPrefix(fault.under) {
                 if written + (bytes.count - offset) > fault.afterBytes { throw error(path: path, operation: "write", code: fault.code) }
                 written += bytes.count - offset
             }
+            #endif
             let written = bytes.withUnsafeBytes { raw -> Int in
                 guard let base = raw.baseAddress else { return 0 }
                 return write(descriptor, base + offset, raw.count - offset)

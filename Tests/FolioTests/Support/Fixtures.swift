@@ -1,13 +1,6 @@
 import Foundation
 @testable import Folio
-import PackageBytes
-
-/// A fresh package URL in a new, unique temporary folder (which exists; the package does not).
-func temporaryPackageURL(_ name: String = "Test") -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-tests-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder.appendingPathComponent("\(name).folio")
-}
+import FolioTestSupport
 
 /// The zoo: categories cascade to animals; animals nullify their category.
 func zooSchema() throws -> Schema {

@@ -1,16 +1,14 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioTestSupport
 
 /// Hand-written package folders for the loader tests: each lives in its own
 /// temporary directory, removed when the test's closure returns.
 enum LoaderFixtures {
     /// A fresh, empty directory under the system temporary directory.
     static func makeTemporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("FolioLoaderTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try temporaryFolderURL("loader")
     }
 
     /// Creates `Test.folio` holding `document.xml` with exactly `bytes` (or no

@@ -1,8 +1,10 @@
 import Foundation
+import PropertyBased
 @testable import Folio
+import FolioTestSupport
 
 /// A small, fast, seedable generator so a failing seed reproduces exactly.
-struct SplitMix64: RandomNumberGenerator {
+struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
@@ -19,7 +21,7 @@ enum RandomGraphs {
     static let scalarTypes: [ValueType] = [.string, .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16,
                                            .uint32, .uint64, .double, .float, .date, .data, .uuid, .url, .decimal]
 
-    static func type(_ rng: inout SplitMix64) -> ValueType {
+    static func type(_ rng: inout SeededGenerator) -> ValueType {
         switch Int.random(in: 0..<10, using: &rng) {
         case 0: return .array(scalarTypes.randomElement(using: &rng)!)
         case 1: return .set([ValueType.string, .int, .uuid, .date].randomElement(using: &rng)!)
@@ -29,7 +31,7 @@ enum RandomGraphs {
         }
     }
 
-    static func schema(_ rng: inout SplitMix64) -> Schema {
+    static func schema(_ rng: inout SeededGenerator) -> Schema {
         let entityCount = Int.random(in: 1...4, using: &rng)
         var entities = (0..<entityCount).map { index -> Schema.Entity in
             let attributes = (0..<Int.random(in: 0...6, using: &rng)).map { attribute in
@@ -69,7 +71,7 @@ enum RandomGraphs {
         return (try? Schema(entities)) ?? (try! Schema([Schema.Entity]()))
     }
 
-    static func string(_ rng: inout SplitMix64) -> String {
+    static func string(_ rng: inout SeededGenerator) -> String {
         let pool: [Unicode.Scalar] = ["a", "Z", " ", "&", "<", ">", "\"", "'", "\n", "\t", "\r", "\u{0}", "\u{1F}",
                                       "\u{7F}", "é", "\u{301}", "\u{FFFE}", "\u{FFFF}", "🦊", "\\", "[", "{", ":"]
         var scalars = String.UnicodeScalarView()
@@ -77,7 +79,7 @@ enum RandomGraphs {
         return String(scalars)
     }
 
-    static func double(_ rng: inout SplitMix64) -> Double {
+    static func double(_ rng: inout SeededGenerator) -> Double {
         switch Int.random(in: 0..<6, using: &rng) {
         case 0: return EdgeValues.doubles.randomElement(using: &rng)!
         case 1: return Double(bitPattern: rng.next())
@@ -86,7 +88,7 @@ enum RandomGraphs {
         }
     }
 
-    static func scalar(_ type: ValueType, _ rng: inout SplitMix64) -> Value {
+    static func scalar(_ type: ValueType, _ rng: inout SeededGenerator) -> Value {
         switch type {
         case .string: return .string(string(&rng))
         case .bool: return .bool(Bool.random(using: &rng))
@@ -108,7 +110,7 @@ enum RandomGraphs {
         }
     }
 
-    static func composite(_ rng: inout SplitMix64, depth: Int = 0) -> Value {
+    static func composite(_ rng: inout SeededGenerator, depth: Int = 0) -> Value {
         switch Int.random(in: 0..<(depth > 2 ? 5 : 7), using: &rng) {
         case 0: return .null
         case 1: return .bool(Bool.random(using: &rng))
@@ -123,7 +125,7 @@ enum RandomGraphs {
         }
     }
 
-    static func value(for attribute: Schema.Attribute, _ rng: inout SplitMix64) -> Value {
+    static func value(for attribute: Schema.Attribute, _ rng: inout SeededGenerator) -> Value {
         if attribute.isOptional, Int.random(in: 0..<4, using: &rng) == 0 { return .null }
         switch attribute.type {
         case .array(let element):
@@ -143,11 +145,41 @@ enum RandomGraphs {
         }
     }
 
+    /// The choices a random graph is built from, one seed per object, link edit
+    /// and removal: drawn by a property test's generator (``generator``), a
+    /// failing graph shrinks to fewer objects and edits.
+    struct GraphPlan: Sendable, CustomStringConvertible {
+        var objects: [UInt64]
+        var links: [UInt64]
+        var removals: [UInt64]
+
+        var description: String { "\(objects.count) objects \(objects), links \(links), removals \(removals)" }
+
+        /// Up to 25 objects, 40 link edits and 3 removals, as ``RandomGraphs/graph(_:_:)`` draws.
+        static let generator = zip(Gen.uint64(in: 0...UInt64.max).array(of: 0...25),
+                                   Gen.uint64(in: 0...UInt64.max).array(of: 0...40),
+                                   Gen.uint64(in: 0...UInt64.max).array(of: 0...3))
+            .map { GraphPlan(objects: $0.0, links: $0.1, removals: $0.2) }
+
+        /// A plan drawn from `rng` alone, for tests that take a seed.
+        static func random(_ rng: inout SeededGenerator) -> GraphPlan {
+            GraphPlan(objects: (0..<Int.random(in: 0...25, using: &rng)).map { _ in rng.next() },
+                      links: (0..<Int.random(in: 0...40, using: &rng)).map { _ in rng.next() },
+                      removals: (0..<Int.random(in: 0...3, using: &rng)).map { _ in rng.next() })
+        }
+    }
+
     /// A random graph over the schema: objects with random values, random links, some removals.
-    static func graph(_ schema: Schema, _ rng: inout SplitMix64) throws -> ObjectGraph {
+    static func graph(_ schema: Schema, _ rng: inout SeededGenerator) throws -> ObjectGraph {
+        try graph(schema, GraphPlan.random(&rng))
+    }
+
+    /// The graph a plan describes: each object, link edit and removal made from its own seed.
+    static func graph(_ schema: Schema, _ plan: GraphPlan) throws -> ObjectGraph {
         let graph = ObjectGraph(schema: schema)
         var ids: [PersistentIdentifier] = []
-        for _ in 0..<Int.random(in: 0...25, using: &rng) {
+        for seed in plan.objects {
+            var rng = SeededGenerator(seed: seed)
             let entity = schema.entities.randomElement(using: &rng)!
             var values: [String: Value] = [:]
             for attribute in entity.attributes where Bool.random(using: &rng) || !attribute.isTransient {
@@ -156,7 +188,8 @@ enum RandomGraphs {
             ids.append(try graph.insert(entity.name, values))
         }
         guard !ids.isEmpty else { return graph }
-        for _ in 0..<Int.random(in: 0...40, using: &rng) {
+        for seed in plan.links {
+            var rng = SeededGenerator(seed: seed)
             let source = ids.randomElement(using: &rng)!
             guard let relationship = schema.entity(named: source.entityName)!.relationships.randomElement(using: &rng) else { continue }
             let candidates = ids.filter { $0.entityName == relationship.destination }
@@ -167,7 +200,8 @@ enum RandomGraphs {
                 try graph.link(source, relationship.name, to: target)
             }
         }
-        for _ in 0..<Int.random(in: 0...3, using: &rng) {
+        for seed in plan.removals {
+            var rng = SeededGenerator(seed: seed)
             let victim = ids.randomElement(using: &rng)!
             if graph.contains(victim) { try graph.remove(victim) }
         }
