@@ -2,9 +2,7 @@ import Foundation
 import Folio
 import Synchronization
 import Testing
-#if canImport(FolioTestSupport)
 import FolioTestSupport
-#endif
 
 /// The context layer reaches the models it handed out only through the hooks
 /// the typed layer installs with the first model a context registers; these

@@ -1,9 +1,7 @@
 import Foundation
 import Folio
 import Testing
-#if canImport(FolioTestSupport)
 import FolioTestSupport
-#endif
 
 @Model final class Stamp {
     var name: String
