@@ -68,18 +68,20 @@ public final class BackingData {
     var identifier: PersistentIdentifier? {
         didSet { fastEpoch = -1; refEpoch = -1 }
     }
+    /// What only a model outside a document needs: made when first needed, so
+    /// the backing data of the many models a fetch makes stays small (see ``UnmanagedState``).
+    @exclusivity(unchecked) private var unmanaged: UnmanagedState?
+    private var unmanagedState: UnmanagedState {
+        if let unmanaged { return unmanaged }
+        let made = UnmanagedState()
+        unmanaged = made
+        return made
+    }
     /// Values kept when the object left its context's document (rollback).
-    @exclusivity(unchecked) var snapshot: [String: Value]?
-    /// The values the properties hold before insertion, by ordinal (the
-    /// property's position in `schemaMetadata`); empty once the document has
-    /// the object, so they keep no related model alive.
-    @exclusivity(unchecked) private var unmanagedValues: [Any?] = []
-    /// The same, for a property `@Model` gave no ordinal.
-    @exclusivity(unchecked) private var unmanagedByName: [String: Any] = [:]
-    /// Whether a context made this backing data for an object it holds (a
-    /// fetched model): such a model never holds values of its own.
-    @usableFromInline let madeByContext: Bool
-    private lazy var temporaryNumber = BackingData.nextTemporaryNumber()
+    var snapshot: [String: Value]? {
+        get { unmanaged?.snapshot }
+        set { if newValue != nil || unmanaged != nil { unmanagedState.snapshot = newValue } }
+    }
     /// The object's row in its context's graph, valid while `refEpoch` is the
     /// context's ``ModelContext/graphEpoch``: rows are stable for a graph's life
     /// (a deleted object keeps its row), so only a new graph (rollback), a new
@@ -113,6 +115,10 @@ public final class BackingData {
     /// it without looking the registry up.
     @exclusivity(unchecked) private var keptOrdinal = -1
     @exclusivity(unchecked) private var keptRow: Int32 = -1
+    /// Whether a context made this backing data for an object it holds (a
+    /// fetched model): such a model never holds values of its own. Beside
+    /// `keptRow`, where it fits in that field's padding.
+    @usableFromInline let madeByContext: Bool
     @exclusivity(unchecked) private var keptEpoch = -1
 
     /// Backing data for a model that belongs to no context yet.
@@ -183,8 +189,9 @@ public final class BackingData {
     /// object, keeping them would only keep related models alive (two models
     /// related before insertion would hold each other forever).
     func dropUnmanagedValues() {
-        if !unmanagedValues.isEmpty { unmanagedValues = [] }
-        if !unmanagedByName.isEmpty { unmanagedByName = [:] }
+        guard let unmanaged else { return }
+        if !unmanaged.values.isEmpty { unmanaged.values = [] }
+        if !unmanaged.byName.isEmpty { unmanaged.byName = [:] }
     }
 
     // MARK: The model's life
@@ -217,19 +224,21 @@ public final class BackingData {
 
     /// The value a property holds before insertion, if it was set (what a typed insert stores).
     func unmanagedValue(at ordinal: Int, named name: String) -> Any? {
-        if ordinal >= 0 { return ordinal < unmanagedValues.count ? unmanagedValues[ordinal] : nil }
-        return unmanagedByName[name]
+        guard let unmanaged else { return nil }
+        if ordinal >= 0 { return ordinal < unmanaged.values.count ? unmanaged.values[ordinal] : nil }
+        return unmanaged.byName[name]
     }
 
     @usableFromInline
     func keepUnmanaged(_ value: Any, at ordinal: Int, named name: String) {
-        guard ordinal >= 0 else { return unmanagedByName[name] = value }
-        if ordinal >= unmanagedValues.count {
+        let state = unmanagedState
+        guard ordinal >= 0 else { return state.byName[name] = value }
+        if ordinal >= state.values.count {
             // One allocation for a typical model's properties, set one by one by its initializer.
-            if unmanagedValues.isEmpty { unmanagedValues.reserveCapacity(max(8, ordinal + 1)) }
-            unmanagedValues.append(contentsOf: repeatElement(nil, count: ordinal + 1 - unmanagedValues.count))
+            if state.values.isEmpty { state.values.reserveCapacity(max(8, ordinal + 1)) }
+            state.values.append(contentsOf: repeatElement(nil, count: ordinal + 1 - state.values.count))
         }
-        unmanagedValues[ordinal] = value
+        state.values[ordinal] = value
     }
 
     /// The value held before insertion as `V`; `nil` when unset, or for an
@@ -243,7 +252,7 @@ public final class BackingData {
     private static let temporaryNumbers = Mutex(UInt64(1) << 63)
 
     /// Temporary numbers count up from 2^63, far above any number a document hands out.
-    private static func nextTemporaryNumber() -> UInt64 {
+    fileprivate static func nextTemporaryNumber() -> UInt64 {
         temporaryNumbers.withLock { number in
             number += 1
             return number
@@ -251,7 +260,7 @@ public final class BackingData {
     }
 
     func identifier(entityName: @autoclosure () -> String) -> PersistentIdentifier {
-        identifier ?? PersistentIdentifier(entityName: entityName(), id: temporaryNumber)
+        identifier ?? PersistentIdentifier(entityName: entityName(), id: unmanagedState.temporaryNumber)
     }
 
     /// The context and the object's row in its graph, if the context has the
@@ -677,4 +686,21 @@ public final class BackingData {
     private static func missing<V>(_ name: String) -> V {
         preconditionFailure("Folio: '\(name)' has no value: the model was created with empty backing data and never inserted")
     }
+}
+
+/// The state of a model outside a context's document: the values its
+/// initializer set before insertion, the values kept when its object left the
+/// document (rollback), and its temporary identifier's number. A model a fetch
+/// makes never needs it, so it lives apart from ``BackingData``.
+final class UnmanagedState {
+    /// The values the properties hold before insertion, by ordinal (the
+    /// property's position in `schemaMetadata`); emptied once the document has
+    /// the object, so they keep no related model alive.
+    var values: [Any?] = []
+    /// The same, for a property `@Model` gave no ordinal.
+    var byName: [String: Any] = [:]
+    /// Values kept when the object left its context's document (rollback).
+    var snapshot: [String: Value]?
+    /// Drawn once, so the temporary identifier stays the same for the model's life.
+    lazy var temporaryNumber = BackingData.nextTemporaryNumber()
 }

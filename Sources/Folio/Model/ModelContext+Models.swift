@@ -24,6 +24,40 @@ extension ModelContext {
         return model
     }
 
+    /// The models for many objects, as ``model(_:at:columns:)`` makes each, with
+    /// what every one shares looked up once: the class's columns, its entity's
+    /// table and name, how the registry holds it.
+    ///
+    /// - Complexity: O(refs); a new model costs the instance and its backing data.
+    func models<T: PersistentModel>(_ type: T.Type, at refs: [ObjectRef]) -> [T] {
+        let columns = columns(for: T.self)
+        let graph = self.graph
+        let unretained = T._$unregistersOnDeinit
+        var result = [T]()
+        result.reserveCapacity(refs.count)
+        var entity: Int32 = -1
+        var ids: [UInt64] = []
+        var entityName = ""
+        for ref in refs {
+            if ref.entity != entity {
+                entity = ref.entity
+                ids = graph.tables[Int(entity)].ids
+                entityName = graph.layout.entities[Int(entity)].name
+            }
+            let id = ids[Int(ref.row)]
+            if let existing = registry.model(id, as: T.self) {
+                result.append(existing)
+                continue
+            }
+            let backing = BackingData(context: self, identifier: PersistentIdentifier(entityName: entityName, id: id),
+                                      ref: ref, columns: columns)
+            let model = backing.makeModel(T.init(backingData:))
+            registry.register(model, id: id, unretained: unretained)
+            result.append(model)
+        }
+        return result
+    }
+
     /// The class's columns in this context's graph, resolved once per graph.
     func columns<T: PersistentModel>(for type: T.Type) -> ModelColumns? {
         columns(forType: T.self)
@@ -364,9 +398,7 @@ extension ModelContext {
     /// filter, O(m log m) to sort m matches.
     /// - Throws: what evaluating the predicate throws.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        let refs = try fetchRefs(descriptor, windowed: true)
-        let columns = columns(for: T.self)
-        return refs.map { model(T.self, at: $0, columns: columns) }
+        models(T.self, at: try fetchRefs(descriptor, windowed: true))
     }
 
     /// The models a descriptor selects, made a batch at a time as they are

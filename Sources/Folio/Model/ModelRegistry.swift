@@ -35,7 +35,12 @@ struct ModelRegistry: ~Copyable {
         init() {}
 
         init(_ model: any PersistentModel) {
-            if type(of: model)._$unregistersOnDeinit { unretained = model } else { weak = model }
+            self.init(model, unretained: type(of: model)._$unregistersOnDeinit)
+        }
+
+        /// `unretained`: whether the model's class unregisters its instances on `deinit`.
+        init(_ model: any PersistentModel, unretained: Bool) {
+            if unretained { self.unretained = model } else { weak = model }
         }
 
         var model: (any PersistentModel)? {
@@ -119,7 +124,13 @@ struct ModelRegistry: ~Copyable {
     }
 
     mutating func register(_ model: any PersistentModel, id: UInt64) {
-        let entry = Entry(model)
+        register(model, id: id, unretained: type(of: model)._$unregistersOnDeinit)
+    }
+
+    /// Registers a model whose class is known to unregister its instances on
+    /// `deinit` (`unretained`) or not, as a caller registering many of one class knows.
+    mutating func register(_ model: any PersistentModel, id: UInt64, unretained: Bool) {
+        let entry = Entry(model, unretained: unretained)
         let page = id >> Self.pageShift
         if page < UInt64(pages.count) {
             set(entry, page: Int(page), slot: Int(id) & (Self.pageSize - 1))
