@@ -17,4 +17,11 @@ extension ModelContext {
         if modelHooks == nil { modelHooks = .typedLayer }
         registry.register(model, id: id)
     }
+
+    /// The same for a model whose class is known to unregister its instances
+    /// on `deinit` (`unretained`) or not, as a caller registering many of one class knows.
+    func register(_ model: any PersistentModel, id: UInt64, unretained: Bool) {
+        if modelHooks == nil { modelHooks = .typedLayer }
+        registry.register(model, id: id, unretained: unretained)
+    }
 }

@@ -52,7 +52,7 @@ extension ModelContext {
             let backing = BackingData(context: self, identifier: PersistentIdentifier(entityName: entityName, id: id),
                                       ref: ref, columns: columns)
             let model = backing.makeModel(T.init(backingData:))
-            registry.register(model, id: id, unretained: unretained)
+            register(model, id: id, unretained: unretained)
             result.append(model)
         }
         return result
