@@ -68,8 +68,14 @@ public final class BackingData {
     var identifier: PersistentIdentifier? {
         didSet { fastEpoch = -1; refEpoch = -1 }
     }
-    /// What only a model outside a document needs: made when first needed, so
-    /// the backing data of the many models a fetch makes stays small (see ``UnmanagedState``).
+    /// The values the properties hold before insertion, by ordinal (the
+    /// property's position in `schemaMetadata`); emptied once the document has
+    /// the object, so they keep no related model alive. Here rather than in
+    /// ``UnmanagedState``: every new model has them, and an empty array costs
+    /// no allocation.
+    @exclusivity(unchecked) private var unmanagedValues: [Any?] = []
+    /// The rest of what only a model outside a document needs: made when first
+    /// needed, so the backing data of the many models a fetch makes stays small.
     @exclusivity(unchecked) private var unmanaged: UnmanagedState?
     private var unmanagedState: UnmanagedState {
         if let unmanaged { return unmanaged }
@@ -189,9 +195,8 @@ public final class BackingData {
     /// object, keeping them would only keep related models alive (two models
     /// related before insertion would hold each other forever).
     func dropUnmanagedValues() {
-        guard let unmanaged else { return }
-        if !unmanaged.values.isEmpty { unmanaged.values = [] }
-        if !unmanaged.byName.isEmpty { unmanaged.byName = [:] }
+        if !unmanagedValues.isEmpty { unmanagedValues = [] }
+        if let unmanaged, !unmanaged.byName.isEmpty { unmanaged.byName = [:] }
     }
 
     // MARK: The model's life
@@ -224,21 +229,19 @@ public final class BackingData {
 
     /// The value a property holds before insertion, if it was set (what a typed insert stores).
     func unmanagedValue(at ordinal: Int, named name: String) -> Any? {
-        guard let unmanaged else { return nil }
-        if ordinal >= 0 { return ordinal < unmanaged.values.count ? unmanaged.values[ordinal] : nil }
-        return unmanaged.byName[name]
+        if ordinal >= 0 { return ordinal < unmanagedValues.count ? unmanagedValues[ordinal] : nil }
+        return unmanaged?.byName[name]
     }
 
     @usableFromInline
     func keepUnmanaged(_ value: Any, at ordinal: Int, named name: String) {
-        let state = unmanagedState
-        guard ordinal >= 0 else { return state.byName[name] = value }
-        if ordinal >= state.values.count {
+        guard ordinal >= 0 else { return unmanagedState.byName[name] = value }
+        if ordinal >= unmanagedValues.count {
             // One allocation for a typical model's properties, set one by one by its initializer.
-            if state.values.isEmpty { state.values.reserveCapacity(max(8, ordinal + 1)) }
-            state.values.append(contentsOf: repeatElement(nil, count: ordinal + 1 - state.values.count))
+            if unmanagedValues.isEmpty { unmanagedValues.reserveCapacity(max(8, ordinal + 1)) }
+            unmanagedValues.append(contentsOf: repeatElement(nil, count: ordinal + 1 - unmanagedValues.count))
         }
-        state.values[ordinal] = value
+        unmanagedValues[ordinal] = value
     }
 
     /// The value held before insertion as `V`; `nil` when unset, or for an
@@ -688,16 +691,13 @@ public final class BackingData {
     }
 }
 
-/// The state of a model outside a context's document: the values its
-/// initializer set before insertion, the values kept when its object left the
-/// document (rollback), and its temporary identifier's number. A model a fetch
-/// makes never needs it, so it lives apart from ``BackingData``.
+/// What a model outside a context's document may need beyond its values by
+/// ordinal: values of properties `@Model` gave no ordinal, the values kept
+/// when its object left the document (rollback), and its temporary
+/// identifier's number. A model a fetch makes never needs it, so it lives
+/// apart from ``BackingData``.
 final class UnmanagedState {
-    /// The values the properties hold before insertion, by ordinal (the
-    /// property's position in `schemaMetadata`); emptied once the document has
-    /// the object, so they keep no related model alive.
-    var values: [Any?] = []
-    /// The same, for a property `@Model` gave no ordinal.
+    /// The values before insertion of properties `@Model` gave no ordinal.
     var byName: [String: Any] = [:]
     /// Values kept when the object left its context's document (rollback).
     var snapshot: [String: Value]?
