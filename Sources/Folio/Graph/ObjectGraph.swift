@@ -347,18 +347,19 @@ extension ObjectGraph {
     ///
     /// - Complexity: O(1) for numbers and short strings, else O(the value's size).
     func checked(_ value: Value, entity: Int, attribute: Int) throws(GraphError) -> Value {
-        let declaration = layout.entities[entity].attributes[attribute]
-        let fits = value == .null ? (declaration.isOptional || declaration.type == .any) : value.conforms(to: declaration.type)
+        // The traits and the type, not the whole `Schema.Attribute`: this runs for every value set.
+        let traits = layout.entities[entity].traits[attribute]
+        let type = layout.entities[entity].attributes[attribute].type
+        let fits = value == .null ? (traits.isOptional || type == .any) : value.conforms(to: type)
         guard fits else {
-            throw .typeMismatch(entity: layout.entities[entity].name, attribute: declaration.name,
-                                expected: (declaration.isOptional ? "optional " : "") + declaration.type.description,
+            throw .typeMismatch(entity: layout.entities[entity].name, attribute: layout.entities[entity].attributes[attribute].name,
+                                expected: (traits.isOptional ? "optional " : "") + type.description,
                                 value: value.description)
         }
         // Transient values are never written, so no limit of the file applies.
-        if !declaration.isTransient,
-           let (limit, size) = limits.violation(of: value, as: declaration.type, external: declaration.isExternal) {
-            throw .limitExceeded(entity: layout.entities[entity].name, attribute: declaration.name, limit: limit,
-                                 size: size, maximum: limits.maximum(limit))
+        if !traits.isTransient, let (limit, size) = limits.violation(of: value, as: type, external: traits.isExternal) {
+            throw .limitExceeded(entity: layout.entities[entity].name, attribute: layout.entities[entity].attributes[attribute].name,
+                                 limit: limit, size: size, maximum: limits.maximum(limit))
         }
         return value
     }

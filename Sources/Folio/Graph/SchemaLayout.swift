@@ -19,9 +19,28 @@ struct SchemaLayout: Sendable {
         var isHidden: Bool { name == nil }
     }
 
+    /// The facts about an attribute that every value set or written asks for,
+    /// kept apart from ``Schema/Attribute``: reading them from it copies the
+    /// attribute with its strings, and asks its options set (a hash) each time.
+    struct AttributeTraits: Sendable {
+        var isOptional: Bool
+        var isTransient: Bool
+        var isExternal: Bool
+
+        init(_ attribute: Schema.Attribute) {
+            isOptional = attribute.isOptional
+            isTransient = attribute.isTransient
+            isExternal = attribute.isExternal
+        }
+    }
+
     struct EntityLayout: Sendable {
         var name: String
-        var attributes: [Schema.Attribute]
+        var attributes: [Schema.Attribute] {
+            didSet { traits = attributes.map(AttributeTraits.init) }
+        }
+        /// Parallel to `attributes`.
+        private(set) var traits: [AttributeTraits]
         var attributeIndex: [String: Int]
         /// Declared relationships first, in declaration order, then hidden inverses.
         var links: [Link]
@@ -62,6 +81,7 @@ struct SchemaLayout: Sendable {
             EntityLayout(
                 name: entity.name,
                 attributes: entity.attributes,
+                traits: entity.attributes.map(AttributeTraits.init),
                 attributeIndex: Dictionary(uniqueKeysWithValues: entity.attributes.enumerated().map { ($1.name, $0) }),
                 links: [],
                 linkIndex: Dictionary(uniqueKeysWithValues: entity.relationships.enumerated().map { ($1.name, $0) }),

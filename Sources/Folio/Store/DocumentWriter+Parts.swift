@@ -113,8 +113,6 @@ extension DocumentWriter {
         guard !rows.isEmpty else { return }
         let table = graph.tables[entity]
         let entityName = graph.layout.entities[entity].name
-        var name = ByteBuffer()
-        name.append(string: entityName)
         var body = ByteBuffer(capacity: (cutAt ?? partSizes.maximum) + 65_536)
         // Where each object's line starts in `body`, to cut it after the fact.
         var starts: [Int] = []
@@ -130,9 +128,10 @@ extension DocumentWriter {
             try emit(part, file.bytes)
             parts.append(part)
         }
+        let plan = plan(entity: entity)
         for (position, row) in rows.enumerated() {
             starts.append(body.bytes.count)
-            try appendObject(entity: entity, row: row, name: name.bytes, to: &body)
+            try appendObject(row: row, plan: plan, to: &body)
             if let cutAt, body.bytes.count >= cutAt {
                 try flush(0..<body.bytes.count, objects: firstRow..<(position + 1))
                 body.bytes.removeAll(keepingCapacity: true)
