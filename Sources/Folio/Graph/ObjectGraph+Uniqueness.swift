@@ -22,9 +22,9 @@ extension SchemaLayout.EntityLayout {
     /// a blob — constraints cannot name one), whose bytes are read only when
     /// first used: checking it would read every blob of the document on open.
     /// Inserts still upsert on such an attribute through its index.
-    var checkedUniqueGroups: [[Int]] {
-        uniqueGroups.filter { group in
-            !group.contains { linkSlot(ofMember: $0) == nil && (attributes[$0].isTransient || attributes[$0].isExternal) }
+    static func checkedGroups(_ groups: [[Int]], attributes: [Schema.Attribute]) -> [[Int]] {
+        groups.filter { group in
+            !group.contains { $0 < attributes.count && (attributes[$0].isTransient || attributes[$0].isExternal) }
         }
     }
 }

@@ -34,28 +34,46 @@ struct SchemaLayout: Sendable {
         }
     }
 
-    struct EntityLayout: Sendable {
-        var name: String
-        var attributes: [Schema.Attribute] {
-            didSet { traits = attributes.map(AttributeTraits.init) }
-        }
+    /// One entity's layout. A class, and immutable once ``SchemaLayout`` has
+    /// made it: the hot paths of edits, saves and loads read it per object,
+    /// and reading a struct of this many arrays and dictionaries out of the
+    /// layout copied every one of them (a retain and a release each).
+    final class EntityLayout: Sendable {
+        let name: String
+        let attributes: [Schema.Attribute]
         /// Parallel to `attributes`.
-        private(set) var traits: [AttributeTraits]
-        var attributeIndex: [String: Int]
+        let traits: [AttributeTraits]
+        let attributeIndex: [String: Int]
         /// Declared relationships first, in declaration order, then hidden inverses.
-        var links: [Link]
-        var linkIndex: [String: Int]
-        var declaredLinkCount: Int
+        let links: [Link]
+        let linkIndex: [String: Int]
+        let declaredLinkCount: Int
         /// The groups of properties whose values no two objects may share:
         /// each `.unique` attribute alone, then each other uniqueness
         /// constraint (as a set of members, each group once). Members are
         /// property indexes, numbered as change tracking numbers them: an
         /// attribute's index, or `attributes.count` + the slot of a to-one
         /// relationship (whose value is the identity of the object it holds).
-        var uniqueGroups: [[Int]]
+        let uniqueGroups: [[Int]]
+        /// The unique groups the rule checks (see ``checkedUniqueGroups``), worked out once.
+        let checkedUniqueGroups: [[Int]]
         /// The declared indexes (`#Index`, the document's `<index>`), each as
         /// attribute indexes, most significant first; each list once.
-        var indexes: [[Int]] = []
+        let indexes: [[Int]]
+
+        init(_ entity: Schema.Entity, links: [Link]) {
+            name = entity.name
+            attributes = entity.attributes
+            traits = entity.attributes.map(AttributeTraits.init)
+            attributeIndex = Dictionary(uniqueKeysWithValues: entity.attributes.enumerated().map { ($1.name, $0) })
+            self.links = links
+            linkIndex = Dictionary(uniqueKeysWithValues: entity.relationships.enumerated().map { ($1.name, $0) })
+            declaredLinkCount = entity.relationships.count
+            let groups = SchemaLayout.uniqueGroups(of: entity)
+            uniqueGroups = groups
+            checkedUniqueGroups = Self.checkedGroups(groups, attributes: entity.attributes)
+            indexes = SchemaLayout.indexes(of: entity)
+        }
 
         /// The relationship slot a unique-group member names, or `nil` for an attribute.
         func linkSlot(ofMember member: Int) -> Int? {
@@ -77,21 +95,11 @@ struct SchemaLayout: Sendable {
     let entityIndex: [String: Int]
 
     init(_ schema: Schema) {
-        var entities = schema.entities.map { entity in
-            EntityLayout(
-                name: entity.name,
-                attributes: entity.attributes,
-                traits: entity.attributes.map(AttributeTraits.init),
-                attributeIndex: Dictionary(uniqueKeysWithValues: entity.attributes.enumerated().map { ($1.name, $0) }),
-                links: [],
-                linkIndex: Dictionary(uniqueKeysWithValues: entity.relationships.enumerated().map { ($1.name, $0) }),
-                declaredLinkCount: entity.relationships.count,
-                uniqueGroups: Self.uniqueGroups(of: entity),
-                indexes: Self.indexes(of: entity))
-        }
         let entityIndex = Dictionary(uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
-        for (index, entity) in schema.entities.enumerated() {
-            entities[index].links = entity.relationships.map { relationship in
+        // The links of every entity first (a relationship without an inverse adds a
+        // hidden one to its destination), then the layouts, which never change.
+        var links = schema.entities.map { entity in
+            entity.relationships.map { relationship in
                 Link(name: relationship.name, destination: entityIndex[relationship.destination] ?? 0,
                      isToMany: relationship.isToMany, isOptional: relationship.isToMany && relationship.isOptional,
                      inverse: -1, deleteRule: relationship.deleteRule)
@@ -99,22 +107,23 @@ struct SchemaLayout: Sendable {
         }
         for (index, entity) in schema.entities.enumerated() {
             for (slot, relationship) in entity.relationships.enumerated() {
-                let destination = entities[index].links[slot].destination
-                if let inverseName = relationship.inverse, let inverse = entities[destination].linkIndex[inverseName] {
-                    entities[index].links[slot].inverse = inverse
+                let destination = links[index][slot].destination
+                let destinationNames = schema.entities[destination].relationships.map(\.name)
+                if let inverseName = relationship.inverse, let inverse = destinationNames.firstIndex(of: inverseName) {
+                    links[index][slot].inverse = inverse
                 } else {
                     let hidden = Link(name: nil, destination: index, isToMany: true, inverse: slot, deleteRule: .nullify)
-                    entities[destination].links.append(hidden)
-                    entities[index].links[slot].inverse = entities[destination].links.count - 1
+                    links[destination].append(hidden)
+                    links[index][slot].inverse = links[destination].count - 1
                 }
             }
         }
-        self.entities = entities
+        entities = schema.entities.enumerated().map { index, entity in EntityLayout(entity, links: links[index]) }
         self.entityIndex = entityIndex
     }
 
     /// The entity's indexes that name attributes only (validation refuses the others).
-    private static func indexes(of entity: Schema.Entity) -> [[Int]] {
+    fileprivate static func indexes(of entity: Schema.Entity) -> [[Int]] {
         var result: [[Int]] = []
         for names in entity.indexes {
             let attributes = names.compactMap { name in entity.attributes.firstIndex { $0.name == name } }
@@ -124,7 +133,7 @@ struct SchemaLayout: Sendable {
         return result
     }
 
-    private static func uniqueGroups(of entity: Schema.Entity) -> [[Int]] {
+    fileprivate static func uniqueGroups(of entity: Schema.Entity) -> [[Int]] {
         var groups: [[Int]] = []
         for constraint in entity.uniquenessConstraints {
             let group = constraint.compactMap { name in
