@@ -295,9 +295,7 @@ struct WrittenSize {
         }
         switch value {
         case .array(let elements), .set(let elements):
-            var elementType = ValueType.codable
-            if case .array(let inner) = type { elementType = inner }
-            if case .set(let inner) = type { elementType = inner }
+            let elementType = type.listElement
             bytes += 2 + max(0, elements.count - 1)
             for element in elements { json(element, element: elementType) }
         case .dictionary(let entries):

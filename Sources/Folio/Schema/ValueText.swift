@@ -68,9 +68,7 @@ enum ValueText {
         }
         switch value {
         case .array(let elements), .set(let elements):
-            var elementType = ValueType.codable
-            if case .array(let inner) = type { elementType = inner }
-            if case .set(let inner) = type { elementType = inner }
+            let elementType = type.listElement
             var texts = elements.map { element -> [UInt8] in
                 var inner = ByteBuffer()
                 appendJSON(element, element: elementType, to: &inner)

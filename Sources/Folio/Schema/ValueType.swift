@@ -129,3 +129,15 @@ public indirect enum ValueType: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension ValueType {
+    /// The type of a list's elements: an array's or a set's element type, and
+    /// `.codable` (any JSON value) for a list whose type does not say, as in a
+    /// composite value. The JSON text of values and its measure both read lists so.
+    var listElement: ValueType {
+        switch self {
+        case .array(let element), .set(let element): element
+        default: .codable
+        }
+    }
+}
