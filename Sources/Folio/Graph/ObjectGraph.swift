@@ -483,6 +483,17 @@ extension ObjectGraph {
     func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32], absent: Bool = false) {
         let link = layout.entities[Int(source.entity)].links[slot]
         let column = tables[Int(source.entity)].links[slot]
+        if !link.isToMany, rows.count <= 1 {
+            // A to-one set or cleared (every typed `animal.category = …`): `addLink`
+            // replaces what it held, with no set of rows to keep and no list of targets.
+            if let row = rows.first {
+                addLink(source, slot, ObjectRef(entity: link.destination, row: Int(row)))
+            } else if column.one[Int(source.row)] >= 0 {
+                removeLink(source, slot, ObjectRef(entity: link.destination, row: Int(column.one[Int(source.row)])))
+            }
+            setAbsent(absent && rows.isEmpty, source, slot)
+            return
+        }
         let keep = Set(rows)
         for old in column.targets(of: Int(source.row)) where !keep.contains(old) {
             removeLink(source, slot, ObjectRef(entity: link.destination, row: Int(old)))
