@@ -83,6 +83,26 @@ import FolioTestSupport
         #expect(next.persistentModelID.id > undone.id)
     }
 
+    @Test("an insert rolled back uses up its identifier after reopening, though the save that follows has nothing else to write")
+    func rolledBackInsertIsNotReused() throws {
+        let discarded: PersistentIdentifier
+        do {
+            let context = try container().mainContext
+            context.insert(Stamp(name: "kept"))
+            try context.save()
+            let extra = Stamp(name: "discarded")
+            context.insert(extra)
+            discarded = extra.persistentModelID
+            context.rollback()
+            #expect(!context.hasChanges)
+            try context.save()
+        }
+        let context = try container().mainContext
+        let next = Stamp(name: "next")
+        context.insert(next)
+        #expect(next.persistentModelID.id > discarded.id)
+    }
+
     @Test("undoing a saved delete brings the object back with its identifier, which reopening keeps")
     func undoneDeleteKeepsItsIdentifier() throws {
         let id: PersistentIdentifier
