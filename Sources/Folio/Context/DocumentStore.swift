@@ -339,6 +339,14 @@ final class DocumentStore: @unchecked Sendable {
         return id
     }
 
+    /// Whether identifiers were handed out beyond the saved state's counter (an
+    /// insert rolled back or undone since): the package does not record them yet.
+    var hasUnrecordedIdentifiers: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return package != nil && nextID > savedGraph.nextID
+    }
+
     /// A copy of the saved state and its generation, for a context starting
     /// over; registers the context as having seen everything up to it.
     func checkout(for context: ObjectIdentifier) -> (graph: ObjectGraph, baseline: ObjectGraph, generation: Int) {
