@@ -123,6 +123,26 @@ import FolioTestSupport
         #expect(try context.fetch(FetchDescriptor<Stamp>()).map(\.persistentModelID) == [id])
     }
 
+    @Test("a manifest whose counter is at the last identifier lets an insert fail as the document being full, never trap")
+    func exhaustedCounterFailsTheInsert() throws {
+        do {
+            let context = try container().mainContext
+            _ = try context.insert("Stamp", ["name": .string("a")])
+            try context.save()
+        }
+        let manifest = url.appendingPathComponent("manifest.xml")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        let edited = text.replacingOccurrences(of: #"next-id="\d+""#, with: #"next-id="\#(UInt64.max - 1)""#,
+                                               options: .regularExpression)
+        #expect(edited != text)
+        try edited.write(to: manifest, atomically: true, encoding: .utf8)
+        let context = try ModelContainer(contentsOf: url).mainContext
+        let last = try context.insert("Stamp", ["name": .string("b")])
+        #expect(last.id == UInt64.max - 1)
+        #expect(throws: ModelError.self) { try context.insert("Stamp", ["name": .string("c")]) }
+        #expect(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Stamp")).count == 2)
+    }
+
     @Test("a package whose manifest records no counter opens with it above the largest identifier, and records it on save")
     func packageWithoutCounter() throws {
         let largest: PersistentIdentifier
