@@ -331,9 +331,12 @@ final class DocumentStore: @unchecked Sendable {
 
     // MARK: Shared state, for contexts
 
-    func allocateID() -> UInt64 {
+    /// The next identifier, or `nil` when none is left: a counter at
+    /// `UInt64.max` (a manifest may declare one) cannot move on.
+    func allocateID() -> UInt64? {
         lock.lock()
         defer { lock.unlock() }
+        guard nextID < .max else { return nil }
         let id = nextID
         nextID += 1
         return id
