@@ -123,6 +123,25 @@ import FolioTestSupport
         #expect(try context.fetch(FetchDescriptor<Stamp>()).map(\.persistentModelID) == [id])
     }
 
+    @Test("an insert undone after the last save, in a context without autosave, uses up its identifier after reopening")
+    func undoneInsertWithNothingElseToSaveIsNotReused() throws {
+        let undone: PersistentIdentifier
+        do {
+            let container = try container()
+            let context = ModelContext(container)
+            context.undoManager = UndoManager()
+            _ = try context.insert("Stamp", ["name": .string("kept")])
+            try context.save()
+            undone = try context.insert("Stamp", ["name": .string("undone")])
+            context.undoManager?.undo()
+            #expect(!context.hasChanges)
+            try context.save()
+        }
+        let context = try ModelContainer(contentsOf: url).mainContext
+        let next = try context.insert("Stamp", ["name": .string("next")])
+        #expect(next.id > undone.id)
+    }
+
     @Test("a manifest whose counter is at the last identifier lets an insert fail as the document being full, never trap")
     func exhaustedCounterFailsTheInsert() throws {
         do {
