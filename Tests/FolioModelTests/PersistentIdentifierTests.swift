@@ -83,6 +83,26 @@ import FolioTestSupport
         #expect(next.persistentModelID.id > undone.id)
     }
 
+    @Test("an insert rolled back uses up its identifier after reopening, though the save that follows has nothing else to write")
+    func rolledBackInsertIsNotReused() throws {
+        let discarded: PersistentIdentifier
+        do {
+            let context = try container().mainContext
+            context.insert(Stamp(name: "kept"))
+            try context.save()
+            let extra = Stamp(name: "discarded")
+            context.insert(extra)
+            discarded = extra.persistentModelID
+            context.rollback()
+            #expect(!context.hasChanges)
+            try context.save()
+        }
+        let context = try container().mainContext
+        let next = Stamp(name: "next")
+        context.insert(next)
+        #expect(next.persistentModelID.id > discarded.id)
+    }
+
     @Test("undoing a saved delete brings the object back with its identifier, which reopening keeps")
     func undoneDeleteKeepsItsIdentifier() throws {
         let id: PersistentIdentifier
@@ -101,6 +121,45 @@ import FolioTestSupport
         }
         let context = try container().mainContext
         #expect(try context.fetch(FetchDescriptor<Stamp>()).map(\.persistentModelID) == [id])
+    }
+
+    @Test("an insert undone after the last save, in a context without autosave, uses up its identifier after reopening")
+    func undoneInsertWithNothingElseToSaveIsNotReused() throws {
+        let undone: PersistentIdentifier
+        do {
+            let container = try container()
+            let context = ModelContext(container)
+            context.undoManager = UndoManager()
+            _ = try context.insert("Stamp", ["name": .string("kept")])
+            try context.save()
+            undone = try context.insert("Stamp", ["name": .string("undone")])
+            context.undoManager?.undo()
+            #expect(!context.hasChanges)
+            try context.save()
+        }
+        let context = try ModelContainer(contentsOf: url).mainContext
+        let next = try context.insert("Stamp", ["name": .string("next")])
+        #expect(next.id > undone.id)
+    }
+
+    @Test("a manifest whose counter is at the last identifier lets an insert fail as the document being full, never trap")
+    func exhaustedCounterFailsTheInsert() throws {
+        do {
+            let context = try container().mainContext
+            _ = try context.insert("Stamp", ["name": .string("a")])
+            try context.save()
+        }
+        let manifest = url.appendingPathComponent("manifest.xml")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        let edited = text.replacingOccurrences(of: #"next-id="\d+""#, with: #"next-id="\#(UInt64.max - 1)""#,
+                                               options: .regularExpression)
+        #expect(edited != text)
+        try edited.write(to: manifest, atomically: true, encoding: .utf8)
+        let context = try ModelContainer(contentsOf: url).mainContext
+        let last = try context.insert("Stamp", ["name": .string("b")])
+        #expect(last.id == UInt64.max - 1)
+        #expect(throws: ModelError.self) { try context.insert("Stamp", ["name": .string("c")]) }
+        #expect(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Stamp")).count == 2)
     }
 
     @Test("a package whose manifest records no counter opens with it above the largest identifier, and records it on save")

@@ -331,12 +331,23 @@ final class DocumentStore: @unchecked Sendable {
 
     // MARK: Shared state, for contexts
 
-    func allocateID() -> UInt64 {
+    /// The next identifier, or `nil` when none is left: a counter at
+    /// `UInt64.max` (a manifest may declare one) cannot move on.
+    func allocateID() -> UInt64? {
         lock.lock()
         defer { lock.unlock() }
+        guard nextID < .max else { return nil }
         let id = nextID
         nextID += 1
         return id
+    }
+
+    /// Whether identifiers were handed out beyond the saved state's counter (an
+    /// insert rolled back or undone since): the package does not record them yet.
+    var hasUnrecordedIdentifiers: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return package != nil && nextID > savedGraph.nextID
     }
 
     /// A copy of the saved state and its generation, for a context starting

@@ -192,7 +192,8 @@ extension ModelContext {
     /// - Throws: ``ModelError/graph(_:)`` when the document is full.
     func insertRow(entity: Int, values: [Value]) throws(ModelError) -> ObjectRef {
         do { try graph.checkRoomForObject(entity: entity) } catch { throw .graph(error) }
-        let ref = graph.insertObject(entity: entity, values: values, id: store.allocateID())
+        guard let id = store.allocateID() else { throw .graph(ObjectGraph.identifiersExhausted(entity: graph.layout.entities[entity].name)) }
+        let ref = graph.insertObject(entity: entity, values: values, id: id)
         inserted.insert(ref)
         let name = graph.layout.entities[entity].name
         registerUndo("Insert \(name)") { context in

@@ -402,7 +402,9 @@ public final class ModelContext {
     /// When it returns, the package on disk holds the saved state: it first
     /// waits for an autosave's background write under way, and it writes what
     /// autosaves left unwritten (a queued write, or one that failed) even when
-    /// this context has no changes of its own.
+    /// this context has no changes of its own, and it records the identifier
+    /// counter when inserts since the last save were rolled back or undone (so
+    /// their identifiers are never handed out again, after a reopen either).
     ///
     /// Deleted objects are gone after it: ``isDeleted(_:)`` is `false` for them
     /// and they are no longer fetched. The undo stack is kept: undo after save
@@ -419,7 +421,13 @@ public final class ModelContext {
             if core.configuration.allowsSave {
                 // Thrown here if it fails again: not to be reported a second time.
                 _ = store.takeWriteFailure(for: ObjectIdentifier(self))
-                try store.flush()
+                // Identifiers handed out since the last save and gone again (an insert
+                // rolled back or undone) must still be recorded, or a reopen reuses them.
+                if store.hasUnrecordedIdentifiers {
+                    _ = try store.save(self, allowsSave: true)
+                } else {
+                    try store.flush()
+                }
             }
             return
         }

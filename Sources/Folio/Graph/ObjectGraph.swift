@@ -369,6 +369,8 @@ extension ObjectGraph {
     ///
     /// - Complexity: O(entities).
     func checkRoomForObject(entity: Int) throws(GraphError) {
+        // A counter at the largest identifier (declared by a manifest) has none left to hand out.
+        guard nextID < .max else { throw Self.identifiersExhausted(entity: layout.entities[entity].name) }
         let objects = count
         let rows = tables[entity].rowCount
         if objects >= limits.maximumObjects || rows >= Int(Int32.max) {
@@ -501,5 +503,13 @@ extension ObjectGraph {
         for row in rows { addLink(source, slot, ObjectRef(entity: link.destination, row: Int(row))) }
         if link.isToMany, column.many[Int(source.row)] != rows { assignList(rows, to: source, slot) }
         setAbsent(absent && rows.isEmpty, source, slot)
+    }
+}
+
+extension ObjectGraph {
+    /// The error of an insert into a document whose identifier counter has
+    /// reached the largest identifier: it is full, as at its object limit.
+    static func identifiersExhausted(entity: String) -> GraphError {
+        .limitExceeded(entity: entity, attribute: "", limit: .objects, size: Int.max, maximum: Int.max)
     }
 }

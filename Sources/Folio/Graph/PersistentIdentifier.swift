@@ -4,8 +4,9 @@
 /// insert, saved in the package, and survive save and reopen. They are never
 /// reused: an identifier once handed out — to an object deleted since, or to
 /// an insert that was undone — is never given to another object of the same
-/// document, in this session or after the document is reopened (the package
-/// records the counter). So undoing a delete brings back the same
+/// document, in this session or after the document is reopened (each save
+/// records the counter; an insert undone in a session that ends with no save
+/// after it leaves its number free). So undoing a delete brings back the same
 /// identifiers, and an identifier in the history names one object only.
 public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     /// The name of the object's entity.
