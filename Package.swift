@@ -81,7 +81,8 @@ let package = Package(
         // and the library's log messages captured instead of printed.
         .target(
             name: "FolioTestSupport",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: [.product(name: "Logging", package: "swift-log"),
+                           .product(name: "PropertyBased", package: "swift-property-based")],
             path: "Tests/FolioTestSupport"
         ),
         // End-to-end: runs the built folio binary (found beside the test bundle).

@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import Testing
 @testable import FolioREPL
 import FolioTestSupport
@@ -22,16 +23,15 @@ import FolioTestSupport
     }
 
     @Test("random command lines never crash, and one that fails leaves the document and the undo history as they were")
-    func randomLines() throws {
-        var generator = SeededGenerator(seed: 42)
+    func randomLines() async throws {
         let folder = try temporaryFolderURL("repl-atomicity")
-        for round in 0..<60 {
-            let session = try Session("Dogs", options: .init(assumeYes: round % 2 == 0, json: round % 3 == 0))
-            for _ in 0..<10 {
-                let words = (0..<Int.random(in: 1...6, using: &generator)).map { _ in
-                    Self.vocabulary[Int.random(in: 0..<Self.vocabulary.count, using: &generator)]
-                }
-                let line = words.joined(separator: Bool.random(using: &generator) ? " " : "")
+        // A line is words by index into the vocabulary, joined with spaces or not: a failure
+        // shrinks to the fewest lines, each of the fewest words, toward "list".
+        let line = zip(Gen.int(in: 0...(Self.vocabulary.count - 1)).array(of: 1...6), Gen.bool)
+        await propertyCheck(count: 60, input: Gen.bool, Gen.bool, line.array(of: 1...19)) { assumeYes, json, lines in
+            let session = try Session("Dogs", options: .init(assumeYes: assumeYes, json: json))
+            for (words, spaced) in lines {
+                let line = words.map { Self.vocabulary[$0] }.joined(separator: spaced ? " " : "")
                 _ = session.interpreter.completions(for: line)
                 let before = try snapshot(session, in: folder)
                 let steps = session.interpreter.context.undoManager?.undoActionNames

@@ -48,8 +48,10 @@ import FolioTestSupport
         var injectedCount: Int { lock.withLock { injected } }
     }
 
-    @MainActor static func session(seed: UInt64, steps: Int) throws {
-        var rng = SeededGenerator(seed: seed)
+    /// Runs one session: each step's `roll` picks the action, its `seed` the action's choices,
+    /// so a failing plan shrinks to fewer steps, each toward an insert.
+    @MainActor static func session(plan: [SessionStep]) throws {
+        var rng = SeededGenerator(seed: 0)
         let url = try AutosaveTests.zooPackage(categories: 2, perCategory: 4)
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let valve = Valve()
@@ -69,8 +71,9 @@ import FolioTestSupport
             var published = [try saved()]
             var names = 0
 
-            for _ in 0..<steps {
-                let roll = Int.random(in: 0..<100, using: &rng)
+            for step in plan {
+                let roll = step.roll
+                rng = SeededGenerator(seed: step.seed)
                 switch roll {
                 case 0..<45:
                     // One user action, then the autosave.
@@ -109,36 +112,36 @@ import FolioTestSupport
                     valve.release()
                     store.waitForBackgroundWrites()
                     // Caught up, or failed (and still unwritten, for the next save).
-                    #expect(store.isWritten || store.hasFailedWrite, "seed \(seed): \(trace)")
-                    if store.isWritten { #expect(try onDisk() == saved(), "seed \(seed): \(trace)") }
+                    #expect(store.isWritten || store.hasFailedWrite, "\(trace)")
+                    if store.isWritten { #expect(try onDisk() == saved(), "\(trace)") }
                 default:
                     guard !valve.isHeld else { continue }
                     trace.append("save")
                     try context.save()
-                    #expect(store.isWritten, "seed \(seed): \(trace)")
-                    #expect(try onDisk() == context.graph.snapshot(), "seed \(seed): \(trace)")
+                    #expect(store.isWritten, "\(trace)")
+                    #expect(try onDisk() == context.graph.snapshot(), "\(trace)")
                 }
                 let now = try saved()
                 if published.last != now { published.append(now) }
                 // Whatever the writer is doing, the disk holds a whole published state.
                 let disk = try onDisk()
-                #expect(published.contains(disk), "seed \(seed): the package holds a state never published; \(trace)")
-                if !context.hasChanges { #expect(context.graph.snapshot() == now, "seed \(seed): \(trace)") }
+                #expect(published.contains(disk), "the package holds a state never published; \(trace)")
+                if !context.hasChanges { #expect(context.graph.snapshot() == now, "\(trace)") }
             }
             valve.release()
             try context.save()
-            #expect(try onDisk() == context.graph.snapshot(), "seed \(seed): \(trace)")
+            #expect(try onDisk() == context.graph.snapshot(), "\(trace)")
             store.writer?.beforeBackgroundWrite = nil
         }
         // Only injected failures were reported, each at most once.
-        #expect(reported.allSatisfy { $0 == .package(AutosaveTests.diskFull) }, "seed \(seed): \(reported)")
-        #expect(reported.count <= valve.injectedCount, "seed \(seed): \(reported.count) reports, \(valve.injectedCount) failures")
+        #expect(reported.allSatisfy { $0 == .package(AutosaveTests.diskFull) }, "\(reported)")
+        #expect(reported.count <= valve.injectedCount, "\(reported.count) reports, \(valve.injectedCount) failures")
     }
 
     @Test("random edits, autosaves, undo, saves and held or failing background writes always leave a whole published state on disk, and the latest once caught up")
     func randomSessions() async {
-        await propertyCheck(count: 60, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            try await MainActor.run { try Self.session(seed: seed, steps: 40) }
+        await propertyCheck(count: 60, input: SessionStep.generator.array(of: 1...80)) { plan in
+            try await MainActor.run { try Self.session(plan: plan) }
         }
     }
 }

@@ -128,9 +128,11 @@ import FolioTestSupport
 
     /// One random session of two contexts on one package (the main context with
     /// autosave and an undo manager, and a second one with an undo manager),
-    /// with small parts. Returns the failures seen, with the trace.
-    @MainActor static func twoContextSession(seed: UInt64, steps: Int, contextCount: Int = 2, undo: Bool = true) throws -> [String] {
-        var rng = SeededGenerator(seed: seed)
+    /// with small parts. Returns the failures seen, with the trace. Each step's
+    /// `roll` picks the action and its `seed` the context and the action's
+    /// choices, so a failing plan shrinks to fewer steps, each toward an insert.
+    @MainActor static func twoContextSession(plan: [SessionStep], contextCount: Int = 2, undo: Bool = true) throws -> [String] {
+        var rng = SeededGenerator(seed: 0)
         var failures: [String] = []
         try withSmallParts { url in
             let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
@@ -160,24 +162,25 @@ import FolioTestSupport
                     let graph = context.graph.snapshot()
                     let saved = try store.withSavedGraph { $0.snapshot() }
                     if disk != saved {
-                        failures.append("seed \(seed): after \(what) the package differs from the saved state\n"
+                        failures.append("after \(what) the package differs from the saved state\n"
                                         + "trace: \(trace)\ndisk:\n\(disk)\nsaved:\n\(saved)")
                     } else if disk != graph {
-                        failures.append("seed \(seed): after \(what) the package differs from the graph saved\n"
+                        failures.append("after \(what) the package differs from the graph saved\n"
                                         + "trace: \(trace)\ndisk:\n\(disk)\ngraph:\n\(graph)")
                     }
                 } catch {
-                    failures.append("seed \(seed): after \(what) the package does not read: \(error)\ntrace: \(trace)")
+                    failures.append("after \(what) the package does not read: \(error)\ntrace: \(trace)")
                 }
             }
-            for _ in 0..<steps {
+            for step in plan {
                 guard failures.isEmpty else { break }
+                rng = SeededGenerator(seed: step.seed)
                 let index = Int.random(in: 0..<contextCount, using: &rng)
                 let context = contexts[index]
                 let who = index == 0 ? "main" : "other"
                 let categories = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "AnimalCategory"))
                 let animals = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal"))
-                let roll = Int.random(in: 0..<100, using: &rng)
+                let roll = step.roll
                 do {
                     switch roll {
                     case 0..<8:
@@ -222,7 +225,7 @@ import FolioTestSupport
                         trace.append("wait for the writer")
                         store.waitForBackgroundWrites()
                         if store.isWritten, try onDisk(url) != store.withSavedGraph({ $0.snapshot() }) {
-                            failures.append("seed \(seed): the writer caught up but the package is not the saved state\ntrace: \(trace)")
+                            failures.append("the writer caught up but the package is not the saved state\ntrace: \(trace)")
                         }
                     default:
                         trace.append("\(who) save")
@@ -242,10 +245,10 @@ import FolioTestSupport
             // Main merges other's last save (it has no changes left of its own).
             try main.save()
             if try onDisk(url) != store.withSavedGraph({ $0.snapshot() }) {
-                failures.append("seed \(seed): after the final saves the package is not the saved state\ntrace: \(trace)")
+                failures.append("after the final saves the package is not the saved state\ntrace: \(trace)")
             }
             if other.graph.snapshot() != main.graph.snapshot() {
-                failures.append("seed \(seed): after the final saves the second context's graph (merged) differs from the main context's\n"
+                failures.append("after the final saves the second context's graph (merged) differs from the main context's\n"
                                 + "trace: \(trace)\nother:\n\(other.graph.snapshot())\nmain:\n\(main.graph.snapshot())")
             }
             withExtendedLifetime(container) {}
@@ -266,10 +269,10 @@ import FolioTestSupport
     @Test("random two-context sessions with undo and small parts: after every save the package reads back as the saved state")
     @MainActor func twoContextSessions() async {
         var divergent: [String] = []
-        await propertyCheck(count: 80, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+        await propertyCheck(count: 80, input: SessionStep.generator.array(of: 1...120)) { plan in
             let failures: [String]
-            do { failures = try Self.twoContextSession(seed: seed, steps: 60) } catch {
-                failures = ["seed \(seed): THREW \(error)"]
+            do { failures = try Self.twoContextSession(plan: plan) } catch {
+                failures = ["THREW \(error)"]
             }
             let apart = failures.filter { $0.contains("differs from the graph saved") || $0.contains("(merged) differs") }
             divergent += apart
@@ -286,8 +289,8 @@ import FolioTestSupport
     /// that its save does not count as changed, and the package is left stale.
     @Test("random two-context sessions without undo, small parts: after every save the package reads back as the saving context's graph")
     func twoContextSessionsWithoutUndo() async {
-        await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            let failures = try await MainActor.run { try Self.twoContextSession(seed: seed, steps: 60, undo: false) }
+        await propertyCheck(count: 300, input: SessionStep.generator.array(of: 1...120)) { plan in
+            let failures = try await MainActor.run { try Self.twoContextSession(plan: plan, undo: false) }
             #expect(failures.isEmpty, "\(failures.first ?? "")")
         }
     }

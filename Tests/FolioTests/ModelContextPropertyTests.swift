@@ -4,20 +4,6 @@ import Testing
 @testable import Folio
 import FolioTestSupport
 
-/// One step of a random session, as a generator draws it: which action
-/// (`roll`, 0..<100, see ``ModelContextPropertyTests/session(seed:plan:steps:)``)
-/// and the seed of its own choices (target, attribute, value). A failing
-/// session shrinks to fewer steps, each toward an insert with seed 0.
-struct SessionStep: Sendable, CustomStringConvertible {
-    var roll: Int
-    var seed: UInt64
-
-    var description: String { "(\(roll), \(seed))" }
-
-    static let generator = zip(Gen.int(in: 0...99), Gen.uint64(in: 0...UInt64.max))
-        .map { SessionStep(roll: $0.0, seed: $0.1) }
-}
-
 @Suite struct ModelContextPropertyTests {
     /// Runs one random session and checks it against the reference model after every step.
     ///

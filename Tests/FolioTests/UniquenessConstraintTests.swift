@@ -141,8 +141,10 @@ import FolioTestSupport
     /// the unique indexes find exactly the live objects holding each key, an
     /// insert updates an object holding its key, and a save fails exactly
     /// when two live objects share one.
-    static func session(seed: UInt64, steps: Int) throws {
-        var rng = SeededGenerator(seed: seed)
+    /// Each step's `roll` picks the action, its `seed` the action's choices:
+    /// a failing plan shrinks to fewer steps, each toward an upsert.
+    static func session(plan: [SessionStep]) throws {
+        var rng = SeededGenerator(seed: 0)
         let schema = try Schema([
             .init("Visit", attributes: [.init("city", .string), .init("day", .int),
                                         .init("code", .string, isOptional: true, options: [.unique]),
@@ -180,8 +182,9 @@ import FolioTestSupport
             }
         }
 
-        for index in 0..<steps {
-            let roll = Int.random(in: 0..<100, using: &rng)
+        for (index, planned) in plan.enumerated() {
+            rng = planned.choices
+            let roll = planned.roll
             let visit: Visit = ["city": cities.randomElement(using: &rng)!, "day": days.randomElement(using: &rng)!,
                                 "code": codes.randomElement(using: &rng)!, "note": .string("n\(index)")]
             switch roll {
@@ -192,11 +195,11 @@ import FolioTestSupport
                 try step {
                     let result = try context.insert("Visit", visit).id
                     if !byCode.isEmpty {
-                        #expect(byCode.contains(result), "seed \(seed) step \(index): upsert by code")
+                        #expect(byCode.contains(result), "step \(index): upsert by code")
                     } else if !byPair.isEmpty {
-                        #expect(byPair.contains(result), "seed \(seed) step \(index): upsert by (city, day)")
+                        #expect(byPair.contains(result), "step \(index): upsert by (city, day)")
                     } else {
-                        #expect(model[result] == nil, "seed \(seed) step \(index): a new object")
+                        #expect(model[result] == nil, "step \(index): a new object")
                     }
                     model[result, default: [:]].merge(visit) { $1 }
                 }
@@ -225,7 +228,7 @@ import FolioTestSupport
                 model = after
             case 88..<95:
                 if clashes() {
-                    #expect(throws: ModelError.self, "seed \(seed) step \(index): a clash refuses the save") { try context.save() }
+                    #expect(throws: ModelError.self, "step \(index): a clash refuses the save") { try context.save() }
                 } else {
                     try context.save()
                     saved = model
@@ -246,15 +249,15 @@ import FolioTestSupport
                     let found = context.graph.firstObject(of: 0, inUniqueGroup: group, holding: key)
                         .map { context.graph.identifier(for: $0).id }
                     #expect(found.map(expected.contains) ?? expected.isEmpty,
-                            "seed \(seed) step \(index): \(names) = \(key) found \(String(describing: found)), held by \(expected)")
+                            "step \(index): \(names) = \(key) found \(String(describing: found)), held by \(expected)")
                 }
             }
         }
     }
 
     @Test func `random upserts, edits, deletes, undo, redo, saves and rollbacks keep the unique indexes exact`() async {
-        await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            try Self.session(seed: seed, steps: 60)
+        await propertyCheck(count: 200, input: SessionStep.generator.array(of: 1...120)) { plan in
+            try Self.session(plan: plan)
         }
     }
 
@@ -333,19 +336,22 @@ import FolioTestSupport
 
     /// One random entity of values that collide often (NaN and -0.0, "é" in two
     /// spellings, nils), some objects deleted, checked by every user of the rule.
-    static func uniquenessAgreement(seed: UInt64) throws {
-        var rng = SeededGenerator(seed: seed)
+    /// - Parameters:
+    ///   - groupChoice: which of six constraint sets (0..<6).
+    ///   - objects: one seed per object, for its values and whether it is removed.
+    static func uniquenessAgreement(groupChoice: Int, objects: [UInt64]) throws {
         let doubles: [Value] = [.double(.nan), .double(0), .double(-0.0), .double(1.5), .null]
         let strings: [Value] = [.string("\u{E9}"), .string("e\u{301}"), .string("a"), .null]
         let ints: [Value] = [.int(1), .int(2), .int(-1)]
         let attributes: [Schema.Attribute] = [.init("d", .double, isOptional: true), .init("s", .string, isOptional: true),
                                               .init("i", .int)]
-        let groups: [[String]] = [[["d"]], [["s"]], [["i"]], [["s", "i"]], [["d", "s"]], [["d"], ["s", "i"]]][Int(rng.next() % 6)]
+        let groups: [[String]] = [[["d"]], [["s"]], [["i"]], [["s", "i"]], [["d", "s"]], [["d"], ["s", "i"]]][groupChoice]
         let plain = try Schema([.init("T", attributes: attributes)])
         let constrained = try Schema([.init("T", attributes: attributes, uniquenessConstraints: groups)])
         let graph = ObjectGraph(schema: plain)
         var rows: [[String: Value]] = []
-        for _ in 0..<Int(rng.next() % 6) {
+        for seed in objects {
+            var rng = SeededGenerator(seed: seed)
             let values: [String: Value] = ["d": doubles[Int(rng.next() % 5)], "s": strings[Int(rng.next() % 4)],
                                            "i": ints[Int(rng.next() % 3)]]
             let id = try graph.insert("T", values)
@@ -359,7 +365,7 @@ import FolioTestSupport
                 return !key.contains(.null) && !seen.insert(key).inserted
             }
         }
-        let label = "seed \(seed), groups \(groups), rows \(rows)"
+        let label = "groups \(groups), rows \(rows)"
         // Migration.
         let migrated: ObjectGraph?
         do { migrated = try graph.migrated(to: constrained) } catch { migrated = nil }
@@ -379,8 +385,9 @@ import FolioTestSupport
     }
 
     @Test func `the save check, the loader and migration refuse exactly the same graphs`() async {
-        await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            try Self.uniquenessAgreement(seed: seed)
+        // A failure shrinks to the fewest objects, under the simplest constraint set that still fails.
+        await propertyCheck(count: 300, input: Gen.int(in: 0...5), Gen.uint64(in: 0...UInt64.max).array(of: 0...5)) { groups, objects in
+            try Self.uniquenessAgreement(groupChoice: groups, objects: objects)
         }
     }
 
@@ -505,9 +512,11 @@ import FolioTestSupport
     /// index agrees with a brute-force scan of the live flows, an insert
     /// updates a flow holding its key, and a save fails exactly when two live
     /// flows share a key.
-    static func flowSession(seed: UInt64, steps: Int) throws {
-        var rng = SeededGenerator(seed: seed)
-        let context = try makeContext(try Self.flowSchema(snapshotRule: rng.next() % 2 == 0 ? .nullify : .cascade))
+    /// Each step's `roll` picks the action, its `seed` the action's choices:
+    /// a failing plan shrinks to fewer steps, each toward an insert of a flow.
+    static func flowSession(cascades: Bool, plan: [SessionStep]) throws {
+        var rng = SeededGenerator(seed: 0)
+        let context = try makeContext(try Self.flowSchema(snapshotRule: cascades ? .cascade : .nullify))
         let labels: [Value] = [.string("A"), .string("B")]
         func live(_ entity: String) throws -> [PersistentIdentifier] {
             try context.fetchIdentifiers(DynamicFetchDescriptor(entity: entity))
@@ -530,9 +539,10 @@ import FolioTestSupport
             }
         }
 
-        for index in 0..<steps {
-            let label = "seed \(seed) step \(index)"
-            switch Int.random(in: 0..<100, using: &rng) {
+        for (index, planned) in plan.enumerated() {
+            rng = planned.choices
+            let label = "step \(index)"
+            switch planned.roll {
             case 0..<22:
                 let flowLabel = labels.randomElement(using: &rng)!
                 var related: [String: [PersistentIdentifier]] = [:]
@@ -609,8 +619,8 @@ import FolioTestSupport
     }
 
     @Test func `random links, unlinks, deletes, undo, redo, saves and rollbacks keep indexes over relationships exact`() async {
-        await propertyCheck(count: 150, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            try Self.flowSession(seed: seed, steps: 60)
+        await propertyCheck(count: 150, input: Gen.bool, SessionStep.generator.array(of: 1...120)) { cascades, plan in
+            try Self.flowSession(cascades: cascades, plan: plan)
         }
     }
 

@@ -3,19 +3,6 @@ import PropertyBased
 @testable import Folio
 import FolioTestSupport
 
-/// A small, fast, seedable generator so a failing seed reproduces exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Random schemas, graphs and values for property tests.
 enum RandomGraphs {
     static let scalarTypes: [ValueType] = [.string, .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16,
