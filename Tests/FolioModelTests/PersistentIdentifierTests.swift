@@ -23,6 +23,13 @@ import FolioTestSupport
         try ModelContainer(for: Stamp.self, configurations: ModelConfiguration(url: url))
     }
 
+    /// The identifier a new model gets once the container is dropped and the package opened again.
+    func identifierAfterReopening() throws -> PersistentIdentifier {
+        let next = Stamp(name: "next")
+        try container().mainContext.insert(next)
+        return next.persistentModelID
+    }
+
     @Test("a model's identifier deleted and saved is not given to a new model after the container is reopened")
     func typedDeleteIsNotReused() throws {
         let deleted: UInt64
@@ -77,10 +84,7 @@ import FolioTestSupport
             context.undoManager?.undo()
             try context.save()
         }
-        let context = try container().mainContext
-        let next = Stamp(name: "next")
-        context.insert(next)
-        #expect(next.persistentModelID.id > undone.id)
+        #expect(try identifierAfterReopening().id > undone.id)
     }
 
     @Test("an insert rolled back uses up its identifier after reopening, though the save that follows has nothing else to write")
@@ -97,10 +101,7 @@ import FolioTestSupport
             #expect(!context.hasChanges)
             try context.save()
         }
-        let context = try container().mainContext
-        let next = Stamp(name: "next")
-        context.insert(next)
-        #expect(next.persistentModelID.id > discarded.id)
+        #expect(try identifierAfterReopening().id > discarded.id)
     }
 
     @Test("undoing a saved delete brings the object back with its identifier, which reopening keeps")
