@@ -254,8 +254,11 @@ public final class BackingData {
 
     private static let temporaryNumbers = Mutex(UInt64(1) << 63)
 
-    /// Temporary numbers count up from 2^63, far above any number a document hands out.
-    fileprivate static func nextTemporaryNumber() -> UInt64 {
+    /// Temporary numbers count up from 2^63, above every number Folio hands
+    /// out itself. A package's manifest may still declare identifiers that
+    /// high (nothing refuses them yet), and then a temporary identifier can
+    /// equal a stored one.
+    static func nextTemporaryNumber() -> UInt64 {
         temporaryNumbers.withLock { number in
             number += 1
             return number
@@ -689,18 +692,4 @@ public final class BackingData {
     private static func missing<V>(_ name: String) -> V {
         preconditionFailure("Folio: '\(name)' has no value: the model was created with empty backing data and never inserted")
     }
-}
-
-/// What a model outside a context's document may need beyond its values by
-/// ordinal: values of properties `@Model` gave no ordinal, the values kept
-/// when its object left the document (rollback), and its temporary
-/// identifier's number. A model a fetch makes never needs it, so it lives
-/// apart from ``BackingData``.
-final class UnmanagedState {
-    /// The values before insertion of properties `@Model` gave no ordinal.
-    var byName: [String: Any] = [:]
-    /// Values kept when the object left its context's document (rollback).
-    var snapshot: [String: Value]?
-    /// Drawn once, so the temporary identifier stays the same for the model's life.
-    lazy var temporaryNumber = BackingData.nextTemporaryNumber()
 }
