@@ -14,13 +14,19 @@ extension ModelContext {
     ///   `columns`, when given, are the class's (``columns(for:)``), resolved once
     ///   by a caller making many models.
     func model<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef, columns: ModelColumns? = nil) -> T {
-        let table = graph.tables[Int(ref.entity)]
-        let id = table.ids[Int(ref.row)]
+        let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
         if let existing = registry.model(id, as: T.self) { return existing }
-        let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
-        let backing = BackingData(context: self, identifier: identifier, ref: ref, columns: columns ?? self.columns(for: T.self))
+        return makeModel(T.self, at: ref, id: id, entityName: graph.layout.entities[Int(ref.entity)].name,
+                         columns: columns ?? self.columns(for: T.self), unretained: T._$unregistersOnDeinit)
+    }
+
+    /// Makes and registers the model of an object no registered model stands for.
+    private func makeModel<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef, id: UInt64, entityName: String,
+                                               columns: ModelColumns?, unretained: Bool) -> T {
+        let backing = BackingData(context: self, identifier: PersistentIdentifier(entityName: entityName, id: id),
+                                  ref: ref, columns: columns)
         let model = backing.makeModel(T.init(backingData:))
-        register(model, id: id)
+        register(model, id: id, unretained: unretained)
         return model
     }
 
@@ -45,15 +51,8 @@ extension ModelContext {
                 entityName = graph.layout.entities[Int(entity)].name
             }
             let id = ids[Int(ref.row)]
-            if let existing = registry.model(id, as: T.self) {
-                result.append(existing)
-                continue
-            }
-            let backing = BackingData(context: self, identifier: PersistentIdentifier(entityName: entityName, id: id),
-                                      ref: ref, columns: columns)
-            let model = backing.makeModel(T.init(backingData:))
-            register(model, id: id, unretained: unretained)
-            result.append(model)
+            result.append(registry.model(id, as: T.self)
+                ?? makeModel(T.self, at: ref, id: id, entityName: entityName, columns: columns, unretained: unretained))
         }
         return result
     }

@@ -49,9 +49,9 @@ struct DocumentWriter {
     static func appendPartFooter(to buffer: inout ByteBuffer) { buffer.append("</objects>\n") }
 
     /// What writing the objects of one entity needs, worked out once per part
-    /// rather than per object: copying the entity's layout and each
-    /// `Schema.Attribute`, and asking each attribute's options set whether it
-    /// is transient or external, for every object was a fifth of a save.
+    /// rather than per object: copying each `Schema.Attribute` and asking its
+    /// options set whether it is transient or external, for every object, was
+    /// a fifth of a save.
     struct EntityPlan {
         /// One attribute that is written (transient ones are not).
         struct Attribute {
@@ -75,10 +75,11 @@ struct DocumentWriter {
         let entity = graph.layout.entities[entityIndex]
         var name = ByteBuffer()
         name.append(string: entity.name)
-        let attributes = entity.attributes.enumerated().compactMap { index, attribute -> EntityPlan.Attribute? in
-            attribute.isTransient ? nil : EntityPlan.Attribute(index: index, name: attribute.name, type: attribute.type,
-                                                               isExternal: attribute.isExternal,
-                                                               isUnsigned: attribute.type.unsignedMax != nil)
+        let attributes = zip(entity.attributes, entity.traits).enumerated().compactMap { index, pair -> EntityPlan.Attribute? in
+            let (attribute, traits) = pair
+            return traits.isTransient ? nil : EntityPlan.Attribute(index: index, name: attribute.name, type: attribute.type,
+                                                                   isExternal: traits.isExternal,
+                                                                   isUnsigned: attribute.type.unsignedMax != nil)
         }
         return EntityPlan(entityIndex: entityIndex, entity: entity, table: graph.tables[entityIndex], attributes: attributes,
                           name: name.bytes)
