@@ -195,9 +195,14 @@ extension ModelContext {
         guard let id = store.allocateID() else { throw .graph(ObjectGraph.identifiersExhausted(entity: graph.layout.entities[entity].name)) }
         let ref = graph.insertObject(entity: entity, values: values, id: id)
         inserted.insert(ref)
-        let name = graph.layout.entities[entity].name
-        registerUndo("Insert \(name)") { context in
-            _ = context.performRemoval([ref], name: "Insert \(name)")
+        // Checked first: forming the undo closure costs an allocation per insert.
+        if undoManager?.isUndoRegistrationEnabled == true {
+            let name = graph.layout.entities[entity].name
+            registerUndo("Insert \(name)") { context in
+                _ = context.performRemoval([ref], name: "Insert \(name)")
+            }
+        } else {
+            graph._checkInvariants()
         }
         return ref
     }
@@ -278,6 +283,12 @@ extension ModelContext {
         editLinks(name: name()) { $0.replaceLinks(source, slot, with: rows, absent: absent) }
     }
 
+    /// Sets or clears a to-one, as ``replaceLinks(_:_:with:absent:name:)``
+    /// does, without an array of rows.
+    func setToOne(_ source: ObjectRef, _ slot: Int, to row: Int32?, name: @autoclosure () -> String) {
+        editLinks(name: name()) { $0.setToOne(source, slot, to: row) }
+    }
+
     private func resolveLink(_ id: PersistentIdentifier, _ relationship: String, _ target: PersistentIdentifier)
         throws(ModelError) -> (ObjectRef, Int, ObjectRef) {
         do { return try graph.resolveLink(id, relationship, target) } catch { throw .graph(error) }
@@ -290,13 +301,19 @@ extension ModelContext {
     /// append to the list does not copy it.
     func editLinks(name: @autoclosure () -> String, _ edit: (ObjectGraph) -> Void) {
         let outer = graph.linkJournal
-        graph.linkJournal = []
+        // The journal's storage is reused from edit to edit while no undo keeps it:
+        // a link edit then allocates nothing for it.
+        graph.linkJournal = spareLinkJournal.take() ?? []
         edit(graph)
-        let changes = graph.linkJournal ?? []
+        var changes = graph.linkJournal ?? []
         graph.linkJournal = outer
         touchLinks(changes)
         // An edit that changed nothing is still a step, as every public edit is one.
-        guard let undoManager, undoManager.isUndoRegistrationEnabled else { return graph._checkInvariants() }
+        guard let undoManager, undoManager.isUndoRegistrationEnabled else {
+            changes.removeAll(keepingCapacity: true)
+            spareLinkJournal = changes
+            return graph._checkInvariants()
+        }
         let name = name()
         let epoch = mergeEpoch
         registerUndo(name) { context in

@@ -117,6 +117,8 @@ public final class ModelContext {
     /// The backing data whose typed setter is editing, which tells its own
     /// observers: the context's notification skips it.
     var typedWriter: ObjectIdentifier?
+    /// An emptied link journal whose storage the next link edit reuses (``editLinks(name:_:)``).
+    var spareLinkJournal: [LinkChange]?
 
     /// Creates a context on a container: autosave off, no undo manager.
     ///

@@ -482,20 +482,22 @@ extension ObjectGraph {
     /// Makes a relationship hold exactly `rows` (destination rows, unique), in
     /// that order; with `absent`, `rows` must be empty and an optional to-many
     /// is left with no collection.
+    /// Sets or clears a to-one (every typed `animal.category = …`): `addLink`
+    /// replaces what it held, with no set of rows to keep and no list of targets.
+    func setToOne(_ source: ObjectRef, _ slot: Int, to row: Int32?) {
+        let destination = layout.entities[Int(source.entity)].links[slot].destination
+        if let row {
+            addLink(source, slot, ObjectRef(entity: destination, row: Int(row)))
+        } else {
+            let held = tables[Int(source.entity)].links[slot].one[Int(source.row)]
+            if held >= 0 { removeLink(source, slot, ObjectRef(entity: destination, row: Int(held))) }
+        }
+    }
+
     func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32], absent: Bool = false) {
         let link = layout.entities[Int(source.entity)].links[slot]
         let column = tables[Int(source.entity)].links[slot]
-        if !link.isToMany, rows.count <= 1 {
-            // A to-one set or cleared (every typed `animal.category = …`): `addLink`
-            // replaces what it held, with no set of rows to keep and no list of targets.
-            if let row = rows.first {
-                addLink(source, slot, ObjectRef(entity: link.destination, row: Int(row)))
-            } else if column.one[Int(source.row)] >= 0 {
-                removeLink(source, slot, ObjectRef(entity: link.destination, row: Int(column.one[Int(source.row)])))
-            }
-            setAbsent(absent && rows.isEmpty, source, slot)
-            return
-        }
+        if !link.isToMany, rows.count <= 1 { return setToOne(source, slot, to: rows.first) }
         let keep = Set(rows)
         for old in column.targets(of: Int(source.row)) where !keep.contains(old) {
             removeLink(source, slot, ObjectRef(entity: link.destination, row: Int(old)))

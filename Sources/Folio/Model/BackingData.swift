@@ -73,7 +73,21 @@ public final class BackingData {
     /// the object, so they keep no related model alive. Here rather than in
     /// ``UnmanagedState``: every new model has them, and an empty array costs
     /// no allocation.
-    @exclusivity(unchecked) private var unmanagedValues: [Any?] = []
+    @exclusivity(unchecked) private var unmanagedValues: [KeptValue] = []
+
+    /// A value a property holds before insertion. A type Folio stores
+    /// directly is kept in its stored form, worked out where the property's
+    /// type is known (the init accessor, the setter): the insert copies it
+    /// instead of casting `Any` back to the type, a cast that looked up
+    /// `Optional<V>`'s metadata for every value. The stored form reads back
+    /// as the same value (``PersistableValue`` round-trips).
+    @usableFromInline
+    enum KeptValue {
+        case unset
+        case stored(Value)
+        /// A related model or models, or a `Codable` value.
+        case other(Any)
+    }
     /// The rest of what only a model outside a document needs: made when first
     /// needed, so the backing data of the many models a fetch makes stays small.
     @exclusivity(unchecked) private var unmanaged: UnmanagedState?
@@ -217,7 +231,16 @@ public final class BackingData {
         if backing === _unset { backing = BackingData() }
         // A model a context makes reads its values from the document.
         guard !backing.madeByContext else { return }
-        backing.keepUnmanaged(value, at: ordinal, named: name)
+        backing.keepUnmanaged(.other(value), at: ordinal, named: name)
+    }
+
+    /// ``_initialize(_:_:at:named:)`` for a type Folio stores directly: keeps
+    /// the stored form too, for the insert.
+    @inlinable
+    public static func _initialize<V: PersistableValue>(_ backing: inout BackingData, _ value: V, at ordinal: Int, named name: String) {
+        if backing === _unset { backing = BackingData() }
+        guard !backing.madeByContext else { return }
+        backing.keepUnmanaged(ordinal >= 0 ? .stored(value.persistentValue) : .other(value), at: ordinal, named: name)
     }
 
     /// Called by a `@Model` class's `deinit` (and when its backing data is
@@ -228,18 +251,32 @@ public final class BackingData {
     }
 
     /// The value a property holds before insertion, if it was set (what a typed insert stores).
+    /// A related model or models, or a `Codable` value, a property holds
+    /// before insertion (see ``unmanagedStoredValue(at:)`` for the rest).
     func unmanagedValue(at ordinal: Int, named name: String) -> Any? {
-        if ordinal >= 0 { return ordinal < unmanagedValues.count ? unmanagedValues[ordinal] : nil }
-        return unmanaged?.byName[name]
+        guard ordinal >= 0 else { return unmanaged?.byName[name] }
+        guard ordinal < unmanagedValues.count, case .other(let value) = unmanagedValues[ordinal] else { return nil }
+        return value
+    }
+
+    /// The stored form of the value a property of a type Folio stores
+    /// directly holds before insertion.
+    func unmanagedStoredValue(at ordinal: Int) -> Value? {
+        guard ordinal >= 0, ordinal < unmanagedValues.count, case .stored(let value) = unmanagedValues[ordinal] else { return nil }
+        return value
     }
 
     @usableFromInline
-    func keepUnmanaged(_ value: Any, at ordinal: Int, named name: String) {
-        guard ordinal >= 0 else { return unmanagedState.byName[name] = value }
+    func keepUnmanaged(_ value: KeptValue, at ordinal: Int, named name: String) {
+        guard ordinal >= 0 else {
+            // Without an ordinal a value is kept as it was set (`.other`), for reads by name.
+            if case .other(let other) = value { unmanagedState.byName[name] = other }
+            return
+        }
         if ordinal >= unmanagedValues.count {
             // One allocation for a typical model's properties, set one by one by its initializer.
             if unmanagedValues.isEmpty { unmanagedValues.reserveCapacity(max(8, ordinal + 1)) }
-            unmanagedValues.append(contentsOf: repeatElement(nil, count: ordinal + 1 - unmanagedValues.count))
+            while unmanagedValues.count <= ordinal { unmanagedValues.append(.unset) }
         }
         unmanagedValues[ordinal] = value
     }
@@ -248,6 +285,10 @@ public final class BackingData {
     /// optional property left unset.
     private func unmanagedValue<V>(at ordinal: Int, named name: String, as type: V.Type) -> V? {
         if let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
+        if let stored = unmanagedStoredValue(at: ordinal), let persistable = V.self as? any PersistableValue.Type,
+           let value = persistable.init(persistentValue: stored) as? V {
+            return value
+        }
         if let optional = V.self as? any OptionalType.Type { return optional.nothing as? V }
         return nil
     }
@@ -435,8 +476,8 @@ public final class BackingData {
                   context.graph.isLive(target) else { return false }
             row = Int(target.row)
         }
-        context.replaceLinks(ref, link, with: row < 0 ? [] : [Int32(row)], absent: false,
-                             name: columns?.actionNames[ordinal] ?? "Set \(context.graph.layout.entities[Int(ref.entity)].name)")
+        context.setToOne(ref, link, to: row < 0 ? nil : Int32(row),
+                         name: columns?.actionNames[ordinal] ?? "Set \(context.graph.layout.entities[Int(ref.entity)].name)")
         return true
     }
 
@@ -485,7 +526,10 @@ public final class BackingData {
     func _storedValue<Model: PersistentModel, V: PersistableValue>(
         of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
-        if context == nil, snapshot == nil, let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
+        if context == nil, snapshot == nil {
+            if let kept = unmanagedStoredValue(at: ordinal), let value = V(persistentValue: kept) { return value }
+            if let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
+        }
         if let stored = storedValue(name), let value = V(persistentValue: stored) { return value }
         if let value = unmanagedValue(at: ordinal, named: name, as: V.self) { return value }
         return V(persistentValue: .null) ?? V(persistentValue: .zero(of: V.valueType))
@@ -497,7 +541,9 @@ public final class BackingData {
         _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
     ) {
         mutation(of: model, keyPath) {
-            store(name, ordinal, of: Model.self, { newValue.persistentValue }) { keepUnmanaged(newValue, at: ordinal, named: name) }
+            store(name, ordinal, of: Model.self, { newValue.persistentValue }) {
+                keepUnmanaged(ordinal >= 0 ? .stored(newValue.persistentValue) : .other(newValue), at: ordinal, named: name)
+            }
         }
     }
 
@@ -531,7 +577,7 @@ public final class BackingData {
         _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
     ) {
         mutation(of: model, keyPath) {
-            store(name, ordinal, of: Model.self, { try CodableValue.encode(newValue) }) { keepUnmanaged(newValue, at: ordinal, named: name) }
+            store(name, ordinal, of: Model.self, { try CodableValue.encode(newValue) }) { keepUnmanaged(.other(newValue), at: ordinal, named: name) }
         }
     }
 
@@ -623,7 +669,7 @@ public final class BackingData {
     ) {
         mutation(of: model, keyPath) {
             if relateOne(newValue, at: ordinal, of: Model.self) { return }
-            relate(newValue.map { [$0] } ?? [], name, of: model) { keepUnmanaged(newValue as Any, at: ordinal, named: name) }
+            relate(newValue.map { [$0] } ?? [], name, of: model) { keepUnmanaged(.other(newValue as Any), at: ordinal, named: name) }
         }
     }
 
@@ -643,7 +689,7 @@ public final class BackingData {
         _ newValue: [Destination], of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) {
         mutation(of: model, keyPath) {
-            relate(newValue, name, of: model) { keepUnmanaged(newValue as Any, at: ordinal, named: name) }
+            relate(newValue, name, of: model) { keepUnmanaged(.other(newValue as Any), at: ordinal, named: name) }
         }
     }
 
@@ -669,7 +715,7 @@ public final class BackingData {
         _ newValue: [Destination]?, of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
     ) {
         mutation(of: model, keyPath) {
-            relate(newValue, name, of: model) { keepUnmanaged(newValue as Any, at: ordinal, named: name) }
+            relate(newValue, name, of: model) { keepUnmanaged(.other(newValue as Any), at: ordinal, named: name) }
         }
     }
 

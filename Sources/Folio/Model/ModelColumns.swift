@@ -63,6 +63,23 @@ final class ModelColumns {
 
         let kind: Kind
         let name: String
+        /// An attribute's column, -1 for a relationship: with `checksModelValue`,
+        /// all the insert needs of a value the backing data keeps in its stored
+        /// form, read without copying `kind` and retaining its closures.
+        let column: Int
+        let checksModelValue: Bool
+
+        init(kind: Kind, name: String) {
+            self.kind = kind
+            self.name = name
+            if case .attribute(let column, _, _, let checks) = kind {
+                self.column = column
+                checksModelValue = checks
+            } else {
+                column = -1
+                checksModelValue = false
+            }
+        }
     }
 
     /// A slot as a read uses it: what kind, which column, and its storage.

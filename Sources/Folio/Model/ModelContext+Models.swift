@@ -238,9 +238,31 @@ extension ModelContext {
         // Read everything while the values still live in the instance: straight
         // from its backing data, converted by the property's type (a property
         // its initializer left unset reads through its getter).
-        for (ordinal, step) in columns.insertSteps.enumerated() {
+        let steps = columns.insertSteps
+        /// Checks an attribute's value and puts it in the row; `false` (reported) when the document cannot hold it.
+        func place(_ value: Value, column: Int, ordinal: Int) -> Bool {
+            do {
+                values[column] = try graph.checked(value, entity: entity, attribute: column)
+                if steps[ordinal].checksModelValue {
+                    try core.checkModelValue(value, entity: graph.layout.entities[entity].name, attribute: steps[ordinal].name)
+                }
+                return true
+            } catch {
+                ModelContainer.report(.graph(error), to: autosaveErrorHandler)
+                return false
+            }
+        }
+        for ordinal in steps.indices {
+            // The common case first, read without copying the step: a value the
+            // initializer set, kept in its stored form.
+            let column = steps[ordinal].column
+            if column >= 0, let kept = backing.unmanagedStoredValue(at: ordinal) {
+                guard place(kept, column: column, ordinal: ordinal) else { return nil }
+                continue
+            }
+            let step = steps[ordinal]
             switch step.kind {
-            case .attribute(let index, let stored, let read, let checksModelValue):
+            case .attribute(let index, let stored, let read, _):
                 let value: Value
                 do {
                     if let unmanaged = backing.unmanagedValue(at: ordinal, named: step.name), let converted = try stored?(unmanaged) {
@@ -254,15 +276,7 @@ extension ModelContext {
                     ModelContainer.report(.graph(mismatch), to: autosaveErrorHandler)
                     return nil
                 }
-                do {
-                    values[index] = try graph.checked(value, entity: entity, attribute: index)
-                    if checksModelValue {
-                        try core.checkModelValue(value, entity: graph.layout.entities[entity].name, attribute: step.name)
-                    }
-                } catch {
-                    ModelContainer.report(.graph(error), to: autosaveErrorHandler)
-                    return nil
-                }
+                guard place(value, column: index, ordinal: ordinal) else { return nil }
             case .relationship(let slot, let fromBacking, let read):
                 // `nil` leaves a new row as it is (no object, no collection); `[]`
                 // matters only to an optional to-many, which it gives an empty collection.
