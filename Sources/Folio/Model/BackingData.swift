@@ -84,6 +84,9 @@ public final class BackingData {
     @usableFromInline
     enum KeptValue {
         case unset
+        /// A to-one set to `nil`, the default of every to-one: nothing to link,
+        /// known without casting an `Any`.
+        case noModel
         case stored(Value)
         /// A related model or models, or a `Codable` value.
         case other(Any)
@@ -234,6 +237,15 @@ public final class BackingData {
         backing.keepUnmanaged(.other(value), at: ordinal, named: name)
     }
 
+    /// ``_initialize(_:_:at:named:)`` for a to-one relationship.
+    @inlinable
+    public static func _initialize<Destination: PersistentModel>(_ backing: inout BackingData, _ value: Destination?,
+                                                                  at ordinal: Int, named name: String) {
+        if backing === _unset { backing = BackingData() }
+        guard !backing.madeByContext else { return }
+        backing.keepUnmanaged(value == nil && ordinal >= 0 ? .noModel : .other(value as Any), at: ordinal, named: name)
+    }
+
     /// ``_initialize(_:_:at:named:)`` for a type Folio stores directly: keeps
     /// the stored form too, for the insert.
     @inlinable
@@ -257,6 +269,12 @@ public final class BackingData {
         guard ordinal >= 0 else { return unmanaged?.byName[name] }
         guard ordinal < unmanagedValues.count, case .other(let value) = unmanagedValues[ordinal] else { return nil }
         return value
+    }
+
+    /// Whether a to-one holds no model before insertion.
+    func keepsNoModel(at ordinal: Int) -> Bool {
+        guard ordinal >= 0, ordinal < unmanagedValues.count, case .noModel = unmanagedValues[ordinal] else { return false }
+        return true
     }
 
     /// The stored form of the value a property of a type Folio stores

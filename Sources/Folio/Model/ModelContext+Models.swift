@@ -260,6 +260,8 @@ extension ModelContext {
                 guard place(kept, column: column, ordinal: ordinal) else { return nil }
                 continue
             }
+            // A to-one left `nil`: nothing to link.
+            if column < 0, backing.keepsNoModel(at: ordinal) { continue }
             let step = steps[ordinal]
             switch step.kind {
             case .attribute(let index, let stored, let read, _):
