@@ -350,7 +350,9 @@ extension ObjectGraph {
         // The traits and the type, not the whole `Schema.Attribute`: this runs for every value set.
         let traits = layout.entities[entity].traits[attribute]
         let type = layout.entities[entity].attributes[attribute].type
-        let fits = value == .null ? (traits.isOptional || type == .any) : value.conforms(to: type)
+        // Pattern matches, not `==`: this runs for every value an insert or a set stores.
+        let fits: Bool
+        if case .null = value { fits = traits.isOptional || type == .any } else { fits = value.conforms(to: type) }
         guard fits else {
             throw .typeMismatch(entity: layout.entities[entity].name, attribute: layout.entities[entity].attributes[attribute].name,
                                 expected: (traits.isOptional ? "optional " : "") + type.description,

@@ -109,7 +109,7 @@ public struct DocumentLimits: Hashable, Sendable {
     ///
     /// - Complexity: O(the value's size): one pass over its bytes.
     func violation(of value: Value, as type: ValueType, external: Bool) -> (limit: Limit, size: Int)? {
-        if value == .null { return nil }
+        if case .null = value { return nil }
         if external { return blobViolation(of: value, as: type) }
         switch value {
         case .string(let text) where text.utf8.count <= maximumValueBytes / 8 - 16:

@@ -67,6 +67,18 @@ public enum Value: Sendable, CustomStringConvertible {
     /// Integers must fit the type's width; composite (`codable`) values are trees of
     /// null, bool, int, uint, double, string, array and dictionary.
     public func conforms(to type: ValueType) -> Bool {
+        // The scalars every insert stores, matched without making a tuple of the two enums.
+        switch self {
+        case .string: if case .string = type { return true }
+        case .double: if case .double = type { return true }
+        case .date: if case .date = type { return true }
+        case .bool: if case .bool = type { return true }
+        case .int:
+            // Any 64-bit value fits these two; narrower types check their range below.
+            if case .int = type { return true }
+            if case .int64 = type { return true }
+        default: break
+        }
         switch (self, type) {
         case (_, .codable):
             return isCompositeNode
