@@ -91,12 +91,17 @@ public struct DocumentPackage: Sendable {
                 attempts += 1
                 let after = FileIO.identity(commitPath)
                 guard attempts < Self.maximumReadAttempts, before != after else { throw error }
+                // A writer committing faster than a read completes (a burst of
+                // autosaves) would win every race: after the first few, back off
+                // and let the burst end.
+                if attempts >= 4 { usleep(useconds_t(1_000 << min(attempts - 4, 6))) }
             }
         }
     }
 
-    /// How many times a read racing with writers' commits is tried.
-    static let maximumReadAttempts = 8
+    /// How many times a read racing with writers' commits is tried; the later
+    /// tries wait 1, 2, 4 … 64 ms first, about 2 s in all.
+    static let maximumReadAttempts = 40
 
     private func readOnce(limits: DocumentLimits) throws(PackageError) -> (graph: ObjectGraph, history: HistoryLog) {
         let loader: DocumentLoader
