@@ -60,29 +60,58 @@ struct DocumentWriter {
             let type: ValueType
             let isExternal: Bool
             let isUnsigned: Bool
+            /// ` name="`, before a value that needs no escaping (numbers, dates, booleans).
+            let quotedPrefix: [UInt8]
+            /// ` name=`, before text, whose quote depends on the text.
+            let textPrefix: [UInt8]
+        }
+
+        /// One relationship that is written: ` name="` and its destination's table.
+        struct Link {
+            let prefix: [UInt8]
+            let destination: EntityTable
         }
 
         let entityIndex: Int
         let entity: SchemaLayout.EntityLayout
         let table: EntityTable
         let attributes: [Attribute]
-        /// The entity's name as the bytes of its elements.
-        let name: [UInt8]
+        /// The entity's declared relationships, by slot.
+        let links: [Link]
+        /// `  <Entity f.id="`, how each object's line starts.
+        let lineStart: [UInt8]
+    }
+
+    /// ` name` and what follows it (`="`, `=`), as bytes.
+    private static func prefix(_ name: String, _ tail: StaticString) -> [UInt8] {
+        var buffer = ByteBuffer()
+        buffer.append(UInt8(ascii: " "))
+        buffer.append(string: name)
+        buffer.append(tail)
+        return buffer.bytes
     }
 
     /// The plan for writing objects of `entityIndex`.
     func plan(entity entityIndex: Int) -> EntityPlan {
         let entity = graph.layout.entities[entityIndex]
-        var name = ByteBuffer()
-        name.append(string: entity.name)
+        var lineStart = ByteBuffer()
+        lineStart.append("  <")
+        lineStart.append(string: entity.name)
+        lineStart.append(" f.id=\"")
         let attributes = zip(entity.attributes, entity.traits).enumerated().compactMap { index, pair -> EntityPlan.Attribute? in
             let (attribute, traits) = pair
             return traits.isTransient ? nil : EntityPlan.Attribute(index: index, name: attribute.name, type: attribute.type,
                                                                    isExternal: traits.isExternal,
-                                                                   isUnsigned: attribute.type.unsignedMax != nil)
+                                                                   isUnsigned: attribute.type.unsignedMax != nil,
+                                                                   quotedPrefix: Self.prefix(attribute.name, "=\""),
+                                                                   textPrefix: Self.prefix(attribute.name, "="))
+        }
+        let links = (0..<entity.declaredLinkCount).map { slot in
+            EntityPlan.Link(prefix: Self.prefix(entity.links[slot].name ?? "", "=\""),
+                            destination: graph.tables[entity.links[slot].destination])
         }
         return EntityPlan(entityIndex: entityIndex, entity: entity, table: graph.tables[entityIndex], attributes: attributes,
-                          name: name.bytes)
+                          links: links, lineStart: lineStart.bytes)
     }
 
     /// Appends one object's line (`  <Entity f.id="…" …/>`), collecting its blobs
@@ -91,9 +120,7 @@ struct DocumentWriter {
         let entity = plan.entity
         let table = plan.table
         let ref = ObjectRef(entity: plan.entityIndex, row: row)
-        buffer.append("  <")
-        buffer.bytes.append(contentsOf: plan.name)
-        buffer.append(" f.id=\"")
+        buffer.append(bytes: plan.lineStart)
         buffer.append(uint: table.ids[row])
         buffer.append(UInt8(ascii: "\""))
         plan.attributes.withUnsafeBufferPointer { attributes in
@@ -103,13 +130,14 @@ struct DocumentWriter {
         }
         for slot in 0..<entity.declaredLinkCount {
             let column = table.links[slot]
-            let destination = graph.tables[entity.links[slot].destination]
+            let link = plan.links[slot]
+            let destination = link.destination
             if column.isToMany {
                 let targets = column.many[row]
                 // Absence is nil for an optional to-many (and empty for any other),
                 // so an optional one's empty collection is written, as "".
                 if targets.isEmpty && (!column.isOptional || column.isAbsent(row)) { continue }
-                Self.appendName(entity.links[slot].name!, to: &buffer)
+                buffer.append(bytes: link.prefix)
                 let start = buffer.bytes.count
                 for (position, target) in targets.enumerated() {
                     if position > 0 { buffer.append(UInt8(ascii: " ")) }
@@ -125,21 +153,12 @@ struct DocumentWriter {
                 }
                 buffer.append(UInt8(ascii: "\""))
             } else if column.one[row] >= 0 {
-                Self.appendName(entity.links[slot].name!, to: &buffer)
+                buffer.append(bytes: link.prefix)
                 buffer.append(uint: destination.ids[Int(column.one[row])])
                 buffer.append(UInt8(ascii: "\""))
             }
         }
         buffer.append("/>\n")
-    }
-
-    /// Appends ` name="` for a value that needs no escaping (numbers, dates, ids); the
-    /// caller closes the quote.
-    private static func appendName(_ name: String, suffix: StaticString = "", quoted: Bool = true, to buffer: inout ByteBuffer) {
-        buffer.append(UInt8(ascii: " "))
-        buffer.append(string: name)
-        buffer.append(suffix)
-        quoted ? buffer.append("=\"") : buffer.append("=")
     }
 
     private mutating func appendAttribute(_ attribute: EntityPlan.Attribute, column: Column, ref: ObjectRef,
@@ -152,33 +171,40 @@ struct DocumentWriter {
         switch column {
         case .int(let storage):
             if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            Self.appendName(attribute.name, to: &buffer)
-            if attribute.isUnsigned {
-                buffer.append(uint: UInt64(bitPattern: storage.values[row]))
-            } else {
-                buffer.append(int: storage.values[row])
+            buffer.append(bytes: attribute.quotedPrefix)
+            let value = storage.values[row]
+            let isUnsigned = attribute.isUnsigned
+            // The number and its closing quote in one copy.
+            buffer.append(formattedUpTo: 21) { text in
+                let count = isUnsigned ? ByteBuffer.format(uint: UInt64(bitPattern: value), at: text)
+                                       : ByteBuffer.format(int: value, at: text)
+                text[count] = UInt8(ascii: "\"")
+                return count + 1
             }
+            return
         case .double(let storage):
             if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            Self.appendName(attribute.name, to: &buffer)
+            buffer.append(bytes: attribute.quotedPrefix)
             let raw = storage.values[row]
             switch attribute.type {
-            case .date: DateText.append(Date(timeIntervalSinceReferenceDate: raw), to: &buffer)
-            case .float: buffer.append(string: DoubleText.string(Column.float(fromRaw: raw)))
-            default: buffer.append(string: DoubleText.string(raw))
+            case .date: DateText.append(interval: raw, to: &buffer)
+            case .float: DoubleText.append(Column.float(fromRaw: raw), to: &buffer)
+            default: DoubleText.append(raw, to: &buffer)
             }
         case .bool(let storage):
             if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            Self.appendName(attribute.name, to: &buffer)
-            storage.values[row] ? buffer.append("true") : buffer.append("false")
+            buffer.append(bytes: attribute.quotedPrefix)
+            storage.values[row] ? buffer.append("true\"") : buffer.append("false\"")
+            return
         case .string(let storage):
             if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            Self.appendText(storage.values[row], name: attribute.name, to: &buffer)
+            Self.appendText(storage.values[row], prefix: attribute.textPrefix, name: attribute.name, to: &buffer)
             return
         case .value:
             let value = column.value(at: row, type: attribute.type)
             if value == .null { return }
-            Self.appendText(ValueText.encode(value, as: attribute.type), name: attribute.name, to: &buffer)
+            Self.appendText(ValueText.encode(value, as: attribute.type), prefix: attribute.textPrefix,
+                            name: attribute.name, to: &buffer)
             return
         }
         buffer.append(UInt8(ascii: "\""))
@@ -195,7 +221,7 @@ struct DocumentWriter {
             // attribute and the hash the old name carries (the bytes are the same).
             let name = "\(id)-\(attribute.name)-\(hash).bin"
             blobs.append(Blob(name: name, data: Data(), source: lazy))
-            Self.appendText(name, name: attribute.name, to: &buffer)
+            Self.appendText(name, prefix: attribute.textPrefix, name: attribute.name, to: &buffer)
             return
         }
         let value = column.value(at: row, type: attribute.type)
@@ -203,20 +229,32 @@ struct DocumentWriter {
         let data = BlobText.bytes(of: value, as: attribute.type)
         let blob = Blob(name: DocumentWriter.blobName(id: id, attribute: attribute.name, data: data), data: data)
         blobs.append(blob)
-        Self.appendText(blob.name, name: attribute.name, to: &buffer)
+        Self.appendText(blob.name, prefix: attribute.textPrefix, name: attribute.name, to: &buffer)
     }
 
     /// Writes text as `name="…"` (or `name='…'`), or as `name.esc="…"` with JSON
     /// escapes when it holds characters XML 1.0 cannot carry.
     static func appendText(_ text: String, name: String, to buffer: inout ByteBuffer) {
-        if XMLText.needsEscaping(text) {
-            appendName(name, suffix: ".esc", quoted: false, to: &buffer)
+        appendText(text, prefix: prefix(name, "="), name: name, to: &buffer)
+    }
+
+    /// ``appendText(_:name:to:)`` with ` name=` already made (``EntityPlan/Attribute/textPrefix``):
+    /// the text is scanned once, and copied whole when nothing in it needs escaping.
+    static func appendText(_ text: String, prefix: [UInt8], name: String, to buffer: inout ByteBuffer) {
+        var text = text
+        text.withUTF8 { bytes in
+            let scan = XMLText.scan(bytes)
+            guard scan.contains(.forbidden) else {
+                buffer.append(bytes: prefix)
+                XMLText.appendQuotedAttributeValue(bytes, scan: scan, to: &buffer)
+                return
+            }
+            buffer.append(UInt8(ascii: " "))
+            buffer.append(string: name)
+            buffer.append(".esc=")
             var escaped = ByteBuffer()
-            ValueText.appendJSONEscaped(text, to: &escaped)
+            ValueText.appendJSONEscaped(String(decoding: bytes, as: UTF8.self), to: &escaped)
             escaped.bytes.withUnsafeBufferPointer { XMLText.appendQuotedAttributeValue($0, to: &buffer) }
-        } else {
-            appendName(name, quoted: false, to: &buffer)
-            XMLText.appendQuotedAttributeValue(text, to: &buffer)
         }
     }
 
