@@ -8,12 +8,12 @@ import Testing
     func integers() async {
         var buffer = ByteBuffer()
         for value: Int64 in [0, 9, 10, 99, 100, -1, -10, .min, .max, .min + 1] {
-            buffer.bytes.removeAll()
+            buffer.removeAll()
             buffer.append(int: value)
             #expect(String(decoding: buffer.bytes, as: UTF8.self) == String(value))
         }
         for value: UInt64 in [0, 9, 10, 99, 100, 101, 999, 1000, .max] {
-            buffer.bytes.removeAll()
+            buffer.removeAll()
             buffer.append(uint: value)
             #expect(String(decoding: buffer.bytes, as: UTF8.self) == String(value))
         }

@@ -43,6 +43,21 @@ import FolioTestSupport
         }
     }
 
+    @Test("short decimals (prices, weights: at most four places) are appended as their description, near every boundary")
+    func shortDecimals() async {
+        for value: Double in [0, -0.0, 0.001, -0.001, 0.000_999, 0.0001, 1, -1, 0.1, 0.25, 99.99, 2_147_483_647.999_9,
+                              2_147_483_648, -2_147_483_648.5, 1e9 + 0.5, 123_456.789_1, 0.3, 1.0 / 3.0] {
+            #expect(Self.appended(value) == ReferenceDocumentWriter.string(value), "\(value)")
+        }
+        await propertyCheck(count: 1000, input: Gen.int64(in: -30_000_000_000_000...30_000_000_000_000), Gen.int(in: 0...7)) { units, places in
+            var scale = 1.0
+            for _ in 0..<places { scale *= 10 }
+            let value = Double(units) / scale
+            #expect(Self.appended(value) == ReferenceDocumentWriter.string(value), "\(units) / 10^\(places)")
+            #expect(Self.appended(value.nextUp) == ReferenceDocumentWriter.string(value.nextUp))
+        }
+    }
+
     @Test("a fraction's plain digits are as before, tiny fractions included, and too long a fraction appends nothing")
     func plainFractions() async {
         await propertyCheck(count: 500, input: Gen.double(in: 0..<1), Gen.int(in: 0...330)) { mantissa, scale in

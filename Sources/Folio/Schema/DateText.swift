@@ -31,7 +31,7 @@ enum DateText {
         let secondOfDay = seconds - floorDiv(seconds, 86_400) * 86_400
         let (year, month, day) = civil(fromDays: days)
         guard (1...9999).contains(year) else { return appendRaw(interval, to: &buffer) }
-        let start = buffer.bytes.count
+        let start = buffer.count
         buffer.append(formattedUpTo: 19) { text in
             _ = ByteBuffer.format(padded: year, width: 4, at: text)
             text[4] = UInt8(ascii: "-")
@@ -50,7 +50,7 @@ enum DateText {
         // what the reader parses: such a date is written raw, like the others above.
         if fraction != 0,
            !DoubleText.appendPlainFraction(fraction, maximumCount: DateText.maximumFractionDigits + 1, to: &buffer) {
-            buffer.bytes.removeSubrange(start...)
+            buffer.truncate(toCount: start)
             return appendRaw(interval, to: &buffer)
         }
         buffer.append(UInt8(ascii: "Z"))

@@ -5,7 +5,52 @@ enum DoubleText {
     /// the buffer (``ByteBuffer`` is a `TextOutputStream`).
     static func append(_ value: Double, to buffer: inout ByteBuffer) {
         if value.isNaN { return buffer.append(string: string(value)) }
+        if appendShortDecimal(value, to: &buffer) { return }
         value.write(to: &buffer)
+    }
+
+    /// Appends a double that is a decimal of at most four places between 0.001
+    /// and 2^31 (or zero), as its description spells it (`12.5`, `-3.0`), at a
+    /// tenth of the shortest-digits algorithm's cost: prices, weights, scores.
+    /// Returns false, appending nothing, for any other value.
+    ///
+    /// Why the text is the description's: the first `d` for which `m / 10^d`
+    /// (exact operands, one correctly rounded division) gives back the value is
+    /// the fewest decimals that round-trip, so the fewest significant digits;
+    /// and below 2^31 one unit in the last place is under 10^-6, so no other
+    /// decimal of `d` places round-trips to choose from. The description writes
+    /// such magnitudes without an exponent, with at least one decimal.
+    private static func appendShortDecimal(_ value: Double, to buffer: inout ByteBuffer) -> Bool {
+        let magnitude = value.magnitude
+        guard magnitude < 2_147_483_648, magnitude >= 0.001 || magnitude == 0 else { return false }
+        var scale = 1.0
+        for decimals in 0...4 {
+            let scaled = (magnitude * scale).rounded()
+            if scaled / scale == magnitude {
+                let units = UInt64(scaled)
+                var divisor: UInt64 = 1
+                for _ in 0..<decimals { divisor *= 10 }
+                let negative = value.sign == .minus
+                buffer.append(formattedUpTo: 1 + 10 + 1 + 4) { text in
+                    var count = 0
+                    if negative {
+                        text[0] = UInt8(ascii: "-")
+                        count = 1
+                    }
+                    count += ByteBuffer.format(uint: units / divisor, at: text + count)
+                    text[count] = UInt8(ascii: ".")
+                    count += 1
+                    if decimals == 0 {
+                        text[count] = UInt8(ascii: "0")
+                        return count + 1
+                    }
+                    return count + ByteBuffer.format(padded: Int64(units % divisor), width: decimals, at: text + count)
+                }
+                return true
+            }
+            scale *= 10
+        }
+        return false
     }
 
     /// Appends the bytes of ``string(_:)-(Float)`` without making the `String`.

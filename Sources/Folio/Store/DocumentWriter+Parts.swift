@@ -121,26 +121,27 @@ extension DocumentWriter {
             let firstID = table.ids[rows[objects.lowerBound]], lastID = table.ids[rows[objects.upperBound - 1]]
             var file = ByteBuffer(capacity: bytes.count + 128)
             DocumentWriter.appendPartHeader(entity: entityName, count: objects.count, to: &file)
-            file.bytes.append(contentsOf: body.bytes[bytes])
+            body.withUnsafeBytes { file.append(UnsafeBufferPointer(rebasing: $0[bytes])) }
             DocumentWriter.appendPartFooter(to: &file)
+            let fileBytes = file.bytes
             let part = PackageManifest.Part(entity: entityName, first: firstID, last: lastID, count: objects.count,
-                                            file: PackageManifest.partFileName(entity: entityName, first: firstID, bytes: file.bytes))
-            try emit(part, file.bytes)
+                                            file: PackageManifest.partFileName(entity: entityName, first: firstID, bytes: fileBytes))
+            try emit(part, fileBytes)
             parts.append(part)
         }
         let plan = plan(entity: entity)
         for (position, row) in rows.enumerated() {
-            starts.append(body.bytes.count)
+            starts.append(body.count)
             try appendObject(row: row, plan: plan, to: &body)
-            if let cutAt, body.bytes.count >= cutAt {
-                try flush(0..<body.bytes.count, objects: firstRow..<(position + 1))
-                body.bytes.removeAll(keepingCapacity: true)
+            if let cutAt, body.count >= cutAt {
+                try flush(0..<body.count, objects: firstRow..<(position + 1))
+                body.removeAll()
                 starts.removeAll(keepingCapacity: true)
                 firstRow = position + 1
             }
         }
         guard firstRow < rows.count else { return }
-        let size = body.bytes.count
+        let size = body.count
         guard cutAt == nil, size > partSizes.maximum else {
             try flush(0..<size, objects: firstRow..<rows.count)
             return

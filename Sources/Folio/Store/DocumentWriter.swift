@@ -53,17 +53,53 @@ struct DocumentWriter {
     /// options set whether it is transient or external, for every object, was
     /// a fifth of a save.
     struct EntityPlan {
-        /// One attribute that is written (transient ones are not).
-        struct Attribute {
-            let index: Int
+        /// One attribute that is written (transient ones are not). A class, and
+        /// its column's arrays held here: each object's line reads them without
+        /// copying a struct of strings and arrays, or retaining what it reads.
+        final class Attribute {
+            /// How the attribute's values are written, decided once from its type and options.
+            enum Kind { case int, uint, double, float, date, bool, string, value, external }
+
             let name: String
             let type: ValueType
-            let isExternal: Bool
-            let isUnsigned: Bool
+            let kind: Kind
+            let column: Column
+            /// The column's values, for the kinds that read them directly (empty otherwise).
+            let ints: [Int64]
+            let doubles: [Double]
+            let bools: [Bool]
+            let strings: [String]
+            /// Whether each row is nil; empty when none can be.
+            let nulls: [Bool]
             /// ` name="`, before a value that needs no escaping (numbers, dates, booleans).
             let quotedPrefix: [UInt8]
             /// ` name=`, before text, whose quote depends on the text.
             let textPrefix: [UInt8]
+
+            init(_ attribute: Schema.Attribute, isExternal: Bool, column: Column) {
+                name = attribute.name
+                type = attribute.type
+                self.column = column
+                quotedPrefix = DocumentWriter.prefix(attribute.name, "=\"")
+                textPrefix = DocumentWriter.prefix(attribute.name, "=")
+                var ints: [Int64] = [], doubles: [Double] = [], bools: [Bool] = [], strings: [String] = [], nulls: [Bool] = []
+                var kind = Kind.value
+                if isExternal {
+                    kind = .external
+                } else {
+                    switch column {
+                    case .int(let storage):
+                        (kind, ints, nulls) = (attribute.type.unsignedMax != nil ? .uint : .int, storage.values, storage.nulls)
+                    case .double(let storage):
+                        kind = attribute.type == .date ? .date : attribute.type == .float ? .float : .double
+                        (doubles, nulls) = (storage.values, storage.nulls)
+                    case .bool(let storage): (kind, bools, nulls) = (.bool, storage.values, storage.nulls)
+                    case .string(let storage): (kind, strings, nulls) = (.string, storage.values, storage.nulls)
+                    case .value: kind = .value
+                    }
+                }
+                (self.kind, self.ints, self.doubles, self.bools, self.strings, self.nulls) = (kind, ints, doubles, bools, strings, nulls)
+            }
         }
 
         /// One relationship that is written: ` name="` and its destination's table.
@@ -83,7 +119,7 @@ struct DocumentWriter {
     }
 
     /// ` name` and what follows it (`="`, `=`), as bytes.
-    private static func prefix(_ name: String, _ tail: StaticString) -> [UInt8] {
+    fileprivate static func prefix(_ name: String, _ tail: StaticString) -> [UInt8] {
         var buffer = ByteBuffer()
         buffer.append(UInt8(ascii: " "))
         buffer.append(string: name)
@@ -98,19 +134,17 @@ struct DocumentWriter {
         lineStart.append("  <")
         lineStart.append(string: entity.name)
         lineStart.append(" f.id=\"")
+        let table = graph.tables[entityIndex]
         let attributes = zip(entity.attributes, entity.traits).enumerated().compactMap { index, pair -> EntityPlan.Attribute? in
             let (attribute, traits) = pair
-            return traits.isTransient ? nil : EntityPlan.Attribute(index: index, name: attribute.name, type: attribute.type,
-                                                                   isExternal: traits.isExternal,
-                                                                   isUnsigned: attribute.type.unsignedMax != nil,
-                                                                   quotedPrefix: Self.prefix(attribute.name, "=\""),
-                                                                   textPrefix: Self.prefix(attribute.name, "="))
+            return traits.isTransient ? nil : EntityPlan.Attribute(attribute, isExternal: traits.isExternal,
+                                                                   column: table.columns[index])
         }
         let links = (0..<entity.declaredLinkCount).map { slot in
             EntityPlan.Link(prefix: Self.prefix(entity.links[slot].name ?? "", "=\""),
                             destination: graph.tables[entity.links[slot].destination])
         }
-        return EntityPlan(entityIndex: entityIndex, entity: entity, table: graph.tables[entityIndex], attributes: attributes,
+        return EntityPlan(entityIndex: entityIndex, entity: entity, table: table, attributes: attributes,
                           links: links, lineStart: lineStart.bytes)
     }
 
@@ -124,9 +158,7 @@ struct DocumentWriter {
         buffer.append(uint: table.ids[row])
         buffer.append(UInt8(ascii: "\""))
         plan.attributes.withUnsafeBufferPointer { attributes in
-            for attribute in attributes {
-                appendAttribute(attribute, column: table.columns[attribute.index], ref: ref, to: &buffer)
-            }
+            for attribute in attributes { appendAttribute(attribute, ref: ref, to: &buffer) }
         }
         for slot in 0..<entity.declaredLinkCount {
             let column = table.links[slot]
@@ -138,7 +170,7 @@ struct DocumentWriter {
                 // so an optional one's empty collection is written, as "".
                 if targets.isEmpty && (!column.isOptional || column.isAbsent(row)) { continue }
                 buffer.append(bytes: link.prefix)
-                let start = buffer.bytes.count
+                let start = buffer.count
                 for (position, target) in targets.enumerated() {
                     if position > 0 { buffer.append(UInt8(ascii: " ")) }
                     buffer.append(uint: destination.ids[Int(target)])
@@ -146,7 +178,7 @@ struct DocumentWriter {
                 // Values are bounded when set; a list of identifiers only here, as it is
                 // written (tens of millions of links in one list), so no document
                 // is written that the loader would refuse.
-                let size = buffer.bytes.count - start
+                let size = buffer.count - start
                 if size > graph.limits.maximumValueBytes {
                     throw .unwritable(entity: entity.name, id: table.ids[row], property: entity.links[slot].name ?? "",
                                       limit: .valueBytes, size: size, maximum: graph.limits.maximumValueBytes)
@@ -161,19 +193,14 @@ struct DocumentWriter {
         buffer.append("/>\n")
     }
 
-    private mutating func appendAttribute(_ attribute: EntityPlan.Attribute, column: Column, ref: ObjectRef,
-                                          to buffer: inout ByteBuffer) {
+    private mutating func appendAttribute(_ attribute: EntityPlan.Attribute, ref: ObjectRef, to buffer: inout ByteBuffer) {
         let row = Int(ref.row)
-        if attribute.isExternal {
-            appendExternal(attribute, column: column, ref: ref, to: &buffer)
-            return
-        }
-        switch column {
-        case .int(let storage):
-            if !storage.nulls.isEmpty, storage.nulls[row] { return }
+        if !attribute.nulls.isEmpty, attribute.nulls[row] { return }
+        switch attribute.kind {
+        case .int, .uint:
             buffer.append(bytes: attribute.quotedPrefix)
-            let value = storage.values[row]
-            let isUnsigned = attribute.isUnsigned
+            let value = attribute.ints[row]
+            let isUnsigned = attribute.kind == .uint
             // The number and its closing quote in one copy.
             buffer.append(formattedUpTo: 21) { text in
                 let count = isUnsigned ? ByteBuffer.format(uint: UInt64(bitPattern: value), at: text)
@@ -181,33 +208,31 @@ struct DocumentWriter {
                 text[count] = UInt8(ascii: "\"")
                 return count + 1
             }
-            return
-        case .double(let storage):
-            if !storage.nulls.isEmpty, storage.nulls[row] { return }
+        case .double:
             buffer.append(bytes: attribute.quotedPrefix)
-            let raw = storage.values[row]
-            switch attribute.type {
-            case .date: DateText.append(interval: raw, to: &buffer)
-            case .float: DoubleText.append(Column.float(fromRaw: raw), to: &buffer)
-            default: DoubleText.append(raw, to: &buffer)
-            }
-        case .bool(let storage):
-            if !storage.nulls.isEmpty, storage.nulls[row] { return }
+            DoubleText.append(attribute.doubles[row], to: &buffer)
+            buffer.append(UInt8(ascii: "\""))
+        case .float:
             buffer.append(bytes: attribute.quotedPrefix)
-            storage.values[row] ? buffer.append("true\"") : buffer.append("false\"")
-            return
-        case .string(let storage):
-            if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            Self.appendText(storage.values[row], prefix: attribute.textPrefix, name: attribute.name, to: &buffer)
-            return
+            DoubleText.append(Column.float(fromRaw: attribute.doubles[row]), to: &buffer)
+            buffer.append(UInt8(ascii: "\""))
+        case .date:
+            buffer.append(bytes: attribute.quotedPrefix)
+            DateText.append(interval: attribute.doubles[row], to: &buffer)
+            buffer.append(UInt8(ascii: "\""))
+        case .bool:
+            buffer.append(bytes: attribute.quotedPrefix)
+            attribute.bools[row] ? buffer.append("true\"") : buffer.append("false\"")
+        case .string:
+            Self.appendText(attribute.strings[row], prefix: attribute.textPrefix, name: attribute.name, to: &buffer)
         case .value:
-            let value = column.value(at: row, type: attribute.type)
+            let value = attribute.column.value(at: row, type: attribute.type)
             if value == .null { return }
             Self.appendText(ValueText.encode(value, as: attribute.type), prefix: attribute.textPrefix,
                             name: attribute.name, to: &buffer)
-            return
+        case .external:
+            appendExternal(attribute, column: attribute.column, ref: ref, to: &buffer)
         }
-        buffer.append(UInt8(ascii: "\""))
     }
 
     /// Writes an external-storage attribute: the name of its blob, and the blob
@@ -254,7 +279,7 @@ struct DocumentWriter {
             buffer.append(".esc=")
             var escaped = ByteBuffer()
             ValueText.appendJSONEscaped(String(decoding: bytes, as: UTF8.self), to: &escaped)
-            escaped.bytes.withUnsafeBufferPointer { XMLText.appendQuotedAttributeValue($0, to: &buffer) }
+            escaped.withUnsafeBytes { XMLText.appendQuotedAttributeValue($0, to: &buffer) }
         }
     }
 
