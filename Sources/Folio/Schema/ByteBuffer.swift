@@ -184,13 +184,17 @@ struct ByteBuffer: TextOutputStream {
     /// Writes the last `width` digits of a non-negative `value`, zero-padded, at `target`; returns `width`.
     @inline(__always)
     static func format(padded value: Int64, width: Int, at target: UnsafeMutablePointer<UInt8>) -> Int {
-        var rest = value
+        var rest = value.magnitude
         var index = width
-        while index > 0 {
-            index -= 1
-            target[index] = UInt8(truncatingIfNeeded: rest % 10) &+ 0x30
-            rest /= 10
+        let pairs = digitPairs.utf8Start
+        while index >= 2 {
+            let pair = Int(rest % 100) &* 2
+            rest /= 100
+            index -= 2
+            target[index] = pairs[pair]
+            target[index + 1] = pairs[pair &+ 1]
         }
+        if index == 1 { target[0] = UInt8(truncatingIfNeeded: rest % 10) &+ 0x30 }
         return width
     }
 }

@@ -102,16 +102,34 @@ struct DocumentWriter {
             }
         }
 
-        /// One relationship that is written: ` name="` and its destination's table.
-        struct Link {
+        /// One declared relationship: ` name="`, its column's arrays and its
+        /// destination's identifiers, held as ``Attribute`` holds a column's.
+        final class Link {
+            let name: String
             let prefix: [UInt8]
-            let destination: EntityTable
+            let isToMany: Bool
+            let isOptional: Bool
+            let one: [Int32]
+            let many: [[Int32]]
+            /// For an optional to-many: whether each row holds no collection. Empty otherwise.
+            let absent: [Bool]
+            let destinationIDs: [UInt64]
+
+            init(name: String, column: LinkColumn, destination: EntityTable) {
+                self.name = name
+                prefix = DocumentWriter.prefix(name, "=\"")
+                (isToMany, isOptional) = (column.isToMany, column.isOptional)
+                (one, many, absent) = (column.one, column.many, column.absent)
+                destinationIDs = destination.ids
+            }
         }
 
         let entityIndex: Int
         let entity: SchemaLayout.EntityLayout
         let table: EntityTable
         let attributes: [Attribute]
+        /// The entity's identifiers, by row.
+        let ids: [UInt64]
         /// The entity's declared relationships, by slot.
         let links: [Link]
         /// `  <Entity f.id="`, how each object's line starts.
@@ -141,56 +159,62 @@ struct DocumentWriter {
                                                                    column: table.columns[index])
         }
         let links = (0..<entity.declaredLinkCount).map { slot in
-            EntityPlan.Link(prefix: Self.prefix(entity.links[slot].name ?? "", "=\""),
+            EntityPlan.Link(name: entity.links[slot].name ?? "", column: table.links[slot],
                             destination: graph.tables[entity.links[slot].destination])
         }
-        return EntityPlan(entityIndex: entityIndex, entity: entity, table: table, attributes: attributes,
+        return EntityPlan(entityIndex: entityIndex, entity: entity, table: table, attributes: attributes, ids: table.ids,
                           links: links, lineStart: lineStart.bytes)
     }
 
     /// Appends one object's line (`  <Entity f.id="…" …/>`), collecting its blobs
     /// into ``blobs``; `plan` is its entity's (``plan(entity:)``).
     mutating func appendObject(row: Int, plan: EntityPlan, to buffer: inout ByteBuffer) throws(PackageError) {
-        let entity = plan.entity
-        let table = plan.table
         let ref = ObjectRef(entity: plan.entityIndex, row: row)
         buffer.append(bytes: plan.lineStart)
-        buffer.append(uint: table.ids[row])
-        buffer.append(UInt8(ascii: "\""))
+        Self.appendIdentifier(plan.ids[row], closingQuote: true, to: &buffer)
         plan.attributes.withUnsafeBufferPointer { attributes in
             for attribute in attributes { appendAttribute(attribute, ref: ref, to: &buffer) }
         }
-        for slot in 0..<entity.declaredLinkCount {
-            let column = table.links[slot]
-            let link = plan.links[slot]
-            let destination = link.destination
-            if column.isToMany {
-                let targets = column.many[row]
+        for link in plan.links {
+            if link.isToMany {
+                let targets = link.many[row]
                 // Absence is nil for an optional to-many (and empty for any other),
                 // so an optional one's empty collection is written, as "".
-                if targets.isEmpty && (!column.isOptional || column.isAbsent(row)) { continue }
+                if targets.isEmpty && (!link.isOptional || link.absent[row]) { continue }
                 buffer.append(bytes: link.prefix)
                 let start = buffer.count
                 for (position, target) in targets.enumerated() {
                     if position > 0 { buffer.append(UInt8(ascii: " ")) }
-                    buffer.append(uint: destination.ids[Int(target)])
+                    Self.appendIdentifier(link.destinationIDs[Int(target)], closingQuote: false, to: &buffer)
                 }
                 // Values are bounded when set; a list of identifiers only here, as it is
                 // written (tens of millions of links in one list), so no document
                 // is written that the loader would refuse.
                 let size = buffer.count - start
                 if size > graph.limits.maximumValueBytes {
-                    throw .unwritable(entity: entity.name, id: table.ids[row], property: entity.links[slot].name ?? "",
+                    throw .unwritable(entity: plan.entity.name, id: plan.ids[row], property: link.name,
                                       limit: .valueBytes, size: size, maximum: graph.limits.maximumValueBytes)
                 }
                 buffer.append(UInt8(ascii: "\""))
-            } else if column.one[row] >= 0 {
+            } else {
+                let target = link.one[row]
+                guard target >= 0 else { continue }
                 buffer.append(bytes: link.prefix)
-                buffer.append(uint: destination.ids[Int(column.one[row])])
-                buffer.append(UInt8(ascii: "\""))
+                Self.appendIdentifier(link.destinationIDs[Int(target)], closingQuote: true, to: &buffer)
             }
         }
         buffer.append("/>\n")
+    }
+
+    /// An object identifier in decimal, and the value's closing quote if asked, in one copy.
+    @inline(__always)
+    private static func appendIdentifier(_ id: UInt64, closingQuote: Bool, to buffer: inout ByteBuffer) {
+        buffer.append(formattedUpTo: 21) { text in
+            let count = ByteBuffer.format(uint: id, at: text)
+            guard closingQuote else { return count }
+            text[count] = UInt8(ascii: "\"")
+            return count + 1
+        }
     }
 
     private mutating func appendAttribute(_ attribute: EntityPlan.Attribute, ref: ObjectRef, to buffer: inout ByteBuffer) {

@@ -29,12 +29,25 @@ enum XMLText {
     }
 
     /// Scans a value's UTF-8 once. C0 controls are single bytes, U+FFFE/U+FFFF
-    /// are EF BF BE/EF BF BF, so bytes are enough. O(bytes).
+    /// are EF BF BE/EF BF BF, so bytes are enough. O(bytes): eight at a time
+    /// while none of them is one that matters, then one by one.
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> ValueScan {
         guard let base = bytes.baseAddress else { return [] }
         let count = bytes.count
         var found: ValueScan = []
         var index = 0
+        // Skips words of eight plain bytes; stops at the first word holding a byte
+        // below 0x20, `"`, `&`, `'`, `<` or 0xEF (the classic SWAR tests: a byte
+        // below n, or equal to c, sets its high bit in these expressions).
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        while index + 8 <= count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            if (word &- ones &* 0x20) & ~word & highs != 0 || hasZeroByte(word ^ (ones &* 0x22))
+                || hasZeroByte(word ^ (ones &* 0x26)) || hasZeroByte(word ^ (ones &* 0x27))
+                || hasZeroByte(word ^ (ones &* 0x3C)) || hasZeroByte(word ^ (ones &* 0xEF)) { break }
+            index += 8
+        }
         while index < count {
             let byte = base[index]
             if byte < 0x40 {
