@@ -119,11 +119,23 @@ extension DocumentWriter {
         var firstRow = 0
         func flush(_ bytes: Range<Int>, objects: Range<Int>) throws(PackageError) {
             let firstID = table.ids[rows[objects.lowerBound]], lastID = table.ids[rows[objects.upperBound - 1]]
-            var file = ByteBuffer(capacity: bytes.count + 128)
-            DocumentWriter.appendPartHeader(entity: entityName, count: objects.count, to: &file)
-            body.withUnsafeBytes { file.append(UnsafeBufferPointer(rebasing: $0[bytes])) }
-            DocumentWriter.appendPartFooter(to: &file)
-            let fileBytes = file.bytes
+            var ends = ByteBuffer(capacity: 256)
+            DocumentWriter.appendPartHeader(entity: entityName, count: objects.count, to: &ends)
+            let headerCount = ends.count
+            DocumentWriter.appendPartFooter(to: &ends)
+            // The file's bytes made once, straight from the lines: no buffer in between.
+            let fileBytes = ends.withUnsafeBytes { ends in
+                body.withUnsafeBytes { lines in
+                    let lines = UnsafeBufferPointer(rebasing: lines[bytes])
+                    return [UInt8](unsafeUninitializedCapacity: ends.count + lines.count) { file, count in
+                        _ = file.initialize(from: ends[..<headerCount])
+                        _ = UnsafeMutableBufferPointer(rebasing: file[headerCount...]).initialize(from: lines)
+                        _ = UnsafeMutableBufferPointer(rebasing: file[(headerCount + lines.count)...])
+                            .initialize(from: ends[headerCount...])
+                        count = ends.count + lines.count
+                    }
+                }
+            }
             let part = PackageManifest.Part(entity: entityName, first: firstID, last: lastID, count: objects.count,
                                             file: PackageManifest.partFileName(entity: entityName, first: firstID, bytes: fileBytes))
             try emit(part, fileBytes)
