@@ -294,6 +294,20 @@ struct DocumentWriter {
         text.withUTF8 { bytes in
             let scan = XMLText.scan(bytes)
             guard scan.contains(.forbidden) else {
+                if let quote = XMLText.plainQuote(for: scan), let value = bytes.baseAddress {
+                    // ` name="value"` in one copy.
+                    prefix.withUnsafeBufferPointer { prefix in
+                        guard let name = prefix.baseAddress else { return }
+                        buffer.append(formattedUpTo: prefix.count + bytes.count + 2) { text in
+                            text.initialize(from: name, count: prefix.count)
+                            text[prefix.count] = quote
+                            (text + prefix.count + 1).initialize(from: value, count: bytes.count)
+                            text[prefix.count + 1 + bytes.count] = quote
+                            return prefix.count + bytes.count + 2
+                        }
+                    }
+                    return
+                }
                 buffer.append(bytes: prefix)
                 XMLText.appendQuotedAttributeValue(bytes, scan: scan, to: &buffer)
                 return

@@ -39,13 +39,15 @@ enum XMLText {
         // Skips words of eight plain bytes; stops at the first word holding a byte
         // below 0x20, `"`, `&`, `'`, `<` or 0xEF (the classic SWAR tests: a byte
         // below n, or equal to c, sets its high bit in these expressions).
+        // The tests are or-ed without branching: one branch a word.
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        @inline(__always) func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        @inline(__always) func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word }
         while index + 8 <= count {
             let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            if (word &- ones &* 0x20) & ~word & highs != 0 || hasZeroByte(word ^ (ones &* 0x22))
-                || hasZeroByte(word ^ (ones &* 0x26)) || hasZeroByte(word ^ (ones &* 0x27))
-                || hasZeroByte(word ^ (ones &* 0x3C)) || hasZeroByte(word ^ (ones &* 0xEF)) { break }
+            let below = (word &- ones &* 0x20) & ~word
+            let quotes = zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x26)) | zeroBytes(word ^ (ones &* 0x27))
+            let others = zeroBytes(word ^ (ones &* 0x3C)) | zeroBytes(word ^ (ones &* 0xEF))
+            if (below | quotes | others) & highs != 0 { break }
             index += 8
         }
         while index < count {
@@ -81,6 +83,15 @@ enum XMLText {
     /// depends only on the value, so output stays byte-stable.
     static func appendQuotedAttributeValue(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
         appendQuotedAttributeValue(bytes, scan: scan(bytes), to: &buffer)
+    }
+
+    /// The quote a value is put between when it needs no reference at all
+    /// (most values), or nil when it needs some; `scan` is ``scan(_:)`` of it.
+    @inline(__always)
+    static func plainQuote(for scan: ValueScan) -> UInt8? {
+        if scan.contains(.reference) { return nil }
+        guard scan.contains(.doubleQuote) else { return UInt8(ascii: "\"") }
+        return scan.contains(.singleQuote) ? nil : UInt8(ascii: "'")
     }
 
     /// ``appendQuotedAttributeValue(_:to:)`` for a value already scanned (`scan` is ``scan(_:)`` of `bytes`).
