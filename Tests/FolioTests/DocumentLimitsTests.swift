@@ -123,7 +123,7 @@ import FolioTestSupport
             var buffer = ByteBuffer()
             var writer = DocumentWriter(graph: graph)
             _ = try writer.layOutParts(previous: nil, changed: []) { (_, bytes: [UInt8]) throws(PackageError) in
-                buffer.bytes.append(contentsOf: bytes)
+                buffer.append(bytes: bytes)
             }
             let line = String(decoding: buffer.bytes, as: UTF8.self).split(separator: "\n").first { $0.contains("<T ") } ?? ""
             // The values are the two quoted runs after ` s=`/` s.esc=` and ` a=`/` a.esc=`.

@@ -14,45 +14,52 @@ enum DateText {
     static let maximumFractionDigits = 40
 
     static func append(_ date: Date, to buffer: inout ByteBuffer) {
-        let interval = date.timeIntervalSinceReferenceDate
+        append(interval: date.timeIntervalSinceReferenceDate, to: &buffer)
+    }
+
+    /// Appends the text of the date `interval` seconds after 2001-01-01 00:00 UTC
+    /// (what a date column holds), formatted on the stack: no `Date`, no `String`.
+    static func append(interval: Double, to buffer: inout ByteBuffer) {
         let whole = interval.rounded(.down)
         let fraction = interval - whole
         guard interval.isFinite, abs(interval) < 3.0e11,
               (whole + fraction).bitPattern == interval.bitPattern, fraction < 1 else {
-            buffer.append(UInt8(ascii: "@"))
-            buffer.append(string: DoubleText.string(interval))
-            return
+            return appendRaw(interval, to: &buffer)
         }
         let seconds = Int64(whole)
         let days = floorDiv(seconds, 86_400) + referenceDaysFrom1970
         let secondOfDay = seconds - floorDiv(seconds, 86_400) * 86_400
         let (year, month, day) = civil(fromDays: days)
-        guard (1...9999).contains(year) else {
-            buffer.append(UInt8(ascii: "@"))
-            buffer.append(string: DoubleText.string(interval))
-            return
+        guard (1...9999).contains(year) else { return appendRaw(interval, to: &buffer) }
+        let start = buffer.count
+        buffer.append(formattedUpTo: 19) { text in
+            _ = ByteBuffer.format(padded: year, width: 4, at: text)
+            text[4] = UInt8(ascii: "-")
+            _ = ByteBuffer.format(padded: month, width: 2, at: text + 5)
+            text[7] = UInt8(ascii: "-")
+            _ = ByteBuffer.format(padded: day, width: 2, at: text + 8)
+            text[10] = UInt8(ascii: "T")
+            _ = ByteBuffer.format(padded: secondOfDay / 3600, width: 2, at: text + 11)
+            text[13] = UInt8(ascii: ":")
+            _ = ByteBuffer.format(padded: secondOfDay / 60 % 60, width: 2, at: text + 14)
+            text[16] = UInt8(ascii: ":")
+            _ = ByteBuffer.format(padded: secondOfDay % 60, width: 2, at: text + 17)
+            return 19
         }
         // A fraction of more than 40 digits (a date within 1e-40 s after 2001) is past
         // what the reader parses: such a date is written raw, like the others above.
-        let fractionText = fraction != 0 ? DoubleText.plainFraction(fraction) : ""
-        guard fractionText.utf8.count <= DateText.maximumFractionDigits + 1 else {
-            buffer.append(UInt8(ascii: "@"))
-            buffer.append(string: DoubleText.string(interval))
-            return
+        if fraction != 0,
+           !DoubleText.appendPlainFraction(fraction, maximumCount: DateText.maximumFractionDigits + 1, to: &buffer) {
+            buffer.truncate(toCount: start)
+            return appendRaw(interval, to: &buffer)
         }
-        buffer.append(padded: year, width: 4)
-        buffer.append(UInt8(ascii: "-"))
-        buffer.append(padded: month, width: 2)
-        buffer.append(UInt8(ascii: "-"))
-        buffer.append(padded: day, width: 2)
-        buffer.append(UInt8(ascii: "T"))
-        buffer.append(padded: secondOfDay / 3600, width: 2)
-        buffer.append(UInt8(ascii: ":"))
-        buffer.append(padded: secondOfDay / 60 % 60, width: 2)
-        buffer.append(UInt8(ascii: ":"))
-        buffer.append(padded: secondOfDay % 60, width: 2)
-        buffer.append(string: fractionText)
         buffer.append(UInt8(ascii: "Z"))
+    }
+
+    /// `@` and the raw interval, for a date the calendar text cannot carry exactly.
+    private static func appendRaw(_ interval: Double, to buffer: inout ByteBuffer) {
+        buffer.append(UInt8(ascii: "@"))
+        DoubleText.append(interval, to: &buffer)
     }
 
     static func string(_ date: Date) -> String {

@@ -46,8 +46,8 @@ enum ValueText {
         case .bool(let v): v ? buffer.append("true") : buffer.append("false")
         case .int(let v): buffer.append(int: v)
         case .uint(let v): buffer.append(uint: v)
-        case .double(let v): buffer.append(string: DoubleText.string(v))
-        case .float(let v): buffer.append(string: DoubleText.string(v))
+        case .double(let v): DoubleText.append(v, to: &buffer)
+        case .float(let v): DoubleText.append(v, to: &buffer)
         case .string(let v): buffer.append(string: v)
         case .date(let v): DateText.append(v, to: &buffer)
         case .data(let v): buffer.append(string: v.base64EncodedString())
@@ -78,7 +78,7 @@ enum ValueText {
             buffer.append(UInt8(ascii: "["))
             for (index, text) in texts.enumerated() {
                 if index > 0 { buffer.append(UInt8(ascii: ",")) }
-                buffer.bytes.append(contentsOf: text)
+                buffer.append(bytes: text)
             }
             buffer.append(UInt8(ascii: "]"))
         case .dictionary(let entries):

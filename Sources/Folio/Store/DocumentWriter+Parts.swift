@@ -119,28 +119,41 @@ extension DocumentWriter {
         var firstRow = 0
         func flush(_ bytes: Range<Int>, objects: Range<Int>) throws(PackageError) {
             let firstID = table.ids[rows[objects.lowerBound]], lastID = table.ids[rows[objects.upperBound - 1]]
-            var file = ByteBuffer(capacity: bytes.count + 128)
-            DocumentWriter.appendPartHeader(entity: entityName, count: objects.count, to: &file)
-            file.bytes.append(contentsOf: body.bytes[bytes])
-            DocumentWriter.appendPartFooter(to: &file)
+            var ends = ByteBuffer(capacity: 256)
+            DocumentWriter.appendPartHeader(entity: entityName, count: objects.count, to: &ends)
+            let headerCount = ends.count
+            DocumentWriter.appendPartFooter(to: &ends)
+            // The file's bytes made once, straight from the lines: no buffer in between.
+            let fileBytes = ends.withUnsafeBytes { ends in
+                body.withUnsafeBytes { lines in
+                    let lines = UnsafeBufferPointer(rebasing: lines[bytes])
+                    return [UInt8](unsafeUninitializedCapacity: ends.count + lines.count) { file, count in
+                        _ = file.initialize(from: ends[..<headerCount])
+                        _ = UnsafeMutableBufferPointer(rebasing: file[headerCount...]).initialize(from: lines)
+                        _ = UnsafeMutableBufferPointer(rebasing: file[(headerCount + lines.count)...])
+                            .initialize(from: ends[headerCount...])
+                        count = ends.count + lines.count
+                    }
+                }
+            }
             let part = PackageManifest.Part(entity: entityName, first: firstID, last: lastID, count: objects.count,
-                                            file: PackageManifest.partFileName(entity: entityName, first: firstID, bytes: file.bytes))
-            try emit(part, file.bytes)
+                                            file: PackageManifest.partFileName(entity: entityName, first: firstID, bytes: fileBytes))
+            try emit(part, fileBytes)
             parts.append(part)
         }
         let plan = plan(entity: entity)
         for (position, row) in rows.enumerated() {
-            starts.append(body.bytes.count)
+            starts.append(body.count)
             try appendObject(row: row, plan: plan, to: &body)
-            if let cutAt, body.bytes.count >= cutAt {
-                try flush(0..<body.bytes.count, objects: firstRow..<(position + 1))
-                body.bytes.removeAll(keepingCapacity: true)
+            if let cutAt, body.count >= cutAt {
+                try flush(0..<body.count, objects: firstRow..<(position + 1))
+                body.removeAll()
                 starts.removeAll(keepingCapacity: true)
                 firstRow = position + 1
             }
         }
         guard firstRow < rows.count else { return }
-        let size = body.bytes.count
+        let size = body.count
         guard cutAt == nil, size > partSizes.maximum else {
             try flush(0..<size, objects: firstRow..<rows.count)
             return

@@ -53,135 +53,210 @@ struct DocumentWriter {
     /// options set whether it is transient or external, for every object, was
     /// a fifth of a save.
     struct EntityPlan {
-        /// One attribute that is written (transient ones are not).
-        struct Attribute {
-            let index: Int
+        /// One attribute that is written (transient ones are not). A class, and
+        /// its column's arrays held here: each object's line reads them without
+        /// copying a struct of strings and arrays, or retaining what it reads.
+        final class Attribute {
+            /// How the attribute's values are written, decided once from its type and options.
+            enum Kind { case int, uint, double, float, date, bool, string, value, external }
+
             let name: String
             let type: ValueType
-            let isExternal: Bool
-            let isUnsigned: Bool
+            let kind: Kind
+            let column: Column
+            /// The column's values, for the kinds that read them directly (empty otherwise).
+            let ints: [Int64]
+            let doubles: [Double]
+            let bools: [Bool]
+            let strings: [String]
+            /// Whether each row is nil; empty when none can be.
+            let nulls: [Bool]
+            /// ` name="`, before a value that needs no escaping (numbers, dates, booleans).
+            let quotedPrefix: [UInt8]
+            /// ` name=`, before text, whose quote depends on the text.
+            let textPrefix: [UInt8]
+
+            init(_ attribute: Schema.Attribute, isExternal: Bool, column: Column) {
+                name = attribute.name
+                type = attribute.type
+                self.column = column
+                quotedPrefix = DocumentWriter.prefix(attribute.name, "=\"")
+                textPrefix = DocumentWriter.prefix(attribute.name, "=")
+                var ints: [Int64] = [], doubles: [Double] = [], bools: [Bool] = [], strings: [String] = [], nulls: [Bool] = []
+                var kind = Kind.value
+                if isExternal {
+                    kind = .external
+                } else {
+                    switch column {
+                    case .int(let storage):
+                        (kind, ints, nulls) = (attribute.type.unsignedMax != nil ? .uint : .int, storage.values, storage.nulls)
+                    case .double(let storage):
+                        kind = attribute.type == .date ? .date : attribute.type == .float ? .float : .double
+                        (doubles, nulls) = (storage.values, storage.nulls)
+                    case .bool(let storage): (kind, bools, nulls) = (.bool, storage.values, storage.nulls)
+                    case .string(let storage): (kind, strings, nulls) = (.string, storage.values, storage.nulls)
+                    case .value: kind = .value
+                    }
+                }
+                (self.kind, self.ints, self.doubles, self.bools, self.strings, self.nulls) = (kind, ints, doubles, bools, strings, nulls)
+            }
+        }
+
+        /// One declared relationship: ` name="`, its column's arrays and its
+        /// destination's identifiers, held as ``Attribute`` holds a column's.
+        final class Link {
+            let name: String
+            let prefix: [UInt8]
+            let isToMany: Bool
+            let isOptional: Bool
+            let one: [Int32]
+            let many: [[Int32]]
+            /// For an optional to-many: whether each row holds no collection. Empty otherwise.
+            let absent: [Bool]
+            let destinationIDs: [UInt64]
+
+            init(name: String, column: LinkColumn, destination: EntityTable) {
+                self.name = name
+                prefix = DocumentWriter.prefix(name, "=\"")
+                (isToMany, isOptional) = (column.isToMany, column.isOptional)
+                (one, many, absent) = (column.one, column.many, column.absent)
+                destinationIDs = destination.ids
+            }
         }
 
         let entityIndex: Int
         let entity: SchemaLayout.EntityLayout
         let table: EntityTable
         let attributes: [Attribute]
-        /// The entity's name as the bytes of its elements.
-        let name: [UInt8]
+        /// The entity's identifiers, by row.
+        let ids: [UInt64]
+        /// The entity's declared relationships, by slot.
+        let links: [Link]
+        /// `  <Entity f.id="`, how each object's line starts.
+        let lineStart: [UInt8]
+    }
+
+    /// ` name` and what follows it (`="`, `=`), as bytes.
+    fileprivate static func prefix(_ name: String, _ tail: StaticString) -> [UInt8] {
+        var buffer = ByteBuffer()
+        buffer.append(UInt8(ascii: " "))
+        buffer.append(string: name)
+        buffer.append(tail)
+        return buffer.bytes
     }
 
     /// The plan for writing objects of `entityIndex`.
     func plan(entity entityIndex: Int) -> EntityPlan {
         let entity = graph.layout.entities[entityIndex]
-        var name = ByteBuffer()
-        name.append(string: entity.name)
+        var lineStart = ByteBuffer()
+        lineStart.append("  <")
+        lineStart.append(string: entity.name)
+        lineStart.append(" f.id=\"")
+        let table = graph.tables[entityIndex]
         let attributes = zip(entity.attributes, entity.traits).enumerated().compactMap { index, pair -> EntityPlan.Attribute? in
             let (attribute, traits) = pair
-            return traits.isTransient ? nil : EntityPlan.Attribute(index: index, name: attribute.name, type: attribute.type,
-                                                                   isExternal: traits.isExternal,
-                                                                   isUnsigned: attribute.type.unsignedMax != nil)
+            return traits.isTransient ? nil : EntityPlan.Attribute(attribute, isExternal: traits.isExternal,
+                                                                   column: table.columns[index])
         }
-        return EntityPlan(entityIndex: entityIndex, entity: entity, table: graph.tables[entityIndex], attributes: attributes,
-                          name: name.bytes)
+        let links = (0..<entity.declaredLinkCount).map { slot in
+            EntityPlan.Link(name: entity.links[slot].name ?? "", column: table.links[slot],
+                            destination: graph.tables[entity.links[slot].destination])
+        }
+        return EntityPlan(entityIndex: entityIndex, entity: entity, table: table, attributes: attributes, ids: table.ids,
+                          links: links, lineStart: lineStart.bytes)
     }
 
     /// Appends one object's line (`  <Entity f.id="…" …/>`), collecting its blobs
     /// into ``blobs``; `plan` is its entity's (``plan(entity:)``).
     mutating func appendObject(row: Int, plan: EntityPlan, to buffer: inout ByteBuffer) throws(PackageError) {
-        let entity = plan.entity
-        let table = plan.table
         let ref = ObjectRef(entity: plan.entityIndex, row: row)
-        buffer.append("  <")
-        buffer.bytes.append(contentsOf: plan.name)
-        buffer.append(" f.id=\"")
-        buffer.append(uint: table.ids[row])
-        buffer.append(UInt8(ascii: "\""))
+        buffer.append(bytes: plan.lineStart)
+        Self.appendIdentifier(plan.ids[row], closingQuote: true, to: &buffer)
         plan.attributes.withUnsafeBufferPointer { attributes in
-            for attribute in attributes {
-                appendAttribute(attribute, column: table.columns[attribute.index], ref: ref, to: &buffer)
-            }
+            for attribute in attributes { appendAttribute(attribute, ref: ref, to: &buffer) }
         }
-        for slot in 0..<entity.declaredLinkCount {
-            let column = table.links[slot]
-            let destination = graph.tables[entity.links[slot].destination]
-            if column.isToMany {
-                let targets = column.many[row]
+        for link in plan.links {
+            if link.isToMany {
+                let targets = link.many[row]
                 // Absence is nil for an optional to-many (and empty for any other),
                 // so an optional one's empty collection is written, as "".
-                if targets.isEmpty && (!column.isOptional || column.isAbsent(row)) { continue }
-                Self.appendName(entity.links[slot].name!, to: &buffer)
-                let start = buffer.bytes.count
+                if targets.isEmpty && (!link.isOptional || link.absent[row]) { continue }
+                buffer.append(bytes: link.prefix)
+                let start = buffer.count
                 for (position, target) in targets.enumerated() {
                     if position > 0 { buffer.append(UInt8(ascii: " ")) }
-                    buffer.append(uint: destination.ids[Int(target)])
+                    Self.appendIdentifier(link.destinationIDs[Int(target)], closingQuote: false, to: &buffer)
                 }
                 // Values are bounded when set; a list of identifiers only here, as it is
                 // written (tens of millions of links in one list), so no document
                 // is written that the loader would refuse.
-                let size = buffer.bytes.count - start
+                let size = buffer.count - start
                 if size > graph.limits.maximumValueBytes {
-                    throw .unwritable(entity: entity.name, id: table.ids[row], property: entity.links[slot].name ?? "",
+                    throw .unwritable(entity: plan.entity.name, id: plan.ids[row], property: link.name,
                                       limit: .valueBytes, size: size, maximum: graph.limits.maximumValueBytes)
                 }
                 buffer.append(UInt8(ascii: "\""))
-            } else if column.one[row] >= 0 {
-                Self.appendName(entity.links[slot].name!, to: &buffer)
-                buffer.append(uint: destination.ids[Int(column.one[row])])
-                buffer.append(UInt8(ascii: "\""))
+            } else {
+                let target = link.one[row]
+                guard target >= 0 else { continue }
+                buffer.append(bytes: link.prefix)
+                Self.appendIdentifier(link.destinationIDs[Int(target)], closingQuote: true, to: &buffer)
             }
         }
         buffer.append("/>\n")
     }
 
-    /// Appends ` name="` for a value that needs no escaping (numbers, dates, ids); the
-    /// caller closes the quote.
-    private static func appendName(_ name: String, suffix: StaticString = "", quoted: Bool = true, to buffer: inout ByteBuffer) {
-        buffer.append(UInt8(ascii: " "))
-        buffer.append(string: name)
-        buffer.append(suffix)
-        quoted ? buffer.append("=\"") : buffer.append("=")
+    /// An object identifier in decimal, and the value's closing quote if asked, in one copy.
+    @inline(__always)
+    private static func appendIdentifier(_ id: UInt64, closingQuote: Bool, to buffer: inout ByteBuffer) {
+        buffer.append(formattedUpTo: 21) { text in
+            let count = ByteBuffer.format(uint: id, at: text)
+            guard closingQuote else { return count }
+            text[count] = UInt8(ascii: "\"")
+            return count + 1
+        }
     }
 
-    private mutating func appendAttribute(_ attribute: EntityPlan.Attribute, column: Column, ref: ObjectRef,
-                                          to buffer: inout ByteBuffer) {
+    private mutating func appendAttribute(_ attribute: EntityPlan.Attribute, ref: ObjectRef, to buffer: inout ByteBuffer) {
         let row = Int(ref.row)
-        if attribute.isExternal {
-            appendExternal(attribute, column: column, ref: ref, to: &buffer)
-            return
-        }
-        switch column {
-        case .int(let storage):
-            if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            Self.appendName(attribute.name, to: &buffer)
-            if attribute.isUnsigned {
-                buffer.append(uint: UInt64(bitPattern: storage.values[row]))
-            } else {
-                buffer.append(int: storage.values[row])
+        if !attribute.nulls.isEmpty, attribute.nulls[row] { return }
+        switch attribute.kind {
+        case .int, .uint:
+            buffer.append(bytes: attribute.quotedPrefix)
+            let value = attribute.ints[row]
+            let isUnsigned = attribute.kind == .uint
+            // The number and its closing quote in one copy.
+            buffer.append(formattedUpTo: 21) { text in
+                let count = isUnsigned ? ByteBuffer.format(uint: UInt64(bitPattern: value), at: text)
+                                       : ByteBuffer.format(int: value, at: text)
+                text[count] = UInt8(ascii: "\"")
+                return count + 1
             }
-        case .double(let storage):
-            if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            Self.appendName(attribute.name, to: &buffer)
-            let raw = storage.values[row]
-            switch attribute.type {
-            case .date: DateText.append(Date(timeIntervalSinceReferenceDate: raw), to: &buffer)
-            case .float: buffer.append(string: DoubleText.string(Column.float(fromRaw: raw)))
-            default: buffer.append(string: DoubleText.string(raw))
-            }
-        case .bool(let storage):
-            if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            Self.appendName(attribute.name, to: &buffer)
-            storage.values[row] ? buffer.append("true") : buffer.append("false")
-        case .string(let storage):
-            if !storage.nulls.isEmpty, storage.nulls[row] { return }
-            Self.appendText(storage.values[row], name: attribute.name, to: &buffer)
-            return
+        case .double:
+            buffer.append(bytes: attribute.quotedPrefix)
+            DoubleText.append(attribute.doubles[row], to: &buffer)
+            buffer.append(UInt8(ascii: "\""))
+        case .float:
+            buffer.append(bytes: attribute.quotedPrefix)
+            DoubleText.append(Column.float(fromRaw: attribute.doubles[row]), to: &buffer)
+            buffer.append(UInt8(ascii: "\""))
+        case .date:
+            buffer.append(bytes: attribute.quotedPrefix)
+            DateText.append(interval: attribute.doubles[row], to: &buffer)
+            buffer.append(UInt8(ascii: "\""))
+        case .bool:
+            buffer.append(bytes: attribute.quotedPrefix)
+            attribute.bools[row] ? buffer.append("true\"") : buffer.append("false\"")
+        case .string:
+            Self.appendText(attribute.strings[row], prefix: attribute.textPrefix, name: attribute.name, to: &buffer)
         case .value:
-            let value = column.value(at: row, type: attribute.type)
+            let value = attribute.column.value(at: row, type: attribute.type)
             if value == .null { return }
-            Self.appendText(ValueText.encode(value, as: attribute.type), name: attribute.name, to: &buffer)
-            return
+            Self.appendText(ValueText.encode(value, as: attribute.type), prefix: attribute.textPrefix,
+                            name: attribute.name, to: &buffer)
+        case .external:
+            appendExternal(attribute, column: attribute.column, ref: ref, to: &buffer)
         }
-        buffer.append(UInt8(ascii: "\""))
     }
 
     /// Writes an external-storage attribute: the name of its blob, and the blob
@@ -195,7 +270,7 @@ struct DocumentWriter {
             // attribute and the hash the old name carries (the bytes are the same).
             let name = "\(id)-\(attribute.name)-\(hash).bin"
             blobs.append(Blob(name: name, data: Data(), source: lazy))
-            Self.appendText(name, name: attribute.name, to: &buffer)
+            Self.appendText(name, prefix: attribute.textPrefix, name: attribute.name, to: &buffer)
             return
         }
         let value = column.value(at: row, type: attribute.type)
@@ -203,20 +278,46 @@ struct DocumentWriter {
         let data = BlobText.bytes(of: value, as: attribute.type)
         let blob = Blob(name: DocumentWriter.blobName(id: id, attribute: attribute.name, data: data), data: data)
         blobs.append(blob)
-        Self.appendText(blob.name, name: attribute.name, to: &buffer)
+        Self.appendText(blob.name, prefix: attribute.textPrefix, name: attribute.name, to: &buffer)
     }
 
     /// Writes text as `name="…"` (or `name='…'`), or as `name.esc="…"` with JSON
     /// escapes when it holds characters XML 1.0 cannot carry.
     static func appendText(_ text: String, name: String, to buffer: inout ByteBuffer) {
-        if XMLText.needsEscaping(text) {
-            appendName(name, suffix: ".esc", quoted: false, to: &buffer)
+        appendText(text, prefix: prefix(name, "="), name: name, to: &buffer)
+    }
+
+    /// ``appendText(_:name:to:)`` with ` name=` already made (``EntityPlan/Attribute/textPrefix``):
+    /// the text is scanned once, and copied whole when nothing in it needs escaping.
+    static func appendText(_ text: String, prefix: [UInt8], name: String, to buffer: inout ByteBuffer) {
+        var text = text
+        text.withUTF8 { bytes in
+            let scan = XMLText.scan(bytes)
+            guard scan.contains(.forbidden) else {
+                if let quote = XMLText.plainQuote(for: scan), let value = bytes.baseAddress {
+                    // ` name="value"` in one copy.
+                    prefix.withUnsafeBufferPointer { prefix in
+                        guard let name = prefix.baseAddress else { return }
+                        buffer.append(formattedUpTo: prefix.count + bytes.count + 2) { text in
+                            text.initialize(from: name, count: prefix.count)
+                            text[prefix.count] = quote
+                            (text + prefix.count + 1).initialize(from: value, count: bytes.count)
+                            text[prefix.count + 1 + bytes.count] = quote
+                            return prefix.count + bytes.count + 2
+                        }
+                    }
+                    return
+                }
+                buffer.append(bytes: prefix)
+                XMLText.appendQuotedAttributeValue(bytes, scan: scan, to: &buffer)
+                return
+            }
+            buffer.append(UInt8(ascii: " "))
+            buffer.append(string: name)
+            buffer.append(".esc=")
             var escaped = ByteBuffer()
-            ValueText.appendJSONEscaped(text, to: &escaped)
-            escaped.bytes.withUnsafeBufferPointer { XMLText.appendQuotedAttributeValue($0, to: &buffer) }
-        } else {
-            appendName(name, quoted: false, to: &buffer)
-            XMLText.appendQuotedAttributeValue(text, to: &buffer)
+            ValueText.appendJSONEscaped(String(decoding: bytes, as: UTF8.self), to: &escaped)
+            escaped.withUnsafeBytes { XMLText.appendQuotedAttributeValue($0, to: &buffer) }
         }
     }
 

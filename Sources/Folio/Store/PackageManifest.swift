@@ -59,7 +59,7 @@ struct PackageManifest: Equatable {
                 appendRange(first: UInt64(segment.first), last: UInt64(segment.last), count: segment.count, file: segment.file,
                             to: &buffer)
             }
-            buffer.bytes += history.tailElements
+            buffer.append(bytes: history.tailElements)
             buffer.append("  </history>\n")
         }
         buffer.append("</folio>\n")

@@ -99,7 +99,7 @@ struct StoredTransaction: Equatable, Sendable {
         DateText.append(Date(timeIntervalSinceReferenceDate: Double(whole)), to: &text)
         // Outside the years ISO text covers, the exact raw form.
         guard text.bytes.last == UInt8(ascii: "Z") else { return DateText.append(date, to: &buffer) }
-        buffer.bytes += text.bytes.dropLast()
+        text.withUnsafeBytes { buffer.append(UnsafeBufferPointer(rebasing: $0.dropLast())) }
         buffer.append(UInt8(ascii: "."))
         buffer.append(padded: fraction, width: 3)
         buffer.append(UInt8(ascii: "Z"))
