@@ -32,7 +32,12 @@ enum BlobRegistry {
     /// name is removed: the file is mapped (not read), and the reference reads
     /// — and checks — the mapping when it next needs the bytes.
     static func preserve(_ identity: FileIdentity, path: String) {
+        // An inode number is reused once freed: a reference whose own file went
+        // without passing here (removed by hand) can share this identity with an
+        // unrelated file, whose bytes it must not take. Its own path tells: it
+        // names this very inode only while that file is still there.
         let blobs = lock.withLock { (references.removeValue(forKey: identity) ?? []).compactMap(\.blob) }
+            .filter { FileIO.identity($0.path) == identity }
         guard !blobs.isEmpty else { return }
         guard let mapped = try? FileIO.mapFile(path) else {
             for blob in blobs { _ = try? blob.load() }  // cannot map: read it now instead

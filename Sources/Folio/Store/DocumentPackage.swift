@@ -82,14 +82,15 @@ public struct DocumentPackage: Sendable {
     func readDocument(limits: DocumentLimits) throws(PackageError) -> (graph: ObjectGraph, history: HistoryLog) {
         var attempts = 0
         while true {
-            // The file's identity only: a commit renames a new file over it, and reading
-            // content (a fingerprint's hash) could block on a path that is not a file.
-            let before = FileIO.identity(commitPath)
+            // The file's identity and change time only: a commit renames a new file over
+            // it (which may reuse a freed inode number), and reading content (a
+            // fingerprint's hash) could block on a path that is not a file.
+            let before = FileIO.commitStamp(commitPath)
             do {
                 return try readOnce(limits: limits)
             } catch {
                 attempts += 1
-                let after = FileIO.identity(commitPath)
+                let after = FileIO.commitStamp(commitPath)
                 guard attempts < Self.maximumReadAttempts, before != after else { throw error }
                 // A writer committing faster than a read completes (a burst of
                 // autosaves) would win every race: after the first few, back off

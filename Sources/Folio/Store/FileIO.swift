@@ -232,6 +232,16 @@ enum FileIO {
         return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
+    /// A path's identity and the time its inode last changed, `nil` if it does
+    /// not exist: tells two commits apart even when the second file got the
+    /// inode number the first one freed.
+    static func commitStamp(_ path: String) -> [UInt64]? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino), UInt64(bitPattern: Int64(info.st_ctim.tv_sec)),
+                UInt64(bitPattern: Int64(info.st_ctim.tv_nsec))]
+    }
+
     /// `lstat`'s kind and size of a path, `nil` if it does not exist.
     static func status(_ path: String) -> (isRegular: Bool, kind: String, size: Int, identity: FileIdentity)? {
         var info = stat()
