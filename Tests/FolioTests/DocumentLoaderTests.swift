@@ -195,6 +195,48 @@ import Testing
         }
     }
 
+    @Test("an attribute written both plainly and escaped on one object is refused as written twice, at that object")
+    func anAttributeWrittenTwiceIsRefused() throws {
+        // The first object writes each attribute once: what it wrote must not count for the next.
+        let document = F.document(objects: """
+                <Animal f.id="2" name="Rex" age="3"/>
+                <Animal f.id="3" name="Tom" name.esc="Tom" age="2"/>
+            """)
+        try F.withPackage(document) { package in
+            guard case .unexpectedContent(let location, let found, _)? = F.readFailure(package) else {
+                Issue.record("expected .unexpectedContent")
+                return
+            }
+            F.expectLocation(location, isIn: package, line: F.line(of: "\"Tom\"", in: document))
+            #expect(found == "'name' twice")
+        }
+    }
+
+    @Test("objects of one entity listing their attributes in different orders each read their own values")
+    func attributesInAnyOrderReadTheirOwnValues() throws {
+        // The loader caches which attribute each position held on the previous object: a
+        // different order must miss the cache, not reuse it.
+        let document = F.document(objects: """
+                <AnimalCategory f.id="1" name="Mammal" animals="2 3 4"/>
+                <Animal f.id="2" name="Rex" age="3" category="1"/>
+                <Animal age="4" category="1" f.id="3" name="Tom" legs="4"/>
+                <Animal category="1" legs="2" name="Kit" f.id="4" age="5" tame="true"/>
+            """)
+        try F.withPackage(document) { package in
+            let graph = try package.read()
+            #expect(graph.invariantViolations().isEmpty)
+            let (rex, tom, kit) = (PersistentIdentifier(entityName: "Animal", id: 2),
+                                   PersistentIdentifier(entityName: "Animal", id: 3),
+                                   PersistentIdentifier(entityName: "Animal", id: 4))
+            #expect(try graph.value("name", of: rex) == .string("Rex") && graph.value("age", of: rex) == .int(3))
+            #expect(try graph.value("name", of: tom) == .string("Tom") && graph.value("age", of: tom) == .int(4))
+            #expect(try graph.value("legs", of: tom) == .int(4) && graph.value("legs", of: rex) == .null)
+            #expect(try graph.value("name", of: kit) == .string("Kit") && graph.value("age", of: kit) == .int(5))
+            #expect(try graph.value("tame", of: kit) == .bool(true) && graph.value("tame", of: tom) == .null)
+            #expect(try graph.related("category", of: kit) == [PersistentIdentifier(entityName: "AnimalCategory", id: 1)])
+        }
+    }
+
     @Test func aMissingIdentifierIsRefusedAsAMissingValue() throws {
         let document = F.document(objects: """
                 <AnimalCategory f.id="1" name="Mammal"/>

@@ -119,8 +119,10 @@ extension ColumnStorage {
 
     /// Adds `count` rows holding the column's zero and, in an optional column, nil.
     func appendEmptyCells(_ count: Int, zero: Element, optional: Bool) {
-        values.append(contentsOf: Array(repeating: zero, count: count))
-        if optional { nulls.append(contentsOf: Array(repeating: true, count: count)) }
+        // Repeated, not an array: a temporary array of the rows (up to tens of megabytes)
+        // would be filled, copied and freed, every page of it faulted in twice.
+        values.append(contentsOf: repeatElement(zero, count: count))
+        if optional { nulls.append(contentsOf: repeatElement(true, count: count)) }
     }
 
     /// Removes the last `count` rows' cells.
@@ -180,11 +182,11 @@ final class EntityLoadStorage {
     /// Adds `count` rows: no position, no links.
     func appendRows(_ count: Int) {
         guard count > 0 else { return }
-        lines.append(contentsOf: Array(repeating: 0, count: count))
-        columns.append(contentsOf: Array(repeating: 0, count: count))
+        lines.append(contentsOf: repeatElement(0, count: count))
+        columns.append(contentsOf: repeatElement(0, count: count))
         for slot in linkIsToMany.indices {
-            if linkIsToMany[slot] { rawMany[slot].append(contentsOf: Array(repeating: [], count: count)) }
-            else { rawOne[slot].append(contentsOf: Array(repeating: 0, count: count)) }
+            if linkIsToMany[slot] { rawMany[slot].append(contentsOf: repeatElement([], count: count)) }
+            else { rawOne[slot].append(contentsOf: repeatElement(0, count: count)) }
         }
     }
 
@@ -425,6 +427,10 @@ extension DocumentLoader {
         var objectID: UInt64 = 0
         lines[row] = line
         columns[row] = startColumn
+        // A value can hold a reference (`&#38;`, `&lt;`) only if the file's bytes so far held an
+        // `&`, when libxml2 reads them as they are; bytes it converts from another encoding are
+        // not the ones ``sawAmpersand`` looked at, so then every value is tested.
+        let mayHoldReferences = sawAmpersand || parser?.pointee.input?.pointee.buf?.pointee.encoder != nil
         if let attributes {
             for index in 0..<count {
                 let base = index &* 5
@@ -450,8 +456,8 @@ extension DocumentLoader {
                 }
                 let raw = UnsafeBufferPointer(start: start, count: end - start)
                 // Only a value holding `&` needs decoding (into a copy): a word-at-a-time
-                // test, cheaper than the call to memchr it replaces for these short values.
-                let ok = ByteScan.contains(UInt8(ascii: "&"), in: raw)
+                // test, cheaper than a call to memchr for these short values.
+                let ok = mayHoldReferences && ByteScan.contains(UInt8(ascii: "&"), in: raw)
                     ? XMLText.withDecodedValue(raw) { bytes in
                         readProperty(slot, bytes, row: row, state: state, stamp: stamp, objectID: &objectID,
                                      seenCount: &seenCount, line: line, column: startColumn)
@@ -540,6 +546,40 @@ extension DocumentLoader {
         storages[entity].appendRows(count)
         states[entity].bind(to: table, storage: storages[entity], base: 0, capacity: table.rowCount)
         return states[entity].capacity > 0
+    }
+
+    /// Adds rows to several entities at once, as ``addRows(_:entity:)`` does for one:
+    /// a package's rows, from its manifest's counts, before its parts are read.
+    ///
+    /// Each entity's table, each of its columns and its load storage are distinct
+    /// arrays, so they are filled concurrently: the pages of the new rows (tens of
+    /// megabytes at a million objects, each written once and faulted in) are
+    /// touched on every core instead of one, before the parts' parallel parse.
+    func addRows(_ counts: [(entity: Int, count: Int)]) {
+        guard let graph else { return }
+        var fills: [() -> Void] = []
+        for (entity, count) in counts where count > 0 {
+            let table = graph.tables[entity]
+            fills.append { table.appendRows(count) }
+            for (column, attribute) in zip(table.columns, graph.layout.entities[entity].attributes) {
+                let optional = attribute.isOptional
+                fills.append { column.appendEmptyCells(count, optional: optional) }
+            }
+            let storage = storages[entity]
+            fills.append { storage.appendRows(count) }
+        }
+        // Below some tens of thousands of rows, handing the work to other threads costs more than it saves.
+        if counts.reduce(0, { $0 + $1.count }) < 1 << 15 {
+            for fill in fills { fill() }
+        } else {
+            // Each fill touches only its own arrays; all are done when concurrentPerform returns.
+            nonisolated(unsafe) let shared = fills
+            DispatchQueue.concurrentPerform(iterations: shared.count) { shared[$0]() }
+        }
+        for (entity, count) in counts where count > 0 {
+            states[entity].bind(to: graph.tables[entity], storage: storages[entity], base: 0,
+                                capacity: graph.tables[entity].rowCount)
+        }
     }
 
     /// Drops the rows added ahead and not filled, once a document is read.

@@ -43,6 +43,7 @@ extension DocumentLoader {
         var bases = [Int](repeating: 0, count: parts.count), capacities = bases
         rowFiles = Array(repeating: [], count: graph.layout.entities.count)
         var total = 0
+        var rowCounts: [(entity: Int, count: Int)] = []
         for (entity, indices) in byEntity.enumerated() {
             let perObject = states[entity].valuesPerObject
             var rows = 0
@@ -53,15 +54,16 @@ extension DocumentLoader {
                 rows += capacities[index]
                 rowFiles[entity].append((bases[index], folder + "/" + parts[index].file))
             }
-            addRows(rows, entity: entity)
+            rowCounts.append((entity, rows))
             total += rows
         }
+        addRows(rowCounts)
         xmlInitParser()
         let loaders = parts.indices.map { index in
             DocumentLoader(file: folder + "/" + parts[index].file, part: parts[index], owner: self,
                            base: bases[index], capacity: capacities[index])
         }
-        let results = ParseResults(count: loaders.count)
+        let results = RunResults<PackageError>(count: loaders.count)
         // Each loader is touched by exactly one iteration and writes only its own rows;
         // they are read here only once all are done.
         nonisolated(unsafe) let shared = loaders
@@ -69,7 +71,7 @@ extension DocumentLoader {
             let loader = shared[index]
             do throws(PackageError) { try loader.parse(path: loader.file) } catch { results.set(error, at: index) }
         }
-        if let error = results.firstError() { throw error }
+        if let (_, error) = results.first() { throw error }
         try indexRows(expecting: total)
         for indices in byEntity {
             for index in indices { pendingBlobs += loaders[index].pendingBlobs }
@@ -96,16 +98,4 @@ extension DocumentLoader {
             }
         }
     }
-}
-
-/// The errors of parts parsed concurrently, one slot per part.
-private final class ParseResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var errors: [PackageError?]
-
-    init(count: Int) { errors = Array(repeating: nil, count: count) }
-
-    func set(_ error: PackageError, at index: Int) { lock.withLock { errors[index] = error } }
-
-    func firstError() -> PackageError? { lock.withLock { errors.lazy.compactMap { $0 }.first } }
 }

@@ -46,6 +46,9 @@ final class DocumentLoader {
     /// optional error itself copied it (through its generic value witness) twice per element.
     private(set) var hasFailed = false
     private var fileSize = 0
+    /// Whether any byte of the file given to libxml2 so far is `&`: until one is,
+    /// no value can hold a character or entity reference, and none needs decoding.
+    private(set) var sawAmpersand = false
     /// Values (identifiers, attribute cells, link cells) the objects read so far
     /// hold in memory (see ``valueBudget(bytes:)``).
     var valueCount = 0
@@ -173,6 +176,8 @@ final class DocumentLoader {
                 throw FileIO.error(path: path, operation: "read")
             }
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(chunk).assumingMemoryBound(to: UInt8.self), count: count)
+            // One memchr per chunk, before libxml2 sees it, spares a test per value (see startObjectRow).
+            if !sawAmpersand, count > 0, memchr(chunk, 0x26, count) != nil { sawAmpersand = true }
             if let violation = scanner.scan(bytes) {
                 // libxml2 first reads what comes before the construct, so an earlier error still comes first.
                 if violation.offset > offset { _ = xmlParseChunk(parser, chunk, Int32(violation.offset - offset), 0) }
