@@ -347,6 +347,61 @@ import Testing
         }
     }
 
+    @Test("of several bad references in a large document, the first in document order is the one reported")
+    func theFirstBadReferenceOfALargeDocumentIsReported() throws {
+        // Enough objects that links resolve in several runs on several threads: the
+        // run holding the first bad reference may finish last, and must still win.
+        var lines = ["    <AnimalCategory f.id=\"1\" name=\"Mammal\"/>"]
+        for id in 2...150_000 {
+            // Row 119 999 (a later run) points at an object of the wrong entity; row 29 999 at nothing.
+            let category = id == 30_001 ? "999999" : id == 120_001 ? "5" : ""
+            lines.append("    <Animal f.id=\"\(id)\" name=\"A\" age=\"1\"" + (category.isEmpty ? "" : " category=\"\(category)\"") + "/>")
+        }
+        let document = F.document(nextID: nil, objects: lines.joined(separator: "\n"))
+        try F.withPackage(document) { package in
+            guard case .danglingReference(let location, let entity, let id, let relationship, let target)?
+                    = F.readFailure(package) else {
+                Issue.record("expected .danglingReference")
+                return
+            }
+            F.expectLocation(location, isIn: package, line: F.line(of: "f.id=\"30001\"", in: document))
+            #expect(entity == "Animal" && id == 30_001 && relationship == "category" && target == 999_999)
+        }
+    }
+
+    @Test("a reference written after the first mebibyte of a document, where the first `&` is, is still decoded")
+    func aLateReferenceIsDecoded() throws {
+        // The loader tests values for `&` only once the bytes read so far held one: this
+        // one comes in a later chunk than every value before it.
+        var lines: [String] = []
+        for id in 1...20_000 { lines.append("    <AnimalCategory f.id=\"\(id)\" name=\"Category number \(id), with a longer name\"/>") }
+        lines.append("    <AnimalCategory f.id=\"20001\" name=\"Cats &amp; dogs &lt;3\"/>")
+        let document = F.document(nextID: nil, objects: lines.joined(separator: "\n"))
+        #expect(document.utf8.count > 1 << 20)
+        try F.withPackage(document) { package in
+            let graph = try package.read()
+            #expect(try graph.value("name", of: PersistentIdentifier(entityName: "AnimalCategory", id: 20_001))
+                    == .string("Cats & dogs <3"))
+            #expect(try graph.value("name", of: PersistentIdentifier(entityName: "AnimalCategory", id: 7))
+                    == .string("Category number 7, with a longer name"))
+        }
+    }
+
+    @Test("a document in UTF-16 reads its references decoded, like one in UTF-8")
+    func aUTF16DocumentDecodesReferences() throws {
+        let text = F.document(objects: """
+                <AnimalCategory f.id="1" name="Cats &amp; dogs" animals="2"/>
+                <Animal f.id="2" name="Tom &#38; Jerry" age="3" category="1"/>
+            """).replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding=\"UTF-16\"")
+        // Little-endian with its byte-order mark.
+        let bytes: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8($0 >> 8)] }
+        try F.withPackage(bytes: bytes) { package in
+            let graph = try package.read()
+            #expect(try graph.value("name", of: PersistentIdentifier(entityName: "AnimalCategory", id: 1)) == .string("Cats & dogs"))
+            #expect(try graph.value("name", of: PersistentIdentifier(entityName: "Animal", id: 2)) == .string("Tom & Jerry"))
+        }
+    }
+
     @Test func aReferenceToAnObjectOfTheWrongEntityIsRefused() throws {
         let document = F.document(objects: """
                 <AnimalCategory f.id="1" name="Mammal"/>

@@ -72,7 +72,7 @@ extension DocumentLoader {
             do throws(PackageError) { try loader.parse(path: loader.file) } catch { results.set(error, at: index) }
         }
         if let (_, error) = results.first() { throw error }
-        try indexRows(expecting: total)
+        try indexRows(expecting: total, bases: bases)
         for indices in byEntity {
             for index in indices { pendingBlobs += loaders[index].pendingBlobs }
         }
@@ -83,11 +83,23 @@ extension DocumentLoader {
 
     /// Indexes every row the parts wrote, in entity order then row order, refusing
     /// an identifier two parts hold (parts of different entities may claim overlapping ranges).
-    private func indexRows(expecting total: Int) throws(PackageError) {
+    ///
+    /// Parts whose identifier ranges do not overlap (a package Folio saved) cannot
+    /// hold one identifier twice, since each part's identifiers ascend within its
+    /// range: their rows are recorded at once (``IdentifierIndex/recordDisjointRuns(_:)``).
+    private func indexRows(expecting total: Int, bases: [Int]) throws(PackageError) {
         guard let graph else { return }
+        for (entity, table) in graph.tables.enumerated() { states[entity].rowCount = table.rowCount }
+        var runs: [(ids: UnsafeBufferPointer<UInt64>, entity: Int, firstRow: Int)] = []
+        for (index, part) in parts.enumerated() {
+            guard let entity = graph.layout.entityIndex[part.entity],
+                  let ids = graph.tables[entity].ids.writableBaseAddress() else { continue }
+            // Every row of the part was written: it held as many objects as the manifest lists.
+            runs.append((UnsafeBufferPointer(start: ids + bases[index], count: part.count), entity, bases[index]))
+        }
+        if runs.reduce(0, { $0 + $1.ids.count }) == total, graph.index.recordDisjointRuns(runs) { return }
         graph.index.reserveCapacity(total + 1)
         for (entity, table) in graph.tables.enumerated() {
-            states[entity].rowCount = table.rowCount
             for row in 0..<table.rowCount {
                 let id = table.ids[row]
                 if graph.index[id] != nil {
