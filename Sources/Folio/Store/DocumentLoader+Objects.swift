@@ -528,6 +528,11 @@ extension DocumentLoader {
                                line: line, column: objectColumn)
         case .link(let linkSlot):
             state.linkStamps[linkSlot] = stamp
+            // A to-one (the common link) straight into its cell; a bad one, or a list, goes the long way.
+            if let one = state.rawOne[linkSlot], let id = NumberParser.uint64(bytes), id > 0 {
+                one[row] = id
+                return true
+            }
             return appendLink(bytes, slot: linkSlot, row: row, state: state, line: line, column: objectColumn)
         }
     }
