@@ -195,6 +195,48 @@ import Testing
         }
     }
 
+    @Test("an attribute written both plainly and escaped on one object is refused as written twice, at that object")
+    func anAttributeWrittenTwiceIsRefused() throws {
+        // The first object writes each attribute once: what it wrote must not count for the next.
+        let document = F.document(objects: """
+                <Animal f.id="2" name="Rex" age="3"/>
+                <Animal f.id="3" name="Tom" name.esc="Tom" age="2"/>
+            """)
+        try F.withPackage(document) { package in
+            guard case .unexpectedContent(let location, let found, _)? = F.readFailure(package) else {
+                Issue.record("expected .unexpectedContent")
+                return
+            }
+            F.expectLocation(location, isIn: package, line: F.line(of: "\"Tom\"", in: document))
+            #expect(found == "'name' twice")
+        }
+    }
+
+    @Test("objects of one entity listing their attributes in different orders each read their own values")
+    func attributesInAnyOrderReadTheirOwnValues() throws {
+        // The loader caches which attribute each position held on the previous object: a
+        // different order must miss the cache, not reuse it.
+        let document = F.document(objects: """
+                <AnimalCategory f.id="1" name="Mammal" animals="2 3 4"/>
+                <Animal f.id="2" name="Rex" age="3" category="1"/>
+                <Animal age="4" category="1" f.id="3" name="Tom" legs="4"/>
+                <Animal category="1" legs="2" name="Kit" f.id="4" age="5" tame="true"/>
+            """)
+        try F.withPackage(document) { package in
+            let graph = try package.read()
+            #expect(graph.invariantViolations().isEmpty)
+            let (rex, tom, kit) = (PersistentIdentifier(entityName: "Animal", id: 2),
+                                   PersistentIdentifier(entityName: "Animal", id: 3),
+                                   PersistentIdentifier(entityName: "Animal", id: 4))
+            #expect(try graph.value("name", of: rex) == .string("Rex") && graph.value("age", of: rex) == .int(3))
+            #expect(try graph.value("name", of: tom) == .string("Tom") && graph.value("age", of: tom) == .int(4))
+            #expect(try graph.value("legs", of: tom) == .int(4) && graph.value("legs", of: rex) == .null)
+            #expect(try graph.value("name", of: kit) == .string("Kit") && graph.value("age", of: kit) == .int(5))
+            #expect(try graph.value("tame", of: kit) == .bool(true) && graph.value("tame", of: tom) == .null)
+            #expect(try graph.related("category", of: kit) == [PersistentIdentifier(entityName: "AnimalCategory", id: 1)])
+        }
+    }
+
     @Test func aMissingIdentifierIsRefusedAsAMissingValue() throws {
         let document = F.document(objects: """
                 <AnimalCategory f.id="1" name="Mammal"/>
@@ -302,6 +344,61 @@ import Testing
             #expect(id == 2)
             #expect(relationship == "category")
             #expect(target == 999)
+        }
+    }
+
+    @Test("of several bad references in a large document, the first in document order is the one reported")
+    func theFirstBadReferenceOfALargeDocumentIsReported() throws {
+        // Enough objects that links resolve in several runs on several threads: the
+        // run holding the first bad reference may finish last, and must still win.
+        var lines = ["    <AnimalCategory f.id=\"1\" name=\"Mammal\"/>"]
+        for id in 2...150_000 {
+            // Row 119 999 (a later run) points at an object of the wrong entity; row 29 999 at nothing.
+            let category = id == 30_001 ? "999999" : id == 120_001 ? "5" : ""
+            lines.append("    <Animal f.id=\"\(id)\" name=\"A\" age=\"1\"" + (category.isEmpty ? "" : " category=\"\(category)\"") + "/>")
+        }
+        let document = F.document(nextID: nil, objects: lines.joined(separator: "\n"))
+        try F.withPackage(document) { package in
+            guard case .danglingReference(let location, let entity, let id, let relationship, let target)?
+                    = F.readFailure(package) else {
+                Issue.record("expected .danglingReference")
+                return
+            }
+            F.expectLocation(location, isIn: package, line: F.line(of: "f.id=\"30001\"", in: document))
+            #expect(entity == "Animal" && id == 30_001 && relationship == "category" && target == 999_999)
+        }
+    }
+
+    @Test("a reference written after the first mebibyte of a document, where the first `&` is, is still decoded")
+    func aLateReferenceIsDecoded() throws {
+        // The loader tests values for `&` only once the bytes read so far held one: this
+        // one comes in a later chunk than every value before it.
+        var lines: [String] = []
+        for id in 1...20_000 { lines.append("    <AnimalCategory f.id=\"\(id)\" name=\"Category number \(id), with a longer name\"/>") }
+        lines.append("    <AnimalCategory f.id=\"20001\" name=\"Cats &amp; dogs &lt;3\"/>")
+        let document = F.document(nextID: nil, objects: lines.joined(separator: "\n"))
+        #expect(document.utf8.count > 1 << 20)
+        try F.withPackage(document) { package in
+            let graph = try package.read()
+            #expect(try graph.value("name", of: PersistentIdentifier(entityName: "AnimalCategory", id: 20_001))
+                    == .string("Cats & dogs <3"))
+            #expect(try graph.value("name", of: PersistentIdentifier(entityName: "AnimalCategory", id: 7))
+                    == .string("Category number 7, with a longer name"))
+        }
+    }
+
+    @Test("a document in UTF-16 reads its references decoded, like one in UTF-8")
+    func aUTF16DocumentDecodesReferences() throws {
+        let text = F.document(objects: """
+                <AnimalCategory f.id="1" name="Cats &amp; dogs" animals="2"/>
+                <Animal f.id="2" name="Tom &#38; Jerry" age="3" category="1"/>
+            """).replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding=\"UTF-16\"")
+        // Little-endian with its byte-order mark.
+        let bytes: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8($0 >> 8)] }
+        try F.withPackage(bytes: bytes) { package in
+            let graph = try package.read()
+            #expect(try graph.value("name", of: PersistentIdentifier(entityName: "AnimalCategory", id: 1)) == .string("Cats & dogs"))
+            #expect(try graph.value("name", of: PersistentIdentifier(entityName: "Animal", id: 2)) == .string("Tom & Jerry"))
         }
     }
 

@@ -20,6 +20,39 @@ import FolioTestSupport
         #expect(index[1_000_000] == nil && index.count == 1_099_999)
     }
 
+    @Test("runs recorded at once are found as if recorded one by one; overlapping runs or a non-empty index are left to that")
+    func disjointRunsRecordedAtOnce() {
+        let cats: [UInt64] = [1, 2, 5, 9]
+        let dogs: [UInt64] = [10, 11, 40]
+        let birds: [UInt64] = [3, 4]
+        var index = IdentifierIndex()
+        let recorded = cats.withUnsafeBufferPointer { cats in
+            dogs.withUnsafeBufferPointer { dogs in
+                birds.withUnsafeBufferPointer { birds in
+                    // Runs in any order; the second run of cats starts at row 2.
+                    index.recordDisjointRuns([(dogs, 1, 0), (UnsafeBufferPointer(rebasing: cats[2...]), 0, 2),
+                                              (birds, 2, 0), (UnsafeBufferPointer(rebasing: cats[..<2]), 0, 0)])
+                }
+            }
+        }
+        #expect(recorded)
+        var oneByOne = IdentifierIndex()
+        for (entity, ids) in [cats, dogs, birds].enumerated() {
+            for (row, id) in ids.enumerated() { oneByOne[id] = ObjectRef(entity: entity, row: row) }
+        }
+        for id in UInt64(0)...45 { #expect(index[id] == oneByOne[id], "\(id)") }
+        #expect(index.count == oneByOne.count && index.maxID == oneByOne.maxID)
+
+        let overlapping: [UInt64] = [4, 6]
+        var fresh = IdentifierIndex()
+        let refused = cats.withUnsafeBufferPointer { cats in
+            overlapping.withUnsafeBufferPointer { fresh.recordDisjointRuns([(cats, 0, 0), ($0, 1, 0)]) }
+        }
+        #expect(!refused && fresh.count == 0 && fresh[4] == nil)
+        let again = birds.withUnsafeBufferPointer { index.recordDisjointRuns([($0, 2, 0)]) }
+        #expect(!again && index.count == 9)
+    }
+
     @Test("a package whose oldest objects were deleted reopens with every survivor")
     func oldestDeletedReopens() throws {
         let graph = ObjectGraph(schema: try zooSchema())

@@ -52,8 +52,9 @@ final class EntityTable {
     /// caller appends as many cells to every column). O(count).
     func appendRows(_ count: Int) {
         guard count > 0 else { return }
-        ids.append(contentsOf: Array(repeating: 0, count: count))
-        isLive.append(contentsOf: Array(repeating: true, count: count))
+        // Repeated, not a temporary array: the loader adds a million rows at once.
+        ids.append(contentsOf: repeatElement(0, count: count))
+        isLive.append(contentsOf: repeatElement(true, count: count))
         liveCount += count
         for link in links { link.appendEmpty(count) }
     }
@@ -112,8 +113,8 @@ final class LinkColumn {
 
     /// ``appendEmpty()`` for `count` rows at once.
     func appendEmpty(_ count: Int) {
-        if isToMany { many.append(contentsOf: Array(repeating: [], count: count)) } else { one.append(contentsOf: Array(repeating: -1, count: count)) }
-        if isOptional { absent.append(contentsOf: Array(repeating: true, count: count)) }
+        if isToMany { many.append(contentsOf: repeatElement([], count: count)) } else { one.append(contentsOf: repeatElement(-1, count: count)) }
+        if isOptional { absent.append(contentsOf: repeatElement(true, count: count)) }
     }
 
     /// Removes the last `count` rows' links.

@@ -50,6 +50,39 @@ struct IdentifierIndex {
         for (id, ref) in sparse { sparse[id] = ObjectRef(entity: Int(map[Int(ref.entity)]), row: Int(ref.row)) }
     }
 
+    /// Records a loader's rows all at once: each run is the identifiers of rows
+    /// `firstRow...` of `entity`, ascending. Only into an empty index, for runs
+    /// whose identifier ranges do not overlap (so none comes twice) and that all
+    /// fit the array; returns false, recording nothing, otherwise, and the caller
+    /// records them one by one.
+    ///
+    /// - Complexity: O(runs log runs + largest identifier): one store per row,
+    ///   where recording one by one looked each identifier up twice.
+    mutating func recordDisjointRuns(_ runs: [(ids: UnsafeBufferPointer<UInt64>, entity: Int, firstRow: Int)]) -> Bool {
+        guard count == 0, sparse.isEmpty else { return false }
+        let ordered = runs.filter { !$0.ids.isEmpty }.sorted { ($0.ids.first ?? 0) < ($1.ids.first ?? 0) }
+        var last: UInt64 = 0
+        var total = 0
+        for run in ordered {
+            guard let first = run.ids.first, let end = run.ids.last, first > last, end >= first else { return false }
+            last = end
+            total += run.ids.count
+        }
+        guard total > 0, last <= UInt64(max(1 << 16, 4 * (total + 1))), last < UInt64(Int32.max) else { return false }
+        var slots = Array(repeating: Self.absent, count: Int(last) + 1)
+        slots.withUnsafeMutableBufferPointer { slots in
+            for run in ordered {
+                for (offset, id) in run.ids.enumerated() {
+                    slots[Int(id)] = ObjectRef(entity: run.entity, row: run.firstRow + offset)
+                }
+            }
+        }
+        dense = slots
+        count = total
+        maxID = last
+        return true
+    }
+
     /// Grows the array ahead of `count` identifiers, as a loader that knows the size does.
     mutating func reserveCapacity(_ count: Int) { dense.reserveCapacity(count + 1) }
 

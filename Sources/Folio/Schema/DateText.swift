@@ -70,38 +70,40 @@ enum DateText {
 
     /// Parses what ``append(_:to:)`` writes; also accepts a bare `YYYY-MM-DD`
     /// (midnight UTC), which people type.
+    ///
+    /// Reads the fixed positions straight from the buffer, after one length
+    /// check: a document holds a date per object, and the per-field bounds checks
+    /// and calls were most of the cost.
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
-        if bytes.first == UInt8(ascii: "@") {
-            return NumberParser.double(UnsafeBufferPointer(rebasing: bytes[1...]))
-                .map(Date.init(timeIntervalSinceReferenceDate:))
+        guard let base = bytes.baseAddress, bytes.count >= 10 else {
+            return bytes.first == UInt8(ascii: "@") ? raw(bytes) : nil
         }
-        func number(_ range: Range<Int>) -> Int64? {
-            guard range.upperBound <= bytes.count else { return nil }
-            var value: Int64 = 0
-            for index in range {
-                let digit = bytes[index] &- 0x30
-                guard digit < 10 else { return nil }
-                value = value * 10 + Int64(digit)
-            }
-            return value
+        if base[0] == UInt8(ascii: "@") { return raw(bytes) }
+        // Each digit checked (a byte minus "0" below 10), then combined.
+        @inline(__always) func digit(_ index: Int) -> Int64? {
+            let value = base[index] &- 0x30
+            return value < 10 ? Int64(value) : nil
         }
-        func byte(_ index: Int, is ascii: Unicode.Scalar) -> Bool {
-            index < bytes.count && bytes[index] == UInt8(ascii: ascii)
+        @inline(__always) func twoDigits(_ index: Int) -> Int64? {
+            guard let tens = digit(index), let ones = digit(index + 1) else { return nil }
+            return tens * 10 + ones
         }
-        guard let year = number(0..<4), byte(4, is: "-"), let month = number(5..<7), byte(7, is: "-"),
-              let day = number(8..<10), (1...12).contains(month), day >= 1,
-              day <= daysIn(month: month, year: year) else { return nil }
+        guard let century = twoDigits(0), let yearOfCentury = twoDigits(2), base[4] == UInt8(ascii: "-"),
+              let month = twoDigits(5), base[7] == UInt8(ascii: "-"), let day = twoDigits(8) else { return nil }
+        let year = century * 100 + yearOfCentury
+        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
         var seconds = (days(fromCivil: year, month, day) - referenceDaysFrom1970) * 86_400
-        if bytes.count == 10 { return Date(timeIntervalSinceReferenceDate: Double(seconds)) }
-        guard byte(10, is: "T"), let hour = number(11..<13), byte(13, is: ":"), let minute = number(14..<16),
-              byte(16, is: ":"), let second = number(17..<19), hour < 24, minute < 60, second < 60,
-              bytes.last == UInt8(ascii: "Z") else { return nil }
+        let count = bytes.count
+        if count == 10 { return Date(timeIntervalSinceReferenceDate: Double(seconds)) }
+        guard count >= 20, base[10] == UInt8(ascii: "T"), let hour = twoDigits(11), base[13] == UInt8(ascii: ":"),
+              let minute = twoDigits(14), base[16] == UInt8(ascii: ":"), let second = twoDigits(17),
+              hour < 24, minute < 60, second < 60, base[count - 1] == UInt8(ascii: "Z") else { return nil }
         seconds += hour * 3600 + minute * 60 + second
         var fraction = 0.0
-        if bytes.count > 20 {
-            guard byte(19, is: "."), bytes.count > 21 else { return nil }
+        if count > 20 {
+            guard base[19] == UInt8(ascii: "."), count > 21 else { return nil }
             // "0.xxx": parse the fraction digits with a leading "0" so the number parser sees 0.xxx.
-            let digits = UnsafeBufferPointer(rebasing: bytes[20..<(bytes.count - 1)])
+            let digits = UnsafeBufferPointer(rebasing: bytes[20..<(count - 1)])
             guard digits.allSatisfy({ $0 &- 0x30 < 10 }), digits.count <= DateText.maximumFractionDigits else { return nil }
             let parsed: Double? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digits.count + 2) { text in
                 text[0] = UInt8(ascii: "0")
@@ -111,10 +113,13 @@ enum DateText {
             }
             guard let parsed, parsed < 1 else { return nil }
             fraction = parsed
-        } else if bytes.count != 20 {
-            return nil
         }
         return Date(timeIntervalSinceReferenceDate: Double(seconds) + fraction)
+    }
+
+    /// `@` and the raw time interval since 2001 (``append(_:to:)``'s form for the dates ISO text cannot hold exactly).
+    private static func raw(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        NumberParser.double(UnsafeBufferPointer(rebasing: bytes[1...])).map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
     static func parse(_ text: String) -> Date? {

@@ -41,7 +41,12 @@ enum NumberParser {
         return value
     }
 
-    private static let exactPowersOf10: [Double] = (0...22).map { pow(10.0, Double($0)) }
+    /// 10⁰…10²², every one exact in a `Double`. A literal, so the compiler lays it
+    /// out statically: built with `map`, each read went through a lazy initializer's check.
+    private static let exactPowersOf10: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 
     /// Parses a `Double` written by ``ValueText``: Swift's shortest round-trip
     /// form, `inf`, `-inf`, `nan`, or `nan(0x…)` with the exact bit pattern.

@@ -1,33 +1,63 @@
+import Dispatch
+import Foundation
+
 /// Turning raw identifiers into rows, and checking that both sides of every
 /// relationship agree, once all objects are read.
 extension DocumentLoader {
     /// Resolves every link, verifies inverses, then checks counts and unique values
     /// (DocumentLoader+Validation.swift). O(links) with no per-link search:
     /// a side is checked against a to-one inverse in O(1), to-many pairs through a set.
+    ///
+    /// Raw identifiers become rows on every core: the declared relationships' rows
+    /// are cut into runs (``ResolveRun``) that read the finished index and write
+    /// only their own rows. The first error in (entity, relationship, row) order
+    /// is the one thrown, as a loop over them in that order would.
     func resolveLinks() throws(PackageError) {
         guard let graph else { return }
         let layout = graph.layout
-        for (entity, state) in storages.enumerated() {
+        var runs: [ResolveRun] = []
+        for (entity, storage) in storages.enumerated() {
             let table = graph.tables[entity]
             for slot in 0..<layout.entities[entity].declaredLinkCount {
-                let link = layout.entities[entity].links[slot]
                 let column = table.links[slot]
-                if link.isToMany {
-                    for row in 0..<table.rowCount {
-                        var targets: [Int32] = []
-                        targets.reserveCapacity(state.rawMany[slot][row].count)
-                        for id in state.rawMany[slot][row] {
-                            targets.append(try resolve(id, entity: entity, row: row, slot: slot))
-                        }
-                        column.many[row] = targets
-                    }
-                    state.rawMany[slot] = []
-                } else {
-                    for row in 0..<table.rowCount where state.rawOne[slot][row] != 0 {
-                        column.one[row] = try resolve(state.rawOne[slot][row], entity: entity, row: row, slot: slot)
-                    }
-                    state.rawOne[slot] = []
+                let isToMany = layout.entities[entity].links[slot].isToMany
+                // Pointers taken once, here, on this thread; no array is resized until every run is done.
+                let one = isToMany ? nil : column.one.writableBaseAddress()
+                let many = isToMany ? column.many.writableBaseAddress() : nil
+                let rawOne = isToMany ? nil : storage.rawOne[slot].writableBaseAddress()
+                let rawMany = isToMany ? storage.rawMany[slot].writableBaseAddress() : nil
+                for start in stride(from: 0, to: table.rowCount, by: ResolveRun.rows) {
+                    runs.append(ResolveRun(entity: entity, slot: slot, destination: layout.entities[entity].links[slot].destination,
+                                           rows: start..<min(table.rowCount, start + ResolveRun.rows),
+                                           one: one, many: many, rawOne: rawOne, rawMany: rawMany))
                 }
+            }
+        }
+        // One copy of the index for all runs: a read per link through the graph would
+        // retain its arrays, a reference count every core would write.
+        let index = graph.index
+        let failures = RunResults<(id: UInt64, row: Int)>(count: runs.count)
+        if runs.count == 1 || index.count < 1 << 15 {
+            for (position, run) in runs.enumerated() {
+                if let failure = Self.resolve(run, index: index) {
+                    failures.set(failure, at: position)
+                    break
+                }
+            }
+        } else {
+            // Each run writes only its own rows; all are done when concurrentPerform returns.
+            nonisolated(unsafe) let shared = runs
+            DispatchQueue.concurrentPerform(iterations: shared.count) { position in
+                if let failure = Self.resolve(shared[position], index: index) { failures.set(failure, at: position) }
+            }
+        }
+        if let (position, failure) = failures.first() {
+            throw unresolved(failure.id, entity: runs[position].entity, row: failure.row, slot: runs[position].slot)
+        }
+        for (entity, storage) in storages.enumerated() {
+            for slot in 0..<layout.entities[entity].declaredLinkCount {
+                storage.rawOne[slot] = []
+                storage.rawMany[slot] = []
             }
         }
         for (entity, entityLayout) in layout.entities.enumerated() {
@@ -44,19 +74,41 @@ extension DocumentLoader {
         try validateConstraints()
     }
 
-    private func resolve(_ id: UInt64, entity: Int, row: Int, slot: Int) throws(PackageError) -> Int32 {
-        guard let graph else { return -1 }
+    /// Turns one run's raw identifiers into rows. Returns the first that names no
+    /// object, or an object of another entity, and its row; `nil` when all resolve.
+    private static func resolve(_ run: ResolveRun, index: IdentifierIndex) -> (id: UInt64, row: Int)? {
+        if let one = run.one, let rawOne = run.rawOne {
+            for row in run.rows where rawOne[row] != 0 {
+                guard let target = index[rawOne[row]], Int(target.entity) == run.destination else { return (rawOne[row], row) }
+                one[row] = target.row
+            }
+        } else if let many = run.many, let rawMany = run.rawMany {
+            for row in run.rows {
+                let ids = rawMany[row]
+                guard !ids.isEmpty else { continue }
+                var targets: [Int32] = []
+                targets.reserveCapacity(ids.count)
+                for id in ids {
+                    guard let target = index[id], Int(target.entity) == run.destination else { return (id, row) }
+                    targets.append(target.row)
+                }
+                many[row] = targets
+            }
+        }
+        return nil
+    }
+
+    /// The error for a raw identifier that does not resolve: no such object, or one of another entity.
+    private func unresolved(_ id: UInt64, entity: Int, row: Int, slot: Int) -> PackageError {
+        guard let graph else { return .notAPackage(path: file) }
         let link = graph.layout.entities[entity].links[slot]
         guard let target = graph.index[id] else {
-            throw .danglingReference(objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
-                                     id: graph.tables[entity].ids[row], relationship: link.name ?? "", target: id)
+            return .danglingReference(objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
+                                      id: graph.tables[entity].ids[row], relationship: link.name ?? "", target: id)
         }
-        guard Int(target.entity) == link.destination else {
-            throw .wrongDestination(objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
-                                    id: graph.tables[entity].ids[row], relationship: link.name ?? "", target: id,
-                                    expected: graph.layout.entities[link.destination].name)
-        }
-        return target.row
+        return .wrongDestination(objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
+                                 id: graph.tables[entity].ids[row], relationship: link.name ?? "", target: id,
+                                 expected: graph.layout.entities[link.destination].name)
     }
 
     /// Builds the in-memory inverse of a relationship the schema declares without one,
@@ -149,4 +201,20 @@ extension DocumentLoader {
         guard row < state.lines.count else { return PackageError.Location(file: file, line: 0, column: 0) }
         return PackageError.Location(file: file, line: Int(state.lines[row]), column: Int(state.columns[row]))
     }
+}
+
+/// A run of rows of one declared relationship whose raw identifiers become rows
+/// (``DocumentLoader/resolveLinks()``): pointers to row 0 of the relationship's
+/// column and of the raw identifiers, which no one resizes while runs are resolved.
+struct ResolveRun {
+    /// Rows per run: enough to make handing a run to another thread worth it.
+    static let rows = 1 << 16
+    let entity: Int
+    let slot: Int
+    let destination: Int
+    let rows: Range<Int>
+    let one: UnsafeMutablePointer<Int32>?
+    let many: UnsafeMutablePointer<[Int32]>?
+    let rawOne: UnsafeMutablePointer<UInt64>?
+    let rawMany: UnsafeMutablePointer<[UInt64]>?
 }

@@ -10,14 +10,6 @@ enum PropertySlot {
     case link(Int)
 }
 
-/// A reference that neither retains nor releases. The loader's states point
-/// at tables and storages the graph owns for the whole load; retaining them for
-/// every value was a fifth of the time of opening a document.
-struct Borrowed<Object: AnyObject> {
-    unowned(unsafe) let object: Object
-    init(_ object: Object) { self.object = object }
-}
-
 /// How one attribute's text becomes a stored value: where the cells of the
 /// loader's rows are and the checks to apply, resolved once per entity so the
 /// per-value path copies no schema structs and retains nothing.
@@ -127,8 +119,10 @@ extension ColumnStorage {
 
     /// Adds `count` rows holding the column's zero and, in an optional column, nil.
     func appendEmptyCells(_ count: Int, zero: Element, optional: Bool) {
-        values.append(contentsOf: Array(repeating: zero, count: count))
-        if optional { nulls.append(contentsOf: Array(repeating: true, count: count)) }
+        // Repeated, not an array: a temporary array of the rows (up to tens of megabytes)
+        // would be filled, copied and freed, every page of it faulted in twice.
+        values.append(contentsOf: repeatElement(zero, count: count))
+        if optional { nulls.append(contentsOf: repeatElement(true, count: count)) }
     }
 
     /// Removes the last `count` rows' cells.
@@ -188,11 +182,11 @@ final class EntityLoadStorage {
     /// Adds `count` rows: no position, no links.
     func appendRows(_ count: Int) {
         guard count > 0 else { return }
-        lines.append(contentsOf: Array(repeating: 0, count: count))
-        columns.append(contentsOf: Array(repeating: 0, count: count))
+        lines.append(contentsOf: repeatElement(0, count: count))
+        columns.append(contentsOf: repeatElement(0, count: count))
         for slot in linkIsToMany.indices {
-            if linkIsToMany[slot] { rawMany[slot].append(contentsOf: Array(repeating: [], count: count)) }
-            else { rawOne[slot].append(contentsOf: Array(repeating: 0, count: count)) }
+            if linkIsToMany[slot] { rawMany[slot].append(contentsOf: repeatElement([], count: count)) }
+            else { rawOne[slot].append(contentsOf: repeatElement(0, count: count)) }
         }
     }
 
@@ -206,28 +200,13 @@ final class EntityLoadStorage {
     }
 }
 
-/// Where a loader writes an entity's objects: pointers to row 0 of its rows in
-/// the table and in the ``EntityLoadStorage`` (see ``AttributeDecoder``).
-final class RowDestination {
-    let ids: UnsafeMutablePointer<UInt64>
-    let lines: UnsafeMutablePointer<Int32>
-    let columns: UnsafeMutablePointer<Int32>
-    /// Per declared slot: raw to-one ids (`nil` for a to-many), raw to-many lists (`nil` for a to-one).
-    let rawOne: [UnsafeMutablePointer<UInt64>?]
-    let rawMany: [UnsafeMutablePointer<[UInt64]>?]
-    /// Per declared slot: an optional to-many's "no collection" flags, else `nil`.
-    let absent: [UnsafeMutablePointer<Bool>?]
-
-    init(ids: UnsafeMutablePointer<UInt64>, lines: UnsafeMutablePointer<Int32>, columns: UnsafeMutablePointer<Int32>,
-         rawOne: [UnsafeMutablePointer<UInt64>?], rawMany: [UnsafeMutablePointer<[UInt64]>?],
-         absent: [UnsafeMutablePointer<Bool>?]) {
-        (self.ids, self.lines, self.columns) = (ids, lines, columns)
-        (self.rawOne, self.rawMany, self.absent) = (rawOne, rawMany, absent)
-    }
-}
-
 /// Per-entity state while objects load: name resolution caches, and where
 /// this loader writes the entity's rows.
+///
+/// What each object's callback reads and writes lives in buffers this state
+/// allocates once, not in arrays: writing an element of an array held by a
+/// class checks that the array is uniquely referenced, per write, and clearing
+/// the arrays per object called `memset` twice.
 final class EntityLoadState {
     let entity: Int
     let entityName: String
@@ -235,12 +214,20 @@ final class EntityLoadState {
     let attributeTypes: [ValueType]
     let attributes: [Schema.Attribute]
     let slotsByName: [String: PropertySlot]
+    let attributeCount: Int
+    let linkCount: Int
+    /// How many attribute positions the name cache covers.
+    static let cachedPositions = 64
     /// Pointer cache by attribute position: objects of one entity list their
     /// attributes in the same order, so position `i` almost always holds the same interned name.
-    @exclusivity(unchecked) var cachedNames: [UnsafePointer<xmlChar>?]
-    @exclusivity(unchecked) var cachedSlots: [PropertySlot]
-    @exclusivity(unchecked) var seen: [Bool]
-    @exclusivity(unchecked) var linkSeen: [Bool]
+    let cachedNames: UnsafeMutablePointer<UnsafePointer<xmlChar>?>
+    let cachedSlots: UnsafeMutablePointer<PropertySlot>
+    /// Per attribute: the stamp of the last object that wrote it. An object gets
+    /// a new stamp (``nextStamp()``), so nothing is cleared between objects.
+    let seenStamps: UnsafeMutablePointer<UInt32>
+    /// Per declared relationship: the stamp of the last object that wrote it.
+    let linkStamps: UnsafeMutablePointer<UInt32>
+    @exclusivity(unchecked) private(set) var stamp: UInt32 = 0
     /// Whether each attribute must appear: not optional, not transient, and not
     /// an any-value (whose `.none` is written as absence).
     let required: [Bool]
@@ -251,18 +238,28 @@ final class EntityLoadState {
     let linkIsToMany: [Bool]
     /// Whether each declared relationship is an optional to-many, whose absence means no collection.
     let linkIsOptional: [Bool]
+    /// The declared relationships that are optional to-manys (usually none).
+    let optionalToManySlots: [Int]
     /// What one object holds in memory, whatever the file writes: its identifier,
     /// every attribute cell and every link (hidden inverses included).
     let valuesPerObject: Int
 
-    // Where the rows go.
+    // Where the rows go: pointers to row 0 of this loader's rows (see ``AttributeDecoder``).
     /// The table row this loader's row 0 is (a part's offset in the combined table).
-    private(set) var base = 0
-    /// Rows this loader may write, and has written.
-    private(set) var capacity = 0
-    var rowCount = 0
-    @exclusivity(unchecked) private(set) var decoders: [AttributeDecoder] = []
-    @exclusivity(unchecked) private(set) var destination: RowDestination?
+    @exclusivity(unchecked) private(set) var base = 0
+    /// Rows this loader may write (0 when it is not bound to any), and has written.
+    @exclusivity(unchecked) private(set) var capacity = 0
+    @exclusivity(unchecked) var rowCount = 0
+    /// One per attribute, valid while ``capacity`` > 0.
+    let decoders: UnsafeMutablePointer<AttributeDecoder>
+    @exclusivity(unchecked) private(set) var ids: UnsafeMutablePointer<UInt64>?
+    @exclusivity(unchecked) private(set) var lines: UnsafeMutablePointer<Int32>?
+    @exclusivity(unchecked) private(set) var columns: UnsafeMutablePointer<Int32>?
+    /// Per declared slot: raw to-one ids (`nil` for a to-many), raw to-many lists (`nil` for a to-one).
+    let rawOne: UnsafeMutablePointer<UnsafeMutablePointer<UInt64>?>
+    let rawMany: UnsafeMutablePointer<UnsafeMutablePointer<[UInt64]>?>
+    /// Per declared slot: an optional to-many's "no collection" flags, else `nil`.
+    let absent: UnsafeMutablePointer<UnsafeMutablePointer<Bool>?>
 
     init(layout entityLayout: SchemaLayout.EntityLayout, entity: Int) {
         self.entity = entity
@@ -279,16 +276,56 @@ final class EntityLoadState {
             slots[entityLayout.links[slot].name ?? ""] = .link(slot)
         }
         slotsByName = slots
-        cachedNames = Array(repeating: nil, count: 64)
-        cachedSlots = Array(repeating: .id, count: 64)
-        seen = Array(repeating: false, count: entityLayout.attributes.count)
-        linkSeen = Array(repeating: false, count: entityLayout.declaredLinkCount)
+        attributeCount = entityLayout.attributes.count
+        linkCount = entityLayout.declaredLinkCount
+        cachedNames = .allocate(capacity: Self.cachedPositions)
+        cachedNames.initialize(repeating: nil, count: Self.cachedPositions)
+        cachedSlots = .allocate(capacity: Self.cachedPositions)
+        cachedSlots.initialize(repeating: .id, count: Self.cachedPositions)
+        seenStamps = .allocate(capacity: max(1, attributeCount))
+        seenStamps.initialize(repeating: 0, count: max(1, attributeCount))
+        linkStamps = .allocate(capacity: max(1, linkCount))
+        linkStamps.initialize(repeating: 0, count: max(1, linkCount))
         required = entityLayout.attributes.map { !$0.isOptional && !$0.isTransient && $0.type != .any }
         absentValues = entityLayout.attributes.map { $0.isTransient ? $0.initialValue : .null }
         absentIsNull = absentValues.map { $0 == .null }
         linkIsToMany = (0..<entityLayout.declaredLinkCount).map { entityLayout.links[$0].isToMany }
-        linkIsOptional = (0..<entityLayout.declaredLinkCount).map { entityLayout.links[$0].isOptional }
+        let linkIsOptional = (0..<entityLayout.declaredLinkCount).map { entityLayout.links[$0].isOptional }
+        self.linkIsOptional = linkIsOptional
+        optionalToManySlots = linkIsOptional.indices.filter { linkIsOptional[$0] }
         valuesPerObject = 1 + entityLayout.attributes.count + entityLayout.links.count
+        decoders = .allocate(capacity: max(1, attributeCount))
+        rawOne = .allocate(capacity: max(1, linkCount))
+        rawOne.initialize(repeating: nil, count: max(1, linkCount))
+        rawMany = .allocate(capacity: max(1, linkCount))
+        rawMany.initialize(repeating: nil, count: max(1, linkCount))
+        absent = .allocate(capacity: max(1, linkCount))
+        absent.initialize(repeating: nil, count: max(1, linkCount))
+    }
+
+    deinit {
+        // Every element type here is trivial: nothing to deinitialize.
+        cachedNames.deallocate()
+        cachedSlots.deallocate()
+        seenStamps.deallocate()
+        linkStamps.deallocate()
+        decoders.deallocate()
+        rawOne.deallocate()
+        rawMany.deallocate()
+        absent.deallocate()
+    }
+
+    /// A stamp no attribute or link holds yet, for the next object.
+    @inline(__always)
+    func nextStamp() -> UInt32 {
+        stamp &+= 1
+        if stamp == 0 {
+            // After 2³² objects of one entity: start again from stamps nobody holds.
+            seenStamps.update(repeating: 0, count: max(1, attributeCount))
+            linkStamps.update(repeating: 0, count: max(1, linkCount))
+            stamp = 1
+        }
+        return stamp
     }
 
     /// Points this state at rows `base..<base + capacity` of `table` and
@@ -301,21 +338,15 @@ final class EntityLoadState {
         guard capacity > 0, decoders.count == attributes.count, let ids = table.ids.writableBaseAddress(),
               let lines = storage.lines.writableBaseAddress(), let columns = storage.columns.writableBaseAddress() else {
             self.capacity = 0
-            destination = nil
-            self.decoders = []
             return
         }
-        self.decoders = decoders
-        var rawOne: [UnsafeMutablePointer<UInt64>?] = []
-        var rawMany: [UnsafeMutablePointer<[UInt64]>?] = []
-        var absent: [UnsafeMutablePointer<Bool>?] = []
+        for (index, decoder) in decoders.enumerated() { self.decoders[index] = decoder }
         for slot in linkIsToMany.indices {
-            rawOne.append(linkIsToMany[slot] ? nil : storage.rawOne[slot].writableBaseAddress().map { $0 + base })
-            rawMany.append(linkIsToMany[slot] ? storage.rawMany[slot].writableBaseAddress().map { $0 + base } : nil)
-            absent.append(linkIsOptional[slot] ? table.links[slot].absent.writableBaseAddress().map { $0 + base } : nil)
+            rawOne[slot] = linkIsToMany[slot] ? nil : storage.rawOne[slot].writableBaseAddress().map { $0 + base }
+            rawMany[slot] = linkIsToMany[slot] ? storage.rawMany[slot].writableBaseAddress().map { $0 + base } : nil
+            absent[slot] = linkIsOptional[slot] ? table.links[slot].absent.writableBaseAddress().map { $0 + base } : nil
         }
-        destination = RowDestination(ids: ids + base, lines: lines + base, columns: columns + base,
-                                     rawOne: rawOne, rawMany: rawMany, absent: absent)
+        (self.ids, self.lines, self.columns) = (ids + base, lines + base, columns + base)
     }
 }
 
@@ -329,21 +360,30 @@ extension DocumentLoader {
         // object (a String copy) showed up in profiles; errors build it on demand.
         let line = Int32(truncatingIfNeeded: parser.pointee.input.pointee.line)
         let startColumn = Int32(truncatingIfNeeded: parser.pointee.input.pointee.col)
-        // A plain function, not a closure value: a closure stored in a local escapes
-        // and would be allocated for every object.
-        func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(startColumn)) }
-        var entity = lastElementEntity
-        if name != lastElementName {
+        if name != lastElementName || lastElementState == nil {
             let entityName = String(cString: name)
             guard let found = entityByName[entityName] else {
                 fail(.unknownEntity(location(), name: entityName))
                 return
             }
-            entity = found
             lastElementName = name
             lastElementEntity = found
+            lastElementState = Unmanaged.passUnretained(states[found])
         }
-        let state = Borrowed(states[entity]).object
+        guard let state = lastElementState else { return }
+        // The state is held by `states` for the whole parse: borrowed, not retained, per object.
+        state._withUnsafeGuaranteedRef { state in
+            readObject(entity: lastElementEntity, state: state, attributes: attributes, count: count,
+                       line: line, column: startColumn)
+        }
+    }
+
+    /// Counts an object against the limits, finds its row and reads it.
+    private func readObject(entity: Int, state: EntityLoadState, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
+                            count: Int, line: Int32, column startColumn: Int32) {
+        // A plain function, not a closure value: a closure stored in a local escapes
+        // and would be allocated for every object.
+        func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(startColumn)) }
         // A part's rows are its entity's only: checked before anything is written.
         if partRange != nil, entity != partEntity {
             fail(.unexpectedContent(here(), found: "<\(state.entityName)>",
@@ -380,63 +420,52 @@ extension DocumentLoader {
     private func startObjectRow(_ row: Int, entity: Int, state: EntityLoadState,
                                 attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int,
                                 line: Int32, column startColumn: Int32) {
-        guard let destinationObject = state.destination else { return }
-        let destination = Borrowed(destinationObject).object
+        guard state.capacity > 0, let ids = state.ids, let lines = state.lines, let columns = state.columns else { return }
         func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(startColumn)) }
-        for index in state.seen.indices { state.seen[index] = false }
-        for index in state.linkSeen.indices { state.linkSeen[index] = false }
+        let stamp = state.nextStamp()
+        var seenCount = 0
         var objectID: UInt64 = 0
-        destination.lines[row] = line
-        destination.columns[row] = startColumn
-        for index in 0..<count {
-            let base = index * 5
-            guard let localname = attributes?[base], let start = attributes?[base + 3], let end = attributes?[base + 4] else { continue }
-            if attributes?[base + 1] != nil {
-                fail(.unexpectedContent(here(), found: "a namespaced attribute", expected: "\(state.entityName)'s properties"))
-                return
-            }
-            let raw = UnsafeBufferPointer(start: start, count: end - start)
-            let slot: PropertySlot
-            if index < 64, state.cachedNames[index] == localname {
-                slot = state.cachedSlots[index]
-            } else {
-                let propertyName = String(cString: localname)
-                guard let found = state.slotsByName[propertyName] else {
-                    fail(.unknownProperty(here(), entity: state.entityName, name: propertyName))
+        lines[row] = line
+        columns[row] = startColumn
+        // A value can hold a reference (`&#38;`, `&lt;`) only if the file's bytes so far held an
+        // `&`, when libxml2 reads them as they are; bytes it converts from another encoding are
+        // not the ones ``sawAmpersand`` looked at, so then every value is tested.
+        let mayHoldReferences = sawAmpersand || parser?.pointee.input?.pointee.buf?.pointee.encoder != nil
+        if let attributes {
+            for index in 0..<count {
+                let base = index &* 5
+                guard let localname = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4] else { continue }
+                if attributes[base + 1] != nil {
+                    fail(.unexpectedContent(here(), found: "a namespaced attribute", expected: "\(state.entityName)'s properties"))
                     return
                 }
-                slot = found
-                if index < 64 {
-                    state.cachedNames[index] = localname
-                    state.cachedSlots[index] = found
-                }
-            }
-            let ok = XMLText.withDecodedValue(raw) { bytes -> Bool in
-                switch slot {
-                case .id:
-                    // A part's identifiers ascend (checked below), so it needs no index: the
-                    // combined graph's index catches one identifier in two parts.
-                    guard let id = NumberParser.uint64(bytes), id > 0, partRange != nil || graph?.index[id] == nil else {
-                        fail(.invalidIdentifier(here(), entity: state.entityName, id: String(decoding: bytes, as: UTF8.self)))
-                        return false
+                let slot: PropertySlot
+                if index < EntityLoadState.cachedPositions, state.cachedNames[index] == localname {
+                    slot = state.cachedSlots[index]
+                } else {
+                    let propertyName = String(cString: localname)
+                    guard let found = state.slotsByName[propertyName] else {
+                        fail(.unknownProperty(here(), entity: state.entityName, name: propertyName))
+                        return
                     }
-                    objectID = id
-                    return true
-                case .attribute(let column, let escaped):
-                    if state.seen[column] {
-                        fail(.unexpectedContent(here(), found: "'\(state.attributeNames[column])' twice", expected: "each attribute once"))
-                        return false
+                    slot = found
+                    if index < EntityLoadState.cachedPositions {
+                        state.cachedNames[index] = localname
+                        state.cachedSlots[index] = found
                     }
-                    state.seen[column] = true
-                    return appendValue(bytes, escaped: escaped, column: column, row: row, state: state,
-                                       line: line, column: startColumn)
-                case .link(let linkSlot):
-                    state.linkSeen[linkSlot] = true
-                    return appendLink(bytes, slot: linkSlot, row: row, state: state, destination: destination,
-                                      line: line, column: startColumn)
                 }
+                let raw = UnsafeBufferPointer(start: start, count: end - start)
+                // Only a value holding `&` needs decoding (into a copy): a word-at-a-time
+                // test, cheaper than a call to memchr for these short values.
+                let ok = mayHoldReferences && ByteScan.contains(UInt8(ascii: "&"), in: raw)
+                    ? XMLText.withDecodedValue(raw) { bytes in
+                        readProperty(slot, bytes, row: row, state: state, stamp: stamp, objectID: &objectID,
+                                     seenCount: &seenCount, line: line, column: startColumn)
+                    }
+                    : readProperty(slot, raw, row: row, state: state, stamp: stamp, objectID: &objectID,
+                                   seenCount: &seenCount, line: line, column: startColumn)
+                guard ok else { return }
             }
-            guard ok else { return }
         }
         guard objectID != 0 else {
             fail(.missingValue(here(), entity: state.entityName, attribute: DocumentWriter.objectIDName))
@@ -451,21 +480,60 @@ extension DocumentLoader {
             }
             lastPartID = objectID
         }
-        for column in state.seen.indices where !state.seen[column] {
-            if state.required[column] {
-                fail(.missingValue(here(), entity: state.entityName, attribute: state.attributeNames[column]))
-                return
+        // Each attribute is written at most once, so a full count means none is missing.
+        if seenCount < state.attributeCount {
+            for column in 0..<state.attributeCount where state.seenStamps[column] != stamp {
+                if state.required[column] {
+                    fail(.missingValue(here(), entity: state.entityName, attribute: state.attributeNames[column]))
+                    return
+                }
+                // A cell already holds nil; a transient attribute's initial value is stored.
+                if !state.absentIsNull[column] { state.decoders[column].store(state.absentValues[column], row: row) }
             }
-            // A cell already holds nil; a transient attribute's initial value is stored.
-            if !state.absentIsNull[column] { state.decoders[column].store(state.absentValues[column], row: row) }
         }
-        destination.ids[row] = objectID
+        ids[row] = objectID
         state.rowCount = row + 1
         // A part's identifiers are indexed once every part is read (the index is shared).
         if partRange == nil, let graph { graph.index[objectID] = ObjectRef(entity: entity, row: state.base + row) }
         // A new row of an optional to-many holds no collection; one the object writes, even "", it holds.
-        for slot in state.linkSeen.indices where state.linkSeen[slot] && state.linkIsOptional[slot] {
-            destination.absent[slot]?[row] = false
+        for slot in state.optionalToManySlots where state.linkStamps[slot] == stamp {
+            state.absent[slot]?[row] = false
+        }
+    }
+
+    /// Reads one property's (decoded) value of the object being read. Returns false after failing.
+    @inline(__always)
+    private func readProperty(_ slot: PropertySlot, _ bytes: UnsafeBufferPointer<UInt8>, row: Int, state: EntityLoadState,
+                              stamp: UInt32, objectID: inout UInt64, seenCount: inout Int,
+                              line: Int32, column objectColumn: Int32) -> Bool {
+        func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(objectColumn)) }
+        switch slot {
+        case .id:
+            // A part's identifiers ascend (checked by the caller), so it needs no index: the
+            // combined graph's index catches one identifier in two parts.
+            guard let id = NumberParser.uint64(bytes), id > 0, partRange != nil || graph?.index[id] == nil else {
+                fail(.invalidIdentifier(here(), entity: state.entityName, id: String(decoding: bytes, as: UTF8.self)))
+                return false
+            }
+            objectID = id
+            return true
+        case .attribute(let column, let escaped):
+            if state.seenStamps[column] == stamp {
+                fail(.unexpectedContent(here(), found: "'\(state.attributeNames[column])' twice", expected: "each attribute once"))
+                return false
+            }
+            state.seenStamps[column] = stamp
+            seenCount += 1
+            return appendValue(bytes, escaped: escaped, column: column, row: row, state: state,
+                               line: line, column: objectColumn)
+        case .link(let linkSlot):
+            state.linkStamps[linkSlot] = stamp
+            // A to-one (the common link) straight into its cell; a bad one, or a list, goes the long way.
+            if let one = state.rawOne[linkSlot], let id = NumberParser.uint64(bytes), id > 0 {
+                one[row] = id
+                return true
+            }
+            return appendLink(bytes, slot: linkSlot, row: row, state: state, line: line, column: objectColumn)
         }
     }
 
@@ -482,7 +550,41 @@ extension DocumentLoader {
         }
         storages[entity].appendRows(count)
         states[entity].bind(to: table, storage: storages[entity], base: 0, capacity: table.rowCount)
-        return states[entity].destination != nil
+        return states[entity].capacity > 0
+    }
+
+    /// Adds rows to several entities at once, as ``addRows(_:entity:)`` does for one:
+    /// a package's rows, from its manifest's counts, before its parts are read.
+    ///
+    /// Each entity's table, each of its columns and its load storage are distinct
+    /// arrays, so they are filled concurrently: the pages of the new rows (tens of
+    /// megabytes at a million objects, each written once and faulted in) are
+    /// touched on every core instead of one, before the parts' parallel parse.
+    func addRows(_ counts: [(entity: Int, count: Int)]) {
+        guard let graph else { return }
+        var fills: [() -> Void] = []
+        for (entity, count) in counts where count > 0 {
+            let table = graph.tables[entity]
+            fills.append { table.appendRows(count) }
+            for (column, attribute) in zip(table.columns, graph.layout.entities[entity].attributes) {
+                let optional = attribute.isOptional
+                fills.append { column.appendEmptyCells(count, optional: optional) }
+            }
+            let storage = storages[entity]
+            fills.append { storage.appendRows(count) }
+        }
+        // Below some tens of thousands of rows, handing the work to other threads costs more than it saves.
+        if counts.reduce(0, { $0 + $1.count }) < 1 << 15 {
+            for fill in fills { fill() }
+        } else {
+            // Each fill touches only its own arrays; all are done when concurrentPerform returns.
+            nonisolated(unsafe) let shared = fills
+            DispatchQueue.concurrentPerform(iterations: shared.count) { shared[$0]() }
+        }
+        for (entity, count) in counts where count > 0 {
+            states[entity].bind(to: graph.tables[entity], storage: storages[entity], base: 0,
+                                capacity: graph.tables[entity].rowCount)
+        }
     }
 
     /// Drops the rows added ahead and not filled, once a document is read.
@@ -563,7 +665,7 @@ extension DocumentLoader {
 
     /// Parses one identifier (to-one) or a space-separated list (to-many) into the raw link cells.
     private func appendLink(_ bytes: UnsafeBufferPointer<UInt8>, slot: Int, row: Int, state: EntityLoadState,
-                            destination: RowDestination, line: Int32, column: Int32) -> Bool {
+                            line: Int32, column: Int32) -> Bool {
         func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(column)) }
         func invalid() -> Bool {
             let toMany = state.linkIsToMany[slot]
@@ -574,7 +676,7 @@ extension DocumentLoader {
         }
         guard state.linkIsToMany[slot] else {
             guard let id = NumberParser.uint64(bytes), id > 0 else { return invalid() }
-            destination.rawOne[slot]?[row] = id
+            state.rawOne[slot]?[row] = id
             return true
         }
         var ids: [UInt64] = []
@@ -588,7 +690,7 @@ extension DocumentLoader {
             }
             start = index + 1
         }
-        destination.rawMany[slot]?[row] = ids
+        state.rawMany[slot]?[row] = ids
         return true
     }
 }

@@ -43,6 +43,7 @@ extension DocumentLoader {
         var bases = [Int](repeating: 0, count: parts.count), capacities = bases
         rowFiles = Array(repeating: [], count: graph.layout.entities.count)
         var total = 0
+        var rowCounts: [(entity: Int, count: Int)] = []
         for (entity, indices) in byEntity.enumerated() {
             let perObject = states[entity].valuesPerObject
             var rows = 0
@@ -53,15 +54,16 @@ extension DocumentLoader {
                 rows += capacities[index]
                 rowFiles[entity].append((bases[index], folder + "/" + parts[index].file))
             }
-            addRows(rows, entity: entity)
+            rowCounts.append((entity, rows))
             total += rows
         }
+        addRows(rowCounts)
         xmlInitParser()
         let loaders = parts.indices.map { index in
             DocumentLoader(file: folder + "/" + parts[index].file, part: parts[index], owner: self,
                            base: bases[index], capacity: capacities[index])
         }
-        let results = ParseResults(count: loaders.count)
+        let results = RunResults<PackageError>(count: loaders.count)
         // Each loader is touched by exactly one iteration and writes only its own rows;
         // they are read here only once all are done.
         nonisolated(unsafe) let shared = loaders
@@ -69,8 +71,8 @@ extension DocumentLoader {
             let loader = shared[index]
             do throws(PackageError) { try loader.parse(path: loader.file) } catch { results.set(error, at: index) }
         }
-        if let error = results.firstError() { throw error }
-        try indexRows(expecting: total)
+        if let (_, error) = results.first() { throw error }
+        try indexRows(expecting: total, bases: bases)
         for indices in byEntity {
             for index in indices { pendingBlobs += loaders[index].pendingBlobs }
         }
@@ -81,11 +83,23 @@ extension DocumentLoader {
 
     /// Indexes every row the parts wrote, in entity order then row order, refusing
     /// an identifier two parts hold (parts of different entities may claim overlapping ranges).
-    private func indexRows(expecting total: Int) throws(PackageError) {
+    ///
+    /// Parts whose identifier ranges do not overlap (a package Folio saved) cannot
+    /// hold one identifier twice, since each part's identifiers ascend within its
+    /// range: their rows are recorded at once (``IdentifierIndex/recordDisjointRuns(_:)``).
+    private func indexRows(expecting total: Int, bases: [Int]) throws(PackageError) {
         guard let graph else { return }
+        for (entity, table) in graph.tables.enumerated() { states[entity].rowCount = table.rowCount }
+        var runs: [(ids: UnsafeBufferPointer<UInt64>, entity: Int, firstRow: Int)] = []
+        for (index, part) in parts.enumerated() {
+            guard let entity = graph.layout.entityIndex[part.entity],
+                  let ids = graph.tables[entity].ids.writableBaseAddress() else { continue }
+            // Every row of the part was written: it held as many objects as the manifest lists.
+            runs.append((UnsafeBufferPointer(start: ids + bases[index], count: part.count), entity, bases[index]))
+        }
+        if runs.reduce(0, { $0 + $1.ids.count }) == total, graph.index.recordDisjointRuns(runs) { return }
         graph.index.reserveCapacity(total + 1)
         for (entity, table) in graph.tables.enumerated() {
-            states[entity].rowCount = table.rowCount
             for row in 0..<table.rowCount {
                 let id = table.ids[row]
                 if graph.index[id] != nil {
@@ -96,16 +110,4 @@ extension DocumentLoader {
             }
         }
     }
-}
-
-/// The errors of parts parsed concurrently, one slot per part.
-private final class ParseResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var errors: [PackageError?]
-
-    init(count: Int) { errors = Array(repeating: nil, count: count) }
-
-    func set(_ error: PackageError, at index: Int) { lock.withLock { errors[index] = error } }
-
-    func firstError() -> PackageError? { lock.withLock { errors.lazy.compactMap { $0 }.first } }
 }

@@ -39,8 +39,16 @@ final class DocumentLoader {
     var objectCount = 0
     var phase = Phase.start
     private(set) var parser: xmlParserCtxtPtr?
-    private(set) var error: PackageError?
+    private(set) var error: PackageError? {
+        didSet { hasFailed = error != nil }
+    }
+    /// Whether ``error`` is set: what every callback checks first. Reading the
+    /// optional error itself copied it (through its generic value witness) twice per element.
+    private(set) var hasFailed = false
     private var fileSize = 0
+    /// Whether any byte of the file given to libxml2 so far is `&`: until one is,
+    /// no value can hold a character or entity reference, and none needs decoding.
+    private(set) var sawAmpersand = false
     /// Values (identifiers, attribute cells, link cells) the objects read so far
     /// hold in memory (see ``valueBudget(bytes:)``).
     var valueCount = 0
@@ -66,12 +74,16 @@ final class DocumentLoader {
     // Objects being read.
     private(set) var graph: ObjectGraph?
     /// Per entity: where this loader writes its objects.
-    var states: [EntityLoadState] = []
+    var states: [EntityLoadState] = [] {
+        didSet { lastElementState = nil }
+    }
     /// Per entity: positions and raw links of the rows; the document's or
     /// manifest's loader owns them, a part's loader writes into its owner's.
     var storages: [EntityLoadStorage] = []
     var lastElementName: UnsafePointer<xmlChar>?
     var lastElementEntity = -1
+    /// The state of ``lastElementEntity``, which ``states`` holds.
+    var lastElementState: Unmanaged<EntityLoadState>?
     /// Entity numbers by name: the graph's, or for a part loader a copy of its own.
     var entityByName: [String: Int] = [:]
     var pendingBlobs: [(ref: ObjectRef, attribute: Int, name: String)] = []
@@ -141,7 +153,7 @@ final class DocumentLoader {
         defer { chunk.deallocate() }
         var scanner = MarkupScanner(limits: limits)
         var offset = 0
-        while error == nil {
+        while !hasFailed {
             // libxml2 rescans what it holds of an unfinished element for each chunk it
             // gets (the last `<` and `>`), so a value spanning many chunks cost time
             // quadratic in its length (100 MB: 4.7 s). Within a long value, each read
@@ -164,10 +176,12 @@ final class DocumentLoader {
                 throw FileIO.error(path: path, operation: "read")
             }
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(chunk).assumingMemoryBound(to: UInt8.self), count: count)
+            // One memchr per chunk, before libxml2 sees it, spares a test per value (see startObjectRow).
+            if !sawAmpersand, count > 0, memchr(chunk, 0x26, count) != nil { sawAmpersand = true }
             if let violation = scanner.scan(bytes) {
                 // libxml2 first reads what comes before the construct, so an earlier error still comes first.
                 if violation.offset > offset { _ = xmlParseChunk(parser, chunk, Int32(violation.offset - offset), 0) }
-                if error == nil { fail(refusal(violation, path: path)) }
+                if !hasFailed { fail(refusal(violation, path: path)) }
                 break
             }
             offset += count
@@ -175,7 +189,7 @@ final class DocumentLoader {
             // Bytes that are not text in the declared encoding (EUC-JP, UTF-16…) stop
             // the parser without a structured error: only this status tells, and a
             // document whose bad bytes came after its root would otherwise load.
-            if error == nil, status == Int32(XML_ERR_INVALID_ENCODING.rawValue) {
+            if !hasFailed, status == Int32(XML_ERR_INVALID_ENCODING.rawValue) {
                 fail(.invalidEncoding(location(), message: "bytes that are not text in the document's declared encoding"))
             }
             if count == 0 { break }
@@ -231,7 +245,7 @@ final class DocumentLoader {
 
     /// Records the first error and stops the parser; later callbacks do nothing.
     func fail(_ error: PackageError) {
-        guard self.error == nil else { return }
+        guard !hasFailed else { return }
         self.error = error
         if let parser { xmlStopParser(parser) }
     }
@@ -264,7 +278,7 @@ final class DocumentLoader {
     private static let contextlessErrorHandler: xmlStructuredErrorFunc = { context, errorPointer in
         guard let context, let xmlError = errorPointer?.pointee else { return }
         let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
-        guard xmlError.level.rawValue >= XML_ERR_ERROR.rawValue, loader.error == nil else { return }
+        guard xmlError.level.rawValue >= XML_ERR_ERROR.rawValue, !loader.hasFailed else { return }
         loader.error = loader.packageError(for: xmlError)
     }
 
@@ -275,7 +289,7 @@ final class DocumentLoader {
             guard let context, let localname else { return }
             // Borrowed for the call, not retained: the parser runs inside the loader's own `parse`.
             Unmanaged<DocumentLoader>.fromOpaque(context)._withUnsafeGuaranteedRef { loader in
-                guard loader.error == nil else { return }
+                guard !loader.hasFailed else { return }
                 if prefix != nil {
                     loader.fail(.unexpectedContent(loader.location(), found: "a namespaced element", expected: "Folio elements"))
                     return
@@ -286,7 +300,7 @@ final class DocumentLoader {
         handler.endElementNs = { context, _, _, _ in
             guard let context else { return }
             Unmanaged<DocumentLoader>.fromOpaque(context)._withUnsafeGuaranteedRef { loader in
-                guard loader.error == nil else { return }
+                guard !loader.hasFailed else { return }
                 loader.endElement()
             }
         }

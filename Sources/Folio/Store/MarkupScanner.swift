@@ -18,7 +18,8 @@ import Foundation
 /// For well-formed XML the counts are exact; for anything else libxml2 reports
 /// its own error, on the bytes the scanner let through.
 ///
-/// - Complexity: O(bytes); values are skipped with `memchr`.
+/// - Complexity: O(bytes); markup and short values are searched a word at a
+///   time (``ByteScan``), long values with `memchr`.
 struct MarkupScanner {
     /// A limit broken, and where: the byte offset of the construct that broke it.
     struct Violation {
@@ -127,12 +128,8 @@ struct MarkupScanner {
                 while true {
                     let budget = limits.maximumMarkupBytes - (consumed + index - runStart)
                     let end = min(count, index + max(0, budget))
-                    var position = index
-                    while position < end {
-                        let byte = chunk[position]
-                        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte == UInt8(ascii: ">") { break }
-                        position += 1
-                    }
+                    let position = ByteScan.firstIndex(ofAny: UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ">"),
+                                                       in: base, from: index, to: end)
                     if position == end {
                         if end < count || budget <= 0 { return violation(.markupBytes, size: consumed + end - runStart + 1) }
                         index = count
@@ -149,10 +146,9 @@ struct MarkupScanner {
                         return violation(.attributesPerElement, size: attributes)
                     }
                     runStart = consumed + position + 1
-                    // Most values are short: look at a few bytes before calling memchr.
-                    var close = position + 1
-                    let shortEnd = min(count, close + 24)
-                    while close < shortEnd, chunk[close] != quote { close += 1 }
+                    // Most values are short: look at a few words before calling memchr.
+                    let shortEnd = min(count, position + 1 + 32)
+                    var close = ByteScan.firstIndex(of: quote, in: base, from: position + 1, to: shortEnd)
                     if close == shortEnd, close < count {
                         close = memchr(base + close, Int32(quote), count - close)
                             .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? count
