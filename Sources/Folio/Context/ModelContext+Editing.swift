@@ -295,7 +295,7 @@ extension ModelContext {
     }
 
     /// The most link changes whose storage a context keeps for its next edit
-    /// (``spareLinkJournal``); a to-one set records at most four.
+    /// (``spareLinkJournal``); a to-one set records at most six.
     static let spareLinkJournalCapacity = 64
 
     /// Runs a link edit with the graph journaling what it changes, tracks the
