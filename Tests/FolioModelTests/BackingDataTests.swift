@@ -163,6 +163,67 @@ final class Specimen {
         #expect(first != second)
     }
 
+    /// Before insertion a value a type Folio stores directly is kept in its
+    /// stored form and read back through `init(persistentValue:)`: every type
+    /// must come back exactly as set, before the insert and after it.
+    @Test @MainActor func `a model not yet inserted reads back every attribute type exactly as last set, and so does the inserted model`() throws {
+        let when = Date(timeIntervalSinceReferenceDate: 123_456.789_012)
+        let uuid = UUID()
+        let link = try #require(URL(string: "b?c=d", relativeTo: URL(string: "https://example.com/a/")))
+        let specimen = Specimen()
+        // Each set twice, the first value overwritten: what counts is the last.
+        specimen.text = "first"
+        specimen.text = "é\u{0}x"
+        specimen.small = 1
+        specimen.small = -128
+        specimen.wide = .max
+        specimen.number = -42
+        specimen.ratio = -0.0
+        specimen.single = .nan
+        specimen.when = when
+        specimen.bytes = Data([0, 1, 255])[1...]
+        specimen.uuid = uuid
+        specimen.link = link
+        specimen.amount = try #require(Decimal(string: "12.345"))
+        specimen.maybe = "here"
+        specimen.maybe = nil
+        specimen.list = [3, 1, 2]
+        specimen.cities = ["Boston", "New York"]
+        specimen.parks = ["New York": "Central Park"]
+        specimen.companion = .array([.int(1), .null])
+        specimen.companion = .string("Fluffy the Cat")
+        specimen.tag = Specimen.Tag(label: "blue", weight: 1.5)
+        specimen.mood = .curious
+        specimen.photo = Data(repeating: 7, count: 100)
+
+        func expectAsSet(_ specimen: Specimen, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(specimen.text == "é\u{0}x", sourceLocation: sourceLocation)
+            #expect(specimen.small == -128, sourceLocation: sourceLocation)
+            #expect(specimen.wide == .max, sourceLocation: sourceLocation)
+            #expect(specimen.number == -42, sourceLocation: sourceLocation)
+            #expect(specimen.ratio.bitPattern == (-0.0 as Double).bitPattern, sourceLocation: sourceLocation)
+            #expect(specimen.single.isNaN, sourceLocation: sourceLocation)
+            #expect(specimen.when == when, sourceLocation: sourceLocation)
+            #expect(specimen.bytes == Data([1, 255]), sourceLocation: sourceLocation)
+            #expect(specimen.uuid == uuid, sourceLocation: sourceLocation)
+            #expect(specimen.link.absoluteString == "https://example.com/a/b?c=d", sourceLocation: sourceLocation)
+            #expect(specimen.amount == Decimal(string: "12.345"), sourceLocation: sourceLocation)
+            #expect(specimen.maybe == nil, sourceLocation: sourceLocation)
+            #expect(specimen.list == [3, 1, 2], sourceLocation: sourceLocation)
+            #expect(specimen.cities == ["Boston", "New York"], sourceLocation: sourceLocation)
+            #expect(specimen.parks == ["New York": "Central Park"], sourceLocation: sourceLocation)
+            #expect(specimen.companion == .string("Fluffy the Cat"), sourceLocation: sourceLocation)
+            #expect(specimen.tag == Specimen.Tag(label: "blue", weight: 1.5), sourceLocation: sourceLocation)
+            #expect(specimen.mood == .curious, sourceLocation: sourceLocation)
+            #expect(specimen.photo == Data(repeating: 7, count: 100), sourceLocation: sourceLocation)
+        }
+        expectAsSet(specimen)
+        let container = try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        container.mainContext.insert(specimen)
+        #expect(specimen.modelContext === container.mainContext)
+        expectAsSet(specimen)
+    }
+
     @Test func `setting a property notifies Observation, inserted or not`() throws {
         let specimen = Specimen()
         let changes = Mutex(0)

@@ -103,4 +103,20 @@ import Testing
         #expect(try context.related("animals", of: category) == Array(members[..<500] + members[501...]))
         #expect(context.graph.invariantViolations().isEmpty)
     }
+
+    @Test("a context without an undo manager keeps no journal the size of its largest link edit once the edit is done")
+    func spareJournalStaysSmall() throws {
+        let context = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let category = try context.insert("AnimalCategory", ["name": .string("Big")])
+        var animals: [PersistentIdentifier] = []
+        for index in 0..<20_000 { animals.append(try context.insert("Animal", ["age": .int(Int64(index))])) }
+        // One edit journals two changes per link (the list's append, the animal's to-one).
+        try context.setRelated(animals, for: "animals", of: category)
+        let late = try context.insert("Animal", ["age": .int(-1)])
+        try context.link(late, "category", to: category)
+        #expect(try context.related("animals", of: category) == animals + [late])
+        // What the next edit reuses is sized for a typical edit, not for the 40,000 changes of the largest one.
+        let kept = context.spareLinkJournal?.capacity ?? 0
+        #expect(kept <= 1_024, "the context still holds room for \(kept) link changes")
+    }
 }

@@ -294,6 +294,10 @@ extension ModelContext {
         do { return try graph.resolveLink(id, relationship, target) } catch { throw .graph(error) }
     }
 
+    /// The most link changes whose storage a context keeps for its next edit
+    /// (``spareLinkJournal``); a to-one set records at most six.
+    static let spareLinkJournalCapacity = 64
+
     /// Runs a link edit with the graph journaling what it changes, tracks the
     /// lists changed, and registers an undo that takes back exactly those
     /// changes. What undo keeps is the journal — O(1) per list changed by a
@@ -310,8 +314,12 @@ extension ModelContext {
         touchLinks(changes)
         // An edit that changed nothing is still a step, as every public edit is one.
         guard let undoManager, undoManager.isUndoRegistrationEnabled else {
-            changes.removeAll(keepingCapacity: true)
-            spareLinkJournal = changes
+            // Only a typical edit's storage is kept: the journal of a large one (a to-many
+            // set whole) would otherwise stay allocated for the context's life.
+            if changes.capacity <= Self.spareLinkJournalCapacity {
+                changes.removeAll(keepingCapacity: true)
+                spareLinkJournal = changes
+            }
             return graph._checkInvariants()
         }
         let name = name()

@@ -481,9 +481,6 @@ extension ObjectGraph {
         rekeying(target, slot: link.inverse) { removeTarget(source.row, from: target, link.inverse) }
     }
 
-    /// Makes a relationship hold exactly `rows` (destination rows, unique), in
-    /// that order; with `absent`, `rows` must be empty and an optional to-many
-    /// is left with no collection.
     /// Sets or clears a to-one (every typed `animal.category = …`): `addLink`
     /// replaces what it held, with no set of rows to keep and no list of targets.
     func setToOne(_ source: ObjectRef, _ slot: Int, to row: Int32?) {
@@ -496,6 +493,9 @@ extension ObjectGraph {
         }
     }
 
+    /// Makes a relationship hold exactly `rows` (destination rows, unique), in
+    /// that order; with `absent`, `rows` must be empty and an optional to-many
+    /// is left with no collection.
     func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32], absent: Bool = false) {
         let link = layout.entities[Int(source.entity)].links[slot]
         let column = tables[Int(source.entity)].links[slot]

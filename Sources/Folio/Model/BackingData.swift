@@ -262,9 +262,9 @@ public final class BackingData {
         context.registry.remove(identifier.id, ifHolding: model)
     }
 
-    /// The value a property holds before insertion, if it was set (what a typed insert stores).
     /// A related model or models, or a `Codable` value, a property holds
-    /// before insertion (see ``unmanagedStoredValue(at:)`` for the rest).
+    /// before insertion, or any value of a property without an ordinal (see
+    /// ``unmanagedStoredValue(at:)`` for the rest).
     func unmanagedValue(at ordinal: Int, named name: String) -> Any? {
         guard ordinal >= 0 else { return unmanaged?.byName[name] }
         guard ordinal < unmanagedValues.count, case .other(let value) = unmanagedValues[ordinal] else { return nil }
