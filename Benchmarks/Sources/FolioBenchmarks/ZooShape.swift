@@ -41,43 +41,46 @@ extension ZooShape {
     /// Inserts the zoo through `insert` (an entity and its values, giving the
     /// new object's identifier) and `link` (an animal to its category, from the
     /// to-one side): categories first, then each animal, linked as it is made.
-    func insertObjects(insert: (String, [String: Value]) throws -> PersistentIdentifier,
+    /// From `rows` when given: the input made before the clock starts, as GRDB's is.
+    func insertObjects(rows: ([CategoryRow], [AnimalRow])? = nil,
+                       insert: (String, [String: Value]) throws -> PersistentIdentifier,
                        link: (PersistentIdentifier, PersistentIdentifier) throws -> Void) rethrows {
+        let (categoryRows, animalRows) = rows ?? self.rows()
         var categories: [PersistentIdentifier] = []
         categories.reserveCapacity(categoryCount)
-        for c in 0..<categoryCount {
-            categories.append(try insert("AnimalCategory", ["name": .string(Zoo.categoryName(c))]))
+        for row in categoryRows {
+            categories.append(try insert("AnimalCategory", ["name": .string(row.name)]))
         }
-        for i in 0..<n {
+        for row in animalRows {
             let animal = try insert("Animal", [
-                "name": .string(Zoo.name(i)), "age": .int(Zoo.age(i)), "weight": .double(Zoo.weight(i)),
-                "born": .date(Zoo.born(i)), "notes": .string(Zoo.notes(i)),
+                "name": .string(row.name), "age": .int(row.age), "weight": .double(row.weight),
+                "born": .date(row.born), "notes": .string(row.notes),
             ])
-            try link(animal, categories[category(of: i)])
+            try link(animal, categories[Int(row.categoryID) - 1])
         }
     }
 
     /// The zoo as the engine's object graph, built directly (no context).
-    func graph() throws -> ObjectGraph {
+    func graph(rows: ([CategoryRow], [AnimalRow])? = nil) throws -> ObjectGraph {
         let graph = ObjectGraph(schema: try Zoo.schema())
-        try insertObjects(insert: { try graph.insert($0, $1) }, link: { try graph.link($0, "category", to: $1) })
+        try insertObjects(rows: rows, insert: { try graph.insert($0, $1) }, link: { try graph.link($0, "category", to: $1) })
         return graph
     }
 
     /// Inserts the zoo through the dynamic API of a context.
-    func insertDynamic(into context: ModelContext) throws {
-        try insertObjects(insert: { try context.insert($0, $1) }, link: { try context.link($0, "category", to: $1) })
+    func insertDynamic(into context: ModelContext, rows: ([CategoryRow], [AnimalRow])? = nil) throws {
+        try insertObjects(rows: rows, insert: { try context.insert($0, $1) }, link: { try context.link($0, "category", to: $1) })
     }
 
     /// Inserts the zoo as SwiftData users write it: `Animal(...)`, `insert`, then set `category`.
-    func insertTyped(into context: ModelContext) {
-        let categories = (0..<categoryCount).map { AnimalCategory(name: Zoo.categoryName($0)) }
+    func insertTyped(into context: ModelContext, rows: ([CategoryRow], [AnimalRow])? = nil) {
+        let (categoryRows, animalRows) = rows ?? self.rows()
+        let categories = categoryRows.map { AnimalCategory(name: $0.name) }
         for category in categories { context.insert(category) }
-        for i in 0..<n {
-            let animal = Animal(name: Zoo.name(i), age: Int(Zoo.age(i)), weight: Zoo.weight(i), born: Zoo.born(i),
-                                notes: Zoo.notes(i))
+        for row in animalRows {
+            let animal = Animal(name: row.name, age: Int(row.age), weight: row.weight, born: row.born, notes: row.notes)
             context.insert(animal)
-            animal.category = categories[category(of: i)]
+            animal.category = categories[Int(row.categoryID) - 1]
         }
     }
 }
