@@ -718,6 +718,31 @@ private struct ClubFixture {
         #expect(undoManager.isUndoRegistrationEnabled)
     }
 
+    @Test("undoing recorded link edits after unrecorded ones leaves every link with its inverse, the unrecorded edit standing")
+    func undoAfterUnrecordedLinkEdits() throws {
+        for detaching in [false, true] {
+            let (context, categories) = try savedZoo()
+            let undoManager = try #require(context.undoManager)
+            let animal = try context.insert("Animal", ["name": .string("Moved")])
+            context.processPendingChanges()
+            try context.link(animal, "category", to: categories[0])
+            context.processPendingChanges()
+            // Edited with no undo recording it: registration off, or the manager taken away a while.
+            if detaching { context.undoManager = nil } else { undoManager.disableUndoRegistration() }
+            try context.link(animal, "category", to: categories[1])
+            context.processPendingChanges()
+            if detaching { context.undoManager = undoManager } else { undoManager.enableUndoRegistration() }
+            undoManager.undo()
+            #expect(context.graph.invariantViolations().isEmpty, "detaching: \(detaching)")
+            #expect(try context.related("category", of: animal) == [categories[1]])
+            #expect(try !context.related("animals", of: categories[0]).contains(animal))
+            undoManager.undo()
+            #expect(context.graph.invariantViolations().isEmpty)
+            #expect(!context.contains(animal))
+            #expect(try !context.related("animals", of: categories[1]).contains(animal))
+        }
+    }
+
     @Test("a context without an undo manager edits without recording")
     func noUndoManager() throws {
         let context = try makeContext(try zooSchema())

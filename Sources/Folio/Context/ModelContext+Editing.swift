@@ -314,6 +314,7 @@ extension ModelContext {
         touchLinks(changes)
         // An edit that changed nothing is still a step, as every public edit is one.
         guard let undoManager, undoManager.isUndoRegistrationEnabled else {
+            if !changes.isEmpty { editedUnrecorded() }
             // Only a typical edit's storage is kept: the journal of a large one (a to-many
             // set whole) would otherwise stay allocated for the context's life.
             if changes.capacity <= Self.spareLinkJournalCapacity {

@@ -528,13 +528,21 @@ public final class ModelContext {
 
     // MARK: Undo registration
 
+    /// Notes an edit no undo records (registration off, or no undo manager
+    /// for a while): the actions recorded before it no longer find the graph
+    /// as they left it, so undoing them rebases instead of restoring exactly,
+    /// as after a merge, and every link keeps its inverse.
+    func editedUnrecorded() {
+        mergeEpoch += 1
+    }
+
     /// Registers `undo` as the inverse of what was just done, naming the step
     /// `name` unless it already has a name.
     /// Every edit ends here, so this is also where debug builds check the
     /// graph's invariants (``ObjectGraph/_checkInvariants()``).
     func registerUndo(_ name: @autoclosure () -> String, _ undo: @escaping (ModelContext) -> Void) {
         graph._checkInvariants()
-        guard let undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        guard let undoManager, undoManager.isUndoRegistrationEnabled else { return editedUnrecorded() }
         undoManager.registerUndo(withTarget: self, handler: undo)
         if !undoManager.isUndoing, !undoManager.isRedoing, undoManager.undoActionName.isEmpty {
             undoManager.setActionName(name())
