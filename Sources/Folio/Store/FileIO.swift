@@ -235,11 +235,11 @@ enum FileIO {
     /// A path's identity and the time its inode last changed, `nil` if it does
     /// not exist: tells two commits apart even when the second file got the
     /// inode number the first one freed.
-    static func commitStamp(_ path: String) -> [UInt64]? {
+    static func commitStamp(_ path: String) -> CommitStamp? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
-        return [UInt64(info.st_dev), UInt64(info.st_ino), UInt64(bitPattern: Int64(info.st_ctim.tv_sec)),
-                UInt64(bitPattern: Int64(info.st_ctim.tv_nsec))]
+        return CommitStamp(identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)),
+                           changedSeconds: Int64(info.st_ctim.tv_sec), changedNanoseconds: Int64(info.st_ctim.tv_nsec))
     }
 
     /// `lstat`'s kind and size of a path, `nil` if it does not exist.
@@ -309,4 +309,11 @@ enum FileIO {
 struct FileIdentity: Hashable, Sendable {
     var device: UInt64
     var inode: UInt64
+}
+
+/// A file's identity and the time its inode last changed (``FileIO/commitStamp(_:)``).
+struct CommitStamp: Equatable, Sendable {
+    var identity: FileIdentity
+    var changedSeconds: Int64
+    var changedNanoseconds: Int64
 }
