@@ -137,6 +137,25 @@ import FolioTestSupport
         }
     }
 
+    @Test("an identifier held by parts of two entities, whose ranges may overlap, is refused once every part is read")
+    func oneIdentifierInPartsOfTwoEntities() throws {
+        try Self.withSavedPackage { package, manifest in
+            // The category (1) takes number 3, which an animal's part (2...5) also holds: ranges of
+            // different entities may overlap, so only the index built after the parse can tell.
+            let category = try Self.part(package, "AnimalCategory")
+            let line = try #require(manifest.split(separator: "\n").first { $0.contains(category) })
+            try manifest.replacingOccurrences(of: line, with: line.replacingOccurrences(of: "first=\"1\" last=\"1\"", with: "first=\"3\" last=\"3\""))
+                .write(toFile: package.manifestPath, atomically: false, encoding: .utf8)
+            try Self.rewrite(package.partsPath + "/" + category) { $0.replacingOccurrences(of: "f.id=\"1\"", with: "f.id=\"3\"") }
+            guard case .invalidIdentifier(let location, _, let id)? = Self.refusal(package) else {
+                Issue.record("expected the identifier held twice to be refused")
+                return
+            }
+            #expect(id.hasPrefix("3 "))
+            #expect(location.file.hasPrefix(package.partsPath))
+        }
+    }
+
     @Test("a DOCTYPE or an entity in a part is refused at the declaration, naming the part")
     func declarationsInParts() throws {
         try Self.withSavedPackage { package, _ in
