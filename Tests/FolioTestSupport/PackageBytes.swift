@@ -9,7 +9,10 @@ import Foundation
 public func packageDocument(_ package: URL) throws -> Data {
     let manifest = package.appendingPathComponent("manifest.xml")
     guard FileManager.default.fileExists(atPath: manifest.path) else {
-        return try Data(contentsOf: package.appendingPathComponent("document.xml"))
+        let document = package.appendingPathComponent("document.xml")
+        // A package no save has written yet (a save with nothing to write writes nothing) holds no bytes.
+        guard FileManager.default.fileExists(atPath: document.path) else { return Data() }
+        return try Data(contentsOf: document)
     }
     var inHistory = false
     let kept = String(decoding: try Data(contentsOf: manifest), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)

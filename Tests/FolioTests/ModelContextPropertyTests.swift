@@ -28,7 +28,9 @@ import FolioTestSupport
             let id = try context.insert(entity.name, values)
             model.insert(id.id, entity.name, values)
         }
-        for _ in 0..<Int.random(in: 0...6, using: &rng) { try insertRandom() }
+        // At least one object, so that this first save writes the package whose bytes
+        // the final save is held to (a save with nothing to write writes nothing).
+        for _ in 0..<Int.random(in: 1...6, using: &rng) { try insertRandom() }
         try context.save()
         context.undoManager?.removeAllActions()
         var saved = model

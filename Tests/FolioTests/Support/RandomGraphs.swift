@@ -125,7 +125,12 @@ enum RandomGraphs {
             var entries: [String: Value] = [:]
             for _ in 0..<Int.random(in: 0...3, using: &rng) { entries[string(&rng)] = scalar(element, &rng) }
             return .dictionary(entries)
-        case .codable: return composite(&rng)
+        case .codable:
+            // `null` at the top is no value, which only an optional attribute may hold
+            // (it got its chance above): a required one draws again.
+            var value = composite(&rng)
+            while case .null = value { value = composite(&rng) }
+            return value
         case .any:
             return Int.random(in: 0..<4, using: &rng) == 0 ? .null : scalar(scalarTypes.randomElement(using: &rng)!, &rng)
         default: return scalar(attribute.type, &rng)
