@@ -36,20 +36,15 @@ public final class BackingData {
     /// watching a model whose property it read).
     var observationRegistrar: ObservationRegistrar? { observation?.registrar }
 
-    /// Records accesses and mutations for Observation.
-    var registrar: ObservationRegistrar {
-        if let observation { return observation.registrar }
-        let made = _ObservationBox()
-        observation = made
-        return made.registrar
-    }
-
-    /// Records a read for Observation.
+    /// Records a read for Observation: with the model's registrar, made now
+    /// if the model has none and tracking may be active on this thread (see
+    /// ``ObservationTrackingProbe``). Outside tracking a read records nothing,
+    /// so a model read only there needs no registrar.
     @inlinable
     func _access<Model: PersistentModel, V>(_ model: Model, _ keyPath: KeyPath<Model, V>) {
         if let pointer = _observationPointer {
             Unmanaged<_ObservationBox>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.registrar.access(model, keyPath: keyPath) }
-        } else {
+        } else if ObservationTrackingProbe.mayBeTracking {
             _makeObservation().registrar.access(model, keyPath: keyPath)
         }
     }
@@ -575,7 +570,7 @@ public final class BackingData {
     public func value<Model: PersistentModel, V: Codable>(
         of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
-        registrar.access(model, keyPath: keyPath)
+        _access(model, keyPath)
         if context == nil, snapshot == nil, let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
         if let stored = storedValue(name) {
             do { return try CodableValue.decode(V.self, from: stored) } catch {
@@ -695,7 +690,7 @@ public final class BackingData {
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) -> [Destination] {
-        registrar.access(model, keyPath: keyPath)
+        _access(model, keyPath)
         if let (context, ref, slot) = slot(Model.self, ordinal), case .toMany(let link) = slot {
             return context.graph.targets(ref, link).map { context.model(Destination.self, at: $0) }
         }
@@ -717,7 +712,7 @@ public final class BackingData {
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
     ) -> [Destination]? {
-        registrar.access(model, keyPath: keyPath)
+        _access(model, keyPath)
         if let (context, ref) = location {
             guard let slot = context.graph.layout.entities[Int(ref.entity)].linkIndex[name] else { return nil }
             return context.graph.collection(ref, slot)?.map { context.model(Destination.self, at: $0) }

@@ -65,6 +65,8 @@ extension ModelContext {
     func columns(forType type: any PersistentModel.Type) -> ModelColumns? {
         let key = ObjectIdentifier(type)
         if let cached = modelColumns[key] { return cached }
+        // The first typed use of this graph: before any model of it is read.
+        ObservationTrackingProbe.install()
         guard let made = ModelColumns(type, graph: graph, epoch: graphEpoch) else { return nil }
         modelColumns[key] = made
         return made

@@ -1,0 +1,163 @@
+import Foundation
+import Observation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether observation tracking (`withObservationTracking`, and what builds
+/// on it) is active on the calling thread.
+///
+/// A model records each read with its `ObservationRegistrar`, and that
+/// registrar costs three allocations and a mutex: most of a fetched model's
+/// memory, made on its first read, for a record that is dropped at once when
+/// nothing tracks. A model read outside tracking can go without one: no
+/// observer can be watching it (an observer watches what it read under
+/// tracking), so a read under tracking, whenever it comes, makes the
+/// registrar then.
+///
+/// Observation keeps its "tracking is active" state in a thread-local that
+/// its library does not export: `_swift_observation_tls_get` is a local
+/// symbol of `libswiftObservation.so`. On Linux the probe finds it in the
+/// library's own symbol table, cross-checks the load address against an
+/// exported symbol, and proves the function before trusting it: it must read
+/// `nil` outside tracking and a pointer inside `withObservationTracking`.
+/// Anywhere that fails (another platform, a stripped or changed library),
+/// ``mayBeTracking`` is always `true`: every read makes its registrar, as a
+/// registrar in every instance (SwiftData's way) would.
+@usableFromInline
+enum ObservationTrackingProbe {
+    @usableFromInline typealias ThreadLocalGetter = @convention(c) () -> UnsafeMutableRawPointer?
+
+    /// Observation's thread-local getter, when found and proven: `nil` until
+    /// ``install()``. A variable with a constant initial value, which Swift
+    /// lays out statically: every model read consults it, and a `static let`
+    /// would pass a once-only check on each.
+    @usableFromInline
+    nonisolated(unsafe) static var getter: ThreadLocalGetter? = nil
+
+    /// Finds the getter, once per process. A context calls it when it first
+    /// resolves a model class's columns, before it reads a model of that
+    /// class; a model read before any context did is read as though tracking
+    /// were active.
+    static func install() { _ = installed }
+
+    /// Writes `getter` exactly once. Reads may race with that one write and
+    /// see `nil`, which is the safe answer.
+    private static let installed: Void = { getter = locate() }()
+
+    /// `false` only when tracking is certainly not active on this thread.
+    @inlinable
+    static var mayBeTracking: Bool {
+        guard let getter else { return true }
+        return getter() != nil
+    }
+
+    /// Finds and proves the getter; `nil` when it cannot.
+    static func locate() -> ThreadLocalGetter? {
+        #if os(Linux)
+        // ObservationRegistrar.init(): exported, so dlsym gives its address in the loaded library.
+        let exported = "$s11Observation0A9RegistrarVACycfC"
+        guard let exportedAddress = dlsym(nil /* RTLD_DEFAULT */, exported) else { return nil }
+        guard let path = mappedFile(containing: UInt(bitPattern: exportedAddress)),
+              let image = FileManager.default.contents(atPath: path) else { return nil }
+        let symbols = ELFSymbols(image)
+        guard let exportedValue = symbols.value(of: exported),
+              let getterValue = symbols.value(of: "_swift_observation_tls_get") else { return nil }
+        // The load bias, from the exported symbol: where the local one lies too.
+        let bias = Int(bitPattern: exportedAddress) - Int(truncatingIfNeeded: exportedValue)
+        guard let address = UnsafeRawPointer(bitPattern: bias + Int(truncatingIfNeeded: getterValue)) else { return nil }
+        let getter = unsafeBitCast(address, to: ThreadLocalGetter.self)
+        return prove(getter) ? getter : nil
+        #else
+        return nil
+        #endif
+    }
+
+    /// The file mapped at `address` in this process (`/proc/self/maps`).
+    static func mappedFile(containing address: UInt) -> String? {
+        // Read to the end: the file's size reads as zero, so it cannot be read by size.
+        let descriptor = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        let maps = String(decoding: bytes, as: UTF8.self)
+        for line in maps.split(separator: "\n") {
+            // start-end perms offset device inode path
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, let dash = fields[0].firstIndex(of: "-"),
+                  let start = UInt(fields[0][..<dash], radix: 16),
+                  let end = UInt(fields[0][fields[0].index(after: dash)...], radix: 16),
+                  start <= address, address < end else { continue }
+            let path = fields[5].trimmingCharacters(in: .whitespaces)
+            return path.hasPrefix("/") ? path : nil
+        }
+        return nil
+    }
+
+    /// Whether `getter` reads what Observation's thread-local holds: nothing
+    /// outside tracking, something inside it.
+    static func prove(_ getter: ThreadLocalGetter) -> Bool {
+        guard getter() == nil else { return false }
+        var inside: UnsafeMutableRawPointer?
+        withObservationTracking { inside = getter() } onChange: {}
+        return inside != nil && getter() == nil
+    }
+}
+
+/// The symbol table of an ELF64 little-endian image, read defensively: a
+/// look-up in anything else finds nothing.
+struct ELFSymbols {
+    private let image: Data
+
+    init(_ image: Data) { self.image = image }
+
+    /// `st_value` of the function symbol named `name`.
+    func value(of name: String) -> UInt64? {
+        let wanted = Array(name.utf8)
+        return image.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> UInt64? in
+            func read<T: FixedWidthInteger>(_ offset: Int, as type: T.Type) -> T? {
+                guard offset >= 0, offset <= bytes.count - MemoryLayout<T>.size else { return nil }
+                return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+            }
+            /// An offset or size field, if it lies within the image.
+            func place(_ offset: Int) -> Int? {
+                guard let field = read(offset, as: UInt64.self), field <= UInt64(bytes.count) else { return nil }
+                return Int(field)
+            }
+            // "\x7fELF", 64-bit, little-endian.
+            guard bytes.count >= 64, bytes[0] == 0x7F, bytes[1] == 0x45, bytes[2] == 0x4C, bytes[3] == 0x46,
+                  bytes[4] == 2, bytes[5] == 1,
+                  let sections = place(40), let sectionSize = read(58, as: UInt16.self).map(Int.init),
+                  let sectionCount = read(60, as: UInt16.self).map(Int.init), sectionSize >= 64 else { return nil }
+            for section in 0..<sectionCount {
+                let header = sections + section * sectionSize
+                // SHT_SYMTAB (2), or SHT_DYNSYM (11) where the table was stripped.
+                guard let kind = read(header + 4, as: UInt32.self), kind == 2 || kind == 11,
+                      let offset = place(header + 24), let size = place(header + 32), size <= bytes.count - offset,
+                      let link = read(header + 40, as: UInt32.self).map(Int.init), link < sectionCount,
+                      let entrySize = place(header + 56), entrySize >= 24 else { continue }
+                let names = sections + link * sectionSize
+                guard let namesAt = place(names + 24), let namesSize = place(names + 32),
+                      namesSize <= bytes.count - namesAt else { continue }
+                for entry in stride(from: offset, through: offset + size - 24, by: entrySize) {
+                    // STT_FUNC (2), defined (section index not 0).
+                    guard let info = read(entry + 4, as: UInt8.self), info & 0xF == 2,
+                          let sectionIndex = read(entry + 6, as: UInt16.self), sectionIndex != 0,
+                          let nameAt = read(entry, as: UInt32.self).map(Int.init), nameAt < namesSize - wanted.count else { continue }
+                    let start = namesAt + nameAt
+                    let end = start + wanted.count
+                    guard bytes[end] == 0, bytes[start..<end].elementsEqual(wanted) else { continue }
+                    return read(entry + 8, as: UInt64.self)
+                }
+            }
+            return nil
+        }
+    }
+}

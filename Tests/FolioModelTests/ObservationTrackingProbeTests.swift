@@ -1,0 +1,67 @@
+import Foundation
+@testable import Folio
+import Observation
+import Synchronization
+import Testing
+import FolioTestSupport
+
+/// The probe that lets a model read outside observation tracking go without
+/// a registrar, and the models that rely on it: a read under tracking, early
+/// or late, must still be told of every change.
+@Suite struct ObservationTrackingProbeTests {
+    @Test func `the probe reads tracking as Observation does, on any thread`() async {
+        ObservationTrackingProbe.install()
+        #if os(Linux)
+        #expect(ObservationTrackingProbe.getter != nil, "Observation's thread-local getter was not found: every read makes a registrar")
+        #endif
+        guard ObservationTrackingProbe.getter != nil else { return }
+        #expect(!ObservationTrackingProbe.mayBeTracking)
+        var inside = false
+        withObservationTracking { inside = ObservationTrackingProbe.mayBeTracking } onChange: {}
+        #expect(inside)
+        #expect(!ObservationTrackingProbe.mayBeTracking)
+        let elsewhere = await Task.detached { () -> [Bool] in
+            var seen = [ObservationTrackingProbe.mayBeTracking]
+            withObservationTracking { seen.append(ObservationTrackingProbe.mayBeTracking) } onChange: {}
+            return seen
+        }.value
+        #expect(elsewhere == [false, true])
+    }
+
+    @MainActor @Test func `a model read outside tracking makes no registrar; read under tracking later, it is told of changes`() throws {
+        let container = try ModelContainer(for: AnimalCategory.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        let birds = AnimalCategory(name: "Bird")
+        context.insert(birds)
+        try context.save()
+        let fetched = try context.fetch(FetchDescriptor<AnimalCategory>())
+        #expect(fetched.map(\.name) == ["Bird"])
+        if ObservationTrackingProbe.getter != nil {
+            #expect(fetched[0].persistentBackingData.observation == nil)
+        }
+        let changes = Mutex(0)
+        withObservationTracking { _ = fetched[0].name } onChange: { changes.withLock { $0 += 1 } }
+        #expect(fetched[0].persistentBackingData.observation != nil)
+        fetched[0].name = "Birds"
+        #expect(changes.withLock { $0 } == 1)
+        // The dynamic API tells it too.
+        withObservationTracking { _ = fetched[0].name } onChange: { changes.withLock { $0 += 1 } }
+        try context.setValue(.string("Avians"), for: "name", of: fetched[0].persistentModelID)
+        #expect(changes.withLock { $0 } == 2)
+    }
+
+    @Test func `a symbol table that is not one finds nothing`() throws {
+        #expect(ELFSymbols(Data()).value(of: "main") == nil)
+        #expect(ELFSymbols(Data([0x7F, 0x45, 0x4C, 0x46, 2, 1] + [UInt8](repeating: 0xFF, count: 200))).value(of: "main") == nil)
+        #if os(Linux)
+        let path = try #require(ObservationTrackingProbe.mappedFile(
+            containing: UInt(bitPattern: try #require(dlsym(nil, "$s11Observation0A9RegistrarVACycfC")))))
+        let image = try #require(FileManager.default.contents(atPath: path))
+        #expect(ELFSymbols(image).value(of: "_swift_observation_tls_get") != nil)
+        // Cut anywhere, it reads no further than it has.
+        for length in stride(from: 0, to: image.count, by: max(1, image.count / 97)) {
+            _ = ELFSymbols(image.prefix(length)).value(of: "_swift_observation_tls_get")
+        }
+        #endif
+    }
+}
