@@ -264,7 +264,7 @@ import FolioTestSupport
 
     @Test func `typed reads match the dynamic API through edits, undo, redo, saves, rollbacks and merges`() async throws {
         let folder = folder
-        await propertyCheck(count: 60, input: SessionStep.generator.array(of: 1...80)) { plan in
+        await checkProperty(count: 60, input: SessionStep.generator.array(of: 1...80)) { plan in
             let url = folder.url.appendingPathComponent("\(UUID()).folio")
             try Self.session(plan: plan, at: url)
         }

@@ -381,7 +381,7 @@ enum CVv2 {
 
     @Test func `random nested codable trees round trip exactly through a saved document`() async {
         // One seed per tree: a failure shrinks to the fewest trees that still fail, and prints their seeds.
-        await propertyCheck(count: 60, input: Gen.uint64(in: 0...UInt64.max).array(of: 1...6)) { seeds in
+        await checkProperty(count: 60, input: Gen.uint64(in: 0...UInt64.max).array(of: 1...6)) { seeds in
             let trees = seeds.map { seed in
                 var rng = SeededGenerator(seed: seed)
                 return Self.randomTree(&rng, depth: 4)

@@ -36,7 +36,7 @@ import FolioTestSupport
         // One seed per saved sighting, per pending one and per descriptor (and one for the
         // deletes): a failure shrinks to the fewest sightings and descriptors that still fail.
         let seeds = Gen.uint64(in: 0...UInt64.max)
-        await propertyCheck(count: 40, input: seeds.array(of: 0...50), seeds.array(of: 0...8), seeds, seeds.array(of: 1...23)) {
+        await checkProperty(count: 40, input: seeds.array(of: 0...50), seeds.array(of: 0...8), seeds, seeds.array(of: 1...23)) {
             saved, pending, deletes, queries in
             do {
                 var rng = SeededGenerator(seed: deletes)

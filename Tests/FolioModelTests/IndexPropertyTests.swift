@@ -84,7 +84,7 @@ import FolioTestSupport
 
     @Test("after every step of random typed sessions, each #Predicate fetch an index answers equals the scan")
     func randomSessions() async throws {
-        await propertyCheck(count: 60, input: SessionStep.generator.array(of: 1...80)) { plan in
+        await checkProperty(count: 60, input: SessionStep.generator.array(of: 1...80)) { plan in
             try await MainActor.run { try Self.session(plan: plan) }
         }
     }

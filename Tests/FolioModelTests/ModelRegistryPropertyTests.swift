@@ -21,7 +21,7 @@ import FolioTestSupport
     @Test func `look-ups, counts and pages match a dictionary of the models registered, through any registrations and removals`() async {
         // Each step's roll picks the operation (by tens), its seed the number; a
         // failure shrinks to fewer steps, each toward registering near `base`.
-        await propertyCheck(count: 100, input: Gen.uint64(in: Self.near), SessionStep.generator.array(of: 1...1_200)) { base, plan in
+        await checkProperty(count: 100, input: Gen.uint64(in: Self.near), SessionStep.generator.array(of: 1...1_200)) { base, plan in
             var registry = ModelRegistry()
             var expected: [UInt64: any PersistentModel] = [:]
             // Clustered numbers (near `base`), as a fetch's, and scattered ones, as a sorted batch's.

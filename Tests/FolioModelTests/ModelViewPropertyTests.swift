@@ -113,7 +113,7 @@ import FolioTestSupport
     }
 
     @Test func `models always read what the dynamic API reads, and undoing everything restores the start`() async {
-        await propertyCheck(count: 150, input: SessionStep.generator.array(of: 1...80)) { plan in
+        await checkProperty(count: 150, input: SessionStep.generator.array(of: 1...80)) { plan in
             try Self.session(plan: plan)
         }
     }

@@ -12,7 +12,7 @@ import FolioTestSupport
         // to the fewest, shortest runs starting at 0, and the fewest ranges.
         let runs = zip(Gen.uint64(in: 0...5_000), Gen.uint64(in: 1...60)).array(of: 0...40)
         let ranges = zip(Gen.double(in: 0...1), Gen.double(in: 0...1)).array(of: 1...20)
-        await propertyCheck(count: 200, input: runs, ranges) { runs, ranges in
+        await checkProperty(count: 200, input: runs, ranges) { runs, ranges in
             let numbers = runs.flatMap { first, length in Array(first..<first + length) }
             let kept = ResultIdentifiers(numbers, count: numbers.count)
             #expect(kept.count == numbers.count)

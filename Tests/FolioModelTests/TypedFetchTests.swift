@@ -162,7 +162,7 @@ final class Sighting {
     }
 
     @Test func `compiled predicates and sorts select and order exactly what Foundation does on the models`() async {
-        await propertyCheck(count: 40, input: Gen.uint64(in: 0...UInt64.max).array(of: 0...120)) { seeds in
+        await checkProperty(count: 40, input: Gen.uint64(in: 0...UInt64.max).array(of: 0...120)) { seeds in
             do {
                 let context = ModelContext(try Self.container())
                 Self.populate(context, seeds: seeds)

@@ -28,7 +28,7 @@ import FolioTestSupport
         // A line is words by index into the vocabulary, joined with spaces or not: a failure
         // shrinks to the fewest lines, each of the fewest words, toward "list".
         let line = zip(Gen.int(in: 0...(Self.vocabulary.count - 1)).array(of: 1...6), Gen.bool)
-        await propertyCheck(count: 60, input: Gen.bool, Gen.bool, line.array(of: 1...19)) { assumeYes, json, lines in
+        await checkProperty(count: 60, input: Gen.bool, Gen.bool, line.array(of: 1...19)) { assumeYes, json, lines in
             let session = try Session("Dogs", options: .init(assumeYes: assumeYes, json: json))
             for (words, spaced) in lines {
                 let line = words.map { Self.vocabulary[$0] }.joined(separator: spaced ? " " : "")

@@ -28,7 +28,7 @@ import FolioTestSupport
         // Cells by index into the pool (all but its empty string, so every column shows on every
         // line): a failure shrinks to the fewest columns and rows, each cell toward "a".
         let row = Gen.int(in: 0...(Self.pool.count - 2)).array(of: 4)
-        await propertyCheck(count: 60, input: Gen.int(in: 1...4), row.array(of: 1...6)) { columns, rows in
+        await checkProperty(count: 60, input: Gen.int(in: 1...4), row.array(of: 1...6)) { columns, rows in
             var table = TextTable(headers: (0..<columns).map { "c\($0)" }, rightAligned: Array(repeating: false, count: columns))
             for cells in rows {
                 table.rows.append(cells.prefix(columns).map { Self.pool[$0] })

@@ -135,7 +135,7 @@ import FolioTestSupport
 
     @Test("after every step of random two-context sessions, each indexed fetch equals the scan and each index holds the live objects in order")
     func randomSessions() async throws {
-        await propertyCheck(count: 100, input: SessionStep.generator.array(of: 1...100)) { plan in
+        await checkProperty(count: 100, input: SessionStep.generator.array(of: 1...100)) { plan in
             try Self.session(plan: plan)
         }
     }

@@ -140,7 +140,7 @@ import FolioTestSupport
 
     @Test("random edits, autosaves, undo, saves and held or failing background writes always leave a whole published state on disk, and the latest once caught up")
     func randomSessions() async {
-        await propertyCheck(count: 60, input: SessionStep.generator.array(of: 1...80)) { plan in
+        await checkProperty(count: 60, input: SessionStep.generator.array(of: 1...80)) { plan in
             try await MainActor.run { try Self.session(plan: plan) }
         }
     }

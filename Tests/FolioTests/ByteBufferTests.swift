@@ -1,4 +1,5 @@
 import PropertyBased
+import FolioTestSupport
 import Testing
 @testable import Folio
 
@@ -17,7 +18,7 @@ import Testing
             buffer.append(uint: value)
             #expect(String(decoding: buffer.bytes, as: UTF8.self) == String(value))
         }
-        await propertyCheck(input: Gen.int64(), Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...18)) { signed, unsigned, digits in
+        await checkProperty(input: Gen.int64(), Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...18)) { signed, unsigned, digits in
             // Magnitudes of every digit count, not just the large ones a uniform draw gives.
             var scale: UInt64 = 1
             for _ in 0..<digits { scale *= 10 }

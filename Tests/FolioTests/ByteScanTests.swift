@@ -25,7 +25,7 @@ import FolioTestSupport
 
     @Test("the first index of a byte is the one a byte-by-byte search finds, in any range")
     func firstIndexOfOneByte() async {
-        await propertyCheck(count: 2000, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+        await checkProperty(count: 2000, input: Gen.uint64(in: 0...UInt64.max)) { seed in
             let bytes = Self.bytes(seed)
             var rng = SeededGenerator(seed: seed ^ 0x9E37_79B9_7F4A_7C15)
             let start = Int.random(in: 0...bytes.count, using: &rng)
@@ -44,7 +44,7 @@ import FolioTestSupport
 
     @Test("the first index of any of three bytes is the one a byte-by-byte search finds, in any range")
     func firstIndexOfAnyOfThree() async {
-        await propertyCheck(count: 2000, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+        await checkProperty(count: 2000, input: Gen.uint64(in: 0...UInt64.max)) { seed in
             let bytes = Self.bytes(seed)
             var rng = SeededGenerator(seed: seed ^ 0xD1B5_4A32_D192_ED03)
             let start = Int.random(in: 0...bytes.count, using: &rng)

@@ -31,7 +31,7 @@ import FolioTestSupport
     @Test("random dates, whole and fractional, are written as before and parse back bit for bit")
     func randomDates() async {
         let whole = Gen.int64(in: -70_000_000_000...300_000_000_000).map(Double.init)
-        await propertyCheck(count: 500, input: whole, Gen.double(in: 0..<1), Gen.uint64(in: 0...UInt64.max)) { seconds, fraction, bits in
+        await checkProperty(count: 500, input: whole, Gen.double(in: 0..<1), Gen.uint64(in: 0...UInt64.max)) { seconds, fraction, bits in
             for interval in [seconds, seconds + fraction, Double(bitPattern: bits)] {
                 let text = Self.appended(interval)
                 #expect(text == ReferenceDocumentWriter.dateString(Date(timeIntervalSinceReferenceDate: interval)), "\(interval)")
@@ -101,7 +101,7 @@ import FolioTestSupport
 
     @Test("every date written reads back bit for bit")
     func roundTrip() async {
-        await propertyCheck(count: 2000, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+        await checkProperty(count: 2000, input: Gen.uint64(in: 0...UInt64.max)) { seed in
             var rng = SeededGenerator(seed: seed)
             let date = Self.date(&rng)
             let text = DateText.string(date)
@@ -115,7 +115,7 @@ import FolioTestSupport
     func mutatedTextsAgree() async {
         // Digits, separators and bytes next to them: edits that keep the shape are the interesting ones.
         let replacements = Array("0123456789-:T.Z@/ e".utf8) + [0x00, 0x80]
-        await propertyCheck(count: 3000, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+        await checkProperty(count: 3000, input: Gen.uint64(in: 0...UInt64.max)) { seed in
             var rng = SeededGenerator(seed: seed)
             var bytes = Array(DateText.string(Self.date(&rng)).utf8)
             if Bool.random(using: &rng) { bytes = Array(bytes.prefix(10)) }

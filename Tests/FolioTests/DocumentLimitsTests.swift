@@ -75,7 +75,7 @@ import FolioTestSupport
     @Test("random values at and just over every limit either save and reopen equal, or are refused at the edit")
     func valuesAtTheLimitsRoundTripOrAreRefused() async throws {
         // One seed per edit: a failure shrinks to the fewest edits that still fail.
-        await propertyCheck(count: 100, input: Gen.uint64(in: 0...UInt64.max).array(of: 1...20)) { edits in
+        await checkProperty(count: 100, input: Gen.uint64(in: 0...UInt64.max).array(of: 1...20)) { edits in
             let graph = ObjectGraph(schema: Self.schema)
             graph.limits = Self.small
             let attributes = Self.schema.entities[0].attributes
@@ -114,7 +114,7 @@ import FolioTestSupport
         let schema = try Schema([Schema.Entity("T", attributes: [Schema.Attribute("s", .string),
                                                                  Schema.Attribute("a", .any, isOptional: true)])])
         // Scalars drawn from the pool by index: a failure shrinks to the fewest, each toward the first.
-        await propertyCheck(count: 200, input: Gen.int(in: 0...(Self.pool.count - 1)).array(of: 0...40)) { picks in
+        await checkProperty(count: 200, input: Gen.int(in: 0...(Self.pool.count - 1)).array(of: 0...40)) { picks in
             var scalars = String.UnicodeScalarView()
             for pick in picks { scalars.append(Self.pool[pick]) }
             let text = String(scalars)

@@ -297,7 +297,7 @@ import FolioTestSupport
     func randomManyParts() async throws {
         // The schema comes from a seed; the graph from one seed per object and edit, and the
         // part size is drawn: a failure shrinks to the fewest objects, at the smallest parts.
-        await propertyCheck(count: 60, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator,
+        await checkProperty(count: 60, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator,
                             Gen.int(in: 64...1_024)) { seed, plan, target in
             var rng = SeededGenerator(seed: seed)
             let schema = RandomGraphs.schema(&rng)

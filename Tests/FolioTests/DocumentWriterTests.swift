@@ -51,7 +51,7 @@ import FolioTestSupport
 
     @Test("random schemas and graphs are written byte for byte as before")
     func randomGraphsIdentical() async throws {
-        await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator) { seed, plan in
+        await checkProperty(count: 200, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator) { seed, plan in
             // Errors are caught and recorded here: one thrown out of a property check's
             // body is not reported as a failure (swift-property-based swallows it).
             // A plan the graph refuses (RandomGraphs draws some values a schema
@@ -69,7 +69,7 @@ import FolioTestSupport
     @Test("random values of every type round-trip through write and read, and reopened they are written as before")
     func randomValuesRoundTrip() async throws {
         let schema = try kitchenSinkSchema()
-        await propertyCheck(count: 100, input: RandomGraphs.GraphPlan.generator) { plan in
+        await checkProperty(count: 100, input: RandomGraphs.GraphPlan.generator) { plan in
             let package = DocumentPackage(url: temporaryPackageURL())
             defer { try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent()) }
             guard let graph = try? RandomGraphs.graph(schema, plan) else { return }  // see randomGraphsIdentical

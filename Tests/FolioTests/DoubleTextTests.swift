@@ -31,7 +31,7 @@ import FolioTestSupport
 
     @Test("any bit pattern is appended as before and parses back to the same bits")
     func randomBitPatterns() async {
-        await propertyCheck(count: 500, input: Gen.uint64(in: 0...UInt64.max)) { bits in
+        await checkProperty(count: 500, input: Gen.uint64(in: 0...UInt64.max)) { bits in
             let double = Double(bitPattern: bits)
             let text = Self.appended(double)
             #expect(text == ReferenceDocumentWriter.string(double))
@@ -49,7 +49,7 @@ import FolioTestSupport
                               2_147_483_648, -2_147_483_648.5, 1e9 + 0.5, 123_456.789_1, 0.3, 1.0 / 3.0] {
             #expect(Self.appended(value) == ReferenceDocumentWriter.string(value), "\(value)")
         }
-        await propertyCheck(count: 1000, input: Gen.int64(in: -30_000_000_000_000...30_000_000_000_000), Gen.int(in: 0...7)) { units, places in
+        await checkProperty(count: 1000, input: Gen.int64(in: -30_000_000_000_000...30_000_000_000_000), Gen.int(in: 0...7)) { units, places in
             var scale = 1.0
             for _ in 0..<places { scale *= 10 }
             let value = Double(units) / scale
@@ -60,7 +60,7 @@ import FolioTestSupport
 
     @Test("a fraction's plain digits are as before, tiny fractions included, and too long a fraction appends nothing")
     func plainFractions() async {
-        await propertyCheck(count: 500, input: Gen.double(in: 0..<1), Gen.int(in: 0...330)) { mantissa, scale in
+        await checkProperty(count: 500, input: Gen.double(in: 0..<1), Gen.int(in: 0...330)) { mantissa, scale in
             let fraction = max(mantissa * .pow10(-scale), .leastNonzeroMagnitude)
             let reference = ReferenceDocumentWriter.plainFraction(fraction)
             #expect(DoubleText.plainFraction(fraction) == reference)

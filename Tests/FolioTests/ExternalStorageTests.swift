@@ -428,7 +428,7 @@ import FolioTestSupport
     func randomExternalRoundTrips() async throws {
         // One seed per attribute pair and per object: a failure shrinks to the fewest of each.
         let seeds = Gen.uint64(in: 0...UInt64.max)
-        await propertyCheck(count: 100, input: seeds.array(of: 1...6), seeds.array(of: 1...8)) { columns, objects in
+        await checkProperty(count: 100, input: seeds.array(of: 1...6), seeds.array(of: 1...8)) { columns, objects in
             var attributes: [Schema.Attribute] = []
             for (index, seed) in columns.enumerated() {
                 var rng = SeededGenerator(seed: seed)

@@ -9,7 +9,7 @@ import FolioTestSupport
     func randomRoundTrips() async throws {
         // The schema comes from a seed; the graph from one seed per object and edit, so
         // a failure shrinks to the fewest objects and edits that still fail.
-        await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator) { seed, plan in
+        await checkProperty(count: 200, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator) { seed, plan in
             var rng = SeededGenerator(seed: seed)
             let schema = RandomGraphs.schema(&rng)
             let graph = try RandomGraphs.graph(schema, plan)

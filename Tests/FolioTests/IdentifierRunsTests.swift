@@ -1,5 +1,6 @@
 import Foundation
 import PropertyBased
+import FolioTestSupport
 import Testing
 @testable import Folio
 
@@ -7,7 +8,7 @@ import Testing
 @Suite struct IdentifierRunsTests {
     @Test("runs hold exactly the identifiers given, as few runs as there are gaps, and read back from their text")
     func roundTrip() async {
-        await propertyCheck(input: Gen.uint64(in: 1...40).array(of: 0...60)) { steps in
+        await checkProperty(input: Gen.uint64(in: 1...40).array(of: 0...60)) { steps in
             var ids: [UInt64] = []
             for step in steps { ids.append((ids.last ?? 0) + (step % 3 == 0 ? 1 : step)) }
             let runs = IdentifierRuns(ids)

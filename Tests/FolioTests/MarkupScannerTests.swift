@@ -40,7 +40,7 @@ import FolioTestSupport
     @Test("any split into chunks finds the same first violation, at the same place, as one whole chunk")
     func chunkingDoesNotChangeTheResult() async {
         // Pieces by index and chunk sizes: a failure shrinks to the fewest pieces, the smallest chunks.
-        await propertyCheck(count: 300, input: Gen.int(in: 0...(Self.pieces.count - 1)).array(of: 1...10),
+        await checkProperty(count: 300, input: Gen.int(in: 0...(Self.pieces.count - 1)).array(of: 1...10),
                             Gen.int(in: 1...9).array(of: 4)) { picks, chunks in
             let text = picks.map { Self.pieces[$0] }.joined()
             let bytes = Array(text.utf8)

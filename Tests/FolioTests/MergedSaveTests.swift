@@ -269,7 +269,7 @@ import FolioTestSupport
     @Test("random two-context sessions with undo and small parts: after every save the package reads back as the saved state")
     @MainActor func twoContextSessions() async {
         var divergent: [String] = []
-        await propertyCheck(count: 80, input: SessionStep.generator.array(of: 1...120)) { plan in
+        await checkProperty(count: 80, input: SessionStep.generator.array(of: 1...120)) { plan in
             let failures: [String]
             do { failures = try Self.twoContextSession(plan: plan) } catch {
                 failures = ["THREW \(error)"]
@@ -289,7 +289,7 @@ import FolioTestSupport
     /// that its save does not count as changed, and the package is left stale.
     @Test("random two-context sessions without undo, small parts: after every save the package reads back as the saving context's graph")
     func twoContextSessionsWithoutUndo() async {
-        await propertyCheck(count: 300, input: SessionStep.generator.array(of: 1...120)) { plan in
+        await checkProperty(count: 300, input: SessionStep.generator.array(of: 1...120)) { plan in
             let failures = try await MainActor.run { try Self.twoContextSession(plan: plan, undo: false) }
             #expect(failures.isEmpty, "\(failures.first ?? "")")
         }

@@ -387,7 +387,7 @@ import Testing
 
     @Test("random sessions of edits, undo, saves, autosaves, reopenings and history deletes: replaying the history gives the saved objects")
     func replayMatchesDocument() async {
-        await propertyCheck(count: 25, input: SessionStep.generator.array(of: 1...80)) { plan in
+        await checkProperty(count: 25, input: SessionStep.generator.array(of: 1...80)) { plan in
             try await MainActor.run { try Self.session(plan: plan) }
         }
     }

@@ -155,7 +155,7 @@ import FolioTestSupport
     }
 
     @Test func `two contexts merging each other's flows keep every unique index and link exact, undo and redo across merges included`() async {
-        await propertyCheck(count: 400, input: SessionStep.generator.array(of: 1...160)) { plan in
+        await checkProperty(count: 400, input: SessionStep.generator.array(of: 1...160)) { plan in
             let problems = try Self.session(plan: plan)
             #expect(problems.isEmpty, "\(problems.first ?? "")")
         }

@@ -181,7 +181,7 @@ import FolioTestSupport
 
     @Test("random edit, delete, undo, redo, save and rollback sequences match a plain reference model, and hasChanges is true exactly when the graph differs from the saved state")
     func randomSessions() async throws {
-        await propertyCheck(count: 400, input: Gen.uint64(in: 0...UInt64.max), SessionStep.generator.array(of: 1...100)) { seed, plan in
+        await checkProperty(count: 400, input: Gen.uint64(in: 0...UInt64.max), SessionStep.generator.array(of: 1...100)) { seed, plan in
             try Self.session(seed: seed, plan: plan)
         }
     }

@@ -28,7 +28,7 @@ import FolioTestSupport
         let letters: [Character] = ["a", "b", "c", "é"]
         // Words as letter indices: a failure shrinks to the shortest words, toward "a", and the smallest bound.
         let word = Gen.int(in: 0...3).array(of: 0...7)
-        await propertyCheck(count: 300, input: word, word, Gen.int(in: 0...3)) { first, second, bound in
+        await checkProperty(count: 300, input: word, word, Gen.int(in: 0...3)) { first, second, bound in
             let a = first.map { letters[$0] }
             let b = second.map { letters[$0] }
             let reference = Self.referenceDistance(a, b)

@@ -526,7 +526,7 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
     func shuffledSchemaProperty() async throws {
         // The schema and its reordering come from a seed; the graph from one seed per
         // object and edit, so a failure shrinks to the fewest objects and edits.
-        await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator) { seed, plan in
+        await checkProperty(count: 200, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator) { seed, plan in
             var rng = SeededGenerator(seed: seed)
             let schema = RandomGraphs.schema(&rng)
             let graph = try RandomGraphs.graph(schema, plan)
@@ -564,7 +564,7 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
     func reorderedEntitiesProperty() async throws {
         // The schema and its reordering come from a seed; the graph from one seed per
         // object and edit, so a failure shrinks to the fewest objects and edits.
-        await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator) { seed, plan in
+        await checkProperty(count: 200, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator) { seed, plan in
             var rng = SeededGenerator(seed: seed)
             let schema = RandomGraphs.schema(&rng)
             let graph = try RandomGraphs.graph(schema, plan)

@@ -20,7 +20,7 @@ import FolioTestSupport
     @Test("random transactions with awkward names, authors and tombstone values read back exactly")
     func roundTripRandom() async {
         // One seed per transaction: a failure shrinks to the fewest transactions that still fail.
-        await propertyCheck(count: 40, input: Gen.uint64(in: 0...UInt64.max).array(of: 1...4)) { seeds in
+        await checkProperty(count: 40, input: Gen.uint64(in: 0...UInt64.max).array(of: 1...4)) { seeds in
             var transactions: [StoredTransaction] = []
             let strings = EdgeValues.strings
             for (index, seed) in seeds.enumerated() {

@@ -104,7 +104,7 @@ struct ChainOperation: Sendable, CustomStringConvertible {
 @Suite struct UndoChainPropertyTests {
     @Test("random chains of operations undo back to the start and redo to the end, step by step")
     func randomChains() async {
-        await propertyCheck(count: 20, input: ChainOperation.generator.array(of: 1...40)) { operations in
+        await checkProperty(count: 20, input: ChainOperation.generator.array(of: 1...40)) { operations in
             try Self.check(operations)
         }
     }

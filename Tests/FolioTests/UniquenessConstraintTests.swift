@@ -256,7 +256,7 @@ import FolioTestSupport
     }
 
     @Test func `random upserts, edits, deletes, undo, redo, saves and rollbacks keep the unique indexes exact`() async {
-        await propertyCheck(count: 200, input: SessionStep.generator.array(of: 1...120)) { plan in
+        await checkProperty(count: 200, input: SessionStep.generator.array(of: 1...120)) { plan in
             try Self.session(plan: plan)
         }
     }
@@ -386,7 +386,7 @@ import FolioTestSupport
 
     @Test func `the save check, the loader and migration refuse exactly the same graphs`() async {
         // A failure shrinks to the fewest objects, under the simplest constraint set that still fails.
-        await propertyCheck(count: 300, input: Gen.int(in: 0...5), Gen.uint64(in: 0...UInt64.max).array(of: 0...5)) { groups, objects in
+        await checkProperty(count: 300, input: Gen.int(in: 0...5), Gen.uint64(in: 0...UInt64.max).array(of: 0...5)) { groups, objects in
             try Self.uniquenessAgreement(groupChoice: groups, objects: objects)
         }
     }
@@ -619,7 +619,7 @@ import FolioTestSupport
     }
 
     @Test func `random links, unlinks, deletes, undo, redo, saves and rollbacks keep indexes over relationships exact`() async {
-        await propertyCheck(count: 150, input: Gen.bool, SessionStep.generator.array(of: 1...120)) { cascades, plan in
+        await checkProperty(count: 150, input: Gen.bool, SessionStep.generator.array(of: 1...120)) { cascades, plan in
             try Self.flowSession(cascades: cascades, plan: plan)
         }
     }

@@ -44,7 +44,7 @@ import FolioTestSupport
     @Test("the order is total: antisymmetric, reflexive, and transitive for orderings and for ties")
     func totalAndTransitive() async {
         // One seed per value: a failure shrinks to the fewest values that still break the order.
-        await propertyCheck(count: 400, input: Gen.uint64(in: 0...UInt64.max).array(of: 1...32)) { seeds in
+        await checkProperty(count: 400, input: Gen.uint64(in: 0...UInt64.max).array(of: 1...32)) { seeds in
             let values = seeds.map { seed in
                 var rng = SeededGenerator(seed: seed)
                 return Self.randomValue(&rng)
@@ -90,7 +90,7 @@ import FolioTestSupport
     func fetchSortMirrors() async throws {
         let schema = try Schema([.init("Box", attributes: [.init("content", .any), .init("label", .int)])])
         // One seed per box: a failure shrinks to the fewest boxes that still sort wrong.
-        await propertyCheck(count: 60, input: Gen.uint64(in: 0...UInt64.max).array(of: 0...30)) { seeds in
+        await checkProperty(count: 60, input: Gen.uint64(in: 0...UInt64.max).array(of: 0...30)) { seeds in
             let context = try makeContext(schema)
             for (label, seed) in seeds.enumerated() {
                 var rng = SeededGenerator(seed: seed)

@@ -1,4 +1,5 @@
 import PropertyBased
+import FolioTestSupport
 import Testing
 @testable import Folio
 
@@ -34,14 +35,14 @@ import Testing
             let found = bytes.withUnsafeBufferPointer { XMLText.scan($0) }
             #expect(found == Self.naiveScan(bytes), "\(text)")
         }
-        await propertyCheck(count: 500, input: Self.values) { bytes in
+        await checkProperty(count: 500, input: Self.values) { bytes in
             bytes.withUnsafeBufferPointer { #expect(XMLText.scan($0) == Self.naiveScan(bytes), "\(bytes)") }
         }
     }
 
     @Test("a quoted attribute value is written as before: quote chosen by content, references for what needs them")
     func quotedValuesAsBefore() async {
-        await propertyCheck(count: 500, input: Self.values) { bytes in
+        await checkProperty(count: 500, input: Self.values) { bytes in
             var written = ByteBuffer()
             var reference = ReferenceBuffer()
             bytes.withUnsafeBufferPointer {
