@@ -10,9 +10,11 @@ import Darwin
 /// A `@Model` class unregisters its instances in its `deinit` (the expansion
 /// writes one; ``PersistentModel/_$unregistersOnDeinit``), so the registry
 /// holds them unretained and unweighted: no weak reference, whose side table
-/// would be one more allocation per model, and no sweep. A class that cannot
-/// say so (it declares its own `deinit`, or conforms by hand) is held weakly,
-/// as before.
+/// would be one more allocation per model, and no sweep. Their entries are
+/// plain data (a pointer and a witness table), so registering one is a store,
+/// with no reference-counting call on the way. A class that cannot say so (it
+/// declares its own `deinit`, or conforms by hand) is held weakly, apart, in
+/// a dictionary swept of dead entries as it grows.
 ///
 /// Object numbers are dense in practice, so they index small pages of entries
 /// through a directory (a to-one read finds its destination's model with two
@@ -26,34 +28,37 @@ import Darwin
 ///
 /// Not copyable: it owns its pages.
 struct ModelRegistry: ~Copyable {
-    /// A model, unretained when its class unregisters it on `deinit`, else weakly.
+    /// A model held unretained: valid while set, as the model's `deinit`
+    /// clears it before the memory goes. Plain data, copied without a
+    /// reference-counting call.
     struct Entry {
-        /// Valid while set: the model's `deinit` clears it before the memory goes.
-        unowned(unsafe) var unretained: (any PersistentModel)?
-        weak var weak: (any PersistentModel)?
+        unowned(unsafe) var model: (any PersistentModel)?
 
         init() {}
 
-        init(_ model: any PersistentModel) {
-            self.init(model, unretained: type(of: model)._$unregistersOnDeinit)
-        }
-
-        /// `unretained`: whether the model's class unregisters its instances on `deinit`.
-        init(_ model: any PersistentModel, unretained: Bool) {
-            if unretained { self.unretained = model } else { weak = model }
-        }
-
-        var model: (any PersistentModel)? {
-            if let unretained { return unretained }
-            return weak
-        }
+        init(_ model: any PersistentModel) { self.model = model }
 
         /// Whether the entry holds this instance.
         func holds(_ object: ObjectIdentifier) -> Bool {
-            if let unretained { return ObjectIdentifier(unretained) == object }
-            guard let weak else { return false }
-            return ObjectIdentifier(weak) == object
+            guard let model else { return false }
+            return ObjectIdentifier(model) == object
         }
+    }
+
+    /// An unretained entry of the dictionary of far numbers: never empty.
+    ///
+    /// Not an ``Entry``: Swift 6.3 (unoptimized builds) lays out `Entry?`
+    /// with an empty entry's bits as `nil`, so a dictionary of entries
+    /// holding one never ends its iteration.
+    struct SparseEntry {
+        unowned(unsafe) let model: any PersistentModel
+
+        func holds(_ object: ObjectIdentifier) -> Bool { ObjectIdentifier(model) == object }
+    }
+
+    /// A model of a class that does not unregister its instances.
+    struct WeakEntry {
+        weak var model: (any PersistentModel)?
     }
 
     /// Object numbers per page: small, so that models alive far apart (a batch
@@ -67,18 +72,22 @@ struct ModelRegistry: ~Copyable {
     private var pageSlabs: [Int32] = []
     /// Where pages come from (see ``PagePool``).
     private var pool = PagePool()
-    /// Which entries of each page are set, a bit per entry: a weakly held
-    /// model that died reads as `nil` but still holds its weak reference until
-    /// cleared, so the bits, not the models, say when a page can go.
+    /// Which entries of each page are set, a bit per entry.
     private var occupied: [UInt16] = []
-    private var sparse: [UInt64: Entry] = [:]
-    /// Entries set in the pages and the dictionary (live models, and weakly
+    /// Unretained entries of numbers beyond the directory's reach.
+    private var sparse: [UInt64: SparseEntry] = [:]
+    /// Weakly held models, by number. A dead one still holds its weak
+    /// reference (a little memory) until the sweep clears it.
+    private var weakEntries: [UInt64: WeakEntry] = [:]
+    /// Entries set in the pages and the dictionaries (live models, and weakly
     /// held dead ones not cleared yet).
-    private(set) var count = 0
+    var count: Int { pagedCount + sparse.count + weakEntries.count }
+    /// Entries set in the pages.
+    private var pagedCount = 0
     /// Pages allocated now.
     private(set) var pageCount = 0
-    /// Weakly held registrations since dead entries were last cleared, and when
-    /// to clear them again: a weak reference to a dead model still holds a little memory.
+    /// Weak registrations since dead entries were last cleared, and when to
+    /// clear them again.
     private var weakRegistrations = 0
     private var sweepAt = 1024
 
@@ -87,36 +96,36 @@ struct ModelRegistry: ~Copyable {
     /// Whether no entry is set.
     var isEmpty: Bool { count == 0 }
 
-    /// Entries in use, set or not (in the pages holding an entry, and the
-    /// dictionary): what the registry's memory follows, at 32 bytes each, plus
-    /// the directory's 14 bytes per page number.
-    var slotCount: Int { pageCount * Self.pageSize + sparse.count }
+    /// Entries in use, set or not: those of the pages holding an entry, and
+    /// the dictionaries'. What the registry's memory follows, at 16 bytes
+    /// each in pages, plus the directory's 14 bytes per page number.
+    var slotCount: Int { pageCount * Self.pageSize + sparse.count + weakEntries.count }
 
     /// Slabs the pool holds, in use or kept (at most one kept empty).
     var slabCount: Int { pool.slabCount }
 
+    /// The page and slot of a number the directory reaches.
+    @inline(__always)
+    private func paged(_ id: UInt64) -> UnsafeMutablePointer<Entry>? {
+        guard id < UInt64(pages.count) << Self.pageShift,
+              let page = pages.withUnsafeBufferPointer({ $0[Int(id >> Self.pageShift)] }) else { return nil }
+        return page + (Int(id) & (Self.pageSize - 1))
+    }
+
     /// The live model registered for an object number.
     subscript(id: UInt64) -> (any PersistentModel)? {
-        if id < UInt64(pages.count) << Self.pageShift {
-            // Through a pointer: copying an entry out would copy its weak reference.
-            guard let page = pages.withUnsafeBufferPointer({ $0[Int(id >> Self.pageShift)] }) else { return nil }
-            return page[Int(id) & (Self.pageSize - 1)].model
-        }
-        return sparse.isEmpty ? nil : sparse[id]?.model
+        if let entry = paged(id), let model = entry.pointee.model { return model }
+        if !sparse.isEmpty, let entry = sparse[id] { return entry.model }
+        return weakEntries.isEmpty ? nil : weakEntries[id]?.model
     }
 
     /// The live model registered for an object number, if it is a `T`.
     @inline(__always)
     func model<T: PersistentModel>(_ id: UInt64, as type: T.Type) -> T? {
-        if id < UInt64(pages.count) << Self.pageShift {
-            guard let page = pages.withUnsafeBufferPointer({ $0[Int(id >> Self.pageShift)] }) else { return nil }
-            let entry = page + (Int(id) & (Self.pageSize - 1))
-            // The common case: an unretained entry of exactly this class, no dynamic cast.
-            if let model = entry.pointee.unretained {
-                if ObjectIdentifier(Swift.type(of: model)) == ObjectIdentifier(T.self) { return unsafeDowncast(model as AnyObject, to: T.self) }
-                return model as? T
-            }
-            return entry.pointee.weak as? T
+        // The common case: an entry of exactly this class, no dynamic cast.
+        if let entry = paged(id), let model = entry.pointee.model {
+            if ObjectIdentifier(Swift.type(of: model)) == ObjectIdentifier(T.self) { return unsafeDowncast(model as AnyObject, to: T.self) }
+            return model as? T
         }
         guard let model = self[id] else { return nil }
         if ObjectIdentifier(Swift.type(of: model)) == ObjectIdentifier(T.self) { return unsafeDowncast(model as AnyObject, to: T.self) }
@@ -128,9 +137,18 @@ struct ModelRegistry: ~Copyable {
     }
 
     /// Registers a model whose class is known to unregister its instances on
-    /// `deinit` (`unretained`) or not, as a caller registering many of one class knows.
+    /// `deinit` (`unretained`) or not, as a caller registering many of one
+    /// class knows. It replaces whatever the number held.
     mutating func register(_ model: any PersistentModel, id: UInt64, unretained: Bool) {
-        let entry = Entry(model, unretained: unretained)
+        guard unretained else {
+            removeUnretained(id)
+            weakEntries[id] = WeakEntry(model: model)
+            weakRegistrations += 1
+            if weakRegistrations >= sweepAt { sweep() }
+            return
+        }
+        if !weakEntries.isEmpty { weakEntries[id] = nil }
+        let entry = Entry(model)
         let page = id >> Self.pageShift
         if page < UInt64(pages.count) {
             set(entry, page: Int(page), slot: Int(id) & (Self.pageSize - 1))
@@ -143,11 +161,7 @@ struct ModelRegistry: ~Copyable {
             set(entry, page: Int(page), slot: Int(id) & (Self.pageSize - 1))
             if !sparse.isEmpty { moveSparseEntriesIntoPages(replacing: id) }
         } else {
-            if sparse.updateValue(entry, forKey: id) == nil { count += 1 }
-        }
-        if entry.unretained == nil {
-            weakRegistrations += 1
-            if weakRegistrations >= sweepAt { sweep() }
+            sparse[id] = SparseEntry(model: model)
         }
     }
 
@@ -157,8 +171,7 @@ struct ModelRegistry: ~Copyable {
         let covered = UInt64(pages.count) << Self.pageShift
         for (number, entry) in sparse where number < covered {
             sparse[number] = nil
-            count -= 1
-            if number != id, entry.model != nil { set(entry, page: Int(number >> Self.pageShift), slot: Int(number) & (Self.pageSize - 1)) }
+            if number != id { set(Entry(entry.model), page: Int(number >> Self.pageShift), slot: Int(number) & (Self.pageSize - 1)) }
         }
     }
 
@@ -178,7 +191,7 @@ struct ModelRegistry: ~Copyable {
         let bit = UInt16(1) << slot
         if occupied[page] & bit == 0 {
             occupied[page] |= bit
-            count += 1
+            pagedCount += 1
         }
     }
 
@@ -187,7 +200,7 @@ struct ModelRegistry: ~Copyable {
         let bit = UInt16(1) << slot
         guard occupied[page] & bit != 0, let storage = pages[page] else { return }
         occupied[page] &= ~bit
-        count -= 1
+        pagedCount -= 1
         storage[slot] = Entry()
         if occupied[page] == 0 {
             // Every entry of it is clear again: as the pool hands pages out.
@@ -197,12 +210,18 @@ struct ModelRegistry: ~Copyable {
         }
     }
 
-    mutating func remove(_ id: UInt64) {
+    /// Clears the unretained entry of a number, in a page or the dictionary.
+    private mutating func removeUnretained(_ id: UInt64) {
         if id < UInt64(pages.count) << Self.pageShift {
             clear(page: Int(id >> Self.pageShift), slot: Int(id) & (Self.pageSize - 1))
-        } else if !sparse.isEmpty, sparse.removeValue(forKey: id) != nil {
-            count -= 1
+        } else if !sparse.isEmpty {
+            sparse[id] = nil
         }
+    }
+
+    mutating func remove(_ id: UInt64) {
+        removeUnretained(id)
+        if !weakEntries.isEmpty { weakEntries[id] = nil }
     }
 
     /// Removes the entry for an object number if it holds this instance (a
@@ -213,8 +232,8 @@ struct ModelRegistry: ~Copyable {
             if let storage = pages[page], storage[slot].holds(object) { clear(page: page, slot: slot) }
         } else if !sparse.isEmpty, sparse[id]?.holds(object) == true {
             sparse[id] = nil
-            count -= 1
         }
+        if !weakEntries.isEmpty, let weak = weakEntries[id]?.model, ObjectIdentifier(weak) == object { weakEntries[id] = nil }
     }
 
     /// Every live registered model with its object number, by number (pages first).
@@ -226,28 +245,17 @@ struct ModelRegistry: ~Copyable {
                 if let model = storage[slot].model { result.append((UInt64(page << Self.pageShift + slot), model)) }
             }
         }
-        for (id, entry) in sparse { if let model = entry.model { result.append((id, model)) } }
+        for (id, entry) in sparse { result.append((id, entry.model)) }
+        for (id, entry) in weakEntries { if let model = entry.model { result.append((id, model)) } }
         return result
     }
 
-    /// Clears the entries of dead weakly held models, freeing the pages left
-    /// empty, in time proportional to the weak registrations since the last
-    /// sweep (amortized O(1) per registration).
+    /// Clears the entries of dead weakly held models, in time proportional to
+    /// the weak registrations since the last sweep (amortized O(1) per registration).
     private mutating func sweep() {
-        for page in pages.indices {
-            guard let storage = pages[page] else { continue }
-            for slot in 0..<Self.pageSize where occupied[page] & (UInt16(1) << slot) != 0 {
-                if storage[slot].unretained == nil, storage[slot].weak == nil { clear(page: page, slot: slot) }
-            }
-        }
-        let dead = sparse.filter { $0.value.model == nil }.count
-        if dead > 0 {
-            sparse = sparse.filter { $0.value.model != nil }
-            count -= dead
-        }
+        weakEntries = weakEntries.filter { $0.value.model != nil }
         weakRegistrations = 0
-        // A sweep visits the directory and every page.
-        sweepAt = max(1024, pages.count + pageCount * Self.pageSize, 2 * count)
+        sweepAt = max(1024, 2 * weakEntries.count)
     }
 }
 
