@@ -50,6 +50,16 @@ import FolioTestSupport
         #expect(changes.withLock { $0 } == 2)
     }
 
+    @Test func `the getter is proven even when the first typed read is itself under tracking`() throws {
+        #if os(Linux)
+        var proven = false
+        withObservationTracking {
+            if let getter = ObservationTrackingProbe.locate() { proven = ObservationTrackingProbe.prove(getter) }
+        } onChange: {}
+        #expect(proven)
+        #endif
+    }
+
     @Test func `a symbol table that is not one finds nothing`() throws {
         #expect(ELFSymbols(Data()).value(of: "main") == nil)
         #expect(ELFSymbols(Data([0x7F, 0x45, 0x4C, 0x46, 2, 1] + [UInt8](repeating: 0xFF, count: 200))).value(of: "main") == nil)

@@ -101,13 +101,15 @@ enum ObservationTrackingProbe {
         return nil
     }
 
-    /// Whether `getter` reads what Observation's thread-local holds: nothing
-    /// outside tracking, something inside it.
+    /// Whether `getter` reads what Observation's thread-local holds: a new
+    /// pointer inside `withObservationTracking`, and what it held before
+    /// once that returns — `nil` outside tracking, the outer tracking's list
+    /// when the first typed read is itself under tracking.
     static func prove(_ getter: ThreadLocalGetter) -> Bool {
-        guard getter() == nil else { return false }
+        let outside = getter()
         var inside: UnsafeMutableRawPointer?
         withObservationTracking { inside = getter() } onChange: {}
-        return inside != nil && getter() == nil
+        return inside != nil && inside != outside && getter() == outside
     }
 }
 
