@@ -22,6 +22,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             .as(IntegerLiteralExprSyntax.self)?.literal.text ?? "-1"
         // The value goes to the backing data (the peer `_name` only tells the
         // compiler the property was initialized): no allocation per property.
+        // A read gets its key path as a closure: made only under observation tracking.
         return [
             """
             @storageRestrictions(accesses: _$backingData, initializes: _\(raw: name))
@@ -32,7 +33,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             get {
-                _$backingData.value(of: self, \(raw: keyPath), at: \(raw: ordinal), named: "\(raw: name)")
+                _$backingData.value(of: self, { \(raw: keyPath) }, at: \(raw: ordinal), named: "\(raw: name)")
             }
             """,
             """

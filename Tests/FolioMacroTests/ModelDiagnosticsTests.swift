@@ -96,7 +96,9 @@ import Testing
                         _title = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.title, at: 0, named: "title")
+                        _$backingData.value(of: self, {
+                                \.title
+                            }, at: 0, named: "title")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.title, at: 0, named: "title")
@@ -179,7 +181,9 @@ import Testing
                         _tags = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.tags, at: 0, named: "tags")
+                        _$backingData.value(of: self, {
+                                \.tags
+                            }, at: 0, named: "tags")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.tags, at: 0, named: "tags")
@@ -194,7 +198,9 @@ import Testing
                         _scores = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.scores, at: 1, named: "scores")
+                        _$backingData.value(of: self, {
+                                \.scores
+                            }, at: 1, named: "scores")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.scores, at: 1, named: "scores")
@@ -281,7 +287,9 @@ import Testing
                         _owner = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.owner, at: 0, named: "owner")
+                        _$backingData.value(of: self, {
+                                \.owner
+                            }, at: 0, named: "owner")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.owner, at: 0, named: "owner")
@@ -361,7 +369,9 @@ import Testing
                         _pets = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.pets, at: 0, named: "pets")
+                        _$backingData.value(of: self, {
+                                \.pets
+                            }, at: 0, named: "pets")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.pets, at: 0, named: "pets")
@@ -441,7 +451,9 @@ import Testing
                         _pets = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.pets, at: 0, named: "pets")
+                        _$backingData.value(of: self, {
+                                \.pets
+                            }, at: 0, named: "pets")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.pets, at: 0, named: "pets")
@@ -511,7 +523,9 @@ import Testing
                         _name = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.name, at: 0, named: "name")
+                        _$backingData.value(of: self, {
+                                \.name
+                            }, at: 0, named: "name")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name")
@@ -704,7 +718,9 @@ import Testing
                         _holder = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.holder, at: 0, named: "holder")
+                        _$backingData.value(of: self, {
+                                \.holder
+                            }, at: 0, named: "holder")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.holder, at: 0, named: "holder")
@@ -719,7 +735,9 @@ import Testing
                         _visas = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.visas, at: 1, named: "visas")
+                        _$backingData.value(of: self, {
+                                \.visas
+                            }, at: 1, named: "visas")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.visas, at: 1, named: "visas")

@@ -30,7 +30,9 @@ import Testing
                         _name = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.name, at: 0, named: "name")
+                        _$backingData.value(of: self, {
+                                \.name
+                            }, at: 0, named: "name")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name")
@@ -45,7 +47,9 @@ import Testing
                         _code = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.code, at: 1, named: "code")
+                        _$backingData.value(of: self, {
+                                \.code
+                            }, at: 1, named: "code")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.code, at: 1, named: "code")
@@ -60,7 +64,9 @@ import Testing
                         _animals = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.animals, at: 2, named: "animals")
+                        _$backingData.value(of: self, {
+                                \.animals
+                            }, at: 2, named: "animals")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.animals, at: 2, named: "animals")
@@ -75,7 +81,9 @@ import Testing
                         _keeper = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.keeper, at: 3, named: "keeper")
+                        _$backingData.value(of: self, {
+                                \.keeper
+                            }, at: 3, named: "keeper")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.keeper, at: 3, named: "keeper")
@@ -159,7 +167,9 @@ import Testing
                         _name = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.name, at: 0, named: "name")
+                        _$backingData.value(of: self, {
+                                \.name
+                            }, at: 0, named: "name")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name")
@@ -174,7 +184,9 @@ import Testing
                         _visited = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.visited, at: 1, named: "visited")
+                        _$backingData.value(of: self, {
+                                \.visited
+                            }, at: 1, named: "visited")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.visited, at: 1, named: "visited")
@@ -246,7 +258,9 @@ import Testing
                         _text = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.text, at: 0, named: "text")
+                        _$backingData.value(of: self, {
+                                \.text
+                            }, at: 0, named: "text")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.text, at: 0, named: "text")
@@ -315,7 +329,9 @@ import Testing
                         _text = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.text, at: 0, named: "text")
+                        _$backingData.value(of: self, {
+                                \.text
+                            }, at: 0, named: "text")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.text, at: 0, named: "text")
@@ -386,7 +402,9 @@ import Testing
                         _rating = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.rating, at: 0, named: "rating")
+                        _$backingData.value(of: self, {
+                                \.rating
+                            }, at: 0, named: "rating")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.rating, at: 0, named: "rating")
@@ -401,7 +419,9 @@ import Testing
                         _budget = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.budget, at: 1, named: "budget")
+                        _$backingData.value(of: self, {
+                                \.budget
+                            }, at: 1, named: "budget")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.budget, at: 1, named: "budget")
@@ -416,7 +436,9 @@ import Testing
                         _stops = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.stops, at: 2, named: "stops")
+                        _$backingData.value(of: self, {
+                                \.stops
+                            }, at: 2, named: "stops")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.stops, at: 2, named: "stops")
@@ -494,7 +516,9 @@ import Testing
                         _photo = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.photo, at: 0, named: "photo")
+                        _$backingData.value(of: self, {
+                                \.photo
+                            }, at: 0, named: "photo")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.photo, at: 0, named: "photo")
@@ -509,7 +533,9 @@ import Testing
                         _accommodation = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.accommodation, at: 1, named: "accommodation")
+                        _$backingData.value(of: self, {
+                                \.accommodation
+                            }, at: 1, named: "accommodation")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.accommodation, at: 1, named: "accommodation")
@@ -524,7 +550,9 @@ import Testing
                         _stops = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.stops, at: 2, named: "stops")
+                        _$backingData.value(of: self, {
+                                \.stops
+                            }, at: 2, named: "stops")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.stops, at: 2, named: "stops")
@@ -603,7 +631,9 @@ import Testing
                         _title = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.title, at: 0, named: "title")
+                        _$backingData.value(of: self, {
+                                \.title
+                            }, at: 0, named: "title")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.title, at: 0, named: "title")
@@ -676,7 +706,9 @@ import Testing
                         __rank = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \._rank, at: 0, named: "_rank")
+                        _$backingData.value(of: self, {
+                                \._rank
+                            }, at: 0, named: "_rank")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \._rank, at: 0, named: "_rank")
@@ -745,7 +777,9 @@ import Testing
                         _class = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.`class`, at: 0, named: "class")
+                        _$backingData.value(of: self, {
+                                \.`class`
+                            }, at: 0, named: "class")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.`class`, at: 0, named: "class")

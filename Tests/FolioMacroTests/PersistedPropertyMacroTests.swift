@@ -24,7 +24,9 @@ import Testing
                         _destination = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.destination, at: -1, named: "destination")
+                        _$backingData.value(of: self, {
+                                \.destination
+                            }, at: -1, named: "destination")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.destination, at: -1, named: "destination")
@@ -55,7 +57,9 @@ import Testing
                         _category = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.category, at: -1, named: "category")
+                        _$backingData.value(of: self, {
+                                \.category
+                            }, at: -1, named: "category")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.category, at: -1, named: "category")
@@ -86,7 +90,9 @@ import Testing
                         _class = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, \.`class`, at: -1, named: "class")
+                        _$backingData.value(of: self, {
+                                \.`class`
+                            }, at: -1, named: "class")
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.`class`, at: -1, named: "class")

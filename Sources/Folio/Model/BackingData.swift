@@ -40,12 +40,17 @@ public final class BackingData {
     /// if the model has none and tracking may be active on this thread (see
     /// ``ObservationTrackingProbe``). Outside tracking a read records nothing,
     /// so a model read only there needs no registrar.
+    ///
+    /// `keyPath` makes the property's key path, only when it is needed: a key
+    /// path literal costs a runtime call and a reference count on every
+    /// evaluation, more than the rest of a read outside tracking.
     @inlinable
-    func _access<Model: PersistentModel, V>(_ model: Model, _ keyPath: KeyPath<Model, V>) {
+    func _access<Model: PersistentModel, V>(_ model: Model, _ keyPath: () -> KeyPath<Model, V>) {
+        guard ObservationTrackingProbe.mayBeTracking else { return }
         if let pointer = _observationPointer {
-            Unmanaged<_ObservationBox>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.registrar.access(model, keyPath: keyPath) }
-        } else if ObservationTrackingProbe.mayBeTracking {
-            _makeObservation().registrar.access(model, keyPath: keyPath)
+            Unmanaged<_ObservationBox>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.registrar.access(model, keyPath: keyPath()) }
+        } else {
+            _makeObservation().registrar.access(model, keyPath: keyPath())
         }
     }
 
@@ -503,13 +508,13 @@ public final class BackingData {
     ///   indexes the class's columns, resolved once per class and graph.
     @inlinable
     public func value<Model: PersistentModel, V: PersistableValue>(
-        of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
+        of model: Model, _ keyPath: () -> KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
         _access(model, keyPath)
         // Inlined into the property's getter, where `V` is known: `_read` is a direct
         // call, and no generic metadata is looked up on the way.
         if let cell = _cell(of: Model.self, at: ordinal), let value = V._read(cell) { return value }
-        return _storedValue(of: model, keyPath, at: ordinal, named: name)
+        return _storedValue(of: model, keyPath(), at: ordinal, named: name)
     }
 
     /// The column cell of an attribute of a managed model; `nil` when the read
@@ -568,7 +573,7 @@ public final class BackingData {
     /// missing fields read as zero. The document is not changed until the
     /// property is set.
     public func value<Model: PersistentModel, V: Codable>(
-        of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
+        of model: Model, _ keyPath: () -> KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
         _access(model, keyPath)
         if context == nil, snapshot == nil, let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
@@ -580,7 +585,7 @@ public final class BackingData {
         }
         if let value = unmanagedValue(at: ordinal, named: name, as: V.self) { return value }
         return CodableValue.decodeLeniently(V.self, from: .null)
-            ?? Self.declaredDefault(model, keyPath) { CodableValue.decodeLeniently(V.self, from: $0) }
+            ?? Self.declaredDefault(model, keyPath()) { CodableValue.decodeLeniently(V.self, from: $0) }
             ?? ((V.self as? any CaseIterable.Type)?.allCases.first as? V)
             ?? Self.missing(name)
     }
@@ -613,7 +618,7 @@ public final class BackingData {
     ///   a link column read and a registry look-up by object number.
     @inlinable
     public func value<Model: PersistentModel, Destination: PersistentModel>(
-        of model: Model, _ keyPath: KeyPath<Model, Destination?>, at ordinal: Int, named name: String
+        of model: Model, _ keyPath: () -> KeyPath<Model, Destination?>, at ordinal: Int, named name: String
     ) -> Destination? {
         _access(model, keyPath)
         switch _relatedModel(of: Model.self, at: ordinal, as: Destination.self) {
@@ -688,7 +693,7 @@ public final class BackingData {
 
     /// Reads a to-many relationship, in order.
     public func value<Model: PersistentModel, Destination: PersistentModel>(
-        of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
+        of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) -> [Destination] {
         _access(model, keyPath)
         if let (context, ref, slot) = slot(Model.self, ordinal), case .toMany(let link) = slot {
@@ -710,7 +715,7 @@ public final class BackingData {
     /// or an object is linked to it (from either side), and after it is set to
     /// `nil`; an empty array once set to `[]` or emptied — saved and reopened alike.
     public func value<Model: PersistentModel, Destination: PersistentModel>(
-        of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
+        of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
     ) -> [Destination]? {
         _access(model, keyPath)
         if let (context, ref) = location {
