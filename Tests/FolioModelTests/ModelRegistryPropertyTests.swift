@@ -130,4 +130,39 @@ import FolioTestSupport
         #expect(registry[5_000] === kept)
         #expect(registry[2_000] === alive.last)
     }
+
+    @Test func `numbers beyond the directory's reach stay found as it grows over them, whichever kind of entry replaces them`() async {
+        // Numbers the directory does not reach at first (a dictionary entry), and
+        // reaches once it has grown by doubling: each growth moves them into pages.
+        let bands: [ClosedRange<UInt64>] = [0...64, 65_000...70_000, 131_000...140_000, 270_000...600_000, 1_100_000...1_200_000]
+        await checkProperty(count: 100, input: SessionStep.generator.array(of: 1...400)) { plan in
+            var registry = ModelRegistry()
+            var expected: [UInt64: any PersistentModel] = [:]
+            for (step, planned) in plan.enumerated() {
+                var rng = planned.choices
+                let band = bands[Int.random(in: 0..<bands.count, using: &rng)]
+                let id = UInt64.random(in: band, using: &rng)
+                switch planned.roll / 10 {
+                case 0...5:
+                    let model = Self.model(step, weakly: Int.random(in: 0..<3, using: &rng) == 0)
+                    registry.register(model, id: id)
+                    expected[id] = model
+                case 6...7:
+                    registry.remove(id)
+                    expected[id] = nil
+                default:
+                    guard let held = expected[id] else { continue }
+                    registry.remove(id, ifHolding: ObjectIdentifier(held))
+                    expected[id] = nil
+                }
+                #expect(registry.count == expected.count, "step \(step), id \(id)")
+                for (number, model) in expected {
+                    #expect(registry[number] === model, "step \(step): \(number) after registering or removing \(id)")
+                }
+            }
+            #expect(registry.entries.map(\.id).sorted() == expected.keys.sorted())
+            for id in expected.keys { registry.remove(id) }
+            #expect(registry.isEmpty && registry.slotCount == 0)
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Folio
 import Observation
+import PropertyBased
 import Synchronization
 import Testing
 import FolioTestSupport
@@ -71,6 +72,46 @@ import FolioTestSupport
         // Cut anywhere, it reads no further than it has.
         for length in stride(from: 0, to: image.count, by: max(1, image.count / 97)) {
             _ = ELFSymbols(image.prefix(length)).value(of: "_swift_observation_tls_get")
+        }
+        #endif
+    }
+
+    @Test func `a getter that does not read the thread-local is refused, under tracking or not`() throws {
+        // Proven under tracking, the getter is compared with the outer tracking's
+        // pointer rather than nil: a constant must still be refused there.
+        let none: ObservationTrackingProbe.ThreadLocalGetter = { nil }
+        let constant: ObservationTrackingProbe.ThreadLocalGetter = { UnsafeMutableRawPointer(bitPattern: 0x1000) }
+        #expect(!ObservationTrackingProbe.prove(none))
+        #expect(!ObservationTrackingProbe.prove(constant))
+        var refused: [Bool] = []
+        withObservationTracking {
+            refused = [ObservationTrackingProbe.prove(none), ObservationTrackingProbe.prove(constant)]
+        } onChange: {}
+        #expect(refused == [false, false])
+    }
+
+    @Test func `a symbol table with bytes of its headers changed finds nothing or a value, reading no further than it has`() async throws {
+        #if os(Linux)
+        let path = try #require(ObservationTrackingProbe.mappedFile(
+            containing: UInt(bitPattern: try #require(dlsym(nil, "$s11Observation0A9RegistrarVACycfC")))))
+        let image = try #require(FileManager.default.contents(atPath: path))
+        let sections = Int(image[40..<48].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+        let sectionBytes = Int(image[60..<62].withUnsafeBytes { $0.loadUnaligned(as: UInt16.self) }) * 64
+        // Each edit: where (the file header, the section headers, anywhere) and the byte written.
+        await checkProperty(count: 200, input: Gen.int(in: 0...Int(UInt32.max)).array(of: 1...6), Gen.int(in: 0...Int.max)) { edits, cut in
+            var copy = image
+            for edit in edits {
+                let at = switch edit % 3 {
+                case 0: (edit >> 2) % 64
+                case 1: sections + (edit >> 2) % max(1, sectionBytes)
+                default: (edit >> 2) % copy.count
+                }
+                let byte: UInt8 = [0, 0xFF, 0x7F, 0x80, UInt8(truncatingIfNeeded: edit >> 24)][(edit >> 8) % 5]
+                if at < copy.count { copy[at] = byte }
+            }
+            _ = ELFSymbols(copy).value(of: "_swift_observation_tls_get")
+            _ = ELFSymbols(copy).value(of: "")
+            _ = ELFSymbols(copy.prefix(cut % (copy.count + 1))).value(of: "$s11Observation0A9RegistrarVACycfC")
         }
         #endif
     }

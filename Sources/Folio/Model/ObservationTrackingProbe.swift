@@ -20,7 +20,8 @@ import Glibc
 /// symbol of `libswiftObservation.so`. On Linux the probe finds it in the
 /// library's own symbol table, cross-checks the load address against an
 /// exported symbol, and proves the function before trusting it: it must read
-/// `nil` outside tracking and a pointer inside `withObservationTracking`.
+/// a new pointer inside `withObservationTracking`, and what it read before
+/// (`nil` outside tracking) once that returns.
 /// Anywhere that fails (another platform, a stripped or changed library),
 /// ``mayBeTracking`` is always `true`: every read makes its registrar, as a
 /// registrar in every instance (SwiftData's way) would.
