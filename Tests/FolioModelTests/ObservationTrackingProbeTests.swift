@@ -69,6 +69,13 @@ import FolioTestSupport
             containing: UInt(bitPattern: try #require(dlsym(nil, "$s11Observation0A9RegistrarVACycfC")))))
         let image = try #require(FileManager.default.contents(atPath: path))
         #expect(ELFSymbols(image).value(of: "_swift_observation_tls_get") != nil)
+        // The code the file holds for an exported function is the code loaded;
+        // another function's is not.
+        let exported = try #require(dlsym(nil, "$s11Observation0A9RegistrarVACycfC"))
+        let function = try #require(ELFSymbols(image).function(named: "$s11Observation0A9RegistrarVACycfC"))
+        #expect(ObservationTrackingProbe.matches(function.code, at: UnsafeRawPointer(exported)))
+        let other = try #require(ELFSymbols(image).function(named: "_swift_observation_tls_get"))
+        #expect(!ObservationTrackingProbe.matches(other.code, at: UnsafeRawPointer(exported)))
         // Cut anywhere, it reads no further than it has.
         for length in stride(from: 0, to: image.count, by: max(1, image.count / 97)) {
             _ = ELFSymbols(image.prefix(length)).value(of: "_swift_observation_tls_get")

@@ -18,8 +18,10 @@ import Glibc
 /// Observation keeps its "tracking is active" state in a thread-local that
 /// its library does not export: `_swift_observation_tls_get` is a local
 /// symbol of `libswiftObservation.so`. On Linux the probe finds it in the
-/// library's own symbol table, cross-checks the load address against an
-/// exported symbol, and proves the function before trusting it: it must read
+/// library's own symbol table, takes the load address from an exported
+/// symbol, checks that the code in memory at both addresses is the code the
+/// file holds for them (the file read is the library loaded, not another at
+/// its path), and proves the function before trusting it: it must read
 /// a new pointer inside `withObservationTracking`, and what it read before
 /// (`nil` outside tracking) once that returns.
 /// Anywhere that fails (another platform, a stripped or changed library),
@@ -62,16 +64,25 @@ enum ObservationTrackingProbe {
         guard let path = mappedFile(containing: UInt(bitPattern: exportedAddress)),
               let image = FileManager.default.contents(atPath: path) else { return nil }
         let symbols = ELFSymbols(image)
-        guard let exportedValue = symbols.value(of: exported),
-              let getterValue = symbols.value(of: "_swift_observation_tls_get") else { return nil }
+        guard let exportedFunction = symbols.function(named: exported),
+              let getterFunction = symbols.function(named: "_swift_observation_tls_get") else { return nil }
         // The load bias, from the exported symbol: where the local one lies too.
-        let bias = Int(bitPattern: exportedAddress) - Int(truncatingIfNeeded: exportedValue)
-        guard let address = UnsafeRawPointer(bitPattern: bias + Int(truncatingIfNeeded: getterValue)) else { return nil }
+        let bias = Int(bitPattern: exportedAddress) - Int(truncatingIfNeeded: exportedFunction.value)
+        guard let address = UnsafeRawPointer(bitPattern: bias + Int(truncatingIfNeeded: getterFunction.value)) else { return nil }
+        // The file read must be the library loaded (not another file at its path):
+        // both functions' code in memory is the code the file has for them.
+        guard matches(exportedFunction.code, at: UnsafeRawPointer(exportedAddress)),
+              matches(getterFunction.code, at: address) else { return nil }
         let getter = unsafeBitCast(address, to: ThreadLocalGetter.self)
         return prove(getter) ? getter : nil
         #else
         return nil
         #endif
+    }
+
+    /// Whether the memory at `address` holds `code` (at least 8 bytes of it).
+    static func matches(_ code: [UInt8], at address: UnsafeRawPointer) -> Bool {
+        code.count >= 8 && UnsafeRawBufferPointer(start: address, count: code.count).elementsEqual(code)
     }
 
     /// The file mapped at `address` in this process (`/proc/self/maps`).
@@ -121,10 +132,21 @@ struct ELFSymbols {
 
     init(_ image: Data) { self.image = image }
 
+    /// A function symbol: its address in the image (`st_value`), and the
+    /// first bytes of its code as the file holds them (empty when its
+    /// section does not say where they lie).
+    struct Function {
+        let value: UInt64
+        let code: [UInt8]
+    }
+
     /// `st_value` of the function symbol named `name`.
-    func value(of name: String) -> UInt64? {
+    func value(of name: String) -> UInt64? { function(named: name)?.value }
+
+    /// The function symbol named `name`, with up to `codeBytes` of its code.
+    func function(named name: String, codeBytes: Int = 32) -> Function? {
         let wanted = Array(name.utf8)
-        return image.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> UInt64? in
+        return image.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Function? in
             func read<T: FixedWidthInteger>(_ offset: Int, as type: T.Type) -> T? {
                 guard offset >= 0, offset <= bytes.count - MemoryLayout<T>.size else { return nil }
                 return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
@@ -139,6 +161,16 @@ struct ELFSymbols {
                   bytes[4] == 2, bytes[5] == 1,
                   let sections = place(40), let sectionSize = read(58, as: UInt16.self).map(Int.init),
                   let sectionCount = read(60, as: UInt16.self).map(Int.init), sectionSize >= 64 else { return nil }
+            /// The file's bytes of code at `address` in section `section`.
+            func code(at address: UInt64, size: UInt64, section: Int) -> [UInt8] {
+                guard section < sectionCount else { return [] }
+                let header = sections + section * sectionSize
+                guard let start = read(header + 16, as: UInt64.self), let offset = place(header + 24),
+                      let length = place(header + 32), address >= start, address - start < UInt64(length) else { return [] }
+                let from = offset + Int(address - start)
+                let count = min(codeBytes, Int(min(size, UInt64(length) - (address - start))), bytes.count - from)
+                return count > 0 ? Array(bytes[from..<from + count]) : []
+            }
             for section in 0..<sectionCount {
                 let header = sections + section * sectionSize
                 // SHT_SYMTAB (2), or SHT_DYNSYM (11) where the table was stripped.
@@ -156,8 +188,10 @@ struct ELFSymbols {
                           let nameAt = read(entry, as: UInt32.self).map(Int.init), nameAt < namesSize - wanted.count else { continue }
                     let start = namesAt + nameAt
                     let end = start + wanted.count
-                    guard bytes[end] == 0, bytes[start..<end].elementsEqual(wanted) else { continue }
-                    return read(entry + 8, as: UInt64.self)
+                    guard bytes[end] == 0, bytes[start..<end].elementsEqual(wanted),
+                          let value = read(entry + 8, as: UInt64.self) else { continue }
+                    return Function(value: value, code: code(at: value, size: read(entry + 16, as: UInt64.self) ?? 0,
+                                                             section: Int(sectionIndex)))
                 }
             }
             return nil
