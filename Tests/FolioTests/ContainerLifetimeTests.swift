@@ -310,6 +310,42 @@ import FolioTestSupport
         #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }
     }
 
+    @Test("a writer joining a reader opened while the last writer's store was going takes that store's lock over")
+    func lockCarriedOverThroughReader() throws {
+        let url = temporaryPackageURL()
+        try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
+        let key = DocumentStore.canonicalPath(url)
+        let hold = TeardownHold(at: .flushed)
+        DocumentStore.onTeardown(of: key) { hold.hook($0) }
+        defer { DocumentStore.onTeardown(of: key, nil) }
+        let outcome = Outcome()
+        let first = DispatchGroup()
+        TeardownHold.run(in: first) {
+            outcome.record {
+                let context = ModelContext(try ModelContainer(contentsOf: url))
+                try context.insert("Animal")
+                try context.save()
+                return nil
+            }   // dropped here: the store's teardown is held with its lock still open
+        }
+        try #require(hold.waitUntilHeld())
+        // The reader's store takes no lock; the writer joining it must take over the going one's.
+        var reader: ModelContext? = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
+        outcome.record {
+            let context = ModelContext(try ModelContainer(contentsOf: url))
+            try context.insert("Animal")
+            try context.save()
+            return nil
+        }
+        hold.release()
+        first.wait()
+        #expect(outcome.errors.isEmpty, "\(outcome.errors)")
+        #expect(try reader?.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 2)
+        reader = nil
+        #expect(try DocumentPackage(url: url).read().count(of: "Animal") == 2)
+        #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }
+    }
+
     /// A context handed to another thread to drop.
     final class KeptContext: @unchecked Sendable {
         var context: ModelContext?
