@@ -213,6 +213,7 @@ import FolioTestSupport
         var going: PackageLock? = try PackageLock(path: url.path)
         let slot = DocumentStore.LockSlot()
         slot.held = going
+        slot.storeDidFlush()   // its teardown has written the package
         DocumentStore.registry.register(DocumentStore.WeakStore(store: nil, slot: slot), for: key)
         let context = ModelContext(try ModelContainer(contentsOf: url))
         going = nil   // the old store finishes going; the new one holds the lock
@@ -223,5 +224,168 @@ import FolioTestSupport
         _ = consume context
         #expect(store == nil)
         #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }
+    }
+
+    /// Holds the first teardown of a package's store at one stage, on the thread
+    /// that dropped it, until the test releases it.
+    final class TeardownHold: @unchecked Sendable {
+        let stage: DocumentStore.TeardownStage
+        private let reached = DispatchSemaphore(value: 0)
+        private let proceed = DispatchSemaphore(value: 0)
+        private let lock = NSLock()
+        private var isUsed = false
+
+        init(at stage: DocumentStore.TeardownStage) { self.stage = stage }
+
+        func hook(_ reachedStage: DocumentStore.TeardownStage) {
+            guard reachedStage == stage, lock.withLock({ defer { isUsed = true }; return !isUsed }) else { return }
+            reached.signal()
+            proceed.wait()
+        }
+
+        /// Whether a teardown reached the stage (and is held there) within ten seconds.
+        func waitUntilHeld() -> Bool { reached.wait(timeout: .now() + 10) == .success }
+        func release() { proceed.signal() }
+
+        /// Runs `body` on a thread of its own (a dispatch queue may wait for a held one), in `group`.
+        static func run(in group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+            group.enter()
+            Thread {
+                body()
+                group.leave()
+            }.start()
+        }
+    }
+
+    /// What code run on other threads threw, and what it counted.
+    final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private(set) var errors: [String] = []
+        private(set) var count: Int?
+
+        func record(_ body: () throws -> Int?) {
+            do {
+                let counted = try body()
+                lock.withLock { if let counted { count = counted } }
+            } catch {
+                lock.withLock { errors.append("\(error)") }
+            }
+        }
+    }
+
+    @Test("an open after a store that took a going store's lock over has gone too takes the lock over again")
+    func lockCarriedOverTwice() throws {
+        let url = temporaryPackageURL()
+        try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
+        let key = DocumentStore.canonicalPath(url)
+        let hold = TeardownHold(at: .flushed)
+        DocumentStore.onTeardown(of: key) { hold.hook($0) }
+        defer { DocumentStore.onTeardown(of: key, nil) }
+        let outcome = Outcome()
+        let first = DispatchGroup()
+        TeardownHold.run(in: first) {
+            outcome.record {
+                let context = ModelContext(try ModelContainer(contentsOf: url))
+                try context.insert("Animal")
+                try context.save()
+                return nil
+            }   // dropped here: the store's teardown is held with its lock still open
+        }
+        try #require(hold.waitUntilHeld())
+        // The first open carries the going store's lock over and its store goes first;
+        // the second must find that lock still open in this process, not take a new one.
+        for _ in 0..<2 {
+            outcome.record {
+                let context = ModelContext(try ModelContainer(contentsOf: url))
+                try context.insert("Animal")
+                try context.save()
+                return nil
+            }
+        }
+        hold.release()
+        first.wait()
+        #expect(outcome.errors.isEmpty, "\(outcome.errors)")
+        #expect(try DocumentPackage(url: url).read().count(of: "Animal") == 3)
+        #expect(!DocumentStore.registry.contains(key))
+        #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }
+    }
+
+    @Test("a writer joining a reader opened while the last writer's store was going takes that store's lock over")
+    func lockCarriedOverThroughReader() throws {
+        let url = temporaryPackageURL()
+        try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
+        let key = DocumentStore.canonicalPath(url)
+        let hold = TeardownHold(at: .flushed)
+        DocumentStore.onTeardown(of: key) { hold.hook($0) }
+        defer { DocumentStore.onTeardown(of: key, nil) }
+        let outcome = Outcome()
+        let first = DispatchGroup()
+        TeardownHold.run(in: first) {
+            outcome.record {
+                let context = ModelContext(try ModelContainer(contentsOf: url))
+                try context.insert("Animal")
+                try context.save()
+                return nil
+            }   // dropped here: the store's teardown is held with its lock still open
+        }
+        try #require(hold.waitUntilHeld())
+        // The reader's store takes no lock; the writer joining it must take over the going one's.
+        var reader: ModelContext? = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
+        outcome.record {
+            let context = ModelContext(try ModelContainer(contentsOf: url))
+            try context.insert("Animal")
+            try context.save()
+            return nil
+        }
+        hold.release()
+        first.wait()
+        #expect(outcome.errors.isEmpty, "\(outcome.errors)")
+        #expect(try reader?.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 2)
+        reader = nil
+        #expect(try DocumentPackage(url: url).read().count(of: "Animal") == 2)
+        #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }
+    }
+
+    /// A context handed to another thread to drop.
+    final class KeptContext: @unchecked Sendable {
+        var context: ModelContext?
+        init(_ context: ModelContext) { self.context = context }
+    }
+
+    @Test("an open racing with the last store's teardown reads the package after that store's last write")
+    @MainActor func openWaitsForLastWrite() throws {
+        let url = temporaryPackageURL()
+        try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
+        let key = DocumentStore.canonicalPath(url)
+        let hold = TeardownHold(at: .started)
+        DocumentStore.onTeardown(of: key) { hold.hook($0) }
+        defer { DocumentStore.onTeardown(of: key, nil) }
+        // A main context kept after its container is dropped: the container's teardown has
+        // nothing to write, and the store's is the last write.
+        let kept = KeptContext(try ModelContainer(contentsOf: url).mainContext)
+        let store = try #require(kept.context?.store)
+        // An autosave whose background write fails: saved, and still unwritten at teardown.
+        store.writer?.beforeBackgroundWrite = { AutosaveTests.diskFull }
+        try kept.context?.insert("Animal")
+        if let context = kept.context { try store.save(context, allowsSave: true, inBackground: true) }
+        store.waitForBackgroundWrites()
+        store.writer?.beforeBackgroundWrite = nil
+        try #require(!store.isWritten)
+        _ = consume store
+        let outcome = Outcome()
+        let first = DispatchGroup()
+        TeardownHold.run(in: first) { kept.context = nil }   // the teardown is held there, before it writes
+        try #require(hold.waitUntilHeld())
+        let second = DispatchGroup()
+        TeardownHold.run(in: second) {
+            outcome.record { try ModelContext(try ModelContainer(contentsOf: url)).fetchCount(DynamicFetchDescriptor(entity: "Animal")) }
+        }
+        // An open that does not wait for the teardown's write has read the package by now.
+        _ = second.wait(timeout: .now() + 0.5)
+        hold.release()
+        second.wait()
+        first.wait()
+        #expect(outcome.errors.isEmpty, "\(outcome.errors)")
+        #expect(outcome.count == 1)
     }
 }

@@ -72,7 +72,9 @@ final class DocumentStore: @unchecked Sendable {
     }
     /// Held while a container that may write the package is open on this store.
     private var writeLock: PackageLock? {
-        didSet { lockSlot.held = writeLock }
+        // Only a lock taken is shown: one let go stays in the slot (weakly) while
+        // another store going away still holds it open.
+        didSet { if let writeLock { lockSlot.held = writeLock } }
     }
     /// Shows the registry this store's lock, weakly (see ``LockSlot``).
     let lockSlot = LockSlot()
@@ -98,7 +100,8 @@ final class DocumentStore: @unchecked Sendable {
     private var history: HistoryLog
 
     private init(package: DocumentPackage?, key: String?, graph: ObjectGraph, history: HistoryLog = HistoryLog(),
-                 fingerprint: FileFingerprint?, writeLock: PackageLock?, diskSchema: Schema?) {
+                 fingerprint: FileFingerprint?, writeLock: PackageLock?, carriedLock: PackageLock? = nil,
+                 diskSchema: Schema?) {
         self.package = package
         self.history = history
         self.key = key
@@ -106,16 +109,26 @@ final class DocumentStore: @unchecked Sendable {
         nextID = graph.nextID
         self.fingerprint = fingerprint
         self.writeLock = writeLock
-        lockSlot.held = writeLock
+        // A read-only store shows the lock a going store still holds, for a later
+        // container that may save to take over (see ``LockSlot``).
+        lockSlot.held = writeLock ?? carriedLock
         diskSchemaStorage = diskSchema
         writer = package == nil ? nil : BackgroundWriter()
         if package != nil { _ = DocumentStore.installExitFlush }
     }
 
     deinit {
-        // The last holder is gone: whatever was saved and not yet written is written now.
+        #if DEBUG
+        if let key { DocumentStore.teardownHook(for: key)?(.started) }
+        #endif
+        // The last holder is gone: whatever was saved and not yet written is written now,
+        // before an open on another thread (which no longer finds this store) reads the package.
         flushReportingFailure()
+        lockSlot.storeDidFlush()
         guard let key else { return }
+        #if DEBUG
+        DocumentStore.teardownHook(for: key)?(.flushed)
+        #endif
         // Closing the lock and leaving the registry is one step for an open on
         // another thread: it either takes the lock over or finds it closed.
         DocumentStore.registry.remove(key, ifStore: ObjectIdentifier(self)) { writeLock = nil }
@@ -190,19 +203,24 @@ final class DocumentStore: @unchecked Sendable {
                     }
                     if try existing.canServe(allowsSave: allowsSave) { return existing }
                 } else {
-                    // The last store is going away on another thread and may not have
-                    // closed its lock yet: carry the lock over instead of being refused by it.
-                    inherited = entry.slot.held
+                    // The last store is going away on another thread: its last write must land
+                    // before the package is read here, or this store would start from an older
+                    // state (and its first save be refused as a conflict).
+                    entry.slot.waitForLastWrite()
                 }
+                // A store going away (this entry's, or one it took its lock from) may not have closed
+                // its lock yet: carry the lock over instead of being refused by it.
+                inherited = entry.slot.held
             }
             let store = try read(url: url, key: key, allowsSave: allowsSave, schema: schema, migration: migration,
-                                 inherited: allowsSave ? inherited : nil)
+                                 inherited: inherited)
             registry.register(WeakStore(store: store, slot: store.lockSlot), for: key)
             return store
         }
     }
 
-    /// Reads the package into a new store, taking its lock first when `allowsSave`.
+    /// Reads the package into a new store, taking its lock first when `allowsSave`
+    /// (`inherited`, when this process still holds it open; a read-only store only shows it).
     private static func read(url: URL, key: String?, allowsSave: Bool, schema: Schema?, migration: StoredGraphMigration?,
                              inherited: PackageLock?) throws(ModelError) -> DocumentStore {
         let package = DocumentPackage(url: url)
@@ -220,13 +238,12 @@ final class DocumentStore: @unchecked Sendable {
             let graph: ObjectGraph, history: HistoryLog
             do { (graph, history) = try package.readDocument(limits: .standard) } catch { throw .package(error) }
             return DocumentStore(package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
-                                 writeLock: writeLock,
-                                 diskSchema: graph.schema)
+                                 writeLock: writeLock, carriedLock: inherited, diskSchema: graph.schema)
         }
         guard FileManager.default.fileExists(atPath: url.path) else {
             // A new document: the lock is taken when the first save creates it.
             return DocumentStore(package: package, key: key, graph: ObjectGraph(schema: schema), fingerprint: nil, writeLock: nil,
-                                 diskSchema: nil)
+                                 carriedLock: inherited, diskSchema: nil)
         }
         let writeLock: PackageLock?
         do { writeLock = allowsSave ? try takeLock() : nil } catch { throw .package(error) }
@@ -247,7 +264,7 @@ final class DocumentStore: @unchecked Sendable {
             graph = try lightweightMigration(of: graph, to: schema, package: url.path)
         }
         return DocumentStore(package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
-                             writeLock: writeLock, diskSchema: diskSchema)
+                             writeLock: writeLock, carriedLock: inherited, diskSchema: diskSchema)
     }
 
     /// The stored graph under the container's schema, migrated in memory when
@@ -306,7 +323,12 @@ final class DocumentStore: @unchecked Sendable {
         guard FileFingerprint.matches(fingerprint, path: package.commitPath) else { return false }
         guard FileManager.default.fileExists(atPath: package.url.path) else { return true }
         let taken: PackageLock
-        do { taken = try PackageLock(path: package.url.path) } catch { throw .package(error) }
+        // The lock a going store still holds, if any: a second `flock` would be refused by it.
+        if let held = lockSlot.held {
+            taken = held
+        } else {
+            do { taken = try PackageLock(path: package.url.path) } catch { throw .package(error) }
+        }
         // Another process may have saved between the check and the lock.
         guard FileFingerprint.matches(fingerprint, path: package.commitPath) else { return false }
         writeLock = taken
@@ -499,7 +521,10 @@ final class DocumentStore: @unchecked Sendable {
         writeFailure = nil
         unreportedFailure.removeAll()
         // A package this store created: hold it from now on.
-        if writeLock == nil, let package { writeLock = try PackageLock(path: package.url.path) }
+        if writeLock == nil, let package {
+            // The lock a going store still holds, if any: a second `flock` would be refused by it.
+            if let held = lockSlot.held { writeLock = held } else { writeLock = try PackageLock(path: package.url.path) }
+        }
     }
 
     // MARK: Writing in the background
@@ -758,18 +783,41 @@ final class DocumentStore: @unchecked Sendable {
         let slot: LockSlot
     }
 
-    /// Where a store shows its write lock to the registry, weakly. A store's
-    /// weak references read `nil` as soon as its `deinit` starts, but its lock
-    /// closes only after; an open on another thread in between takes the lock
-    /// over from here (the same open file description, so still held), rather
-    /// than being refused by the lock of a store that is going away.
+    /// Where a store shows the registry its write lock, weakly, and when its
+    /// teardown has written the package.
+    ///
+    /// A store's weak references read `nil` as soon as its `deinit` starts, but
+    /// its lock closes only after; an open on another thread in between takes
+    /// the lock over from here (the same open file description, so still held),
+    /// rather than being refused by the lock of a store that is going away. The
+    /// slot keeps showing a lock its store let go for as long as another store
+    /// holds it open (one that carried it over and went away first leaves its
+    /// entry, with this slot, in the registry until then), and a read-only
+    /// store shows the lock it found, for a later container that may save.
     final class LockSlot: @unchecked Sendable {
-        private let lock = NSLock()
+        private let condition = NSCondition()
         private weak var lockStorage: PackageLock?
+        private var isFlushed = false
 
         var held: PackageLock? {
-            get { lock.lock(); defer { lock.unlock() }; return lockStorage }
-            set { lock.lock(); defer { lock.unlock() }; lockStorage = newValue }
+            get { condition.lock(); defer { condition.unlock() }; return lockStorage }
+            set { condition.lock(); defer { condition.unlock() }; lockStorage = newValue }
+        }
+
+        /// Called by the store's `deinit` once it has written what it had saved.
+        func storeDidFlush() {
+            condition.lock()
+            defer { condition.unlock() }
+            isFlushed = true
+            condition.broadcast()
+        }
+
+        /// Waits until the store of this slot, going away, has written what it had saved.
+        /// Its flush takes no registry lock, so an open may wait with the registry locked.
+        func waitForLastWrite() {
+            condition.lock()
+            defer { condition.unlock() }
+            while !isFlushed { condition.wait() }
         }
     }
 
@@ -806,7 +854,10 @@ final class DocumentStore: @unchecked Sendable {
             defer { lock.unlock() }
             release()
             // The entry is this store's (now nil, as it is going) unless a newer store replaced it.
-            if let entry = stores[key], entry.store.map(ObjectIdentifier.init) ?? identity == identity {
+            // It stays while its lock is still open (a store that lent it is still going away):
+            // an open meanwhile must find that lock to carry over, since a new one would be refused.
+            if let entry = stores[key], entry.store.map(ObjectIdentifier.init) ?? identity == identity,
+               entry.slot.held == nil {
                 stores[key] = nil
             }
         }
@@ -827,4 +878,30 @@ final class DocumentStore: @unchecked Sendable {
     }
 
     static let registry = Registry()
+
+    #if DEBUG
+    // A test seam, compiled into debug builds only: a release teardown takes no lock for it.
+
+    /// Where a store's teardown can be held by a test.
+    enum TeardownStage: Sendable {
+        /// The `deinit` has started: the registry's weak reference reads `nil`, nothing is written yet.
+        case started
+        /// The package is written; the store has not yet closed its lock or left the registry.
+        case flushed
+    }
+
+    /// Runs `hook` at each stage of the teardown of the store of the package
+    /// with registry key `key` (until called with `nil`): it may block, to hold
+    /// the teardown while a test opens the package on another thread.
+    static func onTeardown(of key: String, _ hook: (@Sendable (TeardownStage) -> Void)?) {
+        teardownHookLock.withLock { teardownHooks[key] = hook }
+    }
+
+    fileprivate static func teardownHook(for key: String) -> (@Sendable (TeardownStage) -> Void)? {
+        teardownHookLock.withLock { teardownHooks[key] }
+    }
+
+    private static let teardownHookLock = NSLock()
+    nonisolated(unsafe) private static var teardownHooks: [String: @Sendable (TeardownStage) -> Void] = [:]
+    #endif
 }
