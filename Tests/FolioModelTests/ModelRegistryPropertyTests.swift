@@ -18,6 +18,35 @@ import FolioTestSupport
         weakly ? RegistryDiary(entry: "d\(number)") : RegistryKeeper(name: "k\(number)")
     }
 
+    /// What a step does to the registry, and to the dictionary it must match.
+    enum Operation {
+        case register(weakly: Bool)
+        case remove
+        /// Another instance's removal (a replaced model's deinit): it leaves the entry.
+        case removeAnother
+        /// The removal of the model registered, if any.
+        case removeHeld
+    }
+
+    static func apply(_ operation: Operation, id: UInt64, step: Int, to registry: inout ModelRegistry,
+                      _ expected: inout [UInt64: any PersistentModel]) {
+        switch operation {
+        case .register(let weakly):
+            let model = Self.model(step, weakly: weakly)
+            registry.register(model, id: id)
+            expected[id] = model
+        case .remove:
+            registry.remove(id)
+            expected[id] = nil
+        case .removeAnother:
+            registry.remove(id, ifHolding: ObjectIdentifier(Self.model(step, weakly: false)))
+        case .removeHeld:
+            guard let held = expected[id] else { return }
+            registry.remove(id, ifHolding: ObjectIdentifier(held))
+            expected[id] = nil
+        }
+    }
+
     @Test func `look-ups, counts and pages match a dictionary of the models registered, through any registrations and removals`() async {
         // Each step's roll picks the operation (by tens), its seed the number; a
         // failure shrinks to fewer steps, each toward registering near `base`.
@@ -32,22 +61,13 @@ import FolioTestSupport
                 case 1...5: min(base + UInt64.random(in: 0...40, using: &rng), Self.near.upperBound)
                 default: UInt64.random(in: Self.near, using: &rng)
                 }
-                switch planned.roll / 10 {
-                case 0...4:
-                    let model = Self.model(step, weakly: Int.random(in: 0..<4, using: &rng) == 0)
-                    registry.register(model, id: id)
-                    expected[id] = model
-                case 5...6:
-                    registry.remove(id)
-                    expected[id] = nil
-                case 7:
-                    // Another instance's removal (a replaced model's deinit) leaves the entry.
-                    registry.remove(id, ifHolding: ObjectIdentifier(Self.model(step, weakly: false)))
-                default:
-                    guard let held = expected[id] else { continue }
-                    registry.remove(id, ifHolding: ObjectIdentifier(held))
-                    expected[id] = nil
+                let operation: Operation = switch planned.roll / 10 {
+                case 0...4: .register(weakly: Int.random(in: 0..<4, using: &rng) == 0)
+                case 5...6: .remove
+                case 7: .removeAnother
+                default: .removeHeld
                 }
+                Self.apply(operation, id: id, step: step, to: &registry, &expected)
                 let label = "step \(step), id \(id)"
                 #expect(registry[id].map { ObjectIdentifier($0) } == expected[id].map { ObjectIdentifier($0) }, "\(label)")
                 #expect(registry.count == expected.count, "\(label)")
@@ -142,19 +162,12 @@ import FolioTestSupport
                 var rng = planned.choices
                 let band = bands[Int.random(in: 0..<bands.count, using: &rng)]
                 let id = UInt64.random(in: band, using: &rng)
-                switch planned.roll / 10 {
-                case 0...5:
-                    let model = Self.model(step, weakly: Int.random(in: 0..<3, using: &rng) == 0)
-                    registry.register(model, id: id)
-                    expected[id] = model
-                case 6...7:
-                    registry.remove(id)
-                    expected[id] = nil
-                default:
-                    guard let held = expected[id] else { continue }
-                    registry.remove(id, ifHolding: ObjectIdentifier(held))
-                    expected[id] = nil
+                let operation: Operation = switch planned.roll / 10 {
+                case 0...5: .register(weakly: Int.random(in: 0..<3, using: &rng) == 0)
+                case 6...7: .remove
+                default: .removeHeld
                 }
+                Self.apply(operation, id: id, step: step, to: &registry, &expected)
                 #expect(registry.count == expected.count, "step \(step), id \(id)")
                 for (number, model) in expected {
                     #expect(registry[number] === model, "step \(step): \(number) after registering or removing \(id)")

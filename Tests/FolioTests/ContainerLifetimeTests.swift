@@ -257,6 +257,15 @@ import FolioTestSupport
         }
     }
 
+    /// Opens a container on `url`, inserts an animal, saves, and drops it all
+    /// (an `Outcome` body that counts nothing).
+    static func insertAnimal(into url: URL) throws -> Int? {
+        let context = ModelContext(try ModelContainer(contentsOf: url))
+        try context.insert("Animal")
+        try context.save()
+        return nil
+    }
+
     /// What code run on other threads threw, and what it counted.
     final class Outcome: @unchecked Sendable {
         private let lock = NSLock()
@@ -273,35 +282,35 @@ import FolioTestSupport
         }
     }
 
-    @Test("an open after a store that took a going store's lock over has gone too takes the lock over again")
-    func lockCarriedOverTwice() throws {
+    /// A package whose writer has saved an animal and is going, on a thread of
+    /// its own: its store's teardown is held after its last write, with its lock
+    /// still open, until `hold` is released (then `first` is done). The caller
+    /// removes the teardown hook of `key`.
+    static func writerGoing() throws -> (url: URL, key: String, hold: TeardownHold, outcome: Outcome, first: DispatchGroup) {
         let url = temporaryPackageURL()
         try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
         let key = DocumentStore.canonicalPath(url)
         let hold = TeardownHold(at: .flushed)
         DocumentStore.onTeardown(of: key) { hold.hook($0) }
-        defer { DocumentStore.onTeardown(of: key, nil) }
         let outcome = Outcome()
         let first = DispatchGroup()
-        TeardownHold.run(in: first) {
-            outcome.record {
-                let context = ModelContext(try ModelContainer(contentsOf: url))
-                try context.insert("Animal")
-                try context.save()
-                return nil
-            }   // dropped here: the store's teardown is held with its lock still open
+        TeardownHold.run(in: first) { outcome.record { try Self.insertAnimal(into: url) } }
+        guard hold.waitUntilHeld() else {
+            DocumentStore.onTeardown(of: key, nil)
+            throw TeardownNotHeld()
         }
-        try #require(hold.waitUntilHeld())
+        return (url, key, hold, outcome, first)
+    }
+
+    struct TeardownNotHeld: Error {}
+
+    @Test("an open after a store that took a going store's lock over has gone too takes the lock over again")
+    func lockCarriedOverTwice() throws {
+        let (url, key, hold, outcome, first) = try Self.writerGoing()
+        defer { DocumentStore.onTeardown(of: key, nil) }
         // The first open carries the going store's lock over and its store goes first;
         // the second must find that lock still open in this process, not take a new one.
-        for _ in 0..<2 {
-            outcome.record {
-                let context = ModelContext(try ModelContainer(contentsOf: url))
-                try context.insert("Animal")
-                try context.save()
-                return nil
-            }
-        }
+        for _ in 0..<2 { outcome.record { try Self.insertAnimal(into: url) } }
         hold.release()
         first.wait()
         #expect(outcome.errors.isEmpty, "\(outcome.errors)")
@@ -312,31 +321,11 @@ import FolioTestSupport
 
     @Test("a writer joining a reader opened while the last writer's store was going takes that store's lock over")
     func lockCarriedOverThroughReader() throws {
-        let url = temporaryPackageURL()
-        try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
-        let key = DocumentStore.canonicalPath(url)
-        let hold = TeardownHold(at: .flushed)
-        DocumentStore.onTeardown(of: key) { hold.hook($0) }
+        let (url, key, hold, outcome, first) = try Self.writerGoing()
         defer { DocumentStore.onTeardown(of: key, nil) }
-        let outcome = Outcome()
-        let first = DispatchGroup()
-        TeardownHold.run(in: first) {
-            outcome.record {
-                let context = ModelContext(try ModelContainer(contentsOf: url))
-                try context.insert("Animal")
-                try context.save()
-                return nil
-            }   // dropped here: the store's teardown is held with its lock still open
-        }
-        try #require(hold.waitUntilHeld())
         // The reader's store takes no lock; the writer joining it must take over the going one's.
         var reader: ModelContext? = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
-        outcome.record {
-            let context = ModelContext(try ModelContainer(contentsOf: url))
-            try context.insert("Animal")
-            try context.save()
-            return nil
-        }
+        outcome.record { try Self.insertAnimal(into: url) }
         hold.release()
         first.wait()
         #expect(outcome.errors.isEmpty, "\(outcome.errors)")
