@@ -503,6 +503,9 @@ public final class BackingData {
 
     /// Reads an attribute of a type Folio stores directly.
     ///
+    /// `keyPath` is called only when observation tracking may be active (it
+    /// makes the key path Observation records the read under).
+    ///
     /// - Complexity: O(1), no allocation, for a managed model of a scalar or
     ///   string type: `ordinal` (the property's position in `schemaMetadata`)
     ///   indexes the class's columns, resolved once per class and graph.
@@ -567,6 +570,9 @@ public final class BackingData {
 
     /// Reads a `Codable` attribute stored as a composite value.
     ///
+    /// `keyPath` is called only when observation tracking may be active (it
+    /// makes the key path Observation records the read under).
+    ///
     /// A stored value that no longer decodes as the type (a field added to the
     /// struct since the document was written, say) is reported once to the
     /// context's `autosaveErrorHandler` and read leniently: what decodes is kept,
@@ -613,6 +619,9 @@ public final class BackingData {
     // MARK: Relationships
 
     /// Reads a to-one relationship.
+    ///
+    /// `keyPath` is called only when observation tracking may be active (it
+    /// makes the key path Observation records the read under).
     ///
     /// - Complexity: O(1), no allocation once the destination's model exists:
     ///   a link column read and a registry look-up by object number.
@@ -692,6 +701,9 @@ public final class BackingData {
     }
 
     /// Reads a to-many relationship, in order.
+    ///
+    /// `keyPath` is called only when observation tracking may be active (it
+    /// makes the key path Observation records the read under).
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) -> [Destination] {
@@ -714,6 +726,8 @@ public final class BackingData {
     /// Reads an optional to-many relationship: `nil` until a collection is set
     /// or an object is linked to it (from either side), and after it is set to
     /// `nil`; an empty array once set to `[]` or emptied — saved and reopened alike.
+    ///
+    /// `keyPath` is called only when observation tracking may be active.
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
     ) -> [Destination]? {
