@@ -42,11 +42,17 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             // Unchecked exclusivity: every property access reads it, and the check
             // would cost more than the read.
             "@exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()",
+            // Which object a model its context made stands for, while it shares the
+            // context's backing data (one for all the models a fetch makes).
+            "@exclusivity(unchecked) \(raw: access)var _$sharedRow = Folio._SharedBackingRow()",
+            "\(raw: access)static var _$sharesBackingData: Bool { true }",
+            "\(raw: access)var _$heldBackingData: Folio.BackingData { _$backingData }",
             """
             \(raw: access)var persistentBackingData: Folio.BackingData {
-                get { Folio.BackingData._resolved(&_$backingData) }
+                get { Folio.BackingData._resolved(&_$backingData, of: self) }
                 set {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                    _$sharedRow = Folio._SharedBackingRow()
                     _$backingData = newValue
                 }
             }
@@ -72,7 +78,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             members.append(
                 """
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
                 """)
         }

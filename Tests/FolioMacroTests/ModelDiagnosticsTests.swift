@@ -109,12 +109,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -139,7 +150,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -211,12 +222,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -244,7 +266,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -300,12 +322,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -330,7 +363,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -382,12 +415,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -412,7 +456,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -464,12 +508,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -494,7 +549,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -537,12 +592,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -567,7 +633,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -601,12 +667,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -627,7 +704,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -663,12 +740,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -689,7 +777,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -748,12 +836,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -781,7 +880,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -820,12 +919,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -846,7 +956,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 

@@ -95,12 +95,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -133,7 +144,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -202,12 +213,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -230,7 +252,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -271,12 +293,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) public var _$sharedRow = Folio._SharedBackingRow()
+
+                public static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                public var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 public var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -301,7 +334,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -342,12 +375,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) package var _$sharedRow = Folio._SharedBackingRow()
+
+                package static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                package var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 package var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -372,7 +416,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -449,12 +493,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -485,7 +540,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -563,12 +618,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -599,7 +665,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -648,12 +714,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -678,7 +755,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -719,12 +796,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -749,7 +837,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -790,12 +878,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -820,7 +919,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 
@@ -843,12 +942,23 @@ import Testing
 
                 @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
 
+                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
+
+                static var _$sharesBackingData: Bool {
+                    true
+                }
+
+                var _$heldBackingData: Folio.BackingData {
+                    _$backingData
+                }
+
                 var persistentBackingData: Folio.BackingData {
                     get {
-                        Folio.BackingData._resolved(&_$backingData)
+                        Folio.BackingData._resolved(&_$backingData, of: self)
                     }
                     set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self))
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                        _$sharedRow = Folio._SharedBackingRow()
                         _$backingData = newValue
                     }
                 }
@@ -869,7 +979,7 @@ import Testing
                 }
 
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self))
+                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
                 }
             }
 

@@ -9,6 +9,11 @@ struct ObjectRef: Hashable, Sendable {
         self.row = Int32(truncatingIfNeeded: row)
     }
 
+    init(entity: Int32, row: Int32) {
+        self.entity = entity
+        self.row = row
+    }
+
     /// One 64-bit word into the hasher instead of two fields: cascades put
     /// 100,000 refs in sets, and hashing was the largest part of a delete.
     func hash(into hasher: inout Hasher) {

@@ -47,6 +47,8 @@ public final class BackingData {
     @inlinable
     func _access<Model: PersistentModel, V>(_ model: Model, _ keyPath: () -> KeyPath<Model, V>) {
         guard ObservationTrackingProbe.mayBeTracking else { return }
+        // A registrar is the model's own: a model sharing its context's backing data gets its own first.
+        if isShared { return model.persistentBackingData._access(model, keyPath) }
         if let pointer = _observationPointer {
             Unmanaged<_ObservationBox>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.registrar.access(model, keyPath: keyPath()) }
         } else {
@@ -133,6 +135,12 @@ public final class BackingData {
     /// (``ModelColumns/FastSlot/keepsDestination``), so no cycle of models can
     /// keep itself, and its context, alive.
     @exclusivity(unchecked) private var keptDestination: (any PersistentModel)?
+    /// Shared backing data's `keptDestination`: every destination model its
+    /// models' to-one reads returned, by ordinal then destination row. One
+    /// model kept, as each model's own backing data keeps, would be dropped
+    /// at every change of destination, and made again at the next (a hundred
+    /// categories read across a million animals).
+    @exclusivity(unchecked) private var keptByRow: [[(any PersistentModel)?]] = []
     /// Which to-one `keptDestination` is for (its ordinal), the row it is the
     /// model of, and the graph epoch: a read finding all three current returns
     /// it without looking the registry up.
@@ -142,11 +150,18 @@ public final class BackingData {
     /// fetched model): such a model never holds values of its own. Beside
     /// `keptRow`, where it fits in that field's padding.
     @usableFromInline let madeByContext: Bool
+    /// Whether this is the backing data a context shares among the models of
+    /// one class it makes (see ``_SharedBackingRow``): it stands for no object
+    /// itself, each model's row says which. Its `cachedRef` names the entity,
+    /// its `refEpoch` the graph it was made for, its `identifier` the entity
+    /// name (with no object number).
+    @usableFromInline let isShared: Bool
     @exclusivity(unchecked) private var keptEpoch = -1
 
     /// Backing data for a model that belongs to no context yet.
     public init() {
         madeByContext = false
+        isShared = false
     }
 
     /// The backing data every model starts with until its initializer sets a
@@ -156,6 +171,7 @@ public final class BackingData {
 
     private init(placeholder: Void) {
         madeByContext = false
+        isShared = false
     }
 
     /// Where a context leaves the backing data of the model it is making, for
@@ -188,12 +204,44 @@ public final class BackingData {
     /// Backing data for an object a context holds at `ref`, already resolved.
     init(context: ModelContext, identifier: PersistentIdentifier, ref: ObjectRef, columns: ModelColumns?) {
         madeByContext = true
+        isShared = false
         self.context = context
         self.identifier = identifier
         refEpoch = context.graphEpoch
         cachedRef = ref
         self.columns = columns
         if let columns, columns.entity == Int(ref.entity), columns.epoch == refEpoch { setFast(columns, epoch: refEpoch) }
+    }
+
+    /// The backing data a context shares among the models of one class it
+    /// makes for objects of `entity` in its current graph.
+    init(sharedBy context: ModelContext, entity: Int, columns: ModelColumns) {
+        madeByContext = true
+        isShared = true
+        self.context = context
+        identifier = PersistentIdentifier(entityName: context.graph.layout.entities[entity].name, id: 0)
+        refEpoch = context.graphEpoch
+        cachedRef = ObjectRef(entity: entity, row: -1)
+        self.columns = columns
+        setFast(columns, epoch: refEpoch)
+    }
+
+    /// Where the object of a model sharing this backing data is, while its
+    /// row is current (the context still has the graph it was made in).
+    func sharedLocation(_ shared: _SharedBackingRow) -> (ModelContext, ObjectRef)? {
+        guard isShared, let context, refEpoch == context.graphEpoch else { return nil }
+        return (context, ObjectRef(entity: cachedRef.entity, row: shared.row))
+    }
+
+    /// Backing data of its own for a model sharing this one: the same object,
+    /// its row still current if the graph is.
+    private func unshared(_ shared: _SharedBackingRow) -> BackingData {
+        guard let context, let identifier else { return BackingData() }
+        let own = BackingData(context: context, identifier: PersistentIdentifier(entityName: identifier.entityName, id: shared.id),
+                              ref: ObjectRef(entity: cachedRef.entity, row: shared.row), columns: columns)
+        // A row of an older graph is found again by the object's number.
+        if refEpoch != context.graphEpoch { own.refEpoch = -1; own.fastEpoch = -1 }
+        return own
     }
 
     /// Makes the model a view of an object just inserted at `ref`.
@@ -221,10 +269,26 @@ public final class BackingData {
     /// The backing data a model's `persistentBackingData` returns: its own,
     /// made now if it still has the shared placeholder (a class with no
     /// persisted property its initializer sets).
+    ///
+    /// A model sharing its context's backing data gets its own here, for the
+    /// same object: whoever asks for a model's backing data may keep it,
+    /// observe it, or edit through it.
     @inlinable
-    public static func _resolved(_ backing: inout BackingData) -> BackingData {
-        if backing === _unset { backing = BackingData() }
+    public static func _resolved<Model: PersistentModel>(_ backing: inout BackingData, of model: Model) -> BackingData {
+        if backing === _unset {
+            backing = BackingData()
+        } else if backing.isShared {
+            backing = backing._unshare(model)
+        }
         return backing
+    }
+
+    /// ``_resolved(_:of:)`` for a model sharing this backing data.
+    @usableFromInline
+    func _unshare<Model: PersistentModel>(_ model: Model) -> BackingData {
+        let own = unshared(model._$sharedRow)
+        model._$sharedRow = _SharedBackingRow()
+        return own
     }
 
     /// Called by a property's init accessor: keeps the initial value in the
@@ -257,9 +321,12 @@ public final class BackingData {
 
     /// Called by a `@Model` class's `deinit` (and when its backing data is
     /// replaced): its context stops handing the instance out.
-    public func _modelWillGo(_ model: ObjectIdentifier) {
+    ///
+    /// `shared` is the model's ``_SharedBackingRow``: which object it stands
+    /// for when it shares this backing data.
+    public func _modelWillGo(_ model: ObjectIdentifier, _ shared: _SharedBackingRow) {
         guard let context, let identifier else { return }
-        context.registry.remove(identifier.id, ifHolding: model)
+        context.registry.remove(isShared ? shared.id : identifier.id, ifHolding: model)
     }
 
     /// A related model or models, or a `Codable` value, a property holds
@@ -339,6 +406,22 @@ public final class BackingData {
         cachedRef = ref
         fastEpoch = -1
         return (context, ref)
+    }
+
+    deinit {
+        // The columns name the backing data their class's models share until it goes.
+        if isShared { columns?.forgetSharedBacking(Unmanaged.passUnretained(self).toOpaque()) }
+    }
+
+    /// Keeps a destination model for the models sharing this backing data.
+    private func keep(_ model: any PersistentModel, at ordinal: Int, row: Int) {
+        if keptByRow.count <= ordinal { keptByRow.append(contentsOf: repeatElement([], count: ordinal + 1 - keptByRow.count)) }
+        if keptByRow[ordinal].count <= row {
+            // Doubling, so keeping n destinations costs O(n).
+            let grown = max(row + 1, 2 * keptByRow[ordinal].count)
+            keptByRow[ordinal].append(contentsOf: repeatElement(nil, count: grown - keptByRow[ordinal].count))
+        }
+        keptByRow[ordinal][row] = model
     }
 
     /// Where a property with this ordinal lives in the object's row, for
@@ -489,9 +572,8 @@ public final class BackingData {
               context.graph.isLive(ref) else { return false }
         var row = -1
         if let destination {
-            let backing = destination.persistentBackingData
-            guard backing.context === context, let (_, target) = backing.location, Int(target.entity) == entity,
-                  context.graph.isLive(target) else { return false }
+            guard let (destinationContext, target) = destination.location, destinationContext === context,
+                  Int(target.entity) == entity, context.graph.isLive(target) else { return false }
             row = Int(target.row)
         }
         context.setToOne(ref, link, to: row < 0 ? nil : Int32(row),
@@ -513,10 +595,13 @@ public final class BackingData {
     public func value<Model: PersistentModel, V: PersistableValue>(
         of model: Model, _ keyPath: () -> KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
+        // Read first: a read under tracking gives a model sharing this backing data its own.
+        let row = model._$sharedRow.row
         _access(model, keyPath)
         // Inlined into the property's getter, where `V` is known: `_read` is a direct
         // call, and no generic metadata is looked up on the way.
-        if let cell = _cell(of: Model.self, at: ordinal), let value = V._read(cell) { return value }
+        if let cell = _cell(of: Model.self, at: ordinal, row: row), let value = V._read(cell) { return value }
+        if isShared { return model.persistentBackingData._storedValue(of: model, keyPath(), at: ordinal, named: name) }
         return _storedValue(of: model, keyPath(), at: ordinal, named: name)
     }
 
@@ -525,11 +610,14 @@ public final class BackingData {
     ///
     /// No reference is counted on the way: the context holds its graph, and
     /// the class's columns point at their storage unretained for that graph.
+    ///
+    /// `row` is the model's row while it shares this backing data (see
+    /// ``_SharedBackingRow``); otherwise the backing data knows it.
     @usableFromInline
-    func _cell(of type: any PersistentModel.Type, at ordinal: Int) -> _StoredCell? {
+    func _cell(of type: any PersistentModel.Type, at ordinal: Int, row: Int32) -> _StoredCell? {
         guard let epoch = context?.graphEpoch else { return nil }
         if fastEpoch == epoch, let fastColumns {
-            let ref = cachedRef
+            let ref = isShared ? ObjectRef(entity: cachedRef.entity, row: row) : cachedRef
             let found: _StoredCell?? = Unmanaged<ModelColumns>.fromOpaque(fastColumns)._withUnsafeGuaranteedRef { columns in
                 guard columns.modelType == ObjectIdentifier(type), ordinal >= 0, ordinal < columns.fast.count else { return .none }
                 let slot = columns.fast[ordinal]
@@ -538,8 +626,9 @@ public final class BackingData {
             }
             if case .some(let cell) = found { return cell }
         }
-        guard self.slot(type, ordinal) != nil, fastEpoch == epoch else { return nil }
-        return _cell(of: type, at: ordinal)
+        // A model sharing this backing data takes the general path, with its own.
+        guard !isShared, self.slot(type, ordinal) != nil, fastEpoch == epoch else { return nil }
+        return _cell(of: type, at: ordinal, row: row)
     }
 
     /// An attribute read by name: the instance's values, the snapshot, a blob, a default.
@@ -561,6 +650,7 @@ public final class BackingData {
     public func setValue<Model: PersistentModel, V: PersistableValue>(
         _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
     ) {
+        if isShared { return model.persistentBackingData.setValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
             store(name, ordinal, of: Model.self, { newValue.persistentValue }) {
                 keepUnmanaged(ordinal >= 0 ? .stored(newValue.persistentValue) : .other(newValue), at: ordinal, named: name)
@@ -581,6 +671,7 @@ public final class BackingData {
     public func value<Model: PersistentModel, V: Codable>(
         of model: Model, _ keyPath: () -> KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
+        if isShared { return model.persistentBackingData.value(of: model, keyPath, at: ordinal, named: name) }
         _access(model, keyPath)
         if context == nil, snapshot == nil, let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
         if let stored = storedValue(name) {
@@ -600,6 +691,7 @@ public final class BackingData {
     public func setValue<Model: PersistentModel, V: Codable>(
         _ newValue: V, of model: Model, _ keyPath: KeyPath<Model, V>, at ordinal: Int, named name: String
     ) {
+        if isShared { return model.persistentBackingData.setValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
             store(name, ordinal, of: Model.self, { try CodableValue.encode(newValue) }) { keepUnmanaged(.other(newValue), at: ordinal, named: name) }
         }
@@ -629,9 +721,12 @@ public final class BackingData {
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: () -> KeyPath<Model, Destination?>, at ordinal: Int, named name: String
     ) -> Destination? {
+        // Read first: a read under tracking gives a model sharing this backing data its own.
+        let row = model._$sharedRow.row
         _access(model, keyPath)
-        switch _relatedModel(of: Model.self, at: ordinal, as: Destination.self) {
+        switch _relatedModel(of: Model.self, at: ordinal, row: row, as: Destination.self) {
         case .none:
+            if isShared { return model.persistentBackingData._storedModel(of: model, at: ordinal, named: name, as: Destination.self) }
             return _storedModel(of: model, at: ordinal, named: name, as: Destination.self)
         case .some(nil):
             return nil
@@ -646,8 +741,11 @@ public final class BackingData {
 
     /// The model a to-one relationship of a managed model holds (`.some(nil)`:
     /// none); `.none` when the read must take the general path.
+    ///
+    /// `row` is the model's row while it shares this backing data (see
+    /// ``_SharedBackingRow``); otherwise the backing data knows it.
     @usableFromInline
-    func _relatedModel(of type: any PersistentModel.Type, at ordinal: Int,
+    func _relatedModel(of type: any PersistentModel.Type, at ordinal: Int, row: Int32,
                        as destinationType: any PersistentModel.Type) -> (any PersistentModel)?? {
         guard let epoch = context?.graphEpoch else { return .none }
         if fastEpoch == epoch, let fastColumns,
@@ -656,22 +754,34 @@ public final class BackingData {
                return columns.fast[ordinal]
            }) {
             guard slot.kind == .toOne, let links = slot.object, let destinationTable = slot.destinationTable else { return .none }
-            let target = Unmanaged<LinkColumn>.fromOpaque(links)._withUnsafeGuaranteedRef { $0.one[Int(cachedRef.row)] }
+            let source = isShared ? row : cachedRef.row
+            let target = Unmanaged<LinkColumn>.fromOpaque(links)._withUnsafeGuaranteedRef { $0.one[Int(source)] }
             guard target >= 0 else { return .some(nil) }
-            // The model read last, alive (kept) and still the model of that row.
-            if keptRow == target, keptOrdinal == ordinal, keptEpoch == epoch, let keptDestination { return .some(keptDestination) }
+            if isShared {
+                // A model of that row kept alive for the models sharing this backing data.
+                if ordinal < keptByRow.count, Int(target) < keptByRow[ordinal].count, let kept = keptByRow[ordinal][Int(target)] {
+                    return .some(kept)
+                }
+            } else if keptRow == target, keptOrdinal == ordinal, keptEpoch == epoch, let keptDestination {
+                // The model read last, alive (kept) and still the model of that row.
+                return .some(keptDestination)
+            }
             guard let context else { return .none }
             let id = Unmanaged<EntityTable>.fromOpaque(destinationTable)._withUnsafeGuaranteedRef { $0.ids[Int(target)] }
             let model = context.registry[id] ?? context.anyModel(destinationType, at: ObjectRef(entity: Int(slot.destination), row: Int(target)))
             if slot.keepsDestination {
-                keptDestination = model
-                keptOrdinal = ordinal
-                keptRow = target
-                keptEpoch = epoch
+                if isShared {
+                    keep(model, at: ordinal, row: Int(target))
+                } else {
+                    keptDestination = model
+                    keptOrdinal = ordinal
+                    keptRow = target
+                    keptEpoch = epoch
+                }
             }
             return .some(model)
         }
-        guard let (context, ref, slot) = slot(type, ordinal), case .toOne(let link, let destination) = slot else { return .none }
+        guard !isShared, let (context, ref, slot) = slot(type, ordinal), case .toOne(let link, let destination) = slot else { return .none }
         var target: Int32 = -1
         context.graph.tables[Int(ref.entity)].links[link].forEachTarget(of: Int(ref.row)) { target = $0 }
         guard target >= 0 else { return .some(nil) }
@@ -694,6 +804,7 @@ public final class BackingData {
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
         _ newValue: Destination?, of model: Model, _ keyPath: KeyPath<Model, Destination?>, at ordinal: Int, named name: String
     ) {
+        if isShared { return model.persistentBackingData.setValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
             if relateOne(newValue, at: ordinal, of: Model.self) { return }
             relate(newValue.map { [$0] } ?? [], name, of: model) { keepUnmanaged(.other(newValue as Any), at: ordinal, named: name) }
@@ -707,6 +818,7 @@ public final class BackingData {
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) -> [Destination] {
+        if isShared { return model.persistentBackingData.value(of: model, keyPath, at: ordinal, named: name) }
         _access(model, keyPath)
         if let (context, ref, slot) = slot(Model.self, ordinal), case .toMany(let link) = slot {
             return context.graph.targets(ref, link).map { context.model(Destination.self, at: $0) }
@@ -718,6 +830,7 @@ public final class BackingData {
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
         _ newValue: [Destination], of model: Model, _ keyPath: KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) {
+        if isShared { return model.persistentBackingData.setValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
             relate(newValue, name, of: model) { keepUnmanaged(.other(newValue as Any), at: ordinal, named: name) }
         }
@@ -731,6 +844,7 @@ public final class BackingData {
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
     ) -> [Destination]? {
+        if isShared { return model.persistentBackingData.value(of: model, keyPath, at: ordinal, named: name) }
         _access(model, keyPath)
         if let (context, ref) = location {
             guard let slot = context.graph.layout.entities[Int(ref.entity)].linkIndex[name] else { return nil }
@@ -746,6 +860,7 @@ public final class BackingData {
     public func setValue<Model: PersistentModel, Destination: PersistentModel>(
         _ newValue: [Destination]?, of model: Model, _ keyPath: KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
     ) {
+        if isShared { return model.persistentBackingData.setValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
             relate(newValue, name, of: model) { keepUnmanaged(.other(newValue as Any), at: ordinal, named: name) }
         }

@@ -21,7 +21,8 @@
 /// }
 /// ```
 @attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
-          named(_$unregistersOnDeinit), named(deinit))
+          named(_$unregistersOnDeinit), named(deinit), named(_$sharedRow), named(_$sharesBackingData),
+          named(_$heldBackingData))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "FolioMacros", type: "ModelMacro")

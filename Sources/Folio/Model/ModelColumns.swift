@@ -41,6 +41,22 @@ final class ModelColumns {
     /// the context's graph epoch is `epoch` (the context holds that graph, whose
     /// tables and columns live as long as it does).
     let fast: [FastSlot]
+    /// The backing data this class's models made in this graph share (see
+    /// ``_SharedBackingRow``), unretained: those models hold it, and it holds
+    /// the context, which holds these columns. Its `deinit` clears this. Not
+    /// `weak`: a weak reference gives an object a side table, and every
+    /// retain and release of it then takes the runtime's slow path — the
+    /// shared backing data is retained once per model made.
+    var sharedBacking: BackingData? {
+        get { sharedBackingPointer.map { Unmanaged<BackingData>.fromOpaque($0).takeUnretainedValue() } }
+        set { sharedBackingPointer = newValue.map { UnsafeMutableRawPointer(Unmanaged.passUnretained($0).toOpaque()) } }
+    }
+    private(set) var sharedBackingPointer: UnsafeMutableRawPointer?
+
+    /// Forgets the shared backing data at `pointer`, which is going.
+    func forgetSharedBacking(_ pointer: UnsafeMutableRawPointer) {
+        if sharedBackingPointer == pointer { sharedBackingPointer = nil }
+    }
 
     /// What a typed insert does with each property, by ordinal: the few fields
     /// of its metadata it needs, so the insert copies no whole

@@ -21,13 +21,33 @@ extension ModelContext {
     }
 
     /// Makes and registers the model of an object no registered model stands for.
+    ///
+    /// A class `@Model` made shares one backing data among the models made
+    /// for it in this graph, each keeping its row (``_SharedBackingRow``): a
+    /// fetch of a million models allocates a million instances, not twice that.
     private func makeModel<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef, id: UInt64, entityName: String,
                                                columns: ModelColumns?, unretained: Bool) -> T {
-        let backing = BackingData(context: self, identifier: PersistentIdentifier(entityName: entityName, id: id),
-                                  ref: ref, columns: columns)
-        let model = backing.makeModel(T.init(backingData:))
+        let model: T
+        if let shared = sharedBacking(T.self, entity: Int(ref.entity), columns: columns) {
+            model = shared.makeModel(T.init(backingData:))
+            model._$sharedRow = _SharedBackingRow(id: id, row: ref.row)
+        } else {
+            let backing = BackingData(context: self, identifier: PersistentIdentifier(entityName: entityName, id: id),
+                                      ref: ref, columns: columns)
+            model = backing.makeModel(T.init(backingData:))
+        }
         register(model, id: id, unretained: unretained)
         return model
+    }
+
+    /// The backing data the models of `T` made in this graph share, if the
+    /// class keeps a shared row and its columns match `entity`.
+    private func sharedBacking<T: PersistentModel>(_ type: T.Type, entity: Int, columns: ModelColumns?) -> BackingData? {
+        guard T._$sharesBackingData, let columns, columns.entity == entity, columns.epoch == graphEpoch else { return nil }
+        if let shared = columns.sharedBacking { return shared }
+        let made = BackingData(sharedBy: self, entity: entity, columns: columns)
+        columns.sharedBacking = made
+        return made
     }
 
     /// The models for many objects, as ``model(_:at:columns:)`` makes each, with
@@ -81,7 +101,7 @@ extension ModelContext {
 
     /// Forgets the model registered for an object, if it is this backing data's.
     func unregister(_ backing: BackingData, id: UInt64) {
-        if registry[id]?.persistentBackingData === backing { registry.remove(id) }
+        if let model = registry[id], model.ownBackingData === backing { registry.remove(id) }
     }
 
     /// The model for an object of any entity whose class this container knows.
@@ -128,9 +148,9 @@ extension ModelContext {
     /// edits made through the dynamic API.
     func notifyModel(_ ref: ObjectRef, _ name: String) {
         guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] else { return }
-        // A model never read has no registrar: nobody observes it.
-        let backing = model.persistentBackingData
-        guard backing.observation != nil else { return }
+        // A model never read under tracking has no registrar (nor, while it shares
+        // its context's backing data, backing data of its own): nobody observes it.
+        guard let backing = model.ownBackingData, backing.observation != nil else { return }
         // A typed setter has told this model's observers already.
         if let typedWriter, ObjectIdentifier(backing) == typedWriter { return }
         ModelMetadata.of(type(of: model)).property(named: name)?.notify(model)
@@ -140,7 +160,7 @@ extension ModelContext {
     /// have changed (merging another context's save).
     func notifyModel(_ ref: ObjectRef) {
         guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]],
-              model.persistentBackingData.observation != nil else { return }
+              model.ownBackingData?.observation != nil else { return }
         for property in ModelMetadata.of(type(of: model)).properties { property.notify(model) }
     }
 
@@ -174,6 +194,11 @@ extension ModelContext {
     /// Inserts a model if needed and returns its object's row.
     @discardableResult
     func insertModel(_ model: any PersistentModel) -> ObjectRef? {
+        // A model this context made, still sharing its backing data: already here.
+        if model._$sharedRow.isShared, let (context, ref) = model.location, context === self,
+           graph.isLive(ref) || deleted.contains(ref) {
+            return ref
+        }
         let backing = model.persistentBackingData
         if let (context, ref) = backing.editableLocation {
             if context === self { return ref }
@@ -385,7 +410,7 @@ extension ModelContext {
     /// (`modelContext` is `nil`). A model not in this context is ignored.
     /// Undo: one step restoring it and everything its cascade removed.
     public func delete<T: PersistentModel>(_ model: T) {
-        guard let (context, ref) = model.persistentBackingData.location, context === self, graph.isLive(ref) else { return }
+        guard let (context, ref) = model.location, context === self, graph.isLive(ref) else { return }
         do { try delete(graph.identifier(for: ref)) } catch { ModelContainer.report(error, to: autosaveErrorHandler) }
     }
 
@@ -573,7 +598,7 @@ extension ModelContext {
         if !descriptor.sortBy.isEmpty {
             models.sort(using: descriptor.sortBy)
         }
-        let selected = models.compactMap { $0.persistentBackingData.location?.1 }
+        let selected = models.compactMap { $0.location?.1 }
         return windowed ? window(selected, descriptor) : selected
     }
 

@@ -24,6 +24,15 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// `deinit` unless the class declares its own. Contexts hold the instances
     /// of such classes unretained, the others weakly.
     static var _$unregistersOnDeinit: Bool { get }
+    /// Whether the class keeps a ``_SharedBackingRow`` (`@Model` declares
+    /// one), so that the models its contexts make can share their backing data.
+    static var _$sharesBackingData: Bool { get }
+    /// The object this model stands for while it shares its context's backing
+    /// data; not shared otherwise. `@Model` declares it; contexts set it.
+    var _$sharedRow: _SharedBackingRow { get set }
+    /// The backing data the model holds now, its context's shared one
+    /// included (``persistentBackingData`` gives a model sharing one its own).
+    var _$heldBackingData: BackingData { get }
 }
 
 extension PersistentModel {
@@ -36,13 +45,27 @@ extension PersistentModel {
     /// No `deinit` hook: what a class conforming by hand, or declaring its own `deinit`, has.
     public static var _$unregistersOnDeinit: Bool { false }
 
+    /// No shared backing data: what a class conforming by hand has.
+    public static var _$sharesBackingData: Bool { false }
+
+    /// Never shared: what a class conforming by hand has.
+    public var _$sharedRow: _SharedBackingRow {
+        get { _SharedBackingRow() }
+        set {}
+    }
+
+    /// The model's own backing data: what a class conforming by hand holds.
+    public var _$heldBackingData: BackingData { persistentBackingData }
+
     /// The entity name: the class's name.
     static var entityName: String { String(describing: Self.self) }
 
     /// The object's identifier. Before insertion it is a temporary one, which
     /// names no stored object; inserting assigns the permanent one.
     public var persistentModelID: PersistentIdentifier {
-        persistentBackingData.identifier(entityName: Self.entityName)
+        let shared = _$sharedRow
+        if shared.isShared { return PersistentIdentifier(entityName: Self.entityName, id: shared.id) }
+        return persistentBackingData.identifier(entityName: Self.entityName)
     }
 
     /// The identifier, as `Identifiable` asks.
@@ -53,19 +76,37 @@ extension PersistentModel {
     ///
     /// A deleted object keeps its context until the delete is saved, as the
     /// SwiftData life cycle goes, and its values stay readable afterwards.
-    public var modelContext: ModelContext? { persistentBackingData.attachedContext }
+    public var modelContext: ModelContext? {
+        guard let (context, ref) = location, context.graph.isLive(ref) || context.deleted.contains(ref) else { return nil }
+        return context
+    }
 
     /// Whether the model was deleted and the delete is not yet saved.
     public var isDeleted: Bool {
-        guard let (context, ref) = persistentBackingData.location else { return false }
+        guard let (context, ref) = location else { return false }
         return context.deleted.contains(ref)
     }
 
     /// Whether the model has unsaved changes: inserted, edited or deleted since the last save.
     public var hasChanges: Bool {
-        guard let (context, ref) = persistentBackingData.location else { return false }
+        guard let (context, ref) = location else { return false }
         context.settleTracking()
         return context.inserted.contains(ref) || context.updated[ref] != nil || context.deleted.contains(ref)
+    }
+
+    /// The context and the object's row, as ``BackingData/location`` gives
+    /// them, without giving a model that shares its context's backing data
+    /// backing data of its own.
+    var location: (ModelContext, ObjectRef)? {
+        let shared = _$sharedRow
+        if shared.isShared, let location = _$heldBackingData.sharedLocation(shared) { return location }
+        return persistentBackingData.location
+    }
+
+    /// The model's backing data if it has its own; `nil` while it shares its
+    /// context's (it was never edited nor read under observation tracking).
+    var ownBackingData: BackingData? {
+        _$sharedRow.isShared ? nil : persistentBackingData
     }
 
     /// Models are equal when they are the same instance.

@@ -50,7 +50,7 @@ extension Schema {
             { model in
                 // A model never read under observation has no registrar, and no observer to tell.
                 guard let model = cast(model, to: Model.self),
-                      let registrar = model.persistentBackingData.observationRegistrar else { return }
+                      let registrar = model.ownBackingData?.observationRegistrar else { return }
                 registrar.withMutation(of: model, keyPath: keyPath) {}
             }
         }
