@@ -41,7 +41,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             // model's own). So a model a context makes allocates one backing data.
             // Unchecked exclusivity: every property access reads it, and the check
             // would cost more than the read.
-            "@exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()",
+            "@exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: \(raw: className).self)",
             // Which object a model its context made stands for, while it shares the
             // context's backing data (one for all the models a fetch makes).
             "@exclusivity(unchecked) \(raw: access)var _$sharedRow = Folio._SharedBackingRow()",

@@ -107,7 +107,7 @@ import Testing
 
                 private var _title: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Book.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -220,7 +220,7 @@ import Testing
 
                 private var _scores: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Post.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -320,7 +320,7 @@ import Testing
 
                 private var _owner: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Dog.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -413,7 +413,7 @@ import Testing
 
                 private var _pets: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Person.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -506,7 +506,7 @@ import Testing
 
                 private var _pets: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Person.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -590,7 +590,7 @@ import Testing
                 private var _name: Folio._PersistedPropertyMarker
                 var cache: [String: Int]
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Trip.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -665,7 +665,7 @@ import Testing
                     didSet { print(name) }
                 }
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Trip.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -738,7 +738,7 @@ import Testing
             final class Trip {
                 var selection: Int?
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Trip.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -834,7 +834,7 @@ import Testing
 
                 private var _visas: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Passport.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -917,7 +917,7 @@ import Testing
                 var x: Int, y: Int
                 private var a, b: String
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Point.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 

@@ -93,7 +93,7 @@ import Testing
                 private var _keeper: Folio._PersistedPropertyMarker
                 var visitorsToday = 0
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Zoo.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -211,7 +211,7 @@ import Testing
                     self.visited = visited
                 }
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Country.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -291,7 +291,7 @@ import Testing
 
                 private var _text: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Note.self)
 
                 @exclusivity(unchecked) public var _$sharedRow = Folio._SharedBackingRow()
 
@@ -373,7 +373,7 @@ import Testing
 
                 private var _text: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Note.self)
 
                 @exclusivity(unchecked) package var _$sharedRow = Folio._SharedBackingRow()
 
@@ -491,7 +491,7 @@ import Testing
 
                 private var _stops: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Trip.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -616,7 +616,7 @@ import Testing
 
                 private var _stops: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Trip.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -712,7 +712,7 @@ import Testing
                 lazy var cache: [String] = []
                 let createdBy = "me"
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Item.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -794,7 +794,7 @@ import Testing
 
                 private var __rank: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Item.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -876,7 +876,7 @@ import Testing
 
                 private var _class: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Lesson.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 
@@ -940,7 +940,7 @@ import Testing
             expandedSource: """
             final class Marker {
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
+                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Marker.self)
 
                 @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
 

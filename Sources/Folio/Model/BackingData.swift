@@ -174,31 +174,51 @@ public final class BackingData {
         isShared = false
     }
 
-    /// Where a context leaves the backing data of the model it is making, for
-    /// that model's `_$backingData` to start with (``_initial()``): then the
-    /// initial values the class declares, which Swift assigns in every
-    /// initializer, `init(backingData:)` included, are dropped at once
-    /// instead of making backing data of their own. Per thread: contexts on
-    /// different actors make models at the same time.
+    /// Where a context leaves the backing data of the models it is making, and
+    /// their class, for each such model's `_$backingData` to start with
+    /// (``_initial(for:)``): then the initial values the class declares, which
+    /// Swift assigns in every initializer, `init(backingData:)` included, are
+    /// dropped at once instead of making backing data of their own. Per
+    /// thread: contexts on different actors make models at the same time.
     private static let makingKey: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)
         return key
     }()
 
-    /// What a `@Model` instance's `_$backingData` starts with: the backing
-    /// data of the object its context is making it for, else the placeholder.
-    public static func _initial() -> BackingData {
-        guard let pending = pthread_getspecific(makingKey) else { return _unset }
-        pthread_setspecific(makingKey, nil)
-        return Unmanaged<BackingData>.fromOpaque(pending).takeUnretainedValue()
+    /// What ``makingKey`` points at while a context makes models.
+    private struct Making {
+        let backing: Unmanaged<BackingData>
+        /// The class being made: a model of another class made meanwhile (by
+        /// an initial value of the first) starts with the placeholder.
+        let type: ObjectIdentifier
     }
 
-    /// Makes a model for this backing data (`make` calls `init(backingData:)`).
-    func makeModel<T>(_ make: (BackingData) -> T) -> T {
-        pthread_setspecific(Self.makingKey, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.makingKey, nil) }
-        return make(self)
+    /// What a `@Model` instance's `_$backingData` starts with: the backing
+    /// data its context is making models of `type` with, else the placeholder.
+    public static func _initial(for type: AnyObject.Type) -> BackingData {
+        guard let pending = pthread_getspecific(makingKey) else { return _unset }
+        let making = pending.assumingMemoryBound(to: Making.self).pointee
+        guard making.type == ObjectIdentifier(type) else { return _unset }
+        return making.backing.takeUnretainedValue()
+    }
+
+    /// Runs `body`, in which models of `type` made with `init(backingData:)`
+    /// and this backing data start with it (one hand-over for a whole fetch,
+    /// not one per model).
+    func makingModels<T: AnyObject, R>(of type: T.Type, _ body: () -> R) -> R {
+        var making = Making(backing: .passUnretained(self), type: ObjectIdentifier(type))
+        let previous = pthread_getspecific(Self.makingKey)
+        return withUnsafeMutablePointer(to: &making) { pointer in
+            pthread_setspecific(Self.makingKey, pointer)
+            defer { pthread_setspecific(Self.makingKey, previous) }
+            return body()
+        }
+    }
+
+    /// Makes a model for this backing data.
+    func makeModel<T: PersistentModel>(_ type: T.Type) -> T {
+        makingModels(of: T.self) { T(backingData: self) }
     }
 
     /// Backing data for an object a context holds at `ref`, already resolved.
