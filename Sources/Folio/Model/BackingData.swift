@@ -44,11 +44,20 @@ public final class BackingData {
     /// `keyPath` makes the property's key path, only when it is needed: a key
     /// path literal costs a runtime call and a reference count on every
     /// evaluation, more than the rest of a read outside tracking.
-    @inlinable
+    ///
+    /// Inlined into every getter whole: the test is all a read outside
+    /// tracking pays, and a call to it cost as much again.
+    @inlinable @inline(__always)
     func _access<Model: PersistentModel, V>(_ model: Model, _ keyPath: () -> KeyPath<Model, V>) {
         guard ObservationTrackingProbe.mayBeTracking else { return }
+        _accessTracking(model, keyPath)
+    }
+
+    /// ``_access(_:_:)`` when tracking may be active.
+    @inlinable @inline(never)
+    func _accessTracking<Model: PersistentModel, V>(_ model: Model, _ keyPath: () -> KeyPath<Model, V>) {
         // A registrar is the model's own: a model sharing its context's backing data gets its own first.
-        if isShared { return model.persistentBackingData._access(model, keyPath) }
+        if isShared { return model.persistentBackingData._accessTracking(model, keyPath) }
         if let pointer = _observationPointer {
             Unmanaged<_ObservationBox>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.registrar.access(model, keyPath: keyPath()) }
         } else {
