@@ -96,9 +96,11 @@ import Testing
                         _title = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.title
-                            }, at: 0, named: "title")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.title
+                                }, at: 0, named: "title")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.title, at: 0, named: "title")
@@ -192,9 +194,11 @@ import Testing
                         _tags = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.tags
-                            }, at: 0, named: "tags")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.tags
+                                }, at: 0, named: "tags")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.tags, at: 0, named: "tags")
@@ -209,9 +213,11 @@ import Testing
                         _scores = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.scores
-                            }, at: 1, named: "scores")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.scores
+                                }, at: 1, named: "scores")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.scores, at: 1, named: "scores")
@@ -309,9 +315,11 @@ import Testing
                         _owner = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.owner
-                            }, at: 0, named: "owner")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.owner
+                                }, at: 0, named: "owner")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.owner, at: 0, named: "owner")
@@ -402,9 +410,11 @@ import Testing
                         _pets = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.pets
-                            }, at: 0, named: "pets")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.pets
+                                }, at: 0, named: "pets")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.pets, at: 0, named: "pets")
@@ -495,9 +505,11 @@ import Testing
                         _pets = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.pets
-                            }, at: 0, named: "pets")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.pets
+                                }, at: 0, named: "pets")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.pets, at: 0, named: "pets")
@@ -578,9 +590,11 @@ import Testing
                         _name = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.name
-                            }, at: 0, named: "name")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.name
+                                }, at: 0, named: "name")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name")
@@ -806,9 +820,11 @@ import Testing
                         _holder = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.holder
-                            }, at: 0, named: "holder")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.holder
+                                }, at: 0, named: "holder")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.holder, at: 0, named: "holder")
@@ -823,9 +839,11 @@ import Testing
                         _visas = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.visas
-                            }, at: 1, named: "visas")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.visas
+                                }, at: 1, named: "visas")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.visas, at: 1, named: "visas")

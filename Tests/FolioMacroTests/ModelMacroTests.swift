@@ -30,9 +30,11 @@ import Testing
                         _name = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.name
-                            }, at: 0, named: "name")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.name
+                                }, at: 0, named: "name")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name")
@@ -47,9 +49,11 @@ import Testing
                         _code = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.code
-                            }, at: 1, named: "code")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.code
+                                }, at: 1, named: "code")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.code, at: 1, named: "code")
@@ -64,9 +68,11 @@ import Testing
                         _animals = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.animals
-                            }, at: 2, named: "animals")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.animals
+                                }, at: 2, named: "animals")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.animals, at: 2, named: "animals")
@@ -81,9 +87,11 @@ import Testing
                         _keeper = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.keeper
-                            }, at: 3, named: "keeper")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.keeper
+                                }, at: 3, named: "keeper")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.keeper, at: 3, named: "keeper")
@@ -178,9 +186,11 @@ import Testing
                         _name = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.name
-                            }, at: 0, named: "name")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.name
+                                }, at: 0, named: "name")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name")
@@ -195,9 +205,11 @@ import Testing
                         _visited = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.visited
-                            }, at: 1, named: "visited")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.visited
+                                }, at: 1, named: "visited")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.visited, at: 1, named: "visited")
@@ -280,9 +292,11 @@ import Testing
                         _text = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.text
-                            }, at: 0, named: "text")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.text
+                                }, at: 0, named: "text")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.text, at: 0, named: "text")
@@ -362,9 +376,11 @@ import Testing
                         _text = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.text
-                            }, at: 0, named: "text")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.text
+                                }, at: 0, named: "text")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.text, at: 0, named: "text")
@@ -446,9 +462,11 @@ import Testing
                         _rating = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.rating
-                            }, at: 0, named: "rating")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.rating
+                                }, at: 0, named: "rating")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.rating, at: 0, named: "rating")
@@ -463,9 +481,11 @@ import Testing
                         _budget = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.budget
-                            }, at: 1, named: "budget")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.budget
+                                }, at: 1, named: "budget")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.budget, at: 1, named: "budget")
@@ -480,9 +500,11 @@ import Testing
                         _stops = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.stops
-                            }, at: 2, named: "stops")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.stops
+                                }, at: 2, named: "stops")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.stops, at: 2, named: "stops")
@@ -571,9 +593,11 @@ import Testing
                         _photo = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.photo
-                            }, at: 0, named: "photo")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.photo
+                                }, at: 0, named: "photo")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.photo, at: 0, named: "photo")
@@ -588,9 +612,11 @@ import Testing
                         _accommodation = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.accommodation
-                            }, at: 1, named: "accommodation")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.accommodation
+                                }, at: 1, named: "accommodation")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.accommodation, at: 1, named: "accommodation")
@@ -605,9 +631,11 @@ import Testing
                         _stops = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.stops
-                            }, at: 2, named: "stops")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.stops
+                                }, at: 2, named: "stops")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.stops, at: 2, named: "stops")
@@ -697,9 +725,11 @@ import Testing
                         _title = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.title
-                            }, at: 0, named: "title")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.title
+                                }, at: 0, named: "title")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.title, at: 0, named: "title")
@@ -783,9 +813,11 @@ import Testing
                         __rank = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \._rank
-                            }, at: 0, named: "_rank")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \._rank
+                                }, at: 0, named: "_rank")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \._rank, at: 0, named: "_rank")
@@ -865,9 +897,11 @@ import Testing
                         _class = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.`class`
-                            }, at: 0, named: "class")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.`class`
+                                }, at: 0, named: "class")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.`class`, at: 0, named: "class")

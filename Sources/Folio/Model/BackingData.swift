@@ -150,6 +150,9 @@ public final class BackingData {
     /// at every change of destination, and made again at the next (a hundred
     /// categories read across a million animals).
     @exclusivity(unchecked) private var keptByRow: [[(any PersistentModel)?]] = []
+    /// The shared backing data a model had before this, its own: a getter
+    /// that gave the model this one may still be running on that one.
+    private var formerlyShared: BackingData?
     /// Which to-one `keptDestination` is for (its ordinal), the row it is the
     /// model of, and the graph epoch: a read finding all three current returns
     /// it without looking the registry up.
@@ -316,8 +319,30 @@ public final class BackingData {
     @usableFromInline
     func _unshare<Model: PersistentModel>(_ model: Model) -> BackingData {
         let own = unshared(model._$sharedRow)
+        // A getter may be running on this backing data unretained (`_reading`): the model keeps it alive.
+        own.formerlyShared = self
         model._$sharedRow = _SharedBackingRow()
         return own
+    }
+
+    /// Calls `read` with a model's backing data, counting no reference: a
+    /// getter's retain and release of it were most of a read's cost.
+    ///
+    /// The model holds its backing data throughout: a getter replaces it only
+    /// by giving a model that shares its context's backing data its own
+    /// (``_unshare(_:)``), and the new one keeps the shared one alive.
+    ///
+    /// The reference is read as bits, from the property's address: loaded as
+    /// a reference, Swift retains it for as long as `read` runs.
+    @inlinable @inline(__always)
+    public static func _reading<R>(_ backing: inout BackingData, _ read: (BackingData) -> R) -> R {
+        Unmanaged<BackingData>.fromOpaque(_bits(of: &backing))._withUnsafeGuaranteedRef(read)
+    }
+
+    /// The bits of the reference `backing` holds; the access ends on return.
+    @inlinable @inline(__always)
+    static func _bits(of backing: inout BackingData) -> UnsafeRawPointer {
+        withUnsafeMutablePointer(to: &backing) { UnsafeRawPointer($0).load(as: UnsafeRawPointer.self) }
     }
 
     /// Called by a property's init accessor: keeps the initial value in the
@@ -624,14 +649,18 @@ public final class BackingData {
     public func value<Model: PersistentModel, V: PersistableValue>(
         of model: Model, _ keyPath: () -> KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
-        // Read first: a read under tracking gives a model sharing this backing data its own.
-        let row = model._$sharedRow.row
-        _access(model, keyPath)
+        // The getter calls this unretained (`_reading`): the cell is read first, and
+        // `_access`, which may give a model sharing this backing data its own, last.
         // Inlined into the property's getter, where `V` is known: `_read` is a direct
         // call, and no generic metadata is looked up on the way.
-        if let cell = _cell(of: Model.self, at: ordinal, row: row), let value = V._read(cell) { return value }
-        if isShared { return model.persistentBackingData._storedValue(of: model, keyPath(), at: ordinal, named: name) }
-        return _storedValue(of: model, keyPath(), at: ordinal, named: name)
+        if let cell = _cell(of: Model.self, at: ordinal, row: model._$sharedRow.row), let value = V._read(cell) {
+            _access(model, keyPath)
+            return value
+        }
+        // The general path, which may call a handler, goes on with the model's own backing data, retained.
+        let backing = model.persistentBackingData
+        backing._access(model, keyPath)
+        return backing._storedValue(of: model, keyPath(), at: ordinal, named: name)
     }
 
     /// The column cell of an attribute of a managed model; `nil` when the read
@@ -700,7 +729,14 @@ public final class BackingData {
     public func value<Model: PersistentModel, V: Codable>(
         of model: Model, _ keyPath: () -> KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
-        if isShared { return model.persistentBackingData.value(of: model, keyPath, at: ordinal, named: name) }
+        // The getter calls this unretained (`_reading`): the read, which may call a
+        // handler, goes on with the model's own backing data, retained.
+        model.persistentBackingData.codableValue(of: model, keyPath, at: ordinal, named: name)
+    }
+
+    private func codableValue<Model: PersistentModel, V: Codable>(
+        of model: Model, _ keyPath: () -> KeyPath<Model, V>, at ordinal: Int, named name: String
+    ) -> V {
         _access(model, keyPath)
         if context == nil, snapshot == nil, let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
         if let stored = storedValue(name) {
@@ -750,16 +786,18 @@ public final class BackingData {
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: () -> KeyPath<Model, Destination?>, at ordinal: Int, named name: String
     ) -> Destination? {
-        // Read first: a read under tracking gives a model sharing this backing data its own.
-        let row = model._$sharedRow.row
-        _access(model, keyPath)
-        switch _relatedModel(of: Model.self, at: ordinal, row: row, as: Destination.self) {
+        // As for an attribute: the getter calls this unretained, so `_access` comes last,
+        // and the general path goes on with the model's own backing data, retained.
+        switch _relatedModel(of: Model.self, at: ordinal, row: model._$sharedRow.row, as: Destination.self) {
         case .none:
-            if isShared { return model.persistentBackingData._storedModel(of: model, at: ordinal, named: name, as: Destination.self) }
-            return _storedModel(of: model, at: ordinal, named: name, as: Destination.self)
+            let backing = model.persistentBackingData
+            backing._access(model, keyPath)
+            return backing._storedModel(of: model, at: ordinal, named: name, as: Destination.self)
         case .some(nil):
+            _access(model, keyPath)
             return nil
         case .some(let related?):
+            _access(model, keyPath)
             // An exact class match needs no dynamic cast.
             if ObjectIdentifier(type(of: related)) == ObjectIdentifier(Destination.self) {
                 return unsafeDowncast(related as AnyObject, to: Destination.self)
@@ -847,7 +885,13 @@ public final class BackingData {
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) -> [Destination] {
-        if isShared { return model.persistentBackingData.value(of: model, keyPath, at: ordinal, named: name) }
+        // The getter calls this unretained (`_reading`): go on with the model's own backing data, retained.
+        model.persistentBackingData.toManyValue(of: model, keyPath, at: ordinal, named: name)
+    }
+
+    private func toManyValue<Model: PersistentModel, Destination: PersistentModel>(
+        of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
+    ) -> [Destination] {
         _access(model, keyPath)
         if let (context, ref, slot) = slot(Model.self, ordinal), case .toMany(let link) = slot {
             return context.graph.targets(ref, link).map { context.model(Destination.self, at: $0) }
@@ -873,7 +917,13 @@ public final class BackingData {
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
     ) -> [Destination]? {
-        if isShared { return model.persistentBackingData.value(of: model, keyPath, at: ordinal, named: name) }
+        // The getter calls this unretained (`_reading`): go on with the model's own backing data, retained.
+        model.persistentBackingData.optionalToManyValue(of: model, keyPath, at: ordinal, named: name)
+    }
+
+    private func optionalToManyValue<Model: PersistentModel, Destination: PersistentModel>(
+        of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
+    ) -> [Destination]? {
         _access(model, keyPath)
         if let (context, ref) = location {
             guard let slot = context.graph.layout.entities[Int(ref.entity)].linkIndex[name] else { return nil }
