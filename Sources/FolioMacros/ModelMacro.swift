@@ -33,7 +33,11 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let access = accessModifier(of: classDecl)
         let metadata = persisted.map { metadataEntry(for: $0, in: className) }
         // A model a context makes keeps its values in the document: its properties' markers hold nothing.
+        // Its `_$backingData` starts as the backing data the context is making it with
+        // (`_initial(for:)`), so `init(backingData:)` stores nothing again: a retain and a
+        // release less per fetched model. The markers go first: `self` is read after.
         let storage = persisted.map { "self._\($0.name) = Folio._PersistedPropertyMarker()" }
+        let initBody = storage + ["if self._$backingData !== backingData {", "self._$backingData = backingData", "}"]
 
         var members: [DeclSyntax] = [
             // The backing data of the object a context is making the model for; else a
@@ -63,8 +67,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             }
             """,
             """
-            \(raw: access)required init(backingData: Folio.BackingData) {
-                self._$backingData = backingData\(raw: storage.map { "\n" + $0 }.joined())
+            \(raw: access)required init(backingData: Folio.BackingData) {\(raw: initBody.map { "\n" + $0 }.joined())
             }
             """,
         ]

@@ -139,8 +139,10 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._title = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(title: String) {
@@ -257,9 +259,11 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._tags = Folio._PersistedPropertyMarker()
                     self._scores = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(tags: [String], scores: [Int]) {
@@ -358,8 +362,10 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._owner = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(owner: Person) {
@@ -453,8 +459,10 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._pets = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(pets: [Cat]) {
@@ -548,8 +556,10 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._pets = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(pets: [Pets.Cat]) {
@@ -634,8 +644,10 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._name = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(name: String) {
@@ -707,7 +719,9 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init() {
@@ -780,7 +794,9 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init() {
@@ -883,9 +899,11 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._holder = Folio._PersistedPropertyMarker()
                     self._visas = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(holder: Person? = nil, visas: [Visa]) {
@@ -963,7 +981,9 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init() {

@@ -134,11 +134,13 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._name = Folio._PersistedPropertyMarker()
                     self._code = Folio._PersistedPropertyMarker()
                     self._animals = Folio._PersistedPropertyMarker()
                     self._keeper = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(name: String, code: String, keeper: Keeper? = nil) {
@@ -254,9 +256,11 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._name = Folio._PersistedPropertyMarker()
                     self._visited = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 static var _$unregistersOnDeinit: Bool {
@@ -335,8 +339,10 @@ import Testing
                 }
 
                 public required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._text = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 public init(text: String) {
@@ -419,8 +425,10 @@ import Testing
                 }
 
                 package required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._text = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 package init(text: String) {
@@ -545,10 +553,12 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._rating = Folio._PersistedPropertyMarker()
                     self._budget = Folio._PersistedPropertyMarker()
                     self._stops = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(rating: Int = 3, budget: Decimal? = nil, stops: [Stop] = []) {
@@ -676,10 +686,12 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._photo = Folio._PersistedPropertyMarker()
                     self._accommodation = Folio._PersistedPropertyMarker()
                     self._stops = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(photo: Data? = nil, accommodation: Accommodation? = nil, stops: [Stop] = []) {
@@ -772,8 +784,10 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._title = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(title: String) {
@@ -856,8 +870,10 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self.__rank = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(_rank: Int = 0) {
@@ -940,8 +956,10 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
                     self._class = Folio._PersistedPropertyMarker()
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init(`class`: String) {
@@ -1002,7 +1020,9 @@ import Testing
                 }
 
                 required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
+                    if self._$backingData !== backingData {
+                        self._$backingData = backingData
+                    }
                 }
 
                 init() {
