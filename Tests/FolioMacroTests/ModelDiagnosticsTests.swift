@@ -109,28 +109,7 @@ import Testing
 
                 private var _title: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Book.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Book"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -138,24 +117,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._title = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["title"]))
 
                 init(title: String) {
                     self.title = title
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Book: Folio.PersistentModel, Observation.Observable {
@@ -228,28 +196,7 @@ import Testing
 
                 private var _scores: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Post.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Post"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -258,26 +205,14 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._tags = Folio._PersistedPropertyMarker()
-                    self._scores = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["tags", "scores"]))
 
                 init(tags: [String], scores: [Int]) {
                     self.tags = tags
                     self.scores = scores
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Post: Folio.PersistentModel, Observation.Observable {
@@ -332,28 +267,7 @@ import Testing
 
                 private var _owner: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Dog.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Dog"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -361,24 +275,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._owner = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["owner"]))
 
                 init(owner: Person) {
                     self.owner = owner
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Dog: Folio.PersistentModel, Observation.Observable {
@@ -429,28 +332,7 @@ import Testing
 
                 private var _pets: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Person.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Person"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -458,24 +340,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._pets = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["pets"]))
 
                 init(pets: [Cat]) {
                     self.pets = pets
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Person: Folio.PersistentModel, Observation.Observable {
@@ -526,28 +397,7 @@ import Testing
 
                 private var _pets: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Person.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Person"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -555,24 +405,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._pets = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["pets"]))
 
                 init(pets: [Pets.Cat]) {
                     self.pets = pets
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Person: Folio.PersistentModel, Observation.Observable {
@@ -614,28 +453,7 @@ import Testing
                 private var _name: Folio._PersistedPropertyMarker
                 var cache: [String: Int]
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Trip.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Trip"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -643,24 +461,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._name = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["name"]))
 
                 init(name: String) {
                     self.name = name
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -691,49 +498,18 @@ import Testing
                     didSet { print(name) }
                 }
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Trip.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \(backingDataMembers(of: "Trip"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     []
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \(backingDataInitializer(markers: []))
 
                 init() {
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \(unregisteringDeinit())
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -766,49 +542,18 @@ import Testing
             final class Trip {
                 var selection: Int?
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Trip.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \(backingDataMembers(of: "Trip"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     []
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \(backingDataInitializer(markers: []))
 
                 init() {
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \(unregisteringDeinit())
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -868,28 +613,7 @@ import Testing
 
                 private var _visas: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Passport.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Passport"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -898,26 +622,14 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._holder = Folio._PersistedPropertyMarker()
-                    self._visas = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["holder", "visas"]))
 
                 init(holder: Person? = nil, visas: [Visa]) {
                     self.holder = holder
                     self.visas = visas
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Passport: Folio.PersistentModel, Observation.Observable {
@@ -953,49 +665,18 @@ import Testing
                 var x: Int, y: Int
                 private var a, b: String
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Point.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \(backingDataMembers(of: "Point"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     []
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \(backingDataInitializer(markers: []))
 
                 init() {
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \(unregisteringDeinit())
             }
 
             extension Point: Folio.PersistentModel, Observation.Observable {

@@ -101,28 +101,7 @@ import Testing
                 private var _keeper: Folio._PersistedPropertyMarker
                 var visitorsToday = 0
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Zoo.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Zoo"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -133,15 +112,7 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._name = Folio._PersistedPropertyMarker()
-                    self._code = Folio._PersistedPropertyMarker()
-                    self._animals = Folio._PersistedPropertyMarker()
-                    self._keeper = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["name", "code", "animals", "keeper"]))
 
                 init(name: String, code: String, keeper: Keeper? = nil) {
                     self.name = name
@@ -149,13 +120,7 @@ import Testing
                     self.keeper = keeper
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Zoo: Folio.PersistentModel, Observation.Observable {
@@ -225,28 +190,7 @@ import Testing
                     self.visited = visited
                 }
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Country.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Country"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -255,21 +199,9 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._name = Folio._PersistedPropertyMarker()
-                    self._visited = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["name", "visited"]))
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Country: Folio.PersistentModel, Observation.Observable {
@@ -309,28 +241,7 @@ import Testing
 
                 private var _text: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Note.self)
-
-                @exclusivity(unchecked) public var _$sharedRow = Folio._SharedBackingRow()
-
-                public static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                public var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                public var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Note", access: "public "))
 
                 public static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -338,24 +249,13 @@ import Testing
                     ]
                 }
 
-                public required init(backingData: Folio.BackingData) {
-                    self._text = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["text"], access: "public "))
 
                 public init(text: String) {
                     self.text = text
                 }
 
-                public static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit(access: "public "))
             }
 
             extension Note: Folio.PersistentModel, Observation.Observable {
@@ -395,28 +295,7 @@ import Testing
 
                 private var _text: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Note.self)
-
-                @exclusivity(unchecked) package var _$sharedRow = Folio._SharedBackingRow()
-
-                package static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                package var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                package var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Note", access: "package "))
 
                 package static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -424,24 +303,13 @@ import Testing
                     ]
                 }
 
-                package required init(backingData: Folio.BackingData) {
-                    self._text = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["text"], access: "package "))
 
                 package init(text: String) {
                     self.text = text
                 }
 
-                package static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit(access: "package "))
             }
 
             extension Note: Folio.PersistentModel, Observation.Observable {
@@ -521,28 +389,7 @@ import Testing
 
                 private var _stops: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Trip.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Trip"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -552,14 +399,7 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._rating = Folio._PersistedPropertyMarker()
-                    self._budget = Folio._PersistedPropertyMarker()
-                    self._stops = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["rating", "budget", "stops"]))
 
                 init(rating: Int = 3, budget: Decimal? = nil, stops: [Stop] = []) {
                     self.rating = rating
@@ -567,13 +407,7 @@ import Testing
                     self.stops = stops
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -654,28 +488,7 @@ import Testing
 
                 private var _stops: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Trip.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Trip"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -685,14 +498,7 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._photo = Folio._PersistedPropertyMarker()
-                    self._accommodation = Folio._PersistedPropertyMarker()
-                    self._stops = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["photo", "accommodation", "stops"]))
 
                 init(photo: Data? = nil, accommodation: Accommodation? = nil, stops: [Stop] = []) {
                     self.photo = photo
@@ -700,13 +506,7 @@ import Testing
                     self.stops = stops
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -754,28 +554,7 @@ import Testing
                 lazy var cache: [String] = []
                 let createdBy = "me"
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Item.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Item"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -783,24 +562,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._title = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["title"]))
 
                 init(title: String) {
                     self.title = title
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Item: Folio.PersistentModel, Observation.Observable {
@@ -840,28 +608,7 @@ import Testing
 
                 private var __rank: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Item.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Item"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -869,24 +616,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self.__rank = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["_rank"]))
 
                 init(_rank: Int = 0) {
                     self._rank = _rank
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Item: Folio.PersistentModel, Observation.Observable {
@@ -926,28 +662,7 @@ import Testing
 
                 private var _class: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Lesson.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Lesson"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -955,24 +670,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._class = Folio._PersistedPropertyMarker()
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \#(backingDataInitializer(markers: ["class"]))
 
                 init(`class`: String) {
                     self.`class` = `class`
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Lesson: Folio.PersistentModel, Observation.Observable {
@@ -992,49 +696,18 @@ import Testing
             expandedSource: """
             final class Marker {
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: Marker.self)
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \(backingDataMembers(of: "Marker"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     []
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    if self._$backingData !== backingData {
-                        self._$backingData = backingData
-                    }
-                }
+                \(backingDataInitializer(markers: []))
 
                 init() {
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \(unregisteringDeinit())
             }
 
             extension Marker: Folio.PersistentModel, Observation.Observable {
