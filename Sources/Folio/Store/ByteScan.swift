@@ -1,4 +1,4 @@
-/// Searches of short byte runs eight bytes at a time, for the loader's hot paths.
+/// Searches of short byte runs sixteen, then eight bytes at a time, for the loader's hot paths.
 ///
 /// A document's values and the markup between them are mostly shorter than
 /// 32 bytes: a call to `memchr` per value cost more than the search itself, and
@@ -21,11 +21,26 @@ enum ByteScan {
         return (spread &- ones) & ~spread & highs
     }
 
+    /// The first true lane of a mask with one (each true lane is all ones: the
+    /// lowest set byte of its two halves).
+    @inline(__always)
+    private static func firstLane(_ mask: SIMDMask<SIMD16<Int8>>) -> Int {
+        let lanes = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        let low = lanes[0].littleEndian
+        return low != 0 ? low.trailingZeroBitCount >> 3 : 8 + lanes[1].littleEndian.trailingZeroBitCount >> 3
+    }
+
     /// The index of the first byte in `start..<end` of `base` equal to `byte`, or `end`.
     @inline(__always)
     static func firstIndex(of byte: UInt8, in base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
         var index = start
         let raw = UnsafeRawPointer(base)
+        let bytes = SIMD16<UInt8>(repeating: byte)
+        while index + 16 <= end {
+            let found = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self) .== bytes
+            if any(found) { return index + firstLane(found) }
+            index += 16
+        }
         while index + 8 <= end {
             let found = matches(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self).littleEndian, byte)
             if found != 0 { return index + found.trailingZeroBitCount >> 3 }
@@ -42,6 +57,16 @@ enum ByteScan {
                            from start: Int, to end: Int) -> Int {
         var index = start
         let raw = UnsafeRawPointer(base)
+        // Sixteen bytes at a time first: three vector compares where a word takes
+        // twelve operations for eight bytes.
+        let firsts = SIMD16<UInt8>(repeating: first), seconds = SIMD16<UInt8>(repeating: second)
+        let thirds = SIMD16<UInt8>(repeating: third)
+        while index + 16 <= end {
+            let block = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+            let found = (block .== firsts) .| (block .== seconds) .| (block .== thirds)
+            if any(found) { return index + firstLane(found) }
+            index += 16
+        }
         while index + 8 <= end {
             let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self).littleEndian
             // Each term's lowest set bit is exact; so is the lowest of their union.

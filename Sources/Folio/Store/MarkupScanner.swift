@@ -124,45 +124,51 @@ struct MarkupScanner {
             case .tag:
                 // Tight loops to the next quote or `>`, then to the closing quote: names
                 // and spaces are a third of a document, and going through the state
-                // switch per byte cost half as much time as libxml2's whole parse.
+                // switch per byte cost half as much time as libxml2's whole parse. The
+                // loop keeps its counts in locals (`run`: where the current markup run
+                // or value starts, in this chunk), stored back when it leaves.
+                let markupLimit = limits.maximumMarkupBytes, valueLimit = limits.maximumValueBytes
+                let attributeLimit = limits.maximumAttributesPerElement
+                var seen = attributes
+                var run = runStart - consumed
+                defer {
+                    attributes = seen
+                    runStart = consumed + run
+                }
                 while true {
-                    let budget = limits.maximumMarkupBytes - (consumed + index - runStart)
+                    let budget = markupLimit - (index - run)
                     let end = min(count, index + max(0, budget))
                     let position = ByteScan.firstIndex(ofAny: UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ">"),
                                                        in: base, from: index, to: end)
                     if position == end {
-                        if end < count || budget <= 0 { return violation(.markupBytes, size: consumed + end - runStart + 1) }
+                        if end < count || budget <= 0 { return violation(.markupBytes, size: end - run + 1) }
                         index = count
                         break
                     }
-                    let quote = chunk[position]
+                    let quote = base[position]
                     if quote == UInt8(ascii: ">") {
                         state = .text
                         index = position + 1
                         break
                     }
-                    attributes += 1
-                    if attributes > limits.maximumAttributesPerElement {
-                        return violation(.attributesPerElement, size: attributes)
-                    }
-                    runStart = consumed + position + 1
+                    seen += 1
+                    if seen > attributeLimit { return violation(.attributesPerElement, size: seen) }
+                    run = position + 1
                     // Most values are short: look at a few words before calling memchr.
-                    let shortEnd = min(count, position + 1 + 32)
-                    var close = ByteScan.firstIndex(of: quote, in: base, from: position + 1, to: shortEnd)
+                    let shortEnd = min(count, run + 32)
+                    var close = ByteScan.firstIndex(of: quote, in: base, from: run, to: shortEnd)
                     if close == shortEnd, close < count {
                         close = memchr(base + close, Int32(quote), count - close)
                             .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? count
                     }
-                    if consumed + close - runStart > limits.maximumValueBytes {
-                        return violation(.valueBytes, size: consumed + close - runStart)
-                    }
+                    if close - run > valueLimit { return violation(.valueBytes, size: close - run) }
                     if close == count {
                         state = .value(quote)
                         index = count
                         break
                     }
                     index = close + 1
-                    runStart = consumed + index
+                    run = index
                 }
             case .value(let quote):
                 let end = memchr(base + index, Int32(quote), count - index)
