@@ -446,6 +446,30 @@ actor ShareBookReader {
         #expect(books[39]._$sharedRow.isShared)
     }
 
+    @Test func `walking a batched fetch and reading each model's to-one keeps a bounded number of destinations alive`() throws {
+        // Each book on a shelf of its own: a walk reads as many shelves as books.
+        let count = 3_000
+        do {
+            let context = ModelContext(try container())
+            for index in 0..<count {
+                context.insert(ShareBook(title: "book \(index)", pages: index, shelf: ShareShelf(label: "shelf \(index)")))
+            }
+            try context.save()
+        }
+        let context = ModelContext(try container())
+        let batchSize = 100
+        let books = try context.fetch(FetchDescriptor<ShareBook>(), batchSize: batchSize)
+        var mostEntries = 0
+        for book in books {
+            #expect(book.shelf?.label == "shelf \(book.pages)")
+            mostEntries = max(mostEntries, context.registry.count)
+        }
+        // The two batches the collection keeps, their shelves, and the destinations
+        // the shared backing data keeps for reads to come: not every shelf read.
+        #expect(mostEntries <= 4 * batchSize + 1_024, "\(mostEntries) models registered")
+        #expect(mostEntries < count)
+    }
+
     @Test func `a model actor's fetched models read and edit its own context's objects`() async throws {
         try seed()
         let container = try container()
