@@ -466,7 +466,7 @@ actor ShareBookReader {
         }
         // The two batches the collection keeps, their shelves, and the destinations
         // the shared backing data keeps for reads to come: not every shelf read.
-        #expect(mostEntries <= 4 * batchSize + 1_024, "\(mostEntries) models registered")
+        #expect(mostEntries <= 4 * batchSize + BackingData.keptDestinationCapacity, "\(mostEntries) models registered")
         #expect(mostEntries < count)
     }
 

@@ -135,12 +135,19 @@ public final class BackingData {
     /// (``ModelColumns/FastSlot/keepsDestination``), so no cycle of models can
     /// keep itself, and its context, alive.
     @exclusivity(unchecked) private var keptDestination: (any PersistentModel)?
-    /// Shared backing data's `keptDestination`: every destination model its
-    /// models' to-one reads returned, by ordinal then destination row. One
-    /// model kept, as each model's own backing data keeps, would be dropped
-    /// at every change of destination, and made again at the next (a hundred
-    /// categories read across a million animals).
-    @exclusivity(unchecked) private var keptByRow: [[(any PersistentModel)?]] = []
+    /// Shared backing data's `keptDestination`: destination models its
+    /// models' to-one reads returned, by ordinal, then in the slot of the
+    /// destination row modulo the table's size (a power of two). One model
+    /// kept, as each model's own backing data keeps, would be dropped at
+    /// every change of destination, and made again at the next (a hundred
+    /// categories read across a million animals). At most
+    /// ``keptDestinationCapacity`` per to-one: the shared backing data lives
+    /// as long as any model of its class, so keeping every destination ever
+    /// read would keep a batched walk's destinations (a to-one per model) all
+    /// alive, where models with their own backing data let theirs go.
+    @exclusivity(unchecked) private var keptByRow: [[(row: Int32, model: any PersistentModel)?]] = []
+    /// How many destination models shared backing data keeps per to-one.
+    static let keptDestinationCapacity = 1_024
     /// Which to-one `keptDestination` is for (its ordinal), the row it is the
     /// model of, and the graph epoch: a read finding all three current returns
     /// it without looking the registry up.
@@ -413,15 +420,27 @@ public final class BackingData {
         if isShared { columns?.forgetSharedBacking(Unmanaged.passUnretained(self).toOpaque()) }
     }
 
-    /// Keeps a destination model for the models sharing this backing data.
-    private func keep(_ model: any PersistentModel, at ordinal: Int, row: Int) {
+    /// Keeps a destination model for the models sharing this backing data, in
+    /// the slot of its row, in place of the model kept there before.
+    private func keep(_ model: any PersistentModel, at ordinal: Int, row: Int32) {
         if keptByRow.count <= ordinal { keptByRow.append(contentsOf: repeatElement([], count: ordinal + 1 - keptByRow.count)) }
-        if keptByRow[ordinal].count <= row {
-            // Doubling, so keeping n destinations costs O(n).
-            let grown = max(row + 1, 2 * keptByRow[ordinal].count)
-            keptByRow[ordinal].append(contentsOf: repeatElement(nil, count: grown - keptByRow[ordinal].count))
+        let size = keptByRow[ordinal].count
+        if Int(row) >= size, size < Self.keptDestinationCapacity {
+            // Doubling up to the capacity, so keeping n destinations costs O(n).
+            var grown = Swift.max(size, 16)
+            while grown <= Int(row), grown < Self.keptDestinationCapacity { grown *= 2 }
+            var table = [(row: Int32, model: any PersistentModel)?](repeating: nil, count: grown)
+            for case let kept? in keptByRow[ordinal] { table[Int(kept.row) & (grown - 1)] = kept }
+            keptByRow[ordinal] = table
         }
-        keptByRow[ordinal][row] = model
+        keptByRow[ordinal][Int(row) & (keptByRow[ordinal].count - 1)] = (row, model)
+    }
+
+    /// The destination model kept for `row`, if it is still in its slot.
+    private func kept(at ordinal: Int, row: Int32) -> (any PersistentModel)? {
+        guard ordinal < keptByRow.count, !keptByRow[ordinal].isEmpty,
+              let kept = keptByRow[ordinal][Int(row) & (keptByRow[ordinal].count - 1)], kept.row == row else { return nil }
+        return kept.model
     }
 
     /// Where a property with this ordinal lives in the object's row, for
@@ -759,9 +778,7 @@ public final class BackingData {
             guard target >= 0 else { return .some(nil) }
             if isShared {
                 // A model of that row kept alive for the models sharing this backing data.
-                if ordinal < keptByRow.count, Int(target) < keptByRow[ordinal].count, let kept = keptByRow[ordinal][Int(target)] {
-                    return .some(kept)
-                }
+                if let kept = kept(at: ordinal, row: target) { return .some(kept) }
             } else if keptRow == target, keptOrdinal == ordinal, keptEpoch == epoch, let keptDestination {
                 // The model read last, alive (kept) and still the model of that row.
                 return .some(keptDestination)
@@ -771,7 +788,7 @@ public final class BackingData {
             let model = context.registry[id] ?? context.anyModel(destinationType, at: ObjectRef(entity: Int(slot.destination), row: Int(target)))
             if slot.keepsDestination {
                 if isShared {
-                    keep(model, at: ordinal, row: Int(target))
+                    keep(model, at: ordinal, row: target)
                 } else {
                     keptDestination = model
                     keptOrdinal = ordinal
