@@ -494,6 +494,145 @@ actor ShareBookReader {
         #expect(!dynamic._$sharedRow.isShared, "a hand-written conformer keeps no row")
         #expect(dynamic._$heldBackingData === dynamic.persistentBackingData)
     }
+
+    // MARK: Random sessions
+
+    /// What a random session does to the models it holds: the same steps a
+    /// program's code takes, on models its fetches made.
+    enum Step {
+        case fetch, read, merge, edit, dynamicEdit, relink, undo, redo, rollback, drop, save, trackedRead, delete
+
+        init(roll: Int) {
+            self = switch roll {
+            case 0..<12: .fetch
+            case 12..<20: .read
+            case 20..<24: .merge
+            case 24..<36: .edit
+            case 36..<44: .dynamicEdit
+            case 44..<50: .relink
+            case 50..<58: .undo
+            case 58..<64: .redo
+            case 64..<69: .rollback
+            case 69..<80: .drop
+            case 80..<85: .save
+            case 85..<94: .trackedRead
+            default: .delete
+            }
+        }
+    }
+
+    /// Whether an observer was told.
+    final class Told: Sendable {
+        let value = Mutex(false)
+    }
+
+    /// A model read under observation tracking, the value it read, and whether its observer was told of a change.
+    final class Observed {
+        let book: ShareBook
+        let pages: Int
+        /// Shared with the observer's `onChange`, which may run on any thread.
+        let told = Told()
+
+        init(_ book: ShareBook) {
+            self.book = book
+            pages = book.pages
+        }
+    }
+
+    @Test @MainActor func `fetched models read what the dynamic API reads, and tell their observers, through any fetches, edits, merges, undo, redo, rollbacks and drops`() async throws {
+        await checkProperty(count: 40, input: SessionStep.generator.array(of: 1...40)) { plan in
+            // A package of its own per session: a session saves.
+            let session = try SharedBackingRowTests()
+            try session.seed(8)
+            let container = try session.container()
+            let context = container.mainContext
+            context.undoManager = UndoManager()
+            var held: [ShareBook] = []
+            var observed: [Observed] = []
+            var steps: [String] = []
+            let shelves = try context.fetchIdentifiers(FetchDescriptor<ShareShelf>())
+            for (number, planned) in plan.enumerated() {
+                var rng = planned.choices
+                let step = Step(roll: planned.roll)
+                steps.append("\(step)")
+                let label = "step \(number): \(steps)"
+                do {
+                    // Scoped: the step holds no model past its end (a drop must free it).
+                    let inContext = held.filter { $0.modelContext === context && !$0.isDeleted }
+                    switch step {
+                    case .fetch:
+                        let books = try context.fetch(FetchDescriptor<ShareBook>(sortBy: [SortDescriptor(\.title)]))
+                        held += books.filter { _ in Bool.random(using: &rng) }
+                    case .read:
+                        if let book = held.randomElement(using: &rng) { _ = (book.title, book.pages, book.note, book.shelf?.label) }
+                    case .merge:
+                        // Another context edits or deletes a book and saves; a fetch here merges it.
+                        let other = ModelContext(container)
+                        if let id = try other.fetchIdentifiers(FetchDescriptor<ShareBook>()).randomElement(using: &rng) {
+                            if Int.random(in: 0..<4, using: &rng) == 0 {
+                                try other.delete(id)
+                            } else {
+                                try other.setValue(.int(Int64.random(in: 0...1_000, using: &rng)), for: "pages", of: id)
+                            }
+                            try other.save()
+                        }
+                        _ = try context.fetch(FetchDescriptor<ShareShelf>())
+                    case .edit:
+                        inContext.randomElement(using: &rng)?.pages = Int.random(in: 0...1_000, using: &rng)
+                    case .dynamicEdit:
+                        let ids = try context.fetchIdentifiers(FetchDescriptor<ShareBook>())
+                        if let id = ids.randomElement(using: &rng) {
+                            try context.setValue(.int(Int64.random(in: 0...1_000, using: &rng)), for: "pages", of: id)
+                        }
+                    case .relink:
+                        if let book = inContext.randomElement(using: &rng) {
+                            let shelf = shelves.randomElement(using: &rng)
+                            try context.setRelated(Bool.random(using: &rng) ? shelf.map { [$0] } ?? [] : [], for: "shelf", of: book.persistentModelID)
+                        }
+                    case .undo:
+                        context.processPendingChanges()
+                        context.undoManager?.undo()
+                    case .redo:
+                        context.undoManager?.redo()
+                    case .rollback:
+                        context.rollback()
+                        // A rollback tells no observer, of any model (shared or not, before
+                        // the sharing too): not what these sessions check.
+                        observed.removeAll()
+                    case .drop:
+                        if !held.isEmpty { held.remove(at: Int.random(in: 0..<held.count, using: &rng)) }
+                        if !observed.isEmpty, Bool.random(using: &rng) { observed.remove(at: Int.random(in: 0..<observed.count, using: &rng)) }
+                    case .save:
+                        try context.save()
+                    case .trackedRead:
+                        if let book = inContext.randomElement(using: &rng) {
+                            let watch = Observed(book)
+                            let told = watch.told
+                            withObservationTracking { _ = book.pages } onChange: { told.value.withLock { $0 = true } }
+                            observed.append(watch)
+                        }
+                    case .delete:
+                        if let book = inContext.randomElement(using: &rng) { context.delete(book) }
+                    }
+                }
+                // Every model still in the context reads its object's values, and is the one the context hands out.
+                for book in held where book.modelContext === context {
+                    let id = book.persistentModelID
+                    try Self.readsMatch(book, in: context, "\(label), \(book.title)")
+                    #expect(context.registry[id.id].map(ObjectIdentifier.init) == ObjectIdentifier(book), "\(label)")
+                }
+                // No registry entry names a book the session dropped (an unretained one would dangle).
+                let heldBooks = Set(held.map(ObjectIdentifier.init) + observed.map { ObjectIdentifier($0.book) })
+                for (_, model) in context.registry.entries where model is ShareBook {
+                    #expect(heldBooks.contains(ObjectIdentifier(model)), "\(label): a registry entry for a dropped book, \((model as? ShareBook)?.title ?? "")")
+                }
+                // A model observed and changed since (by an edit, a dynamic edit, undo, redo or a merge) told its observer.
+                for watch in observed where watch.book.modelContext === context && watch.book.pages != watch.pages {
+                    #expect(watch.told.value.withLock { $0 }, "\(label): \(watch.book.title) changed from \(watch.pages) unseen")
+                }
+            }
+        }
+    }
 }
 
 enum ShareTestError: Error { case unexpectedValue }
