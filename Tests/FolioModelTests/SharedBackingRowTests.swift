@@ -482,6 +482,45 @@ actor ShareBookReader {
         #expect(book.pages == 1_000)
     }
 
+    @Test func `the only model sharing its backing data reads right when a tracked read gives it its own`() throws {
+        // The read gives the model its own backing data mid-getter, dropping the
+        // last other reference to the shared one: the getter must still read its row.
+        try seed()
+        let context = ModelContext(try container())
+        let book = try #require(try context.fetch(FetchDescriptor<ShareBook>(predicate: #Predicate { $0.title == "book 5" })).first)
+        weak var shared = book._$heldBackingData
+        #expect(shared != nil)
+        var read: (Int, String?)?
+        withObservationTracking { read = (book.pages, book.shelf?.label) } onChange: {}
+        #expect(read?.0 == 51)
+        #expect(read?.1 == "shelf 2")
+        #expect(shared == nil, "the shared backing data went with its last model")
+        // A fetch now makes new shared backing data, which its models read through.
+        let others = try context.fetch(FetchDescriptor<ShareBook>(sortBy: [SortDescriptor(\.pages)]))
+        #expect(others[4]._$sharedRow.isShared)
+        #expect(others[4].pages == 41)
+        #expect(others[5] === book)
+    }
+
+    @Test func `model actors fetching at once each read their own context's models`() async throws {
+        try seed()
+        let container = try container()
+        let expected = Dictionary(uniqueKeysWithValues: (0..<12).map { ("book \($0)", 10 * $0 + 1) })
+        let results = try await withThrowingTaskGroup(of: [String: Int].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let reader = ShareBookReader(modelContainer: container)
+                    var last: [String: Int] = [:]
+                    for _ in 0..<20 { last = try await reader.titlesAndPages() }
+                    return last
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 4)
+        #expect(results.allSatisfy { $0 == expected })
+    }
+
     @Test func `model(for:) hands out the fetched model, and a DynamicModel never shares`() throws {
         try seed()
         let context = ModelContext(try container())
