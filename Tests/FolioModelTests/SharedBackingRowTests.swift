@@ -446,16 +446,19 @@ actor ShareBookReader {
         #expect(books[39]._$sharedRow.isShared)
     }
 
-    @Test func `walking a batched fetch and reading each model's to-one keeps a bounded number of destinations alive`() throws {
-        // Each book on a shelf of its own: a walk reads as many shelves as books.
-        let count = 3_000
-        do {
-            let context = ModelContext(try container())
-            for index in 0..<count {
-                context.insert(ShareBook(title: "book \(index)", pages: index, shelf: ShareShelf(label: "shelf \(index)")))
-            }
-            try context.save()
+    /// `count` books, each on a shelf of its own, saved.
+    func seedOneShelfEach(_ count: Int) throws {
+        let context = ModelContext(try container())
+        for index in 0..<count {
+            context.insert(ShareBook(title: "book \(index)", pages: index, shelf: ShareShelf(label: "shelf \(index)")))
         }
+        try context.save()
+    }
+
+    @Test func `walking a batched fetch and reading each model's to-one keeps a bounded number of destinations alive`() throws {
+        // A walk reads as many shelves as books.
+        let count = 3_000
+        try seedOneShelfEach(count)
         let context = ModelContext(try container())
         let batchSize = 100
         let books = try context.fetch(FetchDescriptor<ShareBook>(), batchSize: batchSize)
@@ -468,6 +471,19 @@ actor ShareBookReader {
         // the shared backing data keeps for reads to come: not every shelf read.
         #expect(mostEntries <= 4 * batchSize + BackingData.keptDestinationCapacity, "\(mostEntries) models registered")
         #expect(mostEntries < count)
+    }
+
+    @Test func `models the program holds read the same to-one destination model again, however many destinations there are`() throws {
+        // As many destinations as models: each model kept its own before the sharing.
+        let count = 3_000
+        try seedOneShelfEach(count)
+        let context = ModelContext(try container())
+        let books = try context.fetch(FetchDescriptor<ShareBook>(sortBy: [SortDescriptor(\.pages)]))
+        let first = books.map { $0.shelf.map(ObjectIdentifier.init) }
+        #expect(context.registry.count == 2 * count, "every shelf read is kept while the books are held")
+        let again = books.map { $0.shelf.map(ObjectIdentifier.init) }
+        #expect(again == first)
+        #expect(books.allSatisfy { $0._$sharedRow.isShared })
     }
 
     @Test func `a model actor's fetched models read and edit its own context's objects`() async throws {
