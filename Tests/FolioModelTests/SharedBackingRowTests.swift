@@ -273,16 +273,20 @@ actor ShareBookReader {
         do {
             let books = try context.fetch(FetchDescriptor<ShareBook>())
             #expect(context.registry.count == 12)
+            #expect(context.columns(for: ShareBook.self)?.sharingModels == 12)
             _ = books.map(\.pages)
         }
         #expect(context.registry.count == 0, "shared models remove their entries")
+        #expect(context.columns(for: ShareBook.self)?.sharingModels == 0)
         do {
             let books = try context.fetch(FetchDescriptor<ShareBook>())
             for book in books.prefix(6) { _ = book.persistentBackingData }
             #expect(books.prefix(6).allSatisfy { !$0._$sharedRow.isShared })
             #expect(context.registry.count == 12)
+            #expect(context.columns(for: ShareBook.self)?.sharingModels == 6)
         }
         #expect(context.registry.count == 0, "models given their own backing data remove their entries too")
+        #expect(context.columns(for: ShareBook.self)?.sharingModels == 0)
         do {
             let books = try context.fetch(FetchDescriptor<ShareBook>())
             context.rollback()
@@ -680,6 +684,12 @@ actor ShareBookReader {
                 let heldBooks = Set(held.map(ObjectIdentifier.init) + observed.map { ObjectIdentifier($0.book) })
                 for (_, model) in context.registry.entries where model is ShareBook {
                     #expect(heldBooks.contains(ObjectIdentifier(model)), "\(label): a registry entry for a dropped book, \((model as? ShareBook)?.title ?? "")")
+                }
+                // The columns count the models sharing this graph's backing data.
+                if let columns = context.columns(for: ShareBook.self) {
+                    let alive = held + observed.map(\.book)
+                    let sharing = Set(alive.filter { $0._$sharedRow.isShared && $0._$heldBackingData === columns.sharedBacking }.map(ObjectIdentifier.init))
+                    #expect(columns.sharingModels == sharing.count, "\(label)")
                 }
                 // A model observed and changed since (by an edit, a dynamic edit, undo, redo or a merge) told its observer.
                 for watch in observed where watch.book.modelContext === context && watch.book.pages != watch.pages {

@@ -140,13 +140,16 @@ public final class BackingData {
     /// destination row modulo the table's size (a power of two). One model
     /// kept, as each model's own backing data keeps, would be dropped at
     /// every change of destination, and made again at the next (a hundred
-    /// categories read across a million animals). At most
-    /// ``keptDestinationCapacity`` per to-one: the shared backing data lives
-    /// as long as any model of its class, so keeping every destination ever
-    /// read would keep a batched walk's destinations (a to-one per model) all
-    /// alive, where models with their own backing data let theirs go.
+    /// categories read across a million animals). The table grows to
+    /// ``keptDestinationCapacity`` slots, or as many as models share this
+    /// backing data (``ModelColumns/sharingModels``), not beyond: the shared
+    /// backing data lives as long as any model of its class, so keeping every
+    /// destination ever read would keep all a batched walk's destinations (a
+    /// to-one per model) alive, where models with their own backing data
+    /// each kept one, and let it go with them.
     @exclusivity(unchecked) private var keptByRow: [[(row: Int32, model: any PersistentModel)?]] = []
-    /// How many destination models shared backing data keeps per to-one.
+    /// The slots a shared backing data's table of kept destinations per to-one
+    /// may have however few models share it.
     static let keptDestinationCapacity = 1_024
     /// Which to-one `keptDestination` is for (its ordinal), the row it is the
     /// model of, and the graph epoch: a read finding all three current returns
@@ -293,6 +296,7 @@ public final class BackingData {
     /// ``_resolved(_:of:)`` for a model sharing this backing data.
     @usableFromInline
     func _unshare<Model: PersistentModel>(_ model: Model) -> BackingData {
+        columns?.sharingModels -= 1
         let own = unshared(model._$sharedRow)
         model._$sharedRow = _SharedBackingRow()
         return own
@@ -332,6 +336,7 @@ public final class BackingData {
     /// `shared` is the model's ``_SharedBackingRow``: which object it stands
     /// for when it shares this backing data.
     public func _modelWillGo(_ model: ObjectIdentifier, _ shared: _SharedBackingRow) {
+        if isShared, shared.isShared { columns?.sharingModels -= 1 }
         guard let context, let identifier else { return }
         context.registry.remove(isShared ? shared.id : identifier.id, ifHolding: model)
     }
@@ -425,10 +430,11 @@ public final class BackingData {
     private func keep(_ model: any PersistentModel, at ordinal: Int, row: Int32) {
         if keptByRow.count <= ordinal { keptByRow.append(contentsOf: repeatElement([], count: ordinal + 1 - keptByRow.count)) }
         let size = keptByRow[ordinal].count
-        if Int(row) >= size, size < Self.keptDestinationCapacity {
-            // Doubling up to the capacity, so keeping n destinations costs O(n).
+        let limit = Swift.max(Self.keptDestinationCapacity, columns?.sharingModels ?? 0)
+        if Int(row) >= size, size < limit {
+            // Doubling up to the limit, so keeping n destinations costs O(n).
             var grown = Swift.max(size, 16)
-            while grown <= Int(row), grown < Self.keptDestinationCapacity { grown *= 2 }
+            while grown <= Int(row), grown < limit { grown *= 2 }
             var table = [(row: Int32, model: any PersistentModel)?](repeating: nil, count: grown)
             for case let kept? in keptByRow[ordinal] { table[Int(kept.row) & (grown - 1)] = kept }
             keptByRow[ordinal] = table

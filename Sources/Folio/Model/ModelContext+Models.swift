@@ -31,6 +31,7 @@ extension ModelContext {
         if let shared = sharedBacking(T.self, entity: Int(ref.entity), columns: columns) {
             model = shared.makeModel(T.init(backingData:))
             model._$sharedRow = _SharedBackingRow(id: id, row: ref.row)
+            columns?.sharingModels += 1
         } else {
             let backing = BackingData(context: self, identifier: PersistentIdentifier(entityName: entityName, id: id),
                                       ref: ref, columns: columns)
