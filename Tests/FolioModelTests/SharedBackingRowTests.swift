@@ -410,6 +410,28 @@ actor ShareBookReader {
         #expect(books[1].shelf == nil)
     }
 
+    @Test func `a destination model detached while its insert was undone is not read through a to-one after redo`() throws {
+        try seed()
+        let context = ModelContext(try container())
+        context.undoManager = UndoManager()
+        let book = try #require(try context.fetch(FetchDescriptor<ShareBook>(predicate: #Predicate { $0.title == "book 3" })).first)
+        let shelf = ShareShelf(label: "new")
+        context.insert(shelf)
+        try context.setRelated([shelf.persistentModelID], for: "shelf", of: book.persistentModelID)
+        #expect(book.shelf === shelf)
+        context.processPendingChanges()
+        context.undoManager?.undo()
+        #expect(book.shelf == nil)
+        // Edited while its insert is undone, the shelf's model is detached for good.
+        shelf.label = "edited while undone"
+        #expect(shelf.modelContext == nil)
+        context.undoManager?.redo()
+        let read = try #require(book.shelf)
+        #expect(read.modelContext === context, "the to-one reads a model of the context's object")
+        #expect(read.label == "new")
+        try Self.readsMatch(book, in: context)
+    }
+
     @Test func `a context whose fetched models related to their own class are dropped is freed`() throws {
         weak var weakContext: ModelContext?
         weak var weakChapter: ShareChapter?
