@@ -410,11 +410,15 @@ actor ShareBookReader {
         #expect(books[1].shelf == nil)
     }
 
-    @Test func `a destination model detached while its insert was undone is not read through a to-one after redo`() throws {
+    @Test(arguments: [false, true])
+    func `a destination model detached while its insert was undone is not read through a to-one after redo`(ownBacking: Bool) throws {
         try seed()
         let context = ModelContext(try container())
         context.undoManager = UndoManager()
         let book = try #require(try context.fetch(FetchDescriptor<ShareBook>(predicate: #Predicate { $0.title == "book 3" })).first)
+        // Sharing its context's backing data, or with its own (which keeps one destination).
+        if ownBacking { _ = book.persistentBackingData }
+        #expect(book._$sharedRow.isShared == !ownBacking)
         let shelf = ShareShelf(label: "new")
         context.insert(shelf)
         try context.setRelated([shelf.persistentModelID], for: "shelf", of: book.persistentModelID)

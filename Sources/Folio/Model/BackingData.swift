@@ -152,8 +152,10 @@ public final class BackingData {
     /// may have however few models share it.
     static let keptDestinationCapacity = 1_024
     /// Which to-one `keptDestination` is for (its ordinal), the row it is the
-    /// model of, and the graph epoch: a read finding all three current returns
-    /// it without looking the registry up.
+    /// model of, and the context's ``ModelContext/keptGeneration`` (its graph,
+    /// and no model detached since): a read finding all three current returns
+    /// it without looking the registry up. Shared backing data keeps its
+    /// table (`keptByRow`) for the generation in `keptEpoch` too.
     @exclusivity(unchecked) private var keptOrdinal = -1
     @exclusivity(unchecked) private var keptRow: Int32 = -1
     /// Whether a context made this backing data for an object it holds (a
@@ -494,6 +496,8 @@ public final class BackingData {
         for (index, attribute) in layout.attributes.enumerated() { values[attribute.name] = context.graph.value(ref, index) }
         snapshot = values
         if let identifier { context.unregister(self, id: identifier.id) }
+        // Its object's row may live again (redo): no to-one read may return this model kept.
+        context.keptGeneration &+= 1
         self.context = nil
     }
 
@@ -772,7 +776,7 @@ public final class BackingData {
     @usableFromInline
     func _relatedModel(of type: any PersistentModel.Type, at ordinal: Int, row: Int32,
                        as destinationType: any PersistentModel.Type) -> (any PersistentModel)?? {
-        guard let epoch = context?.graphEpoch else { return .none }
+        guard let epoch = context?.graphEpoch, let generation = context?.keptGeneration else { return .none }
         if fastEpoch == epoch, let fastColumns,
            let slot = Unmanaged<ModelColumns>.fromOpaque(fastColumns)._withUnsafeGuaranteedRef({ columns -> ModelColumns.FastSlot? in
                guard columns.modelType == ObjectIdentifier(type), ordinal >= 0, ordinal < columns.fast.count else { return nil }
@@ -783,9 +787,14 @@ public final class BackingData {
             let target = Unmanaged<LinkColumn>.fromOpaque(links)._withUnsafeGuaranteedRef { $0.one[Int(source)] }
             guard target >= 0 else { return .some(nil) }
             if isShared {
+                // A model detached since may be kept: it is no longer its object's model.
+                if keptEpoch != generation {
+                    keptByRow = []
+                    keptEpoch = generation
+                }
                 // A model of that row kept alive for the models sharing this backing data.
                 if let kept = kept(at: ordinal, row: target) { return .some(kept) }
-            } else if keptRow == target, keptOrdinal == ordinal, keptEpoch == epoch, let keptDestination {
+            } else if keptRow == target, keptOrdinal == ordinal, keptEpoch == generation, let keptDestination {
                 // The model read last, alive (kept) and still the model of that row.
                 return .some(keptDestination)
             }
@@ -799,7 +808,7 @@ public final class BackingData {
                     keptDestination = model
                     keptOrdinal = ordinal
                     keptRow = target
-                    keptEpoch = epoch
+                    keptEpoch = generation
                 }
             }
             return .some(model)
