@@ -410,6 +410,19 @@ actor ShareBookReader {
         #expect(books[1].shelf == nil)
     }
 
+    @Test func `dropping most fetched models lets most of the destinations they read go`() throws {
+        let count = 3_000
+        try seedOneShelfEach(count)
+        let context = ModelContext(try container())
+        var books = try context.fetch(FetchDescriptor<ShareBook>(sortBy: [SortDescriptor(\.pages)]))
+        #expect(books.allSatisfy { $0.shelf != nil })
+        #expect(context.registry.count == 2 * count)
+        // One book kept: models with their own backing data would keep its shelf, not all of them.
+        books = [books[0]]
+        #expect(context.registry.count <= 1 + BackingData.keptDestinationCapacity, "\(context.registry.count) models registered")
+        #expect(books[0].shelf?.label == "shelf 0")
+    }
+
     @Test(arguments: [false, true])
     func `a destination model detached while its insert was undone is not read through a to-one after redo`(ownBacking: Bool) throws {
         try seed()
