@@ -298,7 +298,7 @@ public final class BackingData {
     /// ``_resolved(_:of:)`` for a model sharing this backing data.
     @usableFromInline
     func _unshare<Model: PersistentModel>(_ model: Model) -> BackingData {
-        columns?.sharingModels -= 1
+        modelStoppedSharing()
         let own = unshared(model._$sharedRow)
         model._$sharedRow = _SharedBackingRow()
         return own
@@ -338,7 +338,7 @@ public final class BackingData {
     /// `shared` is the model's ``_SharedBackingRow``: which object it stands
     /// for when it shares this backing data.
     public func _modelWillGo(_ model: ObjectIdentifier, _ shared: _SharedBackingRow) {
-        if isShared, shared.isShared { columns?.sharingModels -= 1 }
+        if isShared, shared.isShared { modelStoppedSharing() }
         guard let context, let identifier else { return }
         context.registry.remove(isShared ? shared.id : identifier.id, ifHolding: model)
     }
@@ -425,6 +425,18 @@ public final class BackingData {
     deinit {
         // The columns name the backing data their class's models share until it goes.
         if isShared { columns?.forgetSharedBacking(Unmanaged.passUnretained(self).toOpaque()) }
+    }
+
+    /// Counts a model that no longer shares this backing data (gone, or given
+    /// its own). When a table of kept destinations has grown to twice what
+    /// the models still sharing would let it grow to, the tables are dropped,
+    /// and refill as those models read: they would otherwise keep the
+    /// destinations of all the models that were dropped.
+    private func modelStoppedSharing() {
+        guard let columns else { return }
+        columns.sharingModels -= 1
+        let limit = Swift.max(Self.keptDestinationCapacity, columns.sharingModels)
+        if keptByRow.contains(where: { $0.count > 2 * limit }) { keptByRow = [] }
     }
 
     /// Keeps a destination model for the models sharing this backing data, in
