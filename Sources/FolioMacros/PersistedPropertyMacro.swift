@@ -22,7 +22,8 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             .as(IntegerLiteralExprSyntax.self)?.literal.text ?? "-1"
         // The value goes to the backing data (the peer `_name` only tells the
         // compiler the property was initialized): no allocation per property.
-        // A read gets its key path as a closure: made only under observation tracking.
+        // A read gets its key path as a closure: made only under observation tracking,
+        // and reaches the backing data counting no reference (`_reading`).
         return [
             """
             @storageRestrictions(accesses: _$backingData, initializes: _\(raw: name))
@@ -33,7 +34,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             get {
-                _$backingData.value(of: self, { \(raw: keyPath) }, at: \(raw: ordinal), named: "\(raw: name)")
+                Folio.BackingData._reading(&_$backingData) { $0.value(of: self, { \(raw: keyPath) }, at: \(raw: ordinal), named: "\(raw: name)") }
             }
             """,
             """

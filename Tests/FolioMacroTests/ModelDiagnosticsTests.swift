@@ -96,9 +96,11 @@ import Testing
                         _title = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.title
-                            }, at: 0, named: "title")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.title
+                                }, at: 0, named: "title")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.title, at: 0, named: "title")
@@ -107,28 +109,7 @@ import Testing
 
                 private var _title: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Book"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -136,22 +117,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._title = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["title"]))
 
                 init(title: String) {
                     self.title = title
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Book: Folio.PersistentModel, Observation.Observable {
@@ -192,9 +164,11 @@ import Testing
                         _tags = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.tags
-                            }, at: 0, named: "tags")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.tags
+                                }, at: 0, named: "tags")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.tags, at: 0, named: "tags")
@@ -209,9 +183,11 @@ import Testing
                         _scores = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.scores
-                            }, at: 1, named: "scores")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.scores
+                                }, at: 1, named: "scores")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.scores, at: 1, named: "scores")
@@ -220,28 +196,7 @@ import Testing
 
                 private var _scores: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Post"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -250,24 +205,14 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._tags = Folio._PersistedPropertyMarker()
-                    self._scores = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["tags", "scores"]))
 
                 init(tags: [String], scores: [Int]) {
                     self.tags = tags
                     self.scores = scores
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Post: Folio.PersistentModel, Observation.Observable {
@@ -309,9 +254,11 @@ import Testing
                         _owner = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.owner
-                            }, at: 0, named: "owner")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.owner
+                                }, at: 0, named: "owner")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.owner, at: 0, named: "owner")
@@ -320,28 +267,7 @@ import Testing
 
                 private var _owner: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Dog"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -349,22 +275,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._owner = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["owner"]))
 
                 init(owner: Person) {
                     self.owner = owner
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Dog: Folio.PersistentModel, Observation.Observable {
@@ -402,9 +319,11 @@ import Testing
                         _pets = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.pets
-                            }, at: 0, named: "pets")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.pets
+                                }, at: 0, named: "pets")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.pets, at: 0, named: "pets")
@@ -413,28 +332,7 @@ import Testing
 
                 private var _pets: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Person"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -442,22 +340,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._pets = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["pets"]))
 
                 init(pets: [Cat]) {
                     self.pets = pets
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Person: Folio.PersistentModel, Observation.Observable {
@@ -495,9 +384,11 @@ import Testing
                         _pets = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.pets
-                            }, at: 0, named: "pets")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.pets
+                                }, at: 0, named: "pets")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.pets, at: 0, named: "pets")
@@ -506,28 +397,7 @@ import Testing
 
                 private var _pets: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Person"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -535,22 +405,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._pets = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["pets"]))
 
                 init(pets: [Pets.Cat]) {
                     self.pets = pets
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Person: Folio.PersistentModel, Observation.Observable {
@@ -578,9 +439,11 @@ import Testing
                         _name = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.name
-                            }, at: 0, named: "name")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.name
+                                }, at: 0, named: "name")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name")
@@ -590,28 +453,7 @@ import Testing
                 private var _name: Folio._PersistedPropertyMarker
                 var cache: [String: Int]
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Trip"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -619,22 +461,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._name = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["name"]))
 
                 init(name: String) {
                     self.name = name
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -665,47 +498,18 @@ import Testing
                     didSet { print(name) }
                 }
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \(backingDataMembers(of: "Trip"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     []
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                }
+                \(backingDataInitializer(markers: []))
 
                 init() {
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \(unregisteringDeinit())
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -738,47 +542,18 @@ import Testing
             final class Trip {
                 var selection: Int?
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \(backingDataMembers(of: "Trip"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     []
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                }
+                \(backingDataInitializer(markers: []))
 
                 init() {
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \(unregisteringDeinit())
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -806,9 +581,11 @@ import Testing
                         _holder = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.holder
-                            }, at: 0, named: "holder")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.holder
+                                }, at: 0, named: "holder")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.holder, at: 0, named: "holder")
@@ -823,9 +600,11 @@ import Testing
                         _visas = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.visas
-                            }, at: 1, named: "visas")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.visas
+                                }, at: 1, named: "visas")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.visas, at: 1, named: "visas")
@@ -834,28 +613,7 @@ import Testing
 
                 private var _visas: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Passport"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -864,24 +622,14 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._holder = Folio._PersistedPropertyMarker()
-                    self._visas = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["holder", "visas"]))
 
                 init(holder: Person? = nil, visas: [Visa]) {
                     self.holder = holder
                     self.visas = visas
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Passport: Folio.PersistentModel, Observation.Observable {
@@ -917,47 +665,18 @@ import Testing
                 var x: Int, y: Int
                 private var a, b: String
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \(backingDataMembers(of: "Point"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     []
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                }
+                \(backingDataInitializer(markers: []))
 
                 init() {
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \(unregisteringDeinit())
             }
 
             extension Point: Folio.PersistentModel, Observation.Observable {

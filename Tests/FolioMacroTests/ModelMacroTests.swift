@@ -30,9 +30,11 @@ import Testing
                         _name = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.name
-                            }, at: 0, named: "name")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.name
+                                }, at: 0, named: "name")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name")
@@ -47,9 +49,11 @@ import Testing
                         _code = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.code
-                            }, at: 1, named: "code")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.code
+                                }, at: 1, named: "code")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.code, at: 1, named: "code")
@@ -64,9 +68,11 @@ import Testing
                         _animals = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.animals
-                            }, at: 2, named: "animals")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.animals
+                                }, at: 2, named: "animals")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.animals, at: 2, named: "animals")
@@ -81,9 +87,11 @@ import Testing
                         _keeper = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.keeper
-                            }, at: 3, named: "keeper")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.keeper
+                                }, at: 3, named: "keeper")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.keeper, at: 3, named: "keeper")
@@ -93,28 +101,7 @@ import Testing
                 private var _keeper: Folio._PersistedPropertyMarker
                 var visitorsToday = 0
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Zoo"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -125,13 +112,7 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._name = Folio._PersistedPropertyMarker()
-                    self._code = Folio._PersistedPropertyMarker()
-                    self._animals = Folio._PersistedPropertyMarker()
-                    self._keeper = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["name", "code", "animals", "keeper"]))
 
                 init(name: String, code: String, keeper: Keeper? = nil) {
                     self.name = name
@@ -139,13 +120,7 @@ import Testing
                     self.keeper = keeper
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Zoo: Folio.PersistentModel, Observation.Observable {
@@ -178,9 +153,11 @@ import Testing
                         _name = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.name
-                            }, at: 0, named: "name")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.name
+                                }, at: 0, named: "name")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.name, at: 0, named: "name")
@@ -195,9 +172,11 @@ import Testing
                         _visited = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.visited
-                            }, at: 1, named: "visited")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.visited
+                                }, at: 1, named: "visited")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.visited, at: 1, named: "visited")
@@ -211,28 +190,7 @@ import Testing
                     self.visited = visited
                 }
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Country"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -241,19 +199,9 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._name = Folio._PersistedPropertyMarker()
-                    self._visited = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["name", "visited"]))
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Country: Folio.PersistentModel, Observation.Observable {
@@ -280,9 +228,11 @@ import Testing
                         _text = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.text
-                            }, at: 0, named: "text")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.text
+                                }, at: 0, named: "text")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.text, at: 0, named: "text")
@@ -291,28 +241,7 @@ import Testing
 
                 private var _text: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) public var _$sharedRow = Folio._SharedBackingRow()
-
-                public static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                public var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                public var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Note", access: "public "))
 
                 public static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -320,22 +249,13 @@ import Testing
                     ]
                 }
 
-                public required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._text = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["text"], access: "public "))
 
                 public init(text: String) {
                     self.text = text
                 }
 
-                public static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit(access: "public "))
             }
 
             extension Note: Folio.PersistentModel, Observation.Observable {
@@ -362,9 +282,11 @@ import Testing
                         _text = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.text
-                            }, at: 0, named: "text")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.text
+                                }, at: 0, named: "text")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.text, at: 0, named: "text")
@@ -373,28 +295,7 @@ import Testing
 
                 private var _text: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) package var _$sharedRow = Folio._SharedBackingRow()
-
-                package static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                package var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                package var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Note", access: "package "))
 
                 package static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -402,22 +303,13 @@ import Testing
                     ]
                 }
 
-                package required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._text = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["text"], access: "package "))
 
                 package init(text: String) {
                     self.text = text
                 }
 
-                package static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit(access: "package "))
             }
 
             extension Note: Folio.PersistentModel, Observation.Observable {
@@ -446,9 +338,11 @@ import Testing
                         _rating = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.rating
-                            }, at: 0, named: "rating")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.rating
+                                }, at: 0, named: "rating")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.rating, at: 0, named: "rating")
@@ -463,9 +357,11 @@ import Testing
                         _budget = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.budget
-                            }, at: 1, named: "budget")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.budget
+                                }, at: 1, named: "budget")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.budget, at: 1, named: "budget")
@@ -480,9 +376,11 @@ import Testing
                         _stops = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.stops
-                            }, at: 2, named: "stops")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.stops
+                                }, at: 2, named: "stops")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.stops, at: 2, named: "stops")
@@ -491,28 +389,7 @@ import Testing
 
                 private var _stops: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Trip"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -522,12 +399,7 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._rating = Folio._PersistedPropertyMarker()
-                    self._budget = Folio._PersistedPropertyMarker()
-                    self._stops = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["rating", "budget", "stops"]))
 
                 init(rating: Int = 3, budget: Decimal? = nil, stops: [Stop] = []) {
                     self.rating = rating
@@ -535,13 +407,7 @@ import Testing
                     self.stops = stops
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -571,9 +437,11 @@ import Testing
                         _photo = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.photo
-                            }, at: 0, named: "photo")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.photo
+                                }, at: 0, named: "photo")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.photo, at: 0, named: "photo")
@@ -588,9 +456,11 @@ import Testing
                         _accommodation = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.accommodation
-                            }, at: 1, named: "accommodation")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.accommodation
+                                }, at: 1, named: "accommodation")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.accommodation, at: 1, named: "accommodation")
@@ -605,9 +475,11 @@ import Testing
                         _stops = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.stops
-                            }, at: 2, named: "stops")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.stops
+                                }, at: 2, named: "stops")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.stops, at: 2, named: "stops")
@@ -616,28 +488,7 @@ import Testing
 
                 private var _stops: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Trip"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -647,12 +498,7 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._photo = Folio._PersistedPropertyMarker()
-                    self._accommodation = Folio._PersistedPropertyMarker()
-                    self._stops = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["photo", "accommodation", "stops"]))
 
                 init(photo: Data? = nil, accommodation: Accommodation? = nil, stops: [Stop] = []) {
                     self.photo = photo
@@ -660,13 +506,7 @@ import Testing
                     self.stops = stops
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -697,9 +537,11 @@ import Testing
                         _title = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.title
-                            }, at: 0, named: "title")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.title
+                                }, at: 0, named: "title")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.title, at: 0, named: "title")
@@ -712,28 +554,7 @@ import Testing
                 lazy var cache: [String] = []
                 let createdBy = "me"
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Item"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -741,22 +562,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._title = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["title"]))
 
                 init(title: String) {
                     self.title = title
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Item: Folio.PersistentModel, Observation.Observable {
@@ -783,9 +595,11 @@ import Testing
                         __rank = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \._rank
-                            }, at: 0, named: "_rank")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \._rank
+                                }, at: 0, named: "_rank")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \._rank, at: 0, named: "_rank")
@@ -794,28 +608,7 @@ import Testing
 
                 private var __rank: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Item"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -823,22 +616,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self.__rank = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["_rank"]))
 
                 init(_rank: Int = 0) {
                     self._rank = _rank
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Item: Folio.PersistentModel, Observation.Observable {
@@ -865,9 +649,11 @@ import Testing
                         _class = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.`class`
-                            }, at: 0, named: "class")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.`class`
+                                }, at: 0, named: "class")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.`class`, at: 0, named: "class")
@@ -876,28 +662,7 @@ import Testing
 
                 private var _class: Folio._PersistedPropertyMarker
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \#(backingDataMembers(of: "Lesson"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     [
@@ -905,22 +670,13 @@ import Testing
                     ]
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                    self._class = Folio._PersistedPropertyMarker()
-                }
+                \#(backingDataInitializer(markers: ["class"]))
 
                 init(`class`: String) {
                     self.`class` = `class`
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \#(unregisteringDeinit())
             }
 
             extension Lesson: Folio.PersistentModel, Observation.Observable {
@@ -940,47 +696,18 @@ import Testing
             expandedSource: """
             final class Marker {
 
-                @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial()
-
-                @exclusivity(unchecked) var _$sharedRow = Folio._SharedBackingRow()
-
-                static var _$sharesBackingData: Bool {
-                    true
-                }
-
-                var _$heldBackingData: Folio.BackingData {
-                    _$backingData
-                }
-
-                var persistentBackingData: Folio.BackingData {
-                    get {
-                        Folio.BackingData._resolved(&_$backingData, of: self)
-                    }
-                    set {
-                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                        _$sharedRow = Folio._SharedBackingRow()
-                        _$backingData = newValue
-                    }
-                }
+                \(backingDataMembers(of: "Marker"))
 
                 static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
                     []
                 }
 
-                required init(backingData: Folio.BackingData) {
-                    self._$backingData = backingData
-                }
+                \(backingDataInitializer(markers: []))
 
                 init() {
                 }
 
-                static var _$unregistersOnDeinit: Bool {
-                    true
-                }
-
-                deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
-                }
+                \(unregisteringDeinit())
             }
 
             extension Marker: Folio.PersistentModel, Observation.Observable {

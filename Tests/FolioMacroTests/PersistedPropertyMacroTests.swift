@@ -24,9 +24,11 @@ import Testing
                         _destination = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.destination
-                            }, at: -1, named: "destination")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.destination
+                                }, at: -1, named: "destination")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.destination, at: -1, named: "destination")
@@ -57,9 +59,11 @@ import Testing
                         _category = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.category
-                            }, at: -1, named: "category")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.category
+                                }, at: -1, named: "category")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.category, at: -1, named: "category")
@@ -90,9 +94,11 @@ import Testing
                         _class = Folio._PersistedPropertyMarker()
                     }
                     get {
-                        _$backingData.value(of: self, {
-                                \.`class`
-                            }, at: -1, named: "class")
+                        Folio.BackingData._reading(&_$backingData) {
+                            $0.value(of: self, {
+                                    \.`class`
+                                }, at: -1, named: "class")
+                        }
                     }
                     set {
                         _$backingData.setValue(newValue, of: self, \.`class`, at: -1, named: "class")

@@ -52,3 +52,67 @@ func assertExpansion(
         fileID: fileID, filePath: filePath, line: line, column: column
     )
 }
+
+// What `@Model` writes in every class, for the expected expansions: each
+// returns its lines joined, the lines after the first indented by `indent`
+// (the class body's indentation in the expected source), so a test writes
+// `\#(backingDataMembers(of: "Zoo"))` where the members go.
+
+/// The backing data, the shared row and `persistentBackingData`, ahead of `schemaMetadata`.
+func backingDataMembers(of className: String, access: String = "", indent: String = "    ") -> String {
+    lines(#"""
+        @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: \#(className).self)
+
+        @exclusivity(unchecked) \#(access)var _$sharedRow = Folio._SharedBackingRow()
+
+        \#(access)static var _$sharesBackingData: Bool {
+            true
+        }
+
+        \#(access)var _$heldBackingData: Folio.BackingData {
+            _$backingData
+        }
+
+        \#(access)var persistentBackingData: Folio.BackingData {
+            get {
+                Folio.BackingData._resolved(&_$backingData, of: self)
+            }
+            set {
+                _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                _$sharedRow = Folio._SharedBackingRow()
+                _$backingData = newValue
+            }
+        }
+        """#, indent: indent)
+}
+
+/// `init(backingData:)`, setting the markers of the persisted properties named.
+func backingDataInitializer(markers: [String], access: String = "", indent: String = "    ") -> String {
+    lines("""
+        \(access)required init(backingData: Folio.BackingData) {
+        \(markers.map { "    self._\($0) = Folio._PersistedPropertyMarker()\n" }.joined())    if self._$backingData !== backingData {
+                self._$backingData = backingData
+            }
+        }
+        """, indent: indent)
+}
+
+/// `_$unregistersOnDeinit` and the `deinit` that unregisters the instance.
+func unregisteringDeinit(access: String = "", indent: String = "    ") -> String {
+    lines("""
+        \(access)static var _$unregistersOnDeinit: Bool {
+            true
+        }
+
+        deinit {
+            _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+        }
+        """, indent: indent)
+}
+
+private func lines(_ text: String, indent: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false)
+        .enumerated()
+        .map { $0.offset == 0 || $0.element.isEmpty ? String($0.element) : indent + $0.element }
+        .joined(separator: "\n")
+}

@@ -542,8 +542,8 @@ actor ShareBookReader {
     }
 
     @Test func `the only model sharing its backing data reads right when a tracked read gives it its own`() throws {
-        // The read gives the model its own backing data mid-getter, dropping the
-        // last other reference to the shared one: the getter must still read its row.
+        // The read gives the model its own backing data mid-getter, replacing the
+        // model's reference to the shared one, on which the getter runs unretained.
         try seed()
         let context = ModelContext(try container())
         let book = try #require(try context.fetch(FetchDescriptor<ShareBook>(predicate: #Predicate { $0.title == "book 5" })).first)
@@ -553,8 +553,9 @@ actor ShareBookReader {
         withObservationTracking { read = (book.pages, book.shelf?.label) } onChange: {}
         #expect(read?.0 == 51)
         #expect(read?.1 == "shelf 2")
-        #expect(shared == nil, "the shared backing data went with its last model")
-        // A fetch now makes new shared backing data, which its models read through.
+        #expect(!book._$sharedRow.isShared)
+        #expect(shared != nil, "the model's own backing data keeps the shared one it ran on alive")
+        // A fetch now makes models sharing that backing data again, which read their own rows.
         let others = try context.fetch(FetchDescriptor<ShareBook>(sortBy: [SortDescriptor(\.pages)]))
         #expect(others[4]._$sharedRow.isShared)
         #expect(others[4].pages == 41)

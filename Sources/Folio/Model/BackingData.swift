@@ -44,11 +44,20 @@ public final class BackingData {
     /// `keyPath` makes the property's key path, only when it is needed: a key
     /// path literal costs a runtime call and a reference count on every
     /// evaluation, more than the rest of a read outside tracking.
-    @inlinable
+    ///
+    /// Inlined into every getter whole: the test is all a read outside
+    /// tracking pays, and a call to it cost as much again.
+    @inlinable @inline(__always)
     func _access<Model: PersistentModel, V>(_ model: Model, _ keyPath: () -> KeyPath<Model, V>) {
         guard ObservationTrackingProbe.mayBeTracking else { return }
+        _accessTracking(model, keyPath)
+    }
+
+    /// ``_access(_:_:)`` when tracking may be active.
+    @inlinable @inline(never)
+    func _accessTracking<Model: PersistentModel, V>(_ model: Model, _ keyPath: () -> KeyPath<Model, V>) {
         // A registrar is the model's own: a model sharing its context's backing data gets its own first.
-        if isShared { return model.persistentBackingData._access(model, keyPath) }
+        if isShared { return model.persistentBackingData._accessTracking(model, keyPath) }
         if let pointer = _observationPointer {
             Unmanaged<_ObservationBox>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.registrar.access(model, keyPath: keyPath()) }
         } else {
@@ -151,6 +160,9 @@ public final class BackingData {
     /// The slots a shared backing data's table of kept destinations per to-one
     /// may have however few models share it.
     static let keptDestinationCapacity = 1_024
+    /// The shared backing data a model had before this, its own: a getter
+    /// that gave the model this one may still be running on that one.
+    private var formerlyShared: BackingData?
     /// Which to-one `keptDestination` is for (its ordinal), the row it is the
     /// model of, and the context's ``ModelContext/keptGeneration`` (its graph,
     /// and no model detached since): a read finding all three current returns
@@ -186,31 +198,51 @@ public final class BackingData {
         isShared = false
     }
 
-    /// Where a context leaves the backing data of the model it is making, for
-    /// that model's `_$backingData` to start with (``_initial()``): then the
-    /// initial values the class declares, which Swift assigns in every
-    /// initializer, `init(backingData:)` included, are dropped at once
-    /// instead of making backing data of their own. Per thread: contexts on
-    /// different actors make models at the same time.
+    /// Where a context leaves the backing data of the models it is making, and
+    /// their class, for each such model's `_$backingData` to start with
+    /// (``_initial(for:)``): then the initial values the class declares, which
+    /// Swift assigns in every initializer, `init(backingData:)` included, are
+    /// dropped at once instead of making backing data of their own. Per
+    /// thread: contexts on different actors make models at the same time.
     private static let makingKey: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)
         return key
     }()
 
-    /// What a `@Model` instance's `_$backingData` starts with: the backing
-    /// data of the object its context is making it for, else the placeholder.
-    public static func _initial() -> BackingData {
-        guard let pending = pthread_getspecific(makingKey) else { return _unset }
-        pthread_setspecific(makingKey, nil)
-        return Unmanaged<BackingData>.fromOpaque(pending).takeUnretainedValue()
+    /// What ``makingKey`` points at while a context makes models.
+    private struct Making {
+        let backing: Unmanaged<BackingData>
+        /// The class being made: a model of another class made meanwhile (by
+        /// an initial value of the first) starts with the placeholder.
+        let type: ObjectIdentifier
     }
 
-    /// Makes a model for this backing data (`make` calls `init(backingData:)`).
-    func makeModel<T>(_ make: (BackingData) -> T) -> T {
-        pthread_setspecific(Self.makingKey, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.makingKey, nil) }
-        return make(self)
+    /// What a `@Model` instance's `_$backingData` starts with: the backing
+    /// data its context is making models of `type` with, else the placeholder.
+    public static func _initial(for type: AnyObject.Type) -> BackingData {
+        guard let pending = pthread_getspecific(makingKey) else { return _unset }
+        let making = pending.assumingMemoryBound(to: Making.self).pointee
+        guard making.type == ObjectIdentifier(type) else { return _unset }
+        return making.backing.takeUnretainedValue()
+    }
+
+    /// Runs `body`, in which models of `type` made with `init(backingData:)`
+    /// and this backing data start with it (one hand-over for a whole fetch,
+    /// not one per model).
+    func makingModels<T: AnyObject, R>(of type: T.Type, _ body: () -> R) -> R {
+        var making = Making(backing: .passUnretained(self), type: ObjectIdentifier(type))
+        let previous = pthread_getspecific(Self.makingKey)
+        return withUnsafeMutablePointer(to: &making) { pointer in
+            pthread_setspecific(Self.makingKey, pointer)
+            defer { pthread_setspecific(Self.makingKey, previous) }
+            return body()
+        }
+    }
+
+    /// Makes a model for this backing data.
+    func makeModel<T: PersistentModel>(_ type: T.Type) -> T {
+        makingModels(of: T.self) { T(backingData: self) }
     }
 
     /// Backing data for an object a context holds at `ref`, already resolved.
@@ -300,8 +332,30 @@ public final class BackingData {
     func _unshare<Model: PersistentModel>(_ model: Model) -> BackingData {
         modelStoppedSharing()
         let own = unshared(model._$sharedRow)
+        // A getter may be running on this backing data unretained (`_reading`): the model keeps it alive.
+        own.formerlyShared = self
         model._$sharedRow = _SharedBackingRow()
         return own
+    }
+
+    /// Calls `read` with a model's backing data, counting no reference: a
+    /// getter's retain and release of it were most of a read's cost.
+    ///
+    /// The model holds its backing data throughout: a getter replaces it only
+    /// by giving a model that shares its context's backing data its own
+    /// (``_unshare(_:)``), and the new one keeps the shared one alive.
+    ///
+    /// The reference is read as bits, from the property's address: loaded as
+    /// a reference, Swift retains it for as long as `read` runs.
+    @inlinable @inline(__always)
+    public static func _reading<R>(_ backing: inout BackingData, _ read: (BackingData) -> R) -> R {
+        Unmanaged<BackingData>.fromOpaque(_bits(of: &backing))._withUnsafeGuaranteedRef(read)
+    }
+
+    /// The bits of the reference `backing` holds; the access ends on return.
+    @inlinable @inline(__always)
+    static func _bits(of backing: inout BackingData) -> UnsafeRawPointer {
+        withUnsafeMutablePointer(to: &backing) { UnsafeRawPointer($0).load(as: UnsafeRawPointer.self) }
     }
 
     /// Called by a property's init accessor: keeps the initial value in the
@@ -636,14 +690,18 @@ public final class BackingData {
     public func value<Model: PersistentModel, V: PersistableValue>(
         of model: Model, _ keyPath: () -> KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
-        // Read first: a read under tracking gives a model sharing this backing data its own.
-        let row = model._$sharedRow.row
-        _access(model, keyPath)
+        // The getter calls this unretained (`_reading`): the cell is read first, and
+        // `_access`, which may give a model sharing this backing data its own, last.
         // Inlined into the property's getter, where `V` is known: `_read` is a direct
         // call, and no generic metadata is looked up on the way.
-        if let cell = _cell(of: Model.self, at: ordinal, row: row), let value = V._read(cell) { return value }
-        if isShared { return model.persistentBackingData._storedValue(of: model, keyPath(), at: ordinal, named: name) }
-        return _storedValue(of: model, keyPath(), at: ordinal, named: name)
+        if let cell = _cell(of: Model.self, at: ordinal, row: model._$sharedRow.row), let value = V._read(cell) {
+            _access(model, keyPath)
+            return value
+        }
+        // The general path, which may call a handler, goes on with the model's own backing data, retained.
+        let backing = model.persistentBackingData
+        backing._access(model, keyPath)
+        return backing._storedValue(of: model, keyPath(), at: ordinal, named: name)
     }
 
     /// The column cell of an attribute of a managed model; `nil` when the read
@@ -712,7 +770,14 @@ public final class BackingData {
     public func value<Model: PersistentModel, V: Codable>(
         of model: Model, _ keyPath: () -> KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
-        if isShared { return model.persistentBackingData.value(of: model, keyPath, at: ordinal, named: name) }
+        // The getter calls this unretained (`_reading`): the read, which may call a
+        // handler, goes on with the model's own backing data, retained.
+        model.persistentBackingData.codableValue(of: model, keyPath, at: ordinal, named: name)
+    }
+
+    private func codableValue<Model: PersistentModel, V: Codable>(
+        of model: Model, _ keyPath: () -> KeyPath<Model, V>, at ordinal: Int, named name: String
+    ) -> V {
         _access(model, keyPath)
         if context == nil, snapshot == nil, let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
         if let stored = storedValue(name) {
@@ -762,16 +827,18 @@ public final class BackingData {
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: () -> KeyPath<Model, Destination?>, at ordinal: Int, named name: String
     ) -> Destination? {
-        // Read first: a read under tracking gives a model sharing this backing data its own.
-        let row = model._$sharedRow.row
-        _access(model, keyPath)
-        switch _relatedModel(of: Model.self, at: ordinal, row: row, as: Destination.self) {
+        // As for an attribute: the getter calls this unretained, so `_access` comes last,
+        // and the general path goes on with the model's own backing data, retained.
+        switch _relatedModel(of: Model.self, at: ordinal, row: model._$sharedRow.row, as: Destination.self) {
         case .none:
-            if isShared { return model.persistentBackingData._storedModel(of: model, at: ordinal, named: name, as: Destination.self) }
-            return _storedModel(of: model, at: ordinal, named: name, as: Destination.self)
+            let backing = model.persistentBackingData
+            backing._access(model, keyPath)
+            return backing._storedModel(of: model, at: ordinal, named: name, as: Destination.self)
         case .some(nil):
+            _access(model, keyPath)
             return nil
         case .some(let related?):
+            _access(model, keyPath)
             // An exact class match needs no dynamic cast.
             if ObjectIdentifier(type(of: related)) == ObjectIdentifier(Destination.self) {
                 return unsafeDowncast(related as AnyObject, to: Destination.self)
@@ -862,7 +929,13 @@ public final class BackingData {
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) -> [Destination] {
-        if isShared { return model.persistentBackingData.value(of: model, keyPath, at: ordinal, named: name) }
+        // The getter calls this unretained (`_reading`): go on with the model's own backing data, retained.
+        model.persistentBackingData.toManyValue(of: model, keyPath, at: ordinal, named: name)
+    }
+
+    private func toManyValue<Model: PersistentModel, Destination: PersistentModel>(
+        of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
+    ) -> [Destination] {
         _access(model, keyPath)
         if let (context, ref, slot) = slot(Model.self, ordinal), case .toMany(let link) = slot {
             return context.graph.targets(ref, link).map { context.model(Destination.self, at: $0) }
@@ -888,7 +961,13 @@ public final class BackingData {
     public func value<Model: PersistentModel, Destination: PersistentModel>(
         of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
     ) -> [Destination]? {
-        if isShared { return model.persistentBackingData.value(of: model, keyPath, at: ordinal, named: name) }
+        // The getter calls this unretained (`_reading`): go on with the model's own backing data, retained.
+        model.persistentBackingData.optionalToManyValue(of: model, keyPath, at: ordinal, named: name)
+    }
+
+    private func optionalToManyValue<Model: PersistentModel, Destination: PersistentModel>(
+        of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]?>, at ordinal: Int, named name: String
+    ) -> [Destination]? {
         _access(model, keyPath)
         if let (context, ref) = location {
             guard let slot = context.graph.layout.entities[Int(ref.entity)].linkIndex[name] else { return nil }

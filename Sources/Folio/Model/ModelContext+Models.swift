@@ -16,33 +16,24 @@ extension ModelContext {
     func model<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef, columns: ModelColumns? = nil) -> T {
         let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
         if let existing = registry.model(id, as: T.self) { return existing }
-        return makeModel(T.self, at: ref, id: id, entityName: graph.layout.entities[Int(ref.entity)].name,
-                         columns: columns ?? self.columns(for: T.self), unretained: T._$unregistersOnDeinit)
-    }
-
-    /// Makes and registers the model of an object no registered model stands for.
-    ///
-    /// A class `@Model` made shares one backing data among the models made
-    /// for it in this graph, each keeping its row (``_SharedBackingRow``): a
-    /// fetch of a million models allocates a million instances, not twice that.
-    private func makeModel<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef, id: UInt64, entityName: String,
-                                               columns: ModelColumns?, unretained: Bool) -> T {
+        let columns = columns ?? self.columns(for: T.self)
         let model: T
         if let shared = sharedBacking(T.self, entity: Int(ref.entity), columns: columns) {
-            model = shared.makeModel(T.init(backingData:))
+            model = shared.makeModel(T.self)
             model._$sharedRow = _SharedBackingRow(id: id, row: ref.row)
             columns?.sharingModels += 1
         } else {
-            let backing = BackingData(context: self, identifier: PersistentIdentifier(entityName: entityName, id: id),
-                                      ref: ref, columns: columns)
-            model = backing.makeModel(T.init(backingData:))
+            let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
+            model = BackingData(context: self, identifier: identifier, ref: ref, columns: columns).makeModel(T.self)
         }
-        register(model, id: id, unretained: unretained)
+        register(model, id: id, unretained: T._$unregistersOnDeinit)
         return model
     }
 
     /// The backing data the models of `T` made in this graph share, if the
-    /// class keeps a shared row and its columns match `entity`.
+    /// class keeps a shared row (``_SharedBackingRow``) and its columns match
+    /// `entity`: a fetch of a million models allocates a million instances,
+    /// not twice that.
     private func sharedBacking<T: PersistentModel>(_ type: T.Type, entity: Int, columns: ModelColumns?) -> BackingData? {
         guard T._$sharesBackingData, let columns, columns.entity == entity, columns.epoch == graphEpoch else { return nil }
         if let shared = columns.sharedBacking { return shared }
@@ -52,30 +43,37 @@ extension ModelContext {
     }
 
     /// The models for many objects, as ``model(_:at:columns:)`` makes each, with
-    /// what every one shares looked up once: the class's columns, its entity's
-    /// table and name, how the registry holds it.
+    /// what every one shares looked up once: the class's columns and shared
+    /// backing data, its entity's table, how the registry holds it.
     ///
-    /// - Complexity: O(refs); a new model costs the instance and its backing data.
+    /// - Complexity: O(refs); a new model costs its instance.
     func models<T: PersistentModel>(_ type: T.Type, at refs: [ObjectRef]) -> [T] {
         let columns = columns(for: T.self)
-        let graph = self.graph
-        let unretained = T._$unregistersOnDeinit
-        var result = [T]()
-        result.reserveCapacity(refs.count)
-        var entity: Int32 = -1
-        var ids: [UInt64] = []
-        var entityName = ""
-        for ref in refs {
-            if ref.entity != entity {
-                entity = ref.entity
-                ids = graph.tables[Int(entity)].ids
-                entityName = graph.layout.entities[Int(entity)].name
-            }
-            let id = ids[Int(ref.row)]
-            result.append(registry.model(id, as: T.self)
-                ?? makeModel(T.self, at: ref, id: id, entityName: entityName, columns: columns, unretained: unretained))
+        guard let entity = refs.first?.entity, refs.allSatisfy({ $0.entity == entity }),
+              let shared = sharedBacking(T.self, entity: Int(entity), columns: columns) else {
+            return refs.map { model(T.self, at: $0, columns: columns) }
         }
-        return result
+        let ids = graph.tables[Int(entity)].ids
+        let unretained = T._$unregistersOnDeinit
+        var made = 0
+        defer { columns?.sharingModels += made }
+        return shared.makingModels(of: T.self) {
+            Array(unsafeUninitializedCapacity: refs.count) { buffer, count in
+                for (index, ref) in refs.enumerated() {
+                    let id = ids[Int(ref.row)]
+                    if let existing = registry.model(id, as: T.self) {
+                        buffer.initializeElement(at: index, to: existing)
+                    } else {
+                        let model = T(backingData: shared)
+                        model._$sharedRow = _SharedBackingRow(id: id, row: ref.row)
+                        register(model, id: id, unretained: unretained)
+                        buffer.initializeElement(at: index, to: model)
+                        made += 1
+                    }
+                    count = index + 1
+                }
+            }
+        }
     }
 
     /// The class's columns in this context's graph, resolved once per graph.
