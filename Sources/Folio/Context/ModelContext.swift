@@ -69,7 +69,7 @@ public final class ModelContext {
     @exclusivity(unchecked) var graph: ObjectGraph {
         // Models cache their object's row and their class's columns for the graph
         // they were resolved in; a new graph (rollback) invalidates both.
-        didSet { graphEpoch &+= 1; modelColumns.removeAll() }
+        didSet { graphEpoch &+= 1; keptGeneration &+= 1; modelColumns.removeAll() }
     }
     /// Counts the graphs this context has had; see ``BackingData``'s cached row.
     var graphEpoch = 0
@@ -114,6 +114,11 @@ public final class ModelContext {
     @exclusivity(unchecked) var registry = ModelRegistry()
     /// Model classes resolved against ``graph``'s layout, by class.
     var modelColumns: [ObjectIdentifier: ModelColumns] = [:]
+    /// Counts the graphs this context has had and the models detached from
+    /// it: a to-one destination model a backing data keeps is returned only
+    /// while this is the count it was kept at. A detached model is no longer
+    /// its object's model, though the object's row may live again (redo).
+    @exclusivity(unchecked) var keptGeneration = 0
     /// The backing data whose typed setter is editing, which tells its own
     /// observers: the context's notification skips it.
     var typedWriter: ObjectIdentifier?

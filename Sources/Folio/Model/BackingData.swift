@@ -144,18 +144,30 @@ public final class BackingData {
     /// (``ModelColumns/FastSlot/keepsDestination``), so no cycle of models can
     /// keep itself, and its context, alive.
     @exclusivity(unchecked) private var keptDestination: (any PersistentModel)?
-    /// Shared backing data's `keptDestination`: every destination model its
-    /// models' to-one reads returned, by ordinal then destination row. One
-    /// model kept, as each model's own backing data keeps, would be dropped
-    /// at every change of destination, and made again at the next (a hundred
-    /// categories read across a million animals).
-    @exclusivity(unchecked) private var keptByRow: [[(any PersistentModel)?]] = []
+    /// Shared backing data's `keptDestination`: destination models its
+    /// models' to-one reads returned, by ordinal, then in the slot of the
+    /// destination row modulo the table's size (a power of two). One model
+    /// kept, as each model's own backing data keeps, would be dropped at
+    /// every change of destination, and made again at the next (a hundred
+    /// categories read across a million animals). The table grows to
+    /// ``keptDestinationCapacity`` slots, or as many as models share this
+    /// backing data (``ModelColumns/sharingModels``), not beyond: the shared
+    /// backing data lives as long as any model of its class, so keeping every
+    /// destination ever read would keep all a batched walk's destinations (a
+    /// to-one per model) alive, where models with their own backing data
+    /// each kept one, and let it go with them.
+    @exclusivity(unchecked) private var keptByRow: [[(row: Int32, model: any PersistentModel)?]] = []
+    /// The slots a shared backing data's table of kept destinations per to-one
+    /// may have however few models share it.
+    static let keptDestinationCapacity = 1_024
     /// The shared backing data a model had before this, its own: a getter
     /// that gave the model this one may still be running on that one.
     private var formerlyShared: BackingData?
     /// Which to-one `keptDestination` is for (its ordinal), the row it is the
-    /// model of, and the graph epoch: a read finding all three current returns
-    /// it without looking the registry up.
+    /// model of, and the context's ``ModelContext/keptGeneration`` (its graph,
+    /// and no model detached since): a read finding all three current returns
+    /// it without looking the registry up. Shared backing data keeps its
+    /// table (`keptByRow`) for the generation in `keptEpoch` too.
     @exclusivity(unchecked) private var keptOrdinal = -1
     @exclusivity(unchecked) private var keptRow: Int32 = -1
     /// Whether a context made this backing data for an object it holds (a
@@ -318,6 +330,7 @@ public final class BackingData {
     /// ``_resolved(_:of:)`` for a model sharing this backing data.
     @usableFromInline
     func _unshare<Model: PersistentModel>(_ model: Model) -> BackingData {
+        modelStoppedSharing()
         let own = unshared(model._$sharedRow)
         // A getter may be running on this backing data unretained (`_reading`): the model keeps it alive.
         own.formerlyShared = self
@@ -379,6 +392,7 @@ public final class BackingData {
     /// `shared` is the model's ``_SharedBackingRow``: which object it stands
     /// for when it shares this backing data.
     public func _modelWillGo(_ model: ObjectIdentifier, _ shared: _SharedBackingRow) {
+        if isShared, shared.isShared { modelStoppedSharing() }
         guard let context, let identifier else { return }
         context.registry.remove(isShared ? shared.id : identifier.id, ifHolding: model)
     }
@@ -467,15 +481,40 @@ public final class BackingData {
         if isShared { columns?.forgetSharedBacking(Unmanaged.passUnretained(self).toOpaque()) }
     }
 
-    /// Keeps a destination model for the models sharing this backing data.
-    private func keep(_ model: any PersistentModel, at ordinal: Int, row: Int) {
+    /// Counts a model that no longer shares this backing data (gone, or given
+    /// its own). When a table of kept destinations has grown to twice what
+    /// the models still sharing would let it grow to, the tables are dropped,
+    /// and refill as those models read: they would otherwise keep the
+    /// destinations of all the models that were dropped.
+    private func modelStoppedSharing() {
+        guard let columns else { return }
+        columns.sharingModels -= 1
+        let limit = Swift.max(Self.keptDestinationCapacity, columns.sharingModels)
+        if keptByRow.contains(where: { $0.count > 2 * limit }) { keptByRow = [] }
+    }
+
+    /// Keeps a destination model for the models sharing this backing data, in
+    /// the slot of its row, in place of the model kept there before.
+    private func keep(_ model: any PersistentModel, at ordinal: Int, row: Int32) {
         if keptByRow.count <= ordinal { keptByRow.append(contentsOf: repeatElement([], count: ordinal + 1 - keptByRow.count)) }
-        if keptByRow[ordinal].count <= row {
-            // Doubling, so keeping n destinations costs O(n).
-            let grown = max(row + 1, 2 * keptByRow[ordinal].count)
-            keptByRow[ordinal].append(contentsOf: repeatElement(nil, count: grown - keptByRow[ordinal].count))
+        let size = keptByRow[ordinal].count
+        let limit = Swift.max(Self.keptDestinationCapacity, columns?.sharingModels ?? 0)
+        if Int(row) >= size, size < limit {
+            // Doubling up to the limit, so keeping n destinations costs O(n).
+            var grown = Swift.max(size, 16)
+            while grown <= Int(row), grown < limit { grown *= 2 }
+            var table = [(row: Int32, model: any PersistentModel)?](repeating: nil, count: grown)
+            for case let kept? in keptByRow[ordinal] { table[Int(kept.row) & (grown - 1)] = kept }
+            keptByRow[ordinal] = table
         }
-        keptByRow[ordinal][row] = model
+        keptByRow[ordinal][Int(row) & (keptByRow[ordinal].count - 1)] = (row, model)
+    }
+
+    /// The destination model kept for `row`, if it is still in its slot.
+    private func kept(at ordinal: Int, row: Int32) -> (any PersistentModel)? {
+        guard ordinal < keptByRow.count, !keptByRow[ordinal].isEmpty,
+              let kept = keptByRow[ordinal][Int(row) & (keptByRow[ordinal].count - 1)], kept.row == row else { return nil }
+        return kept.model
     }
 
     /// Where a property with this ordinal lives in the object's row, for
@@ -523,6 +562,8 @@ public final class BackingData {
         for (index, attribute) in layout.attributes.enumerated() { values[attribute.name] = context.graph.value(ref, index) }
         snapshot = values
         if let identifier { context.unregister(self, id: identifier.id) }
+        // Its object's row may live again (redo): no to-one read may return this model kept.
+        context.keptGeneration &+= 1
         self.context = nil
     }
 
@@ -814,7 +855,7 @@ public final class BackingData {
     @usableFromInline
     func _relatedModel(of type: any PersistentModel.Type, at ordinal: Int, row: Int32,
                        as destinationType: any PersistentModel.Type) -> (any PersistentModel)?? {
-        guard let epoch = context?.graphEpoch else { return .none }
+        guard let epoch = context?.graphEpoch, let generation = context?.keptGeneration else { return .none }
         if fastEpoch == epoch, let fastColumns,
            let slot = Unmanaged<ModelColumns>.fromOpaque(fastColumns)._withUnsafeGuaranteedRef({ columns -> ModelColumns.FastSlot? in
                guard columns.modelType == ObjectIdentifier(type), ordinal >= 0, ordinal < columns.fast.count else { return nil }
@@ -825,11 +866,14 @@ public final class BackingData {
             let target = Unmanaged<LinkColumn>.fromOpaque(links)._withUnsafeGuaranteedRef { $0.one[Int(source)] }
             guard target >= 0 else { return .some(nil) }
             if isShared {
-                // A model of that row kept alive for the models sharing this backing data.
-                if ordinal < keptByRow.count, Int(target) < keptByRow[ordinal].count, let kept = keptByRow[ordinal][Int(target)] {
-                    return .some(kept)
+                // A model detached since may be kept: it is no longer its object's model.
+                if keptEpoch != generation {
+                    keptByRow = []
+                    keptEpoch = generation
                 }
-            } else if keptRow == target, keptOrdinal == ordinal, keptEpoch == epoch, let keptDestination {
+                // A model of that row kept alive for the models sharing this backing data.
+                if let kept = kept(at: ordinal, row: target) { return .some(kept) }
+            } else if keptRow == target, keptOrdinal == ordinal, keptEpoch == generation, let keptDestination {
                 // The model read last, alive (kept) and still the model of that row.
                 return .some(keptDestination)
             }
@@ -838,12 +882,12 @@ public final class BackingData {
             let model = context.registry[id] ?? context.anyModel(destinationType, at: ObjectRef(entity: Int(slot.destination), row: Int(target)))
             if slot.keepsDestination {
                 if isShared {
-                    keep(model, at: ordinal, row: Int(target))
+                    keep(model, at: ordinal, row: target)
                 } else {
                     keptDestination = model
                     keptOrdinal = ordinal
                     keptRow = target
-                    keptEpoch = epoch
+                    keptEpoch = generation
                 }
             }
             return .some(model)

@@ -21,6 +21,7 @@ extension ModelContext {
         if let shared = sharedBacking(T.self, entity: Int(ref.entity), columns: columns) {
             model = shared.makeModel(T.self)
             model._$sharedRow = _SharedBackingRow(id: id, row: ref.row)
+            columns?.sharingModels += 1
         } else {
             let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
             model = BackingData(context: self, identifier: identifier, ref: ref, columns: columns).makeModel(T.self)
@@ -54,6 +55,8 @@ extension ModelContext {
         }
         let ids = graph.tables[Int(entity)].ids
         let unretained = T._$unregistersOnDeinit
+        var made = 0
+        defer { columns?.sharingModels += made }
         return shared.makingModels(of: T.self) {
             Array(unsafeUninitializedCapacity: refs.count) { buffer, count in
                 for (index, ref) in refs.enumerated() {
@@ -65,6 +68,7 @@ extension ModelContext {
                         model._$sharedRow = _SharedBackingRow(id: id, row: ref.row)
                         register(model, id: id, unretained: unretained)
                         buffer.initializeElement(at: index, to: model)
+                        made += 1
                     }
                     count = index + 1
                 }
