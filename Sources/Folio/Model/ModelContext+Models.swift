@@ -57,6 +57,8 @@ extension ModelContext {
         let unretained = T._$unregistersOnDeinit
         var made = 0
         defer { columns?.sharingModels += made }
+        // What `register` checks per model, once.
+        if modelHooks == nil { modelHooks = .typedLayer }
         return shared.makingModels(of: T.self) {
             Array(unsafeUninitializedCapacity: refs.count) { buffer, count in
                 for (index, ref) in refs.enumerated() {
@@ -66,7 +68,7 @@ extension ModelContext {
                     } else {
                         let model = T(backingData: shared)
                         model._$sharedRow = _SharedBackingRow(id: id, row: ref.row)
-                        register(model, id: id, unretained: unretained)
+                        registry.register(model, id: id, unretained: unretained)
                         buffer.initializeElement(at: index, to: model)
                         made += 1
                     }

@@ -175,24 +175,27 @@ struct ModelRegistry: ~Copyable {
         }
     }
 
-    /// Sets an entry, making its page if needed.
+    /// Sets an entry, making its page if needed. Inlined into registering:
+    /// most entries go to a page that exists.
+    @inline(__always)
     private mutating func set(_ entry: Entry, page: Int, slot: Int) {
-        let storage: UnsafeMutablePointer<Entry>
-        if let existing = pages[page] {
-            storage = existing
-        } else {
-            let taken = pool.take()
-            storage = taken.page
-            pages[page] = storage
-            pageSlabs[page] = taken.slab
-            pageCount += 1
-        }
+        let storage = pages.withUnsafeBufferPointer { $0[page] } ?? makePage(page)
         storage[slot] = entry
         let bit = UInt16(1) << slot
         if occupied[page] & bit == 0 {
             occupied[page] |= bit
             pagedCount += 1
         }
+    }
+
+    /// Takes a page from the pool for page number `page`.
+    @inline(never)
+    private mutating func makePage(_ page: Int) -> UnsafeMutablePointer<Entry> {
+        let taken = pool.take()
+        pages[page] = taken.page
+        pageSlabs[page] = taken.slab
+        pageCount += 1
+        return taken.page
     }
 
     /// Clears an entry, freeing its page once no entry of it is set.
