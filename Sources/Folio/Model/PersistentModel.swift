@@ -64,7 +64,10 @@ extension PersistentModel {
     /// names no stored object; inserting assigns the permanent one.
     public var persistentModelID: PersistentIdentifier {
         let shared = _$sharedRow
-        if shared.isShared { return PersistentIdentifier(entityName: Self.entityName, id: shared.id) }
+        // The entity's name as its context's schema spells it, as for a model with its own backing data.
+        if shared.isShared {
+            return PersistentIdentifier(entityName: _$heldBackingData.identifier?.entityName ?? Self.entityName, id: shared.id)
+        }
         return persistentBackingData.identifier(entityName: Self.entityName)
     }
 
