@@ -102,7 +102,7 @@ extension DocumentLoader {
     private func unresolved(_ id: UInt64, entity: Int, row: Int, slot: Int) -> PackageError {
         guard let graph else { return .notAPackage(path: file) }
         let link = graph.layout.entities[entity].links[slot]
-        guard let target = graph.index[id] else {
+        guard graph.index[id] != nil else {
             return .danglingReference(objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
                                       id: graph.tables[entity].ids[row], relationship: link.name ?? "", target: id)
         }
