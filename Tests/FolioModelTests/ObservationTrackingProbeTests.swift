@@ -61,6 +61,21 @@ import FolioTestSupport
         #endif
     }
 
+    @Test func `an address in no mapped file names none, and one in a library names its file`() throws {
+        #if os(Linux)
+        #expect(ObservationTrackingProbe.mappedFile(containing: 0) == nil)
+        // The heap and the stack are mapped, but from no file.
+        let heap = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 16)
+        defer { heap.deallocate() }
+        #expect(ObservationTrackingProbe.mappedFile(containing: UInt(bitPattern: heap)) == nil)
+        var local = 0
+        let stack = withUnsafeMutablePointer(to: &local) { UInt(bitPattern: $0) }
+        #expect(ObservationTrackingProbe.mappedFile(containing: stack) == nil)
+        let path = try #require(ObservationTrackingProbe.mappedFile(containing: UInt(bitPattern: try #require(dlsym(nil, "malloc")))))
+        #expect(path.hasPrefix("/") && path.contains("libc"))
+        #endif
+    }
+
     @Test func `a symbol table that is not one finds nothing`() throws {
         #expect(ELFSymbols(Data()).value(of: "main") == nil)
         #expect(ELFSymbols(Data([0x7F, 0x45, 0x4C, 0x46, 2, 1] + [UInt8](repeating: 0xFF, count: 200))).value(of: "main") == nil)

@@ -99,18 +99,56 @@ enum ObservationTrackingProbe {
             guard count > 0 else { break }
             bytes += chunk[..<count]
         }
-        let maps = String(decoding: bytes, as: UTF8.self)
-        for line in maps.split(separator: "\n") {
-            // start-end perms offset device inode path
-            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count == 6, let dash = fields[0].firstIndex(of: "-"),
-                  let start = UInt(fields[0][..<dash], radix: 16),
-                  let end = UInt(fields[0][fields[0].index(after: dash)...], radix: 16),
-                  start <= address, address < end else { continue }
-            let path = fields[5].trimmingCharacters(in: .whitespaces)
-            return path.hasPrefix("/") ? path : nil
+        // Scanned as bytes: made into strings and split, the few hundred lines cost
+        // more than the rest of the first fetch of a hundred thousand models.
+        return bytes.withUnsafeBufferPointer { maps in
+            var lineStart = 0
+            while lineStart < maps.count {
+                var lineEnd = lineStart
+                while lineEnd < maps.count, maps[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+                defer { lineStart = lineEnd + 1 }
+                // start-end perms offset device inode path
+                var position = lineStart
+                guard let start = hexadecimal(maps, &position, to: lineEnd, ending: UInt8(ascii: "-")),
+                      let end = hexadecimal(maps, &position, to: lineEnd, ending: UInt8(ascii: " ")),
+                      start <= address, address < end else { continue }
+                // Past perms, offset, device and inode to the path, if any.
+                for _ in 0..<4 {
+                    while position < lineEnd, maps[position] != UInt8(ascii: " ") { position += 1 }
+                    while position < lineEnd, maps[position] == UInt8(ascii: " ") { position += 1 }
+                }
+                var pathEnd = lineEnd
+                while pathEnd > position, maps[pathEnd - 1] == UInt8(ascii: " ") { pathEnd -= 1 }
+                guard position < pathEnd, maps[position] == UInt8(ascii: "/") else { return nil }
+                return String(decoding: UnsafeBufferPointer(rebasing: maps[position..<pathEnd]), as: UTF8.self)
+            }
+            return nil
         }
-        return nil
+    }
+
+    /// The hexadecimal number at `position` in `maps`, up to `ending` (which
+    /// `position` is left after); `nil` if anything else comes first.
+    private static func hexadecimal(_ maps: UnsafeBufferPointer<UInt8>, _ position: inout Int, to lineEnd: Int,
+                                    ending: UInt8) -> UInt? {
+        var value: UInt = 0
+        var digits = 0
+        while position < lineEnd, maps[position] != ending {
+            let byte = maps[position]
+            let digit: UInt
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt(byte - UInt8(ascii: "a")) + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt(byte - UInt8(ascii: "A")) + 10
+            default: return nil
+            }
+            guard digits < 2 * MemoryLayout<UInt>.size else { return nil }
+            value = value << 4 | digit
+            digits += 1
+            position += 1
+        }
+        guard digits > 0, position < lineEnd else { return nil }
+        position += 1
+        return value
     }
 
     /// Whether `getter` reads what Observation's thread-local holds: a new
