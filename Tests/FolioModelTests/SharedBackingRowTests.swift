@@ -547,7 +547,7 @@ actor ShareBookReader {
         try seed()
         let context = ModelContext(try container())
         let book = try #require(try context.fetch(FetchDescriptor<ShareBook>(predicate: #Predicate { $0.title == "book 5" })).first)
-        weak var shared = book._$heldBackingData
+        weak let shared = book._$heldBackingData
         #expect(shared != nil)
         var read: (Int, String?)?
         withObservationTracking { read = (book.pages, book.shelf?.label) } onChange: {}
