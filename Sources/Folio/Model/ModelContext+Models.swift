@@ -17,16 +17,28 @@ extension ModelContext {
         let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
         if let existing = registry.model(id, as: T.self) { return existing }
         let columns = columns ?? self.columns(for: T.self)
-        let model: T
-        if let shared = sharedBacking(T.self, entity: Int(ref.entity), columns: columns) {
-            model = shared.makeModel(T.self)
-            model._$sharedRow = _SharedBackingRow(id: id, row: ref.row)
-            columns?.sharingModels += 1
-        } else {
-            let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
-            model = BackingData(context: self, identifier: identifier, ref: ref, columns: columns).makeModel(T.self)
+        if let columns, let shared = sharedBacking(T.self, entity: Int(ref.entity), columns: columns) {
+            if modelHooks == nil { modelHooks = .typedLayer }
+            return shared.makingModels(of: T.self) {
+                makeSharingModel(T.self, shared, columns, id: id, row: ref.row, unretained: T._$unregistersOnDeinit)
+            }
         }
+        let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
+        let model = BackingData(context: self, identifier: identifier, ref: ref, columns: columns).makeModel(T.self)
         register(model, id: id, unretained: T._$unregistersOnDeinit)
+        return model
+    }
+
+    /// Makes and registers a model of `T` sharing `shared`, for object `id`
+    /// at `row`; inside `shared.makingModels(of:)`, which hands it over, with
+    /// the typed layer's hooks installed already (``register(_:id:unretained:)``
+    /// checks that per model, a fetch once).
+    private func makeSharingModel<T: PersistentModel>(_ type: T.Type, _ shared: BackingData, _ columns: ModelColumns,
+                                                      id: UInt64, row: Int32, unretained: Bool) -> T {
+        let model = T(backingData: shared)
+        model._$sharedRow = _SharedBackingRow(id: id, row: row)
+        columns.sharingModels += 1
+        registry.register(model, id: id, unretained: unretained)
         return model
     }
 
@@ -49,15 +61,12 @@ extension ModelContext {
     /// - Complexity: O(refs); a new model costs its instance.
     func models<T: PersistentModel>(_ type: T.Type, at refs: [ObjectRef]) -> [T] {
         let columns = columns(for: T.self)
-        guard let entity = refs.first?.entity, refs.allSatisfy({ $0.entity == entity }),
+        guard let entity = refs.first?.entity, refs.allSatisfy({ $0.entity == entity }), let columns,
               let shared = sharedBacking(T.self, entity: Int(entity), columns: columns) else {
             return refs.map { model(T.self, at: $0, columns: columns) }
         }
         let ids = graph.tables[Int(entity)].ids
         let unretained = T._$unregistersOnDeinit
-        var made = 0
-        defer { columns?.sharingModels += made }
-        // What `register` checks per model, once.
         if modelHooks == nil { modelHooks = .typedLayer }
         return shared.makingModels(of: T.self) {
             Array(unsafeUninitializedCapacity: refs.count) { buffer, count in
@@ -66,11 +75,8 @@ extension ModelContext {
                     if let existing = registry.model(id, as: T.self) {
                         buffer.initializeElement(at: index, to: existing)
                     } else {
-                        let model = T(backingData: shared)
-                        model._$sharedRow = _SharedBackingRow(id: id, row: ref.row)
-                        registry.register(model, id: id, unretained: unretained)
-                        buffer.initializeElement(at: index, to: model)
-                        made += 1
+                        buffer.initializeElement(at: index, to: makeSharingModel(T.self, shared, columns, id: id, row: ref.row,
+                                                                                 unretained: unretained))
                     }
                     count = index + 1
                 }
