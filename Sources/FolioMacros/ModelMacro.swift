@@ -50,6 +50,18 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             // context's backing data (one for all the models a fetch makes).
             "@exclusivity(unchecked) \(raw: access)var _$sharedRow = Folio._SharedBackingRow()",
             "\(raw: access)static var _$sharesBackingData: Bool { true }",
+        ]
+        // A fetch may make models on every core when making one runs only the initializer
+        // below and literal initial values; whether that initializer is isolated (to the
+        // main actor, say, by the class or the module's default) is known only to the compiler.
+        if Self.initialValuesAreLiterals(classDecl.memberBlock.members) {
+            members.append("""
+                nonisolated \(raw: access)static var _$makesModelsAnywhere: Bool {
+                    Folio.BackingData._isNonisolated(\(raw: className).init(backingData:))
+                }
+                """)
+        }
+        members += [
             "\(raw: access)var _$heldBackingData: Folio.BackingData { _$backingData }",
             """
             \(raw: access)var persistentBackingData: Folio.BackingData {
@@ -108,6 +120,60 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let persisted = persistedProperties(ModelProperty.all(in: classDecl.memberBlock.members))
         guard let ordinal = persisted.firstIndex(where: { $0.name == property.name }) else { return ["@_PersistedProperty"] }
         return ["@_PersistedProperty(\(raw: ordinal))"]
+    }
+
+    /// Whether every stored property's initial value, which `init(backingData:)`
+    /// evaluates, is a literal: a number, string, Boolean or `nil`, an array or
+    /// dictionary of them, an empty one (`[T]()`), or a member named alone
+    /// (`.draft`). Any other expression may be code that must not run on
+    /// another thread, or twice at once; so may a property wrapper's
+    /// initializer, whatever its initial value: a stored property with an
+    /// attribute other than Folio's and Observation's markers does not count
+    /// as literal.
+    static func initialValuesAreLiterals(_ members: MemberBlockItemListSyntax) -> Bool {
+        members.allSatisfy { item in
+            guard let variable = item.decl.as(VariableDeclSyntax.self), variable.isStoredInstanceProperty else { return true }
+            let onlyMarkers = variable.attributes.allSatisfy { element in
+                guard let attribute = element.as(AttributeSyntax.self) else { return false }
+                return markerAttributes.contains(attribute.attributeName.trimmedDescription)
+            }
+            return onlyMarkers && variable.bindings.allSatisfy { $0.initializer.map { isLiteral($0.value) } ?? true }
+        }
+    }
+
+    /// The attributes of a stored property that run no code when it is initialized.
+    private static let markerAttributes: Set<String> = [
+        "Attribute", "Relationship", "Transient", "_PersistedProperty", "ObservationIgnored",
+        "Folio.Attribute", "Folio.Relationship", "Folio.Transient", "Folio._PersistedProperty", "Observation.ObservationIgnored",
+    ]
+
+    private static func isLiteral(_ expression: ExprSyntax) -> Bool {
+        if expression.is(IntegerLiteralExprSyntax.self) || expression.is(FloatLiteralExprSyntax.self)
+            || expression.is(BooleanLiteralExprSyntax.self) || expression.is(NilLiteralExprSyntax.self) {
+            return true
+        }
+        if let string = expression.as(StringLiteralExprSyntax.self) {
+            return string.segments.allSatisfy { $0.is(StringSegmentSyntax.self) }
+        }
+        if let prefix = expression.as(PrefixOperatorExprSyntax.self) {
+            return prefix.operator.text == "-" && isLiteral(prefix.expression)
+        }
+        if let array = expression.as(ArrayExprSyntax.self) {
+            return array.elements.allSatisfy { isLiteral($0.expression) }
+        }
+        if let dictionary = expression.as(DictionaryExprSyntax.self) {
+            guard case .elements(let elements) = dictionary.content else { return true }
+            return elements.allSatisfy { isLiteral($0.key) && isLiteral($0.value) }
+        }
+        if let member = expression.as(MemberAccessExprSyntax.self) {
+            return member.base == nil
+        }
+        if let call = expression.as(FunctionCallExprSyntax.self) {
+            // `[T]()` and `[K: V]()`: an empty collection of a written type.
+            return call.arguments.isEmpty && call.trailingClosure == nil
+                && (call.calledExpression.is(ArrayExprSyntax.self) || call.calledExpression.is(DictionaryExprSyntax.self))
+        }
+        return false
     }
 
     /// The properties `@Model` persists, in declaration order: `schemaMetadata`'s order.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// What `@Model` writes into a class, with the `@_PersistedProperty` it puts on
@@ -714,5 +715,49 @@ import Testing
             }
             """
         )
+    }
+
+    @Test("A class whose stored properties start as literals may have its models made on any thread; a call or other expression keeps them on the fetching thread")
+    func modelsMadeAnywhereOnlyWithLiteralInitialValues() {
+        for (declarations, literal) in [
+            ("@Transient var hits = 0\n    @Transient var tags: [String] = [\"a\", \"b\"]\n    @Transient var offset = -1.5", true),
+            ("@Transient var byName = [String: Int]()\n    @Transient var state: Mode = .idle\n    @Transient var note: String? = nil", true),
+            ("@Transient var hits = 0\n    @Transient var made = Date()", false),
+            ("@Transient var label = \"\\(1)\"", false),
+            ("@Transient var ids = [nextID()]", false),
+            // A property wrapper's initializer runs whatever it says, whatever the initial value.
+            ("@Transient @Counted var hits = 0", false),
+            ("@Transient @ObservationIgnored var hits = 0", true),
+        ] {
+            assertExpansion(
+                """
+                @Model
+                final class Cache {
+                    \(declarations)
+                }
+                """,
+                expandedSource: """
+                final class Cache {
+                    \(declarations.replacingOccurrences(of: "@Transient ", with: ""))
+
+                    \(backingDataMembers(of: "Cache", literalInitialValues: literal))
+
+                    static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                        []
+                    }
+
+                    \(backingDataInitializer(markers: []))
+
+                    init() {
+                    }
+
+                    \(unregisteringDeinit())
+                }
+
+                extension Cache: Folio.PersistentModel, Observation.Observable {
+                }
+                """
+            )
+        }
     }
 }

@@ -58,16 +58,25 @@ func assertExpansion(
 // (the class body's indentation in the expected source), so a test writes
 // `\#(backingDataMembers(of: "Zoo"))` where the members go.
 
-/// The backing data, the shared row and `persistentBackingData`, ahead of `schemaMetadata`.
-func backingDataMembers(of className: String, access: String = "", indent: String = "    ") -> String {
-    lines(#"""
+/// The backing data, the shared row and `persistentBackingData`, ahead of `schemaMetadata`;
+/// `_$makesModelsAnywhere` when every stored property starts as a literal (or has no initial value).
+func backingDataMembers(of className: String, access: String = "", literalInitialValues: Bool = true,
+                        indent: String = "    ") -> String {
+    let anywhere = #"""
+
+
+        nonisolated \#(access)static var _$makesModelsAnywhere: Bool {
+            Folio.BackingData._isNonisolated(\#(className).init(backingData:))
+        }
+        """#
+    return lines(#"""
         @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: \#(className).self)
 
         @exclusivity(unchecked) \#(access)var _$sharedRow = Folio._SharedBackingRow()
 
         \#(access)static var _$sharesBackingData: Bool {
             true
-        }
+        }\#(literalInitialValues ? anywhere : "")
 
         \#(access)var _$heldBackingData: Folio.BackingData {
             _$backingData

@@ -638,104 +638,123 @@ actor ShareBookReader {
         }
     }
 
+    /// A random session on fetched books: the steps (`Step`) applied to one
+    /// context, and after each, the checks every session makes. `fetch` says
+    /// how a fetch step fetches and which of the books it holds.
+    @MainActor
+    struct Session {
+        let container: ModelContainer
+        let context: ModelContext
+        let shelves: [PersistentIdentifier]
+        let fetch: (ModelContext, inout SeededGenerator) throws -> [ShareBook]
+        var held: [ShareBook] = []
+        var observed: [Observed] = []
+        var steps: [String] = []
+
+        init(_ container: ModelContainer, fetch: @escaping (ModelContext, inout SeededGenerator) throws -> [ShareBook]) throws {
+            self.container = container
+            context = container.mainContext
+            context.undoManager = UndoManager()
+            shelves = try context.fetchIdentifiers(FetchDescriptor<ShareShelf>())
+            self.fetch = fetch
+        }
+
+        /// Applies the planned step, then checks the session.
+        mutating func run(_ planned: SessionStep) throws {
+            var rng = planned.choices
+            let step = Step(roll: planned.roll)
+            steps.append("\(step)")
+            let label = "step \(steps.count - 1): \(steps)"
+            do {
+                // Scoped: the step holds no model past its end (a drop must free it).
+                let inContext = held.filter { $0.modelContext === context && !$0.isDeleted }
+                switch step {
+                case .fetch:
+                    held += try fetch(context, &rng)
+                case .read:
+                    if let book = held.randomElement(using: &rng) { _ = (book.title, book.pages, book.note, book.shelf?.label) }
+                case .merge:
+                    // Another context edits or deletes a book and saves; a fetch here merges it.
+                    let other = ModelContext(container)
+                    if let id = try other.fetchIdentifiers(FetchDescriptor<ShareBook>()).randomElement(using: &rng) {
+                        if Int.random(in: 0..<4, using: &rng) == 0 {
+                            try other.delete(id)
+                        } else {
+                            try other.setValue(.int(Int64.random(in: 0...1_000, using: &rng)), for: "pages", of: id)
+                        }
+                        try other.save()
+                    }
+                    _ = try context.fetch(FetchDescriptor<ShareShelf>())
+                case .edit:
+                    inContext.randomElement(using: &rng)?.pages = Int.random(in: 0...1_000, using: &rng)
+                case .dynamicEdit:
+                    let ids = try context.fetchIdentifiers(FetchDescriptor<ShareBook>())
+                    if let id = ids.randomElement(using: &rng) {
+                        try context.setValue(.int(Int64.random(in: 0...1_000, using: &rng)), for: "pages", of: id)
+                    }
+                case .relink:
+                    if let book = inContext.randomElement(using: &rng) {
+                        let shelf = shelves.randomElement(using: &rng)
+                        try context.setRelated(Bool.random(using: &rng) ? shelf.map { [$0] } ?? [] : [], for: "shelf", of: book.persistentModelID)
+                    }
+                case .undo:
+                    context.processPendingChanges()
+                    context.undoManager?.undo()
+                case .redo:
+                    context.undoManager?.redo()
+                case .rollback:
+                    context.rollback()
+                    // A rollback tells no observer, of any model (shared or not, before
+                    // the sharing too): not what these sessions check.
+                    observed.removeAll()
+                case .drop:
+                    if !held.isEmpty { held.remove(at: Int.random(in: 0..<held.count, using: &rng)) }
+                    if !observed.isEmpty, Bool.random(using: &rng) { observed.remove(at: Int.random(in: 0..<observed.count, using: &rng)) }
+                case .save:
+                    try context.save()
+                case .trackedRead:
+                    if let book = inContext.randomElement(using: &rng) {
+                        let watch = Observed(book)
+                        let told = watch.told
+                        withObservationTracking { _ = book.pages } onChange: { told.value.withLock { $0 = true } }
+                        observed.append(watch)
+                    }
+                case .delete:
+                    if let book = inContext.randomElement(using: &rng) { context.delete(book) }
+                }
+            }
+            // Every model still in the context reads its object's values, and is the one the context hands out.
+            for book in held where book.modelContext === context {
+                try SharedBackingRowTests.readsMatch(book, in: context, "\(label), \(book.title)")
+                #expect(context.registry[book.persistentModelID.id].map(ObjectIdentifier.init) == ObjectIdentifier(book), "\(label)")
+            }
+            // No registry entry names a book the session dropped (an unretained one would dangle).
+            let alive = held + observed.map(\.book)
+            let aliveBooks = Set(alive.map(ObjectIdentifier.init))
+            let strays = context.registry.entries.filter { $0.model is ShareBook && !aliveBooks.contains(ObjectIdentifier($0.model)) }
+            #expect(strays.isEmpty, "\(label): \(strays.count) registry entries for dropped books")
+            // The columns count the models sharing a backing data of this graph, whichever made them.
+            if let columns = context.columns(for: ShareBook.self) {
+                let sharing = Set(alive.filter { $0._$sharedRow.isShared && $0._$heldBackingData.sharedLocation($0._$sharedRow) != nil }
+                    .map(ObjectIdentifier.init))
+                #expect(columns.sharingModels == sharing.count, "\(label)")
+            }
+            // A model observed and changed since (by an edit, a dynamic edit, undo, redo or a merge) told its observer.
+            for watch in observed where watch.book.modelContext === context && watch.book.pages != watch.pages {
+                #expect(watch.told.value.withLock { $0 }, "\(label): \(watch.book.title) changed from \(watch.pages) unseen")
+            }
+        }
+    }
+
     @Test @MainActor func `fetched models read what the dynamic API reads, and tell their observers, through any fetches, edits, merges, undo, redo, rollbacks and drops`() async throws {
         await checkProperty(count: 40, input: SessionStep.generator.array(of: 1...40)) { plan in
             // A package of its own per session: a session saves.
-            let session = try SharedBackingRowTests()
-            try session.seed(8)
-            let container = try session.container()
-            let context = container.mainContext
-            context.undoManager = UndoManager()
-            var held: [ShareBook] = []
-            var observed: [Observed] = []
-            var steps: [String] = []
-            let shelves = try context.fetchIdentifiers(FetchDescriptor<ShareShelf>())
-            for (number, planned) in plan.enumerated() {
-                var rng = planned.choices
-                let step = Step(roll: planned.roll)
-                steps.append("\(step)")
-                let label = "step \(number): \(steps)"
-                do {
-                    // Scoped: the step holds no model past its end (a drop must free it).
-                    let inContext = held.filter { $0.modelContext === context && !$0.isDeleted }
-                    switch step {
-                    case .fetch:
-                        let books = try context.fetch(FetchDescriptor<ShareBook>(sortBy: [SortDescriptor(\.title)]))
-                        held += books.filter { _ in Bool.random(using: &rng) }
-                    case .read:
-                        if let book = held.randomElement(using: &rng) { _ = (book.title, book.pages, book.note, book.shelf?.label) }
-                    case .merge:
-                        // Another context edits or deletes a book and saves; a fetch here merges it.
-                        let other = ModelContext(container)
-                        if let id = try other.fetchIdentifiers(FetchDescriptor<ShareBook>()).randomElement(using: &rng) {
-                            if Int.random(in: 0..<4, using: &rng) == 0 {
-                                try other.delete(id)
-                            } else {
-                                try other.setValue(.int(Int64.random(in: 0...1_000, using: &rng)), for: "pages", of: id)
-                            }
-                            try other.save()
-                        }
-                        _ = try context.fetch(FetchDescriptor<ShareShelf>())
-                    case .edit:
-                        inContext.randomElement(using: &rng)?.pages = Int.random(in: 0...1_000, using: &rng)
-                    case .dynamicEdit:
-                        let ids = try context.fetchIdentifiers(FetchDescriptor<ShareBook>())
-                        if let id = ids.randomElement(using: &rng) {
-                            try context.setValue(.int(Int64.random(in: 0...1_000, using: &rng)), for: "pages", of: id)
-                        }
-                    case .relink:
-                        if let book = inContext.randomElement(using: &rng) {
-                            let shelf = shelves.randomElement(using: &rng)
-                            try context.setRelated(Bool.random(using: &rng) ? shelf.map { [$0] } ?? [] : [], for: "shelf", of: book.persistentModelID)
-                        }
-                    case .undo:
-                        context.processPendingChanges()
-                        context.undoManager?.undo()
-                    case .redo:
-                        context.undoManager?.redo()
-                    case .rollback:
-                        context.rollback()
-                        // A rollback tells no observer, of any model (shared or not, before
-                        // the sharing too): not what these sessions check.
-                        observed.removeAll()
-                    case .drop:
-                        if !held.isEmpty { held.remove(at: Int.random(in: 0..<held.count, using: &rng)) }
-                        if !observed.isEmpty, Bool.random(using: &rng) { observed.remove(at: Int.random(in: 0..<observed.count, using: &rng)) }
-                    case .save:
-                        try context.save()
-                    case .trackedRead:
-                        if let book = inContext.randomElement(using: &rng) {
-                            let watch = Observed(book)
-                            let told = watch.told
-                            withObservationTracking { _ = book.pages } onChange: { told.value.withLock { $0 = true } }
-                            observed.append(watch)
-                        }
-                    case .delete:
-                        if let book = inContext.randomElement(using: &rng) { context.delete(book) }
-                    }
-                }
-                // Every model still in the context reads its object's values, and is the one the context hands out.
-                for book in held where book.modelContext === context {
-                    let id = book.persistentModelID
-                    try Self.readsMatch(book, in: context, "\(label), \(book.title)")
-                    #expect(context.registry[id.id].map(ObjectIdentifier.init) == ObjectIdentifier(book), "\(label)")
-                }
-                // No registry entry names a book the session dropped (an unretained one would dangle).
-                let heldBooks = Set(held.map(ObjectIdentifier.init) + observed.map { ObjectIdentifier($0.book) })
-                for (_, model) in context.registry.entries where model is ShareBook {
-                    #expect(heldBooks.contains(ObjectIdentifier(model)), "\(label): a registry entry for a dropped book, \((model as? ShareBook)?.title ?? "")")
-                }
-                // The columns count the models sharing this graph's backing data.
-                if let columns = context.columns(for: ShareBook.self) {
-                    let alive = held + observed.map(\.book)
-                    let sharing = Set(alive.filter { $0._$sharedRow.isShared && $0._$heldBackingData === columns.sharedBacking }.map(ObjectIdentifier.init))
-                    #expect(columns.sharingModels == sharing.count, "\(label)")
-                }
-                // A model observed and changed since (by an edit, a dynamic edit, undo, redo or a merge) told its observer.
-                for watch in observed where watch.book.modelContext === context && watch.book.pages != watch.pages {
-                    #expect(watch.told.value.withLock { $0 }, "\(label): \(watch.book.title) changed from \(watch.pages) unseen")
-                }
+            let seeded = try SharedBackingRowTests()
+            try seeded.seed(8)
+            var session = try Session(try seeded.container()) { context, rng in
+                try context.fetch(FetchDescriptor<ShareBook>(sortBy: [SortDescriptor(\.title)])).filter { _ in Bool.random(using: &rng) }
             }
+            for planned in plan { try session.run(planned) }
         }
     }
 }

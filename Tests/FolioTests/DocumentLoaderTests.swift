@@ -1101,3 +1101,179 @@ import Testing
         }
     }
 }
+
+/// A document read whole in its first 1 MiB chunk skips the markup scan when its
+/// spans alone show it within the limits (``MarkupScanner/admits(_:within:)``):
+/// these hold that path to the scanned one — what it refuses, with which error
+/// and where, and what it loads — by reading each document as it is (whole) and
+/// padded past the first chunk with whitespace after the construct in question
+/// (chunked, scanned).
+@Suite struct DocumentLoaderWholeChunkTests {
+    typealias F = LoaderFixtures
+
+    /// The standard limits with values of at most 1 KiB: spans under 1,024 bytes are admitted.
+    static let limits = DocumentLimits(
+        maximumValueBytes: 1_024, maximumNesting: 64, maximumBlobBytes: 1 << 30, maximumObjects: 1 << 30,
+        maximumAttributesPerElement: 10_000, maximumNameBytes: 1_024, maximumMarkupBytes: 1 << 16)
+
+    static let chunk = 1 << 20
+
+    /// Reads `document` under ``limits``; its error with the package's path taken out, or nil when it loads.
+    static func outcome(_ document: [UInt8]) throws -> (error: String?, objects: Int) {
+        try F.withPackage(bytes: document) { package in
+            do {
+                let graph = try package.read(limits: limits)
+                return (nil, graph.count)
+            } catch {
+                return (String(describing: error).replacingOccurrences(of: package.documentPath, with: "DOC"), 0)
+            }
+        }
+    }
+
+    /// The zoo document with `line` among its objects, then `padding` bytes of whitespace.
+    static func zoo(_ line: String, padding: Int = 0, withoutProlog: Bool = false, before: String = "") -> [UInt8] {
+        let objects = """
+                <AnimalCategory f.id="1" name="Mammal" animals="2"/>
+            \(line)
+                <Animal f.id="2" name="Rex" age="3" category="1"/>
+            """ + String(repeating: " ", count: padding)
+        var text = F.document(objects: objects)
+        if withoutProlog { text = text.replacingOccurrences(of: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", with: "") }
+        return Array((before + text).utf8)
+    }
+
+    static func admits(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { MarkupScanner.admits($0, within: limits) }
+    }
+
+    enum Hostile: String, CaseIterable, CustomTestStringConvertible {
+        case valueOverTheLimit, commentOverTheMarkupLimit, doctype, tooManyAttributes, nameOverTheMarkupLimit, declarationInTheObjects
+        var testDescription: String { rawValue }
+
+        var document: (line: String, before: String, withoutProlog: Bool) {
+            switch self {
+            case .valueOverTheLimit:
+                return ("    <Animal f.id=\"9\" name=\"\(String(repeating: "v", count: 1_025))\" age=\"1\"/>", "", false)
+            case .commentOverTheMarkupLimit:
+                return ("    <!--\(String(repeating: "c", count: 70_000))-->", "", false)
+            case .doctype:
+                return ("", "<!DOCTYPE folio [<!ENTITY e \"x\">]>\n", true)
+            case .tooManyAttributes:
+                return ("    <Animal f.id=\"9\"" + (0..<10_000).map { " a\($0)=\"\"" }.joined() + "/>", "", false)
+            case .nameOverTheMarkupLimit:
+                return ("    <Animal\(String(repeating: " ", count: 70_000))f.id=\"9\"/>", "", false)
+            case .declarationInTheObjects:
+                return ("    <!ELEMENT Animal ANY>", "", false)
+            }
+        }
+    }
+
+    @Test("a construct over a limit, or a declaration, in a document read whole is refused with the error, at the place, of the scanned read", arguments: Hostile.allCases)
+    func wholeAndChunkedRefuseAlike(hostile: Hostile) throws {
+        let (line, before, withoutProlog) = hostile.document
+        let whole = Self.zoo(line, withoutProlog: withoutProlog, before: before)
+        let chunked = Self.zoo(line, padding: Self.chunk, withoutProlog: withoutProlog, before: before)
+        #expect(whole.count < Self.chunk && chunked.count > Self.chunk)
+        let (wholeError, _) = try Self.outcome(whole)
+        let (chunkedError, _) = try Self.outcome(chunked)
+        #expect(wholeError != nil)
+        #expect(wholeError == chunkedError)
+        if hostile == .valueOverTheLimit || hostile == .tooManyAttributes || hostile == .commentOverTheMarkupLimit {
+            #expect(wholeError?.contains("limit") == true || wholeError?.contains("maximum") == true, "\(wholeError ?? "")")
+        }
+    }
+
+    /// Malformed: constructs the scan measures across a `<`, so that every span is short.
+    enum Crossing: String, CaseIterable, CustomTestStringConvertible {
+        case quotedLessThansAsAttributes, lessThansFillingAValue, lessThansInAnElementName
+        /// An error before the construct comes first on both paths: libxml2's, or the loader's.
+        case afterADuplicateAttribute, afterAnInvalidIdentifier
+        var testDescription: String { rawValue }
+
+        var line: String {
+            switch self {
+            case .quotedLessThansAsAttributes: return "    <Animal f.id=\"9\"" + String(repeating: " \"<\"", count: 10_001) + "/>"
+            case .lessThansFillingAValue: return "    <Animal f.id=\"9\" name=\"\(String(repeating: "<", count: 1_025))\"/>"
+            case .lessThansInAnElementName: return "    <Animal\(String(repeating: "<x", count: 40_000)) f.id=\"9\"/>"
+            case .afterADuplicateAttribute: return "    <Animal f.id=\"8\" age=\"1\" age=\"1\"/>\n" + Self.lessThansFillingAValue.line
+            case .afterAnInvalidIdentifier: return "    <Animal f.id=\"x\"/>" + Self.lessThansFillingAValue.line
+            }
+        }
+    }
+
+    @Test("a malformed construct over a limit whose spans are all short is refused, read whole, with the error of the scanned read", arguments: Crossing.allCases)
+    func malformedCrossingsRefuseAlike(crossing: Crossing) throws {
+        let whole = Self.zoo(crossing.line)
+        let admitted = Self.admits(whole)
+        #expect(admitted, "every span is short: the scan is skipped")
+        let clock = ContinuousClock()
+        var wholeError: String?
+        let elapsed = try clock.measure { wholeError = try Self.outcome(whole).error }
+        let (chunkedError, _) = try Self.outcome(Self.zoo(crossing.line, padding: Self.chunk))
+        #expect(elapsed < .seconds(2))
+        #expect(wholeError != nil && chunkedError != nil)
+        #expect(wholeError == chunkedError)
+        let isLimit = wholeError?.contains("too large") == true
+        #expect(isLimit == (crossing != .afterADuplicateAttribute && crossing != .afterAnInvalidIdentifier), "\(wholeError ?? "")")
+    }
+
+    @Test("a document of short lines is admitted, read whole, and loads the same objects as when it is scanned")
+    func anAdmittedDocumentLoads() throws {
+        let line = "    <Animal f.id=\"9\" name=\"\(String(repeating: "v", count: 900))\" age=\"1\"/>"
+        let whole = Self.zoo(line)
+        let admitted = Self.admits(whole)
+        #expect(admitted, "the whole-document path is the one under test")
+        let wholeOutcome = try Self.outcome(whole)
+        let chunkedOutcome = try Self.outcome(Self.zoo(line, padding: Self.chunk))
+        #expect(wholeOutcome.error == nil && chunkedOutcome.error == nil)
+        #expect(wholeOutcome.objects == 3 && chunkedOutcome.objects == 3)
+    }
+
+    /// A zoo document of short animal lines of exactly `size` bytes.
+    static func document(ofSize size: Int) -> [UInt8] {
+        let empty = F.document(nextID: nil, objects: "").utf8.count
+        var lines: [String] = []
+        var total = empty
+        var id = 1
+        // Each line is "    <Animal f.id=\"N\" name=\"…\" age=\"1\"/>\n"; the last one's name takes up the rest.
+        func line(_ id: Int, nameLength: Int) -> String { "    <Animal f.id=\"\(id)\" name=\"\(String(repeating: "n", count: nameLength))\" age=\"1\"/>\n" }
+        while total + line(id, nameLength: 400).utf8.count + line(id + 1, nameLength: 0).utf8.count + 400 < size {
+            let next = line(id, nameLength: 400)
+            lines.append(next)
+            total += next.utf8.count
+            id += 1
+        }
+        let rest = size - total - line(id, nameLength: 0).utf8.count
+        lines.append(line(id, nameLength: rest))
+        // F.document joins the object lines with a newline of its own after them.
+        var text = F.document(nextID: nil, objects: String(lines.joined().dropLast()))
+        while text.utf8.count > size, let range = text.range(of: "n\"", options: .backwards) {
+            text.replaceSubrange(range, with: "\"")
+        }
+        while text.utf8.count < size, let range = text.range(of: "n\"", options: .backwards) {
+            text.replaceSubrange(range, with: "nn\"")
+        }
+        return Array(text.utf8)
+    }
+
+    @Test("documents of one byte under, exactly and one byte over the first chunk load whole", arguments: [-1, 0, 1])
+    func documentsAtTheChunkSizeLoad(delta: Int) throws {
+        let bytes = Self.document(ofSize: Self.chunk + delta)
+        #expect(bytes.count == Self.chunk + delta)
+        let admitted = Self.admits(bytes)
+        #expect(admitted)
+        let outcome = try Self.outcome(bytes)
+        #expect(outcome.error == nil)
+        let animals = bytes.split(separator: UInt8(ascii: "\n")).count { $0.starts(with: Array("    <Animal ".utf8)) }
+        #expect(outcome.objects == animals)
+    }
+
+    @Test("an empty document, and one of whitespace only, are refused as malformed, as before")
+    func anEmptyDocumentIsRefused() throws {
+        for bytes in [[], Array("   \n".utf8)] as [[UInt8]] {
+            let (error, _) = try Self.outcome(bytes)
+            #expect(error?.hasPrefix("malformed") == true || error?.contains("malformed") == true || error?.contains("not well-formed") == true,
+                    "\(error ?? "loaded")")
+        }
+    }
+}

@@ -12,7 +12,7 @@ import FolioTestSupport
         maximumAttributesPerElement: 6, maximumNameBytes: 1_024, maximumMarkupBytes: 48)
 
     /// The first violation when `bytes` arrive in chunks of the given sizes (cycled).
-    static func scan(_ bytes: [UInt8], chunks: [Int]) -> (DocumentLimits.Limit, Int, Int)? {
+    static func scan(_ bytes: [UInt8], chunks: [Int], limits: DocumentLimits = limits) -> (DocumentLimits.Limit, Int, Int)? {
         var scanner = MarkupScanner(limits: limits)
         var start = 0
         var turn = 0
@@ -62,5 +62,49 @@ import FolioTestSupport
         #expect(first("<E\(String(repeating: " ", count: 60))a=\"1\"/>")?.0 == .markupBytes)
         // A `>` or the other quote inside a value does not end it.
         #expect(first("<E v='a \"b\" > c' w=\"'>'\"/>") == nil)
+    }
+
+    /// Whether ``MarkupScanner/admits(_:within:)`` passes `text` whole.
+    static func admits(_ text: String, within limits: DocumentLimits = limits) -> Bool {
+        Array(text.utf8).withUnsafeBufferPointer { MarkupScanner.admits($0, within: limits) }
+    }
+
+    @Test("a document admitted by its spans alone is one the scan finds nothing in")
+    func anAdmittedDocumentHasNoViolation() async {
+        // With 30 values allowed, the value budget (40 bytes) is the tightest limit, and most pieces fit in it.
+        let roomier = DocumentLimits(maximumValueBytes: 40, maximumNesting: 64, maximumBlobBytes: 1 << 30, maximumObjects: 1 << 30,
+                                     maximumAttributesPerElement: 30, maximumNameBytes: 1_024, maximumMarkupBytes: 48)
+        var admitted = 0
+        await checkProperty(count: 500, input: Gen.int(in: 0...(Self.pieces.count - 1)).array(of: 0...12), Gen.bool) { picks, roomy in
+            let text = picks.map { Self.pieces[$0] }.joined()
+            let limits = roomy ? roomier : Self.limits
+            if Self.admits(text, within: limits) {
+                admitted += 1
+                #expect(Self.scan(Array(text.utf8), chunks: [text.utf8.count], limits: limits) == nil, "\(text)")
+            }
+        }
+        #expect(admitted > 50, "too few documents admitted to test anything")
+    }
+
+    @Test("lines of short elements are admitted; a span as long as the tightest limit, a comment, CDATA or a DOCTYPE is scanned")
+    func whatIsAdmitted() {
+        let part = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<part entity=\"Animal\">\n"
+            + (1...50).map { "  <Animal f.id=\"\($0)\" name=\"A \($0)\" age=\"3\"/>\n" }.joined() + "</part>\n"
+        #expect(Self.admits(part, within: .standard))
+        #expect(Self.admits(""))
+        #expect(Self.admits("text only"))
+        // The tightest of the test limits is six values, two quotes each: a span must stay under 12 bytes.
+        #expect(Self.admits("<E v=\"x\"/>\n<F/>"))
+        #expect(!Self.admits("<E v=\"xxx\"/>\n<F/>"))
+        #expect(!Self.admits("<E/><!-- c -->"))
+        #expect(!Self.admits("<E/><![CDATA[ x ]]>"))
+        #expect(!Self.admits("<!DOCTYPE E><E/>"))
+        // An instruction must end before the next `<`; `<?>` does not end one.
+        #expect(Self.admits("<?p > ?><E/>"))
+        #expect(!Self.admits("<?p <E/> ?>"))
+        #expect(!Self.admits("<?><E/>"))
+        // Under the standard limits a span stays under 20 000 bytes (10 000 values of two quotes).
+        #expect(Self.admits("<E v=\"\(String(repeating: "x", count: 19_990))\"/>", within: .standard))
+        #expect(!Self.admits("<E v=\"\(String(repeating: "x", count: 19_991))\"/>", within: .standard))
     }
 }

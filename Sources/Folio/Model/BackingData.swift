@@ -240,6 +240,13 @@ public final class BackingData {
         }
     }
 
+    /// Whether `make` (a model class's `init(backingData:)`) is nonisolated:
+    /// called by the `_$makesModelsAnywhere` `@Model` writes, where the
+    /// initializer's isolation, written or inferred, is the compiler's to know.
+    public static func _isNonisolated<T>(_ make: @escaping @isolated(any) (BackingData) -> T) -> Bool {
+        make.isolation == nil
+    }
+
     /// Makes a model for this backing data.
     func makeModel<T: PersistentModel>(_ type: T.Type) -> T {
         makingModels(of: T.self) { T(backingData: self) }

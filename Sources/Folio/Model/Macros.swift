@@ -22,7 +22,7 @@
 /// ```
 @attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
           named(_$unregistersOnDeinit), named(deinit), named(_$sharedRow), named(_$sharesBackingData),
-          named(_$heldBackingData))
+          named(_$heldBackingData), named(_$makesModelsAnywhere))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "FolioMacros", type: "ModelMacro")

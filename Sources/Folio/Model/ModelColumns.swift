@@ -52,8 +52,10 @@ final class ModelColumns {
         set { sharedBackingPointer = newValue.map { UnsafeMutableRawPointer(Unmanaged.passUnretained($0).toOpaque()) } }
     }
     private(set) var sharedBackingPointer: UnsafeMutableRawPointer?
-    /// How many models share `sharedBacking` now: made sharing it, and neither
-    /// gone nor given backing data of their own since. It bounds how many
+    /// How many models share a backing data made with these columns now —
+    /// `sharedBacking`, or the one of a slice of a fetch made on every core
+    /// (``ModelContext/models(_:at:)``): made sharing it, and neither gone nor
+    /// given backing data of their own since. It bounds how many
     /// to-one destinations the shared backing data keeps, as each model with
     /// its own kept one. (A class declaring its own `deinit` does not report
     /// its instances going, so for it this only grows.)

@@ -35,10 +35,17 @@ extension ModelContext {
     /// checks that per model, a fetch once).
     private func makeSharingModel<T: PersistentModel>(_ type: T.Type, _ shared: BackingData, _ columns: ModelColumns,
                                                       id: UInt64, row: Int32, unretained: Bool) -> T {
-        let model = T(backingData: shared)
-        model._$sharedRow = _SharedBackingRow(id: id, row: row)
+        let model = Self.sharingInstance(T.self, shared, id: id, row: row)
         columns.sharingModels += 1
         registry.register(model, id: id, unretained: unretained)
+        return model
+    }
+
+    /// A new model of `T` sharing `shared`, for object `id` at `row`, not yet
+    /// counted or registered; inside `shared.makingModels(of:)`, which hands it over.
+    private static func sharingInstance<T: PersistentModel>(_ type: T.Type, _ shared: BackingData, id: UInt64, row: Int32) -> T {
+        let model = T(backingData: shared)
+        model._$sharedRow = _SharedBackingRow(id: id, row: row)
         return model
     }
 
@@ -68,6 +75,11 @@ extension ModelContext {
         let ids = graph.tables[Int(entity)].ids
         let unretained = T._$unregistersOnDeinit
         if modelHooks == nil { modelHooks = .typedLayer }
+        if refs.count >= Self.modelsMadeConcurrentlyFrom, ProcessInfo.processInfo.activeProcessorCount > 1,
+           Self.makesModelsAnywhere(T.self) {
+            return concurrentlyMadeModels(T.self, at: refs, ids: ids, shared: shared, entity: Int(entity), columns: columns,
+                                          unretained: unretained)
+        }
         return shared.makingModels(of: T.self) {
             Array(unsafeUninitializedCapacity: refs.count) { buffer, count in
                 for (index, ref) in refs.enumerated() {
@@ -82,6 +94,85 @@ extension ModelContext {
                 }
             }
         }
+    }
+
+    /// Whether models of `type` may be made on any thread: `@Model` says so, and
+    /// the class has no superclass, whose initial values `@Model` cannot see
+    /// and making a model runs too.
+    static func makesModelsAnywhere(_ type: any PersistentModel.Type) -> Bool {
+        type._$makesModelsAnywhere && _getSuperclass(type) == nil
+    }
+
+    /// Below this many models, handing the work to other threads costs more than it saves.
+    static let modelsMadeConcurrentlyFrom = 1 << 15
+
+    /// ``models(_:at:)`` for a class whose models may be made on any thread
+    /// (``PersistentModel/_$makesModelsAnywhere``): the instances, which are most
+    /// of a large fetch's cost (an allocation each, and the pages they fill), are
+    /// made on every core, each slice of the result by one thread; then this
+    /// thread registers the new ones, as ``makeSharingModel(_:_:_:id:row:unretained:)`` does.
+    ///
+    /// Each slice's models share a backing data of their own (the first slice's
+    /// `shared`, the context's): a million models retaining one object from
+    /// every core made the fetch twice as slow as on one. A context already
+    /// has several shared backing data once its graph changes; each is
+    /// complete alone.
+    ///
+    /// The threads only read the context: its registry (for models made
+    /// already) and the graph's identifiers.
+    private func concurrentlyMadeModels<T: PersistentModel>(_ type: T.Type, at refs: [ObjectRef], ids: [UInt64],
+                                                            shared: BackingData, entity: Int, columns: ModelColumns,
+                                                            unretained: Bool) -> [T] {
+        let count = refs.count
+        let isNew = UnsafeMutableBufferPointer<Bool>.allocate(capacity: count)
+        defer { isNew.deallocate() }
+        let slices = ProcessInfo.processInfo.activeProcessorCount
+        let backings = [shared] + (1..<slices).map { _ in BackingData(sharedBy: self, entity: entity, columns: columns) }
+        var result = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // Each slice writes only its own elements of `buffer` and `isNew`; all are
+            // written when concurrentPerform returns. The rest is only read. The class
+            // is one `makesModelsAnywhere` found may make models on any thread.
+            let output = buffer
+            let makeSlice = { (slice: Int) in
+                let range = (count * slice / slices)..<(count * (slice + 1) / slices)
+                let shared = backings[slice]
+                shared.makingModels(of: T.self) {
+                    for index in range {
+                        let row = refs[index].row
+                        let id = ids[Int(row)]
+                        if let existing = self.registry.model(id, as: T.self) {
+                            output.initializeElement(at: index, to: existing)
+                            isNew[index] = false
+                        } else {
+                            output.initializeElement(at: index, to: Self.sharingInstance(T.self, shared, id: id, row: row))
+                            isNew[index] = true
+                        }
+                    }
+                }
+            }
+            nonisolated(unsafe) let work = makeSlice
+            DispatchQueue.concurrentPerform(iterations: slices) { work($0) }
+            initialized = count
+        }
+        // Registered from the identifiers, not the instances: another core made them,
+        // and reading one here (its row, or a retain) is a cache miss per model.
+        result.withUnsafeMutableBufferPointer { models in
+            guard let base = models.baseAddress else { return }
+            let bits = UnsafeRawPointer(base).assumingMemoryBound(to: UnsafeRawPointer.self)
+            for index in 0..<count where isNew[index] {
+                columns.sharingModels += 1
+                let id = ids[Int(refs[index].row)]
+                if registry.hasModel(id), let registered = registry.model(id, as: T.self) {
+                    // An object listed twice got a model on each thread: one is kept, as on one thread.
+                    models[index] = registered
+                    continue
+                }
+                Unmanaged<T>.fromOpaque(bits[index])._withUnsafeGuaranteedRef {
+                    registry.register($0, id: id, unretained: unretained)
+                }
+            }
+        }
+        return result
     }
 
     /// The class's columns in this context's graph, resolved once per graph.

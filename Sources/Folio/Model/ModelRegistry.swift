@@ -119,6 +119,13 @@ struct ModelRegistry: ~Copyable {
         return weakEntries.isEmpty ? nil : weakEntries[id]?.model
     }
 
+    /// Whether a model is registered for an object number, found without
+    /// touching the model when its entry is in a page.
+    func hasModel(_ id: UInt64) -> Bool {
+        if let entry = paged(id), entry.pointee.model != nil { return true }
+        return self[id] != nil
+    }
+
     /// The live model registered for an object number, if it is a `T`.
     @inline(__always)
     func model<T: PersistentModel>(_ id: UInt64, as type: T.Type) -> T? {

@@ -27,6 +27,11 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// Whether the class keeps a ``_SharedBackingRow`` (`@Model` declares
     /// one), so that the models its contexts make can share their backing data.
     static var _$sharesBackingData: Bool { get }
+    /// Whether making a model for a fetch may run on any thread: `@Model` says
+    /// so for a class whose `init(backingData:)` is nonisolated and whose
+    /// stored properties start as literals, so that a large fetch makes its
+    /// models on every core.
+    static var _$makesModelsAnywhere: Bool { get }
     /// The object this model stands for while it shares its context's backing
     /// data; not shared otherwise. `@Model` declares it; contexts set it.
     var _$sharedRow: _SharedBackingRow { get set }
@@ -47,6 +52,10 @@ extension PersistentModel {
 
     /// No shared backing data: what a class conforming by hand has.
     public static var _$sharesBackingData: Bool { false }
+
+    /// Models made on the fetching thread only: what a class conforming by hand,
+    /// or with initial values other than literals, has.
+    public static var _$makesModelsAnywhere: Bool { false }
 
     /// Never shared: what a class conforming by hand has.
     public var _$sharedRow: _SharedBackingRow {

@@ -45,6 +45,9 @@ final class DocumentLoader {
     /// Whether ``error`` is set: what every callback checks first. Reading the
     /// optional error itself copied it (through its generic value witness) twice per element.
     private(set) var hasFailed = false
+    /// The bytes libxml2 had consumed when ``error`` was recorded: whether it
+    /// failed before a construct the skipped scan would have refused.
+    private var failedAtByte = Int.max
     private var fileSize = 0
     /// Whether any byte of the file given to libxml2 so far is `&`: until one is,
     /// no value can hold a character or entity reference, and none needs decoding.
@@ -153,6 +156,8 @@ final class DocumentLoader {
         defer { chunk.deallocate() }
         var scanner = MarkupScanner(limits: limits)
         var offset = 0
+        /// The size of the document read whole without a scan, in `chunk`.
+        var unscanned: Int?
         while !hasFailed {
             // libxml2 rescans what it holds of an unfinished element for each chunk it
             // gets (the last `<` and `>`), so a value spanning many chunks cost time
@@ -170,29 +175,57 @@ final class DocumentLoader {
                 capacity = chunkSize
                 chunk = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
             }
-            let count = read(descriptor, chunk, wanted)
+            var count = read(descriptor, chunk, wanted)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw FileIO.error(path: path, operation: "read")
             }
+            // A document that fits in the first chunk (a package's parts do) is read whole,
+            // so that its spans alone may show it keeps within the limits (no scan).
+            var isWhole = false
+            if offset == 0, count > 0 {
+                while count < wanted {
+                    let more = read(descriptor, chunk + count, wanted - count)
+                    if more == 0 { isWhole = true; break }
+                    if more < 0 {
+                        if errno == EINTR { continue }
+                        throw FileIO.error(path: path, operation: "read")
+                    }
+                    count += more
+                }
+            }
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(chunk).assumingMemoryBound(to: UInt8.self), count: count)
             // One memchr per chunk, before libxml2 sees it, spares a test per value (see startObjectRow).
             if !sawAmpersand, count > 0, memchr(chunk, 0x26, count) != nil { sawAmpersand = true }
-            if let violation = scanner.scan(bytes) {
+            let admitted = isWhole && MarkupScanner.admits(bytes, within: limits)
+            if admitted { unscanned = count }
+            if !admitted, let violation = scanner.scan(bytes) {
                 // libxml2 first reads what comes before the construct, so an earlier error still comes first.
                 if violation.offset > offset { _ = xmlParseChunk(parser, chunk, Int32(violation.offset - offset), 0) }
                 if !hasFailed { fail(refusal(violation, path: path)) }
                 break
             }
             offset += count
-            let status = xmlParseChunk(parser, chunk, Int32(count), count == 0 ? 1 : 0)
-            // Bytes that are not text in the declared encoding (EUC-JP, UTF-16…) stop
-            // the parser without a structured error: only this status tells, and a
-            // document whose bad bytes came after its root would otherwise load.
-            if !hasFailed, status == Int32(XML_ERR_INVALID_ENCODING.rawValue) {
-                fail(.invalidEncoding(location(), message: "bytes that are not text in the document's declared encoding"))
+            // A whole document ends with this chunk: no read waits for the end.
+            for (length, terminates) in isWhole ? [(count, false), (0, true)] : [(count, count == 0)] where !hasFailed {
+                let status = xmlParseChunk(parser, chunk, Int32(length), terminates ? 1 : 0)
+                // Bytes that are not text in the declared encoding (EUC-JP, UTF-16…) stop
+                // the parser without a structured error: only this status tells, and a
+                // document whose bad bytes came after its root would otherwise load.
+                if !hasFailed, status == Int32(XML_ERR_INVALID_ENCODING.rawValue) {
+                    fail(.invalidEncoding(location(), message: "bytes that are not text in the document's declared encoding"))
+                }
             }
-            if count == 0 { break }
+            if count == 0 || isWhole { break }
+        }
+        if let unscanned, hasFailed || parser.pointee.wellFormed == 0 {
+            // A malformed document's spans may hide a construct over a limit behind a `<` (a value
+            // of `<`s): the error is then the scanned read's, the construct's, unless libxml2
+            // failed before it. Scanned only on failure, so a refusal does not depend on the file's size.
+            if !hasFailed { failedAtByte = Int(xmlByteConsumed(parser)) }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(chunk).assumingMemoryBound(to: UInt8.self), count: unscanned)
+            var fresh = MarkupScanner(limits: limits)
+            if let violation = fresh.scan(bytes), violation.offset <= failedAtByte { error = refusal(violation, path: path) }
         }
         if let error { throw error }
         if parser.pointee.wellFormed == 0 {
@@ -247,7 +280,11 @@ final class DocumentLoader {
     func fail(_ error: PackageError) {
         guard !hasFailed else { return }
         self.error = error
-        if let parser { xmlStopParser(parser) }
+        if let parser {
+            // Before the stop, which empties libxml2's input.
+            failedAtByte = Int(xmlByteConsumed(parser))
+            xmlStopParser(parser)
+        }
     }
 
     /// Folio's error for one of libxml2's, located where libxml2 says (or where the parser stopped).
@@ -279,6 +316,7 @@ final class DocumentLoader {
         guard let context, let xmlError = errorPointer?.pointee else { return }
         let loader = Unmanaged<DocumentLoader>.fromOpaque(context).takeUnretainedValue()
         guard xmlError.level.rawValue >= XML_ERR_ERROR.rawValue, !loader.hasFailed else { return }
+        if let parser = loader.parser { loader.failedAtByte = Int(xmlByteConsumed(parser)) }
         loader.error = loader.packageError(for: xmlError)
     }
 

@@ -203,6 +203,58 @@ struct MarkupScanner {
         return nil
     }
 
+    /// Whether a whole document, in one buffer, keeps within `limits` by its
+    /// spans alone, so that it needs no ``scan(_:)``.
+    ///
+    /// A span runs from one `<` to the next (or to the end). In well-formed XML a
+    /// start tag, an end tag or a processing instruction holds no `<` but its
+    /// first (a value must write it `&lt;`), so each lies inside its span: when
+    /// every span is shorter than the tightest limit, no markup run or value can
+    /// reach its limit, and no element can count as many values (two quotes
+    /// each) as its limit. A comment, a CDATA section or a declaration (`<!`) may
+    /// hold `<` and run over many spans, and a processing instruction that does
+    /// not end in its span may too: for those the answer is false, and the
+    /// document is scanned. So for a well-formed document a true answer is
+    /// exact: ``scan(_:)`` would find nothing. For a malformed one it still
+    /// bounds libxml2's work, which is the scanner's purpose: libxml2 holds no
+    /// more than this buffer, and stops with an error at a `<` inside a tag.
+    ///
+    /// A package's parts, one element per short line, pass; checking one costs a
+    /// `memchr` per element instead of a search per value.
+    ///
+    /// - Complexity: O(bytes), a word at a time.
+    static func admits(_ document: UnsafeBufferPointer<UInt8>, within limits: DocumentLimits) -> Bool {
+        guard let base = document.baseAddress else { return true }
+        let count = document.count
+        let bound = min(limits.maximumMarkupBytes, limits.maximumValueBytes, 2 * limits.maximumAttributesPerElement)
+        func nextOpen(after index: Int) -> Int {
+            guard index + 1 < count, let found = memchr(base + index + 1, Int32(UInt8(ascii: "<")), count - index - 1) else {
+                return count
+            }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
+        var start = count > 0 && base[0] == UInt8(ascii: "<") ? 0 : nextOpen(after: 0)
+        while start < count {
+            let next = nextOpen(after: start)
+            if next - start >= bound { return false }
+            if start + 1 < next {
+                switch base[start + 1] {
+                case UInt8(ascii: "!"):
+                    return false
+                case UInt8(ascii: "?"):
+                    // The instruction must end (`?>`, its `?` not the one after `<`) before the next `<`.
+                    var index = start + 3
+                    while index < next, !(base[index] == UInt8(ascii: ">") && base[index - 1] == UInt8(ascii: "?")) { index += 1 }
+                    if index >= next { return false }
+                default:
+                    break
+                }
+            }
+            start = next
+        }
+        return true
+    }
+
     private func violation(_ limit: DocumentLimits.Limit, size: Int) -> Violation {
         var isDeclaration = false
         if case .declaration = state { isDeclaration = true }
