@@ -25,8 +25,13 @@ import FolioTestSupport
 @Suite(.serialized) struct HostileInputTests {
     typealias F = LoaderFixtures
 
-    /// How long any hostile input may take to be refused.
-    static let timeLimit = Duration.seconds(2)
+    /// How long any hostile input may take to be refused: a guard against
+    /// runaway work (an expansion or a quadratic scan takes minutes, or never
+    /// ends), not a speed figure. Generous because the tests run in a debug build,
+    /// where the sparse document's few million budgeted cells alone take about
+    /// 2 s, beside other suites on a shared machine. The bounds these tests do
+    /// assert are the refusal's place, its limit and the peak memory.
+    static let timeLimit = Duration.seconds(10)
     /// How far any hostile input may raise the test process's peak RSS. Generous:
     /// other suites run in the same process at the same time.
     static let memoryLimit = 500 << 20
@@ -284,7 +289,7 @@ import FolioTestSupport
             let clock = ContinuousClock()
             var error: PackageError?
             let elapsed = clock.measure { error = refusal(package) }
-            #expect(elapsed < .seconds(1), "took \(elapsed)")
+            #expect(elapsed < Self.timeLimit, "took \(elapsed)")
             expectLimit(error, .attributesPerElement, in: package)
             if case .limitExceeded(let location, _, _, _)? = error {
                 #expect(location.line == F.line(of: "<Animal f.id", in: document) && location.column == 5)
