@@ -25,13 +25,8 @@ import FolioTestSupport
 @Suite(.serialized) struct HostileInputTests {
     typealias F = LoaderFixtures
 
-    /// How long any hostile input may take to be refused: a guard against
-    /// runaway work (an expansion or a quadratic scan takes minutes, or never
-    /// ends), not a speed figure. Generous because the tests run in a debug build,
-    /// where the sparse document's few million budgeted cells alone take about
-    /// 2 s, beside other suites on a shared machine. The bounds these tests do
-    /// assert are the refusal's place, its limit and the peak memory.
-    static let timeLimit = Duration.seconds(10)
+    /// How long any hostile input may take to be refused (see ``LoaderFixtures/runawayTimeLimit``).
+    static let timeLimit = F.runawayTimeLimit
     /// How far any hostile input may raise the test process's peak RSS. Generous:
     /// other suites run in the same process at the same time.
     static let memoryLimit = 500 << 20
