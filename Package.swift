@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import CompilerPluginSupport
 import PackageDescription
 
@@ -117,6 +117,13 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             exclude: ["Support/FuzzCrashers"]
+        ),
+        // A module as a new app's is built: the main actor as the default isolation, with
+        // conformances isolated like their types. Its `@Model` classes are main-actor classes.
+        .testTarget(
+            name: "FolioMainActorModuleTests",
+            dependencies: ["Folio", "FolioTestSupport"],
+            swiftSettings: [.defaultIsolation(MainActor.self), .enableUpcomingFeature("InferIsolatedConformances")]
         ),
         // SwiftData code as app developers write its tests (XCTest and Swift Testing,
         // in-memory and on-disk containers), with `import Folio` where it had `import SwiftData`.

@@ -45,10 +45,10 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             // model's own). So a model a context makes allocates one backing data.
             // Unchecked exclusivity: every property access reads it, and the check
             // would cost more than the read.
-            "@exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: \(raw: className).self)",
+            "@exclusivity(unchecked) private nonisolated(unsafe) var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: \(raw: className).self)",
             // Which object a model its context made stands for, while it shares the
             // context's backing data (one for all the models a fetch makes).
-            "@exclusivity(unchecked) \(raw: access)var _$sharedRow = Folio._SharedBackingRow()",
+            "@exclusivity(unchecked) \(raw: access)nonisolated(unsafe) var _$sharedRow = Folio._SharedBackingRow()",
             "\(raw: access)static var _$sharesBackingData: Bool { true }",
         ]
         // A fetch may make models on every core when making one runs only the initializer
@@ -193,8 +193,24 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         else { return [] }
         // Observable is named too: a refinement alone does not give a class its conformance.
         let names = protocols.map { $0.trimmedDescription.hasSuffix("PersistentModel") ? "Folio.PersistentModel" : "Observation.Observable" }
-        let decl: DeclSyntax = "extension \(type.trimmed): \(raw: names.joined(separator: ", ")) {}"
+        let isolation = conformanceIsolation(of: classDecl)
+        let decl: DeclSyntax = "\(raw: isolation.extension)extension \(type.trimmed): \(raw: isolation.conformance)\(raw: names.joined(separator: ", ")) {}"
         return decl.as(ExtensionDeclSyntax.self).map { [$0] } ?? []
+    }
+
+    /// The conformances' isolation, spelled as the class's own: a `@MainActor` class's
+    /// members (its properties' key paths in `schemaMetadata`, its initializers) are
+    /// isolated, so its conformance is too, and Folio uses it on the main actor only.
+    /// A `nonisolated` class's extension says so again, or a module whose default
+    /// isolation is the main actor would isolate the extension and what the compiler
+    /// writes in it (`hashValue`); otherwise the module's default (and its inference
+    /// of isolated conformances) decides.
+    static func conformanceIsolation(of classDecl: ClassDeclSyntax) -> (extension: String, conformance: String) {
+        if classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.nonisolated) }) { return ("nonisolated ", "") }
+        let isMainActor = classDecl.attributes.contains { element in
+            element.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "MainActor"
+        }
+        return ("", isMainActor ? "@MainActor " : "")
     }
 
     // MARK: Generated code

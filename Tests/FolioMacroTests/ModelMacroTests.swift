@@ -760,4 +760,41 @@ import Testing
             )
         }
     }
+
+    @Test("A @MainActor class conforms on the main actor; a nonisolated one's extension is nonisolated, whatever the module's default isolation")
+    func conformanceIsolatedLikeTheClass() {
+        for (attribute, modifier, conformance) in [
+            ("@MainActor\n", "", "extension Cache: @MainActor Folio.PersistentModel, Observation.Observable {"),
+            ("", "nonisolated ", "nonisolated extension Cache: Folio.PersistentModel, Observation.Observable {"),
+            ("", "", "extension Cache: Folio.PersistentModel, Observation.Observable {"),
+        ] {
+            assertExpansion(
+                """
+                \(attribute)@Model
+                \(modifier)final class Cache {
+                }
+                """,
+                expandedSource: """
+                \(attribute)\(modifier)final class Cache {
+
+                    \(backingDataMembers(of: "Cache"))
+
+                    static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                        []
+                    }
+
+                    \(backingDataInitializer(markers: []))
+
+                    init() {
+                    }
+
+                    \(unregisteringDeinit())
+                }
+
+                \(conformance)
+                }
+                """
+            )
+        }
+    }
 }

@@ -70,9 +70,9 @@ func backingDataMembers(of className: String, access: String = "", literalInitia
         }
         """#
     return lines(#"""
-        @exclusivity(unchecked) private var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: \#(className).self)
+        @exclusivity(unchecked) private nonisolated(unsafe) var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: \#(className).self)
 
-        @exclusivity(unchecked) \#(access)var _$sharedRow = Folio._SharedBackingRow()
+        @exclusivity(unchecked) \#(access)nonisolated(unsafe) var _$sharedRow = Folio._SharedBackingRow()
 
         \#(access)static var _$sharesBackingData: Bool {
             true
