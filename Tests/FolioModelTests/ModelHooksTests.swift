@@ -42,6 +42,29 @@ import FolioTestSupport
         #expect(stamp.name == "first")
     }
 
+    @Test("a rollback tells the observers of a model it changes back, and of one another context saved, and both read the saved state")
+    @MainActor func rollbackTellsObservers() throws {
+        let container = try ModelContainer(for: Stamp.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        let edited = Stamp(name: "saved")
+        let other = Stamp(name: "other")
+        context.insert(edited)
+        context.insert(other)
+        try context.save()
+        edited.name = "unsaved"
+        let editedChanged = Self.observing(edited)
+        let otherChanged = Self.observing(other)
+        // Another context saves a change to `other`, which this context has not merged.
+        let writer = ModelContext(container)
+        try writer.setValue(.string("saved elsewhere"), for: "name", of: other.persistentModelID)
+        try writer.save()
+        context.rollback()
+        #expect(editedChanged.isRaised)
+        #expect(otherChanged.isRaised)
+        #expect(edited.name == "saved")
+        #expect(other.name == "saved elsewhere")
+    }
+
     @Test("a model fetched from a container opened without classes is told of edits and detached by a rollback")
     func containerWithoutClasses() throws {
         let folder = try TemporaryFolder()

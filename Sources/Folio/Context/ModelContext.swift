@@ -447,6 +447,10 @@ public final class ModelContext {
 
     /// Discards unsaved changes and the undo stack, returning to the last saved
     /// state (including what other contexts saved since).
+    ///
+    /// A model whose object the saved state lacks (an unsaved insert) keeps its
+    /// values, detached; every model read under observation tracking is told
+    /// its properties may have changed.
     public func rollback() {
         let checkout = store.checkout(for: ObjectIdentifier(self))
         modelHooks?.graphWillBeReplaced(self, checkout.graph)
@@ -456,6 +460,7 @@ public final class ModelContext {
         clearTracking()
         undoManager?.removeAllActions()
         graph._checkInvariants()
+        modelHooks?.graphReplaced(self)
     }
 
     func didSave(baseline: ObjectGraph, generation: Int) {

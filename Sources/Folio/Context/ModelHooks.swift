@@ -15,6 +15,9 @@ struct ModelHooks: Sendable {
     /// The context is about to replace its graph with this one (a rollback):
     /// a model whose object the new graph lacks keeps its values, detached.
     let graphWillBeReplaced: @Sendable (ModelContext, ObjectGraph) -> Void
+    /// The context replaced its graph (a rollback): any object may differ, where
+    /// this context edited it or another context saved it since.
+    let graphReplaced: @Sendable (ModelContext) -> Void
 }
 
 extension ModelContext {

@@ -5,7 +5,8 @@ extension ModelHooks {
         objectChanged: { context, ref, property in
             if let property { context.notifyModel(ref, property) } else { context.notifyModel(ref) }
         },
-        graphWillBeReplaced: { context, graph in context.detachModels(missingFrom: graph) }
+        graphWillBeReplaced: { context, graph in context.detachModels(missingFrom: graph) },
+        graphReplaced: { context in context.notifyObservedModels() }
     )
 }
 

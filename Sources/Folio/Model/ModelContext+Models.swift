@@ -262,6 +262,21 @@ extension ModelContext {
         for property in ModelMetadata.of(type(of: model)).properties { property.notify(model) }
     }
 
+    /// Tells the observers of every observed model still in the graph that any of
+    /// its properties may have changed: after a rollback, whose graph may differ
+    /// wherever this context edited or another context saved. Only models read
+    /// under observation tracking have observers, so few are told; O(registered models).
+    func notifyObservedModels() {
+        guard !registry.isEmpty else { return }
+        // Gathered first: an observer told may read models, or make new ones.
+        let observed = registry.entries.compactMap { id, model in
+            graph.index[id] != nil && model.ownBackingData?.observation != nil ? model : nil
+        }
+        for model in observed {
+            for property in ModelMetadata.of(type(of: model)).properties { property.notify(model) }
+        }
+    }
+
     /// Keeps the values of registered models whose objects a rollback takes away,
     /// so they stay readable, detached, as after a saved delete.
     func detachModels(missingFrom newGraph: ObjectGraph) {
