@@ -694,26 +694,7 @@ import Testing
             final class Marker {
             }
             """,
-            expandedSource: """
-            final class Marker {
-
-                \(backingDataMembers(of: "Marker"))
-
-                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
-                    []
-                }
-
-                \(backingDataInitializer(markers: []))
-
-                init() {
-                }
-
-                \(unregisteringDeinit())
-            }
-
-            extension Marker: Folio.PersistentModel, Observation.Observable {
-            }
-            """
+            expandedSource: expansionWithoutPersistedProperties(of: "Marker")
         )
     }
 
@@ -736,27 +717,9 @@ import Testing
                     \(declarations)
                 }
                 """,
-                expandedSource: """
-                final class Cache {
-                    \(declarations.replacingOccurrences(of: "@Transient ", with: ""))
-
-                    \(backingDataMembers(of: "Cache", literalInitialValues: literal))
-
-                    static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
-                        []
-                    }
-
-                    \(backingDataInitializer(markers: []))
-
-                    init() {
-                    }
-
-                    \(unregisteringDeinit())
-                }
-
-                extension Cache: Folio.PersistentModel, Observation.Observable {
-                }
-                """
+                expandedSource: expansionWithoutPersistedProperties(
+                    of: "Cache", members: declarations.replacingOccurrences(of: "@Transient ", with: ""),
+                    literalInitialValues: literal)
             )
         }
     }
@@ -774,26 +737,8 @@ import Testing
                 \(modifier)final class Cache {
                 }
                 """,
-                expandedSource: """
-                \(attribute)\(modifier)final class Cache {
-
-                    \(backingDataMembers(of: "Cache"))
-
-                    static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
-                        []
-                    }
-
-                    \(backingDataInitializer(markers: []))
-
-                    init() {
-                    }
-
-                    \(unregisteringDeinit())
-                }
-
-                \(conformance)
-                }
-                """
+                expandedSource: expansionWithoutPersistedProperties(
+                    of: "Cache", head: "\(attribute)\(modifier)final class Cache {", conformance: conformance)
             )
         }
     }

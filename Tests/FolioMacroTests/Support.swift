@@ -119,6 +119,35 @@ func unregisteringDeinit(access: String = "", indent: String = "    ") -> String
         """, indent: indent)
 }
 
+/// The whole expansion of `@Model` on a class that persists no property: `head`
+/// is the class's line as written (without `@Model`), `members` what it declares,
+/// `conformance` the extension's first line.
+func expansionWithoutPersistedProperties(
+    of className: String, head: String? = nil, members: String? = nil, literalInitialValues: Bool = true,
+    conformance: String? = nil
+) -> String {
+    """
+    \(head ?? "final class \(className) {")\(members.map { "\n    " + $0 } ?? "")
+
+        \(backingDataMembers(of: className, literalInitialValues: literalInitialValues))
+
+        static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+            []
+        }
+
+        \(backingDataInitializer(markers: []))
+
+        init() {
+        }
+
+        \(unregisteringDeinit())
+    }
+
+    \(conformance ?? "extension \(className): Folio.PersistentModel, Observation.Observable {")
+    }
+    """
+}
+
 private func lines(_ text: String, indent: String) -> String {
     text.split(separator: "\n", omittingEmptySubsequences: false)
         .enumerated()
