@@ -81,6 +81,31 @@ enum MainActorShelf {
         #expect(book.pages == 40)
     }
 
+    /// Hands models to another thread, which drops the last references there.
+    final class Handoff: @unchecked Sendable {
+        var models: [AnyObject]?
+        init(_ models: [AnyObject]) { self.models = models }
+    }
+
+    @Test("a @MainActor model (so Sendable) whose last reference goes on another thread leaves its context to the main actor")
+    @MainActor func releasedOffTheMainActor() async throws {
+        let container = try ModelContainer(for: Book.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        var book: Book? = Book(title: "Odes", pages: 40)
+        context.insert(book!)
+        weak let probe = book
+        let registered = context.registry.count
+        #expect(registered == 1)
+        let handoff = Handoff([book!])
+        book = nil
+        // Safe Swift: a main-actor class is Sendable. Its deinit is nonisolated, so it runs
+        // on the thread that drops the last reference, while the main actor may be using
+        // the context (its registry, its shared backing data): a data race.
+        await Task.detached { handoff.models = nil }.value
+        #expect(probe == nil)
+        #expect(context.registry.count == registered, "another thread changed the main context's registry")
+    }
+
     @Test("a large fetch of @MainActor models makes them on the main actor, and reads them all")
     @MainActor func largeFetchOfMainActorModels() throws {
         #expect(!ModelContext.makesModelsAnywhere(Book.self), "a main-actor init(backingData:) must not run on other cores")
