@@ -730,6 +730,8 @@ import Testing
             ("@MainActor\n", "", "extension Cache: @MainActor Folio.PersistentModel, Observation.Observable {"),
             ("", "nonisolated ", "nonisolated extension Cache: Folio.PersistentModel, Observation.Observable {"),
             ("", "", "extension Cache: Folio.PersistentModel, Observation.Observable {"),
+            // The module-qualified spelling names the same actor: a nonisolated conformance does not compile.
+            ("@_Concurrency.MainActor\n", "", "extension Cache: @MainActor Folio.PersistentModel, Observation.Observable {"),
         ] {
             assertExpansion(
                 """
