@@ -208,7 +208,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     static func conformanceIsolation(of classDecl: ClassDeclSyntax) -> (extension: String, conformance: String) {
         if classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.nonisolated) }) { return ("nonisolated ", "") }
         let isMainActor = classDecl.attributes.contains { element in
-            element.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "MainActor"
+            ["MainActor", "_Concurrency.MainActor"].contains(element.as(AttributeSyntax.self)?.attributeName.trimmedDescription)
         }
         return ("", isMainActor ? "@MainActor " : "")
     }
