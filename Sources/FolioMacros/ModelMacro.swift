@@ -86,14 +86,24 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let declaresInit = classDecl.memberBlock.members.contains { $0.decl.is(InitializerDeclSyntax.self) }
         if !declaresInit { members.append(memberwiseInitializer(persisted, access: access)) }
         // Its context holds the instance unretained until this `deinit` says it is
-        // going; a class with a `deinit` of its own is held weakly instead.
+        // going; a class with a `deinit` of its own is held weakly instead. So is a
+        // class isolated to a global actor (by its attribute or the module's default,
+        // which only the compiler knows, as for `_$makesModelsAnywhere`): it is
+        // Sendable, so its last reference may go, and its `deinit` run, on any
+        // thread, where the context's registry must not be touched.
         let declaresDeinit = classDecl.memberBlock.members.contains { $0.decl.is(DeinitializerDeclSyntax.self) }
         if !declaresDeinit {
-            members.append("\(raw: access)static var _$unregistersOnDeinit: Bool { true }")
+            members.append("""
+                nonisolated \(raw: access)static var _$unregistersOnDeinit: Bool {
+                    Folio.BackingData._isNonisolated(\(raw: className).init(backingData:))
+                }
+                """)
             members.append(
                 """
                 deinit {
-                    _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                    if \(raw: className)._$unregistersOnDeinit {
+                        _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+                    }
                 }
                 """)
         }

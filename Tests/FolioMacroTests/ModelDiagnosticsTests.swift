@@ -123,7 +123,7 @@ import Testing
                     self.title = title
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Book"))
             }
 
             extension Book: Folio.PersistentModel, Observation.Observable {
@@ -212,7 +212,7 @@ import Testing
                     self.scores = scores
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Post"))
             }
 
             extension Post: Folio.PersistentModel, Observation.Observable {
@@ -281,7 +281,7 @@ import Testing
                     self.owner = owner
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Dog"))
             }
 
             extension Dog: Folio.PersistentModel, Observation.Observable {
@@ -346,7 +346,7 @@ import Testing
                     self.pets = pets
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Person"))
             }
 
             extension Person: Folio.PersistentModel, Observation.Observable {
@@ -411,7 +411,7 @@ import Testing
                     self.pets = pets
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Person"))
             }
 
             extension Person: Folio.PersistentModel, Observation.Observable {
@@ -467,7 +467,7 @@ import Testing
                     self.name = name
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Trip"))
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -509,7 +509,7 @@ import Testing
                 init() {
                 }
 
-                \(unregisteringDeinit())
+                \(unregisteringDeinit(of: "Trip"))
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -553,7 +553,7 @@ import Testing
                 init() {
                 }
 
-                \(unregisteringDeinit())
+                \(unregisteringDeinit(of: "Trip"))
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -629,7 +629,7 @@ import Testing
                     self.visas = visas
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Passport"))
             }
 
             extension Passport: Folio.PersistentModel, Observation.Observable {
@@ -676,7 +676,7 @@ import Testing
                 init() {
                 }
 
-                \(unregisteringDeinit())
+                \(unregisteringDeinit(of: "Point"))
             }
 
             extension Point: Folio.PersistentModel, Observation.Observable {

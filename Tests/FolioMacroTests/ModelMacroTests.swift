@@ -121,7 +121,7 @@ import Testing
                     self.keeper = keeper
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Zoo"))
             }
 
             extension Zoo: Folio.PersistentModel, Observation.Observable {
@@ -202,7 +202,7 @@ import Testing
 
                 \#(backingDataInitializer(markers: ["name", "visited"]))
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Country"))
             }
 
             extension Country: Folio.PersistentModel, Observation.Observable {
@@ -256,7 +256,7 @@ import Testing
                     self.text = text
                 }
 
-                \#(unregisteringDeinit(access: "public "))
+                \#(unregisteringDeinit(of: "Note", access: "public "))
             }
 
             extension Note: Folio.PersistentModel, Observation.Observable {
@@ -310,7 +310,7 @@ import Testing
                     self.text = text
                 }
 
-                \#(unregisteringDeinit(access: "package "))
+                \#(unregisteringDeinit(of: "Note", access: "package "))
             }
 
             extension Note: Folio.PersistentModel, Observation.Observable {
@@ -408,7 +408,7 @@ import Testing
                     self.stops = stops
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Trip"))
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -507,7 +507,7 @@ import Testing
                     self.stops = stops
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Trip"))
             }
 
             extension Trip: Folio.PersistentModel, Observation.Observable {
@@ -569,7 +569,7 @@ import Testing
                     self.title = title
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Item"))
             }
 
             extension Item: Folio.PersistentModel, Observation.Observable {
@@ -623,7 +623,7 @@ import Testing
                     self._rank = _rank
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Item"))
             }
 
             extension Item: Folio.PersistentModel, Observation.Observable {
@@ -677,7 +677,7 @@ import Testing
                     self.`class` = `class`
                 }
 
-                \#(unregisteringDeinit())
+                \#(unregisteringDeinit(of: "Lesson"))
             }
 
             extension Lesson: Folio.PersistentModel, Observation.Observable {

@@ -107,14 +107,16 @@ func backingDataInitializer(markers: [String], access: String = "", indent: Stri
 }
 
 /// `_$unregistersOnDeinit` and the `deinit` that unregisters the instance.
-func unregisteringDeinit(access: String = "", indent: String = "    ") -> String {
+func unregisteringDeinit(of className: String, access: String = "", indent: String = "    ") -> String {
     lines("""
-        \(access)static var _$unregistersOnDeinit: Bool {
-            true
+        nonisolated \(access)static var _$unregistersOnDeinit: Bool {
+            Folio.BackingData._isNonisolated(\(className).init(backingData:))
         }
 
         deinit {
-            _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+            if \(className)._$unregistersOnDeinit {
+                _$backingData._modelWillGo(ObjectIdentifier(self), _$sharedRow)
+            }
         }
         """, indent: indent)
 }
@@ -140,7 +142,7 @@ func expansionWithoutPersistedProperties(
         init() {
         }
 
-        \(unregisteringDeinit())
+        \(unregisteringDeinit(of: className))
     }
 
     \(conformance ?? "extension \(className): Folio.PersistentModel, Observation.Observable {")

@@ -91,8 +91,10 @@ enum MainActorShelf {
     @MainActor func releasedOffTheMainActor() async throws {
         let container = try ModelContainer(for: Book.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = container.mainContext
+        #expect(!Book._$unregistersOnDeinit, "a main-actor class's context holds its models weakly")
         var book: Book? = Book(title: "Odes", pages: 40)
         context.insert(book!)
+        let id = book!.persistentModelID
         weak let probe = book
         let registered = context.registry.count
         #expect(registered == 1)
@@ -104,6 +106,10 @@ enum MainActorShelf {
         await Task.detached { handoff.models = nil }.value
         #expect(probe == nil)
         #expect(context.registry.count == registered, "another thread changed the main context's registry")
+        // The context makes a new model for the object, which reads as the old one did.
+        let again = try #require(context.model(for: id) as? Book)
+        #expect(again.title == "Odes" && again.pages == 40)
+        #expect(try context.fetch(FetchDescriptor<Book>()).map(\.title) == ["Odes"])
     }
 
     @Test("a large fetch of @MainActor models makes them on the main actor, and reads them all")
