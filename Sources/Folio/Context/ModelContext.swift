@@ -453,14 +453,15 @@ public final class ModelContext {
     /// its properties may have changed.
     public func rollback() {
         let checkout = store.checkout(for: ObjectIdentifier(self))
-        modelHooks?.graphWillBeReplaced(self, checkout.graph)
-        graph = checkout.graph
-        baseline = checkout.baseline
-        baseGeneration = checkout.generation
-        clearTracking()
-        undoManager?.removeAllActions()
-        graph._checkInvariants()
-        modelHooks?.graphReplaced(self)
+        let replace = {
+            self.graph = checkout.graph
+            self.baseline = checkout.baseline
+            self.baseGeneration = checkout.generation
+            self.clearTracking()
+            self.undoManager?.removeAllActions()
+            self.graph._checkInvariants()
+        }
+        if let modelHooks { modelHooks.replacingGraph(self, checkout.graph, replace) } else { replace() }
     }
 
     func didSave(baseline: ObjectGraph, generation: Int) {

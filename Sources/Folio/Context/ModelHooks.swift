@@ -12,12 +12,12 @@ struct ModelHooks: Sendable {
     /// any of them when `nil` (a merge of another context's save). Undo, redo
     /// and the dynamic API's edits; typed setters notify for themselves.
     let objectChanged: @Sendable (ModelContext, ObjectRef, String?) -> Void
-    /// The context is about to replace its graph with this one (a rollback):
-    /// a model whose object the new graph lacks keeps its values, detached.
-    let graphWillBeReplaced: @Sendable (ModelContext, ObjectGraph) -> Void
-    /// The context replaced its graph (a rollback): any object may differ, where
-    /// this context edited it or another context saved it since.
-    let graphReplaced: @Sendable (ModelContext) -> Void
+    /// The context replaces its graph with this one (a rollback) by calling the
+    /// closure given: a model whose object the new graph lacks keeps its values,
+    /// detached, and the observers of the others are told once the new graph is
+    /// in place (any object may differ: this context edited it, or another
+    /// context saved it since).
+    let replacingGraph: @Sendable (ModelContext, ObjectGraph, () -> Void) -> Void
 }
 
 extension ModelContext {

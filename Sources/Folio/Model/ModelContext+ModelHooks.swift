@@ -5,8 +5,12 @@ extension ModelHooks {
         objectChanged: { context, ref, property in
             if let property { context.notifyModel(ref, property) } else { context.notifyModel(ref) }
         },
-        graphWillBeReplaced: { context, graph in context.detachModels(missingFrom: graph) },
-        graphReplaced: { context in context.notifyObservedModels() }
+        replacingGraph: { context, graph, replace in
+            let observed = context.detachModels(missingFrom: graph)
+            replace()
+            // After the new graph is in place, so an observer told reads the saved state.
+            for model in observed { context.notifyEveryProperty(of: model) }
+        }
     )
 }
 

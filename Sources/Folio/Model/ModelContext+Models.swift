@@ -259,31 +259,28 @@ extension ModelContext {
     func notifyModel(_ ref: ObjectRef) {
         guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]],
               model.ownBackingData?.observation != nil else { return }
+        notifyEveryProperty(of: model)
+    }
+
+    /// Tells the observers of `model` that any of its properties may have changed.
+    func notifyEveryProperty(of model: any PersistentModel) {
         for property in ModelMetadata.of(type(of: model)).properties { property.notify(model) }
     }
 
-    /// Tells the observers of every observed model still in the graph that any of
-    /// its properties may have changed: after a rollback, whose graph may differ
-    /// wherever this context edited or another context saved. Only models read
-    /// under observation tracking have observers, so few are told; O(registered models).
-    func notifyObservedModels() {
-        guard !registry.isEmpty else { return }
-        // Gathered first: an observer told may read models, or make new ones.
-        let observed = registry.entries.compactMap { id, model in
-            graph.index[id] != nil && model.ownBackingData?.observation != nil ? model : nil
-        }
-        for model in observed {
-            for property in ModelMetadata.of(type(of: model)).properties { property.notify(model) }
-        }
-    }
-
     /// Keeps the values of registered models whose objects a rollback takes away,
-    /// so they stay readable, detached, as after a saved delete.
-    func detachModels(missingFrom newGraph: ObjectGraph) {
+    /// so they stay readable, detached, as after a saved delete; returns the
+    /// others that have observers (read under observation tracking), whose
+    /// objects the new graph may hold changed. One pass over the registered models.
+    func detachModels(missingFrom newGraph: ObjectGraph) -> [any PersistentModel] {
+        var observed: [any PersistentModel] = []
         for (id, model) in registry.entries {
-            guard newGraph.index[id] == nil, let ref = graph.index[id] else { continue }
-            model.persistentBackingData.detach(from: self, ref)
+            if newGraph.index[id] != nil {
+                if model.ownBackingData?.observation != nil { observed.append(model) }
+            } else if let ref = graph.index[id] {
+                model.persistentBackingData.detach(from: self, ref)
+            }
         }
+        return observed
     }
 
     // MARK: Inserting
