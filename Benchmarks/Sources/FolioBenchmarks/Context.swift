@@ -254,7 +254,7 @@ func measureContext(_ workload: ContextWorkload, runs: Int) throws -> ContextRes
 /// foreign keys are on (GRDB's default) and that the animals went. Returns the seconds.
 func grdbCascadeDelete(_ workload: ContextWorkload, category: Int64) throws -> Double {
     removeDatabase(workload.sqliteWorkPath)
-    try FileManager.default.copyItem(atPath: workload.sqlitePath, toPath: workload.sqliteWorkPath)
+    try copyWorkInput(from: workload.sqlitePath, to: workload.sqliteWorkPath)
     let queue = try DatabaseQueue(path: workload.sqliteWorkPath)
     defer { try? queue.close() }
     let foreignKeys = try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA foreign_keys") }

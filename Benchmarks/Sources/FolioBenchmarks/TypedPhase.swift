@@ -243,8 +243,7 @@ private func bestPerRead(_ count: Int, _ pass: () -> Bool) -> Double {
 private func cascade(_ workload: ContextWorkload, package: String, typed: Bool,
                      _ recorder: inout PhaseRecorder) throws -> Never {
     let work = "\(benchFolder)/cascade-work.folio"
-    removeItem(work)
-    try FileManager.default.copyItem(atPath: package, toPath: work)
+    try copyWorkInput(from: package, to: work)
     let url = URL(fileURLWithPath: work)
     let bigName = Zoo.categoryName(0)
     let expected = (all: workload.n, afterDelete: workload.n - workload.big)
