@@ -210,7 +210,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
     /// The conformances' isolation, spelled as the class's own: a `@MainActor` class's
     /// members (its properties' key paths in `schemaMetadata`, its initializers) are
-    /// isolated, so its conformance is too, and Folio uses it on the main actor only.
+    /// isolated, so its conformance is too: the compiler then lets a program use it
+    /// (a fetch, an insert) only on the main actor.
     /// A `nonisolated` class's extension says so again, or a module whose default
     /// isolation is the main actor would isolate the extension and what the compiler
     /// writes in it (`hashValue`); otherwise the module's default (and its inference
