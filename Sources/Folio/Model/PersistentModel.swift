@@ -20,9 +20,12 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// The key paths of `#Index`'s indexes; none unless the class declares `#Index`.
     static var _$indexes: [[AnyKeyPath]] { get }
     /// Whether the class's `deinit` tells its backing data the instance is
-    /// going (``BackingData/_modelWillGo(_:)``): `@Model` writes such a
-    /// `deinit` unless the class declares its own. Contexts hold the instances
-    /// of such classes unretained, the others weakly.
+    /// going (``BackingData/_modelWillGo(_:_:)``): `@Model` writes such a
+    /// `deinit` unless the class declares its own, and answers whether
+    /// `init(backingData:)` is nonisolated (a class isolated to a global actor is
+    /// Sendable, so its `deinit` may run on any thread, where it must leave its
+    /// context alone). Contexts hold the instances of such classes unretained,
+    /// the others weakly.
     static var _$unregistersOnDeinit: Bool { get }
     /// Whether the class keeps a ``_SharedBackingRow`` (`@Model` declares
     /// one), so that the models its contexts make can share their backing data.
