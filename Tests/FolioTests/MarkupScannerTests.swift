@@ -83,7 +83,10 @@ import FolioTestSupport
                 #expect(Self.scan(Array(text.utf8), chunks: [text.utf8.count], limits: limits) == nil, "\(text)")
             }
         }
-        #expect(admitted > 50, "too few documents admitted to test anything")
+        // About 62 of the 500 are admitted on average (53 to 74 in six runs; a binomial
+        // spread of about 8): 20 is over five spreads below, so this fails only when
+        // admission is broken, never by the draw (50 did fail by the draw once).
+        #expect(admitted >= 20, "too few documents admitted to test anything")
     }
 
     @Test("lines of short elements are admitted; a span as long as the tightest limit, a comment, CDATA or a DOCTYPE is scanned")
