@@ -54,12 +54,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         // A fetch may make models on every core when making one runs only the initializer
         // below and literal initial values; whether that initializer is isolated (to the
         // main actor, say, by the class or the module's default) is known only to the compiler.
+        let initializerIsNonisolated = "Folio.BackingData._isNonisolated(\(className).init(backingData:))"
         if Self.initialValuesAreLiterals(classDecl.memberBlock.members) {
-            members.append("""
-                nonisolated \(raw: access)static var _$makesModelsAnywhere: Bool {
-                    Folio.BackingData._isNonisolated(\(raw: className).init(backingData:))
-                }
-                """)
+            members.append("nonisolated \(raw: access)static var _$makesModelsAnywhere: Bool { \(raw: initializerIsNonisolated) }")
         }
         members += [
             "\(raw: access)var _$heldBackingData: Folio.BackingData { _$backingData }",
@@ -93,11 +90,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         // thread, where the context's registry must not be touched.
         let declaresDeinit = classDecl.memberBlock.members.contains { $0.decl.is(DeinitializerDeclSyntax.self) }
         if !declaresDeinit {
-            members.append("""
-                nonisolated \(raw: access)static var _$unregistersOnDeinit: Bool {
-                    Folio.BackingData._isNonisolated(\(raw: className).init(backingData:))
-                }
-                """)
+            members.append("nonisolated \(raw: access)static var _$unregistersOnDeinit: Bool { \(raw: initializerIsNonisolated) }")
             members.append(
                 """
                 deinit {

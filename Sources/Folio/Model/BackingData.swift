@@ -241,9 +241,12 @@ public final class BackingData {
     }
 
     /// Whether `make` (a model class's `init(backingData:)`) is nonisolated:
-    /// called by the `_$makesModelsAnywhere` `@Model` writes, where the
-    /// initializer's isolation, written or inferred, is the compiler's to know.
-    public static func _isNonisolated<T>(_ make: @escaping @isolated(any) (BackingData) -> T) -> Bool {
+    /// called by the `_$makesModelsAnywhere` and `_$unregistersOnDeinit`
+    /// `@Model` writes, where the initializer's isolation, written or
+    /// inferred, is the compiler's to know. Non-escaping, so a release build
+    /// folds the answer to a constant: a closure that escaped would be
+    /// allocated each time, in every model's `deinit`.
+    public static func _isNonisolated<T>(_ make: @isolated(any) (BackingData) -> T) -> Bool {
         make.isolation == nil
     }
 
