@@ -94,8 +94,7 @@ enum ObservationTrackingProbe {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
+            let count = chunk.withUnsafeMutableBytes { FileIO.readRetrying(descriptor, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
             bytes += chunk[..<count]
         }

@@ -175,22 +175,16 @@ final class DocumentLoader {
                 capacity = chunkSize
                 chunk = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
             }
-            var count = read(descriptor, chunk, wanted)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileIO.error(path: path, operation: "read")
-            }
+            var count = FileIO.readRetrying(descriptor, chunk, wanted)
+            if count < 0 { throw FileIO.error(path: path, operation: "read") }
             // A document that fits in the first chunk (a package's parts do) is read whole,
             // so that its spans alone may show it keeps within the limits (no scan).
             var isWhole = false
             if offset == 0, count > 0 {
                 while count < wanted {
-                    let more = read(descriptor, chunk + count, wanted - count)
+                    let more = FileIO.readRetrying(descriptor, chunk + count, wanted - count)
+                    if more < 0 { throw FileIO.error(path: path, operation: "read") }
                     if more == 0 { isWhole = true; break }
-                    if more < 0 {
-                        if errno == EINTR { continue }
-                        throw FileIO.error(path: path, operation: "read")
-                    }
                     count += more
                 }
             }
@@ -258,8 +252,7 @@ final class DocumentLoader {
         var position = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while position < offset {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, offset - position)) }
-            if count < 0, errno == EINTR { continue }
+            let count = buffer.withUnsafeMutableBytes { FileIO.readRetrying(descriptor, $0.baseAddress, min($0.count, offset - position)) }
             guard count > 0 else { break }
             for index in 0..<count where buffer[index] == 0x0A {
                 line += 1

@@ -104,11 +104,8 @@ struct FileFingerprint: Hashable, Sendable {
         var hasher = ContentHasher()
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
+            let count = chunk.withUnsafeMutableBytes { FileIO.readRetrying(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 { return nil }
             if count == 0 { return hasher.finalize() }
             chunk.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }

@@ -43,6 +43,15 @@ enum FileIO {
         .io(path: path, operation: operation, code: code, message: String(cString: strerror(code)))
     }
 
+    /// `read(2)` retried while a signal interrupts it: the bytes read, 0 at the
+    /// end, or -1 with `errno` set.
+    static func readRetrying(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        while true {
+            let result = read(descriptor, buffer, count)
+            if result >= 0 || errno != EINTR { return result }
+        }
+    }
+
     /// Writes all bytes to a descriptor, retrying short writes and EINTR.
     static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], path: String) throws(PackageError) {
         var offset = 0
@@ -198,12 +207,9 @@ enum FileIO {
         while offset < size {
             let count = data.withUnsafeMutableBytes { raw -> Int in
                 guard let base = raw.baseAddress else { return 0 }
-                return read(descriptor, base + offset, size - offset)
+                return readRetrying(descriptor, base + offset, size - offset)
             }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw error(path: path, operation: "read")
-            }
+            if count < 0 { throw error(path: path, operation: "read") }
             if count == 0 { break }
             offset += count
         }
