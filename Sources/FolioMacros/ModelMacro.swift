@@ -211,9 +211,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     /// of isolated conformances) decides.
     static func conformanceIsolation(of classDecl: ClassDeclSyntax) -> (extension: String, conformance: String) {
         if classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.nonisolated) }) { return ("nonisolated ", "") }
-        let isMainActor = classDecl.attributes.contains { element in
-            ["MainActor", "_Concurrency.MainActor"].contains(element.as(AttributeSyntax.self)?.attributeName.trimmedDescription)
-        }
+        let isMainActor = ["MainActor", "_Concurrency.MainActor"].contains { classDecl.attribute(named: $0) != nil }
         return ("", isMainActor ? "@MainActor " : "")
     }
 

@@ -83,7 +83,11 @@ extension VariableDeclSyntax {
     }
 
     var isLet: Bool { bindingSpecifier.tokenKind == .keyword(.let) }
+}
 
+extension WithAttributesSyntax {
+    /// The attribute spelled `name` (as written: `MainActor` and
+    /// `_Concurrency.MainActor` are two names), if the declaration has one.
     func attribute(named name: String) -> AttributeSyntax? {
         for element in attributes {
             if let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == name {
