@@ -29,15 +29,6 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
-        // libedit needs no pkg-config: its header is <editline/readline.h> on the
-        // compiler's default path (Debian's libedit-dev, Fedora's libedit-devel, the
-        // macOS SDK) and the module map links `edit`. Declared with a pkg-config name,
-        // SwiftPM warned "you may be able to install libedit using your system-packager"
-        // whenever it could not find libedit.pc, though the library was installed.
-        // Without libedit-dev the build stops at the missing header (README, Prerequisites).
-        .systemLibrary(
-            name: "CLibEdit"
-        ),
         // Compiler plug-in: expands @Model and friends into code over Folio's typed layer.
         .macro(
             name: "FolioMacros",
@@ -59,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "folio",
             dependencies: [
-                "Folio", "FolioREPL", "CLibEdit",
+                "Folio", "FolioREPL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

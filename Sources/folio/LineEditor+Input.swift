@@ -1,4 +1,3 @@
-@preconcurrency import CLibEdit
 import FolioREPL
 import Synchronization
 #if canImport(Glibc)
@@ -47,7 +46,7 @@ extension LineEditor {
         lineBytes = 0
         lineWasTooLong = false
         if !tabCompletes {
-            _ = rl_parse_and_bind("bind ^I rl_complete")
+            _ = libedit?.parseAndBind("bind ^I rl_complete")
             tabCompletes = true
         }
     }
@@ -58,7 +57,7 @@ extension LineEditor {
     private static func countLineByte() {
         lineBytes += 1
         if tabCompletes, lineBytes > Int(completionLimit) {
-            _ = rl_parse_and_bind("bind ^I ed-insert")
+            _ = libedit?.parseAndBind("bind ^I ed-insert")
             tabCompletes = false
         }
     }
@@ -183,6 +182,42 @@ extension LineEditor {
         defer { pastedLine = nil }
         return pastedLine.map { String(decoding: $0, as: UTF8.self) }
     }
+
+    /// Reads a line without libedit: the prompt, then bytes up to the end of
+    /// the line, edited by the terminal itself (it is left in its usual
+    /// line mode). Ctrl-C, the length limit and hang-ups as with libedit;
+    /// Ctrl-D on an empty line (the terminal's end of input) ends the input.
+    static func readPlainLine(prompt: String) -> Input {
+        Output.standard(prompt)
+        lineBytes = 0
+        lineWasTooLong = false
+        var line: [UInt8] = []
+        while true {
+            guard let byte = nextByte() else {
+                if takeInterrupt() { return .interrupted }
+                if Recovery.pendingSignal.load(ordering: .relaxed) != 0 { return .hungUp }
+                // The terminal's end of input (Ctrl-D): a later read waits again,
+                // unless the input keeps ending (the terminal went away unannounced).
+                plainEndsInARow += 1
+                guard plainEndsInARow <= 3 else { return .hungUp }
+                inputClosed = false
+                if line.isEmpty { return .endOfInput }
+                break
+            }
+            plainEndsInARow = 0
+            if byte == 0x0A || byte == 0x0D { break }
+            if line.count == Interpreter.maximumLineLength {
+                lineWasTooLong = true
+                guard discardRestOfLine() else { return .hungUp }
+                return .tooLong
+            }
+            line.append(byte)
+        }
+        return .line(String(decoding: line, as: UTF8.self))
+    }
+
+    /// Ends of input read in a row by ``readPlainLine(prompt:)``.
+    nonisolated(unsafe) private static var plainEndsInARow = 0
 
     /// Reads and drops input up to and including the end of the line (CR or
     /// LF), or until none comes for a moment (a paste without a final newline).

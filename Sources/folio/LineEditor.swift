@@ -1,4 +1,3 @@
-@preconcurrency import CLibEdit
 import FolioREPL
 import Foundation
 #if canImport(Glibc)
@@ -8,8 +7,10 @@ import Darwin
 #endif
 
 /// Line editing for the terminal session, through libedit's readline
-/// interface: prompts, a size-capped history file written with mode 0600,
-/// tab completion and Ctrl-C.
+/// interface (``LibEdit``, opened at run time): prompts, a size-capped history
+/// file written with mode 0600, tab completion and Ctrl-C. Without libedit,
+/// lines are read plainly (the terminal's own editing, no history or
+/// completion), and the session says so once.
 ///
 /// libedit is process-wide state, and its C callbacks cannot capture, so the
 /// editor is a namespace over globals: ``completer`` is what the completion
@@ -41,22 +42,35 @@ enum LineEditor {
     nonisolated(unsafe) private static var historyPath: String?
     nonisolated(unsafe) private static var lastHistoryLine: String?
 
-    /// Sets up libedit, the SIGINT handler, completion, and loads the history.
+    /// libedit, once ``start(historyPath:)`` has opened it; nil before, or
+    /// when it is missing (lines are then read plainly).
+    nonisolated(unsafe) static var libedit: LibEdit?
+
+    /// Sets up libedit (or says once that it is missing), the SIGINT handler,
+    /// completion, and loads the history.
     static func start(historyPath: String?) {
         useUTF8Locale()
         installInterruptHandler()
-        rl_readline_name = UnsafePointer(strdup("folio"))  // for "folio:" lines in ~/.editrc
-        // Words are separated by spaces only, as the interpreter splits them, so
-        // the word libedit replaces is the one the candidates complete.
-        rl_basic_word_break_characters = UnsafePointer(strdup(" \t\n"))
-        rl_completion_append_character = 0x20
-        rl_attempted_completion_function = complete
-        rl_getc_function = readCharacter  // before libedit initializes: it installs it then
-        using_history()  // initializes libedit
-        protectLineBuffer()
-        stifle_history(historyLimit)
-        self.historyPath = historyPath
-        if let historyPath { _ = read_history(historyPath) }
+        switch LibEdit.load(environment: ProcessInfo.processInfo.environment) {
+        case .failure(let failure):
+            Output.diagnostic("note", kind: "lineEditing",
+                              "no line editing, history or completion: \(failure.reason) (Debian: apt-get install libedit2)")
+            return
+        case .success(let edit):
+            libedit = edit
+            edit.readlineName.pointee = UnsafePointer(strdup("folio"))  // for "folio:" lines in ~/.editrc
+            // Words are separated by spaces only, as the interpreter splits them, so
+            // the word libedit replaces is the one the candidates complete.
+            edit.basicWordBreakCharacters.pointee = UnsafePointer(strdup(" \t\n"))
+            edit.completionAppendCharacter.pointee = 0x20
+            edit.attemptedCompletionFunction.pointee = complete
+            edit.getCharacterFunction.pointee = readCharacter  // before libedit initializes: it installs it then
+            edit.usingHistory()  // initializes libedit
+            protectLineBuffer()
+            edit.stifleHistory(historyLimit)
+            self.historyPath = historyPath
+            if let historyPath { _ = edit.readHistory(historyPath) }
+        }
     }
 
     /// Works around a libedit (3.1-20221030) use-after-free that a long line
@@ -71,7 +85,7 @@ enum LineEditor {
     /// stops at ``Interpreter/maximumLineLength``, a history line at
     /// ``historyLineLimit``), where libedit's write does no harm.
     static func protectLineBuffer() {
-        rl_line_buffer = lineBufferStandIn
+        libedit?.lineBuffer.pointee = lineBufferStandIn
     }
 
     /// What `rl_line_buffer` points at: zeroed, as long as the longest line.
@@ -101,9 +115,10 @@ enum LineEditor {
     /// rest of it is discarded and the answer is ``Input/tooLong``.
     static func readLine(prompt: String) -> Input {
         resetInterrupt()
+        guard let libedit else { return readPlainLine(prompt: prompt) }
         startLine()
         protectLineBuffer()
-        guard let pointer = readline(prompt) else {
+        guard let pointer = libedit.readline(prompt) else {
             _ = takePastedLine()
             if takeInterrupt() { return .interrupted }
             return inputClosed ? .hungUp : .endOfInput
@@ -127,17 +142,17 @@ enum LineEditor {
         while line.last?.isWhitespace == true { line.removeLast() }
         guard !line.allSatisfy(\.isWhitespace), line != lastHistoryLine else { return }
         lastHistoryLine = line
-        _ = add_history(line)
+        _ = libedit?.addHistory(line)
     }
 
     /// Writes the whole history file, readable by its owner only.
     static func saveHistory() {
-        guard let historyPath else { return }
+        guard let historyPath, let libedit else { return }
         // Create the file private before libedit writes into it, then make sure
         // an existing file is private too.
         let descriptor = open(historyPath, O_WRONLY | O_CREAT, 0o600)
         if descriptor >= 0 { close(descriptor) }
-        _ = write_history(historyPath)
+        _ = libedit.writeHistory(historyPath)
         _ = chmod(historyPath, 0o600)
     }
 
@@ -148,7 +163,7 @@ enum LineEditor {
     /// candidate.
     private static let complete: @convention(c) (UnsafePointer<CChar>?, Int32, Int32)
         -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, _ in
-        rl_attempted_completion_over = 1  // never fall back to file names
+        LineEditor.libedit?.attemptedCompletionOver.pointee = 1  // never fall back to file names
         // Far into a long line (pasted data with tabs) there is nothing to
         // complete, and reading the line at every tab would be quadratic.
         guard let completer = LineEditor.completer, start >= 0, start <= LineEditor.completionLimit else { return nil }
@@ -177,7 +192,7 @@ enum LineEditor {
     /// last byte: a character of the word, or, when the word is empty, the
     /// space before the cursor, put back here).
     private static func lineBeforeCursor(wordStart: Int, word: String) -> String {
-        guard let copy = rl_copy_text(0, Int32.max) else { return word }
+        guard let copy = libedit?.copyText(0, Int32.max) else { return word }
         defer { free(copy) }
         var scalars = String.UnicodeScalarView()
         scalars.append(contentsOf: String(cString: copy).unicodeScalars.prefix(wordStart))

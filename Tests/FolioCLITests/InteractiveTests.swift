@@ -193,4 +193,57 @@ import FolioTestSupport
         terminal.type("quit!\r")
         #expect(terminal.waitForExit() == 0)
     }
+
+    /// folio needs no libedit headers to build and no libedit to run: it opens
+    /// the library when a terminal session starts (issue 36).
+    @Test("without libedit, folio says so once and reads plain lines: commands run, Ctrl-C clears the line, Ctrl-D asks before quitting",
+          .timeLimit(.minutes(1)))
+    func plainLinesWithoutLibedit() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let terminal = try PseudoTerminal(executable: folioBinary.path, arguments: [animals.path], environment: [
+            "FOLIO_LIBEDIT": "",  // as on a machine without libedit.so.2
+            "FOLIO_HISTORY": folder.url.appendingPathComponent("history").path,
+            "HOME": folder.url.path,
+            "TERM": "xterm",
+            "PATH": "/usr/bin:/bin",
+        ])
+        try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
+        #expect(terminal.screenText.contains("note: no line editing, history or completion"))
+        var mark = terminal.output.count
+        terminal.send("count Animal\n")
+        #expect(terminal.waitFor("\n30\n", after: mark), "count did not run: \(terminal.screenText)")
+        try #require(terminal.waitFor("Animals> ", after: mark))
+        // Ctrl-C (the terminal's own interrupt) discards the partial line.
+        mark = terminal.output.count
+        terminal.send("list Anim")
+        terminal.send("\u{3}")
+        #expect(terminal.waitFor("Animals> ", after: mark), "no fresh prompt after Ctrl-C: \(terminal.screenText)")
+        #expect(terminal.isRunning)
+        mark = terminal.output.count
+        terminal.send("insert AnimalCategory name=Test\n")
+        try #require(terminal.waitFor("Animals*> ", after: mark), "no unsaved marker: \(terminal.screenText)")
+        mark = terminal.output.count
+        terminal.send("\u{4}")
+        #expect(terminal.waitFor("Quit without saving? [y/N]", after: mark), "no question: \(terminal.screenText)")
+        terminal.send("y\n")
+        #expect(terminal.waitForExit() == 0, "folio did not exit 0: \(terminal.screenText)")
+        let notes = terminal.screenText.components(separatedBy: "no line editing").count - 1
+        #expect(notes == 1, "the note is said once: \(terminal.screenText)")
+    }
+
+    #if os(Linux)
+    /// libedit is opened at run time, never linked: a machine without
+    /// libedit-dev builds folio, and one without libedit runs it.
+    @Test("the built folio does not link libedit")
+    func folioDoesNotLinkLibedit() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let run = try runProgram(URL(fileURLWithPath: "/usr/bin/ldd"), [folioBinary.path], in: folder.url)
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("libxml2"), "ldd lists the linked libraries: \(run.stdout)")
+        #expect(!run.stdout.contains("libedit"), "\(run.stdout)")
+    }
+    #endif
 }
