@@ -240,7 +240,7 @@ struct ValueLiteral {
     static func inferAny(_ text: String, subject: String, column: Int) throws(CommandError) -> Value {
         // The first ":" scalar: a text starting with a combining mark joins the colon into one Character.
         let scalars = text.unicodeScalars
-        if let colon = scalars.firstIndex(of: ":"), let type = ValueType(String(scalars[..<colon])), !type.isCollection,
+        if let colon = scalars.firstIndex(of: ":"), let type = ValueType(String(scalars[..<colon])), !type.isCollection, !type.isOptionalElement,
            type != .codable, type != .any {
             guard let value = Value(text: text, as: .any) else {
                 throw CommandError("'\(String(scalars[scalars.index(after: colon)...]))' is not a valid \(type) for \(subject)",

@@ -93,12 +93,11 @@ import FolioTestSupport
         }
     }
 
-    /// Shows: "this context's own unsaved edits win" (ModelContext+Merging.swift,
-    /// `merge(_:baseline:)`) does not hold for a to-one link: B moves an animal
-    /// to category 2 (unsaved), A moves it to category 1 and saves; B's merge
-    /// skips the animal's edited slot but applies category 1's list, whose
-    /// `replaceLinks` (ObjectGraph.swift:448) links the animal back to category 1
-    /// through the inverse. B's edit is silently lost: its save writes nothing of it.
+    /// "This context's own unsaved edits win" holds for a to-one link from both
+    /// of its ends: B moves an animal to category 2 (unsaved), A moves it to
+    /// category 1 and saves; B's merge skips the animal's edited slot and must
+    /// not link the animal back to category 1 through that category's list
+    /// (it did, through the inverse, and B's edit was silently lost).
     @Test("a context's unsaved move of an object to another category survives merging another context's move of it")
     func unsavedLinkEditWinsOverMergedOne() throws {
         let url = temporaryPackageURL()
@@ -115,14 +114,10 @@ import FolioTestSupport
         try a.link(animal, "category", to: one)
         try a.save()
         try b.save()
-        // Known: the package stays whole, but B's edit is lost (a to-one kept as edited is
-        // relinked through the inverse list the merge applies). Left for the merge's next change.
-        let related = try b.related("category", of: animal)
-        let onDisk = try Self.onDisk(url).objects["Animal"]?[animal.id]?.links["category"]
-        withKnownIssue("a merged to-many list relinks an object through its inverse over this context's edit") {
-            #expect(related == [two], "B's own unsaved edit was overwritten by the merge")
-            #expect(onDisk == [two.id])
-        }
+        // B's own unsaved edit wins over the merge, from both ends of the link.
+        #expect(try b.related("category", of: animal) == [two], "B's own unsaved edit was overwritten by the merge")
+        #expect(try b.related("animals", of: one).isEmpty)
+        #expect(try Self.onDisk(url).objects["Animal"]?[animal.id]?.links["category"] == [two.id])
         #expect(try Self.onDisk(url) == container.store.withSavedGraph { $0.snapshot() })
     }
 

@@ -17,7 +17,9 @@ extension ModelContext {
 
     /// Applies other contexts' saved changes to this scratchpad. This context's
     /// own unsaved edits win: an attribute or relationship it has edited keeps
-    /// its value; objects it deleted stay deleted.
+    /// its value, and a link it edited is not changed from its other end
+    /// either (``rowsKeepingEditsAtTheOtherEnd(_:old:of:slot:)``); objects it
+    /// deleted stay deleted.
     func merge(_ changes: [ChangeSet], baseline newBaseline: ObjectGraph) {
         settleTracking()
         // A save with nothing to merge (the store asks every time) leaves undo exact.
@@ -79,11 +81,11 @@ extension ModelContext {
                 let attributeCount = graph.layout.entities[state.entity].attributes.count
                 let edited = updated[ref] ?? []
                 for (slot, ids) in state.links.enumerated() where !edited.contains(attributeCount + slot) {
-                    let rows = (ids ?? []).compactMap { id -> Int32? in
+                    let old = graph.targets(ref, slot)
+                    let rows = rowsKeepingEditsAtTheOtherEnd((ids ?? []).compactMap { id -> Int32? in
                         guard let target = graph.index[id], graph.isLive(target) else { return nil }
                         return target.row
-                    }
-                    let old = graph.targets(ref, slot)
+                    }, old: old, of: ref, slot: slot)
                     let wasAbsent = graph.tables[state.entity].links[slot].isAbsent(Int(ref.row))
                     guard old.map(\.row) != rows || wasAbsent != (ids == nil) else { continue }
                     graph.replaceLinks(ref, slot, with: rows, absent: ids == nil)
@@ -95,6 +97,34 @@ extension ModelContext {
             }
             if let modelHooks { for ref in changed { modelHooks.objectChanged(self, ref, nil) } }
         }
+    }
+
+    /// The rows a merged relationship of `ref` may hold without overwriting an
+    /// unsaved edit of this context at the other end of a link: a target whose
+    /// inverse relationship this context edited keeps its membership as this
+    /// context has it. Another context's save names both ends of each link it
+    /// changed; this context's own edits win over either end (a to-one it moved
+    /// is not moved back through the list of the object it moved to, or from).
+    /// O(the old and new lists).
+    private func rowsKeepingEditsAtTheOtherEnd(_ rows: [Int32], old: [ObjectRef], of ref: ObjectRef, slot: Int) -> [Int32] {
+        guard !updated.isEmpty else { return rows }
+        let link = graph.layout.entities[Int(ref.entity)].links[slot]
+        let inverseIndex = graph.layout.entities[link.destination].attributes.count + link.inverse
+        func editedHere(_ row: Int32) -> Bool {
+            updated[ObjectRef(entity: link.destination, row: Int(row))]?.contains(inverseIndex) == true
+        }
+        let oldRows = old.map(\.row)
+        guard link.isToMany else {
+            // A to-one holds one target: if either the old or the new one was edited here, it stays.
+            return oldRows.contains(where: editedHere) || rows.contains(where: editedHere) ? oldRows : rows
+        }
+        let oldSet = Set(oldRows)
+        var merged = rows.filter { !editedHere($0) || oldSet.contains($0) }
+        let mergedSet = Set(merged)
+        for (index, row) in oldRows.enumerated() where editedHere(row) && !mergedSet.contains(row) {
+            merged.insert(row, at: min(index, merged.count))
+        }
+        return merged
     }
 
     /// The identifiers of every object this context's save changes — inserted,

@@ -102,6 +102,13 @@ public final class ModelContext {
     /// Whether an undo or redo was rebased over merges since the last save
     /// (see ``savedObjectNumbers()``).
     var rebasedSinceSave = false
+    /// Edits refused where the API cannot throw (SwiftData's `insert(_:)`, a
+    /// model property's setter, `delete(_:)`), in order, for the next
+    /// ``save()`` to throw: each was reported when it happened, but a save must
+    /// never succeed as if a model it dropped had been kept. At most
+    /// ``droppedEditLimit`` are kept; ``rollback()`` forgets them.
+    var droppedEdits: [ModelError] = []
+    static let droppedEditLimit = 100
     private var transactionDepth = 0
     /// What the typed layer does when this context changes objects under its
     /// models; installed with the first model it registers (``ModelHooks``).
@@ -417,12 +424,19 @@ public final class ModelContext {
     /// and they are no longer fetched. The undo stack is kept: undo after save
     /// works and makes the context dirty again.
     ///
-    /// - Throws: ``ModelError/validation(_:)`` (deny, minimum and maximum counts),
+    /// - Throws: ``ModelError/droppedEdits(_:)`` when an edit made through a call
+    ///   that cannot throw (`insert(_:)`, a property's setter) was refused since
+    ///   the last save, writing nothing (told once: the next save writes the rest);
+    ///   ``ModelError/validation(_:)`` (deny, minimum and maximum counts),
     ///   writing nothing; ``ModelError/package(_:)`` when writing fails, keeping
     ///   every edit in memory (and, for a state an autosave published, keeping it
     ///   unwritten for the next save); ``ModelError/saveNotAllowed``.
     public func save() throws(ModelError) {
         if transactionDepth == 0 { undoManager?.closeAutomaticGroup() }
+        if !droppedEdits.isEmpty {
+            defer { droppedEdits.removeAll() }
+            throw .droppedEdits(droppedEdits)
+        }
         mergeSavedChanges()
         guard hasChanges else {
             if core.configuration.allowsSave {
@@ -458,10 +472,18 @@ public final class ModelContext {
             self.baseline = checkout.baseline
             self.baseGeneration = checkout.generation
             self.clearTracking()
+            self.droppedEdits.removeAll()
             self.undoManager?.removeAllActions()
             self.graph._checkInvariants()
         }
         if let modelHooks { modelHooks.replacingGraph(self, checkout.graph, replace) } else { replace() }
+    }
+
+    /// Reports an edit refused where the API cannot throw, and keeps it for the
+    /// next ``save()`` to throw (``droppedEdits``).
+    func dropEdit(_ error: ModelError) {
+        if droppedEdits.count < Self.droppedEditLimit { droppedEdits.append(error) }
+        ModelContainer.report(error, to: autosaveErrorHandler)
     }
 
     func didSave(baseline: ObjectGraph, generation: Int) {

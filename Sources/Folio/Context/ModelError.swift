@@ -11,6 +11,13 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case validation([ValidationIssue])
     /// The container's configuration does not allow saving.
     case saveNotAllowed
+    /// Edits made through calls that cannot throw (SwiftData's `insert(_:)`, a
+    /// model property's setter, `delete(_:)`) were refused since the last
+    /// save and are not in the context: each refusal, in order (the first 100).
+    /// Each was reported to the context's `autosaveErrorHandler` when it
+    /// happened; `save()` throws them once and writes nothing, so a save never
+    /// succeeds as if the refused models had been kept.
+    case droppedEdits([ModelError])
     /// A runtime predicate could not be parsed or applied.
     case predicate(ObjectPredicateError)
     /// A fetch was asked to sort by an attribute whose values have no order:
@@ -34,6 +41,10 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .package(let error): return error.description
         case .validation(let issues): return "save refused: " + issues.map(\.description).joined(separator: "; ")
         case .saveNotAllowed: return "this container's configuration does not allow saving"
+        case .droppedEdits(let errors):
+            return "save refused: \(errors.count == 1 ? "an edit was" : "\(errors.count) edits were") refused before it and "
+                + "not made (nothing was written; save again to write the rest): "
+                + errors.map(\.description).joined(separator: "; ")
         case .predicate(let error): return error.description
         case .unsortable(let entity, let attribute):
             return "cannot sort by \(entity).\(attribute): arrays, sets, dictionaries and composite values have no order"

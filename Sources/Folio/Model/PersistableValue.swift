@@ -195,8 +195,16 @@ extension Value: PersistableValue {
     public init?(persistentValue: Value) { self = persistentValue }
 }
 
+extension PersistableValue {
+    /// The type of this type as an element of an array, set or dictionary:
+    /// an optional's elements may be absent (`[String?]` is `array(string?)`).
+    static var elementValueType: ValueType {
+        Self.self is any OptionalType.Type ? .optional(valueType) : valueType
+    }
+}
+
 extension Array: PersistableValue where Element: PersistableValue {
-    public static var valueType: ValueType { .array(Element.valueType) }
+    public static var valueType: ValueType { .array(Element.elementValueType) }
     public var persistentValue: Value { .array(map(\.persistentValue)) }
     public init?(persistentValue: Value) {
         guard case .array(let elements) = persistentValue else { return nil }
@@ -211,7 +219,7 @@ extension Array: PersistableValue where Element: PersistableValue {
 }
 
 extension Set: PersistableValue where Element: PersistableValue {
-    public static var valueType: ValueType { .set(Element.valueType) }
+    public static var valueType: ValueType { .set(Element.elementValueType) }
     public var persistentValue: Value { .set(map(\.persistentValue)) }
     public init?(persistentValue: Value) {
         guard case .set(let elements) = persistentValue else { return nil }
@@ -225,7 +233,7 @@ extension Set: PersistableValue where Element: PersistableValue {
 }
 
 extension Dictionary: PersistableValue where Key == String, Value: PersistableValue {
-    public static var valueType: ValueType { .dictionary(Value.valueType) }
+    public static var valueType: ValueType { .dictionary(Value.elementValueType) }
     public var persistentValue: Folio.Value { .dictionary(mapValues(\.persistentValue)) }
     public init?(persistentValue: Folio.Value) {
         guard case .dictionary(let elements) = persistentValue else { return nil }

@@ -282,6 +282,11 @@ struct WrittenSize {
 
     /// A value as JSON, as `ValueText` writes collections and composite values.
     mutating func json(_ value: Value, element type: ValueType) {
+        if case .optional(let wrapped) = type {
+            // null for an absent element; otherwise as the wrapped type writes it.
+            if case .null = value { bytes += 4 } else { json(value, element: wrapped) }
+            return
+        }
         if type == .any {
             guard let scalar = value.scalarType else { bytes += 4; return }
             // A JSON string of "type:text".

@@ -47,6 +47,13 @@ struct JSONParser {
             return parseString().map(Value.string)
         case .date, .data, .uuid, .url, .decimal:
             return parseString().flatMap { ValueText.decodeScalar($0, as: type) }
+        case .optional(let wrapped):
+            // null for an absent element; no value of the wrapped type is spelled so
+            // (strings are quoted, numbers are not "null").
+            let start = index
+            if bytes[index] == UInt8(ascii: "n"), parseBareToken() == "null" { return .null }
+            index = start
+            return parse(as: wrapped)
         case .any:
             if bytes[index] == UInt8(ascii: "n") { return parseBareToken() == "null" ? .null : nil }
             return parseString().flatMap { ValueText.decode($0, as: .any) }

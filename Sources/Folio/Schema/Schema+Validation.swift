@@ -17,6 +17,10 @@ extension Schema {
                 guard propertyNames.insert(attribute.name).inserted else {
                     throw .duplicateProperty(entity: entity.name, property: attribute.name)
                 }
+                // `string?` is an element's type; an attribute that may be absent is optional.
+                if attribute.type.isOptionalElement {
+                    throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "type \(attribute.type)")
+                }
                 if attribute.isUnique && (attribute.type.isCollection || attribute.type == .codable || attribute.type == .any) {
                     throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "unique")
                 }

@@ -58,7 +58,7 @@ public enum Value: Sendable, CustomStringConvertible {
         case .set: return .set([])
         case .dictionary: return .dictionary([:])
         case .codable: return .dictionary([:])
-        case .any: return .null
+        case .any, .optional: return .null
         }
     }
 
@@ -82,8 +82,10 @@ public enum Value: Sendable, CustomStringConvertible {
         switch (self, type) {
         case (_, .codable):
             return isCompositeNode
-        case (.null, .any):
+        case (.null, .any), (.null, .optional):
             return true
+        case (_, .optional(let wrapped)):
+            return conforms(to: wrapped)
         case (_, .any):
             return scalarType != nil
         case (.decimal(let value), .decimal):

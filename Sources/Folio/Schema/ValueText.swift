@@ -59,6 +59,11 @@ enum ValueText {
     }
 
     private static func appendJSON(_ value: Value, element type: ValueType, to buffer: inout ByteBuffer) {
+        if case .optional(let wrapped) = type {
+            // An element that may be absent: null for none.
+            if case .null = value { buffer.append("null") } else { appendJSON(value, element: wrapped, to: &buffer) }
+            return
+        }
         if type == .any {
             // An element of array(any), set(any) or dictionary(any): "type:text" as the
             // reader expects it (it was written bare, and refused on reading: found by
@@ -154,7 +159,7 @@ enum ValueText {
             // combining mark (U+0301) joins the colon into one grapheme.
             let scalars = text.unicodeScalars
             guard let colon = scalars.firstIndex(of: ":"), let scalar = ValueType(String(scalars[..<colon])),
-                  scalar != .any, scalar != .codable, !scalar.isCollection else { return nil }
+                  scalar != .any, scalar != .codable, !scalar.isCollection, !scalar.isOptionalElement else { return nil }
             return decode(String(scalars[scalars.index(after: colon)...]), as: scalar)
         case .array, .set, .dictionary, .codable:
             var parser = JSONParser(text, maximumNesting: maximumNesting)
@@ -198,6 +203,9 @@ enum ValueText {
             return .decimal(value)
         case .array, .set, .dictionary, .codable, .any:
             return decode(text, as: type)
+        case .optional(let wrapped):
+            // Only an element's type (inside JSON): bare null for none.
+            return text == "null" ? .null : decodeScalar(text, as: wrapped)
         }
     }
 

@@ -53,6 +53,10 @@ public indirect enum ValueType: Hashable, Sendable, CustomStringConvertible {
     case codable
     /// A value of any scalar type, or none.
     case any
+    /// An element that may be absent (null), of the given type: only inside an
+    /// array, set or dictionary, as `[String?]` stores as `array(string?)`. An
+    /// attribute that may be absent as a whole is an optional attribute instead.
+    case optional(ValueType)
 
     /// The spelling used in schema files, e.g. `int32`, `array(string)`.
     public var description: String {
@@ -60,6 +64,7 @@ public indirect enum ValueType: Hashable, Sendable, CustomStringConvertible {
         case .array(let element): return "array(\(element))"
         case .set(let element): return "set(\(element))"
         case .dictionary(let element): return "dictionary(\(element))"
+        case .optional(let wrapped): return "\(wrapped)?"
         default: return ValueType.scalarNames.first { $0.1 == self }?.0 ?? "?"
         }
     }
@@ -71,6 +76,11 @@ public indirect enum ValueType: Hashable, Sendable, CustomStringConvertible {
         let text = String(text)
         if let scalar = ValueType.scalarNames.first(where: { $0.0 == text }) {
             self = scalar.1
+            return
+        }
+        if text.hasSuffix("?") {
+            guard let wrapped = ValueType(text.dropLast()), !wrapped.isOptionalElement else { return nil }
+            self = .optional(wrapped)
             return
         }
         for (prefix, make) in [("array(", ValueType.array), ("set(", ValueType.set), ("dictionary(", ValueType.dictionary)]
@@ -90,6 +100,12 @@ public indirect enum ValueType: Hashable, Sendable, CustomStringConvertible {
         ("date", .date), ("data", .data), ("uuid", .uuid), ("url", .url), ("decimal", .decimal),
         ("codable", .codable), ("any", .any),
     ]
+
+    /// Whether this is an element type that may be absent (`string?`).
+    public var isOptionalElement: Bool {
+        if case .optional = self { return true }
+        return false
+    }
 
     /// Whether this type is a collection (array, set or dictionary).
     public var isCollection: Bool {

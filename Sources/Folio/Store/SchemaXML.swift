@@ -114,6 +114,10 @@ enum SchemaXML {
         let name = try required("name", in: xml, of: "attribute")
         let typeName = try required("type", in: xml, of: "attribute \(name)")
         guard let type = ValueType(typeName) else { throw .init("attribute \(name): unknown type '\(typeName)'") }
+        guard !type.isOptionalElement else {
+            throw .init("attribute \(name): type '\(typeName)' marks an element that may be absent, as in array(\(typeName)); "
+                        + "an attribute that may be absent is optional=\"true\"")
+        }
         var attribute = Schema.Attribute(name, type, isOptional: try flag("optional", in: xml))
         for option in Schema.Attribute.Option.allCases where try flag(optionName(option), in: xml) {
             attribute.options.insert(option)

@@ -1,0 +1,149 @@
+import Foundation
+import FolioTestSupport
+import Folio
+import Testing
+
+// A survey app keeps answers that may be missing as arrays of optionals, as
+// SwiftData stores them (issue 32, item 1: Folio used to drop such a model at
+// insert, with only a log line, and `save()` succeeded having kept nothing).
+
+@Model
+final class SurveyResponse {
+    var respondent: String
+    var answers: [String?]
+    var scores: [Int?]
+    var extras: [String: Double?]
+
+    init(respondent: String, answers: [String?], scores: [Int?], extras: [String: Double?] = [:]) {
+        self.respondent = respondent
+        self.answers = answers
+        self.scores = scores
+        self.extras = extras
+    }
+}
+
+@Suite @MainActor struct OptionalElementsTests {
+    let directory: TemporaryFolder
+
+    init() throws {
+        directory = try TemporaryFolder()
+    }
+
+    func makeContainer() throws -> ModelContainer {
+        try ModelContainer(for: SurveyResponse.self, configurations: ModelConfiguration(url: directory.storeURL()))
+    }
+
+    @Test func arraysOfOptionalsHoldingNilAreStoredAndReadBackExactly() throws {
+        do {
+            let container = try makeContainer()
+            let context = container.mainContext
+            context.insert(SurveyResponse(respondent: "Ada", answers: [nil, "yes"], scores: [3, nil, nil, 5],
+                                          extras: ["weight": nil, "height": 1.7]))
+            context.insert(SurveyResponse(respondent: "Grace", answers: [], scores: [nil]))
+            try context.save()
+            #expect(try context.fetchCount(FetchDescriptor<SurveyResponse>()) == 2)
+        }
+        let container = try makeContainer()
+        let responses = try container.mainContext.fetch(FetchDescriptor<SurveyResponse>(sortBy: [SortDescriptor(\.respondent)]))
+        try #require(responses.count == 2, "a response was not stored")
+        #expect(responses[0].answers == [nil, "yes"])
+        #expect(responses[0].scores == [3, nil, nil, 5])
+        #expect(responses[0].extras == ["weight": nil, "height": 1.7])
+        #expect(responses[1].answers == [])
+        #expect(responses[1].scores == [nil])
+    }
+
+    @Test func anEditToAnArrayOfOptionalsIsSavedAndUndoable() throws {
+        let container = try makeContainer()
+        let context = container.mainContext
+        context.undoManager = UndoManager()
+        let response = SurveyResponse(respondent: "Ada", answers: ["no"], scores: [])
+        context.insert(response)
+        try context.save()
+        response.answers.append(nil)
+        #expect(response.answers == ["no", nil])
+        context.undoManager?.undo()
+        #expect(response.answers == ["no"])
+        context.undoManager?.redo()
+        try context.save()
+        let reopened = try makeContainer()
+        #expect(try reopened.mainContext.fetch(FetchDescriptor<SurveyResponse>()).first?.answers == ["no", nil])
+    }
+
+    @Test func theSchemaRecordsOptionalElements() throws {
+        let schema = Schema([SurveyResponse.self])
+        let entity = try #require(schema.entities.first { $0.name == "SurveyResponse" })
+        #expect(entity.attributes.first { $0.name == "answers" }?.type == .array(.optional(.string)))
+        #expect(entity.attributes.first { $0.name == "scores" }?.type == .array(.optional(.int)))
+        #expect(entity.attributes.first { $0.name == "extras" }?.type == .dictionary(.optional(.double)))
+        #expect(ValueType("array(string?)") == .array(.optional(.string)))
+        #expect(ValueType.array(.optional(.string)).description == "array(string?)")
+    }
+}
+
+// A value the document cannot hold, given through SwiftData's `insert(_:)` or
+// a property's setter (neither can throw): the edit is refused and reported,
+// and the next `save()` throws it, so a save never succeeds as if the model
+// had been stored (issue 32, item 1).
+
+@Model
+final class LedgerEntry {
+    var memo: String
+    var amount: Decimal
+
+    init(memo: String, amount: Decimal) {
+        self.memo = memo
+        self.amount = amount
+    }
+}
+
+@Suite @MainActor struct DroppedEditTests {
+    let directory: TemporaryFolder
+
+    init() throws {
+        directory = try TemporaryFolder()
+    }
+
+    func makeContainer() throws -> ModelContainer {
+        try ModelContainer(for: LedgerEntry.self, configurations: ModelConfiguration(url: directory.storeURL()))
+    }
+
+    @Test func aSaveAfterARefusedInsertThrowsItOnceAndWritesNothing() throws {
+        let container = try makeContainer()
+        let context = container.mainContext
+        var reported: [ModelError] = []
+        context.autosaveErrorHandler = { reported.append($0) }
+        context.insert(LedgerEntry(memo: "good", amount: 12))
+        context.insert(LedgerEntry(memo: "not a number", amount: .nan))  // no text the format can read back
+        #expect(reported.count == 1, "the refusal is reported when it happens")
+        do {
+            try context.save()
+            Issue.record("the save succeeded as if the refused model had been stored")
+        } catch {
+            guard case .droppedEdits(let edits) = error else { Issue.record("\(error)"); return }
+            #expect(edits.count == 1)
+            #expect(error.description.contains("save refused"))
+        }
+        #expect(try makeContainer().mainContext.fetchCount(FetchDescriptor<LedgerEntry>()) == 0, "nothing was written")
+        // Told once: the next save writes what was kept.
+        try context.save()
+        let reopened = try makeContainer()
+        #expect(try reopened.mainContext.fetch(FetchDescriptor<LedgerEntry>()).map(\.memo) == ["good"])
+    }
+
+    @Test func aSaveAfterARefusedPropertyEditThrows() throws {
+        let container = try makeContainer()
+        let context = container.mainContext
+        context.autosaveErrorHandler = { _ in }
+        let entry = LedgerEntry(memo: "rent", amount: 900)
+        context.insert(entry)
+        try context.save()
+        entry.amount = .nan
+        #expect(entry.amount == 900, "the property keeps its value")
+        #expect(throws: ModelError.self) { try context.save() }
+        // rollback() forgets refused edits with the rest.
+        entry.amount = .nan
+        context.rollback()
+        try context.save()
+    }
+}
