@@ -323,7 +323,7 @@ public final class Interpreter {
     func failure(_ error: ModelError, column: Int = 0) -> CommandError {
         let kind: CommandError.Kind
         switch error {
-        case .graph, .droppedEdits: kind = .edit
+        case .graph, .refusedInserts: kind = .edit
         case .validation: kind = .validation
         case .package: kind = .file
         case .predicate, .unsortable: kind = .predicate

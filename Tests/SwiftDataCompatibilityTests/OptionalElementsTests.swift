@@ -81,10 +81,11 @@ final class SurveyResponse {
     }
 }
 
-// A value the document cannot hold, given through SwiftData's `insert(_:)` or
-// a property's setter (neither can throw): the edit is refused and reported,
-// and the next `save()` throws it, so a save never succeeds as if the model
-// had been stored (issue 32, item 1).
+// A value the document cannot hold, given through SwiftData's `insert(_:)`
+// (which cannot throw): the model is refused and reported, and the next
+// `save()` throws it, so a save never succeeds as if the model had been
+// stored (issue 32, item 1). A property's setter refuses the value at the
+// edit: the model keeps its old value, reported.
 
 @Model
 final class LedgerEntry {
@@ -97,7 +98,7 @@ final class LedgerEntry {
     }
 }
 
-@Suite @MainActor struct DroppedEditTests {
+@Suite @MainActor struct RefusedInsertTests {
     let directory: TemporaryFolder
 
     init() throws {
@@ -120,7 +121,7 @@ final class LedgerEntry {
             try context.save()
             Issue.record("the save succeeded as if the refused model had been stored")
         } catch {
-            guard case .droppedEdits(let edits) = error else { Issue.record("\(error)"); return }
+            guard case .refusedInserts(let edits) = error else { Issue.record("\(error)"); return }
             #expect(edits.count == 1)
             #expect(error.description.contains("save refused"))
         }
@@ -131,18 +132,29 @@ final class LedgerEntry {
         #expect(try reopened.mainContext.fetch(FetchDescriptor<LedgerEntry>()).map(\.memo) == ["good"])
     }
 
-    @Test func aSaveAfterARefusedPropertyEditThrows() throws {
+    @Test func aRefusedPropertyEditKeepsTheModelAndItsValueAndTheSaveWritesIt() throws {
         let container = try makeContainer()
         let context = container.mainContext
-        context.autosaveErrorHandler = { _ in }
+        var reported = 0
+        context.autosaveErrorHandler = { _ in reported += 1 }
         let entry = LedgerEntry(memo: "rent", amount: 900)
         context.insert(entry)
         try context.save()
         entry.amount = .nan
+        #expect(reported == 1)
         #expect(entry.amount == 900, "the property keeps its value")
-        #expect(throws: ModelError.self) { try context.save() }
-        // rollback() forgets refused edits with the rest.
-        entry.amount = .nan
+        entry.memo = "rent, March"
+        try context.save()
+        let reopened = try makeContainer().mainContext.fetch(FetchDescriptor<LedgerEntry>())
+        #expect(reopened.map(\.memo) == ["rent, March"])
+        #expect(reopened.map(\.amount) == [900])
+    }
+
+    @Test func rollbackForgetsARefusedInsert() throws {
+        let container = try makeContainer()
+        let context = container.mainContext
+        context.autosaveErrorHandler = { _ in }
+        context.insert(LedgerEntry(memo: "bad", amount: .nan))
         context.rollback()
         try context.save()
     }

@@ -314,7 +314,7 @@ final class DocumentStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let package else { return true }
-        return FileFingerprint.matches(fingerprint, path: package.commitPath)
+        return FileFingerprint.matches(fingerprint, package.commitItem)
     }
 
     /// Whether a new container with `allowsSave` can share this store; takes the
@@ -329,7 +329,7 @@ final class DocumentStore: @unchecked Sendable {
         defer { lock.unlock() }
         guard allowsSave, writeLock == nil, let package else { return true }
         // Opened read-only so far: share it only if the package is still what this store read.
-        guard FileFingerprint.matches(fingerprint, path: package.commitPath) else { return false }
+        guard FileFingerprint.matches(fingerprint, package.commitItem) else { return false }
         guard FileManager.default.fileExists(atPath: package.url.path) else { return true }
         let taken: PackageLock
         // The lock a going store still holds, if any: a second `flock` would be refused by it.
@@ -339,7 +339,7 @@ final class DocumentStore: @unchecked Sendable {
             do { taken = try PackageLock(path: package.url.path) } catch { throw .package(error) }
         }
         // Another process may have saved between the check and the lock.
-        guard FileFingerprint.matches(fingerprint, path: package.commitPath) else { return false }
+        guard FileFingerprint.matches(fingerprint, package.commitItem) else { return false }
         writeLock = taken
         return true
     }
@@ -717,7 +717,7 @@ final class DocumentStore: @unchecked Sendable {
             while true {
                 let before = FileIO.identity(package.commitPath)
                 do {
-                    return try package.readHistoryLog().transactions(in: package.historyPath, limits: .standard)
+                    return try package.readHistoryLog().transactions(in: package.folder, limits: .standard)
                 } catch {
                     // A writer's commit may remove the segments the manifest read named: read again.
                     attempts += 1
@@ -729,7 +729,7 @@ final class DocumentStore: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        do { return try history.transactions(in: package?.historyPath, limits: savedGraph.limits) } catch { throw .package(error) }
+        do { return try history.transactions(in: package?.folder, limits: savedGraph.limits) } catch { throw .package(error) }
     }
 
     /// Deletes the transactions `shouldDelete` selects from the history, and
@@ -754,7 +754,7 @@ final class DocumentStore: @unchecked Sendable {
         defer { lock.unlock() }
         var history = self.history
         let removed: Int
-        do { removed = try history.remove(where: shouldDelete, folder: package?.historyPath, limits: savedGraph.limits) }
+        do { removed = try history.remove(where: shouldDelete, in: package?.folder, limits: savedGraph.limits) }
         catch { throw .package(error) }
         guard removed > 0 else { return 0 }
         if let package {

@@ -101,21 +101,25 @@ extension ModelContext {
 
     /// The rows a merged relationship of `ref` may hold without overwriting an
     /// unsaved edit of this context at the other end of a link: a target whose
-    /// inverse relationship this context edited keeps its membership as this
-    /// context has it. Another context's save names both ends of each link it
-    /// changed; this context's own edits win over either end (a to-one it moved
-    /// is not moved back through the list of the object it moved to, or from).
+    /// inverse to-one this context set keeps its link as this context has it.
+    /// Another context's save names both ends of each link it changed; a to-one
+    /// is one cell, and this context's edit of it wins from either end (an
+    /// object it moved is not moved back through the list of the object it
+    /// moved to, or from). Lists this context edited still take the other
+    /// context's elements (they merge element by element, as before).
     /// O(the old and new lists).
     private func rowsKeepingEditsAtTheOtherEnd(_ rows: [Int32], old: [ObjectRef], of ref: ObjectRef, slot: Int) -> [Int32] {
         guard !updated.isEmpty else { return rows }
         let link = graph.layout.entities[Int(ref.entity)].links[slot]
-        let inverseIndex = graph.layout.entities[link.destination].attributes.count + link.inverse
+        let destination = graph.layout.entities[link.destination]
+        guard !destination.links[link.inverse].isToMany else { return rows }
+        let inverseIndex = destination.attributes.count + link.inverse
         func editedHere(_ row: Int32) -> Bool {
             updated[ObjectRef(entity: link.destination, row: Int(row))]?.contains(inverseIndex) == true
         }
         let oldRows = old.map(\.row)
         guard link.isToMany else {
-            // A to-one holds one target: if either the old or the new one was edited here, it stays.
+            // One to one: if either the old or the new target's side was set here, the link stays.
             return oldRows.contains(where: editedHere) || rows.contains(where: editedHere) ? oldRows : rows
         }
         let oldSet = Set(oldRows)

@@ -102,13 +102,14 @@ public final class ModelContext {
     /// Whether an undo or redo was rebased over merges since the last save
     /// (see ``savedObjectNumbers()``).
     var rebasedSinceSave = false
-    /// Edits refused where the API cannot throw (SwiftData's `insert(_:)`, a
-    /// model property's setter, `delete(_:)`), in order, for the next
-    /// ``save()`` to throw: each was reported when it happened, but a save must
-    /// never succeed as if a model it dropped had been kept. At most
-    /// ``droppedEditLimit`` are kept; ``rollback()`` forgets them.
-    var droppedEdits: [ModelError] = []
-    static let droppedEditLimit = 100
+    /// Inserts refused where the API cannot throw (SwiftData's `insert(_:)`, or
+    /// a model inserted because a model set it in a relationship), in order,
+    /// for the next ``save()`` to throw: each was reported when it happened,
+    /// but a save must never succeed as if a model it dropped had been stored.
+    /// (A refused property edit keeps the model, with its old value: reported
+    /// only.) At most ``refusedInsertLimit`` are kept; ``rollback()`` forgets them.
+    var refusedInserts: [ModelError] = []
+    static let refusedInsertLimit = 100
     private var transactionDepth = 0
     /// What the typed layer does when this context changes objects under its
     /// models; installed with the first model it registers (``ModelHooks``).
@@ -424,18 +425,18 @@ public final class ModelContext {
     /// and they are no longer fetched. The undo stack is kept: undo after save
     /// works and makes the context dirty again.
     ///
-    /// - Throws: ``ModelError/droppedEdits(_:)`` when an edit made through a call
-    ///   that cannot throw (`insert(_:)`, a property's setter) was refused since
-    ///   the last save, writing nothing (told once: the next save writes the rest);
+    /// - Throws: ``ModelError/refusedInserts(_:)`` when a model given to a call
+    ///   that cannot throw (`insert(_:)`) was refused since the last save,
+    ///   writing nothing (told once: the next save writes the rest);
     ///   ``ModelError/validation(_:)`` (deny, minimum and maximum counts),
     ///   writing nothing; ``ModelError/package(_:)`` when writing fails, keeping
     ///   every edit in memory (and, for a state an autosave published, keeping it
     ///   unwritten for the next save); ``ModelError/saveNotAllowed``.
     public func save() throws(ModelError) {
         if transactionDepth == 0 { undoManager?.closeAutomaticGroup() }
-        if !droppedEdits.isEmpty {
-            defer { droppedEdits.removeAll() }
-            throw .droppedEdits(droppedEdits)
+        if !refusedInserts.isEmpty {
+            defer { refusedInserts.removeAll() }
+            throw .refusedInserts(refusedInserts)
         }
         mergeSavedChanges()
         guard hasChanges else {
@@ -472,17 +473,17 @@ public final class ModelContext {
             self.baseline = checkout.baseline
             self.baseGeneration = checkout.generation
             self.clearTracking()
-            self.droppedEdits.removeAll()
+            self.refusedInserts.removeAll()
             self.undoManager?.removeAllActions()
             self.graph._checkInvariants()
         }
         if let modelHooks { modelHooks.replacingGraph(self, checkout.graph, replace) } else { replace() }
     }
 
-    /// Reports an edit refused where the API cannot throw, and keeps it for the
-    /// next ``save()`` to throw (``droppedEdits``).
-    func dropEdit(_ error: ModelError) {
-        if droppedEdits.count < Self.droppedEditLimit { droppedEdits.append(error) }
+    /// Reports an insert refused where the API cannot throw, and keeps it for
+    /// the next ``save()`` to throw (``refusedInserts``).
+    func refuseInsert(_ error: ModelError) {
+        if refusedInserts.count < Self.refusedInsertLimit { refusedInserts.append(error) }
         ModelContainer.report(error, to: autosaveErrorHandler)
     }
 

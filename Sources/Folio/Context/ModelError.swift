@@ -11,13 +11,15 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case validation([ValidationIssue])
     /// The container's configuration does not allow saving.
     case saveNotAllowed
-    /// Edits made through calls that cannot throw (SwiftData's `insert(_:)`, a
-    /// model property's setter, `delete(_:)`) were refused since the last
-    /// save and are not in the context: each refusal, in order (the first 100).
-    /// Each was reported to the context's `autosaveErrorHandler` when it
-    /// happened; `save()` throws them once and writes nothing, so a save never
-    /// succeeds as if the refused models had been kept.
-    case droppedEdits([ModelError])
+    /// Models given to a call that cannot throw (SwiftData's `insert(_:)`, or a
+    /// relationship holding an unmanaged model) were refused since the last
+    /// save and are not in the context (a value the document cannot hold, say):
+    /// each refusal, in order (the first 100). Each was reported to the
+    /// context's `autosaveErrorHandler` when it happened; `save()` throws them
+    /// once and writes nothing, so a save never succeeds as if the refused
+    /// models had been stored. (A refused property edit keeps its model and
+    /// old value, and is reported only.)
+    case refusedInserts([ModelError])
     /// A runtime predicate could not be parsed or applied.
     case predicate(ObjectPredicateError)
     /// A fetch was asked to sort by an attribute whose values have no order:
@@ -41,9 +43,9 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .package(let error): return error.description
         case .validation(let issues): return "save refused: " + issues.map(\.description).joined(separator: "; ")
         case .saveNotAllowed: return "this container's configuration does not allow saving"
-        case .droppedEdits(let errors):
-            return "save refused: \(errors.count == 1 ? "an edit was" : "\(errors.count) edits were") refused before it and "
-                + "not made (nothing was written; save again to write the rest): "
+        case .refusedInserts(let errors):
+            return "save refused: \(errors.count == 1 ? "a model was" : "\(errors.count) models were") refused at insert and "
+                + "not stored (nothing was written; save again to write the rest): "
                 + errors.map(\.description).joined(separator: "; ")
         case .predicate(let error): return error.description
         case .unsortable(let entity, let attribute):

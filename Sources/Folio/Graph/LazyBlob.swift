@@ -14,8 +14,12 @@ import Foundation
 final class LazyBlob: @unchecked Sendable {
     /// The blob's file name in the package (`ID-ATTRIBUTE-HASH.bin`).
     let name: String
-    /// Where the file was when the package was read.
-    let path: String
+    /// The package folder the file was in when the package was read.
+    let packagePath: String
+    /// The package's subfolder holding the file (`blobs`).
+    let folder: String
+    /// Where the file was when the package was read, for messages and comparisons.
+    var path: String { packagePath + "/" + folder + "/" + name }
     private var read: @Sendable () throws -> Data
     private let decode: @Sendable (Data) throws -> Value
     private let lock = NSLock()
@@ -25,10 +29,11 @@ final class LazyBlob: @unchecked Sendable {
     ///   - read: reads the file's bytes, checked against the hash in its name.
     ///   - decode: turns those bytes into the attribute's value; the identity
     ///     (`.data`) for a `data` attribute.
-    init(name: String, path: String, read: @escaping @Sendable () throws -> Data,
+    init(name: String, package: String, folder: String, read: @escaping @Sendable () throws -> Data,
          decode: @escaping @Sendable (Data) throws -> Value = { .data($0) }) {
         self.name = name
-        self.path = path
+        self.packagePath = package
+        self.folder = folder
         self.read = read
         self.decode = decode
     }

@@ -622,10 +622,10 @@ public final class BackingData {
                 defer { context.typedWriter = nil }
                 context.performSetValue(checked, ref, index, name: actionName)
             } catch let error as GraphError {
-                context.dropEdit(.graph(error))
+                ModelContainer.report(.graph(error), to: context.autosaveErrorHandler)
             } catch {
                 let mismatch = GraphError.typeMismatch(entity: entity.name, attribute: name, expected: "an encodable value", value: "\(error)")
-                context.dropEdit(.graph(mismatch))
+                ModelContainer.report(.graph(mismatch), to: context.autosaveErrorHandler)
             }
         } else if snapshot != nil || madeByContext {
             // A model a context made has no values of its own: they go where a detached model's do.

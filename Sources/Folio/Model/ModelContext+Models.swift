@@ -314,7 +314,7 @@ extension ModelContext {
             if context === self { return ref }
             // A model of another context: the same object, if this context has it.
             guard let id = backing.identifier, let ref = graph.index[id.id], graph.isLive(ref) else {
-                if let id = backing.identifier { dropEdit(.graph(.objectNotFound(id))) }
+                if let id = backing.identifier { ModelContainer.report(.graph(.objectNotFound(id)), to: autosaveErrorHandler) }
                 return nil
             }
             return ref
@@ -336,12 +336,12 @@ extension ModelContext {
             }
         } catch {
             let mismatch = GraphError.typeMismatch(entity: type.entityName, attribute: "", expected: "encodable values", value: "\(error)")
-            dropEdit(.graph(mismatch))
+            refuseInsert(.graph(mismatch))
             return nil
         }
         let id: PersistentIdentifier
         do { id = try insert(type.entityName, values, related: uniqueLinks(related, of: type.entityName)) } catch {
-            dropEdit(error)
+            refuseInsert(error)
             return nil
         }
         backing.context = self
@@ -385,7 +385,7 @@ extension ModelContext {
                 }
                 return true
             } catch {
-                dropEdit(.graph(error))
+                refuseInsert(.graph(error))
                 return false
             }
         }
@@ -412,7 +412,7 @@ extension ModelContext {
                 } catch {
                     let mismatch = GraphError.typeMismatch(entity: graph.layout.entities[entity].name, attribute: "",
                                                            expected: "encodable values", value: "\(error)")
-                    dropEdit(.graph(mismatch))
+                    refuseInsert(.graph(mismatch))
                     return nil
                 }
                 guard place(value, column: index, ordinal: ordinal) else { return nil }
@@ -433,7 +433,7 @@ extension ModelContext {
         }
         let ref: ObjectRef
         do { ref = try insertRow(entity: entity, values: values) } catch {
-            dropEdit(error)
+            refuseInsert(error)
             return nil
         }
         let id = graph.tables[entity].ids[Int(ref.row)]
@@ -482,7 +482,7 @@ extension ModelContext {
         let entity = Int(ref.entity)
         let layout = graph.layout.entities[entity]
         guard let slot = layout.linkIndex[relationship] else {
-            return dropEdit(.graph(.unknownRelationship(entity: layout.name, relationship: relationship)))
+            return ModelContainer.report(.graph(.unknownRelationship(entity: layout.name, relationship: relationship)), to: autosaveErrorHandler)
         }
         let link = layout.links[slot]
         var rows: [Int32] = []
@@ -495,16 +495,16 @@ extension ModelContext {
                     ? .wrongDestination(entity: layout.name, relationship: relationship,
                                         expected: graph.layout.entities[link.destination].name, found: graph.identifier(for: target))
                     : .objectNotFound(graph.identifier(for: target))
-                return dropEdit(.graph(error))
+                return ModelContainer.report(.graph(error), to: autosaveErrorHandler)
             }
             // One model needs no set to stay unique.
             if models?.count == 1 || seen.insert(target.row).inserted { rows.append(target.row) }
         }
         guard graph.isLive(ref) else {
-            return dropEdit(.graph(.objectNotFound(graph.identifier(for: ref))))
+            return ModelContainer.report(.graph(.objectNotFound(graph.identifier(for: ref))), to: autosaveErrorHandler)
         }
         guard link.isToMany || rows.count <= 1 else {
-            return dropEdit(.graph(.tooManyDestinations(entity: layout.name, relationship: relationship)))
+            return ModelContainer.report(.graph(.tooManyDestinations(entity: layout.name, relationship: relationship)), to: autosaveErrorHandler)
         }
         replaceLinks(ref, slot, with: rows, absent: models == nil, name: "Set \(layout.name).\(relationship)")
     }
@@ -519,7 +519,7 @@ extension ModelContext {
     /// Undo: one step restoring it and everything its cascade removed.
     public func delete<T: PersistentModel>(_ model: T) {
         guard let (context, ref) = model.location, context === self, graph.isLive(ref) else { return }
-        do { try delete(graph.identifier(for: ref)) } catch { dropEdit(error) }
+        do { try delete(graph.identifier(for: ref)) } catch { ModelContainer.report(error, to: autosaveErrorHandler) }
     }
 
     /// Deletes every model of a type matching a predicate (all of them when

@@ -31,15 +31,15 @@ enum BlobRegistry {
     /// Keeps the bytes of every live reference to this file reachable once its
     /// name is removed: the file is mapped (not read), and the reference reads
     /// — and checks — the mapping when it next needs the bytes.
-    static func preserve(_ identity: FileIdentity, path: String) {
+    static func preserve(_ identity: FileIdentity, item: PackageFolder.Item) {
         // An inode number is reused once freed: a reference whose own file went
         // without passing here (removed by hand) can share this identity with an
         // unrelated file, whose bytes it must not take. Its own path tells: it
         // names this very inode only while that file is still there.
         let blobs = lock.withLock { (references.removeValue(forKey: identity) ?? []).compactMap(\.blob) }
-            .filter { FileIO.identity($0.path) == identity }
+            .filter { $0.item.package.status($0.item)?.identity == identity }
         guard !blobs.isEmpty else { return }
-        guard let mapped = try? FileIO.mapFile(path) else {
+        guard let mapped = try? item.package.mapFile(item) else {
             for blob in blobs { _ = try? blob.load() }  // cannot map: read it now instead
             return
         }
@@ -49,4 +49,9 @@ enum BlobRegistry {
             blob.redirect { () throws(PackageError) -> Data in try DocumentPackage.checkBlob(mapped, path: original, name: name) }
         }
     }
+}
+
+extension LazyBlob {
+    /// The blob's file, reached its package's guarded way.
+    var item: PackageFolder.Item { PackageFolder(path: packagePath).item(name, in: folder) }
 }

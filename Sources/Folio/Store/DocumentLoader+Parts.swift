@@ -8,14 +8,17 @@ import Foundation
 /// loader's graph (no copy, no combining); then the rows are indexed and the
 /// links resolved as for a single document.
 extension DocumentLoader {
-    /// Reads every part this loader's manifest lists from `folder`, on every core.
+    /// Reads every part this loader's manifest lists from the package's `parts/`
+    /// folder, on every core, each file reached the package's guarded way.
     ///
     /// The first failing part in manifest order decides the error, so a damaged
     /// package always reports the same thing; its location names the part file.
     ///
     /// - Throws: ``PackageError``.
     /// - Complexity: O(bytes of the parts + objects), spread over the cores.
-    func loadParts(folder: String) throws(PackageError) {
+    func loadParts(in package: PackageFolder) throws(PackageError) {
+        let partsFolder = PackageManifest.partsFolderName
+        let folder = package.path(of: partsFolder)
         guard let graph, schema != nil else { return }
         let manifestLocation = PackageError.Location(file: file, line: 0, column: 0)
         // Parts of one entity must ascend and not overlap: the partition a save relies on.
@@ -32,10 +35,9 @@ extension DocumentLoader {
             }
             byEntity[entity].append(index)
         }
-        if !parts.isEmpty, !FileIO.isDirectory(folder) {
+        if !parts.isEmpty {
             // Not followed when a link: every file read is inside the package.
-            throw FileIO.status(folder).map { .notARegularFile(path: folder, kind: $0.kind) }
-                ?? .io(path: folder, operation: "open folder", code: ENOENT, message: String(cString: strerror(ENOENT)))
+            close(try package.openFolder(partsFolder))
         }
         // Each part's rows, from the manifest's counts: its entity's parts follow one another.
         // A part cannot hold more objects than its bytes' value budget allows (it would be
@@ -48,7 +50,7 @@ extension DocumentLoader {
             let perObject = states[entity].valuesPerObject
             var rows = 0
             for index in indices {
-                let size = FileIO.status(folder + "/" + parts[index].file).map { $0.isRegular ? $0.size : 0 } ?? 0
+                let size = package.status(package.item(parts[index].file, in: partsFolder)).map { $0.isRegular ? $0.size : 0 } ?? 0
                 bases[index] = rows
                 capacities[index] = min(parts[index].count, DocumentLoader.valueBudget(bytes: size) / perObject)
                 rows += capacities[index]
@@ -67,9 +69,11 @@ extension DocumentLoader {
         // Each loader is touched by exactly one iteration and writes only its own rows;
         // they are read here only once all are done.
         nonisolated(unsafe) let shared = loaders
+        let items = parts.map { package.item($0.file, in: partsFolder) }
         DispatchQueue.concurrentPerform(iterations: loaders.count) { index in
-            let loader = shared[index]
-            do throws(PackageError) { try loader.parse(path: loader.file) } catch { results.set(error, at: index) }
+            do throws(PackageError) { try shared[index].parse(items[index]) } catch {
+                results.set(error, at: index)
+            }
         }
         if let (_, error) = results.first() { throw error }
         try indexRows(expecting: total, bases: bases)

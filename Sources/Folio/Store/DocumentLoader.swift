@@ -63,6 +63,9 @@ final class DocumentLoader {
     private var schemaVersion: Schema.Version?
     private(set) var declaredNextID: UInt64 = 0
     private(set) var sawNextID = false
+    /// The manifest's `supersedes`: the hash of the format-1 `document.xml` its
+    /// save replaced (a crash may leave that file behind), if any.
+    private(set) var supersededDocumentHash: UInt64?
     /// The parts a manifest lists, in order.
     private(set) var parts: [PackageManifest.Part] = []
     /// The identifier of the last object a part file held (they must ascend).
@@ -131,7 +134,17 @@ final class DocumentLoader {
     /// Parses the file at `path` in chunks; returns when the whole file is read or an error stopped it.
     func parse(path: String) throws(PackageError) {
         // A FIFO or device named document.xml is refused here, never waited on.
-        let (descriptor, size) = try FileIO.openRegularFile(path, followingLinks: mode == .schemaFile)
+        try parse(FileIO.openRegularFile(path, followingLinks: mode == .schemaFile), path: path)
+    }
+
+    /// Parses a file of a package, reached the package's one guarded way (``PackageFolder``).
+    func parse(_ item: PackageFolder.Item) throws(PackageError) {
+        try parse(item.package.openRegularFile(item), path: item.path)
+    }
+
+    /// Parses an open regular file in chunks, and closes it.
+    private func parse(_ opened: (descriptor: Int32, size: Int), path: String) throws(PackageError) {
+        let (descriptor, size) = opened
         defer { close(descriptor) }
         fileSize = size
         xmlInitParser()
@@ -196,7 +209,7 @@ final class DocumentLoader {
             if !admitted, let violation = scanner.scan(bytes) {
                 // libxml2 first reads what comes before the construct, so an earlier error still comes first.
                 if violation.offset > offset { _ = xmlParseChunk(parser, chunk, Int32(violation.offset - offset), 0) }
-                if !hasFailed { fail(refusal(violation, path: path)) }
+                if !hasFailed { fail(refusal(violation, descriptor: descriptor)) }
                 break
             }
             offset += count
@@ -219,7 +232,7 @@ final class DocumentLoader {
             if !hasFailed { failedAtByte = Int(xmlByteConsumed(parser)) }
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(chunk).assumingMemoryBound(to: UInt8.self), count: unscanned)
             var fresh = MarkupScanner(limits: limits)
-            if let violation = fresh.scan(bytes), violation.offset <= failedAtByte { error = refusal(violation, path: path) }
+            if let violation = fresh.scan(bytes), violation.offset <= failedAtByte { error = refusal(violation, descriptor: descriptor) }
         }
         if let error { throw error }
         if parser.pointee.wellFormed == 0 {
@@ -231,8 +244,8 @@ final class DocumentLoader {
     }
 
     /// The error for a construct that breaks a limit, located at its start.
-    private func refusal(_ violation: MarkupScanner.Violation, path: String) -> PackageError {
-        let location = DocumentLoader.location(ofByte: violation.offset, path: path, file: file)
+    private func refusal(_ violation: MarkupScanner.Violation, descriptor: Int32) -> PackageError {
+        let location = DocumentLoader.location(ofByte: violation.offset, descriptor: descriptor, file: file)
         if violation.isDeclaration {
             let what = violation.declaration.hasPrefix("<!DOCTYPE") ? "a DOCTYPE declaration (DTD)" : "a declaration (\(violation.declaration)…)"
             return .forbiddenDeclaration(location, what: what)
@@ -241,18 +254,20 @@ final class DocumentLoader {
     }
 
     /// The line and column (both 1-based, the column in bytes) of a byte of the
-    /// file, counted by reading it again: only errors need it, so reading never
-    /// counts lines.
-    static func location(ofByte offset: Int, path: String, file: String) -> PackageError.Location {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return PackageError.Location(file: file, line: 0, column: 0) }
-        defer { close(descriptor) }
+    /// file, counted by reading the open file again from its start (`pread`,
+    /// never a second open): only errors need it, so reading never counts lines.
+    static func location(ofByte offset: Int, descriptor: Int32, file: String) -> PackageError.Location {
         var line = 1
         var lineStart = 0
         var position = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while position < offset {
-            let count = buffer.withUnsafeMutableBytes { FileIO.readRetrying(descriptor, $0.baseAddress, min($0.count, offset - position)) }
+            let count = buffer.withUnsafeMutableBytes { raw -> Int in
+                while true {
+                    let result = pread(descriptor, raw.baseAddress, min(raw.count, offset - position), off_t(position))
+                    if result >= 0 || errno != EINTR { return result }
+                }
+            }
             guard count > 0 else { break }
             for index in 0..<count where buffer[index] == 0x0A {
                 line += 1
@@ -415,6 +430,14 @@ final class DocumentLoader {
                     }
                     declaredNextID = next
                     sawNextID = true
+                }
+                if mode == .manifest, let text = xml["supersedes"] {
+                    guard text.utf8.count == 16, let hash = UInt64(text, radix: 16) else {
+                        fail(.invalidValue(location(), entity: "folio", attribute: "supersedes", text: text,
+                                           expected: "16 hexadecimal digits"))
+                        return
+                    }
+                    supersededDocumentHash = hash
                 }
                 phase = .root
             case (.schemaFile, "schema"):

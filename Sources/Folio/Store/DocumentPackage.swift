@@ -36,18 +36,28 @@ public struct DocumentPackage: Sendable {
     /// Refers to the package at `url`; nothing is read until ``read()``.
     public init(url: URL) { self.url = url }
 
-    var documentPath: String { url.appendingPathComponent(DocumentPackage.documentFileName).path }
-    var blobsPath: String { url.appendingPathComponent(DocumentPackage.blobsFolderName).path }
-    var manifestPath: String { url.appendingPathComponent(DocumentPackage.manifestFileName).path }
-    var partsPath: String { url.appendingPathComponent(DocumentPackage.partsFolderName).path }
-    var historyPath: String { url.appendingPathComponent(DocumentPackage.historyFolderName).path }
+    /// The package folder, through which every file in it is reached (``PackageFolder``).
+    var folder: PackageFolder { PackageFolder(path: url.path) }
+    var documentItem: PackageFolder.Item { folder.item(DocumentPackage.documentFileName) }
+    var manifestItem: PackageFolder.Item { folder.item(DocumentPackage.manifestFileName) }
+    func partItem(_ name: String) -> PackageFolder.Item { folder.item(name, in: DocumentPackage.partsFolderName) }
+    func blobItem(_ name: String) -> PackageFolder.Item { folder.item(name, in: DocumentPackage.blobsFolderName) }
+    func historyItem(_ name: String) -> PackageFolder.Item { folder.item(name, in: DocumentPackage.historyFolderName) }
+    // Paths, for messages and tests; Folio reaches the files through the items above.
+    var documentPath: String { documentItem.path }
+    var manifestPath: String { manifestItem.path }
+    var blobsPath: String { folder.path(of: DocumentPackage.blobsFolderName) }
+    var partsPath: String { folder.path(of: DocumentPackage.partsFolderName) }
+    var historyPath: String { folder.path(of: DocumentPackage.historyFolderName) }
 
     /// The file whose replacement commits a save, and whose fingerprint tells
     /// whether someone else wrote the package: `manifest.xml`, or a format-1
     /// package's `document.xml` until its first save in format 2.
-    var commitPath: String {
-        !FileIO.fileExists(manifestPath) && FileIO.fileExists(documentPath) ? documentPath : manifestPath
+    var commitItem: PackageFolder.Item {
+        folder.status(manifestItem) == nil && folder.status(documentItem) != nil ? documentItem : manifestItem
     }
+    /// The path of ``commitItem``.
+    var commitPath: String { commitItem.path }
 
     /// Reads the package into a new graph.
     ///
@@ -106,23 +116,33 @@ public struct DocumentPackage: Sendable {
 
     private func readOnce(limits: DocumentLimits) throws(PackageError) -> (graph: ObjectGraph, history: HistoryLog) {
         let loader: DocumentLoader
-        if FileIO.fileExists(manifestPath) {
-            loader = DocumentLoader(file: manifestPath, mode: .manifest, limits: limits)
-            try loader.parse(path: manifestPath)
-            try loader.loadParts(folder: partsPath)
+        let folder = self.folder
+        if folder.status(manifestItem) != nil {
+            loader = DocumentLoader(file: manifestItem.path, mode: .manifest, limits: limits)
+            try loader.parse(manifestItem)
+            if let document = folder.status(documentItem), !isReplacedDocument(document, by: loader) {
+                throw .twoLayouts(path: url.path)
+            }
+            try loader.loadParts(in: folder)
         } else {
-            guard FileIO.fileExists(documentPath) else { throw .notAPackage(path: url.path) }
-            loader = DocumentLoader(file: documentPath, mode: .document, limits: limits)
-            try loader.parse(path: documentPath)
+            guard folder.status(documentItem) != nil else { throw .notAPackage(path: url.path) }
+            loader = DocumentLoader(file: documentItem.path, mode: .document, limits: limits)
+            try loader.parse(documentItem)
         }
         try loader.resolveLinks()
         guard let graph = loader.graph else { throw .notAPackage(path: url.path) }
+        // A blobs/ that is a link (or a file) is named as such, not as a missing blob.
+        if !loader.pendingBlobs.isEmpty, let status = folder.status(folder.item(DocumentPackage.blobsFolderName)),
+           !status.isFolder {
+            throw .notARegularFile(path: blobsPath, kind: status.kind)
+        }
         for blob in loader.pendingBlobs {
-            let path = blobsPath + "/" + blob.name
+            let item = blobItem(blob.name)
+            let path = item.path
             let entity = graph.layout.entities[Int(blob.ref.entity)]
             let location = loader.objectLocation(entity: Int(blob.ref.entity), row: Int(blob.ref.row))
             let attribute = entity.attributes[blob.attribute].name
-            guard let status = FileIO.status(path) else {
+            guard let status = folder.status(item) else {
                 throw .missingBlob(location, entity: entity.name, attribute: attribute, file: blob.name)
             }
             guard status.isRegular else { throw .notARegularFile(path: path, kind: status.kind) }
@@ -140,11 +160,11 @@ public struct DocumentPackage: Sendable {
                 return value
             }
             guard FileIO.isBlobFileName(name) else {
-                graph.setValue(try decode(try FileIO.readFile(path)), blob.ref, blob.attribute)
+                graph.setValue(try decode(try folder.readFile(item)), blob.ref, blob.attribute)
                 continue
             }
-            let reference = LazyBlob(name: name, path: path, read: { () throws(PackageError) -> Data in
-                try DocumentPackage.readBlob(path: path, name: name, missing: .missingBlob(
+            let reference = LazyBlob(name: name, package: url.path, folder: DocumentPackage.blobsFolderName, read: { () throws(PackageError) -> Data in
+                try DocumentPackage.readBlob(item, missing: .missingBlob(
                     location, entity: entityName, attribute: attribute, file: name))
             }, decode: decode)
             graph.setBlob(reference, blob.ref, blob.attribute)
@@ -153,16 +173,28 @@ public struct DocumentPackage: Sendable {
         return (graph, loader.historyLog ?? HistoryLog())
     }
 
+    /// Whether a `document.xml` found beside the manifest is the one the
+    /// manifest's save replaced, left by a crash before its removal: the bytes
+    /// the manifest names (`supersedes`), untouched since (changed no later
+    /// than the manifest). A `document.xml` put back after (a checkout restores
+    /// the very same bytes, but writes them anew) is not: the package then
+    /// holds two layouts, and Folio will not choose.
+    private func isReplacedDocument(_ document: FileIO.Status, by loader: DocumentLoader) -> Bool {
+        guard let expected = loader.supersededDocumentHash, document.isRegular,
+              let manifest = folder.status(manifestItem), document.changed <= manifest.changed else { return false }
+        return FileFingerprint.hash(documentItem) == expected
+    }
+
     /// Reads a blob file and checks its bytes against the hash its name carries.
-    static func readBlob(path: String, name: String, missing: PackageError) throws(PackageError) -> Data {
+    static func readBlob(_ item: PackageFolder.Item, missing: PackageError) throws(PackageError) -> Data {
         let data: Data
         do {
-            data = try FileIO.readFile(path)
+            data = try item.package.readFile(item)
         } catch {
             if case .io(_, _, let code, _) = error, code == ENOENT { throw missing }
             throw error
         }
-        return try checkBlob(data, path: path, name: name)
+        return try checkBlob(data, path: item.path, name: item.name)
     }
 
     /// The bytes, if they match the hash in the blob's name.
@@ -202,13 +234,13 @@ public struct DocumentPackage: Sendable {
 
     /// The identity of the commit file (``commitPath``) as it is now, `nil` if there is none
     /// (with a hash of its content if it changed very recently: see ``FileFingerprint``).
-    var fingerprint: FileFingerprint? { FileFingerprint(path: commitPath) }
+    var fingerprint: FileFingerprint? { FileFingerprint(commitItem) }
 
     /// The committed manifest, if the package has one that reads.
     func readManifest(limits: DocumentLimits = .standard) -> PackageManifest? {
-        guard FileIO.fileExists(manifestPath) else { return nil }
-        let loader = DocumentLoader(file: manifestPath, mode: .manifest, limits: limits)
-        do { try loader.parse(path: manifestPath) } catch { return nil }
+        guard folder.status(manifestItem) != nil else { return nil }
+        let loader = DocumentLoader(file: manifestItem.path, mode: .manifest, limits: limits)
+        do { try loader.parse(manifestItem) } catch { return nil }
         guard let schema = loader.schema else { return nil }
         return PackageManifest(schema: schema, parts: loader.parts, history: loader.historyLog, declaredNextID: loader.sawNextID ? loader.declaredNextID : nil)
     }
@@ -235,65 +267,70 @@ public struct DocumentPackage: Sendable {
     @discardableResult
     func write(_ graph: ObjectGraph, expecting expected: FileFingerprint??,
                changed: Set<UInt64>? = nil, history: HistoryLog? = nil) throws(PackageError) -> FileFingerprint? {
-        if let expected, !FileFingerprint.matches(expected, path: commitPath) { throw .modifiedOnDisk(path: url.path) }
+        if let expected, !FileFingerprint.matches(expected, commitItem) { throw .modifiedOnDisk(path: url.path) }
         // The container's own package (a document it read) may hold a user's files,
         // which are left alone; any other folder must be empty or Folio's.
         if expected == nil || expected == .some(nil) { try checkWritableTarget() }
         let creating = !FileIO.fileExists(url.path)
         try FileIO.createDirectory(url.path)
-        let partsPath = self.partsPath, manifestPath = self.manifestPath, historyPath = self.historyPath
+        let folder = self.folder, manifestItem = self.manifestItem
+        let partsFolder = DocumentPackage.partsFolderName
         // Written by another writer than a container (the engine's `write`), a package keeps its history.
         // A segment whose file is gone (removed by hand) is left out: a damaged history never stops a save.
         let history = (history ?? readManifest(limits: graph.limits)?.history).map { log in
             var present = log
-            present.segments.removeAll { $0.bytes == nil && FileIO.status(historyPath + "/" + $0.file)?.isRegular != true }
+            present.segments.removeAll { $0.bytes == nil && folder.status(historyItem($0.file))?.isRegular != true }
             return present
         }
         // Only a manifest known to be the one the changes are counted from may be built on.
         var previous: [PackageManifest.Part]?
         if changed != nil, case .some(.some) = expected, let manifest = readManifest(limits: graph.limits),
            PackageManifest.partsAgree(manifest.schema, graph.schema),
-           manifest.parts.allSatisfy({ FileIO.status(partsPath + "/" + $0.file)?.isRegular == true }) {
+           manifest.parts.allSatisfy({ folder.status(partItem($0.file))?.isRegular == true }) {
             previous = manifest.parts
         }
         var writer = DocumentWriter(graph: graph)
         writer.partSizes = DocumentWriter.partSizes(for: url.path)
-        var created: [String] = []
-        var pending: [(temporary: String, path: String)] = []
+        var created: [PackageFolder.Item] = []
+        var pending: [(temporary: PackageFolder.Item, item: PackageFolder.Item)] = []
         var manifestHash: UInt64 = 0
         let parts: [PackageManifest.Part]
         do throws(PackageError) {
-            try FileIO.createDirectory(partsPath)
+            close(try folder.openFolder(partsFolder, create: true))
             parts = try writer.layOutParts(previous: previous, changed: changed ?? []) { (part, bytes) throws(PackageError) in
-                let path = partsPath + "/" + part.file
+                let item = partItem(part.file)
                 // Content-addressed: a part already there under its name holds these bytes.
-                if let status = FileIO.status(path), status.isRegular, status.size == bytes.count { return }
-                let temporary = partsPath + "/" + FileIO.temporaryName(for: part.file)
-                pending.append((temporary, path))
-                try FileIO.writeFile(temporary, bytes)
+                if let status = folder.status(item), status.isRegular, status.size == bytes.count { return }
+                let temporary = partItem(FileIO.temporaryName(for: part.file))
+                pending.append((temporary, item))
+                try folder.writeTemporary(temporary, bytes)
             }
-            try Self.syncAndRename(pending, in: partsPath, created: &created)
+            try Self.syncAndRename(pending, in: folder, created: &created)
             created += try writeHistorySegments(history)
             // Blobs must be durable before the manifest that names them replaces the old one.
             try writeBlobs(writer.blobs)
-            let bytes = PackageManifest.bytes(schema: graph.schema, parts: parts, nextID: graph.nextID, history: history)
+            // A format-1 document.xml is removed after the commit; until then (a crash) the
+            // manifest names it by hash, so the next open knows it for the one replaced.
+            let supersedes = folder.status(documentItem)?.isRegular == true ? FileFingerprint.hash(documentItem) : nil
+            let bytes = PackageManifest.bytes(schema: graph.schema, parts: parts, nextID: graph.nextID, history: history,
+                                              supersedes: supersedes)
             var hasher = ContentHasher()
             hasher.update(bytes)
             manifestHash = hasher.finalize()
-            try FileIO.writeAtomically(manifestPath) { (descriptor: Int32) throws(PackageError) in
-                try FileIO.writeAll(descriptor, bytes, path: manifestPath)
+            try folder.writeAtomically(manifestItem) { (descriptor: Int32) throws(PackageError) in
+                try FileIO.writeAll(descriptor, bytes, path: manifestItem.path)
             }
         } catch {
-            for file in pending { unlink(file.temporary) }
-            for path in created { unlink(path) }
+            for file in pending { folder.remove(file.temporary) }
+            for item in created { folder.remove(item) }
             // A first save that fails must not leave a folder that looks like a package
             // but has no document: the folder and all in it were made by this call.
             if creating { try? FileManager.default.removeItem(atPath: url.path) }
-            else if FileIO.entries(of: partsPath).isEmpty { rmdir(partsPath) }
-            if !creating, FileIO.entries(of: historyPath).isEmpty { rmdir(historyPath) }
+            else if folder.entries(of: partsFolder).isEmpty { folder.removeFolderIfEmpty(partsFolder) }
+            if !creating { folder.removeFolderIfEmpty(DocumentPackage.historyFolderName) }
             throw error
         }
-        try FileIO.fsyncDirectory(url.path)
+        try folder.sync(nil)
         removeUnreferencedParts(keeping: Set(parts.map(\.file)))
         removeUnreferencedHistory(keeping: Set(history?.segments.map(\.file) ?? []))
         let written = Set(writer.blobs.map(\.name))
@@ -307,7 +344,7 @@ public struct DocumentPackage: Sendable {
         } else {
             removeUnreferencedBlobs { written.contains($0) }
         }
-        return FileFingerprint(path: manifestPath, contentHash: manifestHash)
+        return FileFingerprint(manifestItem, contentHash: manifestHash)
     }
 
     /// Checks that writing a package here would touch nothing but Folio's own
@@ -327,21 +364,22 @@ public struct DocumentPackage: Sendable {
             throw .notAPackageFolder(path: url.path, entries: [url.lastPathComponent + " (\(status.kind))"])
         }
         var foreign: [String] = []
-        for name in FileIO.entries(of: url.path).sorted() {
+        let folder = self.folder
+        func entries(_ subfolder: String, own: (String) -> Bool) -> [String] {
+            folder.entries(of: subfolder).sorted().filter { !own($0) }.map { subfolder + "/" + $0 }
+        }
+        for name in folder.entries(of: nil).sorted() {
             switch name {
-            case DocumentPackage.documentFileName where FileIO.status(documentPath)?.isRegular == true: continue
-            case DocumentPackage.manifestFileName where FileIO.status(manifestPath)?.isRegular == true: continue
+            case DocumentPackage.documentFileName where folder.status(documentItem)?.isRegular == true: continue
+            case DocumentPackage.manifestFileName where folder.status(manifestItem)?.isRegular == true: continue
             case FileIO.temporaryName(for: DocumentPackage.documentFileName),
                  FileIO.temporaryName(for: DocumentPackage.manifestFileName): continue
-            case DocumentPackage.blobsFolderName where FileIO.isDirectory(blobsPath):
-                foreign += FileIO.entries(of: blobsPath).sorted().filter { !DocumentPackage.isOwnBlobEntry($0) }
-                    .map { DocumentPackage.blobsFolderName + "/" + $0 }
-            case DocumentPackage.historyFolderName where FileIO.isDirectory(historyPath):
-                foreign += FileIO.entries(of: historyPath).sorted().filter { !HistoryLog.isOwnEntry($0) }
-                    .map { DocumentPackage.historyFolderName + "/" + $0 }
-            case DocumentPackage.partsFolderName where FileIO.isDirectory(partsPath):
-                foreign += FileIO.entries(of: partsPath).sorted().filter { !PackageManifest.isOwnPartEntry($0) }
-                    .map { DocumentPackage.partsFolderName + "/" + $0 }
+            case DocumentPackage.blobsFolderName where folder.isFolder(name):
+                foreign += entries(name, own: DocumentPackage.isOwnBlobEntry)
+            case DocumentPackage.historyFolderName where folder.isFolder(name):
+                foreign += entries(name, own: HistoryLog.isOwnEntry)
+            case DocumentPackage.partsFolderName where folder.isFolder(name):
+                foreign += entries(name, own: PackageManifest.isOwnPartEntry)
             default: foreign.append(name)
             }
         }
@@ -358,25 +396,26 @@ public struct DocumentPackage: Sendable {
 
     private func writeBlobs(_ blobs: [DocumentWriter.Blob]) throws(PackageError) {
         guard !blobs.isEmpty else { return }
-        try FileIO.createDirectory(blobsPath)
+        let folder = self.folder
+        close(try folder.openFolder(DocumentPackage.blobsFolderName, create: true))
         for blob in blobs {
-            let path = blobsPath + "/" + blob.name
+            let item = blobItem(blob.name)
             var data = blob.data
             if let source = blob.source {
                 // An unread blob already in place (the package it was read from, same
                 // name) is neither read nor rewritten.
-                if let target = FileIO.identity(path), target == FileIO.identity(source.path) { continue }
+                if let target = folder.status(item)?.identity, target == source.item.package.status(source.item)?.identity { continue }
                 // Otherwise it is copied: read once (and checked), not kept in memory.
                 do { data = try source.bytes() } catch {
-                    throw (error as? PackageError) ?? FileIO.error(path: source.path, operation: "read", code: EIO)
+                    throw (error as? PackageError) ?? FileIO.error(path: source.item.path, operation: "read", code: EIO)
                 }
             }
-            if FileIO.fileExists(path), let existing = try? FileIO.readFile(path), existing == data { continue }
-            try FileIO.writeAtomically(path) { (descriptor: Int32) throws(PackageError) in
-                try FileIO.writeAll(descriptor, [UInt8](data), path: path)
+            if folder.status(item) != nil, let existing = try? folder.readFile(item), existing == data { continue }
+            try folder.writeAtomically(item) { (descriptor: Int32) throws(PackageError) in
+                try FileIO.writeAll(descriptor, [UInt8](data), path: item.path)
             }
         }
-        try FileIO.fsyncDirectory(blobsPath)
+        try folder.sync(DocumentPackage.blobsFolderName)
     }
 
     /// Best effort: a blob left behind by a crash here is garbage, removed by the next save.
@@ -386,53 +425,54 @@ public struct DocumentPackage: Sendable {
     /// open document still refers to unread (undo can bring its object back) is
     /// mapped first, so its bytes outlive the name without being read.
     private func removeUnreferencedBlobs(keeping keep: (String) -> Bool) {
+        let folder = self.folder
         var removed = false
-        for name in FileIO.entries(of: blobsPath) where DocumentPackage.isOwnBlobEntry(name) && !keep(name) {
-            let path = blobsPath + "/" + name
-            if FileIO.isBlobFileName(name), let identity = FileIO.identity(path) { BlobRegistry.preserve(identity, path: path) }
-            unlink(path)
+        for name in folder.entries(of: DocumentPackage.blobsFolderName) where DocumentPackage.isOwnBlobEntry(name) && !keep(name) {
+            let item = blobItem(name)
+            if FileIO.isBlobFileName(name), let identity = folder.status(item)?.identity { BlobRegistry.preserve(identity, item: item) }
+            folder.remove(item)
             removed = true
         }
-        if FileIO.isDirectory(blobsPath), rmdir(blobsPath) == 0 { removed = true }  // fails, as it should, unless empty
-        if removed { try? FileIO.fsyncDirectory(url.path) }
+        if folder.removeFolderIfEmpty(DocumentPackage.blobsFolderName) { removed = true }  // fails, as it should, unless empty
+        if removed { try? folder.sync(nil) }
     }
 
     /// Makes files written under temporary names durable and gives them their
     /// names: synced together, after all are written (one wait for the disk, not
     /// one per file), then renamed, then the folder synced.
-    private static func syncAndRename(_ pending: [(temporary: String, path: String)], in folder: String,
-                                      created: inout [String]) throws(PackageError) {
+    private static func syncAndRename(_ pending: [(temporary: PackageFolder.Item, item: PackageFolder.Item)],
+                                      in folder: PackageFolder, created: inout [PackageFolder.Item]) throws(PackageError) {
         for file in pending {
-            try FileIO.fsyncFile(file.temporary)
-            try FileIO.move(file.temporary, to: file.path)
-            created.append(file.path)
+            try folder.syncFile(file.temporary)
+            try folder.move(file.temporary, to: file.item.name)
+            created.append(file.item)
         }
-        if !pending.isEmpty { try FileIO.fsyncDirectory(folder) }
+        if let first = pending.first { try folder.sync(first.item.folder) }
     }
 
     /// Writes the segment files of `history` that are not on disk yet, durably.
     ///
     /// - Returns: the paths of the files created.
-    private func writeHistorySegments(_ history: HistoryLog?) throws(PackageError) -> [String] {
+    private func writeHistorySegments(_ history: HistoryLog?) throws(PackageError) -> [PackageFolder.Item] {
         guard let history else { return [] }
-        let historyPath = self.historyPath
-        var pending: [(temporary: String, path: String)] = []
-        var created: [String] = []
+        let folder = self.folder
+        var pending: [(temporary: PackageFolder.Item, item: PackageFolder.Item)] = []
+        var created: [PackageFolder.Item] = []
         do throws(PackageError) {
             for segment in history.segments {
-                let path = historyPath + "/" + segment.file
+                let item = historyItem(segment.file)
                 // Content-addressed: a segment already there under its name holds these bytes.
-                if let status = FileIO.status(path), status.isRegular { continue }
+                if let status = folder.status(item), status.isRegular { continue }
                 guard let bytes = segment.bytes else { continue }  // left out by `write`
-                if pending.isEmpty { try FileIO.createDirectory(historyPath) }
-                let temporary = historyPath + "/" + FileIO.temporaryName(for: segment.file)
-                pending.append((temporary, path))
-                try FileIO.writeFile(temporary, bytes)
+                if pending.isEmpty { close(try folder.openFolder(DocumentPackage.historyFolderName, create: true)) }
+                let temporary = historyItem(FileIO.temporaryName(for: segment.file))
+                pending.append((temporary, item))
+                try folder.writeTemporary(temporary, bytes)
             }
-            try Self.syncAndRename(pending, in: historyPath, created: &created)
+            try Self.syncAndRename(pending, in: folder, created: &created)
         } catch {
-            for file in pending { unlink(file.temporary) }
-            for path in created { unlink(path) }
+            for file in pending { folder.remove(file.temporary) }
+            for item in created { folder.remove(item) }
             throw error
         }
         return created
@@ -442,13 +482,14 @@ public struct DocumentPackage: Sendable {
     /// their temporaries) the new manifest does not name — the bytes of
     /// deleted transactions go with them — and `history/` when left empty.
     private func removeUnreferencedHistory(keeping names: Set<String>) {
+        let folder = self.folder
         var removed = false
-        for name in FileIO.entries(of: historyPath) where !names.contains(name) && HistoryLog.isOwnEntry(name) {
-            unlink(historyPath + "/" + name)
+        for name in folder.entries(of: DocumentPackage.historyFolderName) where !names.contains(name) && HistoryLog.isOwnEntry(name) {
+            folder.remove(historyItem(name))
             removed = true
         }
-        if names.isEmpty, FileIO.isDirectory(historyPath), rmdir(historyPath) == 0 { removed = true }
-        if removed { try? FileIO.fsyncDirectory(url.path) }
+        if names.isEmpty, folder.removeFolderIfEmpty(DocumentPackage.historyFolderName) { removed = true }
+        if removed { try? folder.sync(nil) }
     }
 
     /// Best effort, after a commit: removes part files the new manifest does not
@@ -456,14 +497,15 @@ public struct DocumentPackage: Sendable {
     /// `document.xml` (with its temporary) — only names Folio writes; `parts/`
     /// only when it is left empty. What a crash leaves here, the next save removes.
     private func removeUnreferencedParts(keeping names: Set<String>) {
-        for name in FileIO.entries(of: partsPath) where !names.contains(name) && PackageManifest.isOwnPartEntry(name) {
-            unlink(partsPath + "/" + name)
+        let folder = self.folder
+        for name in folder.entries(of: DocumentPackage.partsFolderName) where !names.contains(name) && PackageManifest.isOwnPartEntry(name) {
+            folder.remove(partItem(name))
         }
-        if names.isEmpty, FileIO.isDirectory(partsPath) { rmdir(partsPath) }
+        if names.isEmpty { folder.removeFolderIfEmpty(DocumentPackage.partsFolderName) }
         for name in [DocumentPackage.documentFileName, FileIO.temporaryName(for: DocumentPackage.documentFileName),
                      FileIO.temporaryName(for: DocumentPackage.manifestFileName)] {
-            let path = url.path + "/" + name
-            if FileIO.status(path)?.isRegular == true { unlink(path) }
+            let item = folder.item(name)
+            if folder.status(item)?.isRegular == true { folder.remove(item) }
         }
     }
 }

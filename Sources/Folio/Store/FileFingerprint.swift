@@ -38,28 +38,39 @@ struct FileFingerprint: Hashable, Sendable {
     /// How recent a change must be for its times not to be trusted alone, in seconds.
     static let racyInterval: Int64 = 2
 
-    /// The fingerprint of the file at `path`, or `nil` if it does not exist.
+    /// The fingerprint of a package's file, or `nil` if it does not exist.
     ///
     /// - Parameter contentHash: the hash of what was just written there, if known;
-    ///   otherwise the file is read to hash it when its times are too recent.
-    init?(path: String, contentHash knownHash: UInt64? = nil) {
-        guard let status = Self.status(path) else { return nil }
+    ///   otherwise the file is read to hash it when its times are too recent
+    ///   (opened the package's guarded way: a FIFO there is never waited on).
+    init?(_ item: PackageFolder.Item, contentHash knownHash: UInt64? = nil) {
+        guard let status = Self.status(item) else { return nil }
         self = status
         if isRacy {
-            contentHash = knownHash ?? Self.hash(file: path)
+            contentHash = knownHash ?? Self.hash(item)
         }
     }
 
-    /// Whether the file at `path` (or its absence, for `nil`) is still the version
+    /// The fingerprint of the file at `path` (``init(_:contentHash:)``).
+    init?(path: String, contentHash knownHash: UInt64? = nil) {
+        self.init(PackageFolder.item(atPath: path), contentHash: knownHash)
+    }
+
+    /// Whether a package's file (or its absence, for `nil`) is still the version
     /// `fingerprint` describes.
-    static func matches(_ fingerprint: FileFingerprint?, path: String) -> Bool {
-        let current = status(path)
+    static func matches(_ fingerprint: FileFingerprint?, _ item: PackageFolder.Item) -> Bool {
+        let current = status(item)
         guard let fingerprint else { return current == nil }
         guard var current else { return false }
         current.contentHash = fingerprint.contentHash
         guard current == fingerprint else { return false }
         guard let expected = fingerprint.contentHash else { return true }
-        return hash(file: path) == expected
+        return hash(item) == expected
+    }
+
+    /// ``matches(_:_:)`` of the file at `path`.
+    static func matches(_ fingerprint: FileFingerprint?, path: String) -> Bool {
+        matches(fingerprint, PackageFolder.item(atPath: path))
     }
 
     /// Whether the file changed so shortly before now that a change within the
@@ -82,10 +93,12 @@ struct FileFingerprint: Hashable, Sendable {
         self.changedNanoseconds = changedNanoseconds
     }
 
-    /// The `stat` fields alone, `nil` if there is no file.
-    private static func status(_ path: String) -> FileFingerprint? {
+    /// The `lstat` fields alone, `nil` if there is no file (a link is not followed).
+    private static func status(_ item: PackageFolder.Item) -> FileFingerprint? {
+        guard let folder = try? item.package.openFolder(item.folder) else { return nil }
+        defer { close(folder) }
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard fstatat(folder, item.name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         #if canImport(Darwin)
         let modified = info.st_mtimespec, changed = info.st_ctimespec
         #else
@@ -96,10 +109,10 @@ struct FileFingerprint: Hashable, Sendable {
                                changed: Int64(changed.tv_sec), changedNanoseconds: Int64(changed.tv_nsec))
     }
 
-    /// The ``ContentHasher`` hash of a file's bytes; `nil` if it cannot be read.
-    static func hash(file path: String) -> UInt64? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+    /// The ``ContentHasher`` hash of a file's bytes; `nil` if it cannot be read
+    /// or is not a regular file (a FIFO is refused, never waited on).
+    static func hash(_ item: PackageFolder.Item) -> UInt64? {
+        guard let (descriptor, _) = try? item.package.openRegularFile(item) else { return nil }
         defer { close(descriptor) }
         var hasher = ContentHasher()
         var chunk = [UInt8](repeating: 0, count: 1 << 16)

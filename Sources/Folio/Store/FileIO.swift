@@ -5,10 +5,12 @@ import Glibc
 import Darwin
 #endif
 
-/// The few POSIX file operations saving needs, with errors as ``PackageError``.
+/// The few POSIX file operations reading and saving need, with errors as
+/// ``PackageError``: on open descriptors, or on a path the user named. A file
+/// inside a package is reached through ``PackageFolder`` only.
 ///
 /// Foundation's `Data.write(options: .atomic)` neither fsyncs the file nor the
-/// folder on Linux, so the durable steps are done here by hand.
+/// folder on Linux, so the durable steps are done by hand.
 enum FileIO {
     #if DEBUG
     // The fault seam exists in debug builds only (tests build debug and reach it with
@@ -83,64 +85,12 @@ enum FileIO {
         if result != 0 { throw error(path: path, operation: "fsync") }
     }
 
-    /// Flushes a folder's entries (new names, renames) to disk.
-    static func fsyncDirectory(_ path: String) throws(PackageError) {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw error(path: path, operation: "open folder") }
-        defer { close(descriptor) }
-        try fsync(descriptor, path: path)
-    }
-
     static func createDirectory(_ path: String) throws(PackageError) {
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw error(path: path, operation: "mkdir") }
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             throw error(path: path, operation: "mkdir", code: ENOTDIR)
         }
-    }
-
-    /// Writes a file durably under a temporary name in the same folder, then renames it into place.
-    static func writeAtomically(_ path: String, produce: (Int32) throws(PackageError) -> Void) throws(PackageError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = directory + "/" + temporaryName(for: (path as NSString).lastPathComponent)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { throw error(path: temporary, operation: "create") }
-        do throws(PackageError) {
-            try produce(descriptor)
-            try fsync(descriptor, path: temporary)
-        } catch {
-            close(descriptor)
-            unlink(temporary)
-            throw error
-        }
-        close(descriptor)
-        if rename(temporary, path) != 0 {
-            let failure = error(path: path, operation: "rename")
-            unlink(temporary)
-            throw failure
-        }
-    }
-
-    /// Writes a new file (replacing a stale one of the name) without syncing it:
-    /// the caller syncs it with ``fsyncFile(_:)`` before anything refers to it.
-    static func writeFile(_ path: String, _ bytes: [UInt8]) throws(PackageError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { throw error(path: path, operation: "create") }
-        defer { close(descriptor) }
-        try writeAll(descriptor, bytes, path: path)
-    }
-
-    /// Flushes a file written earlier to disk.
-    static func fsyncFile(_ path: String) throws(PackageError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { throw error(path: path, operation: "open") }
-        defer { close(descriptor) }
-        try fsync(descriptor, path: path)
-    }
-
-    /// `rename(2)`: replaces `destination` atomically.
-    static func move(_ source: String, to destination: String) throws(PackageError) {
-        if Foundation.rename(source, destination) != 0 { throw error(path: destination, operation: "rename") }
     }
 
     /// The largest externally stored value Folio reads into memory:
@@ -161,7 +111,14 @@ enum FileIO {
     /// - Throws: ``PackageError/notARegularFile(path:kind:)``, or `.io` (`ENOENT`…).
     /// `followingLinks` lets a path the user named (a schema file) be a link to a regular file.
     static func openRegularFile(_ path: String, followingLinks: Bool = false) throws(PackageError) -> (descriptor: Int32, size: Int) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
+        try openRegularFile(at: AT_FDCWD, path, path: path, followingLinks: followingLinks)
+    }
+
+    /// ``openRegularFile(_:followingLinks:)`` of `name` in the folder `folder`
+    /// (a descriptor, or `AT_FDCWD`); `path` names it in errors.
+    static func openRegularFile(at folder: Int32, _ name: String, path: String,
+                                followingLinks: Bool = false) throws(PackageError) -> (descriptor: Int32, size: Int) {
+        let descriptor = openat(folder, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
         guard descriptor >= 0 else {
             if errno == ELOOP { throw .notARegularFile(path: path, kind: "a symbolic link") }
             throw error(path: path, operation: "open")
@@ -195,12 +152,10 @@ enum FileIO {
         }
     }
 
-    /// Reads a regular file whole, refusing anything else (``openRegularFile(_:)``) and
-    /// anything larger than `limit` bytes; the size comes from `fstat`, and no more
-    /// than it is ever read (a file that grows meanwhile is cut at that size).
-    static func readFile(_ path: String, limit: Int = maximumBlobSize) throws(PackageError) -> Data {
-        let (descriptor, size) = try openRegularFile(path)
-        defer { close(descriptor) }
+    /// Reads an open regular file of `size` bytes whole, refusing more than
+    /// `limit` bytes; no more than `size` is ever read (a file that grows
+    /// meanwhile is cut at that size).
+    static func readContents(of descriptor: Int32, size: Int, limit: Int, path: String) throws(PackageError) -> Data {
         guard size <= limit else { throw .blobTooLarge(path: path, size: size, limit: limit) }
         var data = Data(count: size)
         var offset = 0
@@ -217,12 +172,8 @@ enum FileIO {
         return data
     }
 
-    /// Maps a regular file read-only (within `limit`), without reading it: the
-    /// mapping keeps the file's bytes reachable after its name is removed, and
-    /// costs memory only for the pages later read.
-    static func mapFile(_ path: String, limit: Int = maximumBlobSize) throws(PackageError) -> Data {
-        let (descriptor, size) = try openRegularFile(path)
-        defer { close(descriptor) }
+    /// Maps an open regular file of `size` bytes (as ``PackageFolder/mapFile(_:limit:)`` does).
+    static func mapContents(of descriptor: Int32, size: Int, limit: Int, path: String) throws(PackageError) -> Data {
         guard size <= limit else { throw .blobTooLarge(path: path, size: size, limit: limit) }
         guard size > 0 else { return Data() }
         guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else {
@@ -248,12 +199,37 @@ enum FileIO {
                            changedSeconds: Int64(info.st_ctim.tv_sec), changedNanoseconds: Int64(info.st_ctim.tv_nsec))
     }
 
+    /// What `lstat` says of a path: its kind, size and identity.
+    struct Status: Sendable {
+        var isRegular: Bool
+        var isFolder: Bool
+        var kind: String
+        var size: Int
+        var identity: FileIdentity
+        /// When the inode last changed (`st_ctime`), in nanoseconds since 1970:
+        /// set by the kernel at every write, rename or `touch`, never set back.
+        var changed: Int64
+
+        init(_ info: stat) {
+            isRegular = (info.st_mode & S_IFMT) == S_IFREG
+            isFolder = (info.st_mode & S_IFMT) == S_IFDIR
+            kind = FileIO.kind(of: info.st_mode)
+            size = Int(info.st_size)
+            identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            #if canImport(Darwin)
+            let time = info.st_ctimespec
+            #else
+            let time = info.st_ctim
+            #endif
+            changed = Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
+        }
+    }
+
     /// `lstat`'s kind and size of a path, `nil` if it does not exist.
-    static func status(_ path: String) -> (isRegular: Bool, kind: String, size: Int, identity: FileIdentity)? {
+    static func status(_ path: String) -> Status? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
-        return ((info.st_mode & S_IFMT) == S_IFREG, kind(of: info.st_mode), Int(info.st_size),
-                FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
+        return Status(info)
     }
 
     static func fileExists(_ path: String) -> Bool {
@@ -261,13 +237,7 @@ enum FileIO {
         return lstat(path, &info) == 0
     }
 
-    /// Whether a path names a folder (not following a link).
-    static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
-    /// The name ``writeAtomically(_:produce:)`` gives the temporary file for `name`.
+    /// The name ``PackageFolder/writeAtomically(_:create:produce:)`` gives the temporary file for `name`.
     static func temporaryName(for name: String) -> String { "." + name + ".tmp" }
 
     /// Names of the entries in a folder (empty if it does not exist).

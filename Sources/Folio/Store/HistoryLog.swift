@@ -84,12 +84,12 @@ struct HistoryLog: Equatable, Sendable {
     ///
     /// - Returns: how many transactions were removed.
     /// - Throws: ``PackageError`` when a segment cannot be read; nothing is removed then.
-    mutating func remove(where shouldRemove: (StoredTransaction) -> Bool, folder: String?,
+    mutating func remove(where shouldRemove: (StoredTransaction) -> Bool, in package: PackageFolder?,
                          limits: DocumentLimits) throws(PackageError) -> Int {
         var kept: [Segment] = []
         var removed = 0
         for segment in segments {
-            let transactions = try Self.load(segment, folder: folder, limits: limits)
+            let transactions = try Self.load(segment, in: package, limits: limits)
             let remaining = transactions.filter { !shouldRemove($0) }
             removed += transactions.count - remaining.count
             guard remaining.count != transactions.count else {
@@ -110,9 +110,9 @@ struct HistoryLog: Equatable, Sendable {
     /// Every transaction, oldest first, reading the segments not yet read.
     ///
     /// - Throws: ``PackageError`` for a segment file that is missing or damaged.
-    func transactions(in folder: String?, limits: DocumentLimits) throws(PackageError) -> [StoredTransaction] {
+    func transactions(in package: PackageFolder?, limits: DocumentLimits) throws(PackageError) -> [StoredTransaction] {
         var all: [StoredTransaction] = []
-        for segment in segments { all += try Self.load(segment, folder: folder, limits: limits) }
+        for segment in segments { all += try Self.load(segment, in: package, limits: limits) }
         return all + tail
     }
 
@@ -150,12 +150,13 @@ struct HistoryLog: Equatable, Sendable {
     }
 
     /// A segment's transactions: those in memory, or read from its file.
-    private static func load(_ segment: Segment, folder: String?, limits: DocumentLimits) throws(PackageError) -> [StoredTransaction] {
+    private static func load(_ segment: Segment, in package: PackageFolder?, limits: DocumentLimits) throws(PackageError) -> [StoredTransaction] {
         if let transactions = segment.transactions { return transactions }
-        guard let folder else { return [] }
-        let path = folder + "/" + segment.file
+        guard let package else { return [] }
+        let item = package.item(segment.file, in: folderName)
+        let path = item.path
         let loader = DocumentLoader(file: path, mode: .history, limits: limits)
-        try loader.parse(path: path)
+        try loader.parse(item)
         let transactions = loader.historyTransactions
         guard transactions.count == segment.count, transactions.first?.number == segment.first,
               transactions.last?.number == segment.last else {

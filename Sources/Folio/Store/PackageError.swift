@@ -87,12 +87,19 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// into someone else's folder, so nothing was written. Choose another path,
     /// or empty the folder.
     case notAPackageFolder(path: String, entries: [String])
+    /// The package holds two layouts: a `manifest.xml` (format 2, with its
+    /// `parts/`) and a `document.xml` (format 1) that the manifest's save did
+    /// not replace — one an older Folio wrote or a checkout (`git checkout`)
+    /// put back beside the newer files. Folio will not choose between them:
+    /// remove `document.xml` to keep the manifest's objects, or `manifest.xml`
+    /// and `parts/` to keep the document's. Nothing was read or written.
+    case twoLayouts(path: String)
 
     /// Where the problem is, when it concerns file content.
     public var location: Location? {
         switch self {
         case .notAPackage, .io, .modifiedOnDisk, .locked, .unwritable, .notARegularFile, .blobTooLarge, .blobHashMismatch,
-             .notAPackageFolder:
+             .notAPackageFolder, .twoLayouts:
             return nil
         case .unsupportedFormat(let location, _), .malformedXML(let location, _), .invalidEncoding(let location, _),
              .forbiddenDeclaration(let location, _), .unexpectedContent(let location, _, _),
@@ -124,6 +131,10 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
             let shown = entries.prefix(3).map { "'\($0)'" }.joined(separator: ", ") + (entries.count > 3 ? ", …" : "")
             return "\(path): exists and is not a Folio package (it holds \(shown)); "
                 + "nothing was written: choose another path, or empty the folder"
+        case .twoLayouts(let path):
+            return "\(path): holds two layouts, manifest.xml with parts/ (format 2) and a document.xml (format 1) "
+                + "that an older Folio wrote or a checkout put back; Folio will not choose: remove document.xml to keep "
+                + "the manifest's objects, or manifest.xml and parts/ to keep document.xml's"
         case .modifiedOnDisk(let path):
             return "\(path): changed on disk since it was opened; not overwriting it (save under another name, or reopen)"
         case .unsupportedFormat(_, let version): return prefix + "format version \(version) is not supported (this Folio reads 1 and 2)"

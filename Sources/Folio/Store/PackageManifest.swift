@@ -27,6 +27,11 @@ struct PackageManifest: Equatable {
     /// manifest Folio writes has one; packages written before it was recorded
     /// do not, and their counter starts above the largest identifier present.
     var declaredNextID: UInt64?
+    /// The hash of the format-1 `document.xml` this manifest's save replaced
+    /// (`supersedes`), written while that file is still there: a crash after the
+    /// commit leaves it beside the manifest, and this tells that leftover from
+    /// a `document.xml` put back by someone else (``PackageError/twoLayouts(path:)``).
+    var supersededDocumentHash: UInt64?
 
     static let fileName = "manifest.xml"
     static let partsFolderName = "parts"
@@ -36,10 +41,16 @@ struct PackageManifest: Equatable {
     ///
     /// - Parameter nextID: the identifier counter (`next-id`), recorded so that
     ///   an identifier is never handed out twice, across saves and sessions.
-    static func bytes(schema: Schema, parts: [Part], nextID: UInt64, history: HistoryLog? = nil) -> [UInt8] {
+    static func bytes(schema: Schema, parts: [Part], nextID: UInt64, history: HistoryLog? = nil,
+                      supersedes documentHash: UInt64? = nil) -> [UInt8] {
         var buffer = ByteBuffer()
         buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\" next-id=\"")
         buffer.append(uint: nextID)
+        if let documentHash {
+            let hex = String(documentHash, radix: 16)
+            buffer.append("\" supersedes=\"")
+            buffer.append(string: String(repeating: "0", count: 16 - hex.count) + hex)
+        }
         buffer.append("\">\n")
         SchemaXML.append(schema, indent: 2, to: &buffer)
         buffer.append("  <parts>\n")
