@@ -107,7 +107,7 @@ let package = Package(
                 "Folio", "FolioTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
-            exclude: ["Support/FuzzCrashers"]
+            exclude: ["Support/FuzzCrashers", "Support/Format1Packages"]
         ),
         // A module as a new app's is built: the main actor as the default isolation, with
         // conformances isolated like their types. Its `@Model` classes are main-actor classes.

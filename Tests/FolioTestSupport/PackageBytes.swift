@@ -3,9 +3,10 @@ import Foundation
 /// A saved package's document as one byte string, read without Folio's code:
 /// `manifest.xml` followed by each part file it lists, in order (format 2),
 /// or `document.xml` (format 1). Equal bytes mean an equal document. The
-/// manifest's `<history>` list and the root's identifier counter (`next-id`)
-/// are left out: they record how the document came to be (what was done, and
-/// which identifiers were ever handed out), not what it holds.
+/// manifest's `<history>` list, the root's identifier counter (`next-id`) and
+/// its `supersedes` (the format-1 document a save replaced) are left out: they
+/// record how the document came to be (what was done, which identifiers were
+/// ever handed out), not what it holds.
 public func packageDocument(_ package: URL) throws -> Data {
     let manifest = package.appendingPathComponent("manifest.xml")
     guard FileManager.default.fileExists(atPath: manifest.path) else {
@@ -17,9 +18,12 @@ public func packageDocument(_ package: URL) throws -> Data {
     var inHistory = false
     let kept = String(decoding: try Data(contentsOf: manifest), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         .map { line in
-            guard line.hasPrefix("<folio "), let counter = line.range(of: #" next-id="[0-9]*""#, options: .regularExpression)
-            else { return line }
-            return line.replacingCharacters(in: counter, with: "")[...]
+            guard line.hasPrefix("<folio ") else { return line }
+            var root = String(line)
+            for attribute in [#" next-id="[0-9]*""#, #" supersedes="[0-9a-f]*""#] {
+                if let range = root.range(of: attribute, options: .regularExpression) { root.replaceSubrange(range, with: "") }
+            }
+            return root[...]
         }
         .filter { line in
             if line.hasPrefix("  <history ") { inHistory = true }

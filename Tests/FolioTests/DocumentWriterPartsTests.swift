@@ -197,7 +197,7 @@ import FolioTestSupport
 
     @Test("a format-1 package opens, and its next save writes it as format 2 and removes document.xml")
     func upgradesFormat1() throws {
-        let samples = SampleDocuments.folder.appendingPathComponent("Animals.folio")
+        let samples = Format1Packages.folder.appendingPathComponent("Animals.folio")
         let url = temporaryPackageURL("Animals")
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         try FileManager.default.copyItem(at: samples, to: url)

@@ -175,13 +175,15 @@ public struct DocumentPackage: Sendable {
 
     /// Whether a `document.xml` found beside the manifest is the one the
     /// manifest's save replaced, left by a crash before its removal: the bytes
-    /// the manifest names (`supersedes`), untouched since (changed no later
-    /// than the manifest). A `document.xml` put back after (a checkout restores
-    /// the very same bytes, but writes them anew) is not: the package then
-    /// holds two layouts, and Folio will not choose.
+    /// the manifest names (`supersedes`), untouched since (changed before the
+    /// manifest). A `document.xml` put back after (a checkout restores the very
+    /// same bytes, but writes them anew) is not: the package then holds two
+    /// layouts, and Folio will not choose. Change times tick coarsely (a few
+    /// milliseconds): one within the manifest's tick counts as put back, so a
+    /// doubt ends in the refusal, never in the manifest winning silently.
     private func isReplacedDocument(_ document: FileIO.Status, by loader: DocumentLoader) -> Bool {
         guard let expected = loader.supersededDocumentHash, document.isRegular,
-              let manifest = folder.status(manifestItem), document.changed <= manifest.changed else { return false }
+              let manifest = folder.status(manifestItem), document.changed < manifest.changed else { return false }
         return FileFingerprint.hash(documentItem) == expected
     }
 

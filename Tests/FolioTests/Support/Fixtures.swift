@@ -72,3 +72,9 @@ enum EdgeValues {
         Date(timeIntervalSinceReferenceDate: .nan), Date(timeIntervalSinceReferenceDate: 951_782_400),  // 2031 leap day
     ]
 }
+
+/// Packages of format 1 (one `document.xml`), as Folio wrote the sample
+/// documents before format 2: what an older package looks like on disk.
+enum Format1Packages {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Format1Packages")
+}
