@@ -84,8 +84,8 @@ extension Interpreter {
                  ("deleted", .int(context.deletedIdentifiers.count))])
     }
 
-    /// "1 inserted, 0 changed, 7 deleted".
-    var changeCounts: String {
+    /// The unsaved changes counted by object: "1 inserted, 0 changed, 7 deleted".
+    public var changeCounts: String {
         "\(context.insertedIdentifiers.count) inserted, \(context.changedIdentifiers.count) changed, "
             + "\(context.deletedIdentifiers.count) deleted"
     }

@@ -24,7 +24,10 @@ struct FolioCommand: ParsableCommand {
             named by FOLIO_HISTORY) and tab completion; type help. Otherwise, or with \
             --script FILE, it runs the commands as a script: only their output on \
             stdout, and the first error as "error: LINE: message" on stderr with exit \
-            status 1. Confirmations need --yes in a script.
+            status 1. Confirmations need --yes in a script. A script that ends \
+            with unsaved changes fails (exit status 1, saying what was discarded) \
+            unless it ends with save, or folio runs with --save-at-end or \
+            --discard-at-end.
 
             --yes answers yes to every confirmation; what a destructive command will \
             do (the preview) then goes to stderr, so stdout holds results only. \
@@ -77,11 +80,26 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Run the commands in this file as a script.", valueName: "file"))
     var script: String?
 
+    @Flag(name: .customLong("save-at-end"),
+          help: "In a script: save the document when the script ends, if it has unsaved changes.")
+    var saveAtEnd = false
+
+    @Flag(name: .customLong("discard-at-end"),
+          help: "In a script: discard unsaved changes when the script ends (without it, that is an error).")
+    var discardAtEnd = false
+
     @Flag(name: .customLong("read-only"),
           help: "Open the document read-only: it opens even while another program writes it, and edits are refused.")
     var readOnly = false
 
     var interpreterOptions: Interpreter.Options { .init(assumeYes: yes, json: json, readOnly: readOnly) }
+
+    /// What a script does with unsaved changes when its input ends.
+    var atEnd: ScriptSession.AtEnd { saveAtEnd ? .save : discardAtEnd ? .discard : .fail }
+
+    func validate() throws {
+        if saveAtEnd && discardAtEnd { throw ValidationError("--save-at-end and --discard-at-end exclude each other") }
+    }
 }
 
 extension FolioCommand {

@@ -17,7 +17,8 @@ import Darwin
 /// Never beside or inside the document: a state folder inside the package is
 /// refused.
 ///
-/// **SIGTERM and SIGHUP** only set ``pendingSignal`` and write a byte to the
+/// **SIGTERM and SIGHUP** (and, in a script, SIGINT and SIGPIPE:
+/// ``terminationSignals``) only set ``pendingSignal`` and write a byte to the
 /// line editor's wake-up pipe (async-signal-safe); the main thread notices at
 /// the prompt or between two commands, writes the recovery package if there
 /// are unsaved changes, says where on stderr, and ends by the same signal (its
@@ -40,7 +41,7 @@ import Darwin
 /// `atexit` flush of autosaves) loses nothing saved. `quit` and the end of a
 /// script return from `main`, which runs that flush anyway.
 enum Recovery {
-    /// The signal asking folio to end (SIGTERM or SIGHUP), 0 when none came.
+    /// The signal asking folio to end (one of ``terminationSignals``), 0 when none came.
     static let pendingSignal = Atomic<Int32>(0)
     /// Where the termination handler writes a byte to wake a wait (the line
     /// editor's pipe), -1 when nothing waits.
@@ -53,6 +54,12 @@ enum Recovery {
     nonisolated(unsafe) private static var previousActions = [SignalAction](repeating: SignalAction(), count: 65)
 
     static let trapSignals: [Int32] = [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE, SIGABRT]
+    /// The signals that end folio after the unsaved work is written: SIGTERM
+    /// and SIGHUP; SIGINT (Ctrl-C) in a script (the terminal session takes
+    /// SIGINT over, to clear the line); SIGPIPE, when a script's output is
+    /// closed (`folio X < s.txt | head -1`: its writes then fail, and the
+    /// script ends at the next line).
+    static let terminationSignals: [Int32] = [SIGTERM, SIGHUP, SIGINT, SIGPIPE]
 
     // MARK: Where
 
@@ -121,12 +128,12 @@ enum Recovery {
     /// Remembers the interpreter and installs the termination and trap handlers.
     static func install(for interpreter: Interpreter) {
         self.interpreter = interpreter
-        for signal in [SIGTERM, SIGHUP] { Platform.handle(signal, with: handleTermination) }
+        for signal in terminationSignals { Platform.handle(signal, with: handleTermination) }
         // A parent may have started folio with these blocked (a test runner's
         // threads block most signals): a blocked SIGTERM would never be noticed.
         var handled = sigset_t()
         sigemptyset(&handled)
-        for signal in [SIGTERM, SIGHUP] + trapSignals { sigaddset(&handled, signal) }
+        for signal in terminationSignals + trapSignals { sigaddset(&handled, signal) }
         sigprocmask(SIG_UNBLOCK, &handled, nil)
         // An alternate stack, so a stack overflow still has room for the handler.
         let size = 1 << 20
@@ -199,7 +206,14 @@ enum Recovery {
     /// Writes the recovery package (if there are unsaved changes), says where,
     /// and ends the process by `signal`'s default action.
     static func end(by signal: Int32) -> Never {
-        saveWork(reason: signal == SIGHUP ? "hang-up" : signal == SIGTERM ? "terminated" : "signal \(signal)")
+        let reason = switch signal {
+        case SIGHUP: "hang-up"
+        case SIGTERM: "terminated"
+        case SIGINT: "interrupted"
+        case SIGPIPE: "output closed"
+        default: "signal \(signal)"
+        }
+        saveWork(reason: reason)
         resetToDefault(signal)
         var unblock = sigset_t()
         sigemptyset(&unblock)

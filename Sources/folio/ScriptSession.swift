@@ -11,16 +11,29 @@ import Foundation
 /// and exit status 1. A line longer than ``Interpreter/maximumLineLength`` is
 /// such an error. A command that asks for
 /// confirmation fails the same way unless `--yes` was given, so a script never
-/// silently skips a destructive step. Reaching the end of the input exits 0;
-/// unsaved changes are then discarded with a warning (scripts `save`
-/// explicitly).
+/// silently skips a destructive step. Reaching the end of the input with
+/// unsaved changes is an error too (exit 1, saying what was discarded), unless
+/// the user asked to save or discard them then (``AtEnd``): a script never ends
+/// "successfully" having kept nothing of what it did.
 final class ScriptSession {
+    /// What to do with unsaved changes when the input ends.
+    enum AtEnd {
+        /// Fail: the changes are discarded, the message says what they were, exit 1.
+        case fail
+        /// Save them, as a last `save` would (`--save-at-end`).
+        case save
+        /// Discard them, with a note (`--discard-at-end`).
+        case discard
+    }
+
     private let interpreter: Interpreter
+    private let atEnd: AtEnd
     /// The question a command asked during the current line, answered no.
     private var refusedQuestion: String?
 
-    init(interpreter: Interpreter) {
+    init(interpreter: Interpreter, atEnd: AtEnd = .fail) {
         self.interpreter = interpreter
+        self.atEnd = atEnd
         interpreter.confirm = { [unowned self] question in
             refusedQuestion = question
             return false
@@ -49,8 +62,21 @@ final class ScriptSession {
             if let question = refusedQuestion { throw failure(lineNumber, ScriptSession.needsYesError(question), in: line) }
             if outcome == .quit { return }
         }
-        if interpreter.hasUnsavedChanges {
-            Output.diagnostic("warning", kind: "unsavedChanges", "unsaved changes discarded (end of script without save)")
+        guard interpreter.hasUnsavedChanges else { return }
+        switch atEnd {
+        case .save:
+            do { _ = try interpreter.execute("save") } catch {
+                Output.diagnostic("error", kind: error.kind.rawValue, "the save at the end of the script failed: \(error.message)")
+                throw ExitCode.failure
+            }
+        case .discard:
+            Output.diagnostic("note", kind: "unsavedChanges",
+                              "unsaved changes discarded at the end of the script (\(interpreter.changeCounts))")
+        case .fail:
+            let message = "the script ended without save: its unsaved changes (\(interpreter.changeCounts)) were discarded; "
+                + "end it with save, or run folio with --save-at-end (--discard-at-end to discard them on purpose)"
+            Output.diagnostic("error", kind: "unsavedChanges", message)
+            throw ExitCode.failure
         }
     }
 

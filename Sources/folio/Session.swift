@@ -42,7 +42,7 @@ enum Session {
                 throw ExitCode.failure
             }
             defer { fclose(file) }
-            try ScriptSession(interpreter: interpreter).run { nextLine { Platform.readLine(from: file) } }
+            try ScriptSession(interpreter: interpreter, atEnd: options.atEnd).run { nextLine { Platform.readLine(from: file) } }
         } else if Platform.isInteractive {
             try TerminalSession(interpreter: interpreter).run()
         } else {
@@ -51,7 +51,7 @@ enum Session {
                 Output.diagnostic("error", kind: "script", "cannot read standard input: \(String(cString: strerror(errno)))")
                 throw ExitCode.failure
             }
-            try ScriptSession(interpreter: interpreter).run { nextLine { Platform.readLine(from: input) } }
+            try ScriptSession(interpreter: interpreter, atEnd: options.atEnd).run { nextLine { Platform.readLine(from: input) } }
         }
     }
 }

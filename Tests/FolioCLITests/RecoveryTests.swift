@@ -46,10 +46,10 @@ import FolioTestSupport
         return (process.terminationReason, process.terminationStatus, try String(contentsOf: errorFile, encoding: .utf8))
     }
 
-    @Test("SIGTERM, SIGHUP and a trap signal write the unsaved edit to a recovery package in the state folder and end by that signal",
+    @Test("SIGTERM, SIGHUP, Ctrl-C (SIGINT) in a script and a trap signal write the unsaved edit to a recovery package in the state folder and end by that signal",
           .timeLimit(.minutes(2)))
     func signalsWriteRecovery() throws {
-        for signal in [SIGTERM, SIGHUP, SIGSEGV, SIGILL] {
+        for signal in [SIGTERM, SIGHUP, SIGINT, SIGSEGV, SIGILL] {
             let folder = try TemporaryFolder()
             defer { folder.remove() }
             let animals = try folder.copySample("Animals.folio")
@@ -78,6 +78,34 @@ import FolioTestSupport
             #expect(shown.status == 0)
             #expect(shown.stdout.contains("\"Recovered\""), "\(shown.stdout)")
         }
+    }
+
+    @Test("a script whose output is closed (folio X < s.txt | head -1) writes the recovery package and ends by SIGPIPE",
+          .timeLimit(.minutes(1)))
+    func closedOutputWritesRecovery() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let before = try documentText(animals)
+        let state = folder.url.appendingPathComponent("state")
+        let script = try folder.write("set 2 name=Recovered\nlist Animal\ncount Animal\ncount Animal\n", to: "script.txt")
+        let process = programProcess(folioBinary, [animals.path], in: folder.url, environment: ["XDG_STATE_HOME": state.path])
+        process.standardInput = try FileHandle(forReadingFrom: script)
+        let output = Pipe()
+        process.standardOutput = output
+        let errorFile = folder.url.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        try output.fileHandleForReading.close()  // as `head` does once it has its line
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE)
+        let packages = Self.recoveryPackages(in: state)
+        let stderr = try String(contentsOf: errorFile, encoding: .utf8)
+        try #require(packages.count == 1, "\(stderr)")
+        #expect(try documentText(packages[0]).contains(#"name="Recovered""#))
+        #expect(stderr.contains("output closed; unsaved changes were written to"), "\(stderr)")
+        #expect(try documentText(animals) == before)
     }
 
     @Test("without unsaved changes a SIGTERM writes no recovery package", .timeLimit(.minutes(1)))

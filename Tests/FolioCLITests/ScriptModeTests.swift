@@ -162,16 +162,39 @@ import FolioTestSupport
         #expect(!(try documentText(SampleDocuments.folder.appendingPathComponent("Animals.folio"))).contains("Cryptid"))
     }
 
-    @Test("end of script with unsaved changes: exit 0, a warning, the package unchanged")
+    @Test("end of script with unsaved changes: exit 1, an error saying what was discarded and how to keep it, the package unchanged")
     func unsavedAtEnd() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let animals = try folder.copySample("Animals.folio")
         let before = try documentText(animals)
-        let run = try runFolio([animals.path], input: "insert AnimalCategory name=Cryptid\n", in: folder.url)
-        #expect(run.status == 0)
-        #expect(run.stderr == "warning: unsaved changes discarded (end of script without save)\n")
+        let script = (1...50).map { "insert AnimalCategory name=Cryptid\($0)\n" }.joined()
+        let run = try runFolio([animals.path], input: script, in: folder.url)
+        #expect(run.status == 1)
+        #expect(run.lines.count == 50, "the ids are still printed")
+        #expect(run.stderr == "error: the script ended without save: its unsaved changes (50 inserted, 0 changed, 0 deleted) "
+                + "were discarded; end it with save, or run folio with --save-at-end (--discard-at-end to discard them on purpose)\n")
         #expect(try documentText(animals) == before)
+    }
+
+    @Test("--save-at-end saves what the script left unsaved; --discard-at-end discards it with a note and exits 0")
+    func unsavedAtEndOnPurpose() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let animals = try folder.copySample("Animals.folio")
+        let before = try documentText(animals)
+        let discarded = try runFolio([animals.path, "--discard-at-end"], input: "insert AnimalCategory name=Cryptid\n", in: folder.url)
+        #expect(discarded.status == 0)
+        #expect(discarded.stderr == "note: unsaved changes discarded at the end of the script (1 inserted, 0 changed, 0 deleted)\n")
+        #expect(try documentText(animals) == before)
+        let saved = try runFolio([animals.path, "--save-at-end"], input: "insert AnimalCategory name=Cryptid\n", in: folder.url)
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(try runFolio([animals.path], input: "count AnimalCategory where name == \"Cryptid\"\n", in: folder.url).stdout == "1\n")
+        // Nothing unsaved: nothing to say, whatever was asked.
+        let clean = try runFolio([animals.path], input: "count Animal\n", in: folder.url)
+        #expect(clean.status == 0 && clean.stderr.isEmpty)
+        let both = try runFolio([animals.path, "--save-at-end", "--discard-at-end"], input: "", in: folder.url)
+        #expect(both.status != 0 && both.stderr.contains("exclude each other"), "\(both.stderr)")
     }
 
     @Test("a destructive command without --yes fails the script and changes nothing")
@@ -243,7 +266,7 @@ import FolioTestSupport
         #expect((error["message"] as? String)?.contains("nme") == true)
     }
 
-    @Test("--json: a refused confirmation, a warning and a package that cannot be opened are JSON objects on stderr")
+    @Test("--json: a refused confirmation, unsaved changes at the end and a package that cannot be opened are JSON objects on stderr")
     func jsonDiagnostics() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -260,10 +283,15 @@ import FolioTestSupport
         #expect(try refused.stdout.split(separator: "\n").map(object).map { $0["cancelled"] as? Bool } == [true])
 
         let unsaved = try runFolio([animals.path, "--json"], input: "insert AnimalCategory name=X\n", in: folder.url)
-        #expect(unsaved.status == 0)
-        let warning = try object(try #require(unsaved.stderr.split(separator: "\n").first))
-        #expect(warning["level"] as? String == "warning")
-        #expect(warning["kind"] as? String == "unsavedChanges")
+        #expect(unsaved.status == 1)
+        let discarded = try object(try #require(unsaved.stderr.split(separator: "\n").first))
+        #expect(discarded["level"] as? String == "error")
+        #expect(discarded["kind"] as? String == "unsavedChanges")
+        let noted = try runFolio([animals.path, "--json", "--discard-at-end"], input: "insert AnimalCategory name=X\n", in: folder.url)
+        #expect(noted.status == 0)
+        let note = try object(try #require(noted.stderr.split(separator: "\n").first))
+        #expect(note["level"] as? String == "note")
+        #expect(note["kind"] as? String == "unsavedChanges")
 
         let missing = try runFolio(["Nowhere.folio", "--json"], input: "help\n", in: folder.url)
         #expect(missing.status == 1)

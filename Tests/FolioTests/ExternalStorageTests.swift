@@ -76,6 +76,37 @@ import FolioTestSupport
         #expect(try context.value("image", of: Self.photo(2)) == .data(Self.image(2)), "other blobs read fine")
     }
 
+    /// Issue 33, item 4: with photo 1's blob damaged, a count whose predicate
+    /// reads `image` answered as if the value were empty (0, where the intact
+    /// copy says 1), and `delete … where` would have acted on the wrong rows.
+    @Test("a predicate, count, sort or delete-where that needs a damaged blob fails with the typed error and changes nothing")
+    func damagedBlobInQueries() throws {
+        let url = try Self.album()
+        let path = try Self.blobPath(url, photo: 1)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[10] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let damaged = try makeContext(try Self.albumSchema(), url: url)
+        func isUnreadable(_ error: ModelError?) -> Bool {
+            guard case .graph(.unreadableValue(let entity, let attribute, let id, let reason))? = error else { return false }
+            return entity == "Photo" && attribute == "image" && id == 1 && reason.contains(path)
+        }
+        let predicate = try ObjectPredicate("image == nil")
+        let counted = #expect(throws: ModelError.self) {
+            try damaged.fetchCount(DynamicFetchDescriptor(entity: "Photo", predicate: predicate))
+        }
+        #expect(isUnreadable(counted), "\(String(describing: counted))")
+        let sorted = #expect(throws: ModelError.self) {
+            try damaged.fetchIdentifiers(DynamicFetchDescriptor(entity: "Photo", sortBy: [.init("image")]))
+        }
+        #expect(sorted != nil)
+        let deleted = #expect(throws: ModelError.self) { try damaged.delete(entity: "Photo", where: predicate) }
+        #expect(isUnreadable(deleted))
+        #expect(!damaged.hasChanges, "nothing was deleted")
+        // A predicate that reads no blob still answers.
+        #expect(try damaged.fetchCount(DynamicFetchDescriptor(entity: "Photo", predicate: try ObjectPredicate("title == 'p2'"))) == 1)
+    }
+
     @Test("a blob removed after open is missingBlob at the first read, naming the object and the file")
     func missingAtRead() throws {
         let url = try Self.album()

@@ -64,6 +64,7 @@ extension ModelError {
         case .unknownEntity(let error): self = .graph(error)
         case .predicate(let error): self = .predicate(error)
         case .unsortable(let entity, let attribute): self = .unsortable(entity: entity, attribute: attribute)
+        case .unreadable(let error): self = .graph(error)
         }
     }
 }

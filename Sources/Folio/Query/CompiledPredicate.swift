@@ -6,24 +6,29 @@ import Foundation
 /// the typed column directly, so a scan costs little more than a loop.
 struct CompiledPredicate {
     let matches: (ObjectRef) -> Bool
+    /// The first value a test could not read (an externally stored value whose
+    /// file is missing or damaged): such a row does not match, and whoever ran
+    /// the tests must then fail with this error rather than answer as if the
+    /// value were empty (``ReadFailure``).
+    let failure = ReadFailure()
 
     init(_ predicate: ObjectPredicate, entity: Int, graph: ObjectGraph) throws(ObjectPredicateError) {
-        matches = try CompiledPredicate.compile(predicate.root, entity: entity, graph: graph)
+        matches = try CompiledPredicate.compile(predicate.root, entity: entity, graph: graph, failure: failure)
     }
 
     private typealias Test = (ObjectRef) -> Bool
     private typealias Read = (ObjectRef) -> Value
 
-    private static func compile(_ node: ObjectPredicate.Node, entity: Int, graph: ObjectGraph) throws(ObjectPredicateError) -> Test {
+    private static func compile(_ node: ObjectPredicate.Node, entity: Int, graph: ObjectGraph, failure: ReadFailure) throws(ObjectPredicateError) -> Test {
         switch node {
         case .constant(let value): return { _ in value }
         case .not(let inner):
-            let test = try compile(inner, entity: entity, graph: graph)
+            let test = try compile(inner, entity: entity, graph: graph, failure: failure)
             return { !test($0) }
         case .and(let operands):
             var tests: [Test] = []
             tests.reserveCapacity(operands.count)
-            for operand in operands { tests.append(try compile(operand, entity: entity, graph: graph)) }
+            for operand in operands { tests.append(try compile(operand, entity: entity, graph: graph, failure: failure)) }
             return { ref in
                 for test in tests where !test(ref) { return false }
                 return true
@@ -31,13 +36,13 @@ struct CompiledPredicate {
         case .or(let operands):
             var tests: [Test] = []
             tests.reserveCapacity(operands.count)
-            for operand in operands { tests.append(try compile(operand, entity: entity, graph: graph)) }
+            for operand in operands { tests.append(try compile(operand, entity: entity, graph: graph, failure: failure)) }
             return { ref in
                 for test in tests where test(ref) { return true }
                 return false
             }
         case .comparison(let left, let op, let right, let caseInsensitive, let column):
-            return try comparison(left, op, right, caseInsensitive: caseInsensitive, column: column, entity: entity, graph: graph)
+            return try comparison(left, op, right, caseInsensitive: caseInsensitive, column: column, entity: entity, graph: graph, failure: failure)
         }
     }
 
@@ -52,7 +57,7 @@ struct CompiledPredicate {
     }
 
     private static func resolve(_ names: [String], count: Bool, column: Int, entity: Int,
-                                graph: ObjectGraph) throws(ObjectPredicateError) -> Path {
+                                graph: ObjectGraph, failure: ReadFailure) throws(ObjectPredicateError) -> Path {
         var hops: [(slot: Int, destination: Int)] = []
         var current = entity
         for (index, name) in names.enumerated() {
@@ -91,12 +96,18 @@ struct CompiledPredicate {
             let type = layout.attributes[attribute].type
             let path = hops
             let owner = (layout.name, name)
+            // An externally stored value is read from its file, and a file that cannot be
+            // read is recorded (the caller fails with it), never taken for an empty value.
+            let isExternal = graph.layout.entities[current].traits[attribute].isExternal
             if path.isEmpty {
+                if isExternal {
+                    return Path(type: type, read: { failure.load(graph, $0, attribute) }, attribute: attribute, owner: owner)
+                }
                 return Path(type: type, read: { graph.value($0, attribute) }, attribute: attribute, owner: owner)
             }
             return Path(type: type, read: { ref in
                 guard let target = follow(ref, path, graph) else { return .null }
-                return graph.value(target, attribute)
+                return isExternal ? failure.load(graph, target, attribute) : graph.value(target, attribute)
             }, owner: owner)
         }
         throw ObjectPredicateError("empty key path", column: column)
@@ -108,13 +119,13 @@ struct CompiledPredicate {
     /// - Returns: the reader, the attribute's column when it is the entity's
     ///   own, and — for an attribute whose values have no order (a collection,
     ///   a composite) — the entity declaring it and its name, which the fetch refuses.
-    static func reader(forSortKey keyPath: String, entity: Int, graph: ObjectGraph) throws(ObjectPredicateError)
+    static func reader(forSortKey keyPath: String, entity: Int, graph: ObjectGraph, failure: ReadFailure) throws(ObjectPredicateError)
         -> (read: (ObjectRef) -> Value, attribute: Int?, unsortable: (entity: String, attribute: String)?) {
         var names = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let count = names.last == "@count"
         if count { names.removeLast() }
         guard !names.isEmpty, names.allSatisfy({ !$0.isEmpty }) else { throw ObjectPredicateError("empty key path", column: 0) }
-        let path = try resolve(names, count: count, column: 0, entity: entity, graph: graph)
+        let path = try resolve(names, count: count, column: 0, entity: entity, graph: graph, failure: failure)
         guard let type = path.type else {
             throw ObjectPredicateError("'\(keyPath)' is a relationship; sort by one of its attributes", column: 0)
         }
@@ -163,7 +174,7 @@ struct CompiledPredicate {
 
     private static func comparison(_ left: ObjectPredicate.Operand, _ op: ObjectPredicate.Operator,
                                    _ right: ObjectPredicate.Operand, caseInsensitive: Bool, column: Int,
-                                   entity: Int, graph: ObjectGraph) throws(ObjectPredicateError) -> Test {
+                                   entity: Int, graph: ObjectGraph, failure: ReadFailure) throws(ObjectPredicateError) -> Test {
         // Put the key path on the left; flip the operator when the literal came first.
         var (left, op, right) = (left, op, right)
         if case .keyPath = right, !isKeyPath(left) {
@@ -180,13 +191,13 @@ struct CompiledPredicate {
         guard case .keyPath(let names, let count, let pathColumn) = left else {
             throw ObjectPredicateError("a comparison needs a property name", column: column)
         }
-        let path = try resolve(names, count: count, column: pathColumn, entity: entity, graph: graph)
+        let path = try resolve(names, count: count, column: pathColumn, entity: entity, graph: graph, failure: failure)
         let readRight: Read
         var constant: Value?
         var list: [Value]?
         switch right {
         case .keyPath(let otherNames, let otherCount, let otherColumn):
-            readRight = try resolve(otherNames, count: otherCount, column: otherColumn, entity: entity, graph: graph).read
+            readRight = try resolve(otherNames, count: otherCount, column: otherColumn, entity: entity, graph: graph, failure: failure).read
         case .literal(let literal, let literalColumn):
             let converted = try value(literal, as: path.type, column: literalColumn)
             constant = converted
@@ -309,6 +320,29 @@ struct CompiledPredicate {
             }
         default:
             return nil
+        }
+    }
+}
+
+/// Where a compiled read records the first externally stored value it could
+/// not read, for the fetch to fail with (``FetchError/unreadable(_:)``): a
+/// predicate, a count or a `delete … where` never acts on a damaged or
+/// missing file's value as if it were empty. Used by one fetch on one thread.
+final class ReadFailure {
+    private(set) var error: GraphError?
+
+    /// The value of a cell, read from its file if it is still on disk; `.null`
+    /// (which the caller never acts on) when it cannot be read.
+    func load(_ graph: ObjectGraph, _ ref: ObjectRef, _ attribute: Int) -> Value {
+        do {
+            return try graph.loadValue(ref, attribute)
+        } catch {
+            if self.error == nil {
+                let entity = graph.layout.entities[Int(ref.entity)]
+                self.error = .unreadableValue(entity: entity.name, attribute: entity.attributes[attribute].name,
+                                              id: graph.tables[Int(ref.entity)].ids[Int(ref.row)], reason: "\(error)")
+            }
+            return .null
         }
     }
 }

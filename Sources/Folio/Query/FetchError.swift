@@ -10,4 +10,8 @@ enum FetchError: Error, Hashable {
     /// A sort key whose values have no order (an array, set, dictionary or
     /// `codable` attribute).
     case unsortable(entity: String, attribute: String)
+    /// A predicate or sort key needed an externally stored value whose file
+    /// cannot be read (missing, or its bytes do not match their hash): the
+    /// fetch fails rather than answer as if the value were empty.
+    case unreadable(GraphError)
 }

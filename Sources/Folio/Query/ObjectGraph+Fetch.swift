@@ -31,16 +31,18 @@ extension ObjectGraph {
                     if compiled.matches(ref) { rows.append(ref) }
                 }
             }
+            if let error = compiled.failure.error { throw .unreadable(error) }
         } else {
             rows.reserveCapacity(table.liveCount)
             for row in 0..<table.rowCount where table.isLive[row] { rows.append(ObjectRef(entity: entity, row: row)) }
         }
         if !descriptor.sortBy.isEmpty {
             var keys: [(column: SortKeyColumn, ascending: Bool)] = []
+            let failure = ReadFailure()
             for key in descriptor.sortBy {
                 let reader: (read: (ObjectRef) -> Value, attribute: Int?, unsortable: (entity: String, attribute: String)?)
                 do {
-                    reader = try CompiledPredicate.reader(forSortKey: key.keyPath, entity: entity, graph: self)
+                    reader = try CompiledPredicate.reader(forSortKey: key.keyPath, entity: entity, graph: self, failure: failure)
                 } catch {
                     throw .predicate(ObjectPredicateError("cannot sort by '\(key.keyPath)': \(error.message)", column: 0))
                 }
@@ -52,6 +54,7 @@ extension ObjectGraph {
                     SortKeyColumn(table.columns[attribute], type: layout.entities[entity].attributes[attribute].type, rows: rows)
                 } ?? SortKeyColumn(rows.map(reader.read))
                 keys.append((column, key.ascending))
+                if let error = failure.error { throw .unreadable(error) }
             }
             rows = SortKeyColumn.sort(rows, by: keys)
         }
