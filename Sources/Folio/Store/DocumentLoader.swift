@@ -96,6 +96,11 @@ final class DocumentLoader {
     var historyLog: HistoryLog?
     /// A history segment file's transactions.
     var historyTransactions: [StoredTransaction] = []
+    /// Every identifier a history names is below this: the document's
+    /// identifier counter, which is above every identifier ever handed out.
+    /// A segment's loader is given its log's; a manifest's is its `next-id`
+    /// (no bound without one: packages written before the counter was recorded).
+    var historyIdentifierCeiling: UInt64 = .max
 
     init(file: String, mode: Mode, limits: DocumentLimits = .standard) {
         self.file = file
