@@ -50,8 +50,21 @@ extension Interpreter {
     }
 
     /// A transaction's time as history records it: ISO 8601, UTC, to the millisecond.
+    ///
+    /// The recorded millisecond is rounded, not truncated: a time read back as
+    /// `.120` is often the double just below it, which Foundation's fractional
+    /// style (it truncates) printed as `.119`.
     static func timestamp(_ date: Date) -> String {
-        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+        let milliseconds = (date.timeIntervalSinceReferenceDate * 1000).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) < 1e15 else {
+            return Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+        }
+        let whole = (milliseconds / 1000).rounded(.down)
+        let fraction = Int(milliseconds - whole * 1000)
+        let seconds = Date.ISO8601FormatStyle().format(Date(timeIntervalSinceReferenceDate: whole))
+        guard seconds.hasSuffix("Z") else { return seconds }
+        let digits = String(fraction)
+        return seconds.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     /// Identifiers as runs: `#1-4, #7, #9-10`.

@@ -1,6 +1,8 @@
 import Folio
 import Foundation
+import PropertyBased
 import Testing
+import FolioTestSupport
 @testable import FolioREPL
 
 /// `changes [since TOKEN]`: the document's saved history.
@@ -36,6 +38,20 @@ import Testing
         try session.run("save")
         let second = try session.run("changes since 1")
         #expect(second.hasPrefix("transaction 2  ") && second.hasSuffix("\n  update Animal #2: name\n"), "\(second)")
+    }
+
+    @Test("a transaction's time is shown at the millisecond history recorded, never one early")
+    func timestampsAreTheRecordedMillisecond() async {
+        // A recorded time reads back as the double nearest to it, often just below the millisecond.
+        await checkProperty(count: 500, input: Gen.int64(in: -63_000_000_000_000...250_000_000_000_000)) { milliseconds in
+            let date = Date(timeIntervalSinceReferenceDate: Double(milliseconds) / 1000)
+            let whole = Int64((Double(milliseconds) / 1000).rounded(.down))
+            let fraction = milliseconds - whole * 1000
+            let seconds = Date.ISO8601FormatStyle().format(Date(timeIntervalSinceReferenceDate: Double(whole)))
+            let expected = seconds.dropLast() + "." + String(format: "%03d", Int(fraction)) + "Z"
+            #expect(Interpreter.timestamp(date) == expected, "\(milliseconds) ms")
+        }
+        #expect(Interpreter.timestamp(Date(timeIntervalSinceReferenceDate: 817_174_923.12)) == "2026-11-24T01:02:03.120Z")
     }
 
     @Test("a bad token or word is refused at its column")
