@@ -3,37 +3,6 @@ import Foundation
 
 /// `changes [since TOKEN]`: the document's saved history, transaction by transaction.
 extension Interpreter {
-    /// One transaction's changes, grouped as the history stores them: inserts
-    /// and deletes by entity, updates by entity and properties, identifiers as runs.
-    struct ChangeSummary {
-        var inserted: [(entity: String, ids: [UInt64])] = []
-        var updated: [(entity: String, properties: [String], ids: [UInt64])] = []
-        var deleted: [(entity: String, ids: [UInt64])] = []
-        var tombstones: [(id: PersistentIdentifier, values: [(name: String, value: Value)])] = []
-
-        init(_ transaction: DefaultHistoryTransaction) {
-            for change in transaction.changes {
-                let id = change.changedPersistentIdentifier
-                switch change {
-                case .insert:
-                    if inserted.last?.entity == id.entityName { inserted[inserted.count - 1].ids.append(id.id) }
-                    else { inserted.append((id.entityName, [id.id])) }
-                case .update(let update):
-                    let names = update.updatedAttributeNames
-                    if updated.last.map({ $0.entity == id.entityName && $0.properties == names }) == true {
-                        updated[updated.count - 1].ids.append(id.id)
-                    } else {
-                        updated.append((id.entityName, names, [id.id]))
-                    }
-                case .delete(let delete):
-                    if deleted.last?.entity == id.entityName { deleted[deleted.count - 1].ids.append(id.id) }
-                    else { deleted.append((id.entityName, [id.id])) }
-                    if !delete.preservedValues.isEmpty { tombstones.append((id, delete.preservedValues)) }
-                }
-            }
-        }
-    }
-
     func changes(_ text: CommandLineText) throws(CommandError) {
         var token = DefaultHistoryToken(transactionNumber: 0)
         if text.words.count > 1 {
@@ -67,13 +36,13 @@ extension Interpreter {
             var heading = "transaction \(transaction.token)  \(Self.timestamp(transaction.timestamp))"
             if let author = transaction.author { heading += "  by \(author)" }
             emit(heading + "  (\(transaction.bundleIdentifier), process \(transaction.processIdentifier))")
-            let summary = ChangeSummary(transaction)
-            for objects in summary.inserted { emit("  insert \(objects.entity) \(Self.runs(objects.ids))") }
-            for objects in summary.updated {
-                emit("  update \(objects.entity) \(Self.runs(objects.ids)): \(objects.properties.joined(separator: ", "))")
+            // The groups as stored, identifiers as ranges: a transaction naming
+            // a hundred million objects is a line, and no change per object is made.
+            for group in transaction.changeGroups {
+                let properties = group.kind == .update ? ": " + group.updatedAttributeNames.joined(separator: ", ") : ""
+                emit("  \(group.kind.rawValue) \(group.entityName) \(Self.runs(group.identifierRanges))\(properties)")
             }
-            for objects in summary.deleted { emit("  delete \(objects.entity) \(Self.runs(objects.ids))") }
-            for tombstone in summary.tombstones {
+            for tombstone in transaction.tombstones {
                 let values = tombstone.values.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
                 emit("    \(tombstone.id) was \(values)")
             }
@@ -81,27 +50,40 @@ extension Interpreter {
     }
 
     /// A transaction's time as history records it: ISO 8601, UTC, to the millisecond.
+    ///
+    /// The recorded millisecond is rounded, not truncated: a time read back as
+    /// `.120` is often the double just below it, which Foundation's fractional
+    /// style (it truncates) printed as `.119`.
     static func timestamp(_ date: Date) -> String {
-        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+        let milliseconds = (date.timeIntervalSinceReferenceDate * 1000).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) < 1e15 else {
+            return Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+        }
+        let whole = (milliseconds / 1000).rounded(.down)
+        let fraction = Int(milliseconds - whole * 1000)
+        let seconds = Date.ISO8601FormatStyle().format(Date(timeIntervalSinceReferenceDate: whole))
+        guard seconds.hasSuffix("Z") else { return seconds }
+        let digits = String(fraction)
+        return seconds.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     /// Identifiers as runs: `#1-4, #7, #9-10`.
-    static func runs(_ ids: [UInt64]) -> String {
-        var parts: [String] = []
-        var index = 0
-        while index < ids.count {
-            var last = index
-            while last + 1 < ids.count, ids[last + 1] == ids[last] + 1 { last += 1 }
-            parts.append(last == index ? "#\(ids[index])" : "#\(ids[index])-\(ids[last])")
-            index = last + 1
-        }
-        return parts.joined(separator: ", ")
+    static func runs(_ ranges: [ClosedRange<UInt64>]) -> String {
+        ranges.map { $0.lowerBound == $0.upperBound ? "#\($0.lowerBound)" : "#\($0.lowerBound)-\($0.upperBound)" }
+            .joined(separator: ", ")
     }
 
+    /// A transaction as `changes --json` writes it: each group's identifiers as
+    /// `[first, last]` ranges with their `count`, never one number per object.
     static func json(_ transaction: DefaultHistoryTransaction) -> JSONText {
-        let summary = ChangeSummary(transaction)
-        func objects(_ list: [(entity: String, ids: [UInt64])]) -> JSONText {
-            .array(list.map { .object([("entity", .string($0.entity)), ("ids", .array($0.ids.map(JSONText.int)))]) })
+        func groups(_ kind: HistoryChangeGroup.Kind) -> JSONText {
+            .array(transaction.changeGroups.filter { $0.kind == kind }.map { group in
+                var fields: [(String, JSONText)] = [("entity", .string(group.entityName))]
+                if kind == .update { fields.append(("properties", .array(group.updatedAttributeNames.map(JSONText.string)))) }
+                fields.append(("count", .int(group.count)))
+                fields.append(("ranges", .array(group.identifierRanges.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })))
+                return .object(fields)
+            })
         }
         return .object([
             ("token", .string(transaction.token.description)),
@@ -109,13 +91,10 @@ extension Interpreter {
             ("author", transaction.author.map(JSONText.string) ?? .null),
             ("bundle", .string(transaction.bundleIdentifier)),
             ("process", .string(transaction.processIdentifier)),
-            ("inserted", objects(summary.inserted)),
-            ("updated", .array(summary.updated.map {
-                .object([("entity", .string($0.entity)), ("properties", .array($0.properties.map(JSONText.string))),
-                         ("ids", .array($0.ids.map(JSONText.int)))])
-            })),
-            ("deleted", objects(summary.deleted)),
-            ("tombstones", .array(summary.tombstones.map { tombstone in
+            ("inserted", groups(.insert)),
+            ("updated", groups(.update)),
+            ("deleted", groups(.delete)),
+            ("tombstones", .array(transaction.tombstones.map { tombstone in
                 .object([("entity", .string(tombstone.id.entityName)), ("id", .int(tombstone.id.id)),
                          ("values", .object(tombstone.values.map { ($0.name, JSONText($0.value)) }))])
             })),

@@ -32,6 +32,36 @@ import FolioTestSupport
 
     // MARK: The same result as fetch(_:)
 
+    /// One of the edge cases around `count`, or any `Int` at all; `nil` for none.
+    static func number(_ kind: Int, _ raw: Int, count: Int) -> Int? {
+        let edges = [Int.min, Int.min + 1, -1, 0, 1, count - 1, count, count + 1, Int.max - 1, Int.max, raw]
+        return kind < edges.count ? edges[kind] : nil
+    }
+
+    @Test func `any offset, limit and batch size a caller passes select the slice the standard library would, without trapping`() async throws {
+        let context = ModelContext(try TypedFetchTests.container())
+        for number in 0..<9 { context.insert(Self.sighting(number)) }
+        let all = try context.fetch(Self.byAge).map(\.persistentModelID)
+        let number = zip(Gen.int(in: 0...11), Gen.int(in: Int.min...Int.max))
+        await checkProperty(count: 300, input: number, number, number) { offset, limit, batch in
+            var descriptor = Self.byAge
+            descriptor.fetchOffset = Self.number(offset.0, offset.1, count: all.count)
+            descriptor.fetchLimit = Self.number(limit.0, limit.1, count: all.count)
+            let batchSize = Self.number(batch.0, batch.1, count: all.count) ?? 0
+            let rest = all.dropFirst(max(descriptor.fetchOffset ?? 0, 0))
+            let expected = Array(descriptor.fetchLimit.map { rest.prefix(max($0, 0)) } ?? rest)
+            let label = "offset \(descriptor.fetchOffset as Any), limit \(descriptor.fetchLimit as Any), batch \(batchSize)"
+            #expect(try context.fetch(descriptor).map(\.persistentModelID) == expected, "\(label)")
+            #expect(try context.fetchIdentifiers(descriptor) == expected, "\(label)")
+            #expect(try context.fetchCount(descriptor) == all.count, "\(label)")
+            #expect(try context.fetch(descriptor, batchSize: batchSize).map(\.persistentModelID) == expected, "\(label)")
+            #expect(Array(try context.fetchIdentifiers(descriptor, batchSize: batchSize)) == expected, "\(label)")
+            var enumerated: [PersistentIdentifier] = []
+            try context.enumerate(descriptor, batchSize: batchSize) { enumerated.append($0.persistentModelID) }
+            #expect(enumerated == expected, "\(label)")
+        }
+    }
+
     @Test func `a batched fetch selects and orders exactly what fetch does, for random documents, descriptors and batch sizes`() async {
         // One seed per saved sighting, per pending one and per descriptor (and one for the
         // deletes): a failure shrinks to the fewest sightings and descriptors that still fail.

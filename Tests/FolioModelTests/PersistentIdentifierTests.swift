@@ -159,7 +159,9 @@ import FolioTestSupport
         let context = try ModelContainer(contentsOf: url).mainContext
         let last = try context.insert("Stamp", ["name": .string("b")])
         #expect(last.id == UInt64.max - 1)
-        #expect(throws: ModelError.self) { try context.insert("Stamp", ["name": .string("c")]) }
+        #expect(throws: ModelError.graph(.identifiersExhausted(entity: "Stamp"))) { try context.insert("Stamp", ["name": .string("c")]) }
+        #expect("\(GraphError.identifiersExhausted(entity: "Stamp"))" == "Stamp: no identifier is left for a new object: "
+            + "the document's counter (next-id) has reached 18446744073709551615, and identifiers are never reused")
         #expect(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Stamp")).count == 2)
     }
 

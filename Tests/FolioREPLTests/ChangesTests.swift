@@ -1,6 +1,8 @@
 import Folio
 import Foundation
+import PropertyBased
 import Testing
+import FolioTestSupport
 @testable import FolioREPL
 
 /// `changes [since TOKEN]`: the document's saved history.
@@ -38,6 +40,20 @@ import Testing
         #expect(second.hasPrefix("transaction 2  ") && second.hasSuffix("\n  update Animal #2: name\n"), "\(second)")
     }
 
+    @Test("a transaction's time is shown at the millisecond history recorded, never one early")
+    func timestampsAreTheRecordedMillisecond() async {
+        // A recorded time reads back as the double nearest to it, often just below the millisecond.
+        await checkProperty(count: 500, input: Gen.int64(in: -63_000_000_000_000...250_000_000_000_000)) { milliseconds in
+            let date = Date(timeIntervalSinceReferenceDate: Double(milliseconds) / 1000)
+            let whole = Int64((Double(milliseconds) / 1000).rounded(.down))
+            let fraction = milliseconds - whole * 1000
+            let seconds = Date.ISO8601FormatStyle().format(Date(timeIntervalSinceReferenceDate: Double(whole)))
+            let expected = seconds.dropLast() + "." + String(format: "%03d", Int(fraction)) + "Z"
+            #expect(Interpreter.timestamp(date) == expected, "\(milliseconds) ms")
+        }
+        #expect(Interpreter.timestamp(Date(timeIntervalSinceReferenceDate: 817_174_923.12)) == "2026-11-24T01:02:03.120Z")
+    }
+
     @Test("a bad token or word is refused at its column")
     func errors() throws {
         let session = try Session("Animals")
@@ -65,6 +81,28 @@ import Testing
         let object = transactions[0]
         #expect(object["token"] as? String == "1")
         #expect((object["updated"] as? [[String: Any]])?.first?["properties"] as? [String] == ["name"])
-        #expect((object["updated"] as? [[String: Any]])?.first?["ids"] as? [Int] == [2])
+        #expect((object["updated"] as? [[String: Any]])?.first?["ranges"] as? [[Int]] == [[2, 2]])
+        #expect((object["updated"] as? [[String: Any]])?.first?["count"] as? Int == 1)
+    }
+
+    @Test("a transaction naming a hundred million objects as one run is one line, and one range in JSON: no id is expanded")
+    func hugeRun() throws {
+        let session = try Session("Animals", options: .init(assumeYes: true))
+        try session.run("insert Animal name=Olm diet=carnivorous")
+        try session.run("save")
+        let manifest = session.url.appendingPathComponent("manifest.xml")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        let edited = text.replacingOccurrences(of: #"ids="37""#, with: #"ids="37-100000036""#)
+            .replacingOccurrences(of: #"next-id="38""#, with: #"next-id="100000037""#)
+        #expect(edited != text)
+        try edited.write(to: manifest, atomically: true, encoding: .utf8)
+        let reopened = try Session(url: session.url)
+        let lines = try reopened.run("changes").split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines[1] == "  insert Animal #37-100000036", "\(lines)")
+        let json = try Session(url: session.url, options: .init(json: true))
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(json.run("changes").utf8)) as? [String: Any])
+        let inserted = try #require((result["transactions"] as? [[String: Any]])?.first?["inserted"] as? [[String: Any]])
+        #expect(inserted.first?["ranges"] as? [[Int]] == [[37, 100_000_036]])
+        #expect(inserted.first?["count"] as? Int == 100_000_000)
     }
 }

@@ -206,6 +206,16 @@ import Testing
         #expect(try session.run("list Country limit 60").split(separator: "\n").count == 2 + 60 + 1)
     }
 
+    @Test("list takes any offset and limit up to Int.max without trapping; a number past Int's range is not a number of rows")
+    func listExtremeWindows() throws {
+        let session = try Session("Animals")
+        #expect(try session.run("list Animal offset 1 limit 9223372036854775807").hasSuffix("\n29 of 30 Animal\n"))
+        #expect(try session.run("list Animal offset 9223372036854775807 limit 9223372036854775807") == "0 of 30 Animal\n")
+        #expect(try session.run("list Animal sort name offset 29 limit 9223372036854775807").hasSuffix("\n1 of 30 Animal\n"))
+        #expect(session.error("list Animal limit 9223372036854775808") == CommandError(
+            "'9223372036854775808' is not a number of rows", column: 19))
+    }
+
     @Test("list errors name the column: entity, predicate (shifted to the line), sort key, numbers, clauses")
     func listErrors() throws {
         let session = try Session("Animals")

@@ -283,13 +283,37 @@ import FolioTestSupport
             try manifest.replacingOccurrences(of: "count=\"\(part.count)\" file=\"\(part.file)\"",
                                               with: "count=\"\(part.count - 1)\" file=\"\(part.file)\"")
                 .write(toFile: package.manifestPath, atomically: false, encoding: .utf8)
+            // The part's own count says the same, so only the objects disagree.
+            let partPath = package.partsPath + "/" + part.file
+            try String(contentsOfFile: partPath, encoding: .utf8)
+                .replacingOccurrences(of: "<objects Animal=\"\(part.count)\">", with: "<objects Animal=\"\(part.count - 1)\">")
+                .write(toFile: partPath, atomically: false, encoding: .utf8)
             guard case .unexpectedContent(let location, _, let expected)? = Self.refusal(package) else {
                 Issue.record("expected unexpectedContent for the extra object")
                 return
             }
-            #expect(location.file == package.partsPath + "/" + part.file)
+            #expect(location.file == partPath)
             #expect(location.line == part.count + 2)
             #expect(expected.contains("\(part.count - 1)"))
+        }
+    }
+
+    @Test("a part whose own object count disagrees with the manifest's is refused at its <objects>, naming the part file")
+    func partCountDisagreesWithManifest() throws {
+        try Self.withManyParts(animals: 300) { package, _ in
+            let part = try #require(package.readManifest()?.parts.first { $0.entity == "Animal" })
+            let partPath = package.partsPath + "/" + part.file
+            let text = try String(contentsOfFile: partPath, encoding: .utf8)
+            let edited = text.replacingOccurrences(of: "<objects Animal=\"\(part.count)\">", with: "<objects Animal=\"\(part.count + 5)\">")
+            #expect(edited != text)
+            try edited.write(toFile: partPath, atomically: false, encoding: .utf8)
+            guard case .unexpectedContent(let location, let found, let expected)? = Self.refusal(package) else {
+                Issue.record("expected unexpectedContent for the part's count")
+                return
+            }
+            #expect(location.file == partPath && location.line == 2)
+            #expect(found == "<objects Animal=\"\(part.count + 5)\">")
+            #expect(expected == "<objects Animal=\"\(part.count)\">, the count the manifest lists")
         }
     }
 

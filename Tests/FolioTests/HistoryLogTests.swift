@@ -60,7 +60,7 @@ import FolioTestSupport
         let folder = try temporaryFolderURL("tail")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("manifest.xml").path
-        try Data(PackageManifest.bytes(schema: schema, parts: [], nextID: 1, history: log)).write(to: URL(fileURLWithPath: path))
+        try Data(PackageManifest.bytes(schema: schema, parts: [], nextID: 10, history: log)).write(to: URL(fileURLWithPath: path))
         let loader = DocumentLoader(file: path, mode: .manifest)
         try loader.parse(path: path)
         let read = try #require(loader.historyLog)

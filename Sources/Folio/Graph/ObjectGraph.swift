@@ -512,8 +512,9 @@ extension ObjectGraph {
 
 extension ObjectGraph {
     /// The error of an insert into a document whose identifier counter has
-    /// reached the largest identifier: it is full, as at its object limit.
+    /// reached the largest identifier: a reason of its own, not a count of
+    /// objects (the document may hold few).
     static func identifiersExhausted(entity: String) -> GraphError {
-        .limitExceeded(entity: entity, attribute: "", limit: .objects, size: Int.max, maximum: Int.max)
+        .identifiersExhausted(entity: entity)
     }
 }

@@ -95,7 +95,10 @@ final class ResultBatches<Element> {
 
     /// The positions batch `batch` covers.
     private func range(of batch: Int) -> Range<Int> {
-        batch * batchSize..<min((batch + 1) * batchSize, count)
+        // `batchSize` is the caller's, up to `Int.max`: the end is the start plus
+        // what is left, never the start plus a whole batch.
+        let start = batch * batchSize
+        return start..<start + min(batchSize, count - start)
     }
 
     /// The batches whose elements are alive in this collection, most recent first.

@@ -59,10 +59,43 @@ extension ModelContext {
         try store.deleteHistory(allowsSave: core.configuration.allowsSave) { selected.contains($0.number) }
     }
 
-    /// A stored transaction as the typed API shows it.
+    /// A stored transaction as the typed API shows it: its groups as stored,
+    /// its one change per object made only when ``DefaultHistoryTransaction/changes`` is read.
+    ///
+    /// - Complexity: O(runs and tombstones of the transaction); reading
+    ///   `changes` then costs O(objects it names).
     func historyTransaction(_ stored: StoredTransaction, storeIdentifier: String) -> DefaultHistoryTransaction {
+        var groups: [HistoryChangeGroup] = []
+        for objects in stored.inserted {
+            groups.append(HistoryChangeGroup(kind: .insert, entityName: objects.entity, updatedAttributeNames: [],
+                                             identifierRanges: objects.ids.runs, count: objects.ids.count))
+        }
+        for update in stored.updated {
+            groups.append(HistoryChangeGroup(kind: .update, entityName: update.entity, updatedAttributeNames: update.properties,
+                                             identifierRanges: update.ids.runs, count: update.ids.count))
+        }
+        for objects in stored.deleted {
+            groups.append(HistoryChangeGroup(kind: .delete, entityName: objects.entity, updatedAttributeNames: [],
+                                             identifierRanges: objects.ids.runs, count: objects.ids.count))
+        }
+        let types = schema.modelTypes
+        return DefaultHistoryTransaction(transactionIdentifier: stored.number,
+                                         token: DefaultHistoryToken(transactionNumber: stored.number), author: stored.author,
+                                         timestamp: stored.timestamp, changeGroups: groups,
+                                         tombstones: stored.tombstones.map {
+                                             (PersistentIdentifier(entityName: $0.entity, id: $0.id), $0.values.map { ($0.name, $0.value) })
+                                         },
+                                         changeList: HistoryChangeList { Self.changes(of: stored, types: types) },
+                                         bundleIdentifier: stored.bundleIdentifier,
+                                         processIdentifier: stored.processIdentifier, storeIdentifier: storeIdentifier)
+    }
+
+    /// One change per object a stored transaction names, typed by the model
+    /// classes (``DynamicModel`` for an entity no class declares).
+    private static func changes(of stored: StoredTransaction, types: [String: any PersistentModel.Type]) -> [HistoryChange] {
         var changes: [HistoryChange] = []
         func next() -> Int64 { stored.number &* (1 << 32) &+ Int64(changes.count) }
+        func modelType(_ entity: String) -> any PersistentModel.Type { types[entity] ?? DynamicModel.self }
         for objects in stored.inserted {
             let type = modelType(objects.entity)
             for id in objects.ids {
@@ -89,15 +122,7 @@ extension ModelContext {
                                                    tombstones[id] ?? [])))
             }
         }
-        return DefaultHistoryTransaction(transactionIdentifier: stored.number,
-                                         token: DefaultHistoryToken(transactionNumber: stored.number), author: stored.author,
-                                         timestamp: stored.timestamp, changes: changes, bundleIdentifier: stored.bundleIdentifier,
-                                         processIdentifier: stored.processIdentifier, storeIdentifier: storeIdentifier)
-    }
-
-    /// The model class of an entity, or ``DynamicModel`` when no class declares it.
-    private func modelType(_ entity: String) -> any PersistentModel.Type {
-        schema.modelTypes[entity] ?? DynamicModel.self
+        return changes
     }
 
     private static func insert<Model: PersistentModel>(_ type: Model.Type, _ id: PersistentIdentifier, _ change: Int64,

@@ -598,16 +598,16 @@ extension ModelContext {
         mergeSavedChanges()
         guard let entity = graph.layout.entityIndex[T.entityName] else { throw ModelError.graph(.unknownEntity(T.entityName)) }
         let table = graph.tables[entity]
-        let (start, end) = window(descriptor, count: table.liveCount)
-        var numbers = ResultIdentifiers.Builder(count: end - start)
+        let window = ResultWindow.range(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit, count: table.liveCount)
+        var numbers = ResultIdentifiers.Builder(count: window.count)
         var skipped = 0
         var taken = 0
         for row in 0..<table.rowCount where table.isLive[row] {
-            if skipped < start {
+            if skipped < window.lowerBound {
                 skipped += 1
                 continue
             }
-            guard taken < end - start else { break }
+            guard taken < window.count else { break }
             numbers.append(table.ids[row])
             taken += 1
         }
@@ -711,14 +711,8 @@ extension ModelContext {
     }
 
     private func window<T>(_ refs: [ObjectRef], _ descriptor: FetchDescriptor<T>) -> [ObjectRef] {
-        let (start, end) = window(descriptor, count: refs.count)
+        let window = ResultWindow.range(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit, count: refs.count)
         // The whole list is returned as it is, not copied.
-        return start == 0 && end == refs.count ? refs : Array(refs[start..<end])
-    }
-
-    /// The positions a descriptor's offset and limit keep of `count` results.
-    private func window<T>(_ descriptor: FetchDescriptor<T>, count: Int) -> (start: Int, end: Int) {
-        let start = min(max(descriptor.fetchOffset ?? 0, 0), count)
-        return (start, descriptor.fetchLimit.map { min(start + max($0, 0), count) } ?? count)
+        return window == refs.indices ? refs : Array(refs[window])
     }
 }

@@ -58,8 +58,7 @@ extension ObjectGraph {
             }
             rows = SortKeyColumn.sort(rows, by: keys)
         }
-        let offset = min(max(descriptor.fetchOffset ?? 0, 0), rows.count)
-        let end = descriptor.fetchLimit.map { min(rows.count, offset + max($0, 0)) } ?? rows.count
-        return Array(rows[offset..<end])
+        let window = ResultWindow.range(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit, count: rows.count)
+        return window == rows.indices ? rows : Array(rows[window])
     }
 }

@@ -16,6 +16,8 @@ extension DocumentLoader {
                                           expected: "the number of the next transaction (1 to 2^63 − 2)"))
             }
             historyLog = HistoryLog(nextNumber: next)
+            if sawNextID { historyIdentifierCeiling = declaredNextID }
+            historyLog?.identifierCeiling = historyIdentifierCeiling
             phase = .historyList
         case .historyList:
             // The closed segments, then the open tail's transactions (the manifest holds them).
@@ -126,18 +128,36 @@ extension DocumentLoader {
 
     /// One `<insert|update|delete entity ids>` (an update with `properties`);
     /// consecutive elements of one entity (and properties) continue one list.
+    ///
+    /// What the runs may name is bounded by what the document can hold, so a
+    /// few bytes of runs (`1-100000000`) cannot stand for more than a real
+    /// save recorded: identifiers below the document's counter
+    /// (``historyIdentifierCeiling``), and at most ``DocumentLimits/maximumObjects``
+    /// objects inserted, updated or deleted by one transaction, all entities
+    /// together (a save cannot insert or delete more objects than a document
+    /// holds). The runs stay runs: nothing here or in the history API expands them.
     private func readChange(_ kind: String, _ xml: [String: String]) {
-        guard let entity = xml["entity"], !entity.isEmpty,
-              let ids = xml["ids"].flatMap({ IdentifierRuns(text: $0, limit: limits.maximumObjects) }), !ids.isEmpty else {
-            return fail(.invalidValue(location(), entity: xml["entity"] ?? "", attribute: "ids", text: xml["ids"] ?? "",
-                                      expected: "ascending identifiers, as runs (1-4 7)"))
-        }
         let index = historyTransactions.count - 1
+        let recorded: Int
+        switch kind {
+        case "insert": recorded = historyTransactions[index].inserted.reduce(0) { $0 + $1.ids.count }
+        case "delete": recorded = historyTransactions[index].deleted.reduce(0) { $0 + $1.ids.count }
+        default: recorded = historyTransactions[index].updated.reduce(0) { $0 + $1.ids.count }
+        }
+        let room = limits.maximumObjects - recorded
+        guard let entity = xml["entity"], !entity.isEmpty,
+              let ids = xml["ids"].flatMap({ IdentifierRuns(text: $0, limit: room, below: historyIdentifierCeiling) }),
+              !ids.isEmpty else {
+            let ceiling = historyIdentifierCeiling == .max ? "" : ", below the document's next-id (\(historyIdentifierCeiling))"
+            return fail(.invalidValue(location(), entity: xml["entity"] ?? "", attribute: "ids", text: xml["ids"] ?? "",
+                                      expected: "list of ascending identifier runs (1-4 7)\(ceiling), "
+                                          + "at most \(limits.maximumObjects) \(kind)s in one transaction"))
+        }
         /// Appends to the list before when it continues it; fails when its identifiers do not ascend.
         func joined(_ previous: inout IdentifierRuns) -> Bool {
-            guard previous.count + ids.count <= limits.maximumObjects, previous.append(contentsOf: ids) else {
+            guard previous.append(contentsOf: ids) else {
                 fail(.invalidValue(location(), entity: entity, attribute: "ids", text: xml["ids"] ?? "",
-                                   expected: "identifiers above those before (\(previous.last ?? 0)), \(limits.maximumObjects) at most"))
+                                   expected: "identifiers above those before (\(previous.last ?? 0))"))
                 return false
             }
             return true

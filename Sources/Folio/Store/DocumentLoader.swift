@@ -99,6 +99,11 @@ final class DocumentLoader {
     var historyLog: HistoryLog?
     /// A history segment file's transactions.
     var historyTransactions: [StoredTransaction] = []
+    /// Every identifier a history names is below this: the document's
+    /// identifier counter, which is above every identifier ever handed out.
+    /// A segment's loader is given its log's; a manifest's is its `next-id`
+    /// (no bound without one: packages written before the counter was recorded).
+    var historyIdentifierCeiling: UInt64 = .max
 
     init(file: String, mode: Mode, limits: DocumentLimits = .standard) {
         self.file = file
@@ -443,8 +448,16 @@ final class DocumentLoader {
             case (.schemaFile, "schema"):
                 readSchemaVersion(xml)
                 phase = .schema
-            case (.part, "objects"):
-                // Its rows were sized from the manifest; the hint is a format-1 document's.
+            case (.part(let part), "objects"):
+                // Its rows were sized from the manifest's count; the part's own count
+                // must say the same (docs/FORMAT.md, "Part files"): two counts that
+                // disagree mean one of the two files is not the other's.
+                let found = xml.keys.sorted().map { "\($0)=\"\(xml[$0] ?? "")\"" }.joined(separator: " ")
+                guard xml.count == 1, xml[part.entity] == String(part.count) else {
+                    fail(.unexpectedContent(location(), found: "<objects \(found)>",
+                                            expected: "<objects \(part.entity)=\"\(part.count)\">, the count the manifest lists"))
+                    return
+                }
                 phase = .objects
             case (.history, "history"):
                 phase = .transactions

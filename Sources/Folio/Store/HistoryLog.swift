@@ -33,6 +33,11 @@ struct HistoryLog: Equatable, Sendable {
     var nextNumber: Int64 = 1
     /// The closed segments, oldest first.
     var segments: [Segment] = []
+    /// Every identifier the history names is below this: the `next-id` of the
+    /// manifest the log was read from, raised by each transaction appended
+    /// since (a segment file read later must name no identifier above it).
+    /// `.max` for a log made in memory, or read from a manifest with no `next-id`.
+    var identifierCeiling: UInt64 = .max
     /// The latest transactions, after every segment's: the manifest holds them.
     private(set) var tail: [StoredTransaction] = []
     /// The tail's `<transaction>` elements as the manifest writes them, kept as
@@ -66,6 +71,7 @@ struct HistoryLog: Equatable, Sendable {
         var transaction = transaction
         transaction.number = nextNumber
         nextNumber += 1
+        if let last = transaction.largestIdentifier, last >= identifierCeiling { identifierCeiling = last + 1 }
         var buffer = ByteBuffer()
         transaction.append(to: &buffer, nested: true)
         tail.append(transaction)
@@ -89,7 +95,7 @@ struct HistoryLog: Equatable, Sendable {
         var kept: [Segment] = []
         var removed = 0
         for segment in segments {
-            let transactions = try Self.load(segment, in: package, limits: limits)
+            let transactions = try Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling)
             let remaining = transactions.filter { !shouldRemove($0) }
             removed += transactions.count - remaining.count
             guard remaining.count != transactions.count else {
@@ -112,7 +118,7 @@ struct HistoryLog: Equatable, Sendable {
     /// - Throws: ``PackageError`` for a segment file that is missing or damaged.
     func transactions(in package: PackageFolder?, limits: DocumentLimits) throws(PackageError) -> [StoredTransaction] {
         var all: [StoredTransaction] = []
-        for segment in segments { all += try Self.load(segment, in: package, limits: limits) }
+        for segment in segments { all += try Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling) }
         return all + tail
     }
 
@@ -150,12 +156,14 @@ struct HistoryLog: Equatable, Sendable {
     }
 
     /// A segment's transactions: those in memory, or read from its file.
-    private static func load(_ segment: Segment, in package: PackageFolder?, limits: DocumentLimits) throws(PackageError) -> [StoredTransaction] {
+    private static func load(_ segment: Segment, in package: PackageFolder?, limits: DocumentLimits,
+                             ceiling: UInt64) throws(PackageError) -> [StoredTransaction] {
         if let transactions = segment.transactions { return transactions }
         guard let package else { return [] }
         let item = package.item(segment.file, in: folderName)
         let path = item.path
         let loader = DocumentLoader(file: path, mode: .history, limits: limits)
+        loader.historyIdentifierCeiling = ceiling
         try loader.parse(item)
         let transactions = loader.historyTransactions
         guard transactions.count == segment.count, transactions.first?.number == segment.first,

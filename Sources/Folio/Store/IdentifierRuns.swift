@@ -66,12 +66,14 @@ struct IdentifierRuns: Equatable, Sendable, Sequence {
     }
 
     /// Reads runs written by ``append(_:to:)``; `nil` unless they ascend strictly,
-    /// start above 0 and hold at most `limit` identifiers in all.
-    init?(text: String, limit: Int) {
+    /// start above 0, stay below `ceiling` and hold at most `limit` identifiers in all.
+    ///
+    /// - Complexity: O(the text's length): runs are checked and kept, never expanded.
+    init?(text: String, limit: Int, below ceiling: UInt64 = .max) {
         for word in text.split(separator: " ", omittingEmptySubsequences: true) {
             let bounds = word.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
             guard let first = UInt64(bounds[0]), first > 0 else { return nil }
-            guard let last = bounds.count == 2 ? UInt64(bounds[1]) : first, last >= first,
+            guard let last = bounds.count == 2 ? UInt64(bounds[1]) : first, last >= first, last < ceiling,
                   last - first < UInt64(Swift.max(0, limit - count)), append(first...last) else { return nil }
         }
     }

@@ -71,6 +71,11 @@ struct StoredTransaction: Equatable, Sendable {
     /// Whether the transaction records no change (a save whose edits cancelled out records none).
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
+    /// The largest identifier the transaction names, if any.
+    var largestIdentifier: UInt64? {
+        (inserted.compactMap(\.ids.last) + updated.compactMap(\.ids.last) + deleted.compactMap(\.ids.last)).max()
+    }
+
     /// The name the running program goes by: its bundle identifier on Apple
     /// platforms, its executable's name elsewhere.
     static let currentBundleIdentifier: String = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
