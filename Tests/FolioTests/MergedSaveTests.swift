@@ -256,11 +256,11 @@ import FolioTestSupport
     /// graph the last save published: a part holding a changed object was not
     /// rewritten, or was rewritten from a graph missing what another context saved.
     ///
-    /// With undo, a context's graph after its save sometimes differs from the
-    /// saved state (the package itself is whole and is the saved state): undo
-    /// rebased over merges, like the inverse relinking above, can leave the
-    /// context with changes its tracking does not count. Known, intermittent,
-    /// and kept visible here; the package's own consistency is asserted.
+    /// With undo, and after the final saves: every context's graph is the
+    /// saved state. (An undo rebased over merges used to leave changes its
+    /// tracking did not count: the save published a change set without them,
+    /// and the other context never merged them. The tracking is now rebuilt
+    /// after a rebase, ``ModelContext/rebuildTracking()``.)
     @Test("random two-context sessions with undo and small parts: after every save the package reads back as the saved state")
     @MainActor func twoContextSessions() async {
         var divergent: [String] = []
@@ -274,9 +274,7 @@ import FolioTestSupport
             let broken = failures.filter { !apart.contains($0) }
             #expect(broken.isEmpty, "\(broken.first ?? "")")
         }
-        withKnownIssue("undo rebased over merges can leave a context's graph apart from the saved state", isIntermittent: true) {
-            #expect(divergent.isEmpty, "\(divergent.first ?? "")")
-        }
+        #expect(divergent.isEmpty, "\(divergent.first ?? "")")
     }
 
     /// Shows (when failing): two contexts without undo (so not the undone-delete

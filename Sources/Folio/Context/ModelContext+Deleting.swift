@@ -195,6 +195,7 @@ extension ModelContext {
             // Other undo actions captured lists this rebase may have changed: they rebase too.
             mergeEpoch += 1
             rebasedSinceSave = true
+            trackingNeedsRebuild = true
         }
         for ref in record.removed {
             if existedAtSave(ref) {

@@ -347,6 +347,7 @@ extension ModelContext {
             // Other undo actions recorded changes this rebase may have altered: they rebase too.
             mergeEpoch += 1
             rebasedSinceSave = true
+            trackingNeedsRebuild = true
         }
         let inverse = graph.linkJournal ?? []
         graph.linkJournal = outer

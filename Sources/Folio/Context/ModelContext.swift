@@ -102,6 +102,9 @@ public final class ModelContext {
     /// Whether an undo or redo was rebased over merges since the last save
     /// (see ``savedObjectNumbers()``).
     var rebasedSinceSave = false
+    /// Whether a rebase since the tracking was last rebuilt may have changed
+    /// objects the tracking does not name (``rebuildTracking()``).
+    var trackingNeedsRebuild = false
     /// Inserts refused where the API cannot throw (SwiftData's `insert(_:)`, or
     /// a model inserted because a model set it in a relationship), in order,
     /// for the next ``save()`` to throw: each was reported when it happened,
@@ -228,6 +231,7 @@ public final class ModelContext {
     /// document's change count follows undo and redo. Costs what was edited
     /// since the last call (a relationship is compared by its identifiers).
     func settleTracking() {
+        if trackingNeedsRebuild { rebuildTracking() }
         guard !unsettled.isEmpty else { return }
         for ref in unsettled {
             guard let properties = updated[ref] else { continue }
@@ -253,6 +257,42 @@ public final class ModelContext {
             updated[ref] = differing.isEmpty ? nil : differing
         }
         unsettled.removeAll()
+    }
+
+    /// Rebuilds the tracking from the graph itself, compared with the saved
+    /// state: once an undo or redo was rebased over merges, it reconciles both
+    /// sides of links in ways the tracking does not follow, and a change left
+    /// out of it would be left out of the change set the next save publishes
+    /// (other contexts would never merge it, and part of the graph would not
+    /// be the saved state). Every live object is inserted (not in the saved
+    /// state) or marked with all its properties, for ``settleTracking()`` to
+    /// keep those that differ; every dead one the saved state has is deleted.
+    /// O(objects × properties); only after a rebase.
+    private func rebuildTracking() {
+        trackingNeedsRebuild = false
+        for (entity, table) in graph.tables.enumerated() {
+            let layout = graph.layout.entities[entity]
+            let everyProperty = Set(0..<(layout.attributes.count + layout.declaredLinkCount))
+            for row in 0..<table.rowCount {
+                let ref = ObjectRef(entity: entity, row: row)
+                let isSaved = baseline.index[table.ids[row]].map(baseline.isLive) ?? false
+                if table.isLive[row] {
+                    deleted.remove(ref)
+                    if isSaved {
+                        inserted.remove(ref)
+                        updated[ref] = everyProperty
+                        unsettled.insert(ref)
+                    } else {
+                        inserted.insert(ref)
+                        updated[ref] = nil
+                    }
+                } else {
+                    inserted.remove(ref)
+                    updated[ref] = nil
+                    if isSaved { deleted.insert(ref) } else { deleted.remove(ref); denials[ref] = nil }
+                }
+            }
+        }
     }
 
     /// The identifiers a relationship holds, in order.
@@ -501,6 +541,7 @@ public final class ModelContext {
         denials.removeAll()
         mergedIdentifiers.removeAll()
         rebasedSinceSave = false
+        trackingNeedsRebuild = false
     }
 
     /// What a save would refuse.
