@@ -9,6 +9,9 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Folio", targets: ["Folio"]),
+        // The same library without the macros: for programs that need no model
+        // classes (the dynamic API), built without waiting for swift-syntax.
+        .library(name: "FolioCore", targets: ["FolioCore"]),
         .executable(name: "folio", targets: ["folio"]),
     ],
     dependencies: [
@@ -37,20 +40,28 @@ let package = Package(
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
         ),
+        // The library: schema, graph, store, context with undo, the dynamic API and
+        // the typed layer. Everything but the macros' declarations.
+        .target(
+            name: "FolioCore",
+            dependencies: ["CLibXML2", .product(name: "Logging", package: "swift-log")]
+        ),
+        // What apps import: FolioCore re-exported, with the macros declared on top.
         .target(
             name: "Folio",
-            dependencies: ["CLibXML2", "FolioMacros", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["FolioCore", "FolioMacros"]
         ),
-        // The REPL's interpreter: commands in, text out; uses only Folio's public API.
+        // The REPL's interpreter: commands in, text out; uses only the library's public
+        // API, and no macros, so `swift run folio` never builds swift-syntax.
         .target(
             name: "FolioREPL",
-            dependencies: ["Folio"]
+            dependencies: ["FolioCore"]
         ),
         // The terminal front end: arguments, line editing, history, completion, script mode.
         .executableTarget(
             name: "folio",
             dependencies: [
-                "Folio", "FolioREPL",
+                "FolioCore", "FolioREPL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -79,13 +90,13 @@ let package = Package(
         // End-to-end: runs the built folio binary (found beside the test bundle).
         .testTarget(
             name: "FolioCLITests",
-            dependencies: ["Folio", "FolioTestSupport"]
+            dependencies: ["Folio", "FolioCore", "FolioTestSupport"]
         ),
         // The typed layer as a user sees it: plain `import Folio`, the seeds' code as written.
         .testTarget(
             name: "FolioModelTests",
             dependencies: [
-                "Folio", "FolioTestSupport",
+                "Folio", "FolioCore", "FolioTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -98,13 +109,13 @@ let package = Package(
         ),
         .testTarget(
             name: "FolioREPLTests",
-            dependencies: ["FolioREPL", "Folio", "FolioTestSupport",
+            dependencies: ["FolioREPL", "Folio", "FolioCore", "FolioTestSupport",
                            .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "FolioTests",
             dependencies: [
-                "Folio", "FolioTestSupport",
+                "Folio", "FolioCore", "FolioTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             exclude: ["Support/FuzzCrashers", "Support/Format1Packages"]
@@ -113,14 +124,14 @@ let package = Package(
         // conformances isolated like their types. Its `@Model` classes are main-actor classes.
         .testTarget(
             name: "FolioMainActorModuleTests",
-            dependencies: ["Folio", "FolioTestSupport"],
+            dependencies: ["Folio", "FolioCore", "FolioTestSupport"],
             swiftSettings: [.defaultIsolation(MainActor.self), .enableUpcomingFeature("InferIsolatedConformances")]
         ),
         // SwiftData code as app developers write its tests (XCTest and Swift Testing,
         // in-memory and on-disk containers), with `import Folio` where it had `import SwiftData`.
         .testTarget(
             name: "SwiftDataCompatibilityTests",
-            dependencies: ["Folio", "FolioTestSupport"]
+            dependencies: ["Folio", "FolioCore", "FolioTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -18,11 +18,12 @@ let package = Package(
         .executableTarget(
             name: "FolioFuzz",
             dependencies: [
-                .product(name: "Folio", package: "Folio"),
+                .product(name: "FolioCore", package: "Folio"),
             ],
             // libFuzzer's main is linked into this target alone: given to every
-            // product (--sanitize=fuzzer), it also went into the macro plug-in,
-            // which has a main of its own.
+            // product (--sanitize=fuzzer), it would also go into the macro
+            // plug-in (a main of its own) of a build that has one; FolioCore,
+            // the library without the macros, builds none.
             swiftSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-parse-as-library"])],
             linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
         ),

@@ -50,7 +50,7 @@ if [ "$build_only" = yes ]; then
 fi
 
 mkdir -p work/corpus work/artifacts
-for sample in ../SampleDocuments/*.folio/document.xml; do
+for sample in ../Tests/FolioTests/Support/Format1Packages/*.folio/document.xml; do
     name=$(basename "$(dirname "$sample")" .folio)
     cp "$sample" "work/corpus/sample-$name.xml"
 done

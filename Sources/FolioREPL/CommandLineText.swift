@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 
 /// A command line split into words, each knowing its place in the line, so
 /// every error can name a 1-based column.

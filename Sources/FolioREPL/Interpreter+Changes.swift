@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 import Foundation
 
 /// `changes [since TOKEN]`: the document's saved history, transaction by transaction.

@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 
 /// Tab completion: what may come at the cursor, by position in the command.
 extension Interpreter {

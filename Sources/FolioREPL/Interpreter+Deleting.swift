@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 
 /// `delete ID…`, `delete ENTITY where PREDICATE`, `delete all ENTITY`, `delete everything`:
 /// each shows the cascade preview, asks, and is one undo step.

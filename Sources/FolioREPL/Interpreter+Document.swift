@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 import Foundation
 
 /// `undo`, `redo`, `history`, `status`, `save`, `save as`, `revert`, `quit`.

@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 import Foundation
 
 /// `insert`, `set`, `link` and `unlink`: each one undo step, validated in full before anything changes.

@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 
 /// `schema`, `list`, `count` and `show`: reading the document.
 extension Interpreter {

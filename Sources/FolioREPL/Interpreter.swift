@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 import Foundation
 
 /// The `folio` REPL's interpreter: one command line in, text out, over a
@@ -352,9 +352,9 @@ struct Filter {
     }
 
     /// A predicate error with its column moved from the predicate to the line.
-    func error(_ error: Folio.ObjectPredicateError) -> CommandError { Filter.shift(error, start: start) }
+    func error(_ error: FolioCore.ObjectPredicateError) -> CommandError { Filter.shift(error, start: start) }
 
-    static func shift(_ error: Folio.ObjectPredicateError, start: Int) -> CommandError {
+    static func shift(_ error: FolioCore.ObjectPredicateError, start: Int) -> CommandError {
         CommandError(error.message, column: start + max(error.column, 1), kind: .predicate)
     }
 }

@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 
 /// A JSON value written with its keys in a chosen order, for `--json` output
 /// (Foundation's serializer sorts or scrambles keys; ids and schema order read better first).

@@ -1,10 +1,10 @@
-import Folio
+import FolioCore
 import Foundation
 
 /// What `history`, `status`, `undo N` and failed commands read from the undo
 /// manager. Folio's own undo manager (Linux) lists its steps; Foundation's
 /// (Apple platforms) only names the next one, so there the history is that.
-extension Folio.UndoManager {
+extension FolioCore.UndoManager {
     #if canImport(Darwin)
     /// Names of the undoable steps, oldest first.
     var undoStepNames: [String] { canUndo ? [undoActionName] : [] }

@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 
 /// Reads a value typed in a command line, by the type of the attribute it is for.
 ///

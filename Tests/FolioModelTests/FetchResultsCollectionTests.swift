@@ -1,7 +1,8 @@
 import Foundation
 // Internal only for `ResultBatches.madeCount` and `keptBatches`: the count of
 // models made, which shows that they are made lazily, batch by batch.
-@testable import Folio
+import Folio
+@testable import FolioCore
 import PropertyBased
 import Testing
 import FolioTestSupport

@@ -1,4 +1,5 @@
-@testable import Folio
+import Folio
+@testable import FolioCore
 import Foundation
 import Testing
 import FolioTestSupport

@@ -1,4 +1,5 @@
-@testable import Folio
+import Folio
+@testable import FolioCore
 import Testing
 import Synchronization
 import Foundation

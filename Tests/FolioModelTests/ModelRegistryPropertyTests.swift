@@ -1,5 +1,6 @@
 // Internal: the registry itself, its count of entries and of slots allocated.
-@testable import Folio
+import Folio
+@testable import FolioCore
 import PropertyBased
 import Testing
 import FolioTestSupport

@@ -1,5 +1,6 @@
 import Foundation
-@testable import Folio
+import Folio
+@testable import FolioCore
 import Observation
 import PropertyBased
 import Synchronization

@@ -1,5 +1,6 @@
 // Internal: the numbers a batched fetch keeps.
-@testable import Folio
+import Folio
+@testable import FolioCore
 import PropertyBased
 import Testing
 import FolioTestSupport

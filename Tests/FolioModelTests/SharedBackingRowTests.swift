@@ -2,7 +2,8 @@
 // registry, are what these tests hold the sharing to.
 import Foundation
 import Observation
-@testable import Folio
+import Folio
+@testable import FolioCore
 import PropertyBased
 import Synchronization
 import Testing

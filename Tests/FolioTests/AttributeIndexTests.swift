@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// A declared index in the graph: fetches that use it visit only its
 /// candidates and return what a scan returns, and every edit keeps it current.

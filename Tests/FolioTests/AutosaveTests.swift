@@ -1,7 +1,8 @@
 import Foundation
 import FolioTestSupport
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// Autosave never blocks an edit (docs/ARCHITECTURE.md, "Autosave"): the main
 /// context's `processPendingChanges()` publishes the save at once and the

@@ -1,7 +1,8 @@
 import PropertyBased
 import FolioTestSupport
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// ByteBuffer's number formatting: decimal as `String` spells it, straight into the buffer.
 @Suite struct ByteBufferTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// A container, its contexts, their undo managers and the package's lock all go

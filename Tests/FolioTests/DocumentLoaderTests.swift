@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// The document loader against hand-written packages: every malformed input is
 /// refused with its own ``PackageError`` case, naming the file and the line.

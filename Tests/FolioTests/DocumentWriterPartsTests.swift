@@ -1,7 +1,8 @@
 import Foundation
 import PropertyBased
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// Saves that cost what changed (DocumentWriter+Parts, docs/FORMAT.md "Parts"):

@@ -1,6 +1,7 @@
 import PropertyBased
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// DoubleText: the text of doubles and floats, appended without a `String`, is

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// What a program can ask before a dynamic edit, so it refuses the edit when it
 /// is made rather than at save: the uniqueness rules a set would break

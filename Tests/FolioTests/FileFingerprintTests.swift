@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// Stale-write detection: a file changed by another program is noticed at the

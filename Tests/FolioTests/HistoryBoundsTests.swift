@@ -1,7 +1,8 @@
 import Foundation
 import FolioTestSupport
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// A history names objects as runs of identifiers (`ids="1-100000000"`): a
 /// few bytes may stand for any number of objects. What a run may name is

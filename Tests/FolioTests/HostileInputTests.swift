@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// Packages built to hurt the loader: each must be refused with its own typed

@@ -2,7 +2,8 @@ import Foundation
 import PropertyBased
 import FolioTestSupport
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// Ascending identifiers as runs: what history keeps in memory and writes.
 @Suite struct IdentifierRunsTests {

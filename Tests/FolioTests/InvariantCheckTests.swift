@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 #if DEBUG

@@ -8,7 +8,7 @@ import Testing
 /// no name from above. Types only: a call by name of a member a layer above
 /// adds in an extension is not caught here.
 @Suite struct LayeringTests {
-    /// The folders of `Sources/Folio`, lowest layer first.
+    /// The folders of `Sources/FolioCore`, lowest layer first.
     static let layers = ["Schema", "Graph", "Store", "Query", "Migration", "Context", "Model"]
 
     /// The one exception, stated in ARCHITECTURE.md: `ModelContext` stores the
@@ -18,7 +18,7 @@ import Testing
 
     static var sources: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/Folio")
+            .appendingPathComponent("Sources/FolioCore")
     }
 
     /// A file's text without comments and string literals, so a name in a doc comment or a message does not count.

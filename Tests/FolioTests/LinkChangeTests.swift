@@ -1,5 +1,6 @@
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// Link edits record what they changed as ``LinkChange``s, O(1) each, not the
 /// lists they touched: appending to a to-many never copies it, however large,

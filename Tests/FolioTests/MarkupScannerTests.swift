@@ -1,7 +1,8 @@
 import Foundation
 import PropertyBased
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// ``MarkupScanner``: the loader's measure of values, attributes and markup

@@ -1,7 +1,8 @@
 import Foundation
 import PropertyBased
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// Merges and saves that rewrite only the parts holding changed objects: what

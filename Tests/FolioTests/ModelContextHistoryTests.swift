@@ -2,7 +2,8 @@ import Foundation
 import FolioTestSupport
 import PropertyBased
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// The document's history through the dynamic API: what each save records,
 /// that it lives in the package, and that deleting it really removes it.

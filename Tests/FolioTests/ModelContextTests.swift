@@ -1,7 +1,8 @@
 import Foundation
 import FolioTestSupport
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 @Suite struct ModelContextTests {
     @Test("the delete life cycle matches SwiftData's: deleted until save, then gone")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 @Suite struct ObjectGraphTests {
     @Test("linking a to-one updates the to-many inverse, in order")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// A small zoo whose every object is known, so each predicate's matches can be
 /// listed exactly. Animals, in insertion (row) order:

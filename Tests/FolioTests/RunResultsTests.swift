@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// The results of work run concurrently: the first in piece order counts,
 /// whichever thread reported first.

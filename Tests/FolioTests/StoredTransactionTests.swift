@@ -1,7 +1,8 @@
 import Foundation
 import PropertyBased
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// A transaction's XML: identifiers as runs, escaped text, typed tombstone values, read back exactly.

@@ -1,7 +1,8 @@
 import Foundation
 import PropertyBased
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// One edit of a saved zoo (``savedZoo(url:)``), as the numbers a generator

@@ -1,5 +1,6 @@
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 @Suite struct UndoManagerTests {
     final class Counter { var value = 0 }

@@ -1,7 +1,8 @@
 import Foundation
 import PropertyBased
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// `Value`'s total order, which `<` and every sort by an any-value use: random

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 @Suite struct ValueTextTests {
     @Test("every edge Double reads back bit for bit", arguments: EdgeValues.doubles)

@@ -1,7 +1,8 @@
 import PropertyBased
 import FolioTestSupport
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// XMLText's writing side: one scan of a value finds what decides its quoting
 /// and escaping, and a quoted value is byte for byte what it was.

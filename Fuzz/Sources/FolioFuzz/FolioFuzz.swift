@@ -14,7 +14,7 @@
 // too, so libFuzzer keeps the input.
 
 import Foundation
-@testable import Folio
+@testable import FolioCore
 
 /// `/tmp/folio-fuzz-PID/` holding `In.folio/` (the input, with one blob the
 /// dictionary names) and `Out.folio/` (the round trip). Made once per process.

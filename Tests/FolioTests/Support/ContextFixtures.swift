@@ -1,5 +1,6 @@
 import Foundation
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// A context on an in-memory container, with an undo manager.
 func makeContext(_ schema: Schema, url: URL? = nil) throws -> ModelContext {

@@ -1,5 +1,6 @@
 import Foundation
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// The zoo: categories cascade to animals; animals nullify their category.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// Hand-written package folders for the loader tests: each lives in its own

@@ -1,6 +1,7 @@
 import Foundation
 import PropertyBased
-@testable import Folio
+import Folio
+@testable import FolioCore
 import FolioTestSupport
 
 /// Random schemas, graphs and values for property tests.

@@ -1,5 +1,6 @@
 import Foundation
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// The object writer as it was before its per-value costs were cut (commit
 /// ad901f1): kept verbatim, on a plain byte array, so tests can prove the

@@ -1,5 +1,6 @@
 import Foundation
-@testable import Folio
+import Folio
+@testable import FolioCore
 
 /// A deliberately naive model of a document with Core Data delete semantics:
 /// whole-state values, linear scans, no cleverness. Property tests compare

@@ -234,8 +234,8 @@ extension Set: PersistableValue where Element: PersistableValue {
 
 extension Dictionary: PersistableValue where Key == String, Value: PersistableValue {
     public static var valueType: ValueType { .dictionary(Value.elementValueType) }
-    public var persistentValue: Folio.Value { .dictionary(mapValues(\.persistentValue)) }
-    public init?(persistentValue: Folio.Value) {
+    public var persistentValue: FolioCore.Value { .dictionary(mapValues(\.persistentValue)) }
+    public init?(persistentValue: FolioCore.Value) {
         guard case .dictionary(let elements) = persistentValue else { return nil }
         var result: [String: Value] = [:]
         for (key, element) in elements {
