@@ -5,7 +5,8 @@
 #   ./run.sh --build-only                              (build and check it, as CI does)
 #
 # Builds the FolioFuzz target with the fuzzer and address sanitizers, seeds a
-# corpus (work/corpus) from SampleDocuments/*.folio/document.xml and the
+# corpus (work/corpus) from the sample documents as format 1 held them
+# (Tests/FolioTests/Support/Format1Packages/*.folio/document.xml) and the
 # hand-written documents in corpus/, then runs with the XML/Folio dictionary.
 # A crash, hang (> 5 s per input) or RSS above 2 GB stops the run and leaves the
 # input in work/artifacts/; keep it as a regression in
