@@ -21,7 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // The folio command line only; the library depends on libxml2, swift-syntax (macros) and swift-log.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        // Documentation only: `swift package generate-documentation --target Folio` (a command plug-in, never linked).
+        // Documentation only: `swift package generate-documentation --target FolioCore` (a command plug-in, never linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
         // Test-only: property-based testing of graphs and round trips.
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
