@@ -28,7 +28,7 @@ extension Interpreter {
         } else {
             var ids: [PersistentIdentifier] = []
             for word in words.dropFirst() {
-                if Self.parseID(CommandLineText.unquoted(word.text)) == nil {
+                if Self.parseID(CommandLineText.unquoted(word.text)) == nil, !word.text.hasPrefix("$") {
                     throw CommandError("'\(word.text)' is not an object id or an entity", column: word.column)
                 }
                 ids.append(try object(word))
@@ -69,7 +69,7 @@ extension Interpreter {
     private func perform(_ preview: DeletionPreview, _ delete: () throws(ModelError) -> Void) throws(CommandError) {
         writePreview(preview)
         guard confirmed("Delete? [y/N] ", command: "delete") else { return }
-        try change { () throws(CommandError) in try read(delete) }
+        try change(named: Self.deletionStepName(preview)) { () throws(CommandError) in try read(delete) }
         emit("deleted \(preview.deleted.count) object\(preview.deleted.count == 1 ? "" : "s")", or: Self.json(deleted: preview))
     }
 
