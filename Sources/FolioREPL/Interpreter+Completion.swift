@@ -143,8 +143,10 @@ extension Interpreter {
         var names: [String] = []
         for attribute in current.attributes { names.append(base + attribute.name) }
         for relationship in current.relationships {
-            names.append(base + relationship.name)
-            names.append(base + relationship.name + (relationship.isToMany ? ".@count" : "."))
+            let path = base + relationship.name
+            names.append(path)
+            // A relationship typed whole goes on: `category` offers `category.`, `animals` `animals.@count`.
+            if prefix == path { names.append(path + (relationship.isToMany ? ".@count" : ".")) }
         }
         return names
     }

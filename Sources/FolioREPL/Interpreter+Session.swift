@@ -31,7 +31,7 @@ extension Interpreter {
             if context.deletedIdentifiers.contains(named) {
                 throw CommandError("\(reference) is \(named), which is deleted ('undo' brings it back)", column: word.column)
             }
-            throw CommandError("\(reference) was \(named), which is not in the document (its insert was undone)", column: word.column)
+            throw CommandError("\(reference) was \(named), which is no longer in the document (deleted, or its insert undone)", column: word.column)
         }
         if let destination, id.entityName != destination {
             throw CommandError("\(role ?? "it") holds \(destination) objects, not \(id) (\(reference))", column: word.column)
