@@ -44,7 +44,7 @@ enum Session {
 
         if let path = options.script {
             guard FileManager.default.fileExists(atPath: path) else {
-                Output.diagnostic("error", kind: "script", "\(path) does not exist")
+                Output.diagnostic("error", kind: "script", "\(path): the script does not exist")
                 throw ExitCode.failure
             }
             guard let file = fopen(path, "r") else {
