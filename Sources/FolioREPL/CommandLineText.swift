@@ -29,6 +29,8 @@ struct CommandLineText {
     private(set) var words: [Word] = []
     /// The column of the first unterminated quote, if any.
     private(set) var unterminatedQuote: Int?
+    /// Whether a bracket (`[`, `{`, `(`) is still open at the end of the line.
+    private(set) var endsInsideBrackets = false
 
     init(_ line: String) {
         scalars = Array(line.unicodeScalars)
@@ -56,6 +58,7 @@ struct CommandLineText {
                 }
                 index += 1
             }
+            if depth > 0 { endsInsideBrackets = true }
             words.append(Word(text: String(String.UnicodeScalarView(scalars[start..<index])), start: start, end: index))
         }
     }

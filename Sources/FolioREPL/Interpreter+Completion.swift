@@ -33,11 +33,29 @@ extension Interpreter {
         case "list":
             guard position > 1 else { return entityNames }
             guard let entity = schema.entity(named: words[1]) else { return [] }
-            return listCandidates(entity, Array(words.dropFirst(2)))
+            return listCandidates(entity, Array(words.dropFirst(2)), prefix: prefix)
+        case "export":
+            // export [list] ENTITY … to PATH [--format csv|json] [--force]
+            let start = words.count > 1 && words[1].lowercased() == "list" ? 2 : 1
+            guard position > start else { return start == 1 ? ["list"] + entityNames : entityNames }
+            guard let entity = schema.entity(named: words[start]) else { return [] }
+            if let to = words.lastIndex(where: { $0.lowercased() == "to" }), to > start {
+                if position == to + 1 { return [] }
+                return words.last?.lowercased() == "--format" ? ["csv", "json"] : ["--format", "--force"]
+            }
+            return listCandidates(entity, Array(words.dropFirst(start + 1)), prefix: prefix) + ["to"]
+        case "import":
+            switch position {
+            case 1: return entityNames
+            case 2: return ["from"]
+            default: return []
+            }
+        case "timing":
+            return position == 1 ? ["on", "off"] : []
         case "count":
             guard position > 1 else { return entityNames }
             guard let entity = schema.entity(named: words[1]) else { return [] }
-            return position == 2 ? ["where"] : propertyNames(entity)
+            return position == 2 ? ["where"] : keyPaths(entity, prefix: prefix)
         case "insert":
             guard position > 1 else { return entityNames }
             guard let entity = schema.entity(named: words[1]) else { return [] }
@@ -65,7 +83,7 @@ extension Interpreter {
         case "delete":
             guard position > 1 else { return ["all", "everything"] + entityNames + ids(prefix: prefix) }
             if words[1] == "all" { return position == 2 ? entityNames : [] }
-            if let entity = schema.entity(named: words[1]) { return position == 2 ? ["where"] : propertyNames(entity) }
+            if let entity = schema.entity(named: words[1]) { return position == 2 ? ["where"] : keyPaths(entity, prefix: prefix) }
             return words[1] == "everything" ? [] : ids(prefix: prefix)
         case "save":
             return position == 1 ? ["as"] : []
@@ -74,17 +92,20 @@ extension Interpreter {
         }
     }
 
-    /// After `list ENTITY`: clause keywords; property names in a predicate; sortable attribute names after `sort`.
-    private func listCandidates(_ entity: Schema.Entity, _ words: [String]) -> [String] {
+    /// After `list ENTITY`: columns (key paths) and clause keywords; key paths in a
+    /// predicate; sortable attribute names after `sort`.
+    private func listCandidates(_ entity: Schema.Entity, _ words: [String], prefix: String) -> [String] {
         let clauses = ["where", "sort", "limit", "offset"]
         let used = Set(words.map { $0.lowercased() }.filter(clauses.contains))
         let open = clauses.filter { !used.contains($0) }
-        guard let lastClause = words.lastIndex(where: { clauses.contains($0.lowercased()) }) else { return open }
+        guard let lastClause = words.lastIndex(where: { clauses.contains($0.lowercased()) }) else {
+            return open + keyPaths(entity, prefix: prefix)
+        }
         let clause = words[lastClause].lowercased()
         let argumentCount = words.count - lastClause - 1
         switch clause {
         case "where":
-            return argumentCount == 0 ? propertyNames(entity) : propertyNames(entity) + open
+            return argumentCount == 0 ? keyPaths(entity, prefix: prefix) : keyPaths(entity, prefix: prefix) + open
         case "sort":
             // Only what a fetch can sort by: not collections or composites.
             guard argumentCount > 0, !(words.last?.hasSuffix(",") ?? false) else {
@@ -100,6 +121,36 @@ extension Interpreter {
         entity.attributes.map(\.name) + entity.relationships.map(\.name)
     }
 
+    /// Key paths for the word being typed: `category.` offers `category.name`,
+    /// `category.animals.@count` and so on through to-one relationships; without
+    /// a dot, the entity's properties, a to-one relationship also as `category.`
+    /// to go on.
+    private func keyPaths(_ entity: Schema.Entity, prefix: String) -> [String] {
+        var current = entity
+        var base = ""
+        let parts = prefix.split(separator: ".", omittingEmptySubsequences: false).dropLast()
+        for part in parts {
+            guard let relationship = current.relationship(named: String(part)), !relationship.isToMany,
+                  let destination = schema.entity(named: relationship.destination) else {
+                if let relationship = current.relationship(named: String(part)), relationship.isToMany, part == parts.last {
+                    return [base + part + ".@count"]
+                }
+                return []
+            }
+            base += part + "."
+            current = destination
+        }
+        var names: [String] = []
+        for attribute in current.attributes { names.append(base + attribute.name) }
+        for relationship in current.relationships {
+            let path = base + relationship.name
+            names.append(path)
+            // A relationship typed whole goes on: `category` offers `category.`, `animals` `animals.@count`.
+            if prefix == path { names.append(path + (relationship.isToMany ? ".@count" : ".")) }
+        }
+        return names
+    }
+
     /// `name=` for every attribute and relationship not already given.
     private func assignmentNames(_ entity: Schema.Entity, given: ArraySlice<String>) -> [String] {
         let used = Set(given.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
@@ -107,6 +158,11 @@ extension Interpreter {
     }
 
     private func objectID(_ text: String) -> PersistentIdentifier? {
+        if text.hasPrefix("$") {
+            guard let named = objectNames[String(text.dropFirst())], let id = context.identifier(forNumber: named.id),
+                  id.entityName == named.entityName else { return nil }
+            return id
+        }
         guard let (entityName, number) = Self.parseID(text), let id = context.identifier(forNumber: number),
               entityName == nil || entityName == id.entityName else { return nil }
         return id
@@ -141,6 +197,9 @@ extension Interpreter {
     /// Live ids matching what is typed: numbers (`4` → 4, 40, 41…), or `Entity#number`
     /// once a `#` is typed; at most ``idCompletionLimit``.
     private func ids(prefix: String, entity: String? = nil) -> [String] {
+        if prefix.hasPrefix("$") {
+            return objectNameReferences.filter { entity == nil || objectID($0)?.entityName == entity }
+        }
         let entities = entity.map { [$0] } ?? schema.entities.map(\.name)
         let qualified = prefix.contains("#")
         guard qualified || prefix.allSatisfy(\.isNumber) else { return [] }

@@ -28,7 +28,7 @@ extension Interpreter {
         } else {
             var ids: [PersistentIdentifier] = []
             for word in words.dropFirst() {
-                if Self.parseID(CommandLineText.unquoted(word.text)) == nil {
+                if Self.parseID(CommandLineText.unquoted(word.text)) == nil, !word.text.hasPrefix("$") {
                     throw CommandError("'\(word.text)' is not an object id or an entity", column: word.column)
                 }
                 ids.append(try object(word))
@@ -62,14 +62,17 @@ extension Interpreter {
             return
         }
         let preview = try read { () throws(ModelError) in try context.deletionPreview(for: ids) }
-        try perform(preview) { () throws(ModelError) in context.deleteEverything() }
+        try perform(preview, named: "Delete everything (\(Self.number(preview.deleted.count)) objects)") { () throws(ModelError) in
+            context.deleteEverything()
+        }
     }
 
     /// Writes the preview, asks, then deletes as one undo step.
-    private func perform(_ preview: DeletionPreview, _ delete: () throws(ModelError) -> Void) throws(CommandError) {
+    private func perform(_ preview: DeletionPreview, named name: String? = nil,
+                         _ delete: () throws(ModelError) -> Void) throws(CommandError) {
         writePreview(preview)
         guard confirmed("Delete? [y/N] ", command: "delete") else { return }
-        try change { () throws(CommandError) in try read(delete) }
+        try change(named: name ?? Self.deletionStepName(preview)) { () throws(CommandError) in try read(delete) }
         emit("deleted \(preview.deleted.count) object\(preview.deleted.count == 1 ? "" : "s")", or: Self.json(deleted: preview))
     }
 

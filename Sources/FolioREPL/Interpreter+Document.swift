@@ -3,7 +3,7 @@ import Foundation
 
 /// `undo`, `redo`, `history`, `status`, `save`, `save as`, `revert`, `quit`.
 extension Interpreter {
-    // MARK: undo, redo, history
+    // MARK: undo, redo (history: Interpreter+History.swift)
 
     func undo(_ text: CommandLineText, redoing: Bool) throws(CommandError) {
         let verb = redoing ? "redo" : "undo"
@@ -31,29 +31,6 @@ extension Interpreter {
         }
         emit(names.map { "\(redoing ? "redid" : "undid") \($0.isEmpty ? "an unnamed step" : $0)" }.joined(separator: "\n"),
              or: Self.result(verb, [("steps", .array(names.map(JSONText.string))), ("unsaved", .bool(hasUnsavedChanges))]))
-    }
-
-    func history(_ text: CommandLineText) throws(CommandError) {
-        try expectEnd(text, after: 1)
-        context.processPendingChanges()
-        let undoNames = context.undoManager?.undoStepNames ?? []
-        let redoNames = context.undoManager?.redoStepNames ?? []
-        if options.json {
-            emit(Self.result("history", [("undo", .array(undoNames.map(JSONText.string))),
-                                         ("redo", .array(redoNames.map(JSONText.string)))]))
-            return
-        }
-        guard !undoNames.isEmpty || !redoNames.isEmpty else {
-            emit("no history")
-            return
-        }
-        let width = String(undoNames.count + redoNames.count).count
-        func number(_ n: Int) -> String { String(repeating: " ", count: width - String(n).count) + String(n) }
-        for (index, name) in undoNames.enumerated() { emit("  \(number(index + 1))  \(name)") }
-        emit("> you are here")
-        for (index, name) in redoNames.enumerated() {
-            emit("  \(number(undoNames.count + index + 1))  \(name)  (undone; redo)")
-        }
     }
 
     // MARK: status

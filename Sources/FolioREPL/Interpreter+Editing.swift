@@ -19,8 +19,12 @@ extension Interpreter {
     // MARK: insert
 
     func insert(_ text: CommandLineText) throws(CommandError) {
-        let entity = try self.entity(try word(text, 1, missing: "insert needs an entity: insert ENTITY name=value …"))
-        let assignments = try parseAssignments(text, from: 2, entity: entity)
+        let entity = try self.entity(try word(text, 1, missing: "insert needs an entity: insert ENTITY name=value … [as NAME]"))
+        // `as NAME` at the end names what is inserted, for `$NAME` later.
+        let words = text.words
+        let alias = words.count >= 4 && words[words.count - 2].keyword == "as" ? words[words.count - 1] : nil
+        if let alias { try checkObjectName(alias) }
+        let assignments = try parseAssignments(text, from: 2, to: alias == nil ? nil : words.count - 2, entity: entity)
         var values: [String: Value] = [:]
         var related: [String: [PersistentIdentifier]] = [:]
         for assignment in assignments {
@@ -39,13 +43,22 @@ extension Interpreter {
                                    + "(not optional, no default), e.g. \(missing[0])=…", column: text.endColumn)
             }
         }
-        let id = try change(named: existing == nil ? "Insert \(entity.name)" : "Update \(entity.name)") { () throws(CommandError) in
+        var id: PersistentIdentifier?
+        try change { () throws(CommandError) in
             // Relationships go with the insert: a unique group may have one among its members.
-            try read { () throws(ModelError) in try context.insert(entity.name, values, related: related) }
+            let inserted = try read { () throws(ModelError) in try context.insert(entity.name, values, related: related) }
+            context.undoManager?.setActionName("\(existing == nil ? "Insert" : "Update") \(inserted)")
+            id = inserted
         }
-        emit(existing == nil ? id.description : "updated existing \(id)",
+        guard let id else { return }
+        var name: [(String, JSONText)] = []
+        if let alias {
+            objectNames[alias.text] = id
+            name = [("name", .string("$" + alias.text))]
+        }
+        emit((existing == nil ? id.description : "updated existing \(id)") + (alias.map { " as $\($0.text)" } ?? ""),
              or: Self.result("insert", [("entity", .string(id.entityName)), ("id", .int(id.id)),
-                                       ("inserted", .bool(existing == nil))]))
+                                       ("inserted", .bool(existing == nil))] + name))
     }
 
     // MARK: set
@@ -56,8 +69,7 @@ extension Interpreter {
         _ = try word(text, 2, missing: "set needs name=value after the id, e.g. set \(id.id) name=\"Rex\"")
         let assignments = try parseAssignments(text, from: 2, entity: entity)
         try checkUniqueness(of: assignments, for: id, in: text)
-        let name = assignments.count == 1 ? nil : "Set \(entity.name).\(assignments.map(\.name).joined(separator: ", "))"
-        try change(named: name) { () throws(CommandError) in
+        try change(named: "Set \(id).\(assignments.map(\.name).joined(separator: ", "))") { () throws(CommandError) in
             for assignment in assignments {
                 switch assignment {
                 case .attribute(let attribute, let value):
@@ -135,10 +147,11 @@ extension Interpreter {
 
     /// Parses and checks every `name=value` word from `start` on: names, types,
     /// optionality, related ids and their entities. Nothing is changed.
-    func parseAssignments(_ text: CommandLineText, from start: Int, entity: Schema.Entity) throws(CommandError) -> [Assignment] {
+    func parseAssignments(_ text: CommandLineText, from start: Int, to end: Int? = nil,
+                          entity: Schema.Entity) throws(CommandError) -> [Assignment] {
         var assignments: [Assignment] = []
         var seen = Set<String>()
-        for word in text.words.dropFirst(start) {
+        for word in text.words[..<(end ?? text.words.count)].dropFirst(start) {
             guard let equals = word.text.unicodeScalars.firstIndex(of: "=") else {
                 throw CommandError("expected name=value, found '\(word.text)'", column: word.column)
             }
@@ -240,7 +253,7 @@ extension Interpreter {
             guard holds else {
                 throw CommandError("\(id).\(relationship.name) does not hold \(target)", column: targetWord.column)
             }
-            try change { () throws(CommandError) in
+            try change(named: "Unlink \(target) from \(id).\(relationship.name)") { () throws(CommandError) in
                 try read { () throws(ModelError) in try context.unlink(id, relationship.name, from: target) }
             }
             emit("unlinked \(target) from \(id).\(relationship.name)", or: result(changed: true))
@@ -255,7 +268,7 @@ extension Interpreter {
             } else if let inverse = inverse(of: relationship.name, in: entity.name), !inverse.isToMany {
                 try refuseUniquenessConflicts(setting: [:], related: [inverse.name: [id]], of: target) { _ in targetWord.column }
             }
-            try change { () throws(CommandError) in
+            try change(named: "Link \(target) to \(id).\(relationship.name)") { () throws(CommandError) in
                 try read { () throws(ModelError) in try context.link(id, relationship.name, to: target) }
             }
             emit("linked \(target) to \(id).\(relationship.name)", or: result(changed: true))

@@ -76,55 +76,41 @@ extension Interpreter {
     // MARK: list
 
     func list(_ text: CommandLineText) throws(CommandError) {
-        let words = text.words
-        let entity = try self.entity(try word(text, 1, missing: "list needs an entity: list ENTITY [where PREDICATE] [sort KEY [desc]] [limit N] [offset N]"))
-        var descriptor = DynamicFetchDescriptor(entity: entity.name)
-        var filter: Filter?
-        var sortColumns: [Int] = []
-        var index = 2
-        var seen = Set<String>()
-        while index < words.count {
-            let clause = words[index]
-            guard ["where", "sort", "limit", "offset"].contains(clause.keyword) else {
-                throw CommandError("unexpected '\(clause.text)'; expected where, sort, limit or offset", column: clause.column)
+        let query = try listQuery(text, from: 1, to: text.words.count, usage: Self.listUsage)
+        let entity = query.entity
+        var descriptor = query.descriptor
+        // Without a limit, text and JSON alike show the first page, and say so.
+        let page = descriptor.fetchLimit == nil ? Self.listPageSize : nil
+        if let page { descriptor.fetchLimit = page }
+        let ids = try fetch(descriptor, filter: query.filter, sortColumns: query.sortColumns)
+        let total = ids.count < (descriptor.fetchLimit ?? Int.max) && descriptor.fetchOffset == nil
+            ? ids.count : try fetch(filter: query.filter) { () throws(ModelError) in
+                try context.fetchCount(DynamicFetchDescriptor(entity: entity.name, predicate: query.descriptor.predicate))
             }
-            guard seen.insert(clause.keyword).inserted else {
-                throw CommandError("'\(clause.keyword)' is given twice", column: clause.column)
-            }
-            let end = Self.clauseEnd(words, from: index + 1, inPredicate: clause.keyword == "where")
-            let arguments = Array(words[(index + 1)..<end])
-            let missingColumn = end < words.count ? words[end].column : text.endColumn
-            switch clause.keyword {
-            case "where":
-                filter = try whereClause(text, arguments, missingColumn: missingColumn)
-                descriptor.predicate = filter?.predicate
-            case "sort":
-                (descriptor.sortBy, sortColumns) = try sortClause(arguments, missingColumn: missingColumn)
-            default:
-                guard let argument = arguments.first else {
-                    throw CommandError("'\(clause.keyword)' needs a number", column: missingColumn)
-                }
-                guard let number = Int(argument.text), number >= 0 else {
-                    throw CommandError("'\(argument.text)' is not a number of rows", column: argument.column)
-                }
-                if arguments.count > 1 { throw CommandError("unexpected '\(arguments[1].text)'", column: arguments[1].column) }
-                if clause.keyword == "limit" { descriptor.fetchLimit = number } else { descriptor.fetchOffset = number }
-            }
-            index = end
-        }
-        let ids = try fetch(descriptor, filter: filter, sortColumns: sortColumns)
-        let total = descriptor.fetchLimit == nil && descriptor.fetchOffset == nil
-            ? ids.count : try fetch(filter: filter) { () throws(ModelError) in try context.fetchCount(descriptor) }
+        let more = page.map { _ in max(0, total - (descriptor.fetchOffset ?? 0) - ids.count) } ?? 0
         if options.json {
-            emit(Self.result("list", [("entity", .string(entity.name)), ("total", .int(total)),
-                                      ("objects", .array(try ids.map { (id) throws(CommandError) in try objectJSON(id, entity) }))]))
+            var fields: [(String, JSONText)] = [("entity", .string(entity.name)), ("total", .int(total))]
+            if let page { fields += [("limit", .int(page)), ("truncated", .bool(more > 0))] }
+            let objects: [JSONText]
+            if query.named {
+                let paths = query.columns.map(\.path)
+                objects = try rows(ids, query.columns).enumerated().map { index, row in
+                    .object([("id", .int(ids[index].id)), ("values", .object(Array(zip(paths, row.map(\.json)))))])
+                }
+            } else {
+                objects = try ids.map { (id) throws(CommandError) in try objectJSON(id, entity) }
+            }
+            emit(Self.result("list", fields + [("objects", .array(objects))]))
             return
         }
-        let shown = descriptor.fetchLimit == nil ? Array(ids.prefix(Self.listPageSize)) : ids
-        if !shown.isEmpty { try table(shown, entity).lines().forEach(emit) }
-        if shown.count < ids.count { emit("… \(ids.count - shown.count) more (use limit/offset)") }
-        emit(ids.count == total ? "\(total) \(entity.name)" : "\(ids.count) of \(total) \(entity.name)")
+        if !ids.isEmpty { try table(ids, query.columns).lines().forEach(emit) }
+        if more > 0 { emit("… \(Self.number(more)) more (use limit/offset)") }
+        let matched = ids.count + more  // what the query selects, beyond the page shown
+        emit(matched == total ? "\(Self.number(total)) \(entity.name)"
+             : "\(Self.number(matched)) of \(Self.number(total)) \(entity.name)")
     }
+
+    static let listUsage = "list needs an entity: list ENTITY [COLUMN, …] [where PREDICATE] [sort KEY [desc]] [limit N] [offset N]"
 
     /// Where a clause's words end: at the next clause keyword. In a predicate a
     /// keyword next to a comparison operator is a property name (`sort == 3`).
@@ -223,25 +209,10 @@ extension Interpreter {
         }
     }
 
-    /// The `list` table: id, attributes, to-one relationships as ids, to-many as counts.
-    func table(_ ids: [PersistentIdentifier], _ entity: Schema.Entity) throws(CommandError) -> TextTable {
-        let numeric: Set<ValueType> = [.int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64,
-                                       .double, .float, .decimal]
-        var table = TextTable(
-            headers: ["id"] + entity.attributes.map(\.name) + entity.relationships.map { $0.isToMany ? "\($0.name).@count" : $0.name },
-            rightAligned: [true] + entity.attributes.map { numeric.contains($0.type) } + entity.relationships.map { _ in true })
-        for id in ids {
-            var row = [String(id.id)]
-            for attribute in entity.attributes {
-                let value = try read { () throws(ModelError) in try context.value(attribute.name, of: id) }
-                row.append(Self.cell(value, attribute.type))
-            }
-            for relationship in entity.relationships {
-                let related = try read { () throws(ModelError) in try context.related(relationship.name, of: id) }
-                row.append(relationship.isToMany ? String(related.count) : related.first.map { String($0.id) } ?? "null")
-            }
-            table.rows.append(row)
-        }
+    /// The `list` table: a heading per column; numbers, ids and counts right-aligned.
+    func table(_ ids: [PersistentIdentifier], _ columns: [ListColumn]) throws(CommandError) -> TextTable {
+        var table = TextTable(headers: columns.map(\.path), rightAligned: columns.map(\.isNumeric))
+        table.rows = try rows(ids, columns).map { $0.map(\.tableCell) }
         return table
     }
 

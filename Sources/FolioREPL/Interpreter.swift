@@ -15,7 +15,10 @@ import Foundation
 /// **Commands** (`help COMMAND` explains each with an example): `help`,
 /// `schema`, `list`, `count`, `show`, `insert`, `set`, `link`, `unlink`,
 /// `delete`, `undo`, `redo`, `history`, `status`, `save`, `save as`, `revert`,
-/// `quit`, `quit!`.
+/// `import`, `export`, `timing`, `quit`, `quit!`.
+///
+/// **Names.** `insert … as NAME` names the object it inserted (or updated);
+/// `$NAME` then stands for it wherever an id goes (`link $rex category 6`).
 ///
 /// **Undo.** Every command that changes the document is one undo step.
 ///
@@ -80,6 +83,15 @@ public final class Interpreter {
     /// How many rows `list` shows when no `limit` is given.
     public static let listPageSize = 50
 
+    /// Whether each command's time is printed after it (`timing on`), as psql's `\timing`.
+    public var timing = false
+    /// The objects `insert … as NAME` named, for `$NAME`.
+    var objectNames: [String: PersistentIdentifier] = [:]
+    /// How many undo steps the document as saved holds: steps up to this one
+    /// are in the package, later ones are not. `nil` when no reachable step is
+    /// the saved state (the steps that led to it were undone and replaced).
+    var savePoint: Int?
+
     /// Opens an existing package, with an undo manager; read-only when
     /// ``Options/readOnly`` (then it takes no lock and opens even while another
     /// process writes the package).
@@ -99,6 +111,7 @@ public final class Interpreter {
         self.context = context
         self.documentURL = documentURL
         self.options = options
+        savePoint = context.hasChanges ? nil : context.undoManager?.undoSteps
     }
 
     /// The document's name and, when there are unsaved changes, a `*`: `Animals*> `;
@@ -112,18 +125,19 @@ public final class Interpreter {
     public var isReadOnly: Bool { !(context.container.configurations.first?.allowsSave ?? true) }
 
     /// The commands a read-only document refuses (`save as`, which writes a copy, is allowed).
-    static let editingCommands: Set<String> = ["insert", "set", "link", "unlink", "delete", "save"]
+    static let editingCommands: Set<String> = ["insert", "set", "link", "unlink", "delete", "save", "import"]
 
     /// Whether the document has changes not yet saved.
     public var hasUnsavedChanges: Bool { context.hasChanges }
 
     /// The command names, for help and completion.
     public static let commandNames = ["help", "schema", "list", "count", "show", "insert", "set", "link", "unlink",
-                                      "delete", "undo", "redo", "history", "changes", "status", "save", "revert", "quit",
-                                      "quit!"]
+                                      "delete", "undo", "redo", "history", "changes", "status", "save", "revert", "import",
+                                      "export", "timing", "quit", "quit!"]
 
     /// `; did you mean 'list'?` for a word no command is, or `; try 'help'`.
     static func commandHint(for name: String) -> String {
+        if let other = foreignCommandHint(for: name) { return other }
         let hint = NameSuggestions.hint(for: name, among: commandNames)
         return hint.isEmpty ? "; try 'help'" : hint
     }
@@ -144,6 +158,17 @@ public final class Interpreter {
     public func execute(_ line: String) throws(CommandError) -> Outcome {
         let text = CommandLineText(line)
         guard let command = text.words.first, !command.text.hasPrefix("#") else { return .proceed }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let stepsBefore = context.undoManager.map { ($0.undoSteps, $0.redoSteps) }
+        let outcome = try run(text, command)
+        trackSavePoint(after: command.keyword, stepsBefore: stepsBefore)
+        if timing, outcome == .proceed, command.keyword != "timing" { reportTime(clock.now - start) }
+        return outcome
+    }
+
+    /// Runs one command, its first word `command`.
+    private func run(_ text: CommandLineText, _ command: CommandLineText.Word) throws(CommandError) -> Outcome {
         if let column = text.unterminatedQuote { throw CommandError("unterminated string", column: column) }
         if isReadOnly, Self.editingCommands.contains(command.keyword),
            !(command.keyword == "save" && text.words.count > 1 && text.words[1].keyword == "as") {
@@ -168,6 +193,9 @@ public final class Interpreter {
         case "status": try status(text)
         case "save": try save(text)
         case "revert": try revert(text)
+        case "import": try importRows(text)
+        case "export": try export(text)
+        case "timing": try timingCommand(text)
         case "quit": return try quit(text)
         case "quit!":
             try expectEnd(text, after: 1)
@@ -298,6 +326,7 @@ public final class Interpreter {
     func object(_ word: CommandLineText.Word, of destination: String? = nil, role: String? = nil)
         throws(CommandError) -> PersistentIdentifier {
         let text = CommandLineText.unquoted(word.text)
+        if text.hasPrefix("$") { return try namedObject(word, of: destination, role: role) }
         guard let (entityName, number) = Self.parseID(text) else {
             throw CommandError("'\(text)' is not an object id (write 42 or Animal#42)", column: word.column)
         }

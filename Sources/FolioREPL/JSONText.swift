@@ -17,7 +17,7 @@ public enum JSONText: Sendable {
     case object([(String, JSONText)])
 
     /// An integer.
-    public static func int(_ value: some BinaryInteger) -> JSONText { .number(String(value)) }
+    public static func int(_ value: some BinaryInteger) -> JSONText { .number(Interpreter.number(value)) }
 
     /// A value as JSON: numbers and booleans as such; dates (ISO 8601), data (base64),
     /// UUIDs, URLs and decimals as strings; non-finite numbers as the strings "nan", "inf", "-inf".
@@ -25,10 +25,10 @@ public enum JSONText: Sendable {
         switch value {
         case .null: self = .null
         case .bool(let v): self = .bool(v)
-        case .int(let v): self = .number(String(v))
-        case .uint(let v): self = .number(String(v))
-        case .double(let v): self = v.isFinite ? .number(v.description) : .string(v.description)
-        case .float(let v): self = v.isFinite ? .number(v.description) : .string(v.description)
+        // Numbers as the table and the package spell them: the library's one text of a value.
+        case .int, .uint: self = .number(value.description)
+        case .double(let v): self = v.isFinite ? .number(value.description) : .string(value.description)
+        case .float(let v): self = v.isFinite ? .number(value.description) : .string(value.description)
         case .string(let v): self = .string(v)
         case .date: self = .string(value.text(as: .date) ?? "")
         case .data: self = .string(value.text(as: .data) ?? "")

@@ -248,6 +248,18 @@ struct ValueLiteral {
             }
             return value
         }
+        // `integer:3` meant a tag: a type another language names so (or a slip
+        // from one), followed by a value that type reads. Read as a string it
+        // would be stored wrong without a word. (A string's aliases are left
+        // alone: anything reads as a string.)
+        if let colon = scalars.firstIndex(of: ":") {
+            let tag = String(scalars[..<colon])
+            if let suggestion = ValueType.suggestion(for: tag), let type = ValueType(suggestion), type != .string,
+               Value(text: String(scalars[scalars.index(after: colon)...]), as: type) != nil {
+                throw CommandError("'\(tag)' is not a type; did you mean '\(suggestion)'? (write \(suggestion):…, or quote the "
+                                   + "value for a string)", column: column)
+            }
+        }
         if text == "true" || text == "false" { return .bool(text == "true") }
         // A number or a date as predicates read one (the library's one rule), else a string.
         if let first = text.unicodeScalars.first, ("0"..."9").contains(first) || first == "-" || first == "+" || first == ".",

@@ -40,28 +40,32 @@ final class ScriptSession {
         }
     }
 
-    /// Runs every line `nextLine` returns until it returns nil or a command quits.
+    /// Runs every command the lines `nextLine` returns hold (a command may
+    /// continue over several lines, ``CommandInput``) until it returns nil or a
+    /// command quits. An unfinished command at the end runs as it is (and fails
+    /// at what is open).
     ///
     /// - Throws: `ExitCode.failure` after printing the first error.
     func run(_ nextLine: () -> String?) throws {
         var lineNumber = 0
+        var input = CommandInput()
+        var firstLine = 1
         while let line = nextLine() {
             lineNumber += 1
-            refusedQuestion = nil
+            if input.lines.isEmpty { firstLine = lineNumber }
             let length = line.utf8.count
             if length > Interpreter.maximumLineLength {
                 throw failure(lineNumber, Interpreter.overlongLine(bytes: length), in: line)
             }
-            let outcome: Interpreter.Outcome
-            do {
-                outcome = try interpreter.execute(line)
-            } catch {
-                // A refused confirmation is the cause, whatever the command made of the answer.
-                throw failure(lineNumber, refusedQuestion.map(ScriptSession.needsYesError) ?? error, in: line)
+            input.append(line)
+            if input.byteCount > Interpreter.maximumLineLength {
+                throw failure(firstLine, Interpreter.overlongLine(bytes: input.byteCount), in: input.lines[0])
             }
-            if let question = refusedQuestion { throw failure(lineNumber, ScriptSession.needsYesError(question), in: line) }
-            if outcome == .quit { return }
+            guard input.isComplete else { continue }
+            defer { input = CommandInput() }
+            if try execute(input, at: firstLine) == .quit { return }
         }
+        if !input.lines.isEmpty, try execute(input, at: firstLine) == .quit { return }
         guard interpreter.hasUnsavedChanges else { return }
         switch atEnd {
         case .save:
@@ -78,6 +82,29 @@ final class ScriptSession {
             Output.diagnostic("error", kind: "unsavedChanges", message)
             throw ExitCode.failure
         }
+    }
+
+    /// Runs one command that started at line `firstLine`; an error is reported
+    /// at the line and column of the command it falls on.
+    private func execute(_ input: CommandInput, at firstLine: Int) throws -> Interpreter.Outcome {
+        refusedQuestion = nil
+        let outcome: Interpreter.Outcome
+        do {
+            outcome = try interpreter.execute(input.text)
+        } catch {
+            // A refused confirmation is the cause, whatever the command made of the answer.
+            throw failure(refusedQuestion.map(ScriptSession.needsYesError) ?? error, in: input, at: firstLine)
+        }
+        if let question = refusedQuestion { throw failure(ScriptSession.needsYesError(question), in: input, at: firstLine) }
+        return outcome
+    }
+
+    /// ``failure(_:_:in:)`` at the physical line of a command over several lines.
+    private func failure(_ error: CommandError, in input: CommandInput, at firstLine: Int) -> ExitCode {
+        let (offset, column) = input.location(ofColumn: error.column)
+        var located = error
+        located.column = column
+        return failure(firstLine + offset, located, in: input.lines[offset])
     }
 
     /// Prints `error: LINE: message`, then the line with a caret under the

@@ -16,6 +16,12 @@ enum Session {
         Output.json = options.json
         StderrLogHandler.bootstrap
         let interpreter: Interpreter
+        // Said plainly, before the library's reasons why a package cannot be read.
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            Output.diagnostic("error", kind: "open", "\(url.relativePath) does not exist "
+                              + "(folio new PATH --schema FILE creates a document)")
+            throw ExitCode.failure
+        }
         do {
             interpreter = try Interpreter(opening: url, options: options.interpreterOptions)
         } catch {
@@ -37,6 +43,10 @@ enum Session {
         }
 
         if let path = options.script {
+            guard FileManager.default.fileExists(atPath: path) else {
+                Output.diagnostic("error", kind: "script", "\(path): the script does not exist")
+                throw ExitCode.failure
+            }
             guard let file = fopen(path, "r") else {
                 Output.diagnostic("error", kind: "script", "\(path): cannot read the script: \(String(cString: strerror(errno)))")
                 throw ExitCode.failure

@@ -36,7 +36,29 @@ struct TerminalSession {
             switch LineEditor.readLine(prompt: interpreter.prompt) {
             case .line(let line):
                 LineEditor.addToHistory(line)
-                if execute(line) == .quit { return }
+                // A line left unfinished (a trailing \, an open quote or bracket) goes on at "...> ".
+                var input = CommandInput()
+                input.append(line)
+                while !input.isComplete {
+                    switch LineEditor.readLine(prompt: CommandInput.continuationPrompt) {
+                    case .line(let more):
+                        LineEditor.addToHistory(more)
+                        input.append(more)
+                    case .hungUp:
+                        try hangUp()
+                    case .interrupted, .endOfInput, .tooLong:
+                        // Ctrl-C or Ctrl-D discards the unfinished command, as psql does.
+                        Output.standard("\n")
+                        input = CommandInput()
+                    }
+                }
+                if input.lines.isEmpty { continue }
+                if input.byteCount > Interpreter.maximumLineLength {
+                    let error = Interpreter.overlongLine(bytes: input.byteCount)
+                    Output.diagnostic("error", kind: error.kind.rawValue, error.message, text: ErrorPointer.report(error, in: ""))
+                    continue
+                }
+                if execute(input) == .quit { return }
             case .interrupted:
                 Output.standard("\n")
             case .tooLong:
@@ -46,14 +68,18 @@ struct TerminalSession {
                 Output.standard("\n")
                 if execute("quit") == .quit { return }
             case .hungUp:
-                // SIGHUP, SIGTERM or a terminal that went away: the unsaved work goes to a recovery package.
-                LineEditor.saveHistory()
-                Recovery.endIfAsked()
-                Recovery.saveWork(reason: "the terminal went away")
-                throw ExitCode.failure
+                try hangUp()
             }
             Recovery.endIfAsked()
         }
+    }
+
+    /// SIGHUP, SIGTERM or a terminal that went away: the unsaved work goes to a recovery package.
+    private func hangUp() throws -> Never {
+        LineEditor.saveHistory()
+        Recovery.endIfAsked()
+        Recovery.saveWork(reason: "the terminal went away")
+        throw ExitCode.failure
     }
 
     /// "folio — Animals.folio, 36 objects. Type help."
@@ -67,11 +93,21 @@ struct TerminalSession {
     }
 
     private func execute(_ line: String) -> Interpreter.Outcome {
+        var input = CommandInput()
+        input.append(line)
+        return execute(input)
+    }
+
+    /// Runs a command; an error points at the line of it where it falls.
+    private func execute(_ input: CommandInput) -> Interpreter.Outcome {
         do {
-            return try interpreter.execute(line)
+            return try interpreter.execute(input.text)
         } catch {
-            Output.diagnostic("error", kind: error.kind.rawValue, error.message, column: error.column,
-                              text: ErrorPointer.report(error, in: line))
+            let (offset, column) = input.location(ofColumn: error.column)
+            var located = error
+            located.column = column
+            Output.diagnostic("error", kind: error.kind.rawValue, error.message, column: column,
+                              text: ErrorPointer.report(located, in: input.lines[offset]))
             return .proceed
         }
     }

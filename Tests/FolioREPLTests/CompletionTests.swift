@@ -29,7 +29,7 @@ import Testing
 
     @Test("clause keywords after list ENTITY; property names in a predicate; attribute names after sort")
     func listClauses() {
-        #expect(complete("list Animal ") == ["where", "sort", "limit", "offset"])
+        #expect(complete("list Animal ") == ["where", "sort", "limit", "offset", "name", "diet", "category"])
         #expect(complete("list Animal s") == ["sort"])
         #expect(complete("list Animal where ") == ["name", "diet", "category"])
         #expect(complete("list Animal where d") == ["diet"])
@@ -96,5 +96,40 @@ import Testing
         #expect(Interpreter.completionListing(["list", "link"]) == ["list", "link"])
         #expect(complete("save ") == ["as"])
         #expect(complete("save a") == ["as"])
+    }
+
+    @Test("key paths complete through to-one relationships: category. offers the category's properties")
+    func keyPaths() {
+        #expect(complete("list Animal where category") == ["category", "category."])
+        #expect(complete("list Animal where category.") == ["category.name", "category.animals"])
+        #expect(complete("list Animal where category.n") == ["category.name"])
+        #expect(complete("list AnimalCategory where animals") == ["animals", "animals.@count"])
+        #expect(complete("list AnimalCategory where animals.") == ["animals.@count"])
+        #expect(complete("list Animal name, category.") == ["category.name", "category.animals"])
+        #expect(complete("count Animal where category.na") == ["category.name"])
+        #expect(complete("list Animal where diet.") == [])
+    }
+
+    @Test("after link ID, the relationships of that object's entity, by number, Entity#number or $name")
+    func linkRelationships() throws {
+        #expect(complete("link 2 ") == ["category"])
+        #expect(complete("link Animal#2 ") == ["category"])
+        #expect(complete("unlink 24 ") == ["animals"])
+        try session.run("insert AnimalCategory name=Marsupial as marsupials")
+        #expect(complete("link $") == ["$marsupials"])
+        #expect(complete("link $marsupials ") == ["animals"])
+        #expect(complete("link 2 category $") == ["$marsupials"])
+        #expect(complete("link 24 animals $") == [])
+    }
+
+    @Test("export, import and timing complete their keywords")
+    func transferKeywords() {
+        #expect(complete("export ") == ["list", "AnimalCategory", "Animal"])
+        #expect(complete("export list Animal name ") == ["where", "sort", "limit", "offset", "name", "diet", "category", "to"])
+        #expect(complete("export list Animal to out.csv ") == ["--format", "--force"])
+        #expect(complete("export list Animal to out.csv --format ") == ["csv", "json"])
+        #expect(complete("import ") == ["AnimalCategory", "Animal"])
+        #expect(complete("import Animal ") == ["from"])
+        #expect(complete("timing ") == ["on", "off"])
     }
 }

@@ -20,7 +20,7 @@ import Testing
         session.answer = true
         #expect(try session.run("delete AnimalCategory#24") == "deletes 1 AnimalCategory, also deletes 7 Animal\ndeleted 8 objects\n")
         #expect(try session.count("Animal") == 23)
-        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Delete 8 objects"])
+        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Delete AnimalCategory#24 (8 objects)"])
         try session.run("undo")
         #expect(try session.count("Animal") == 30)
         #expect(try session.count("Animal", "category.name == 'Mammal'") == 7)
@@ -73,7 +73,7 @@ import Testing
         try session.run("undo")
         #expect(try session.run("delete everything") == "deletes 30 Animal, 6 AnimalCategory\ndeleted 36 objects\n")
         #expect(try session.count("Animal") + session.count("AnimalCategory") == 0)
-        #expect(session.interpreter.context.undoManager?.undoActionName == "Delete Everything")
+        #expect(session.interpreter.context.undoManager?.undoActionName == "Delete everything (36 objects)")
         #expect(try session.run("delete everything") == "nothing to delete: the document is empty\n")
         try session.run("undo")
         #expect(try session.count("Animal") == 30)

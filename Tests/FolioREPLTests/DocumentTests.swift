@@ -11,13 +11,13 @@ import Testing
         try session.run("set 2 name=Eft")
         try session.run("insert Animal name=Kiwi diet=omnivorous category=6")
         try session.run("delete 24")
-        #expect(try session.run("undo 2") == "undid Delete 8 objects\nundid Insert Animal\n")
+        #expect(try session.run("undo 2") == "undid Delete AnimalCategory#24 (8 objects)\nundid Insert Animal#37\n")
         #expect(try session.count("Animal") == 30)
-        #expect(try session.run("redo") == "redid Insert Animal\n")
+        #expect(try session.run("redo") == "redid Insert Animal#37\n")
         #expect(try session.count("Animal") == 31)
-        #expect(try session.run("redo 1") == "redid Delete 8 objects\n")
+        #expect(try session.run("redo 1") == "redid Delete AnimalCategory#24 (8 objects)\n")
         #expect(try session.count("Animal") == 24)
-        #expect(try session.run("undo 3") == "undid Delete 8 objects\nundid Insert Animal\nundid Set Animal.name\n")
+        #expect(try session.run("undo 3") == "undid Delete AnimalCategory#24 (8 objects)\nundid Insert Animal#37\nundid Set Animal#2.name\n")
         #expect(try session.interpreter.context.value("name", of: PersistentIdentifier(entityName: "Animal", id: 2)) == .string("Newt"))
         #expect(try session.run("redo 3").split(separator: "\n").count == 3)
     }
@@ -41,7 +41,7 @@ import Testing
         #expect(session.interpreter.context.undoManager?.undoCount == 1)
     }
 
-    @Test("history lists the undo steps oldest first, marks where you are, then the redoable steps")
+    @Test("history lists the undo steps oldest first, each naming its object, marks the save point and where you are, then the redoable steps")
     func history() throws {
         let session = try Session("Animals")
         session.answer = true
@@ -51,12 +51,39 @@ import Testing
         try session.run("delete 24")
         try session.run("undo")
         #expect(try session.run("history") == """
-              1  Set Animal.name
-              2  Insert Animal
+              -- saved
+              1  Set Animal#2.name
+              2  Insert Animal#37
             > you are here
-              3  Delete 8 objects  (undone; redo)
+              3  Delete AnimalCategory#24 (8 objects)  (undone; redo)
 
             """)
+        try session.run("save")
+        try session.run("undo")
+        #expect(try session.run("history") == """
+              1  Set Animal#2.name
+            > you are here
+              2  Insert Animal#37  (undone; redo)
+              -- saved
+              3  Delete AnimalCategory#24 (8 objects)  (undone; redo)
+
+            """)
+        try session.run("redo")
+        #expect(try session.run("history").contains("> you are here (saved)\n"))
+    }
+
+    @Test("a new step after undoing past the save point leaves no step marked saved")
+    func savePointLost() throws {
+        let session = try Session("Animals")
+        try session.run("set 2 name=Eft")
+        try session.run("save")
+        try session.run("undo")
+        try session.run("set 3 name=Frog")
+        let history = try session.run("history")
+        #expect(!history.contains("saved"))
+        let json = try Session("Animals", options: .init(json: true))
+        try json.run("set 2 name=Eft")
+        #expect(try json.run("history").contains("\"savePoint\":0"))
     }
 
     @Test("status shows the document, unsaved counts, undo and redo")
@@ -77,8 +104,8 @@ import Testing
         #expect(try session.run("status") == """
             document: \(session.url.path)
             unsaved changes: yes (1 inserted, 1 changed, 0 deleted)
-            undo: Set Animal.name (2 steps)
-            redo: Delete 8 objects (1 step)
+            undo: Set Animal#2.name (2 steps)
+            redo: Delete AnimalCategory#24 (8 objects) (1 step)
 
             """)
         #expect(session.error("status now") == CommandError("unexpected 'now'", column: 8))

@@ -22,7 +22,7 @@ import FolioTestSupport
         #expect(try value(session, "name", of: 37) == .string("Snow Leopard"))
         #expect(try related(session, "category", of: 37) == [24])
         #expect(try session.count("Animal", "category.name == 'Mammal'") == 8)
-        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Insert Animal"])
+        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Insert Animal#37"])
         try session.run("undo")
         #expect(try session.count("Animal") == 30)
         #expect(try related(session, "animals", of: 24).count == 7)
@@ -37,7 +37,7 @@ import FolioTestSupport
         let dogs = try Session("Dogs")
         #expect(try dogs.run("insert Person _id=2 name=\"Maria José\"") == "updated existing Person#6\n")
         #expect(try value(dogs, "name", of: 6) == .string("Maria José"))
-        #expect(dogs.interpreter.context.undoManager?.undoActionNames == ["Update Person"])
+        #expect(dogs.interpreter.context.undoManager?.undoActionNames == ["Update Person#6"])
     }
 
     @Test("insert reads every kind of value by the attribute's type")
@@ -69,7 +69,7 @@ import FolioTestSupport
     @Test("insert errors name the column of the offending token and change nothing")
     func insertErrors() throws {
         let session = try Session("Animals")
-        #expect(session.error("insert") == CommandError("insert needs an entity: insert ENTITY name=value …", column: 7))
+        #expect(session.error("insert") == CommandError("insert needs an entity: insert ENTITY name=value … [as NAME]", column: 7))
         #expect(session.error("insert Animl name=x") == CommandError("no entity named 'Animl'; did you mean 'Animal'?", column: 8))
         #expect(session.error("insert Animal age=3") == CommandError("Animal has no attribute or relationship 'age'", column: 15))
         #expect(session.error("insert Animal name") == CommandError("expected name=value, found 'name'", column: 15))
@@ -114,7 +114,7 @@ import FolioTestSupport
         #expect(try session.run("set 2 name=\"Great Crested Newt\" diet=insectivorous") == "updated Animal#2\n")
         #expect(try value(session, "name", of: 2) == .string("Great Crested Newt"))
         #expect(try value(session, "diet", of: 2) == .string("insectivorous"))
-        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Set Animal.name, diet"])
+        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Set Animal#2.name, diet"])
         try session.run("undo")
         #expect(try value(session, "name", of: 2) == .string("Newt"))
         #expect(try value(session, "diet", of: 2) == .string("carnivorous"))
@@ -206,7 +206,7 @@ import FolioTestSupport
         #expect(try session.run("link 2 category 24") == "Animal#2.category already holds AnimalCategory#24\n")
         #expect(try session.run("unlink AnimalCategory#24 animals Animal#2") == "unlinked Animal#2 from AnimalCategory#24.animals\n")
         #expect(try related(session, "category", of: 2) == [])
-        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Link AnimalCategory.animals", "Unlink AnimalCategory.animals"])
+        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Link Animal#2 to AnimalCategory#24.animals", "Unlink Animal#2 from AnimalCategory#24.animals"])
         try session.run("undo 2")
         #expect(try related(session, "animals", of: 1) == [2, 3, 4, 5])
 

@@ -10,8 +10,8 @@ import Testing
         let overview = try session.run("help")
         for command in Interpreter.commandNames { #expect(overview.contains(command)) }
         let list = try session.run("help list")
-        #expect(list.hasPrefix("list ENTITY [where PREDICATE]"))
-        #expect(list.contains("example:\n  list Animal where"))
+        #expect(list.hasPrefix("list ENTITY [COLUMN, …] [where PREDICATE]"))
+        #expect(list.contains("example:\n  list Animal name, category.name where"))
         #expect(try session.run("help quit!").hasPrefix("quit\nquit!\n"))
         #expect(session.error("help frobnicate") == CommandError("no command 'frobnicate'; try 'help'", column: 6))
         #expect(session.error("help list now") == CommandError("unexpected 'now'", column: 11))
@@ -56,7 +56,7 @@ import Testing
         interpreter.write = { output += $0 }
         _ = try interpreter.execute("set 1 visited=true")
         _ = try interpreter.execute("undo")
-        #expect(output == "updated Country#1\nundid Set Country.visited\n")
+        #expect(output == "updated Country#1\nundid Set Country#1.visited\n")
     }
 
     @Test("a command that fails after changing something is undone as a whole, keeping the undo history")
@@ -74,6 +74,6 @@ import Testing
         }
         #expect(try context.value("name", of: newt) == .string("Newt"))
         #expect(try context.value("diet", of: newt) == .string("carnivorous"))
-        #expect(context.undoManager?.undoActionNames == ["Insert Animal"])
+        #expect(context.undoManager?.undoActionNames == ["Insert Animal#37"])
     }
 }

@@ -46,7 +46,7 @@ import Testing
         #expect(status["document"] as? String == session.url.path)
         #expect(status["unsaved"] as? Bool == true)
         #expect(status["changed"] as? Int == 1)
-        #expect(status["undo"] as? [String] == ["Set Dog.age"])
+        #expect(status["undo"] as? [String] == ["Set Dog#11.age"])
         #expect(status["redo"] as? [String] == [])
 
         let schemaResult = try #require(try json(session, "schema") as? [String: Any])
@@ -129,10 +129,10 @@ import Testing
         #expect(deleted["unlinked"] as? [Any] != nil && deleted["denials"] as? [String] == [])
         #expect(try result(session, "delete Animal where name == 'Nobody'", command: "delete")["deleted"] as? Int == 0)
 
-        #expect(try result(session, "undo", command: "undo")["steps"] as? [String] == ["Delete 8 objects"])
-        #expect(try result(session, "redo", command: "redo")["steps"] as? [String] == ["Delete 8 objects"])
+        #expect(try result(session, "undo", command: "undo")["steps"] as? [String] == ["Delete AnimalCategory#24 (8 objects)"])
+        #expect(try result(session, "redo", command: "redo")["steps"] as? [String] == ["Delete AnimalCategory#24 (8 objects)"])
         let history = try result(session, "history", command: "history")
-        #expect((history["undo"] as? [String])?.last == "Delete 8 objects")
+        #expect((history["undo"] as? [String])?.last == "Delete AnimalCategory#24 (8 objects)")
         #expect(history["redo"] as? [String] == [])
         #expect(try result(session, "status", command: "status")["unsaved"] as? Bool == true)
         #expect(try result(session, "save", command: "save")["saved"] as? Bool == true)

@@ -30,7 +30,7 @@ import Testing
         let session = try Session("Animals")
         let text = try session.run("help")
         #expect(text.contains("Errors name the column, show the line with ^ under it, and suggest close names"))
-        #expect(text.contains("A line holds at most 1048576 bytes"))
+        #expect(text.contains("A command holds at most 1048576 bytes"))
     }
 
     @Test("an unknown command suggests the close command names")

@@ -129,4 +129,22 @@ import Testing
             #expect(error(dictionaries, .codable)?.column == 4 * limit + 1)
         }
     }
+
+    @Test("a tag another language names a type (integer:3) suggests Folio's name; quoted, it is a string")
+    func typeAliases() throws {
+        func error(_ text: String) -> CommandError? {
+            do { _ = try parse(text, .any); return nil } catch { return error }
+        }
+        #expect(error("integer:3") == CommandError("'integer' is not a type; did you mean 'int'? (write int:…, or quote the value for a string)",
+                                                   column: 1))
+        #expect(error("boolean:true")?.message.contains("did you mean 'bool'?") == true)
+        #expect(try parse("\"integer:3\"", .any) == .string("integer:3"))
+        #expect(try parse("text:hello", .any) == .string("text:hello"))
+        #expect(try parse("integer:three", .any) == .string("integer:three"))
+        #expect(ValueType.suggestion(for: "integer") == "int")
+        #expect(ValueType.suggestion(for: "timestamp") == "date")
+        #expect(ValueType.suggestion(for: "strng") == "string")
+        #expect(ValueType.suggestion(for: "int") == nil)
+        #expect(ValueType.suggestion(for: "zebra") == nil)
+    }
 }

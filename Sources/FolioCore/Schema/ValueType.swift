@@ -92,6 +92,30 @@ public indirect enum ValueType: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// The type a name from another language or database means, for a "did
+    /// you mean" hint where a type is spelled: `integer` → `int`, `boolean` →
+    /// `bool`, `text` → `string`, `timestamp` → `date`, `blob` → `data`; or a
+    /// type name one slip away (`strng` → `string`). `nil` for a type's own
+    /// name and for names that suggest none.
+    ///
+    /// ```swift
+    /// ValueType.suggestion(for: "integer")   // "int"
+    /// ValueType.suggestion(for: "int")       // nil: it is a type
+    /// ```
+    public static func suggestion(for name: String) -> String? {
+        guard ValueType(name) == nil else { return nil }
+        if let alias = aliases[name.lowercased()] { return alias }
+        return NameSuggestions.closest(to: name, among: scalarNames.map(\.0), limit: 1).first
+    }
+
+    /// What other languages and SQL call Folio's scalar types.
+    static let aliases: [String: String] = [
+        "integer": "int", "long": "int64", "short": "int16", "byte": "uint8", "bigint": "int64", "smallint": "int16",
+        "tinyint": "int8", "boolean": "bool", "real": "double", "number": "double", "numeric": "decimal",
+        "str": "string", "text": "string", "varchar": "string", "char": "string",
+        "datetime": "date", "timestamp": "date", "blob": "data", "bytes": "data", "guid": "uuid", "uri": "url",
+    ]
+
     static let scalarNames: [(String, ValueType)] = [
         ("string", .string), ("bool", .bool),
         ("int", .int), ("int8", .int8), ("int16", .int16), ("int32", .int32), ("int64", .int64),
