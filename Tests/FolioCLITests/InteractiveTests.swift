@@ -101,15 +101,16 @@ import FolioTestSupport
         #expect(terminal.waitForExit() == 0)
     }
 
-    /// A terminal session on a copy of Animals, with its own history file.
-    private func session(in folder: TemporaryFolder) throws -> PseudoTerminal {
+    /// A terminal session on a copy of Animals, with its own history file
+    /// (and `extra` in its environment).
+    private func session(in folder: TemporaryFolder, environment extra: [String: String] = [:]) throws -> PseudoTerminal {
         let animals = try folder.copySample("Animals.folio")
         return try PseudoTerminal(executable: folioBinary.path, arguments: [animals.path], environment: [
             "FOLIO_HISTORY": folder.url.appendingPathComponent("history").path,
             "HOME": folder.url.path,
             "TERM": "xterm",
             "PATH": "/usr/bin:/bin",
-        ])
+        ].merging(extra) { _, new in new })
     }
 
     @Test("an error on the terminal echoes the line with a caret under the offending word", .timeLimit(.minutes(1)))
@@ -201,14 +202,8 @@ import FolioTestSupport
     func plainLinesWithoutLibedit() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let animals = try folder.copySample("Animals.folio")
-        let terminal = try PseudoTerminal(executable: folioBinary.path, arguments: [animals.path], environment: [
-            "FOLIO_LIBEDIT": "",  // as on a machine without libedit.so.2
-            "FOLIO_HISTORY": folder.url.appendingPathComponent("history").path,
-            "HOME": folder.url.path,
-            "TERM": "xterm",
-            "PATH": "/usr/bin:/bin",
-        ])
+        // As on a machine without libedit.so.2.
+        let terminal = try session(in: folder, environment: ["FOLIO_LIBEDIT": ""])
         try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
         #expect(terminal.screenText.contains("note: no line editing, history or completion"))
         var mark = terminal.output.count

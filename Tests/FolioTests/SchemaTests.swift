@@ -89,4 +89,24 @@ import FolioTestSupport
         try schema.xmlText.write(to: url, atomically: true, encoding: .utf8)
         #expect(try Schema(contentsOf: url) == schema)
     }
+
+    @Test("a schema file with a type spelled as another language spells it is refused with the name to use; string? only as an element")
+    func schemaFileTypeHints() throws {
+        let folder = temporaryPackageURL().deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        func refusal(_ type: String) throws -> String {
+            let url = folder.appendingPathComponent("schema-\(UUID().uuidString).xml")
+            try """
+                <schema>
+                  <entity name="Book">
+                    <attribute name="pages" type="\(type)"/>
+                  </entity>
+                </schema>
+                """.write(to: url, atomically: true, encoding: .utf8)
+            do { _ = try Schema(contentsOf: url); return "" } catch { return "\(error)" }
+        }
+        #expect(try refusal("integer").contains("unknown type 'integer'; did you mean 'int'?"))
+        #expect(try refusal("string?").contains("optional=\"true\""))
+        #expect(try refusal("array(string?)").isEmpty)
+    }
 }

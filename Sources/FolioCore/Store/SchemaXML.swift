@@ -113,7 +113,10 @@ enum SchemaXML {
     static func attribute(from xml: [String: String]) throws(SchemaDeclarationError) -> Schema.Attribute {
         let name = try required("name", in: xml, of: "attribute")
         let typeName = try required("type", in: xml, of: "attribute \(name)")
-        guard let type = ValueType(typeName) else { throw .init("attribute \(name): unknown type '\(typeName)'") }
+        guard let type = ValueType(typeName) else {
+            let hint = ValueType.suggestion(for: typeName).map { "; did you mean '\($0)'?" } ?? ""
+            throw .init("attribute \(name): unknown type '\(typeName)'\(hint)")
+        }
         guard !type.isOptionalElement else {
             throw .init("attribute \(name): type '\(typeName)' marks an element that may be absent, as in array(\(typeName)); "
                         + "an attribute that may be absent is optional=\"true\"")
