@@ -329,6 +329,7 @@ public final class Interpreter {
         case .predicate, .unsortable: kind = .predicate
         case .saveNotAllowed: kind = .readOnly
         case .schema, .migration, .configuration: kind = .file
+        case .cancelled: return .cancelled
         }
         return CommandError(error.description, column: column, kind: kind)
     }
