@@ -121,7 +121,7 @@ extension Interpreter {
             return
         }
         let shown = descriptor.fetchLimit == nil ? Array(ids.prefix(Self.listPageSize)) : ids
-        if !shown.isEmpty { try table(shown, entity).lines().forEach(emit) }
+        if !shown.isEmpty { for line in try table(shown, entity).lines() { try checkCancelled(); emit(line) } }
         if shown.count < ids.count { emit("… \(ids.count - shown.count) more (use limit/offset)") }
         emit(ids.count == total ? "\(total) \(entity.name)" : "\(ids.count) of \(total) \(entity.name)")
     }
@@ -231,6 +231,7 @@ extension Interpreter {
             headers: ["id"] + entity.attributes.map(\.name) + entity.relationships.map { $0.isToMany ? "\($0.name).@count" : $0.name },
             rightAligned: [true] + entity.attributes.map { numeric.contains($0.type) } + entity.relationships.map { _ in true })
         for id in ids {
+            try checkCancelled()
             var row = [String(id.id)]
             for attribute in entity.attributes {
                 let value = try read { () throws(ModelError) in try context.value(attribute.name, of: id) }
@@ -266,6 +267,7 @@ extension Interpreter {
 
     /// ``objectJSON(_:_:)``'s fields, for `show` to put after its `"command"`.
     func objectFields(_ id: PersistentIdentifier, _ entity: Schema.Entity) throws(CommandError) -> [(String, JSONText)] {
+        try checkCancelled()  // list --json makes one per row
         var attributes: [(String, JSONText)] = []
         for attribute in entity.attributes {
             attributes.append((attribute.name, JSONText(try read { () throws(ModelError) in try context.value(attribute.name, of: id) })))

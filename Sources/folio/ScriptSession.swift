@@ -54,8 +54,10 @@ final class ScriptSession {
             }
             let outcome: Interpreter.Outcome
             do {
-                outcome = try interpreter.execute(line)
+                outcome = try Interruption.during(interpreter) { () throws(CommandError) in try interpreter.execute(line) }
             } catch {
+                // Stopped by SIGTERM, SIGHUP, SIGINT or SIGPIPE: the script ends by that signal, recovery package first.
+                Recovery.endIfAsked()
                 // A refused confirmation is the cause, whatever the command made of the answer.
                 throw failure(lineNumber, refusedQuestion.map(ScriptSession.needsYesError) ?? error, in: line)
             }

@@ -12,7 +12,8 @@ import Foundation
 /// and no banner: stdout holds JSON only), and the session goes on. A line over
 /// ``Interpreter/maximumLineLength`` is read no further than the limit and
 /// refused with an error. Ctrl-C discards the
-/// line and never exits; Ctrl-D quits as `quit` does, so unsaved changes are
+/// line, or stops the command running (which changes nothing, ``Interruption``),
+/// and never exits; Ctrl-D quits as `quit` does, so unsaved changes are
 /// confirmed first. Confirmations read a y/N answer from the terminal.
 struct TerminalSession {
     let interpreter: Interpreter
@@ -66,10 +67,18 @@ struct TerminalSession {
         return "folio — \(name), \(objects) object\(objects == 1 ? "" : "s"). Type help."
     }
 
+    /// Runs a line; Ctrl-C (or SIGTERM, SIGHUP) stops it (``Interruption``).
     private func execute(_ line: String) -> Interpreter.Outcome {
         do {
-            return try interpreter.execute(line)
+            return try Interruption.during(interpreter) { () throws(CommandError) in try interpreter.execute(line) }
         } catch {
+            // A terminating signal stopped it: end now, as at the prompt.
+            Recovery.endIfAsked()
+            if error.kind == .cancelled {
+                // On a line of its own: the terminal echoed ^C wherever the output was.
+                Output.diagnostic("note", kind: error.kind.rawValue, error.message, text: "\ncancelled")
+                return .proceed
+            }
             Output.diagnostic("error", kind: error.kind.rawValue, error.message, column: error.column,
                               text: ErrorPointer.report(error, in: line))
             return .proceed
