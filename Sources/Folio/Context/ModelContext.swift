@@ -74,11 +74,12 @@ public final class ModelContext {
     /// ```
     ///
     /// The calls that ask it, about every 4,096 objects visited and between
-    /// their phases: ``fetchIdentifiers(_:)-(DynamicFetchDescriptor)`` and ``fetchCount(_:)-(DynamicFetchDescriptor)`` (the
-    /// scan, and before and after a sort), ``deletionPreview(for:)`` and
+    /// their phases: ``fetchIdentifiers(_:)-(DynamicFetchDescriptor)`` and
+    /// ``fetchCount(_:)-(DynamicFetchDescriptor)`` (the scan, and before and
+    /// after a sort), ``deletionPreview(for:)`` and
     /// ``deletionPreview(entity:where:)``, ``delete(_:)-(PersistentIdentifier)``,
-    /// ``delete(_:)-([PersistentIdentifier])`` and ``delete(entity:where:)``
-    /// while they work out the cascade: a delete is asked only before it
+    /// ``delete(_:)-([PersistentIdentifier])`` and
+    /// ``delete(entity:where:)-(String,ObjectPredicate?)`` while they work out the cascade: a delete is asked only before it
     /// changes anything, never halfway, so a stopped delete deletes nothing
     /// and registers no undo step. ``deleteEverything()`` cannot throw and is
     /// never stopped.
