@@ -20,7 +20,13 @@ public struct CommandError: Error, Equatable, Sendable, CustomStringConvertible 
         case readOnly
         /// A question needed an answer nobody could give: a script without `--yes`.
         case confirmation
+        /// The user stopped the command (Ctrl-C, or a signal that ends folio)
+        /// before it finished; it changed nothing (``Interpreter/isCancelled``).
+        case cancelled
     }
+
+    /// The error of a command stopped by ``Interpreter/isCancelled``: `cancelled`.
+    public static let cancelled = CommandError("cancelled", kind: .cancelled)
 
     /// What went wrong, for people.
     public var message: String

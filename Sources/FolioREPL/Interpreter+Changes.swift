@@ -25,7 +25,12 @@ extension Interpreter {
             throw CommandError("cannot read the history: \(error)")
         }
         if options.json {
-            emit(Self.result("changes", [("transactions", .array(transactions.map(Self.json)))]))
+            var items: [JSONText] = []
+            for transaction in transactions {
+                try checkCancelled()
+                items.append(Self.json(transaction))
+            }
+            emit(Self.result("changes", [("transactions", .array(items))]))
             return
         }
         guard !transactions.isEmpty else {
@@ -33,16 +38,19 @@ extension Interpreter {
             return
         }
         for transaction in transactions {
+            try checkCancelled()
             var heading = "transaction \(transaction.token)  \(Self.timestamp(transaction.timestamp))"
             if let author = transaction.author { heading += "  by \(author)" }
             emit(heading + "  (\(transaction.bundleIdentifier), process \(transaction.processIdentifier))")
             // The groups as stored, identifiers as ranges: a transaction naming
             // a hundred million objects is a line, and no change per object is made.
             for group in transaction.changeGroups {
+                try checkCancelled()
                 let properties = group.kind == .update ? ": " + group.updatedAttributeNames.joined(separator: ", ") : ""
                 emit("  \(group.kind.rawValue) \(group.entityName) \(Self.runs(group.identifierRanges))\(properties)")
             }
             for tombstone in transaction.tombstones {
+                try checkCancelled()
                 let values = tombstone.values.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
                 emit("    \(tombstone.id) was \(values)")
             }

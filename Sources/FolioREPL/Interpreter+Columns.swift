@@ -249,6 +249,7 @@ extension Interpreter {
         var rows: [[ColumnValue]] = []
         rows.reserveCapacity(ids.count)
         for id in ids {
+            try checkCancelled()
             var row: [ColumnValue] = []
             for column in columns { row.append(try columnValue(column, of: id)) }
             rows.append(row)

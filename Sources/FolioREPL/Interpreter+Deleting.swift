@@ -55,6 +55,7 @@ extension Interpreter {
     private func deleteEverything() throws(CommandError) {
         var ids: [PersistentIdentifier] = []
         for entity in schema.entities {
+            try checkCancelled()
             ids += try read { () throws(ModelError) in try context.fetchIdentifiers(DynamicFetchDescriptor(entity: entity.name)) }
         }
         guard !ids.isEmpty else {
@@ -72,6 +73,9 @@ extension Interpreter {
                          _ delete: () throws(ModelError) -> Void) throws(CommandError) {
         writePreview(preview)
         guard confirmed("Delete? [y/N] ", command: "delete") else { return }
+        // The last moment to stop: once the removal begins it runs whole (the library plans
+        // the cascade again first, where it can still stop, changing nothing).
+        try checkCancelled()
         try change(named: name ?? Self.deletionStepName(preview)) { () throws(CommandError) in try read(delete) }
         emit("deleted \(preview.deleted.count) object\(preview.deleted.count == 1 ? "" : "s")", or: Self.json(deleted: preview))
     }

@@ -1,7 +1,7 @@
 import FolioCore
 import Foundation
 
-/// `undo`, `redo`, `history`, `status`, `save`, `save as`, `revert`, `quit`.
+/// `undo`, `redo`, `history`, `status`, `save`, `save as`, `revert`, `reopen`, `quit`.
 extension Interpreter {
     // MARK: undo, redo (history: Interpreter+History.swift)
 
@@ -136,6 +136,9 @@ extension Interpreter {
                                          ("previousUnsavedChanges", .bool(hadChanges))]))
     }
 
+    /// `revert`: discards the unsaved changes (asking first) by reading the
+    /// package again from disk, so what another program saved since (a `git
+    /// pull`, a save made while this one was open read-only) comes in with it.
     func revert(_ text: CommandLineText) throws(CommandError) {
         try expectEnd(text, after: 1)
         context.processPendingChanges()
@@ -146,9 +149,78 @@ extension Interpreter {
         let discarded = changeCountsJSON
         preview("discards \(changeCounts)")
         guard confirmed("Discard unsaved changes? [y/N] ", command: "revert") else { return }
-        context.rollback()
-        emit("reverted to \(documentURL.lastPathComponent) as last saved (undo history cleared)",
-             or: Self.result("revert", [("reverted", .bool(true)), ("discarded", discarded)]))
+        let readOnlyReason = try readAgain()
+        emit("reverted to \(documentURL.lastPathComponent) as last saved (undo history cleared)"
+             + (readOnlyReason.map { "\n" + Self.openedReadOnly($0) } ?? ""),
+             or: Self.result("revert", [("reverted", .bool(true)), ("discarded", discarded)]
+                             + Self.readOnlyFields(readOnlyReason)))
+    }
+
+    /// `reopen`: reads the package again from disk, as `folio PATH` would open
+    /// it now, whether or not there are unsaved changes (which it asks before
+    /// discarding): the way to see what another program saved.
+    func reopen(_ text: CommandLineText) throws(CommandError) {
+        try expectEnd(text, after: 1)
+        context.processPendingChanges()
+        let hadChanges = hasUnsavedChanges
+        let discarded = changeCountsJSON
+        if hadChanges {
+            preview("discards \(changeCounts)")
+            guard confirmed("Discard unsaved changes and reopen? [y/N] ", command: "reopen") else { return }
+        }
+        let readOnlyReason = try readAgain()
+        var objects = 0
+        for entity in schema.entities {
+            objects += try read { () throws(ModelError) in try context.fetchCount(DynamicFetchDescriptor(entity: entity.name)) }
+        }
+        emit("reopened \(documentURL.lastPathComponent): \(objects) object\(objects == 1 ? "" : "s")"
+             + (hadChanges ? ", unsaved changes discarded" : "") + " (undo history cleared)"
+             + (readOnlyReason.map { "\n" + Self.openedReadOnly($0) } ?? ""),
+             or: Self.result("reopen", [("path", .string(documentURL.path)), ("objects", .int(objects)),
+                                        ("discarded", hadChanges ? discarded : .null)] + Self.readOnlyFields(readOnlyReason)))
+    }
+
+    /// Replaces the context with one on the package as it is on disk now, with
+    /// a fresh undo manager. Returns why the document is now open read-only
+    /// when it was open for writing and could not be again (another program
+    /// took its lock in between), else `nil`.
+    ///
+    /// The package is read first, read-only, while the open context still
+    /// holds it: a package another program left unreadable is an error, and
+    /// the document stays open as it was. Only then is the open context let
+    /// go — its container, and with it the package's write lock, go with it,
+    /// so the package is read afresh rather than shared with the stale copy
+    /// this process held — and the package opened for writing again.
+    ///
+    /// - Throws: the package's error when it cannot be read; nothing changed then.
+    private func readAgain() throws(CommandError) -> String? {
+        let wasReadOnly = isReadOnly
+        let probe: ModelContext
+        do { probe = ModelContext(try ModelContainer(contentsOf: documentURL, allowsSave: false)) } catch {
+            throw CommandError("cannot read \(documentURL.lastPathComponent) again: \(error); "
+                               + "the document stays open as it was", kind: .file)
+        }
+        probe.undoManager = UndoManager()
+        context = probe  // lets go of the old context, its container and its lock
+        guard !wasReadOnly else { return nil }
+        do {
+            let writable = ModelContext(try ModelContainer(contentsOf: documentURL))
+            writable.undoManager = UndoManager()
+            context = writable
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// The note when a reopened document could be opened read-only only.
+    private static func openedReadOnly(_ reason: String) -> String {
+        "now open read-only: \(reason) (save as PATH writes a copy)"
+    }
+
+    /// `"readOnly": true, "reason": …` when a reopen fell back to read-only.
+    private static func readOnlyFields(_ reason: String?) -> [(String, JSONText)] {
+        reason.map { [("readOnly", JSONText.bool(true)), ("reason", .string($0))] } ?? []
     }
 
     // MARK: quit

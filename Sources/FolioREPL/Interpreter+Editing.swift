@@ -36,6 +36,11 @@ extension Interpreter {
         // An insert that matches a unique value updates that object (the library's upsert): ask first,
         // so a new object can be refused for what it lacks, and the answer says which it was.
         let existing = try read { () throws(ModelError) in try context.upsertMatch(entity.name, values, related: related) }
+        if let existing {
+            // A mistyped key would otherwise overwrite another row: say which object, and what changes, and ask.
+            try previewUpsert(of: existing, entity, values, related)
+            guard confirmed("Update \(existing)? [y/N] ", command: "insert") else { return }
+        }
         if existing == nil {
             let missing = entity.attributes.filter { $0.isRequired && values[$0.name] == nil }.map(\.name)
             if !missing.isEmpty {
@@ -59,6 +64,42 @@ extension Interpreter {
         emit((existing == nil ? id.description : "updated existing \(id)") + (alias.map { " as $\($0.text)" } ?? ""),
              or: Self.result("insert", [("entity", .string(id.entityName)), ("id", .int(id.id)),
                                        ("inserted", .bool(existing == nil))] + name))
+    }
+
+    /// The preview of an insert that updates `existing` (its upsert match):
+    /// which unique values matched, then each given value or relationship
+    /// that differs from what the object holds, as `name: old → new`.
+    private func previewUpsert(of existing: PersistentIdentifier, _ entity: Schema.Entity, _ values: [String: Value],
+                               _ related: [String: [PersistentIdentifier]]) throws(CommandError) {
+        func given(_ member: String) -> String? {
+            if let value = values[member] { return value.description }
+            return related[member].map { $0.first?.description ?? "null" }
+        }
+        // The rules whose every member was given: the upsert matched on one of them.
+        let rules = entity.uniquenessConstraints.filter { $0.allSatisfy { given($0) != nil } }
+        let matched = rules.map { rule in
+            rule.count == 1 ? "\(rule[0]) \(given(rule[0]) ?? "")"
+                : "(\(rule.joined(separator: ", "))) = (\(rule.compactMap(given).joined(separator: ", ")))"
+        }.joined(separator: " or ")
+        preview("\(existing) already has \(matched), unique in \(entity.name): this insert updates it")
+        var changes: [String] = []
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+            let old = try read { () throws(ModelError) in try context.value(name, of: existing) }
+            if old != value { changes.append("  \(name): \(old) → \(value)") }
+        }
+        for (name, targets) in related.sorted(by: { $0.key < $1.key }) {
+            let old = try read { () throws(ModelError) in try context.related(name, of: existing) }
+            if old != targets {
+                func listed(_ ids: [PersistentIdentifier]) -> String {
+                    guard entity.relationship(named: name)?.isToMany == true else { return ids.first?.description ?? "null" }
+                    let more = ids.count > Self.diffListLength ? ", … \(ids.count - Self.diffListLength) more" : ""
+                    return "[" + ids.prefix(Self.diffListLength).map(\.description).joined(separator: ", ") + more + "]"
+                }
+                changes.append("  \(name): \(listed(old)) → \(listed(targets))")
+            }
+        }
+        if changes.isEmpty { changes = ["  (every value given is the one it holds)"] }
+        changes.forEach(preview)
     }
 
     // MARK: set

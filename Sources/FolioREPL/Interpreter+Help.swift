@@ -45,7 +45,9 @@ extension Interpreter {
                                   "lists [a, b]; dictionaries {k: v}; to-one relationships by id, to-many as [id, id].",
                                   "Attributes that are not optional and have no default must be given. When a unique",
                                   "attribute (or every attribute and to-one relationship of a unique-together group)",
-                                  "matches an existing object, that object is updated instead: 'updated existing ID'.",
+                                  "matches an existing object, that object is updated instead (SwiftData's upsert): insert",
+                                  "first says which object and what would change, and asks, as delete does (--yes answers",
+                                  "yes; a script without --yes stops there), then prints 'updated existing ID'.",
                                   "'as NAME' names the object for the session: $NAME then stands for its id wherever",
                                   "an id goes (set, link, show, delete, relationship values)."],
                         example: ["insert Animal name=\"Snow Leopard\" diet=carnivorous category=24",
@@ -82,6 +84,13 @@ extension Interpreter {
                          example: ["changes", "changes since 12"]),
         "status": .init(usage: ["status"], summary: "show the document, unsaved changes, undo and redo",
                         details: [], example: ["status"]),
+        "diff": .init(usage: ["diff"], summary: "list the unsaved changes object by object",
+                      details: ["Against the last save, in id order: '+ ID: name=value, …' for an inserted object,",
+                                "'- ID: …' for a deleted one (its values as saved), and for an edited one a line per",
+                                "property that differs: '~ ID: name old → new', to-many relationships as +ID -ID.",
+                                "Externally stored values are named, never read. (changes lists saved transactions;",
+                                "status counts.) With --json: inserted, changed (old and new) and deleted objects."],
+                      example: ["diff"]),
         "save": .init(usage: ["save", "save as PATH"], summary: "write the document; or write a copy and edit that",
                       details: ["save refuses while a deny rule is broken. save as writes the document with its unsaved",
                                 "changes to PATH and goes on editing the new package (undo history starts afresh)."],
@@ -106,7 +115,15 @@ extension Interpreter {
                         details: ["Like psql's \\timing. Without on or off it switches. With --json the time is a",
                                   "note on stderr ({\"kind\":\"timing\",\"milliseconds\":…})."],
                         example: ["timing on"]),
-        "revert": .init(usage: ["revert"], summary: "discard unsaved changes (asks first)", details: [], example: ["revert"]),
+        "revert": .init(usage: ["revert"], summary: "discard unsaved changes (asks first)",
+                        details: ["Reads the package again from disk, so what another program saved since comes in",
+                                  "too; the undo history is cleared. Without unsaved changes it does nothing: use reopen."],
+                        example: ["revert"]),
+        "reopen": .init(usage: ["reopen"], summary: "read the document again from disk (asks first if there are unsaved changes)",
+                        details: ["As folio PATH would open it now: shows what another program saved since this one",
+                                  "read it (a git pull, a save while this one was open --read-only); the unsaved changes",
+                                  "and the undo history are discarded. If the package cannot be read, nothing changes."],
+                        example: ["reopen"]),
         "quit": .init(usage: ["quit", "quit!"], summary: "leave; quit asks first when there are unsaved changes",
                       details: ["quit! leaves without asking. If folio is killed (SIGTERM, SIGHUP) or crashes with",
                                 "unsaved changes, they are written to a recovery package under",
@@ -158,5 +175,6 @@ extension Interpreter {
         emit("Errors name the column, show the line with ^ under it, and suggest close names for an unknown one.")
         emit("A line ending in \\, or with a quote or bracket still open, continues on the next (...> ).")
         emit("A command holds at most \(Self.maximumLineLength) bytes; a longer one is refused whole.")
+        emit("Ctrl-C stops a running command (a long list, changes, a delete's preview): it changes nothing.")
     }
 }

@@ -103,7 +103,7 @@ extension Interpreter {
             emit(Self.result("list", fields + [("objects", .array(objects))]))
             return
         }
-        if !ids.isEmpty { try table(ids, query.columns).lines().forEach(emit) }
+        if !ids.isEmpty { for line in try table(ids, query.columns).lines() { try checkCancelled(); emit(line) } }
         if more > 0 { emit("… \(Self.number(more)) more (use limit/offset)") }
         let matched = ids.count + more  // what the query selects, beyond the page shown
         emit(matched == total ? "\(Self.number(total)) \(entity.name)"
@@ -237,6 +237,7 @@ extension Interpreter {
 
     /// ``objectJSON(_:_:)``'s fields, for `show` to put after its `"command"`.
     func objectFields(_ id: PersistentIdentifier, _ entity: Schema.Entity) throws(CommandError) -> [(String, JSONText)] {
+        try checkCancelled()  // list --json makes one per row
         var attributes: [(String, JSONText)] = []
         for attribute in entity.attributes {
             attributes.append((attribute.name, JSONText(try read { () throws(ModelError) in try context.value(attribute.name, of: id) })))

@@ -14,8 +14,8 @@ import Foundation
 ///
 /// **Commands** (`help COMMAND` explains each with an example): `help`,
 /// `schema`, `list`, `count`, `show`, `insert`, `set`, `link`, `unlink`,
-/// `delete`, `undo`, `redo`, `history`, `status`, `save`, `save as`, `revert`,
-/// `import`, `export`, `timing`, `quit`, `quit!`.
+/// `delete`, `undo`, `redo`, `history`, `changes`, `status`, `diff`, `save`,
+/// `save as`, `revert`, `reopen`, `import`, `export`, `timing`, `quit`, `quit!`.
 ///
 /// **Names.** `insert … as NAME` names the object it inserted (or updated);
 /// `$NAME` then stands for it wherever an id goes (`link $rex category 6`).
@@ -26,8 +26,9 @@ import Foundation
 /// ``CommandError`` names the offending token's 1-based column in the line
 /// (predicate errors included, shifted from the predicate to the line).
 ///
-/// **Confirmation.** Destructive commands (`delete`, `revert`, `quit` with
-/// unsaved changes, `save as` over an existing package) first write what they
+/// **Confirmation.** Destructive commands (`delete`, an `insert` that updates
+/// an existing object through a unique value, `revert`, `reopen` and `quit`
+/// with unsaved changes, `save as` over an existing package) first write what they
 /// will do (the preview), then ask ``confirm`` unless ``Options/assumeYes``; a
 /// "no" writes `cancelled` and changes nothing. With ``Options/assumeYes`` or
 /// ``Options/json`` the preview goes to ``writeNote`` instead (stderr), so
@@ -64,8 +65,10 @@ public final class Interpreter {
         case quit
     }
 
-    /// The context every command edits. `save as` replaces it with a context on the new package.
-    public internal(set) var context: ModelContext
+    /// The context every command edits. `save as` and `reopen` replace it with a context on the new package.
+    public internal(set) var context: ModelContext {
+        didSet { context.cancellationCheck = isCancelled }
+    }
     /// The document package being edited.
     public internal(set) var documentURL: URL
     /// Options in force.
@@ -79,6 +82,26 @@ public final class Interpreter {
     /// when nobody is asked (``Options/assumeYes``) or output is JSON. Each piece
     /// ends with a newline; in JSON mode each line is a JSON object.
     public var writeNote: (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+
+    /// Asked between the steps of a long command, and by the library during
+    /// its long fetches and deletion plans (installed as the context's
+    /// `ModelContext.cancellationCheck`): `true` stops the command, which then
+    /// throws ``CommandError/cancelled`` having written nothing more and
+    /// changed nothing. The `folio` front end sets it to "Ctrl-C or a
+    /// terminating signal came", from atomics its signal handlers set; it is
+    /// called on the interpreter's thread and must be cheap.
+    ///
+    /// A delete is stopped only before it changes anything: once its removal
+    /// has begun (after the preview and the question) it runs to the end.
+    public var isCancelled: (() -> Bool)? {
+        didSet { context.cancellationCheck = isCancelled }
+    }
+
+    /// Throws ``CommandError/cancelled`` when ``isCancelled`` says to stop:
+    /// what a long command's loops call between steps.
+    func checkCancelled() throws(CommandError) {
+        if isCancelled?() == true { throw .cancelled }
+    }
 
     /// How many rows `list` shows when no `limit` is given.
     public static let listPageSize = 50
@@ -132,8 +155,8 @@ public final class Interpreter {
 
     /// The command names, for help and completion.
     public static let commandNames = ["help", "schema", "list", "count", "show", "insert", "set", "link", "unlink",
-                                      "delete", "undo", "redo", "history", "changes", "status", "save", "revert", "import",
-                                      "export", "timing", "quit", "quit!"]
+                                      "delete", "undo", "redo", "history", "changes", "status", "diff", "save", "revert",
+                                      "reopen", "import", "export", "timing", "quit", "quit!"]
 
     /// `; did you mean 'list'?` for a word no command is, or `; try 'help'`.
     static func commandHint(for name: String) -> String {
@@ -192,10 +215,12 @@ public final class Interpreter {
         case "changes": try changes(text)
         case "status": try status(text)
         case "save": try save(text)
+        case "diff": try diff(text)
         case "revert": try revert(text)
         case "import": try importRows(text)
         case "export": try export(text)
         case "timing": try timingCommand(text)
+        case "reopen": try reopen(text)
         case "quit": return try quit(text)
         case "quit!":
             try expectEnd(text, after: 1)
@@ -358,6 +383,7 @@ public final class Interpreter {
         case .predicate, .unsortable: kind = .predicate
         case .saveNotAllowed: kind = .readOnly
         case .schema, .migration, .configuration: kind = .file
+        case .cancelled: return .cancelled
         }
         return CommandError(error.description, column: column, kind: kind)
     }

@@ -79,6 +79,11 @@ extension LineEditor {
         Platform.handle(SIGINT, with: handleInterrupt)
     }
 
+    /// Whether Ctrl-C was typed since the last line was read: a command
+    /// running then is cancelled (``Interruption``). Leaves it set; the next
+    /// ``LineEditor/readLine(prompt:)`` forgets it.
+    static var interruptPending: Bool { interruptReceived.load(ordering: .relaxed) }
+
     /// Forgets an earlier Ctrl-C (one typed while a command ran).
     static func resetInterrupt() {
         interruptReceived.store(false, ordering: .relaxed)

@@ -46,22 +46,40 @@ enum Output {
         standardError(JSONText.object(fields).text + "\n")
     }
 
+    /// Set while a command runs (``Interruption/during(_:_:)``): a write a
+    /// signal interrupts (`EINTR`, or cut short) is given up when the signal
+    /// asks the command to stop, rather than waiting on a terminal or pipe
+    /// nobody reads. Off between commands, so the recovery warning after a
+    /// SIGTERM is written whole.
+    nonisolated(unsafe) static var abandonsInterruptedWrites = false
+
     private static func write(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { bytes in
             guard let base = bytes.baseAddress else { return }
             var offset = 0
             while offset < bytes.count {
+                // Ending by a signal: the last words (where the recovery package went) wait at most
+                // 0.2 s for a terminal or pipe that takes nothing (one not read, or stopped by Ctrl-S), never forever.
+                if Recovery.pendingSignal.load(ordering: .relaxed) != 0 {
+                    var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    if poll(&ready, 1, 200) == 0 { return }
+                }
                 #if canImport(Glibc)
                 let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
                 #else
                 let written = Darwin.write(descriptor, base + offset, bytes.count - offset)
                 #endif
                 if written < 0 {
-                    if errno == EINTR { continue }
+                    if errno == EINTR {
+                        if abandonsInterruptedWrites, Interruption.requested() { return }
+                        continue
+                    }
                     return  // a closed pipe or full disk: nothing useful left to do with the text
                 }
                 offset += written
+                // Cut short: by a signal, or a terminal that takes no more for now.
+                if offset < bytes.count, abandonsInterruptedWrites, Interruption.requested() { return }
             }
         }
     }

@@ -90,8 +90,10 @@ final class ScriptSession {
         refusedQuestion = nil
         let outcome: Interpreter.Outcome
         do {
-            outcome = try interpreter.execute(input.text)
+            outcome = try Interruption.during(interpreter) { () throws(CommandError) in try interpreter.execute(input.text) }
         } catch {
+            // Stopped by SIGTERM, SIGHUP, SIGINT or SIGPIPE: the script ends by that signal, recovery package first.
+            Recovery.endIfAsked()
             // A refused confirmation is the cause, whatever the command made of the answer.
             throw failure(refusedQuestion.map(ScriptSession.needsYesError) ?? error, in: input, at: firstLine)
         }

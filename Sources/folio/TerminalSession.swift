@@ -12,7 +12,8 @@ import Foundation
 /// and no banner: stdout holds JSON only), and the session goes on. A line over
 /// ``Interpreter/maximumLineLength`` is read no further than the limit and
 /// refused with an error. Ctrl-C discards the
-/// line and never exits; Ctrl-D quits as `quit` does, so unsaved changes are
+/// line, or stops the command running (which changes nothing, ``Interruption``),
+/// and never exits; Ctrl-D quits as `quit` does, so unsaved changes are
 /// confirmed first. Confirmations read a y/N answer from the terminal.
 struct TerminalSession {
     let interpreter: Interpreter
@@ -92,6 +93,7 @@ struct TerminalSession {
         return "folio — \(name), \(objects) object\(objects == 1 ? "" : "s"). Type help."
     }
 
+    /// Runs a line; Ctrl-C (or SIGTERM, SIGHUP) stops it (``Interruption``).
     private func execute(_ line: String) -> Interpreter.Outcome {
         var input = CommandInput()
         input.append(line)
@@ -101,8 +103,15 @@ struct TerminalSession {
     /// Runs a command; an error points at the line of it where it falls.
     private func execute(_ input: CommandInput) -> Interpreter.Outcome {
         do {
-            return try interpreter.execute(input.text)
+            return try Interruption.during(interpreter) { () throws(CommandError) in try interpreter.execute(input.text) }
         } catch {
+            // A terminating signal stopped it: end now, as at the prompt.
+            Recovery.endIfAsked()
+            if error.kind == .cancelled {
+                // On a line of its own: the terminal echoed ^C wherever the output was.
+                Output.diagnostic("note", kind: error.kind.rawValue, error.message, text: "\ncancelled")
+                return .proceed
+            }
             let (offset, column) = input.location(ofColumn: error.column)
             var located = error
             located.column = column

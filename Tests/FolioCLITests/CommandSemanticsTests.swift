@@ -27,7 +27,7 @@ import FolioTestSupport
         #expect(refused.stderr.contains("cannot sort by Dog.citiesVisited"), "\(refused.stderr)")
     }
 
-    @Test("set to a taken unique value fails at the set, insert says when it updated, and a missing required value is refused")
+    @Test("set to a taken unique value fails at the set, insert asks before it updates (--yes in a script), and a missing required value is refused")
     func edits() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -38,8 +38,14 @@ import FolioTestSupport
         // Said once, at the set (then the line and the caret), not again at the save.
         #expect(clash.stderr.components(separatedBy: "already has name").count == 2, "\(clash.stderr)")
         #expect(clash.stderr.hasPrefix("error: 1: column "), "\(clash.stderr)")
-        let upsert = try runFolio([animals.path], input: "insert AnimalCategory name=Bird\n", in: folder.url)
+        // An upsert asks first, as a delete does: a script needs --yes, and then stdout holds the result only.
+        let unasked = try runFolio([animals.path], input: "insert AnimalCategory name=Bird\n", in: folder.url)
+        #expect(unasked.status == 1)
+        #expect(unasked.stderr.contains("needs confirmation (\"Update AnimalCategory#6?\")"), "\(unasked.stderr)")
+        let upsert = try runFolio([animals.path, "--yes"], input: "insert AnimalCategory name=Bird\n", in: folder.url)
         #expect(upsert.stdout == "updated existing AnimalCategory#6\n")
+        #expect(upsert.stderr.hasPrefix("AnimalCategory#6 already has name \"Bird\", unique in AnimalCategory: this insert updates it\n"),
+                "\(upsert.stderr)")
         let missing = try runFolio([animals.path], input: "insert Animal name=Okapi\n", in: folder.url)
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("Animal needs a value for diet"), "\(missing.stderr)")

@@ -28,14 +28,32 @@ import FolioTestSupport
         #expect(try related(session, "animals", of: 24).count == 7)
     }
 
-    @Test("insert with an existing unique value updates that object and says so")
+    @Test("insert with an existing unique value says first which object it would update and what would change, asks, and updates it on yes only")
     func upsert() throws {
         let session = try Session("Animals")
-        #expect(try session.run("insert AnimalCategory name=Mammal") == "updated existing AnimalCategory#24\n")
+        // A mistyped key must not overwrite another row unasked: "no" changes nothing.
+        #expect(try session.run("insert AnimalCategory name=Mammal") == """
+            AnimalCategory#24 already has name "Mammal", unique in AnimalCategory: this insert updates it
+              (every value given is the one it holds)
+            cancelled
+
+            """)
+        #expect(session.questions == ["Update AnimalCategory#24? [y/N] "])
+        #expect(session.interpreter.context.undoManager?.undoActionNames == [])
+        session.answer = true
+        #expect(try session.run("insert AnimalCategory name=Mammal").hasSuffix("updated existing AnimalCategory#24\n"))
         #expect(try session.count("AnimalCategory") == 6)
         #expect(!session.interpreter.hasUnsavedChanges)
         let dogs = try Session("Dogs")
-        #expect(try dogs.run("insert Person _id=2 name=\"Maria José\"") == "updated existing Person#6\n")
+        #expect(try dogs.run("insert Person _id=2 name=\"Maria José\"") == """
+            Person#6 already has _id 2, unique in Person: this insert updates it
+              name: "Maria" → "Maria José"
+            cancelled
+
+            """)
+        #expect(try value(dogs, "name", of: 6) == .string("Maria"))
+        dogs.answer = true
+        #expect(try dogs.run("insert Person _id=2 name=\"Maria José\"").hasSuffix("updated existing Person#6\n"))
         #expect(try value(dogs, "name", of: 6) == .string("Maria José"))
         #expect(dogs.interpreter.context.undoManager?.undoActionNames == ["Update Person#6"])
     }
@@ -188,7 +206,8 @@ import FolioTestSupport
         #expect(session.interpreter.context.undoManager?.undoActionNames == [])
         #expect(try session.run("insert Animal name=Okapi diet=herbivorous") == "Animal#37\n")
         // An insert that updates an existing object needs nothing more than its key.
-        #expect(try session.run("insert AnimalCategory name=Bird") == "updated existing AnimalCategory#6\n")
+        session.answer = true
+        #expect(try session.run("insert AnimalCategory name=Bird").hasSuffix("updated existing AnimalCategory#6\n"))
         // A transient attribute and an optional one need no value.
         let trips = try Session("Trips")
         #expect(try trips.run("insert Trip name=Weekend destination=Bergen startDate=2025-05-01 endDate=2025-05-03") == "Trip#13\n")

@@ -198,6 +198,6 @@ import Testing
         // The kind classifies; equality is message and column.
         #expect(CommandError("x", column: 2, kind: .file) == CommandError("x", column: 2))
         #expect(CommandError.Kind.allCases.map(\.rawValue)
-                == ["command", "predicate", "edit", "validation", "file", "readOnly", "confirmation"])
+                == ["command", "predicate", "edit", "validation", "file", "readOnly", "confirmation", "cancelled"])
     }
 }

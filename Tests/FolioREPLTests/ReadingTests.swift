@@ -45,7 +45,8 @@ import Testing
               (city, day)  unique together
 
             """)
-        #expect(try session.run("insert Tour city=Rome day=3 note=again") == "updated existing Tour#1\n")
+        session.answer = true  // the upsert asks first
+        #expect(try session.run("insert Tour city=Rome day=3 note=again").hasSuffix("updated existing Tour#1\n"))
         #expect(try session.run("insert Tour city=Rome day=4") == "Tour#2\n")
         #expect(try session.count("Tour") == 2)
     }
@@ -116,7 +117,8 @@ import Testing
               flows  -> Flow, to-many, inverse snapshot, nullify
 
             """)
-        #expect(try session.run("insert Flow label=b step=1 snapshot=1 note=again") == "updated existing Flow#2\n")
+        session.answer = true  // the upsert asks first
+        #expect(try session.run("insert Flow label=b step=1 snapshot=1 note=again").hasSuffix("updated existing Flow#2\n"))
         #expect(try session.run("insert Flow label=c step=1 snapshot=null") == "Flow#3\n")
         #expect(try session.count("Flow") == 2)
         // Giving Flow#3 the snapshot Flow#2 has at the same step is refused when it is made, by set or link.

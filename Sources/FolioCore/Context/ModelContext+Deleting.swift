@@ -15,26 +15,33 @@ extension ModelContext {
     }
 
     /// Deletes several objects as one undoable step.
+    ///
+    /// - Throws: ``ModelError/graph(_:)`` for an unknown object;
+    ///   ``ModelError/cancelled`` when ``cancellationCheck`` stopped it while it
+    ///   worked out the cascade, before anything changed.
     public func delete(_ ids: [PersistentIdentifier]) throws(ModelError) {
         var refs: [ObjectRef] = []
         for id in ids {
             do { refs.append(try graph.ref(for: id)) } catch { throw .graph(error) }
         }
-        deleteRefs(refs)
+        try deleteRefs(refs, poll: CancellationPoll(cancellationCheck))
     }
 
     /// Deletes every object of an entity matching a predicate (all when `nil`) —
     /// SwiftData's `delete(model:where:)`. Merges what other contexts saved first.
     ///
     /// - Returns: how many objects matched (cascades not counted).
+    /// - Throws: ``ModelError/cancelled`` when ``cancellationCheck`` stopped it
+    ///   while it selected the objects or worked out the cascade, before
+    ///   anything changed; a fetch's errors otherwise.
     /// - Undo: one step.
     @discardableResult
     public func delete(entity: String, where predicate: ObjectPredicate? = nil) throws(ModelError) -> Int {
         mergeSavedChanges()
         let rows: [ObjectRef]
-        do { rows = try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate)) }
+        do { rows = try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate), isCancelled: cancellationCheck) }
         catch { throw ModelError(error) }
-        deleteRefs(rows)
+        try deleteRefs(rows, poll: CancellationPoll(cancellationCheck))
         return rows.count
     }
 
@@ -46,34 +53,46 @@ extension ModelContext {
         for (entity, table) in graph.tables.enumerated() {
             for row in 0..<table.rowCount where table.isLive[row] { refs.append(ObjectRef(entity: entity, row: row)) }
         }
-        deleteRefs(refs, name: "Delete Everything")
+        // Cannot throw: never cancelled (a front end previews first, which can be).
+        try? deleteRefs(refs, name: "Delete Everything", poll: CancellationPoll(nil))
     }
 
     /// What deleting these objects would do, without doing it.
     ///
+    /// - Throws: ``ModelError/graph(_:)`` for an unknown object;
+    ///   ``ModelError/cancelled`` when ``cancellationCheck`` stopped it.
     /// - Complexity: O(objects reached by cascade + their links).
     public func deletionPreview(for ids: [PersistentIdentifier]) throws(ModelError) -> DeletionPreview {
         var refs: [ObjectRef] = []
         for id in ids {
             do { refs.append(try graph.ref(for: id)) } catch { throw .graph(error) }
         }
-        return preview(refs)
+        var poll = CancellationPoll(cancellationCheck)
+        return try preview(refs, poll: &poll)
     }
 
     /// The preview of deleting every object of an entity matching a predicate.
+    ///
+    /// - Throws: a fetch's errors; ``ModelError/cancelled`` when
+    ///   ``cancellationCheck`` stopped it.
     public func deletionPreview(entity: String, where predicate: ObjectPredicate? = nil) throws(ModelError) -> DeletionPreview {
         mergeSavedChanges()
-        do { return preview(try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate))) }
+        let rows: [ObjectRef]
+        do { rows = try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate), isCancelled: cancellationCheck) }
         catch { throw ModelError(error) }
+        var poll = CancellationPoll(cancellationCheck)
+        return try preview(rows, poll: &poll)
     }
 
-    private func preview(_ refs: [ObjectRef]) -> DeletionPreview {
+    /// The preview of deleting `refs`; reads only, so `poll` may stop it at any step.
+    private func preview(_ refs: [ObjectRef], poll: inout CancellationPoll) throws(ModelError) -> DeletionPreview {
         let requested = Set(refs)
-        let plan = cascade(refs)
+        let plan = try cascade(refs, poll: &poll)
         let doomed = Set(plan)
         var nullified: [DeletionPreview.Nullification] = []
         var cut: [LinkListKey: Int] = [:]
         for ref in plan {
+            if poll.shouldStop() { throw .cancelled }
             for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() {
                 for target in graph.tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row)) {
                     let survivor = ObjectRef(entity: link.destination, row: Int(target))
@@ -91,12 +110,14 @@ extension ModelContext {
         nullified.sort { ($0.object, $0.relationship) < ($1.object, $1.relationship) }
         var denials: [ValidationIssue] = []
         for ref in plan {
+            if poll.shouldStop() { throw .cancelled }
             for denial in denialsFor(ref, doomed: doomed, links: nil) {
                 denials.append(ValidationIssue(kind: .deny, object: graph.identifier(for: ref),
                                                relationship: graph.layout.entities[Int(ref.entity)].links[denial.slot].name ?? "",
                                                related: denial.targets.map(graph.identifier(for:))))
             }
         }
+        if poll.shouldStopNow() { throw .cancelled }
         let ids = plan.map(graph.identifier(for:))
         return DeletionPreview(requested: refs.map(graph.identifier(for:)).sorted(),
                                deleted: ids.sorted(),
@@ -104,10 +125,15 @@ extension ModelContext {
                                nullified: nullified, denials: denials)
     }
 
-    func deleteRefs(_ refs: [ObjectRef], name: String? = nil) {
+    /// Deletes `refs` and their cascade as one undo step. `poll` may stop it
+    /// while the cascade is worked out, and never after: the removal that
+    /// follows runs whole, so a stop leaves nothing half deleted.
+    func deleteRefs(_ refs: [ObjectRef], name: String? = nil, poll: CancellationPoll) throws(ModelError) {
         let live = refs.filter(graph.isLive)
         guard !live.isEmpty else { return }
-        let plan = cascade(live)
+        var poll = poll
+        let plan = try cascade(live, poll: &poll)
+        if poll.shouldStopNow() { throw .cancelled }
         let stepName = name ?? (plan.count == 1
             ? "Delete \(graph.layout.entities[Int(plan[0].entity)].name)"
             : "Delete \(plan.count.formatted()) objects")
@@ -115,13 +141,14 @@ extension ModelContext {
     }
 
     /// The requested objects and everything cascade rules reach from them,
-    /// breadth first; safe on cycles.
-    func cascade(_ refs: [ObjectRef]) -> [ObjectRef] {
+    /// breadth first; safe on cycles. Reads only: `poll` may stop it at any object.
+    func cascade(_ refs: [ObjectRef], poll: inout CancellationPoll) throws(ModelError) -> [ObjectRef] {
         var seen = Set<ObjectRef>(minimumCapacity: refs.count)
         var plan: [ObjectRef] = []
         for ref in refs where seen.insert(ref).inserted { plan.append(ref) }
         var next = 0
         while next < plan.count {
+            if poll.shouldStop() { throw .cancelled }
             let ref = plan[next]
             next += 1
             for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() where link.deleteRule == .cascade {

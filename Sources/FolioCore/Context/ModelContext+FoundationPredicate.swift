@@ -25,7 +25,8 @@ extension ModelContext {
     public func delete(entity: String, where predicate: Predicate<[String: Value]>) throws -> Int {
         mergeSavedChanges()
         let rows = try matchingRows(entity: entity, predicate: predicate, in: graph)
-        deleteRefs(rows)
+        // Not among the calls ``cancellationCheck`` stops (it documents which are).
+        try deleteRefs(rows, poll: CancellationPoll(nil))
         return rows.count
     }
 

@@ -62,6 +62,33 @@ public final class ModelContext {
     /// the history can tell whose changes it is looking at, for example to skip
     /// its own.
     public var author: String?
+    /// Asked during calls whose work follows the size of the document; when it
+    /// returns `true` the call stops and throws ``ModelError/cancelled``, having
+    /// changed nothing. `nil` (the default) never stops anything.
+    ///
+    /// ```swift
+    /// let stop = Atomic<Bool>(false)          // set from another thread, or a signal handler
+    /// context.cancellationCheck = { stop.load(ordering: .relaxed) }
+    /// do { _ = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal")) }
+    /// catch .cancelled { print("stopped") }
+    /// ```
+    ///
+    /// The calls that ask it, about every 4,096 objects visited and between
+    /// their phases: ``fetchIdentifiers(_:)-(DynamicFetchDescriptor)`` and
+    /// ``fetchCount(_:)-(DynamicFetchDescriptor)`` (the scan, and before and
+    /// after a sort), ``deletionPreview(for:)`` and
+    /// ``deletionPreview(entity:where:)``, ``delete(_:)-(PersistentIdentifier)``,
+    /// ``delete(_:)-([PersistentIdentifier])`` and
+    /// ``delete(entity:where:)-(String,ObjectPredicate?)`` while they work out the cascade: a delete is asked only before it
+    /// changes anything, never halfway, so a stopped delete deletes nothing
+    /// and registers no undo step. ``deleteEverything()`` cannot throw and is
+    /// never stopped.
+    ///
+    /// It is a check the context calls, not a flag it holds, so a front end
+    /// decides what stops it (a Ctrl-C, a deadline, `Task.isCancelled`). It is
+    /// called on the context's own thread, between steps; make it cheap (an
+    /// atomic load), as it runs thousands of times in a long call.
+    public var cancellationCheck: (() -> Bool)?
 
     // Unchecked exclusivity on the state every edit touches (the graph, change
     // tracking, the registry): a context is used from one actor, so no access
@@ -357,7 +384,10 @@ public final class ModelContext {
     public func fetchIdentifiers(_ descriptor: DynamicFetchDescriptor) throws(ModelError) -> [PersistentIdentifier] {
         mergeSavedChanges()
         let source = descriptor.includePendingChanges ? graph : baseline
-        do { return try source.fetchRows(descriptor, shared: source !== graph).map(source.identifier(for:)) }
+        do {
+            return try source.fetchRows(descriptor, shared: source !== graph, isCancelled: cancellationCheck)
+                .map(source.identifier(for:))
+        }
         catch { throw ModelError(error) }
     }
 
@@ -372,7 +402,8 @@ public final class ModelContext {
         if descriptor.predicate == nil {
             do { return try source.count(of: descriptor.entity) } catch { throw .graph(error) }
         }
-        do { return try source.fetchRows(unwindowed, shared: source !== graph).count } catch { throw ModelError(error) }
+        do { return try source.fetchRows(unwindowed, shared: source !== graph, isCancelled: cancellationCheck).count }
+        catch { throw ModelError(error) }
     }
 
     // MARK: Grouping, autosave, transactions

@@ -36,6 +36,9 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     /// in one package, so it takes one configuration, whose `schema` (if any)
     /// names only entities of the container's schema.
     case configuration(String)
+    /// The context's ``ModelContext/cancellationCheck`` asked a long fetch,
+    /// count, deletion preview or delete to stop; nothing was changed.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -53,6 +56,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .schema(let error): return "invalid schema: \(error)"
         case .migration(let path, let error): return "\(path) cannot be opened with these models: \(error)"
         case .configuration(let reason): return "unsupported configuration: \(reason)"
+        case .cancelled: return "cancelled"
         }
     }
 }
@@ -65,6 +69,7 @@ extension ModelError {
         case .predicate(let error): self = .predicate(error)
         case .unsortable(let entity, let attribute): self = .unsortable(entity: entity, attribute: attribute)
         case .unreadable(let error): self = .graph(error)
+        case .cancelled: self = .cancelled
         }
     }
 }

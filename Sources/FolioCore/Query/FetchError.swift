@@ -14,4 +14,6 @@ enum FetchError: Error, Hashable {
     /// cannot be read (missing, or its bytes do not match their hash): the
     /// fetch fails rather than answer as if the value were empty.
     case unreadable(GraphError)
+    /// The caller's cancellation check asked the fetch to stop (``CancellationPoll``).
+    case cancelled
 }

@@ -9,10 +9,16 @@ extension ObjectGraph {
     /// finds them); otherwise on every row. O(rows of the entity) to filter
     /// by a scan, O(log n + candidates) by an index; O(m log m) to sort m matches.
     ///
-    /// - Parameter shared: whether the graph is a saved state other threads
-    ///   read (a context's baseline): it builds no index and counts nothing.
+    /// - Parameters:
+    ///   - shared: whether the graph is a saved state other threads
+    ///     read (a context's baseline): it builds no index and counts nothing.
+    ///   - isCancelled: asked every ``CancellationPoll/interval`` rows of the
+    ///     scan and before the sort; `true` stops the fetch with
+    ///     ``FetchError/cancelled``.
     /// - Throws: ``FetchError`` (the context reports it as ``ModelError``).
-    func fetchRows(_ descriptor: DynamicFetchDescriptor, shared: Bool = false) throws(FetchError) -> [ObjectRef] {
+    func fetchRows(_ descriptor: DynamicFetchDescriptor, shared: Bool = false,
+                   isCancelled: (() -> Bool)? = nil) throws(FetchError) -> [ObjectRef] {
+        var poll = CancellationPoll(isCancelled)
         let entity: Int
         do { entity = try entityIndex(descriptor.entity) } catch { throw .unknownEntity(error) }
         let table = tables[entity]
@@ -27,6 +33,7 @@ extension ObjectGraph {
             } else {
                 if !shared { rowsVisited += table.liveCount }
                 for row in 0..<table.rowCount where table.isLive[row] {
+                    if poll.shouldStop() { throw .cancelled }
                     let ref = ObjectRef(entity: entity, row: row)
                     if compiled.matches(ref) { rows.append(ref) }
                 }
@@ -34,9 +41,14 @@ extension ObjectGraph {
             if let error = compiled.failure.error { throw .unreadable(error) }
         } else {
             rows.reserveCapacity(table.liveCount)
-            for row in 0..<table.rowCount where table.isLive[row] { rows.append(ObjectRef(entity: entity, row: row)) }
+            for row in 0..<table.rowCount where table.isLive[row] {
+                if poll.shouldStop() { throw .cancelled }
+                rows.append(ObjectRef(entity: entity, row: row))
+            }
         }
         if !descriptor.sortBy.isEmpty {
+            // The sort itself runs whole (O(m log m) with no step to poll at): asked before it, and after.
+            if poll.shouldStopNow() { throw .cancelled }
             var keys: [(column: SortKeyColumn, ascending: Bool)] = []
             let failure = ReadFailure()
             for key in descriptor.sortBy {
@@ -57,6 +69,7 @@ extension ObjectGraph {
                 if let error = failure.error { throw .unreadable(error) }
             }
             rows = SortKeyColumn.sort(rows, by: keys)
+            if poll.shouldStopNow() { throw .cancelled }
         }
         let window = ResultWindow.range(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit, count: rows.count)
         return window == rows.indices ? rows : Array(rows[window])
