@@ -40,8 +40,10 @@ import Testing
     @Test("an insert that updates an existing object by its unique value names that object")
     func upsertNames() throws {
         let session = try Session("Trips")
+        session.answer = true  // the upsert is asked first (issue 33 item 10)
         let output = try session.run("insert Trip name='Spring Break' destination=Mexico startDate=2025-03-01 endDate=2025-03-08 as spring")
-        #expect(output == "updated existing Trip#1 as $spring\n")
+        #expect(session.questions.count == 1)
+        #expect(output.hasSuffix("updated existing Trip#1 as $spring\n"), "\(output)")
         #expect(try session.run("show $spring").hasPrefix("Trip#1\n"))
     }
 }
