@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 
 /// What `list` and `export` read: an entity, the columns to show (key paths
 /// such as `category.name`), and the `where`, `sort`, `limit` and `offset` clauses.

@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 
 /// `diff`: the unsaved changes, object by object, against the last save.
 extension Interpreter {

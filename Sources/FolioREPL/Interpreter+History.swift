@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 
 /// `history`: the undo steps, each naming the objects it changed, with the
 /// save point marked; and how the REPL names its steps.

@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 
 extension Interpreter {
     /// How the REPL spells a count or an id, wherever it prints one — tables,

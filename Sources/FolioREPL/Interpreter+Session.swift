@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 import Foundation
 
 /// What a session keeps between commands: names for inserted objects

@@ -1,4 +1,4 @@
-import Folio
+import FolioCore
 import Foundation
 
 /// `export` and `import`: rows out to a CSV or JSON file, and in from CSV.
