@@ -82,9 +82,7 @@ import FolioTestSupport
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let animals = try folder.copySample("Animals.folio")
-        let terminal = try PseudoTerminal(executable: folioBinary.path, arguments: [animals.path], environment: [
-            "FOLIO_HISTORY": "", "HOME": folder.url.path, "TERM": "xterm", "PATH": "/usr/bin:/bin",
-        ])
+        let terminal = try PseudoTerminal.folio(on: animals, in: folder, history: false)
         try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
         var mark = terminal.output.count
         terminal.type("link 2 category \t\t")
@@ -104,13 +102,7 @@ import FolioTestSupport
     /// A terminal session on a copy of Animals, with its own history file
     /// (and `extra` in its environment).
     private func session(in folder: TemporaryFolder, environment extra: [String: String] = [:]) throws -> PseudoTerminal {
-        let animals = try folder.copySample("Animals.folio")
-        return try PseudoTerminal(executable: folioBinary.path, arguments: [animals.path], environment: [
-            "FOLIO_HISTORY": folder.url.appendingPathComponent("history").path,
-            "HOME": folder.url.path,
-            "TERM": "xterm",
-            "PATH": "/usr/bin:/bin",
-        ].merging(extra) { _, new in new })
+        try PseudoTerminal.folio(on: try folder.copySample("Animals.folio"), in: folder, environment: extra)
     }
 
     @Test("an error on the terminal echoes the line with a caret under the offending word", .timeLimit(.minutes(1)))

@@ -36,9 +36,7 @@ import FolioTestSupport
     func terminal() throws {
         let folder = try TemporaryFolder()
         let animals = try folder.copySample("Animals.folio")
-        let terminal = try PseudoTerminal(executable: folioBinary.path, arguments: [animals.path], environment: [
-            "FOLIO_HISTORY": "", "HOME": folder.url.path, "TERM": "xterm", "PATH": "/usr/bin:/bin",
-        ])
+        let terminal = try PseudoTerminal.folio(on: animals, in: folder, history: false)
         try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
         var mark = terminal.output.count
         terminal.type("count Animal \\\r")

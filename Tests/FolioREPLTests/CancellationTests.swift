@@ -1,5 +1,6 @@
 import Folio
 import Foundation
+import FolioTestSupport
 import Testing
 @testable import FolioREPL
 
@@ -7,21 +8,10 @@ import Testing
 /// the library's fetch and deletion plan), writes nothing more and changes
 /// nothing. Work is counted by how often the check is asked, never timed.
 @Suite struct CancellationTests {
-    /// A check that says "stop" from its `after + 1`th call on.
-    private final class Stopper {
-        var calls = 0
-        let after: Int
-        init(after: Int) { self.after = after }
-        func check() -> Bool {
-            calls += 1
-            return calls > after
-        }
-    }
-
     @Test("list stops between rows: fewer rows than asked, no total line, CommandError.cancelled")
     func listStops() throws {
         let session = try Session("Animals")
-        let stopper = Stopper(after: 10)
+        let stopper = CancellationStopper(after: 10)
         session.interpreter.isCancelled = stopper.check
         #expect(session.error("list Animal limit 30") == .cancelled)
         #expect(session.error("list Animal limit 30")?.kind == .cancelled)

@@ -19,26 +19,15 @@ import FolioTestSupport
         return (context, owner)
     }
 
-    /// A check that says "stop" from its `after + 1`th call on, counting calls.
-    private final class Stopper: @unchecked Sendable {
-        var calls = 0
-        let after: Int
-        init(after: Int) { self.after = after }
-        func check() -> Bool {
-            calls += 1
-            return calls > after
-        }
-    }
-
     @Test("a fetch over 100,000 objects asks the check every 4,096 rows and stops when told, throwing cancelled")
     func fetchStops() throws {
         let (context, _) = try owned(100_000)
-        let counting = Stopper(after: .max)
+        let counting = CancellationStopper(after: .max)
         context.cancellationCheck = counting.check
         #expect(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Item")).count == 100_000)
         #expect(counting.calls == 100_000 / CancellationPoll.interval, "asked every \(CancellationPoll.interval) rows, no more")
 
-        let stopper = Stopper(after: 2)
+        let stopper = CancellationStopper(after: 2)
         context.cancellationCheck = stopper.check
         #expect(throws: ModelError.cancelled) {
             try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Item", predicate: try ObjectPredicate("name != 'x'")))
@@ -50,7 +39,7 @@ import FolioTestSupport
     @Test("a sorted fetch is asked before and after its sort")
     func sortAsks() throws {
         let (context, _) = try owned(10)
-        let stopper = Stopper(after: 0)
+        let stopper = CancellationStopper(after: 0)
         context.cancellationCheck = stopper.check
         #expect(throws: ModelError.cancelled) {
             try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Item", sortBy: [.init("name")]))
@@ -61,7 +50,7 @@ import FolioTestSupport
     @Test("a deletion preview of a 100,000-object cascade stops when told")
     func previewStops() throws {
         let (context, owner) = try owned(100_000)
-        let stopper = Stopper(after: 3)
+        let stopper = CancellationStopper(after: 3)
         context.cancellationCheck = stopper.check
         #expect(throws: ModelError.cancelled) { try context.deletionPreview(for: [owner]) }
         #expect(stopper.calls == 4)
@@ -75,7 +64,7 @@ import FolioTestSupport
         let (context, owner) = try owned(100_000)
         let stepsBefore = context.undoManager?.undoCount
         for stopAfter in [0, 5, 20] {
-            let stopper = Stopper(after: stopAfter)
+            let stopper = CancellationStopper(after: stopAfter)
             context.cancellationCheck = stopper.check
             #expect(throws: ModelError.cancelled) { try context.delete(owner) }
             #expect(throws: ModelError.cancelled) { try context.delete(entity: "Owner") }
