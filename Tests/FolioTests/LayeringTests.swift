@@ -9,7 +9,7 @@ import Testing
 /// adds in an extension is not caught here.
 @Suite struct LayeringTests {
     /// The folders of `Sources/FolioCore`, lowest layer first.
-    static let layers = ["Schema", "Graph", "Store", "Query", "Migration", "Context", "Model"]
+    static let layers = ["Schema", "Graph", "Merge", "Store", "Query", "Migration", "Context", "Model"]
 
     /// The one exception, stated in ARCHITECTURE.md: `ModelContext` stores the
     /// typed layer's per-context state (Swift keeps stored properties in the

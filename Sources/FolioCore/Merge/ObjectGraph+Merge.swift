@@ -1,0 +1,105 @@
+/// The whole-document three-way merge on graphs: the per-object merge of
+/// every object (``ObjectStateMerge``), then one reconcile pass
+/// (``MergeReconcile``), built into a new graph.
+extension ObjectGraph {
+    /// Merges two edited versions of a document with the version they both
+    /// started from, by object identity.
+    ///
+    /// Every edit of either side is kept; where the two disagree the result
+    /// keeps ours and ``MergeResult/conflicts`` records base, ours and theirs,
+    /// so nothing is lost. The rules are in <doc:Merging>. The result passes
+    /// every check a package's loader makes — inverse links, delete rules,
+    /// uniqueness, `deny`, limits — except minimum and maximum counts, which
+    /// a ``MergeConflict/Kind/count`` conflict reports instead (a context's
+    /// save refuses them until resolved, as for any edit).
+    ///
+    /// ```swift
+    /// let result = try ObjectGraph.merge(base: base, ours: mine, theirs: yours)
+    /// for conflict in result.conflicts { print(conflict) }
+    /// try DocumentPackage(url: url).write(result.graph)
+    /// ```
+    ///
+    /// The three graphs are only read. Externally stored values are carried
+    /// unread unless two sides hold different files in one cell.
+    ///
+    /// - Throws: ``MergeError/schemaMismatch(side:difference:)`` when a side's
+    ///   schema differs from the base's; ``MergeError/unreadableValue(entity:attribute:id:reason:)``
+    ///   for a blob that had to be read and could not be;
+    ///   ``MergeError/tooManyObjects(count:maximum:)`` when the result would
+    ///   exceed the document's object limit.
+    /// - Complexity: O(objects × properties + links) of the three versions,
+    ///   plus O(list length × log) for each to-many list both sides changed.
+    public static func merge(base: ObjectGraph, ours: ObjectGraph, theirs: ObjectGraph) throws(MergeError) -> MergeResult {
+        if let difference = SchemaDifference.first(between: base.schema, and: ours.schema) {
+            throw .schemaMismatch(side: .ours, difference: difference)
+        }
+        if let difference = SchemaDifference.first(between: base.schema, and: theirs.schema) {
+            throw .schemaMismatch(side: .theirs, difference: difference)
+        }
+        let schema = MergeSchema(base.schema)
+        let merged = try ObjectStateMerge.merge(base: base.objectStates(), ours: ours.objectStates(),
+                                                theirs: theirs.objectStates(), schema: schema)
+        var states = merged.states
+        let conflicts = try MergeReconcile.reconcile(&states, schema: schema, revivable: merged.deleted,
+                                                     conflicts: merged.conflicts)
+        let limits = ours.limits
+        guard states.count <= limits.maximumObjects else {
+            throw .tooManyObjects(count: states.count, maximum: limits.maximumObjects)
+        }
+        let graph = ObjectGraph(schema: ours.schema)
+        graph.limits = limits
+        graph.build(from: states, transientFrom: [ours, theirs])
+        graph.nextID = max(graph.nextID, base.nextID, ours.nextID, theirs.nextID)
+        graph._checkInvariants()
+        return MergeResult(graph: graph, conflicts: conflicts)
+    }
+
+    /// Fills an empty graph with reconciled states: objects by ascending
+    /// identifier, then every fact link (the inverses follow), then each
+    /// derived list's order and each empty optional to-many's absence.
+    /// Transient attributes take the first value `transientFrom` holds for
+    /// the object, else their initial value.
+    func build(from states: [UInt64: ObjectState], transientFrom sources: [ObjectGraph] = []) {
+        let ids = states.keys.sorted()
+        var refs: [UInt64: ObjectRef] = [:]
+        refs.reserveCapacity(ids.count)
+        for id in ids {
+            let state = states[id]!
+            guard let entity = layout.entityIndex[state.entity] else { continue }
+            let entityLayout = layout.entities[entity]
+            let cells = entityLayout.attributes.enumerated().map { index, attribute -> StoredValue in
+                if !attribute.isTransient, let cell = state.attributes[attribute.name] { return cell }
+                for source in sources {
+                    if let ref = source.index[id], source.isLive(ref), Int(ref.entity) == source.layout.entityIndex[state.entity],
+                       let sourceIndex = source.layout.entities[Int(ref.entity)].attributeIndex[attribute.name] {
+                        return .value(source.value(ref, sourceIndex))
+                    }
+                }
+                return .value(attribute.initialValue)
+            }
+            refs[id] = insertObject(entity: entity, stored: cells, id: id)
+        }
+        let merge = MergeSchema(schema)
+        for id in ids {
+            guard let source = refs[id], let state = states[id], let entity = merge.entities[state.entity] else { continue }
+            for link in entity.links where link.role == .fact {
+                guard let slot = layout.entities[Int(source.entity)].linkIndex[link.name] else { continue }
+                for target in state.links[link.name]?.ids ?? [] {
+                    if let destination = refs[target] { addLink(source, slot, destination) }
+                }
+            }
+        }
+        for id in ids {
+            guard let source = refs[id], let state = states[id], let entity = merge.entities[state.entity] else { continue }
+            for link in entity.links {
+                guard let slot = layout.entities[Int(source.entity)].linkIndex[link.name], let cell = state.links[link.name]
+                else { continue }
+                if link.isToMany, link.role != .fact {
+                    let rows = cell.ids.compactMap { refs[$0].map { Int32($0.row) } }
+                    if rows != tables[Int(source.entity)].links[slot].many[Int(source.row)] { assignList(rows, to: source, slot) }
+                }
+                if link.isToMany { setAbsent(cell.absent && cell.ids.isEmpty, source, slot) }
+            }
+        }
+    }
+}

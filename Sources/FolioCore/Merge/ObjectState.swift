@@ -1,0 +1,61 @@
+/// One object as the merge sees it, apart from any graph: its entity and one
+/// cell per stored attribute and per declared relationship.
+///
+/// A part file's objects read as states can be merged without building an
+/// ``ObjectGraph`` (a Git merge driver merges one part file at a time).
+/// Attribute cells are ``StoredValue``s, so an externally stored value is
+/// carried as its blob and never read unless the merge must compare two
+/// different files.
+struct ObjectState: Equatable {
+    /// One relationship's content: destination identifiers in order, and
+    /// whether an optional to-many holds no collection (then `ids` is empty).
+    struct Link: Equatable {
+        var ids: [UInt64]
+        var absent = false
+
+        init(_ ids: [UInt64], absent: Bool = false) {
+            self.ids = ids
+            self.absent = absent
+        }
+    }
+
+    /// The entity's name.
+    var entity: String
+    /// Each stored (non-transient) attribute's cell, by name.
+    var attributes: [String: StoredValue]
+    /// Each declared relationship, by name.
+    var links: [String: Link]
+}
+
+extension ObjectGraph {
+    /// Every live object as a state, by identifier. Blobs are carried unread.
+    /// O(objects × properties + links).
+    func objectStates() -> [UInt64: ObjectState] {
+        var states: [UInt64: ObjectState] = [:]
+        states.reserveCapacity(count)
+        for (entityIndex, table) in tables.enumerated() {
+            for row in 0..<table.rowCount where table.isLive[row] {
+                let ref = ObjectRef(entity: entityIndex, row: row)
+                states[table.ids[row]] = objectState(ref)
+            }
+        }
+        return states
+    }
+
+    /// One live or deleted object's state.
+    func objectState(_ ref: ObjectRef) -> ObjectState {
+        let entityLayout = layout.entities[Int(ref.entity)]
+        let table = tables[Int(ref.entity)]
+        var attributes: [String: StoredValue] = [:]
+        for (index, attribute) in entityLayout.attributes.enumerated() where !attribute.isTransient {
+            attributes[attribute.name] = stored(ref, index)
+        }
+        var links: [String: ObjectState.Link] = [:]
+        for slot in 0..<entityLayout.declaredLinkCount {
+            let destination = entityLayout.links[slot].destination
+            let ids = table.links[slot].targets(of: Int(ref.row)).map { tables[destination].ids[Int($0)] }
+            links[entityLayout.links[slot].name ?? ""] = .init(ids, absent: table.links[slot].isAbsent(Int(ref.row)))
+        }
+        return ObjectState(entity: entityLayout.name, attributes: attributes, links: links)
+    }
+}
