@@ -16,6 +16,9 @@ struct ChangeSet {
     var upserts: [ObjectState] = []
     /// Objects deleted.
     var deletions: [UInt64] = []
+    /// The document's conflict records after the save, when the saving
+    /// context changed them (resolved one, or undid a resolution); `nil` when it did not.
+    var conflicts: [MergeConflict]?
     /// Whether this is `deleteAllData()`, which contexts record as an undoable step.
     var isDeleteAll = false
 }

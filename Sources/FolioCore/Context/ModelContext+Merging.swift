@@ -96,6 +96,8 @@ extension ModelContext {
                 }
             }
             if let modelHooks { for ref in changed { modelHooks.objectChanged(self, ref, nil) } }
+            // Conflict records: this context's own resolutions win, as its edits do.
+            if let records = changeSet.conflicts, conflictRecordsEdited.isEmpty { graph.conflicts = records }
         }
     }
 
@@ -146,7 +148,7 @@ extension ModelContext {
         for ref in inserted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
         for ref in updated.keys { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
         for ref in deleted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
-        return ids.union(mergedIdentifiers)
+        return ids.union(mergedIdentifiers).union(conflictRecordsEdited)
     }
 
     /// What this context's save changes, for the others.
@@ -164,6 +166,7 @@ extension ModelContext {
                 }))
         }
         changeSet.deletions = deleted.map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
+        if !conflictRecordsEdited.isEmpty { changeSet.conflicts = graph.conflicts }
         return changeSet
     }
 }

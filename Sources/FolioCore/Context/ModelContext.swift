@@ -126,6 +126,10 @@ public final class ModelContext {
     /// published (a link to an object deleted here dropped, this context's edits
     /// kept), so this context's save rewrites the parts holding them too.
     var mergedIdentifiers = Set<UInt64>()
+    /// Identifiers of the objects whose conflict records this context added or
+    /// removed since it last saved (``resolve(_:keeping:)`` and its undo): their
+    /// parts are rewritten, and this context's list of records wins a merge.
+    var conflictRecordsEdited = Set<UInt64>()
     /// Whether an undo or redo was rebased over merges since the last save
     /// (see ``savedObjectNumbers()``).
     var rebasedSinceSave = false
@@ -207,7 +211,7 @@ public final class ModelContext {
     /// and redo (or a later edit) took back.
     public var hasChanges: Bool {
         settleTracking()
-        return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty
+        return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !conflictRecordsEdited.isEmpty
     }
 
     /// Objects inserted since the last save, by identifier.
@@ -571,6 +575,7 @@ public final class ModelContext {
         deleted.removeAll()
         denials.removeAll()
         mergedIdentifiers.removeAll()
+        conflictRecordsEdited.removeAll()
         rebasedSinceSave = false
         trackingNeedsRebuild = false
     }

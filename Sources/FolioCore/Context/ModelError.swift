@@ -39,6 +39,9 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The context's ``ModelContext/cancellationCheck`` asked a long fetch,
     /// count, deletion preview or delete to stop; nothing was changed.
     case cancelled
+    /// ``ModelContext/resolve(_:keeping:)`` was given a conflict the document
+    /// does not record (resolved already, or from another document).
+    case conflictNotRecorded(MergeConflict)
 
     public var description: String {
         switch self {
@@ -57,6 +60,7 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
         case .migration(let path, let error): return "\(path) cannot be opened with these models: \(error)"
         case .configuration(let reason): return "unsupported configuration: \(reason)"
         case .cancelled: return "cancelled"
+        case .conflictNotRecorded(let conflict): return "no such conflict recorded in this document: \(conflict)"
         }
     }
 }

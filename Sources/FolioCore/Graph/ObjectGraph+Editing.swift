@@ -451,6 +451,7 @@ extension ObjectGraph {
         graph.index = index
         graph.nextID = nextID
         graph.limits = limits
+        graph.conflicts = conflicts
         // Row numbers, ordered by values the copy holds too: shared until either side edits.
         graph.attributeIndexes = attributeIndexes
         return graph
