@@ -18,6 +18,7 @@ struct FolioCommand: ParsableCommand {
             folio <path> [--yes] [--json] [--script <file>] [--read-only]
             folio new <path> --schema <file> [--yes] [--json] [--script <file>]
             folio git setup [--check] [--command <path>]
+            folio merge-file <base> <ours> <theirs> <path>   (run by Git)
             """,
         discussion: """
             folio PATH opens a package (short for folio open PATH). On a terminal it \
@@ -48,7 +49,7 @@ struct FolioCommand: ParsableCommand {
               folio new Zoo.folio --schema zoo-schema.xml
               folio git setup          (once per clone: Git merges packages object by object)
             """,
-        subcommands: [Open.self, New.self, Git.self],
+        subcommands: [Open.self, New.self, Git.self, MergeFile.self],
         defaultSubcommand: Open.self)
 
     /// swift-argument-parser's `main`, except that with `--json` a usage error

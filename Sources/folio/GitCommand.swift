@@ -68,3 +68,34 @@ extension FolioCommand.Git {
         }
     }
 }
+
+extension FolioCommand {
+    /// `folio merge-file BASE OURS THEIRS PATH`: the merge driver Git runs (``MergeDriver``).
+    struct MergeFile: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "merge-file",
+            abstract: "Git's merge driver for the files of Folio packages (set up by folio git setup).",
+            discussion: """
+                Git runs it as merge-file %O %A %B %P for a file inside a *.folio package that both \
+                sides changed: it merges the three versions object by object, writes the result over \
+                OURS, and exits 0 when clean, 1 when conflicts remain (recorded in the package: open it \
+                in folio and resolve them), 2 on errors (message on stderr, OURS unchanged).
+                """)
+
+        @Argument(help: ArgumentHelp("The common ancestor's version (Git's %O).", valueName: "base"))
+        var base: String
+        @Argument(help: ArgumentHelp("Our version (%A); the result is written over it.", valueName: "ours"))
+        var ours: String
+        @Argument(help: ArgumentHelp("Their version (%B).", valueName: "theirs"))
+        var theirs: String
+        @Argument(help: ArgumentHelp("The file's path in the repository (%P).", valueName: "path"))
+        var path: String
+
+        func run() throws {
+            let outcome = MergeDriver.run([base, ours, theirs, path],
+                                          in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            if let message = outcome.message { Output.error(message) }
+            if outcome.status != .clean { throw ExitCode(outcome.status.rawValue) }
+        }
+    }
+}
