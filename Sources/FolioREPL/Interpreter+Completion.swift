@@ -163,8 +163,11 @@ extension Interpreter {
                   id.entityName == named.entityName else { return nil }
             return id
         }
-        guard let (entityName, number) = Self.parseID(text), let id = context.identifier(forNumber: number),
-              entityName == nil || entityName == id.entityName else { return nil }
+        guard let (entityName, number) = Self.parseID(text) else { return nil }
+        if let id = context.identifier(forNumber: number) {
+            return entityName == nil || entityName == id.entityName ? id : nil
+        }
+        guard case .one(let id) = shortIdentifierMatch(text.split(separator: "#").last ?? "", entity: entityName) else { return nil }
         return id
     }
 

@@ -346,8 +346,10 @@ public final class Interpreter {
         return (entity, number)
     }
 
-    /// The live object a word names: `42`, `#42` or `Animal#42`; `destination` is the
-    /// entity it must be of, with `role` saying why in the message.
+    /// The live object a word names: `42`, `#42` or `Animal#42`, or a unique trailing part
+    /// of at least 3 of its id's digits (`401` for `7483920175308390401`, see
+    /// ``shortIdentifierMinimum``); `destination` is the entity it must be of, with `role`
+    /// saying why in the message (a short id is looked for among that entity's objects).
     func object(_ word: CommandLineText.Word, of destination: String? = nil, role: String? = nil)
         throws(CommandError) -> PersistentIdentifier {
         let text = CommandLineText.unquoted(word.text)
@@ -358,10 +360,15 @@ public final class Interpreter {
         if let entityName, schema.entity(named: entityName) == nil {
             throw CommandError("no entity named '\(entityName)'" + entityHint(for: entityName), column: word.column)
         }
-        guard let id = context.identifier(forNumber: number) else {
-            if let deleted = context.deletedIdentifiers.first(where: { $0.id == number }) {
-                throw CommandError("\(deleted) is deleted ('undo' brings it back)", column: word.column)
-            }
+        let id: PersistentIdentifier
+        if let exact = context.identifier(forNumber: number) {
+            id = exact
+        } else if let deleted = context.deletedIdentifiers.first(where: { $0.id == number }) {
+            throw CommandError("\(deleted) is deleted ('undo' brings it back)", column: word.column)
+        } else if let short = try shortIdentifier(text.split(separator: "#").last ?? "", entity: entityName ?? destination,
+                                                  typed: text, column: word.column) {
+            id = short
+        } else {
             throw CommandError("no object \(entityName.map { "\($0)#\(number)" } ?? "#\(number)")", column: word.column)
         }
         if let entityName, entityName != id.entityName {
@@ -377,7 +384,7 @@ public final class Interpreter {
     func failure(_ error: ModelError, column: Int = 0) -> CommandError {
         let kind: CommandError.Kind
         switch error {
-        case .graph, .refusedInserts: kind = .edit
+        case .graph, .refusedInserts, .conflictNotRecorded: kind = .edit
         case .validation: kind = .validation
         case .package: kind = .file
         case .predicate, .unsortable: kind = .predicate

@@ -17,6 +17,8 @@ struct FolioCommand: ParsableCommand {
         usage: """
             folio <path> [--yes] [--json] [--script <file>] [--read-only]
             folio new <path> --schema <file> [--yes] [--json] [--script <file>]
+            folio git setup [--check] [--command <path>]
+            folio merge-file <base> <ours> <theirs> <path>   (run by Git)
             """,
         discussion: """
             folio PATH opens a package (short for folio open PATH). On a terminal it \
@@ -45,8 +47,9 @@ struct FolioCommand: ParsableCommand {
               folio --read-only Zoo.folio
               folio Zoo.folio --yes < edits.txt
               folio new Zoo.folio --schema zoo-schema.xml
+              folio git setup          (once per clone: Git merges packages object by object)
             """,
-        subcommands: [Open.self, New.self],
+        subcommands: [Open.self, New.self, Git.self, MergeFile.self],
         defaultSubcommand: Open.self)
 
     /// swift-argument-parser's `main`, except that with `--json` a usage error

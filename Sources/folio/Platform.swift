@@ -114,6 +114,17 @@ enum Platform {
         return nil
     }
 
+    /// The absolute path of this running executable, symbolic links resolved
+    /// (`/proc/self/exe` on Linux), or nil when it cannot be told.
+    static var executablePath: String? {
+        #if os(Linux)
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), path.hasPrefix("/") {
+            return path
+        }
+        #endif
+        return Bundle.main.executableURL?.resolvingSymlinksInPath().path
+    }
+
     /// The next line of `file` without its line ending (`\n` or `\r\n`), or nil at its end.
     static func readLine(from file: UnsafeMutablePointer<FILE>) -> String? {
         var buffer: UnsafeMutablePointer<CChar>?
