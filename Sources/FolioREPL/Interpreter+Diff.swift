@@ -116,7 +116,7 @@ extension Interpreter {
     }
 
     /// A value as `show` writes it, cut at ``diffValueLength`` characters.
-    private static func shown(_ value: Value) -> String {
+    static func shown(_ value: Value) -> String {
         let text = value.description
         return text.count > diffValueLength ? String(text.prefix(diffValueLength - 1)) + "…" : text
     }

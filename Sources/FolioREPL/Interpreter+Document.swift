@@ -43,14 +43,17 @@ extension Interpreter {
         let deleted = context.deletedIdentifiers.count
         let undoNames = context.undoManager?.undoStepNames ?? []
         let redoNames = context.undoManager?.redoStepNames ?? []
+        let conflicts = context.conflicts.count
         if options.json {
             emit(Self.result("status", [("document", .string(documentURL.path)), ("unsaved", .bool(hasUnsavedChanges)),
                           ("inserted", .int(inserted)), ("changed", .int(changed)), ("deleted", .int(deleted)),
+                          ("conflicts", .int(conflicts)),
                           ("undo", .array(undoNames.map(JSONText.string))), ("redo", .array(redoNames.map(JSONText.string)))]))
             return
         }
         emit("document: \(documentURL.path)")
         emit("unsaved changes: " + (hasUnsavedChanges ? "yes (\(changeCounts))" : "no"))
+        if conflicts > 0 { emit("conflicts: \(conflicts) recorded by a merge (see 'conflicts', then 'resolve')") }
         emit("undo: " + (undoNames.last.map { "\($0) (\(undoNames.count) step\(undoNames.count == 1 ? "" : "s"))" } ?? "nothing"))
         emit("redo: " + (redoNames.first.map { "\($0) (\(redoNames.count) step\(redoNames.count == 1 ? "" : "s"))" } ?? "nothing"))
     }

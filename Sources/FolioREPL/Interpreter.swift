@@ -148,14 +148,15 @@ public final class Interpreter {
     public var isReadOnly: Bool { !(context.container.configurations.first?.allowsSave ?? true) }
 
     /// The commands a read-only document refuses (`save as`, which writes a copy, is allowed).
-    static let editingCommands: Set<String> = ["insert", "set", "link", "unlink", "delete", "save", "import"]
+    static let editingCommands: Set<String> = ["insert", "set", "link", "unlink", "delete", "save", "import", "resolve"]
 
     /// Whether the document has changes not yet saved.
     public var hasUnsavedChanges: Bool { context.hasChanges }
 
     /// The command names, for help and completion.
     public static let commandNames = ["help", "schema", "list", "count", "show", "insert", "set", "link", "unlink",
-                                      "delete", "undo", "redo", "history", "changes", "status", "diff", "save", "revert",
+                                      "delete", "undo", "redo", "history", "changes", "status", "diff", "conflicts", "resolve",
+                                      "save", "revert",
                                       "reopen", "import", "export", "timing", "quit", "quit!"]
 
     /// `; did you mean 'list'?` for a word no command is, or `; try 'help'`.
@@ -216,6 +217,8 @@ public final class Interpreter {
         case "status": try status(text)
         case "save": try save(text)
         case "diff": try diff(text)
+        case "conflicts": try conflictsCommand(text)
+        case "resolve": try resolveCommand(text)
         case "revert": try revert(text)
         case "import": try importRows(text)
         case "export": try export(text)
