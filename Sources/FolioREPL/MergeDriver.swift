@@ -99,21 +99,17 @@ public enum MergeDriver {
         let folder = URL(fileURLWithPath: directory.path, isDirectory: true)
         let files = arguments[0..<3].map { URL(fileURLWithPath: $0, relativeTo: folder) }
         let path = arguments[3]
-        guard let (_, kind) = locate(path), let kind else {
+        guard let (package, kind) = locate(path), let kind else {
             return textMerge(base: files[0], ours: files[1], theirs: files[2], path: path, in: directory)
         }
-        var contents: [Data] = []
-        for (file, role) in zip(files, ["base", "ours", "theirs"]) {
-            do {
-                contents.append(try Data(contentsOf: file))
-            } catch {
-                return Outcome(status: .failed, message: "folio merge-file: cannot read \(role) \(file.relativePath) "
-                               + "for \(path): \(error.localizedDescription)")
-            }
+        for (file, role) in zip(files, ["base", "ours", "theirs"]) where !FileManager.default.isReadableFile(atPath: file.path) {
+            return Outcome(status: .failed, message: "folio merge-file: cannot read \(role) \(file.relativePath) for \(path): "
+                           + "no such readable file")
         }
         let merged: MergedFile
         do {
-            merged = try engine.merge(kind: kind, base: contents[0], ours: contents[1], theirs: contents[2])
+            merged = try engine.merge(kind: kind, base: files[0], ours: files[1], theirs: files[2],
+                                      package: folder.appendingPathComponent(package, isDirectory: true))
         } catch {
             return Outcome(status: .failed, message: "folio merge-file: \(path): \(error)")
         }
@@ -148,9 +144,8 @@ public enum MergeDriver {
         }
     }
 
-    /// The merge the driver runs. Until the lead wires FolioCore's package-file
-    /// merge here, ``TrivialPackageFileMerge``.
-    nonisolated(unsafe) static var engine: any PackageFileMerging = TrivialPackageFileMerge()
+    /// The merge the driver runs: FolioCore's ``PackageFileMerge``.
+    nonisolated(unsafe) static var engine: any PackageFileMerging = LibraryPackageFileMerge()
 }
 
 /// A package file merged: its new contents and how many conflicts it records.
@@ -163,23 +158,26 @@ struct MergedFile: Equatable, Sendable {
 
 /// The library call `folio merge-file` makes: the three-way merge of one file
 /// of a package (the same result however Git splits a package's merge into
-/// files; see the merge design). The one conformance to come is FolioCore's
-/// package-file merge (`PackageFileMerge.merge(kind:base:ours:theirs:)`); the
-/// protocol lets the driver be tested with a fake meanwhile.
+/// files). A protocol so the driver's plumbing is tested with a fake too.
 protocol PackageFileMerging: Sendable {
-    /// Merges `ours` and `theirs`, both descended from `base` (empty when the
-    /// file was added on both sides), as a file of `kind`.
+    /// Merges `ours` and `theirs`, both descended from `base` (an empty file
+    /// when both sides added it), as a file of `kind` of the package at `package`.
     ///
     /// - Throws: when they cannot be merged (unreadable XML, schemas that differ); nothing is written then.
-    func merge(kind: MergeDriver.FileKind, base: Data, ours: Data, theirs: Data) throws -> MergedFile
+    func merge(kind: MergeDriver.FileKind, base: URL, ours: URL, theirs: URL, package: URL) throws -> MergedFile
 }
 
-/// The merges that need no engine: one side unchanged, or both sides the same.
-/// Anything else is refused (exit status 2) until the merge engine is wired in.
-struct TrivialPackageFileMerge: PackageFileMerging {
-    func merge(kind: MergeDriver.FileKind, base: Data, ours: Data, theirs: Data) throws -> MergedFile {
-        if ours == theirs || theirs == base { return MergedFile(contents: ours, conflicts: 0) }
-        if ours == base { return MergedFile(contents: theirs, conflicts: 0) }
-        throw GitError("both sides changed it, and this folio has no package merge engine yet")
+/// ``PackageFileMerge``, FolioCore's merge of one package file.
+struct LibraryPackageFileMerge: PackageFileMerging {
+    func merge(kind: MergeDriver.FileKind, base: URL, ours: URL, theirs: URL, package: URL) throws -> MergedFile {
+        let libraryKind: PackageFileMerge.Kind
+        switch kind {
+        case .manifest: libraryKind = .manifest
+        case .part(let entity): libraryKind = .part(entity: entity)
+        case .history: libraryKind = .history
+        case .blob: libraryKind = .blob
+        }
+        let merged = try PackageFileMerge.merge(libraryKind, base: base, ours: ours, theirs: theirs, package: package)
+        return MergedFile(contents: merged.contents, conflicts: merged.conflicts.count)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FolioREPL
+import FolioCore
 import FolioTestSupport
 
 /// `folio merge-file BASE OURS THEIRS PATH`, the driver Git runs: which file
@@ -13,9 +14,12 @@ import FolioTestSupport
         var calls: [(kind: MergeDriver.FileKind, base: String, ours: String, theirs: String)] = []
         var answer: Result<MergedFile, GitError> = .success(MergedFile(contents: Data("merged\n".utf8), conflicts: 0))
 
-        func merge(kind: MergeDriver.FileKind, base: Data, ours: Data, theirs: Data) throws -> MergedFile {
-            calls.append((kind, String(decoding: base, as: UTF8.self), String(decoding: ours, as: UTF8.self),
-                          String(decoding: theirs, as: UTF8.self)))
+        var packages: [URL] = []
+
+        func merge(kind: MergeDriver.FileKind, base: URL, ours: URL, theirs: URL, package: URL) throws -> MergedFile {
+            func text(_ url: URL) throws -> String { try String(contentsOf: url, encoding: .utf8) }
+            calls.append((kind, try text(base), try text(ours), try text(theirs)))
+            packages.append(package)
             return try answer.get()
         }
     }
@@ -102,14 +106,17 @@ import FolioTestSupport
         #expect(try String(contentsOf: folder.appending(".merge_file_A"), encoding: .utf8) == "ours\n")
     }
 
-    @Test("the merge used until the engine is wired: one side unchanged or both alike merge, anything else is refused")
-    func trivialMerge() throws {
-        let merge = TrivialPackageFileMerge()
-        let (a, b, c) = (Data("a".utf8), Data("b".utf8), Data("c".utf8))
-        #expect(try merge.merge(kind: .manifest, base: a, ours: a, theirs: b) == MergedFile(contents: b, conflicts: 0))
-        #expect(try merge.merge(kind: .manifest, base: a, ours: b, theirs: a) == MergedFile(contents: b, conflicts: 0))
-        #expect(try merge.merge(kind: .manifest, base: a, ours: b, theirs: b) == MergedFile(contents: b, conflicts: 0))
-        #expect(throws: GitError.self) { try merge.merge(kind: .manifest, base: a, ours: b, theirs: c) }
+    @Test("the library's merge takes one side when the other is unchanged or both are alike, for any kind of file")
+    func unchangedSide() throws {
+        let folder = try TemporaryFolder("merge-driver")
+        let (a, b, c) = (try folder.write("a", to: "a"), try folder.write("b", to: "b"), try folder.write("c", to: "c"))
+        let merge = LibraryPackageFileMerge()
+        let package = folder.appending("Zoo.folio")
+        #expect(try merge.merge(kind: .manifest, base: a, ours: a, theirs: b, package: package) == MergedFile(contents: Data("b".utf8), conflicts: 0))
+        #expect(try merge.merge(kind: .history, base: a, ours: b, theirs: a, package: package) == MergedFile(contents: Data("b".utf8), conflicts: 0))
+        #expect(try merge.merge(kind: .blob, base: a, ours: b, theirs: b, package: package) == MergedFile(contents: Data("b".utf8), conflicts: 0))
+        // Two different files under one blob name cannot be: refused, nothing written.
+        #expect(throws: PackageFileMerge.Failure.self) { try merge.merge(kind: .blob, base: a, ours: b, theirs: c, package: package) }
     }
 
     @Test("a file Folio does not merge merges line by line, as Git would: clean, or with conflict markers and exit 1",

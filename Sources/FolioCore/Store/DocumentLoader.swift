@@ -21,14 +21,18 @@ import Foundation
 final class DocumentLoader {
     /// What file is read: a format-1 `document.xml`, a standalone schema file, a
     /// format-2 `manifest.xml`, one part file of a format-2 package, or one history segment file.
-    enum Mode: Equatable { case document, schemaFile, manifest, part(PackageManifest.Part), history }
+    /// `records`: any part file read as plain elements, one ``record`` call
+    /// each, with no graph (a merge reads a part's objects this way).
+    enum Mode: Equatable { case document, schemaFile, manifest, part(PackageManifest.Part), history, records }
 
     enum Phase {
         case start, root, schema, entity, attributeOrRelationship, afterSchema, objects, object, end, schemaFileDone,
              parts, part,
              // History: a manifest's list of segments, and a segment file's transactions.
              afterParts, historyList, historySegment, afterHistory, transactions, transaction, historyChange, tombstone,
-             tombstoneValue
+             tombstoneValue,
+             // Records: a part file's elements, read as they are.
+             records, record
     }
 
     let file: String
@@ -104,6 +108,11 @@ final class DocumentLoader {
     /// A segment's loader is given its log's; a manifest's is its `next-id`
     /// (no bound without one: packages written before the counter was recorded).
     var historyIdentifierCeiling: UInt64 = .max
+    /// In ``Mode/records``: called with each element inside the root, its
+    /// name, XML attributes and line.
+    var record: ((_ name: String, _ xml: [String: String], _ line: Int) -> Void)?
+    /// In ``Mode/records``: the root element's XML attributes.
+    private(set) var recordsRoot: [String: String] = [:]
 
     init(file: String, mode: Mode, limits: DocumentLimits = .standard) {
         self.file = file
@@ -461,12 +470,15 @@ final class DocumentLoader {
                 phase = .objects
             case (.history, "history"):
                 phase = .transactions
+            case (.records, "objects"):
+                recordsRoot = xml
+                phase = .records
             default:
                 let root: String
                 switch mode {
                 case .document, .manifest: root = "<folio>"
                 case .schemaFile: root = "<schema>"
-                case .part: root = "<objects>"
+                case .part, .records: root = "<objects>"
                 case .history: root = "<history>"
                 }
                 fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: root + " as the root element"))
@@ -528,6 +540,11 @@ final class DocumentLoader {
         case .afterParts, .historyList, .historySegment, .afterHistory, .transactions, .transaction, .historyChange,
              .tombstone, .tombstoneValue:
             startHistoryElement(name, attributeDictionary(attributes, count: count))
+        case .records:
+            phase = .record
+            record?(String(cString: name), attributeDictionary(attributes, count: count), location().line)
+        case .record:
+            fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "an empty element"))
         case .schemaFileDone, .end:
             fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "the end of the document"))
         }
@@ -548,6 +565,8 @@ final class DocumentLoader {
         case .afterParts, .historyList, .historySegment, .afterHistory, .transactions, .transaction, .historyChange,
              .tombstone, .tombstoneValue:
             endHistoryElement()
+        case .record: phase = .records
+        case .records: phase = .end
         case .end: break
         case .start, .schemaFileDone: break
         }
