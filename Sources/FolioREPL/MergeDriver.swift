@@ -1,4 +1,5 @@
 import Foundation
+import FolioCore
 
 /// `folio merge-file BASE OURS THEIRS PATH`: the merge driver Git runs (set up
 /// by ``GitSetup``) for each file inside a Folio package that both sides changed.
