@@ -183,11 +183,14 @@ import FolioTestSupport
         #expect(result.graph.snapshot() == fixture.ours.snapshot() && result.conflicts.isEmpty)
     }
 
-    @Test("different schemas are refused, naming the difference")
+    @Test("a schema no lightweight migration reaches is refused, naming the difference (MergeSchemaTests has the rest)")
     func schemaMismatch() throws {
         let (fixture, _, _, _) = try zoo()
-        let other = ObjectGraph(schema: try mergeZooSchema(rule: .cascade))
-        #expect(throws: MergeError.schemaMismatch(side: .theirs, difference: "relationship Category.animals is declared differently")) {
+        var entities = try mergeZooSchema().entities
+        entities[0].relationships[0].isToMany = false
+        let other = ObjectGraph(schema: try Schema(entities))
+        #expect(throws: MergeError.schemaMismatch(side: .theirs, difference: "relationship Category.animals is declared "
+                + "differently, not a lightweight migration: \(MigrationError.relationshipKindChanged(entity: "Category", relationship: "animals", wasToMany: true))")) {
             try ObjectGraph.merge(base: fixture.base, ours: fixture.ours, theirs: other)
         }
     }

@@ -5,9 +5,12 @@ public enum MergeError: Error, Hashable, Sendable, CustomStringConvertible {
         case ours, theirs
     }
 
-    /// A side's schema differs from the base's; `difference` names the first
-    /// difference (an entity, attribute or relationship only one has, or one
-    /// declared differently). Schemas must be equal to merge.
+    /// The versions cannot be brought to one schema: both sides changed the
+    /// schema differently, or `side` changed it (or kept it while the other
+    /// changed it) and a version cannot be migrated to the newer schema by a
+    /// lightweight migration. `difference` names the first difference (an
+    /// entity, attribute or relationship only one has, or one declared
+    /// differently) and, for a failed migration, why.
     case schemaMismatch(side: Side, difference: String)
     /// An externally stored value the merge had to read (two different blob
     /// files in one cell, or a conflict's record) could not be read.
@@ -18,7 +21,7 @@ public enum MergeError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .schemaMismatch(let side, let difference):
-            return "cannot merge: \(side.rawValue) has a different schema than the base (\(difference))"
+            return "cannot merge: the schemas differ (\(side.rawValue): \(difference))"
         case .unreadableValue(let entity, let attribute, let id, let reason):
             return "cannot merge: \(entity)#\(id).\(attribute) cannot be read: \(reason)"
         case .tooManyObjects(let count, let maximum):

@@ -248,3 +248,49 @@ enum MergeReconcile {
         }
     }
 }
+
+extension MergeReconcile {
+    /// The objects recorded ``MergeConflict/Kind/deletedAndEdited`` conflicts
+    /// hold, as states `deny` may bring back: what a loader reconciling a
+    /// package merged outside Folio passes as `revivable` (it has no deleted
+    /// versions, only the conflicts recorded beside the objects).
+    ///
+    /// Each conflict's edited side (the one that is not `nil`) gives the
+    /// object: every attribute the schema stores (not transient) that the
+    /// record holds, and every relationship's identifiers in order. A
+    /// property the record holds but the schema does not declare is ignored
+    /// (the document's schema changed since); an attribute the record lacks
+    /// is left out, so it takes its initial value when built. An empty
+    /// optional to-many comes back as an empty collection (a record does not
+    /// tell it from none). Conflicts of other kinds give nothing: an object
+    /// a rule removed is never revived. A record whose entity the schema does
+    /// not declare gives nothing; the first record of an identifier wins.
+    ///
+    /// ```swift
+    /// let revivable = MergeReconcile.revivableStates(from: recorded, schema: schema)
+    /// let conflicts = try MergeReconcile.reconcile(&states, schema: schema, revivable: revivable)
+    /// ```
+    ///
+    /// - Complexity: O(conflicts × properties).
+    static func revivableStates(from conflicts: [MergeConflict], schema: Schema) -> [UInt64: ObjectState] {
+        revivableStates(from: conflicts, schema: MergeSchema(schema))
+    }
+
+    static func revivableStates(from conflicts: [MergeConflict], schema: MergeSchema) -> [UInt64: ObjectState] {
+        var states: [UInt64: ObjectState] = [:]
+        for conflict in conflicts where conflict.kind == .deletedAndEdited && states[conflict.id.id] == nil {
+            guard let entity = schema.entities[conflict.id.entityName],
+                  case .object(let properties)? = conflict.ours ?? conflict.theirs else { continue }
+            var state = ObjectState(entity: entity.name, attributes: [:], links: [:])
+            for attribute in entity.attributes where !attribute.isTransient {
+                if case .value(let value)? = properties[attribute.name] { state.attributes[attribute.name] = .value(value) }
+            }
+            for link in entity.links {
+                if case .related(let ids)? = properties[link.name] { state.links[link.name] = .init(ids.map(\.id)) }
+                else { state.links[link.name] = .init([]) }
+            }
+            states[conflict.id.id] = state
+        }
+        return states
+    }
+}

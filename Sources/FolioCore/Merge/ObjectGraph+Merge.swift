@@ -22,23 +22,27 @@ extension ObjectGraph {
     /// The three graphs are only read. Externally stored values are carried
     /// unread unless two sides hold different files in one cell.
     ///
-    /// - Throws: ``MergeError/schemaMismatch(side:difference:)`` when a side's
-    ///   schema differs from the base's; ``MergeError/unreadableValue(entity:attribute:id:reason:)``
+    /// When one side changed the schema (or both changed it alike) by a
+    /// lightweight migration, the other versions are migrated to that schema
+    /// first, and the merged graph has it: ours added an attribute, so base
+    /// and theirs are migrated to ours' schema, and the merge keeps ours'
+    /// values for it. Both sides changing it differently is refused.
+    ///
+    /// - Throws: ``MergeError/schemaMismatch(side:difference:)`` when the
+    ///   versions cannot be brought to one schema: both sides changed it
+    ///   differently, or a version cannot be migrated to the side's that
+    ///   changed it; ``MergeError/unreadableValue(entity:attribute:id:reason:)``
     ///   for a blob that had to be read and could not be;
     ///   ``MergeError/tooManyObjects(count:maximum:)`` when the result would
     ///   exceed the document's object limit.
     /// - Complexity: O(objects × properties + links) of the three versions,
-    ///   plus O(list length × log) for each to-many list both sides changed.
+    ///   plus O(list length × log) for each to-many list both sides changed
+    ///   (and a copy of each version a schema change migrates).
     public static func merge(base: ObjectGraph, ours: ObjectGraph, theirs: ObjectGraph) throws(MergeError) -> MergeResult {
-        if let difference = SchemaDifference.first(between: base.schema, and: ours.schema) {
-            throw .schemaMismatch(side: .ours, difference: difference)
-        }
-        if let difference = SchemaDifference.first(between: base.schema, and: theirs.schema) {
-            throw .schemaMismatch(side: .theirs, difference: difference)
-        }
-        let schema = MergeSchema(base.schema)
-        let merged = try ObjectStateMerge.merge(base: base.objectStates(), ours: ours.objectStates(),
-                                                theirs: theirs.objectStates(), schema: schema)
+        let versions = try MergeSchemaAlignment(base: base, ours: ours, theirs: theirs)
+        let schema = MergeSchema(versions.ours.schema)
+        let merged = try ObjectStateMerge.merge(base: versions.base.objectStates(), ours: versions.ours.objectStates(),
+                                                theirs: versions.theirs.objectStates(), schema: schema)
         var states = merged.states
         let conflicts = try MergeReconcile.reconcile(&states, schema: schema, revivable: merged.deleted,
                                                      conflicts: merged.conflicts)
@@ -46,9 +50,9 @@ extension ObjectGraph {
         guard states.count <= limits.maximumObjects else {
             throw .tooManyObjects(count: states.count, maximum: limits.maximumObjects)
         }
-        let graph = ObjectGraph(schema: ours.schema)
+        let graph = ObjectGraph(schema: versions.ours.schema)
         graph.limits = limits
-        graph.build(from: states, transientFrom: [ours, theirs])
+        graph.build(from: states, transientFrom: [versions.ours, versions.theirs])
         graph.nextID = max(graph.nextID, base.nextID, ours.nextID, theirs.nextID)
         graph._checkInvariants()
         return MergeResult(graph: graph, conflicts: conflicts)

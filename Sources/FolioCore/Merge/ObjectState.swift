@@ -42,6 +42,35 @@ extension ObjectGraph {
         return states
     }
 
+    /// The states of the live objects among `ids`, by identifier: a merge
+    /// restricted to some objects. O(ids × properties + their links).
+    func objectStates(of ids: some Sequence<UInt64>) -> [UInt64: ObjectState] {
+        var states: [UInt64: ObjectState] = [:]
+        for id in ids {
+            guard let ref = index[id], isLive(ref) else { continue }
+            states[id] = objectState(ref)
+        }
+        return states
+    }
+
+    /// `ids` and every live object their relationships hold here: what a
+    /// merge restricted to `ids` must also see, since a derived list (a
+    /// category's animals) is derived again from its members' facts.
+    /// O(ids × links).
+    func reachedIdentifiers(from ids: some Sequence<UInt64>) -> Set<UInt64> {
+        var reached = Set(ids)
+        for id in ids {
+            guard let ref = index[id], isLive(ref) else { continue }
+            let entityLayout = layout.entities[Int(ref.entity)]
+            for slot in 0..<entityLayout.declaredLinkCount {
+                for target in tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row)) {
+                    reached.insert(tables[entityLayout.links[slot].destination].ids[Int(target)])
+                }
+            }
+        }
+        return reached
+    }
+
     /// One live or deleted object's state.
     func objectState(_ ref: ObjectRef) -> ObjectState {
         let entityLayout = layout.entities[Int(ref.entity)]

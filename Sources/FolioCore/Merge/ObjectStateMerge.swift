@@ -44,8 +44,18 @@ enum ObjectStateMerge {
         try merge(base: base, ours: ours, theirs: theirs, schema: MergeSchema(schema))
     }
 
+    /// Merges every object the three versions hold — or, given states of
+    /// some objects only, those objects: a context merging another's save
+    /// passes the objects the save named and what their links reach
+    /// (``ObjectGraph/reachedIdentifiers(from:)``), so the cost follows the
+    /// change, not the document.
+    ///
+    /// - Parameter recordsConflicts: `false` for a merge whose conflicts no
+    ///   one keeps (a context's, where its own edits win): the merged states
+    ///   are the same, ``Outcome/conflicts`` is empty, and no blob is read
+    ///   only to record a conflict.
     static func merge(base: [UInt64: ObjectState], ours: [UInt64: ObjectState], theirs: [UInt64: ObjectState],
-                      schema: MergeSchema) throws(MergeError) -> Outcome {
+                      schema: MergeSchema, recordsConflicts: Bool = true) throws(MergeError) -> Outcome {
         var outcome = Outcome(states: [:], conflicts: [], deleted: [:])
         var ids = Set(base.keys)
         ids.formUnion(ours.keys)
@@ -62,7 +72,7 @@ enum ObjectStateMerge {
                     continue
                 }
                 outcome.deleted[id] = o
-                if try isEdited(o, from: b, schema: schema, id: id) {
+                if recordsConflicts, try isEdited(o, from: b, schema: schema, id: id) {
                     let edited = try content(of: o, schema: schema, id: id)
                     outcome.conflicts.append(MergeConflict(
                         kind: .deletedAndEdited, id: PersistentIdentifier(entityName: o.entity, id: id),
@@ -72,7 +82,7 @@ enum ObjectStateMerge {
             case (let o?, let t?):
                 let (state, conflicts) = try mergeObject(id: id, base: b, ours: o, theirs: t, schema: schema)
                 outcome.states[id] = state
-                outcome.conflicts += conflicts
+                if recordsConflicts { outcome.conflicts += conflicts }
             }
         }
         outcome.conflicts.sort(by: MergeConflict.reportOrder)
