@@ -15,8 +15,13 @@ import FolioTestSupport
 
     /// `Big.folio`: one Box holding every Item through a cascading to-many,
     /// built once through the library (100,000 REPL inserts would take minutes).
-    static let template: URL = {
+    static var template: URL { built.url }
+    /// The first Item's identifier (in the lane its writer drew).
+    static var firstItem: UInt64 { built.firstItem }
+
+    static let built: (url: URL, firstItem: UInt64) = {
         let url = temporaryPackageURL("Big")
+        var firstItem: UInt64 = 0
         do {
             let schema = try Schema([
                 .init("Box", attributes: [.init("name", .string)],
@@ -35,11 +40,12 @@ import FolioTestSupport
                 }
                 try context.setRelated(items, for: "items", of: box)
                 try context.save()
+                firstItem = items[0].id
             }()
         } catch {
             Issue.record("could not build the big document: \(error)")
         }
-        return url
+        return (url, firstItem)
     }()
 
     /// A copy of the big document in `folder`.
@@ -111,7 +117,7 @@ import FolioTestSupport
         let terminal = try Self.terminal(document, folder)
         try #require(terminal.waitFor("Big> ", timeout: 60), "no prompt: \(terminal.screenText)")
         var mark = terminal.output.count
-        terminal.type("set 2 name=Recovered\r")
+        terminal.type("set \(Self.firstItem) name=Recovered\r")
         try #require(terminal.waitFor("Big*> ", after: mark, timeout: 30))
         mark = terminal.output.count
         terminal.type("list Item limit \(Self.itemCount)\r")
@@ -134,7 +140,7 @@ import FolioTestSupport
         let state = folder.appending("state")
         let ended = try RecoveryTests.scriptThenSignal(
             SIGTERM, document: document, state: state,
-            lines: "set 2 name=Recovered\ncount Item\nlist Item limit \(Self.itemCount)\n", until: "\(Self.itemCount)\n", in: folder.url)
+            lines: "set \(Self.firstItem) name=Recovered\ncount Item\nlist Item limit \(Self.itemCount)\n", until: "\(Self.itemCount)\n", in: folder.url)
         #expect(ended.reason == .uncaughtSignal && ended.status == SIGTERM, "\(ended)")
         #expect(RecoveryTests.recoveryPackages(in: state).count == 1, "\(ended.stderr)")
         #expect(try documentText(document) == before)

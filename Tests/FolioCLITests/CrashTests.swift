@@ -190,6 +190,8 @@ import FolioTestSupport
     /// image N. Filler photos without images make the parts large.
     static func album(fillers: Int) -> Workload {
         let images = ImageCache()
+        // The cover's identifier, in the lane the setup's writer drew (read from its output).
+        let cover = CoverNumber()
         return Workload(
             name: "album of blobs",
             package: "Album.folio",
@@ -200,12 +202,14 @@ import FolioTestSupport
                                          input: "insert Photo title=cover image=\(image(0).base64EncodedString())\n" + filler.joined() + "save\n",
                                          in: folder.url, timeout: 300)
                 try #require(setup.status == 0, "setup failed: \(setup.stderr)")
-                try #require(setup.lines.first == "Photo#1", "the cover is Photo#1: \(setup.lines.prefix(1))")
+                let first = try #require(setup.lines.first, "the setup printed nothing")
+                try #require(first.hasPrefix("Photo#"), "the cover's insert prints its id: \(first)")
+                cover.number = try #require(UInt64(first.dropFirst("Photo#".count)), "the cover's id: \(first)")
             },
             script: { versions in
                 versions.map {
                     let image = image($0).base64EncodedString()
-                    return "insert Photo title=v\($0) image=\(image)\nset 1 image=\(image)\nsave\n"
+                    return "insert Photo title=v\($0) image=\(image)\nset \(cover.number) image=\(image)\nsave\n"
                 }.joined()
             },
             versionsPerChild: 60,
@@ -246,6 +250,16 @@ import FolioTestSupport
     }
 
     /// The images of the versions, made once each.
+    /// A number the album's setup learns and its script uses.
+    final class CoverNumber: @unchecked Sendable {
+        private var value: UInt64 = 0
+        private let lock = NSLock()
+        var number: UInt64 {
+            get { lock.lock(); defer { lock.unlock() }; return value }
+            set { lock.lock(); defer { lock.unlock() }; value = newValue }
+        }
+    }
+
     final class ImageCache: @unchecked Sendable {
         private var images: [Int: Data] = [:]
         private let lock = NSLock()

@@ -302,6 +302,7 @@ enum CVv2 {
     @Test func `opening with the model classes a package holding a value they cannot read throws, naming the object`() throws {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Records.folio")
+        var recordID: UInt64 = 0
         do {
             let context = ModelContext(try ModelContainer(for: CVRecord.self, configurations: ModelConfiguration(url: url)))
             context.insert(CVRecord())
@@ -311,6 +312,7 @@ enum CVv2 {
             // A generic tool, with no model classes, can write anything the schema allows.
             let context = ModelContext(try ModelContainer(contentsOf: url))
             let id = try #require(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "CVRecord")).first)
+            recordID = id.id
             try context.setValue(.string("square"), for: "shape", of: id)
             try context.save()
         }
@@ -318,7 +320,7 @@ enum CVv2 {
             _ = try ModelContainer(for: CVRecord.self, configurations: ModelConfiguration(url: url))
         } throws: { error in
             guard case ModelError.graph(.typeMismatch(let entity, let attribute, _, let value)) = error else { return false }
-            return entity == "CVRecord" && attribute == "shape" && value.contains("object 1")
+            return entity == "CVRecord" && attribute == "shape" && value.contains("object \(recordID)")
         }
     }
 

@@ -89,25 +89,27 @@ import Testing
             .init("Book", attributes: [.init("title", .string)],
                   relationships: [.init("library", to: "Library", inverse: "books")]),
         ])
+        var libraryID: UInt64 = 0, bookID: UInt64 = 0
         do {  // the setup's container releases the package's write lock when it goes
             let setup = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
             let library = try setup.insert("Library", ["name": .string("City")])
             let book = try setup.insert("Book", ["title": .string("Dune")])
+            (libraryID, bookID) = (library.id, book.id)
             try setup.link(book, "library", to: library)
             try setup.save()
         }
 
         let session = try Session(url: url)
         session.answer = true
-        #expect(try session.run("delete 1") == """
+        #expect(try session.run("delete \(libraryID)") == """
             deletes 1 Library, unlinks 1 surviving object, DENIED by 1 rule
-              unlinks 1 from Book#2.library
-              DENY: Library#1 cannot be deleted: books still holds Book#2
+              unlinks 1 from Book#\(bookID).library
+              DENY: Library#\(libraryID) cannot be deleted: books still holds Book#\(bookID)
               save will refuse while this deny rule is broken
             deleted 1 object
 
             """)
-        #expect(session.error("save") == CommandError("save refused: Library#1 cannot be deleted: books still holds Book#2"))
+        #expect(session.error("save") == CommandError("save refused: Library#\(libraryID) cannot be deleted: books still holds Book#\(bookID)"))
         #expect(session.error("save")?.kind == .validation)
         try session.run("undo")
         // The undo put the document back as saved: nothing is left to write.

@@ -1,4 +1,5 @@
 import Folio
+import Testing
 import Foundation
 @testable import FolioREPL
 import FolioTestSupport
@@ -71,4 +72,12 @@ final class Session {
 /// Opens a package afresh with Folio's public API, read-only (a writer may still hold it).
 func reopen(_ url: URL) throws -> ModelContext {
     ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
+}
+
+/// The identifier a command's output names first (`Animal#4294967297 as $x` →
+/// 4294967297): new objects get identifiers in their writer's random lane
+/// (issue 30), so tests read the ones they got.
+func firstNumber(in output: String) throws -> UInt64 {
+    let match = try #require(output.firstMatch(of: /#(\d+)/), "no #id in \(output)")
+    return try #require(UInt64(match.1))
 }

@@ -133,7 +133,9 @@ import Folio
     func savedStateFetch() throws {
         let context = try Self.herd(100)
         try context.save()
-        try context.setValue(.string("cow1"), for: "name", of: PersistentIdentifier(entityName: "Cow", id: 3))
+        // The fourth cow inserted (cow3 until renamed).
+        let fourth = try #require(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Cow", predicate: try ObjectPredicate("name == 'cow3'"))).first)
+        try context.setValue(.string("cow1"), for: "name", of: fourth)
         let saved = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Cow", predicate: try ObjectPredicate("name == 'cow1'"),
                                                                         includePendingChanges: false))
         #expect(saved.count == 2)

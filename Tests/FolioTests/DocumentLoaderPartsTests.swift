@@ -10,7 +10,7 @@ import FolioTestSupport
 @Suite struct DocumentLoaderPartsTests {
     /// A saved zoo package with two parts per entity at most, and its manifest's text.
     static func withSavedPackage(_ body: (DocumentPackage, String) throws -> Void) throws {
-        let graph = ObjectGraph(schema: try zooSchema())
+        let graph = legacyNumberedGraph(try zooSchema())
         let category = try graph.insert("AnimalCategory", ["name": .string("Birds")])
         for index in 0..<4 { try graph.link(try graph.insert("Animal", ["name": .string("Bird \(index)")]), "category", to: category) }
         let package = DocumentPackage(url: temporaryPackageURL())
@@ -210,7 +210,7 @@ import FolioTestSupport
             DocumentWriter.usePartSizes(nil, under: folder)
             try? FileManager.default.removeItem(atPath: folder)
         }
-        let graph = ObjectGraph(schema: try zooSchema())
+        let graph = legacyNumberedGraph(try zooSchema())
         let category = try graph.insert("AnimalCategory", ["name": .string("Birds")])
         for index in 0..<count {
             let animal = try graph.insert("Animal", ["name": .string("Bird \(index)"), "age": .int(Int64(index))])

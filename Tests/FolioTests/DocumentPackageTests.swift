@@ -7,7 +7,7 @@ import FolioTestSupport
 @Suite struct DocumentPackageTests {
     /// Fills a kitchen-sink graph with edge values in every attribute and every relationship shape.
     static func edgeGraph() throws -> ObjectGraph {
-        let graph = ObjectGraph(schema: try kitchenSinkSchema())
+        let graph = legacyNumberedGraph(try kitchenSinkSchema())
         let owner = try graph.insert("Person", ["name": .string("Owner")])
         let club = try graph.insert("Club", ["title": .string("Club")])
         try graph.link(owner, "clubs", to: club)
@@ -59,7 +59,7 @@ import FolioTestSupport
     @Test("a read racing with commits that remove the parts it was about to read reads a whole committed version")
     func readsRacingWithCommitsSucceed() throws {
         // Parts small enough that each commit replaces several and removes the old ones.
-        let graph = ObjectGraph(schema: try zooSchema())
+        let graph = legacyNumberedGraph(try zooSchema())
         var animals: [PersistentIdentifier] = []
         for index in 0..<3000 {
             animals.append(try graph.insert("Animal", ["name": .string("Animal \(index) " + String(repeating: "x", count: 200)),
@@ -128,7 +128,7 @@ import FolioTestSupport
 
     @Test("a one-object edit changes one line of one part, and that part's line in the manifest")
     func smallDiff() throws {
-        let graph = ObjectGraph(schema: try zooSchema())
+        let graph = legacyNumberedGraph(try zooSchema())
         let category = try graph.insert("AnimalCategory", ["name": .string("Birds")])
         for index in 0..<50 {
             let animal = try graph.insert("Animal", ["name": .string("Bird \(index)"), "age": .int(Int64(index))])
@@ -162,7 +162,7 @@ import FolioTestSupport
 
     @Test("external storage keeps blobs beside the XML and removes them when no longer referenced")
     func externalBlobs() throws {
-        let graph = ObjectGraph(schema: try kitchenSinkSchema())
+        let graph = legacyNumberedGraph(try kitchenSinkSchema())
         let thing = try graph.insert("Thing", ["photo": .data(Data(repeating: 7, count: 10_000))])
         let package = DocumentPackage(url: temporaryPackageURL())
         try package.write(graph)
@@ -280,7 +280,7 @@ import FolioTestSupport
         let root = temporaryPackageURL().deletingLastPathComponent()
         let url = root.appendingPathComponent("Album.folio")
         let schema = try ExternalStorageTests.albumSchema()
-        let graph = ObjectGraph(schema: schema)
+        let graph = legacyNumberedGraph(schema)
         for index in 1...3 { _ = try graph.insert("Photo", ["title": .string("p\(index)"), "image": .data(ExternalStorageTests.image(index))]) }
         try DocumentPackage(url: url).write(graph)
         try Self.plantForeignFiles(in: root)
@@ -314,7 +314,7 @@ import FolioTestSupport
 
     @Test("transient attributes are never saved and come back with their initial value")
     func transientNotSaved() throws {
-        let graph = ObjectGraph(schema: try kitchenSinkSchema())
+        let graph = legacyNumberedGraph(try kitchenSinkSchema())
         let thing = try graph.insert("Thing", ["scratch": .string("secret")])
         let package = DocumentPackage(url: temporaryPackageURL())
         try package.write(graph)
@@ -324,7 +324,7 @@ import FolioTestSupport
 
     @Test("strings XML cannot carry are written in the escaped form, others literally")
     func escapedForm() throws {
-        let graph = ObjectGraph(schema: try zooSchema())
+        let graph = legacyNumberedGraph(try zooSchema())
         try graph.insert("Animal", ["name": .string("nul\u{0}"), "notes": .string("tab\tand & <")])
         let package = DocumentPackage(url: temporaryPackageURL())
         try package.write(graph)

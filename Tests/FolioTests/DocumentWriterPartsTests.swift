@@ -23,7 +23,7 @@ import FolioTestSupport
 
     /// A zoo of `animals` animals in 3 categories.
     static func zoo(animals: Int) throws -> ObjectGraph {
-        let graph = ObjectGraph(schema: try zooSchema())
+        let graph = legacyNumberedGraph(try zooSchema())
         let categories = try (0..<3).map { try graph.insert("AnimalCategory", ["name": .string("Category \($0)")]) }
         for index in 0..<animals {
             let animal = try graph.insert("Animal", ["name": .string("Animal \(index) with a name of some length"), "age": .int(Int64(index))])

@@ -23,7 +23,7 @@ import FolioTestSupport
 
     /// A saved album of `count` photos, photo N holding `image(N)`.
     static func album(_ count: Int = 3) throws -> URL {
-        let graph = ObjectGraph(schema: try albumSchema())
+        let graph = legacyNumberedGraph(try albumSchema())
         for index in 1...count {
             _ = try graph.insert("Photo", ["title": .string("p\(index)"), "image": .data(image(index))])
         }
@@ -285,7 +285,7 @@ import FolioTestSupport
     @Test("Int, Date, [String] and Codable values stored externally round-trip, each blob holding the value's text")
     func otherTypesRoundTrip() throws {
         let url = temporaryPackageURL("Notes")
-        let graph = ObjectGraph(schema: try Self.notesSchema())
+        let graph = legacyNumberedGraph(try Self.notesSchema())
         let full = try graph.insert("Note", [
             "title": .string("full"), "body": .string("héllo 🦊\u{0}"), "count": .int(-42), "when": .date(Self.when),
             "tags": .array([.string("a"), .string("b\"c")]), "extra": .dictionary(["k": .array([.int(1), .double(2.5)])]),
@@ -326,7 +326,7 @@ import FolioTestSupport
     @Test("a blob whose bytes are not a value of its attribute's type is invalidValue at the first read, naming the file")
     func undecodableBlob() throws {
         let url = temporaryPackageURL("Notes")
-        let graph = ObjectGraph(schema: try Self.notesSchema())
+        let graph = legacyNumberedGraph(try Self.notesSchema())
         let id = try graph.insert("Note", ["title": .string("x"), "count": .int(7), "body": .string("fine")])
         try DocumentPackage(url: url).write(graph)
         // Replace the blob with one whose name carries the right hash for its (wrong) bytes.
@@ -357,7 +357,7 @@ import FolioTestSupport
     @Test("predicates and sorts on an externally stored string read the values still on disk")
     func fetchReadsBlobs() throws {
         let url = temporaryPackageURL("Notes")
-        let graph = ObjectGraph(schema: try Self.notesSchema())
+        let graph = legacyNumberedGraph(try Self.notesSchema())
         for (index, body) in ["pear", "apple", "fig"].enumerated() {
             _ = try graph.insert("Note", ["title": .string("n\(index)"), "body": .string(body), "count": .int(Int64(10 - index))])
         }
@@ -383,7 +383,7 @@ import FolioTestSupport
         let url = temporaryPackageURL("Notes")
         let inline = try Self.notesSchema(external: false)
         let external = try Self.notesSchema(external: true)
-        let graph = ObjectGraph(schema: inline)
+        let graph = legacyNumberedGraph(inline)
         let id = try graph.insert("Note", ["title": .string("t"), "body": .string("long text ✓"), "tags": .array([.string("x")])])
         let none = try graph.insert("Note", ["title": .string("n")])
         try DocumentPackage(url: url).write(graph)
@@ -419,7 +419,7 @@ import FolioTestSupport
     @Test("setting an unread external string and undoing leaves no change, and the blob still unread")
     func undoOfStringEdit() throws {
         let url = temporaryPackageURL("Notes")
-        let graph = ObjectGraph(schema: try Self.notesSchema())
+        let graph = legacyNumberedGraph(try Self.notesSchema())
         let id = try graph.insert("Note", ["title": .string("t"), "body": .string("before")])
         try DocumentPackage(url: url).write(graph)
         let context = try makeContext(try Self.notesSchema(), url: url)
@@ -439,7 +439,7 @@ import FolioTestSupport
     @Test("a read external string whose file a save removed is still exported from a mapping of that file")
     func exportAfterRemovedFile() throws {
         let url = temporaryPackageURL("Notes")
-        let graph = ObjectGraph(schema: try Self.notesSchema())
+        let graph = legacyNumberedGraph(try Self.notesSchema())
         let keep = try graph.insert("Note", ["title": .string("k"), "body": .string("kept")])
         let gone = try graph.insert("Note", ["title": .string("g"), "body": .string("read, deleted, undone")])
         try DocumentPackage(url: url).write(graph)
@@ -470,7 +470,7 @@ import FolioTestSupport
                 attributes.append(.init("x\(index)", type, isOptional: optional, options: [.externalStorage]))
             }
             let schema = try Schema([.init("E", attributes: attributes)])
-            let graph = ObjectGraph(schema: schema)
+            let graph = legacyNumberedGraph(schema)
             for seed in objects {
                 var rng = SeededGenerator(seed: seed)
                 var values: [String: Value] = [:]
@@ -505,7 +505,7 @@ import FolioTestSupport
             .init("Code", attributes: [.init("text", .string, options: [.unique, .externalStorage]), .init("n", .int)]),
         ])
         let url = temporaryPackageURL("Codes")
-        let graph = ObjectGraph(schema: schema)
+        let graph = legacyNumberedGraph(schema)
         // The graph's own insert does not upsert: two objects may share the value there.
         let first = try graph.insert("Code", ["text": .string("same"), "n": .int(1)])
         _ = try graph.insert("Code", ["text": .string("same"), "n": .int(2)])

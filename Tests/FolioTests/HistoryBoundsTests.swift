@@ -9,24 +9,26 @@ import Folio
 /// bounded by what the document can hold, and runs are never expanded unless
 /// a caller asks for one change per object.
 @Suite struct HistoryBoundsTests {
-    /// A package whose manifest's one transaction inserted Animal #1, with `edit` applied to the manifest's text.
-    static func package(_ edit: (String) -> String) throws -> URL {
+    /// A package whose manifest's one transaction inserted one Animal, with `edit`
+    /// applied to the manifest's text and given the Animal's identifier.
+    static func package(_ edit: (String, UInt64) -> String) throws -> URL {
         let url = temporaryPackageURL()
+        let id: UInt64
         do {
             let context = try makeContext(try ModelContextHistoryTests.schema(), url: url)
-            try context.insert("Animal", ["name": .string("Rex")])
+            id = try context.insert("Animal", ["name": .string("Rex")]).id
             try context.save()
         }
         let manifest = url.appendingPathComponent("manifest.xml")
         let text = try String(contentsOf: manifest, encoding: .utf8)
-        let edited = edit(text)
+        let edited = edit(text, id)
         #expect(edited != text)
         try edited.write(to: manifest, atomically: true, encoding: .utf8)
         return url
     }
 
-    static func replacing(_ pairs: [(String, String)]) -> (String) -> String {
-        { text in pairs.reduce(text) { $0.replacingOccurrences(of: $1.0, with: $1.1) } }
+    static func replacing(_ pairs: @escaping (UInt64) -> [(String, String)]) -> (String, UInt64) -> String {
+        { text, id in pairs(id).reduce(text) { $0.replacingOccurrences(of: $1.0, with: $1.1) } }
     }
 
     /// The error opening a package throws, as a `PackageError`.
@@ -43,32 +45,41 @@ import Folio
     }
 
     @Test func `a run naming identifiers at or above the document's next-id is refused on open, naming the manifest, line and column`() throws {
-        let url = try Self.package(Self.replacing([(#"ids="1""#, #"ids="1-100000000""#)]))
+        var rex: UInt64 = 0
+        let url = try Self.package(Self.replacing { id in
+            rex = id
+            return [(#"ids="\#(id)""#, #"ids="\#(id)-\#(id + 99_999_999)""#)]
+        })
         let error = try #require(Self.refusal(url))
-        guard case .invalidValue(let location, _, "ids", "1-100000000", let expected) = error else {
+        guard case .invalidValue(let location, _, "ids", let text, let expected) = error, text == "\(rex)-\(rex + 99_999_999)" else {
             Issue.record("got \(error)")
             return
         }
         #expect(location.file.hasSuffix("manifest.xml") && location.line > 1 && location.column > 1)
-        #expect(expected.contains("next-id (2)"), "\(expected)")
+        #expect(expected.contains("next-id (\(rex + 1))"), "\(expected)")
     }
 
     @Test func `a run the counter allows is kept as one range: fetching the history makes no change per object, and its groups name the range`() throws {
-        let url = try Self.package(Self.replacing([(#"ids="1""#, #"ids="1-100000000""#), (#"next-id="2""#, #"next-id="100000001""#)]))
+        var rex: UInt64 = 0
+        let url = try Self.package(Self.replacing { id in
+            rex = id
+            return [(#"ids="\#(id)""#, #"ids="\#(id)-\#(id + 99_999_999)""#),
+                    (#"next-id="\#(id + 1)""#, #"next-id="\#(id + 100_000_000)""#)]
+        })
         let context = try makeContext(try ModelContextHistoryTests.schema(), url: url)
         let transaction = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).first)
         #expect(transaction.changeGroups == [HistoryChangeGroup(kind: .insert, entityName: "Animal", updatedAttributeNames: [],
-                                                                identifierRanges: [1...100_000_000], count: 100_000_000)])
+                                                                identifierRanges: [rex...(rex + 99_999_999)], count: 100_000_000)])
         #expect(!transaction.changeList.isMade)
     }
 
     @Test func `one transaction naming more objects than a document holds, over several entities, is refused`() throws {
         let limit = DocumentLimits.standard.maximumObjects
-        let url = try Self.package(Self.replacing([
-            (#"<insert entity="Animal" ids="1"/>"#,
+        // The runs name identifiers below the Animal's (a lane's): its next-id allows them.
+        let url = try Self.package(Self.replacing { id in [
+            (#"<insert entity="Animal" ids="\#(id)"/>"#,
              #"<insert entity="AnimalCategory" ids="1-\#(limit / 2)"/><insert entity="Animal" ids="\#(limit / 2 + 1)-\#(limit + 1)"/>"#),
-            (#"next-id="2""#, #"next-id="\#(limit + 2)""#),
-        ]))
+        ] })
         let error = try #require(Self.refusal(url))
         guard case .invalidValue(_, "Animal", "ids", _, let expected) = error else {
             Issue.record("got \(error)")
@@ -83,7 +94,10 @@ import Folio
         let file = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
         let segment = folder.appendingPathComponent(file)
         let text = try String(contentsOf: segment, encoding: .utf8)
-        let edited = text.replacingOccurrences(of: #"ids="1""#, with: #"ids="1-100000000""#)
+        // The one object the save inserted: its identifier is in the writer's lane.
+        let match = try #require(text.firstMatch(of: /ids="(\d+)"/))
+        let rex = try #require(UInt64(match.1))
+        let edited = text.replacingOccurrences(of: #"ids="\#(rex)""#, with: #"ids="\#(rex)-\#(rex + 99_999_999)""#)
         #expect(edited != text)
         try edited.write(to: segment, atomically: true, encoding: .utf8)
         let context = try makeContext(try ModelContextHistoryTests.schema(), url: url)
@@ -91,7 +105,7 @@ import Folio
             _ = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
             Issue.record("a run past next-id was read")
         } catch let ModelError.package(error) {
-            #expect("\(error)".contains(file) && "\(error)".contains("next-id (2)"), "\(error)")
+            #expect("\(error)".contains(file) && "\(error)".contains("next-id (\(rex + 1))"), "\(error)")
         }
     }
 

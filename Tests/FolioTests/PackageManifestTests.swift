@@ -42,7 +42,7 @@ import FolioTestSupport
 
     @Test("the manifest lists the schema, then each part on its own line, and reads back the same")
     func manifestRoundTrip() throws {
-        let graph = ObjectGraph(schema: try zooSchema())
+        let graph = legacyNumberedGraph(try zooSchema())
         let category = try graph.insert("AnimalCategory", ["name": .string("Birds")])
         for index in 0..<3 { try graph.link(try graph.insert("Animal", ["name": .string("Bird \(index)")]), "category", to: category) }
         let package = DocumentPackage(url: temporaryPackageURL())

@@ -43,10 +43,10 @@ final class DocumentStore: @unchecked Sendable {
     private var savedGraph: ObjectGraph
     private var generation = 0
     private var changeSets: [ChangeSet] = []
-    /// The identifier counter every context's inserts draw from: one per
-    /// document, only moving forward (an undone insert uses its number up), and
-    /// written with each save (the saved graph's `nextID`, the manifest's `next-id`).
-    private var nextID: UInt64
+    /// The writer every context's inserts draw identifiers from: one lane per
+    /// store, drawn at its first insert, its sequence only moving forward (an
+    /// undone insert uses its number up).
+    private var allocator: IdentifierAllocator
     /// The document file as this store last read or wrote it (`nil`: there was none).
     private var fingerprint: FileFingerprint?
     /// Identifiers of objects saved since the package was last written successfully:
@@ -115,7 +115,7 @@ final class DocumentStore: @unchecked Sendable {
         self.history = history
         self.key = key
         savedGraph = graph
-        nextID = graph.nextID
+        allocator = IdentifierAllocator()
         self.fingerprint = fingerprint
         self.writeLock = writeLock
         // A read-only store shows the lock a going store still holds, for a later
@@ -362,23 +362,16 @@ final class DocumentStore: @unchecked Sendable {
 
     // MARK: Shared state, for contexts
 
-    /// The next identifier, or `nil` when none is left: a counter at
-    /// `UInt64.max` (a manifest may declare one) cannot move on.
+    /// A new identifier for a context's insert, from the store's lane (drawn
+    /// at the first insert, avoiding every lane the saved document's objects
+    /// and its history use); `nil` when no lane is left.
     func allocateID() -> UInt64? {
         lock.lock()
         defer { lock.unlock() }
-        guard nextID < .max else { return nil }
-        let id = nextID
-        nextID += 1
-        return id
-    }
-
-    /// Whether identifiers were handed out beyond the saved state's counter (an
-    /// insert rolled back or undone since): the package does not record them yet.
-    var hasUnrecordedIdentifiers: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return package != nil && nextID > savedGraph.nextID
+        let saved = savedGraph, history = self.history
+        return allocator.next { lane in
+            saved.index.lanes.contains(lane) || saved.allocator.reservedLanes.contains(lane) || history.namesLane(lane)
+        }
     }
 
     /// A copy of the saved state and its generation, for a context starting
@@ -446,7 +439,6 @@ final class DocumentStore: @unchecked Sendable {
         defer { lock.unlock() }
         let unseen = changeSets.filter { $0.generation > context.baseGeneration }
         context.merge(unseen, baseline: savedGraph)
-        context.graph.nextID = max(context.graph.nextID, nextID)
         // A read-only configuration refuses saves, in memory too (SwiftData's `allowsSave`).
         guard allowsSave else { throw .saveNotAllowed }
         // What another context saved since this one validated can clash with it (two
@@ -681,7 +673,8 @@ final class DocumentStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let empty = ObjectGraph(schema: savedGraph.schema)
-        empty.nextID = nextID
+        empty.nextID = savedGraph.nextID
+        empty.allocator = savedGraph.allocator
         // The history goes too (its tombstones hold values); its numbering goes on.
         var emptyHistory = HistoryLog(nextNumber: history.nextNumber)
         if let package {
@@ -773,7 +766,6 @@ final class DocumentStore: @unchecked Sendable {
         generation = changeSet.generation
         changeSets.append(changeSet)
         savedGraph = graph
-        nextID = max(nextID, graph.nextID)
     }
 
     /// Drops the change sets every live context has merged. Call with the lock held.

@@ -518,13 +518,7 @@ public final class ModelContext {
             if core.configuration.allowsSave {
                 // Thrown here if it fails again: not to be reported a second time.
                 _ = store.takeWriteFailure(for: ObjectIdentifier(self))
-                // Identifiers handed out since the last save and gone again (an insert
-                // rolled back or undone) must still be recorded, or a reopen reuses them.
-                if store.hasUnrecordedIdentifiers {
-                    _ = try store.save(self, allowsSave: true)
-                } else {
-                    try store.flush()
-                }
+                try store.flush()
             }
             return
         }

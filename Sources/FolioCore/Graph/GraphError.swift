@@ -19,9 +19,9 @@ public enum GraphError: Error, Hashable, Sendable, CustomStringConvertible {
     /// (bytes, levels or objects), `maximum` the limit; `attribute` is empty for
     /// an insert refused because the document holds ``DocumentLimits/maximumObjects``.
     case limitExceeded(entity: String, attribute: String, limit: DocumentLimits.Limit, size: Int, maximum: Int)
-    /// The document's identifier counter has reached the largest identifier
-    /// (a manifest's `next-id` can declare it): no new object can get one, since
-    /// identifiers are never reused. Nothing was inserted.
+    /// No lane is left for the writer's new identifiers (every lane it drew is
+    /// in use): no new object can get one, since identifiers are never reused.
+    /// Nothing was inserted.
     case identifiersExhausted(entity: String)
     /// An externally stored value could not be read when first used (its file is
     /// missing, not a regular file, too large, or does not match its hash);
@@ -51,8 +51,8 @@ public enum GraphError: Error, Hashable, Sendable, CustomStringConvertible {
             }
             return "\(place): \(size) \(limit) is over the limit of \(maximum)\(advice)"
         case .identifiersExhausted(let entity):
-            return "\(entity): no identifier is left for a new object: the document's counter (next-id) has reached "
-                + "\(UInt64.max), and identifiers are never reused"
+            return "\(entity): no identifier is left for a new object: no free lane was found for this writer "
+                + "(identifiers are never reused)"
         case .unreadableValue(let entity, let attribute, let id, let reason):
             return "\(entity)#\(id).\(attribute) cannot be read: \(reason)"
         }

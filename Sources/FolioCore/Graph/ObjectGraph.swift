@@ -22,10 +22,13 @@ public final class ObjectGraph {
     var tables: [EntityTable]
     /// Every object ever inserted in this graph's life, live or deleted, by number.
     @exclusivity(unchecked) var index = IdentifierIndex()
-    /// The number the next inserted object gets; never decreases. A package's
-    /// manifest records it (`next-id`), so identifiers are never reused across
-    /// sessions either.
+    /// Above every identifier this graph has held; never decreases. A format-2
+    /// package's manifest recorded it (`next-id`); new identifiers come from
+    /// ``allocator`` (or, for a context's inserts, its store's).
     var nextID: UInt64 = 1
+    /// Hands out the identifiers of objects inserted through this graph's own
+    /// ``insert(_:_:)`` (a bare graph is a writer of its own, with its own lane).
+    var allocator = IdentifierAllocator()
     /// Values → row indexes for unique groups, built on first use.
     var uniqueIndexes: [UniqueKey: UniqueIndex] = [:]
     /// The declared indexes (`#Index`) built so far, kept current by every
@@ -105,7 +108,7 @@ public final class ObjectGraph {
             }
             initial[attribute] = try checked(value, entity: entityIndex, attribute: attribute)
         }
-        let id = nextID
+        let id = try allocateIdentifier(entity: entityIndex)
         insertObject(entity: entityIndex, values: initial, id: id)
         _checkInvariants()
         return PersistentIdentifier(entityName: entity, id: id)
@@ -374,14 +377,23 @@ extension ObjectGraph {
     ///
     /// - Complexity: O(entities).
     func checkRoomForObject(entity: Int) throws(GraphError) {
-        // A counter at the largest identifier (declared by a manifest) has none left to hand out.
-        guard nextID < .max else { throw Self.identifiersExhausted(entity: layout.entities[entity].name) }
         let objects = count
         let rows = tables[entity].rowCount
         if objects >= limits.maximumObjects || rows >= Int(Int32.max) {
             throw .limitExceeded(entity: layout.entities[entity].name, attribute: "", limit: .objects,
                                  size: max(objects, rows) + 1, maximum: min(limits.maximumObjects, Int(Int32.max)))
         }
+    }
+
+    /// A new identifier from this graph's own ``allocator``, in a lane no
+    /// object of the graph (live or deleted) nor its history uses.
+    func allocateIdentifier(entity: Int) throws(GraphError) -> UInt64 {
+        if allocator.numbersLikeFormat2 { return nextID }
+        let index = self.index
+        guard let id = allocator.next(avoiding: { index.lanes.contains($0) }) else {
+            throw Self.identifiersExhausted(entity: layout.entities[entity].name)
+        }
+        return id
     }
 
     /// What a relationship holds, or `nil` for an optional to-many with no collection.

@@ -59,6 +59,7 @@ extension ObjectGraph {
             }
         }
         result.nextID = max(result.nextID, nextID)
+        result.allocator = allocator
         try result.checkUniqueness()
         return result
     }
@@ -301,6 +302,7 @@ extension ObjectGraph {
         graph.tables = tables
         graph.index = index
         graph.nextID = nextID
+        graph.allocator = allocator
         return graph
     }
 
@@ -362,6 +364,7 @@ extension ObjectGraph {
         graph.index = index
         graph.index.renumberEntities(newOf)
         graph.nextID = nextID
+        graph.allocator = allocator
         graph.limits = limits
         return graph
     }

@@ -58,6 +58,16 @@ struct HistoryLog: Equatable, Sendable {
     private static let header: StaticString = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<history>\n"
     private static let footer: StaticString = "</history>\n"
 
+    /// Whether a transaction this log holds in memory names an identifier in
+    /// `lane` (a new writer does not draw it). O(transactions in memory × their runs).
+    func namesLane(_ lane: UInt64) -> Bool {
+        let held = tail + segments.flatMap { $0.transactions ?? [] }
+        return held.contains { transaction in
+            let lists = transaction.inserted.map(\.ids) + transaction.updated.map(\.ids) + transaction.deleted.map(\.ids)
+            return lists.contains { ids in ids.runs.contains { $0.lowerBound >> 32 <= lane && lane <= $0.upperBound >> 32 } }
+        }
+    }
+
     /// Whether the log has never recorded anything (nothing to list in a manifest).
     var isPristine: Bool { nextNumber == 1 && segments.isEmpty && tail.isEmpty }
 

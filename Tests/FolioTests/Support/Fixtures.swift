@@ -79,3 +79,13 @@ enum EdgeValues {
 enum Format1Packages {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Format1Packages")
 }
+
+/// A bare graph whose inserts are numbered 1, 2, 3 … in lane 0, as packages of
+/// formats 1 and 2 were numbered (new writers draw a random lane instead): for
+/// tests of what such packages hold — parts cut by identifier ranges, blobs
+/// named by identifier — which name objects by those numbers.
+func legacyNumberedGraph(_ schema: Schema) -> ObjectGraph {
+    let graph = ObjectGraph(schema: schema)
+    graph.allocator = .format2Counter
+    return graph
+}
