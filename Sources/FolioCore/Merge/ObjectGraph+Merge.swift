@@ -54,6 +54,10 @@ extension ObjectGraph {
         graph.limits = limits
         graph.build(from: states, transientFrom: [versions.ours, versions.theirs])
         graph.nextID = max(graph.nextID, base.nextID, ours.nextID, theirs.nextID)
+        // The merged document keeps what it must still resolve: the records the
+        // versions held (less those either side resolved), then this merge's.
+        graph.conflicts = MergeConflict.mergeRecords(base: base.conflicts, ours: ours.conflicts, theirs: theirs.conflicts)
+            + conflicts
         graph._checkInvariants()
         return MergeResult(graph: graph, conflicts: conflicts)
     }
