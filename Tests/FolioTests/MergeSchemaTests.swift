@@ -58,7 +58,7 @@ import FolioTestSupport
         #expect(try graph.value("weight", of: tom) == .double(1))
         #expect(try graph.value("weight", of: tiger) == .double(1))
         #expect(try graph.value("name", of: tom) == .string("Thomas"))
-        #expect(try graph.related("animals", of: mammals).map(\.id) == [rex.id, tom.id, lion.id, tiger.id])
+        #expect(try graph.related("animals", of: mammals).map(\.id) == [rex.id, tom.id] + [lion.id, tiger.id].sorted())
         try expectSound(result)
     }
 

@@ -51,6 +51,18 @@ struct IdentifierAllocator: Equatable, Sendable {
         return allocator
     }
 
+    /// The allocator of a copy of the document (``ObjectGraph/copy()``): a
+    /// writer of its own, so two copies edited apart — two branches made in
+    /// memory — never hand out one identifier; it never draws this writer's
+    /// lanes. A lane-0 counter (legacy fixtures) carries on as it is.
+    func forCopy() -> IdentifierAllocator {
+        guard !numbersLikeFormat2 else { return self }
+        var copy = IdentifierAllocator()
+        copy.reservedLanes = reservedLanes
+        if lane != 0 { copy.reservedLanes.insert(lane) }
+        return copy
+    }
+
     /// The lane of an identifier.
     static func lane(of id: UInt64) -> UInt64 { id >> 32 }
     /// The sequence number of an identifier within its lane.

@@ -450,7 +450,7 @@ extension ObjectGraph {
         graph.tables = tables.map { $0.copy() }
         graph.index = index
         graph.nextID = nextID
-        graph.allocator = allocator
+        graph.allocator = allocator.forCopy()
         graph.limits = limits
         graph.conflicts = conflicts
         // Row numbers, ordered by values the copy holds too: shared until either side edits.
