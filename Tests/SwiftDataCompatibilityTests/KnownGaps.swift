@@ -50,19 +50,6 @@ func isValidationFailure(_ error: any Error) -> Bool {
 }
 #endif
 
-// `#Index` (SwiftData, iOS 18):
-//
-//     error: no macro named 'Index'
-#if false
-@Model
-final class Visit {
-    #Index<Visit>([\.city], [\.city, \.day])
-    var city: String = ""
-    var day: Date = Date.now
-    init() {}
-}
-#endif
-
 // Model inheritance (SwiftData, iOS 26: "Adopting inheritance in SwiftData"),
 // at the subclass's `@Model`:
 //
@@ -95,33 +82,5 @@ final class Bicycle: Vehicle {
 #if false
 func identifier(of id: PersistentIdentifier, in context: ModelContext) -> PersistentIdentifier {
     context.model(for: id).persistentModelID
-}
-#endif
-
-// `fetch(_:batchSize:)` and its `FetchResultsCollection`:
-//
-//     error: extra argument 'batchSize' in call
-#if false
-func countInBatches(_ context: ModelContext) throws -> Int {
-    try context.fetch(FetchDescriptor<Trip>(), batchSize: 50).count
-}
-#endif
-
-// `ModelContext.willSave` / `didSave` notifications:
-//
-//     error: 'didSave' is inaccessible due to 'internal' protection level
-//     error: type 'ModelContext' has no member 'willSave'
-#if false
-let saveNotifications: [Notification.Name] = [ModelContext.willSave, ModelContext.didSave]
-#endif
-
-// History (SwiftData, iOS 18):
-//
-//     error: value of type 'ModelContext' has no member 'fetchHistory'
-//     error: cannot find 'HistoryDescriptor' in scope
-//     error: cannot find type 'DefaultHistoryTransaction' in scope
-#if false
-func transactionCount(_ context: ModelContext) throws -> Int {
-    try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count
 }
 #endif
