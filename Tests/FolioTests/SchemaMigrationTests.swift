@@ -351,8 +351,8 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
 
     // MARK: What is refused
 
-    @Test("an entity the new schema lacks is refused, even when it holds no object")
-    func entityRemovedRefused() throws {
+    @Test("an entity the new schema lacks is dropped with its objects and the relationships to it")
+    func entityRemovedDropped() throws {
         let library = try Library()
         let withoutTags = try Schema([
             .init("Author", attributes: [.init("name", .string), .init("born", .int, isOptional: true)],
@@ -360,9 +360,19 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
             .init("Book", attributes: [.init("title", .string), .init("pages", .int), .init("rating", .double, isOptional: true)],
                   relationships: [.init("author", to: "Author", inverse: "books")]),
         ])
-        expectRefusal(library.graph, to: withoutTags, .entityRemoved(entity: "Tag"))
+        let result = try migrate(library.graph, to: withoutTags)
+        #expect(try result.count(of: "Book") == library.books.count)
+        #expect(try result.count(of: "Author") == library.authors.count)
+        #expect(!result.contains(library.tags[0]))
+        #expect(try result.related("author", of: library.books[1]) == [library.authors[1]])
         let empty = ObjectGraph(schema: try libraryV1(extraEntities: [.init("Shelf")]))
-        expectRefusal(empty, to: try libraryV1(), .entityRemoved(entity: "Shelf"))
+        #expect(Set(try migrate(empty, to: try libraryV1()).schema.entities.map(\.name)) == ["Author", "Book", "Tag"])
+        // A relationship to a kept entity is still refused when it goes.
+        let withoutAuthorLink = try Schema([
+            .init("Author", attributes: [.init("name", .string), .init("born", .int, isOptional: true)]),
+            .init("Book", attributes: [.init("title", .string), .init("pages", .int), .init("rating", .double, isOptional: true)]),
+        ])
+        expectRefusal(library.graph, to: withoutAuthorLink, .relationshipRemoved(entity: "Author", relationship: "books"))
     }
 
     @Test("a changed attribute type is refused, naming both types")

@@ -18,7 +18,8 @@ final class Tag {
 @Model
 final class Note {
     var title: String
-    @Relationship var tags: [Tag]?
+    // A many-to-many: SwiftData infers no inverse for it, so the app names it.
+    @Relationship(inverse: \Tag.notes) var tags: [Tag]?
 
     init(title: String) {
         self.title = title

@@ -132,3 +132,29 @@ func count<T: PersistentModel>(_ type: T.Type, in context: ModelContext) throws 
         #expect(contact.name == "Grace Hopper")
     }
 }
+
+// A long list read in batches, as SwiftData's `fetch(_:batchSize:)` lets an
+// app do: the collection holds every match in order, and models are made only
+// as the batches are read.
+
+@Suite @MainActor struct BatchedFetchTests {
+    func countInBatches(_ context: ModelContext) throws -> Int {
+        try context.fetch(FetchDescriptor<Trip>(), batchSize: 50).count
+    }
+
+    @Test func aBatchedFetchHoldsEveryMatchInOrder() throws {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for number in 0..<120 {
+            context.insert(Trip(name: "Trip \(number)", destination: "", startDate: .day(1), endDate: .day(2)))
+        }
+        try context.save()
+        #expect(try countInBatches(context) == 120)
+
+        let descriptor = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name, order: .reverse)])
+        let trips = try context.fetch(descriptor, batchSize: 50)
+        #expect(trips.count == 120)
+        #expect(trips.first?.name == "Trip 99")
+        #expect(trips.map(\.name) == (try context.fetch(descriptor)).map(\.name))
+    }
+}

@@ -74,3 +74,30 @@ final class Article {
     }
 }
 
+
+// `#Index` (SwiftData, iOS 18): declared in the model, seen in the schema,
+// and the indexed fetch finds what a scan would.
+
+@Model
+final class Visit {
+    #Index<Visit>([\.city], [\.city, \.day])
+    var city: String = ""
+    var day: Date = Date.now
+    init() {}
+}
+
+@Suite @MainActor struct IndexMacroTests {
+    @Test func theIndexesAreInTheSchemaAndFetchesUseThem() throws {
+        let container = try ModelContainer(for: Visit.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        #expect(container.schema.entitiesByName["Visit"]?.indexes == [["city"], ["city", "day"]])
+        let context = ModelContext(container)
+        for (city, day) in [("Rome", 1), ("Oslo", 2), ("Rome", 3)] {
+            let visit = Visit()
+            visit.city = city
+            visit.day = .day(day)
+            context.insert(visit)
+        }
+        let rome = try context.fetch(FetchDescriptor<Visit>(predicate: #Predicate { $0.city == "Rome" }, sortBy: [SortDescriptor(\.day)]))
+        #expect(rome.map(\.day) == [.day(1), .day(3)])
+    }
+}

@@ -7,6 +7,9 @@ final class ContainerCore: @unchecked Sendable {
     /// What a value of a model class's `Codable` property must also pass (see `Schema.modelValueChecks`).
     let modelValueChecks: ModelValueChecks
     let store: DocumentStore
+    /// The store's identifier, as identifiers and history transactions carry
+    /// it: the package's path (`/dev/null` in memory only).
+    let storeIdentifier: String
 
     init(schema: Schema, configurations: [ModelConfiguration], modelValueChecks: ModelValueChecks,
          store: DocumentStore) {
@@ -14,6 +17,7 @@ final class ContainerCore: @unchecked Sendable {
         self.configurations = configurations
         self.modelValueChecks = modelValueChecks
         self.store = store
+        storeIdentifier = (configurations.first ?? ModelConfiguration(isStoredInMemoryOnly: true)).url.path
     }
 
     var configuration: ModelConfiguration { configurations.first ?? ModelConfiguration(isStoredInMemoryOnly: true) }

@@ -202,6 +202,7 @@ extension ModelContext {
                 _ = context.performRemoval([ref], name: "Insert \(name)")
             }
         } else {
+            scheduleAutosaveAfterEdit()
             graph._checkInvariants()
         }
         return ref
@@ -321,6 +322,7 @@ extension ModelContext {
                 changes.removeAll(keepingCapacity: true)
                 spareLinkJournal = changes
             }
+            scheduleAutosaveAfterEdit()
             return graph._checkInvariants()
         }
         let name = name()

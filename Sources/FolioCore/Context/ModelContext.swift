@@ -20,10 +20,18 @@ import Foundation
 /// group or ``transaction(actionName:block:)`` is open; an automatically opened group is closed
 /// by ``processPendingChanges()`` and ``save()``.
 ///
-/// **Autosave.** Linux has no run loop, so autosave is triggered by
-/// ``processPendingChanges()``: when ``autosaveEnabled`` and there are changes,
-/// it saves in memory at once and writes the package in the background, so an
-/// edit never waits for the write; a failure goes to ``autosaveErrorHandler``
+/// **Autosave.** As in SwiftData, ``autosaveEnabled`` is on for the
+/// container's `mainContext` and off for a context made with
+/// ``init(_:)``. The main context saves without being asked once the current
+/// event is over: an edit schedules ``processPendingChanges()`` as a
+/// main-actor task, which runs when the main actor is next free (after the
+/// current job, at an `await`) — SwiftData's autosave after the event on the
+/// main run loop, without its timer. A context the app made and set to
+/// autosave does so on the main queue when edited on the main thread; Folio
+/// differs from SwiftData on purpose elsewhere (no executor is known to run
+/// later), and such a context, like a program that never lets the main actor
+/// run, autosaves when it calls ``processPendingChanges()``. An autosave saves in memory at once and writes
+/// the package in the background, so an edit never waits for the write; a failure goes to ``autosaveErrorHandler``
 /// (logged through ``FolioLog`` when it is `nil`), never silently. ``save()`` (also made at the end of
 /// ``transaction(actionName:block:)``) writes before it returns.
 ///
@@ -49,7 +57,9 @@ public final class ModelContext {
     /// The container's schema, configuration and store, shared with it.
     let core: ContainerCore
     var store: DocumentStore { core.store }
-    /// Whether ``processPendingChanges()`` saves; on for the main context, off otherwise.
+    /// Whether the context saves without being asked (see "Autosave" above):
+    /// on for the container's `mainContext`, off for a context made with
+    /// ``init(_:)``, as in SwiftData.
     public var autosaveEnabled: Bool
     /// Records every change for undo and redo; `nil` records nothing.
     public var undoManager: UndoManager?
@@ -145,6 +155,10 @@ public final class ModelContext {
     var refusedInserts: [ModelError] = []
     static let refusedInsertLimit = 100
     private var transactionDepth = 0
+    /// Whether an autosave is scheduled (see ``scheduleAutosaveAfterEdit()``).
+    fileprivate var autosaveScheduled = false
+    /// Whether this is a container's `mainContext`, used on the main actor.
+    private let isMainContext: Bool
     /// What the typed layer does when this context changes objects under its
     /// models; installed with the first model it registers (``ModelHooks``).
     var modelHooks: ModelHooks?
@@ -182,6 +196,7 @@ public final class ModelContext {
     private init(_ container: ModelContainer, isMain: Bool) {
         core = container.core
         ownedContainer = isMain ? nil : container
+        isMainContext = isMain
         autosaveEnabled = isMain
         // None by default, as SwiftData's: a program that never undoes pays nothing for undo.
         undoManager = nil
@@ -438,6 +453,28 @@ public final class ModelContext {
         do { try autosave() } catch { ModelContainer.report(error, to: autosaveErrorHandler) }
     }
 
+    /// After an edit by a context that autosaves, runs
+    /// ``processPendingChanges()`` once the current event is over, as
+    /// SwiftData's autosave on the main run loop: for the container's
+    /// `mainContext` (a main-actor context) as a main-actor task, which runs
+    /// when the main actor is next free (after the current job, at an `await`);
+    /// for a context the app made, only when the edit is made on the main
+    /// thread, on the main queue (`dispatchMain()`, `RunLoop.main.run()`).
+    /// Elsewhere no executor is known to run later, so nothing is scheduled:
+    /// call ``processPendingChanges()`` or ``save()``. Edits made before it runs
+    /// are one autosave.
+    func scheduleAutosaveAfterEdit() {
+        guard autosaveEnabled, !autosaveScheduled else { return }
+        let scheduled = ScheduledAutosave(context: self)
+        if isMainContext {
+            autosaveScheduled = true
+            Task { @MainActor in scheduled.run() }
+        } else if Thread.isMainThread {
+            autosaveScheduled = true
+            DispatchQueue.main.async { scheduled.run() }
+        }
+    }
+
     /// Saves in memory now and writes the package in the background (see
     /// ``processPendingChanges()``); with nothing new, writes again what a failed
     /// background write left unwritten.
@@ -647,10 +684,24 @@ public final class ModelContext {
     /// graph's invariants (``ObjectGraph/_checkInvariants()``).
     func registerUndo(_ name: @autoclosure () -> String, _ undo: @escaping (ModelContext) -> Void) {
         graph._checkInvariants()
+        scheduleAutosaveAfterEdit()
         guard let undoManager, undoManager.isUndoRegistrationEnabled else { return editedUnrecorded() }
         undoManager.registerUndo(withTarget: self, handler: undo)
         if !undoManager.isUndoing, !undoManager.isRedoing, undoManager.undoActionName.isEmpty {
             undoManager.setActionName(name())
         }
+    }
+}
+
+/// The context a scheduled autosave saves, if it still exists. Made and run
+/// on the context's own executor: the main actor for the main context, the
+/// main thread for another (see ``ModelContext/scheduleAutosaveAfterEdit()``).
+private struct ScheduledAutosave: @unchecked Sendable {
+    weak var context: ModelContext?
+
+    func run() {
+        guard let context else { return }
+        context.autosaveScheduled = false
+        context.processPendingChanges()
     }
 }

@@ -1,17 +1,20 @@
 /// Why a document cannot be migrated to a new schema without losing or inventing data.
 ///
 /// A lightweight migration only carries data over: it never converts a value,
-/// drops an object or a link, or makes up a value it cannot take from a
+/// drops an object or a link (except those of an entity the new schema no
+/// longer has, as in SwiftData), or makes up a value it cannot take from a
 /// default. Each case names the entity and property at fault (by their names in
 /// the new schema) and its ``description`` says what to change. When a
 /// migration is refused, nothing was changed. docs/FORMAT.md lists the rules.
 public enum MigrationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The new schema itself is not valid.
     case invalidSchema(SchemaError)
-    /// The document has an entity the new schema does not declare (even an empty
-    /// one: a migration never drops an entity silently).
+    /// The document has an entity the new schema does not declare. No longer
+    /// thrown: a lightweight migration drops such an entity, its objects and the
+    /// relationships to it, as SwiftData's does. Kept so code matching it compiles.
     case entityRemoved(entity: String)
-    /// The document has a relationship the new schema does not declare.
+    /// The document has a relationship the new schema does not declare (one
+    /// to an entity the new schema drops is dropped with it).
     case relationshipRemoved(entity: String, relationship: String)
     /// Two entities or properties of the new schema give the same `originalName`,
     /// so it is unclear which one takes over the stored data.

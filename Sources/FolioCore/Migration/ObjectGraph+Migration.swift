@@ -7,7 +7,11 @@ extension ObjectGraph {
     /// Entities and properties are matched by name, or by `originalName` when the
     /// target no longer has the stored name (a rename); never by position. New
     /// attributes take their default (or nil), new entities and relationships
-    /// start empty, dropped attributes are discarded, and delete rules, counts
+    /// start empty, dropped attributes are discarded, an entity the target
+    /// lacks is dropped with its objects and every relationship to it (as
+    /// SwiftData's lightweight migration drops a model removed from the
+    /// schema), a many-to-many pair the target no longer pairs keeps each
+    /// side's lists, and delete rules, counts
     /// and options are taken from `target`. Everything that would lose or invent
     /// data is refused; docs/FORMAT.md ("Lightweight migration") lists the rules.
     ///
@@ -48,11 +52,11 @@ extension ObjectGraph {
                 guard let storedSlot else { continue }
                 copyLinks(from: (stored, storedSlot), to: (entity, slot), of: result, rowMaps: rowMaps)
                 // A declared inverse is copied as a relationship of its own; a hidden
-                // one (no inverse on either side, as the plan checked) is copied here.
+                // one is copied here, from the stored hidden inverse or, for a
+                // many-to-many the target no longer pairs, from the stored declared one.
                 let link = result.layout.entities[entity].links[slot]
                 let storedLink = layout.entities[stored].links[storedSlot]
-                if result.layout.entities[link.destination].links[link.inverse].isHidden,
-                   layout.entities[storedLink.destination].links[storedLink.inverse].isHidden {
+                if result.layout.entities[link.destination].links[link.inverse].isHidden {
                     copyLinks(from: (storedLink.destination, storedLink.inverse), to: (link.destination, link.inverse),
                               of: result, rowMaps: rowMaps)
                 }
@@ -125,9 +129,9 @@ extension ObjectGraph {
         let stored = schema
         let entityMatch = try Self.match(target.entities.map { ($0.name, $0.originalName) },
                                          stored: stored.entities.map(\.name), qualifier: nil)
-        if let removed = Self.unclaimed(entityMatch, count: stored.entities.count) {
-            throw .entityRemoved(entity: stored.entities[removed].name)
-        }
+        // A stored entity no target claims is dropped, with the relationships to it.
+        let claimed = Set(entityMatch.compactMap { $0 })
+        let dropped = Set(stored.entities.indices.filter { !claimed.contains($0) }.map { stored.entities[$0].name })
         // Stored entity index → its target entity index.
         var targetOfStored = [Int](repeating: -1, count: stored.entities.count)
         for (index, match) in entityMatch.enumerated() { if let match { targetOfStored[match] = index } }
@@ -140,7 +144,10 @@ extension ObjectGraph {
             plans[index].links = try Self.match(entity.relationships.map { ($0.name, $0.originalName) },
                                                 stored: storedEntity.relationships.map(\.name),
                                                 qualifier: entity.name, taken: propertyNames)
-            if let removed = Self.unclaimed(plans[index].links, count: storedEntity.relationships.count) {
+            let claimedLinks = Set(plans[index].links.compactMap { $0 })
+            if let removed = storedEntity.relationships.indices.first(where: {
+                !claimedLinks.contains($0) && !dropped.contains(storedEntity.relationships[$0].destination)
+            }) {
                 throw .relationshipRemoved(entity: entity.name, relationship: storedEntity.relationships[removed].name)
             }
         }
@@ -203,6 +210,10 @@ extension ObjectGraph {
         let old = storedEntity.relationships[storedSlot]
         let storedDestination = schema.entityIndex(named: old.destination) ?? 0
         let destination = targetOfStored[storedDestination]
+        guard destination >= 0 else {
+            throw .relationshipDestinationChanged(entity: entity, relationship: relationship.name,
+                                                  from: old.destination, to: relationship.destination)
+        }
         guard target.entities[destination].name == relationship.destination else {
             throw .relationshipDestinationChanged(entity: entity, relationship: relationship.name,
                                                   from: target.entities[destination].name, to: relationship.destination)
@@ -216,7 +227,12 @@ extension ObjectGraph {
                   let slot = plans[destination].links.firstIndex(of: storedInverse) else { return nil }
             return target.entities[destination].relationships[slot].name
         }
-        guard expectedInverse == relationship.inverse, (old.inverse == nil) == (relationship.inverse == nil) else {
+        // A many-to-many pair the target no longer pairs (an inverse SwiftData
+        // would not infer) splits: each side keeps its lists.
+        let unpairedManyToMany = relationship.inverse == nil && old.isToMany
+            && old.inverse.flatMap { schema.entities[storedDestination].relationship(named: $0) }?.isToMany == true
+        guard unpairedManyToMany
+                || (expectedInverse == relationship.inverse && (old.inverse == nil) == (relationship.inverse == nil)) else {
             throw .inverseChanged(entity: entity, relationship: relationship.name, from: old.inverse, to: relationship.inverse)
         }
         let minimum = relationship.minimumModelCount
@@ -258,13 +274,6 @@ extension ObjectGraph {
             })
         }
         return result
-    }
-
-    /// The first stored index no target takes over, if any.
-    private static func unclaimed(_ matches: [Int?], count: Int) -> Int? {
-        var claimed = [Bool](repeating: false, count: count)
-        for match in matches { if let match { claimed[match] = true } }
-        return claimed.firstIndex(of: false)
     }
 }
 

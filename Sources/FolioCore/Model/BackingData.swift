@@ -469,8 +469,12 @@ public final class BackingData {
         }
     }
 
+    /// The identifier, naming its context's store once the object has one; a
+    /// temporary identifier (no store) before insertion.
     func identifier(entityName: @autoclosure () -> String) -> PersistentIdentifier {
-        identifier ?? PersistentIdentifier(entityName: entityName(), id: unmanagedState.temporaryNumber)
+        guard let identifier else { return PersistentIdentifier(entityName: entityName(), id: unmanagedState.temporaryNumber) }
+        guard identifier.storeIdentifier == nil, let context else { return identifier }
+        return identifier.inStore(context.core.storeIdentifier)
     }
 
     /// The context and the object's row in its graph, if the context has the

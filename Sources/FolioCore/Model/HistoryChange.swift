@@ -133,14 +133,29 @@ public struct HistoryTombstone<Model: PersistentModel>: Sequence, @unchecked Sen
     init(values: [(name: String, value: Value)]) { self.values = values }
 
     /// The preserved value of the attribute at `keyPath`, as the property's
-    /// Swift type; `nil` when it was not preserved (or held `nil`).
-    public subscript(keyPath: PartialKeyPath<Model>) -> Any? {
+    /// Swift type; `nil` when it was not preserved (or held `nil`). Typed
+    /// `(any Sendable)?`, as SwiftData's:
+    ///
+    /// ```swift
+    /// if case .delete(let delete) = change, let title = delete.tombstone[\Note.title] as? String { … }
+    /// ```
+    public subscript(keyPath: PartialKeyPath<Model>) -> (any Sendable)? {
         guard let name = Model.schemaMetadata.first(where: { $0.keyPath == keyPath })?.name,
               let value = self[name] else { return nil }
         let type = Swift.type(of: keyPath).valueType
-        if let persistable = type as? any PersistableValue.Type { return persistable.init(persistentValue: value) }
-        if let decodable = type as? any Decodable.Type { return CodableValue.decodeLeniently(decodable, from: value) }
-        return nil
+        let made: Any?
+        if let persistable = type as? any PersistableValue.Type { made = persistable.init(persistentValue: value) }
+        else if let decodable = type as? any Decodable.Type { made = CodableValue.decodeLeniently(decodable, from: value) }
+        else { made = nil }
+        guard let made else { return nil }
+        return Self.sendable(made)
+    }
+
+    /// `value` as `any Sendable`. A marker protocol cannot be cast to at run
+    /// time, and both existentials have the same layout. Sound here: the value
+    /// was just made from its stored form, so nothing else refers to it.
+    private static func sendable(_ value: Any) -> any Sendable {
+        withUnsafePointer(to: value) { $0.withMemoryRebound(to: (any Sendable).self, capacity: 1) { $0.pointee } }
     }
 
     /// The preserved value of the attribute named `name`, as stored; `nil` when it was not preserved.

@@ -22,7 +22,7 @@ extension ModelContext {
     ///   model class of its entity.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
         let stored = try store.historyTransactions()
-        let storeIdentifier = core.configuration.url.path
+        let storeIdentifier = core.storeIdentifier
         var result: [T] = []
         for transaction in stored {
             guard let typed = historyTransaction(transaction, storeIdentifier: storeIdentifier) as? T else { continue }
@@ -83,23 +83,25 @@ extension ModelContext {
                                          token: DefaultHistoryToken(transactionNumber: stored.number), author: stored.author,
                                          timestamp: stored.timestamp, changeGroups: groups,
                                          tombstones: stored.tombstones.map {
-                                             (PersistentIdentifier(entityName: $0.entity, id: $0.id), $0.values.map { ($0.name, $0.value) })
+                                             (PersistentIdentifier(entityName: $0.entity, id: $0.id, storeIdentifier: storeIdentifier), $0.values.map { ($0.name, $0.value) })
                                          },
-                                         changeList: HistoryChangeList { Self.changes(of: stored, types: types) },
+                                         changeList: HistoryChangeList { Self.changes(of: stored, types: types, store: storeIdentifier) },
                                          bundleIdentifier: stored.bundleIdentifier,
                                          processIdentifier: stored.processIdentifier, storeIdentifier: storeIdentifier)
     }
 
     /// One change per object a stored transaction names, typed by the model
     /// classes (``DynamicModel`` for an entity no class declares).
-    private static func changes(of stored: StoredTransaction, types: [String: any PersistentModel.Type]) -> [HistoryChange] {
+    private static func changes(of stored: StoredTransaction, types: [String: any PersistentModel.Type],
+                                store: String) -> [HistoryChange] {
         var changes: [HistoryChange] = []
         func next() -> Int64 { stored.number &* (1 << 32) &+ Int64(changes.count) }
         func modelType(_ entity: String) -> any PersistentModel.Type { types[entity] ?? DynamicModel.self }
         for objects in stored.inserted {
             let type = modelType(objects.entity)
             for id in objects.ids {
-                changes.append(.insert(Self.insert(type, PersistentIdentifier(entityName: objects.entity, id: id), next(), stored.number)))
+                changes.append(.insert(Self.insert(type, PersistentIdentifier(entityName: objects.entity, id: id, storeIdentifier: store),
+                                                   next(), stored.number)))
             }
         }
         // Stored grouped by the properties changed; shown by entity, then identifier.
@@ -110,7 +112,7 @@ extension ModelContext {
         let entityOrder = Dictionary(stored.updated.enumerated().map { ($1.entity, $0) }, uniquingKeysWith: { first, _ in first })
         updates.sort { (entityOrder[$0.entity] ?? 0, $0.id) < (entityOrder[$1.entity] ?? 0, $1.id) }
         for update in updates {
-            changes.append(.update(Self.update(modelType(update.entity), PersistentIdentifier(entityName: update.entity, id: update.id),
+            changes.append(.update(Self.update(modelType(update.entity), PersistentIdentifier(entityName: update.entity, id: update.id, storeIdentifier: store),
                                                next(), stored.number, update.properties)))
         }
         var tombstones: [UInt64: [(name: String, value: Value)]] = [:]
@@ -118,7 +120,7 @@ extension ModelContext {
         for objects in stored.deleted {
             let type = modelType(objects.entity)
             for id in objects.ids {
-                changes.append(.delete(Self.delete(type, PersistentIdentifier(entityName: objects.entity, id: id), next(), stored.number,
+                changes.append(.delete(Self.delete(type, PersistentIdentifier(entityName: objects.entity, id: id, storeIdentifier: store), next(), stored.number,
                                                    tombstones[id] ?? [])))
             }
         }

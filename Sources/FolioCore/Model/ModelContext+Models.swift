@@ -644,7 +644,8 @@ extension ModelContext {
 
     /// The identifiers of the models a descriptor selects.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
-        try fetchRefs(descriptor, windowed: true).map(graph.identifier(for:))
+        let store = core.storeIdentifier
+        return try fetchRefs(descriptor, windowed: true).map { graph.identifier(for: $0).inStore(store) }
     }
 
     private func fetchRefs<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, windowed: Bool) throws -> [ObjectRef] {

@@ -78,7 +78,9 @@ extension PersistentModel {
         let shared = _$sharedRow
         // The entity's name as its context's schema spells it, as for a model with its own backing data.
         if shared.isShared {
-            return PersistentIdentifier(entityName: _$heldBackingData.identifier?.entityName ?? Self.entityName, id: shared.id)
+            let held = _$heldBackingData
+            return PersistentIdentifier(entityName: held.identifier?.entityName ?? Self.entityName, id: shared.id,
+                                        storeIdentifier: held.context?.core.storeIdentifier)
         }
         return persistentBackingData.identifier(entityName: Self.entityName)
     }

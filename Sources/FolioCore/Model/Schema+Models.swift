@@ -5,7 +5,9 @@ extension Schema {
     /// types is enough. Entities are ordered by name, properties as declared. An
     /// inverse declared on one side is set on the other; with none declared, two
     /// relationships that are the only ones between two classes are each other's
-    /// inverse (as SwiftData infers). A schema that does not
+    /// inverse when at least one of them is to-one (as SwiftData infers; it
+    /// infers no many-to-many, so two arrays of each other without
+    /// `@Relationship(inverse:)` are two independent relationships). A schema that does not
     /// validate (say, two inverses that disagree) makes `ModelContainer` throw.
     public init(_ types: [any PersistentModel.Type]) {
         var pending = types
@@ -67,7 +69,9 @@ extension Schema {
                       let destination = entities.firstIndex(where: { $0.name == relationship.destination }),
                       unpaired(source, to: relationship.destination).count == 1,
                       let back = unpaired(destination, to: entities[source].name).first,
-                      unpaired(destination, to: entities[source].name).count == 1
+                      unpaired(destination, to: entities[source].name).count == 1,
+                      // SwiftData infers no many-to-many: both sides to-many stay two relationships.
+                      !(relationship.isToMany && entities[destination].relationships[back].isToMany)
                 else { continue }
                 entities[source].relationships[slot].inverse = entities[destination].relationships[back].name
                 entities[destination].relationships[back].inverse = relationship.name
