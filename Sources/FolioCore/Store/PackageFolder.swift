@@ -21,7 +21,7 @@ struct PackageFolder: Hashable, Sendable {
     init(path: String) { self.path = path }
 
     /// A file inside the package: `name` in the package folder, or in its
-    /// subfolder `folder` (one level, as every package file is).
+    /// subfolder `folder` (`blobs`, or two levels: `parts/Animal`).
     struct Item: Hashable, Sendable {
         let package: PackageFolder
         let folder: String?
@@ -52,20 +52,36 @@ struct PackageFolder: Hashable, Sendable {
         let root = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard root >= 0 else { throw FileIO.error(path: path, operation: "open folder") }
         guard let folder else { return root }
-        defer { close(root) }
-        let folderPath = self.path(of: folder)
-        if create, mkdirat(root, folder, 0o755) != 0, errno != EEXIST {
-            throw FileIO.error(path: folderPath, operation: "mkdir")
-        }
-        let descriptor = openat(root, folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            if code == ELOOP || code == ENOTDIR, let status = Self.status(root, folder) {
-                throw .notARegularFile(path: folderPath, kind: status.kind)
+        // Each step opened below the last without following a link (`parts/Animal`:
+        // O_NOFOLLOW alone would follow a `parts` that is a link).
+        var current = root
+        var reached = ""
+        for step in folder.split(separator: "/", omittingEmptySubsequences: false).map(String.init) {
+            reached = reached.isEmpty ? step : reached + "/" + step
+            let folderPath = self.path(of: reached)
+            guard !step.isEmpty, step != ".", step != ".." else {
+                close(current)
+                throw FileIO.error(path: folderPath, operation: "open folder", code: EINVAL)
             }
-            throw FileIO.error(path: folderPath, operation: "open folder", code: code)
+            if create, mkdirat(current, step, 0o755) != 0, errno != EEXIST {
+                let failure = FileIO.error(path: folderPath, operation: "mkdir")
+                close(current)
+                throw failure
+            }
+            let descriptor = openat(current, step, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                let code = errno
+                let status = Self.status(current, step)
+                close(current)
+                if code == ELOOP || code == ENOTDIR, let status {
+                    throw .notARegularFile(path: folderPath, kind: status.kind)
+                }
+                throw FileIO.error(path: folderPath, operation: "open folder", code: code)
+            }
+            close(current)
+            current = descriptor
         }
-        return descriptor
+        return current
     }
 
     /// Runs `body` with a descriptor of the folder holding `item`.
