@@ -21,12 +21,18 @@ enum ConflictRecordXML {
     /// The element's name: not a possible entity name (names cannot hold a dot).
     static let elementName = "f.conflict"
     static let sides = ["base", "ours", "theirs"]
+    /// XML attributes a record holds besides its sides' contents.
+    static let ownAttributes: Set<String> = ["f.id", "entity", "kind", "property", "key"]
 
-    /// Appends `conflict` as one indented line.
-    static func append(_ conflict: MergeConflict, schema: Schema, to buffer: inout ByteBuffer) {
-        buffer.append("  <f.conflict f.id=\"")
+    /// Appends `conflict` as one indented line; `namingEntity` adds its
+    /// `entity` (where the place does not say it: a manifest's list).
+    static func append(_ conflict: MergeConflict, schema: Schema, indent: Int = 2, namingEntity: Bool = false,
+                       to buffer: inout ByteBuffer) {
+        buffer.append(string: String(repeating: " ", count: indent))
+        buffer.append("<f.conflict f.id=\"")
         buffer.append(uint: conflict.id.id)
         buffer.append("\"")
+        if namingEntity { DocumentWriter.appendText(conflict.entityName, name: "entity", to: &buffer) }
         DocumentWriter.appendText(conflict.kind.rawValue, name: "kind", to: &buffer)
         if let property = conflict.property { DocumentWriter.appendText(property, name: "property", to: &buffer) }
         if let key = conflict.key { DocumentWriter.appendText(key, name: "key", to: &buffer) }

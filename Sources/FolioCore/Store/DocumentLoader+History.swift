@@ -8,6 +8,15 @@ extension DocumentLoader {
     func startHistoryElement(_ name: UnsafePointer<xmlChar>, _ xml: [String: String]) {
         let elementName = String(cString: name)
         switch phase {
+        case .afterParts where elementName == "conflicts" && !sawConflicts:
+            sawConflicts = true
+            phase = .conflictList
+        case .conflictList:
+            guard isElement(name, ConflictRecordXML.elementName) else { return }
+            readConflictRecord(xml)
+            phase = .conflictRecord
+        case .conflictRecord:
+            fail(.unexpectedContent(location(), found: "<\(elementName)>", expected: "an empty element"))
         case .afterParts:
             guard isElement(name, "history") else { return }
             // Int64.max is refused: no transaction could be numbered after it.
@@ -73,6 +82,8 @@ extension DocumentLoader {
             }
             historyLog?.setTail(historyTransactions)
             phase = .afterHistory
+        case .conflictRecord: phase = .conflictList
+        case .conflictList: phase = .afterParts
         case .afterParts, .afterHistory: phase = .end
         case .transactions: phase = .end
         case .transaction: phase = mode == .history ? .transactions : .historyList
@@ -80,6 +91,18 @@ extension DocumentLoader {
         case .tombstoneValue: phase = .tombstone
         default: break
         }
+    }
+
+    /// One `<f.conflict entity="…" …/>` of a manifest's `<conflicts>` (ConflictRecordXML).
+    private func readConflictRecord(_ xml: [String: String]) {
+        guard let schema, let entity = xml["entity"], schema.entity(named: entity) != nil else {
+            return fail(.unknownEntity(location(), name: xml["entity"] ?? ""))
+        }
+        guard let record = ConflictRecordXML.read(xml, entity: entity, schema: schema) else {
+            return fail(.unexpectedContent(location(), found: "a conflict record that does not read",
+                                           expected: "<f.conflict> as docs/FORMAT.md describes"))
+        }
+        conflictRecords.append(record)
     }
 
     /// One `<segment first last count file/>`: segments ascend and do not overlap.

@@ -32,7 +32,9 @@ final class DocumentLoader {
              afterParts, historyList, historySegment, afterHistory, transactions, transaction, historyChange, tombstone,
              tombstoneValue,
              // Records: a part file's elements, read as they are.
-             records, record
+             records, record,
+             // A manifest's conflict records (after its parts).
+             conflictList, conflictRecord
     }
 
     let file: String
@@ -111,6 +113,10 @@ final class DocumentLoader {
     /// In ``Mode/records``: called with each element inside the root, its
     /// name, XML attributes and line.
     var record: ((_ name: String, _ xml: [String: String], _ line: Int) -> Void)?
+    /// A manifest's conflict records, in order (``ObjectGraph/conflicts``).
+    var conflictRecords: [MergeConflict] = []
+    /// Whether the manifest listed its conflicts already (they come once).
+    var sawConflicts = false
     /// In ``Mode/records``: the root element's XML attributes.
     private(set) var recordsRoot: [String: String] = [:]
 
@@ -538,7 +544,7 @@ final class DocumentLoader {
         case .part:
             fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "an empty element"))
         case .afterParts, .historyList, .historySegment, .afterHistory, .transactions, .transaction, .historyChange,
-             .tombstone, .tombstoneValue:
+             .tombstone, .tombstoneValue, .conflictList, .conflictRecord:
             startHistoryElement(name, attributeDictionary(attributes, count: count))
         case .records:
             phase = .record
@@ -563,7 +569,7 @@ final class DocumentLoader {
             let next = phase == .root ? "<schema>" : mode == .manifest ? "<parts>" : "<objects>"
             fail(.unexpectedContent(location(), found: "</folio>", expected: next))
         case .afterParts, .historyList, .historySegment, .afterHistory, .transactions, .transaction, .historyChange,
-             .tombstone, .tombstoneValue:
+             .tombstone, .tombstoneValue, .conflictList, .conflictRecord:
             endHistoryElement()
         case .record: phase = .records
         case .records: phase = .end

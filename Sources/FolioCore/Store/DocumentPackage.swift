@@ -131,6 +131,7 @@ public struct DocumentPackage: Sendable {
         }
         try loader.resolveLinks()
         guard let graph = loader.graph else { throw .notAPackage(path: url.path) }
+        graph.conflicts = loader.conflictRecords
         // A blobs/ that is a link (or a file) is named as such, not as a missing blob.
         if !loader.pendingBlobs.isEmpty, let status = folder.status(folder.item(DocumentPackage.blobsFolderName)),
            !status.isFolder {
@@ -315,7 +316,7 @@ public struct DocumentPackage: Sendable {
             // manifest names it by hash, so the next open knows it for the one replaced.
             let supersedes = folder.status(documentItem)?.isRegular == true ? FileFingerprint.hash(documentItem) : nil
             let bytes = PackageManifest.bytes(schema: graph.schema, parts: parts, nextID: graph.nextID, history: history,
-                                              supersedes: supersedes)
+                                              supersedes: supersedes, conflicts: graph.conflicts)
             var hasher = ContentHasher()
             hasher.update(bytes)
             manifestHash = hasher.finalize()

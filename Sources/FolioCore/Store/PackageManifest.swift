@@ -41,8 +41,10 @@ struct PackageManifest: Equatable {
     ///
     /// - Parameter nextID: the identifier counter (`next-id`), recorded so that
     ///   an identifier is never handed out twice, across saves and sessions.
+    ///   - conflicts: the conflict records the document keeps (``ObjectGraph/conflicts``),
+    ///     listed in `<conflicts>` after the parts.
     static func bytes(schema: Schema, parts: [Part], nextID: UInt64, history: HistoryLog? = nil,
-                      supersedes documentHash: UInt64? = nil) -> [UInt8] {
+                      supersedes documentHash: UInt64? = nil, conflicts: [MergeConflict] = []) -> [UInt8] {
         var buffer = ByteBuffer()
         buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\" next-id=\"")
         buffer.append(uint: nextID)
@@ -61,6 +63,13 @@ struct PackageManifest: Equatable {
             appendRange(first: part.first, last: part.last, count: part.count, file: part.file, to: &buffer)
         }
         buffer.append("  </parts>\n")
+        if !conflicts.isEmpty {
+            buffer.append("  <conflicts>\n")
+            for conflict in conflicts {
+                ConflictRecordXML.append(conflict, schema: schema, indent: 4, namingEntity: true, to: &buffer)
+            }
+            buffer.append("  </conflicts>\n")
+        }
         if let history, !history.isPristine {
             buffer.append("  <history next=\"")
             buffer.append(int: history.nextNumber)
