@@ -452,9 +452,9 @@ import Folio
     @Test("resolutions of different conflicts in two contexts both hold: a save keeps what the other context resolved")
     func resolutionsInTwoContextsMerge() throws {
         let (first, second, records, rex, tom) = try twoContexts()
+        try second.resolve(records[2], keeping: .base)
         try first.resolve(records[0], keeping: .theirs)
         try first.save()
-        try second.resolve(records[2], keeping: .base)
         // Seen at once, with this context's own resolution kept.
         #expect(second.conflicts == [records[1]])
         try second.save()
