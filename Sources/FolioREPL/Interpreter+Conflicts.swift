@@ -58,11 +58,15 @@ extension Interpreter {
                                column: words[2].column)
         }
         if words[2].keyword != "to" { try expectEnd(text, after: 3) }
-        for conflict in chosen {
-            do {
-                try context.resolve(conflict, keeping: resolution)
-            } catch {
-                throw failure(error, column: words[1].column)
+        // One command, one undo step: `resolve all` is undone at once, and is all or nothing.
+        try change(named: chosen.count == 1 ? "Resolve Conflict" : "Resolve \(chosen.count) Conflicts") {
+            () throws(CommandError) in
+            for conflict in chosen {
+                do throws(ModelError) {
+                    try context.resolve(conflict, keeping: resolution)
+                } catch {
+                    throw failure(error, column: words[1].column)
+                }
             }
         }
         let left = context.conflicts.count
@@ -75,7 +79,8 @@ extension Interpreter {
     /// a value of the attribute's type, or object ids for a relationship.
     private func content(for conflict: MergeConflict, in text: CommandLineText, from column: Int) throws(CommandError)
         -> MergeConflict.Content {
-        guard let property = conflict.property, let entity = schema.entity(named: conflict.entityName) else {
+        guard !conflict.concernsWholeObject, let property = conflict.property,
+              let entity = schema.entity(named: conflict.entityName) else {
             throw CommandError("a whole object cannot be typed: choose ours, theirs, base or merged", column: column)
         }
         let range = (column - 1)..<text.scalars.count

@@ -17,6 +17,20 @@ extension MergeConflict {
     }
 }
 
+extension MergeConflict {
+    /// Whether this conflict concerns a whole object (one a merge removed,
+    /// or, for `deny`, brought back) rather than one property's value:
+    /// ``Kind/deletedAndEdited``, ``Kind/cascade``, ``Kind/uniqueness`` and
+    /// ``Kind/deny``, whose versions are ``Content/object(_:)``, though the
+    /// last three name the property whose rule made them.
+    public var concernsWholeObject: Bool {
+        switch kind {
+        case .deletedAndEdited, .cascade, .uniqueness, .deny: return true
+        case .value, .danglingLink, .linkTaken, .count: return property == nil
+        }
+    }
+}
+
 extension ModelContext {
     /// The conflicts merges recorded in this document that are not resolved
     /// yet, by object identifier, then property.
@@ -64,14 +78,19 @@ extension ModelContext {
         case .base: chosen = conflict.base
         case .content(let content): chosen = content
         }
+        // Everything that can fail is checked before anything changes, so a
+        // failing resolution leaves the document, the records and the undo stacks as they were.
+        if resolution != .merged { try check(chosen, for: conflict) }
+        let registered = undoRegistrationCount
         undoManager?.closeAutomaticGroup()
         undoManager?.beginUndoGrouping()
         do {
             if resolution != .merged { try apply(chosen, to: conflict) }
         } catch {
-            // A resolution is all or nothing: what it changed before failing is undone.
             undoManager?.endUndoGrouping()
-            undoManager?.undo()
+            // Not reached after the checks; should an edit still fail halfway, what it
+            // changed is taken back when this is the outermost group (else by its owner).
+            if registered != undoRegistrationCount, let undoManager, undoManager.groupingLevel == 0 { undoManager.undo() }
             throw error
         }
         removeConflictRecord(at: index)
@@ -79,16 +98,70 @@ extension ModelContext {
         undoManager?.endUndoGrouping()
     }
 
+    /// Throws what applying `content` to `conflict` would throw, changing nothing.
+    private func check(_ content: MergeConflict.Content?, for conflict: MergeConflict) throws(ModelError) {
+        let id = conflict.id
+        do throws(GraphError) {
+            let entity = try graph.entityIndex(id.entityName)
+            let layout = graph.layout.entities[entity]
+            guard !conflict.concernsWholeObject, let property = conflict.property else {
+                switch content {
+                case nil: return
+                case .object(let properties)?:
+                    for (name, content) in properties {
+                        switch content {
+                        case .value(let value):
+                            guard let attribute = layout.attributeIndex[name] else { continue }
+                            _ = try graph.checked(value, entity: entity, attribute: attribute)
+                        case .related(let targets):
+                            guard layout.linkIndex[name] != nil else { continue }
+                            _ = try graph.resolveTargets(targets.filter(graph.contains), for: name, entity: entity)
+                        case .object: continue
+                        }
+                    }
+                    return
+                case .value?, .related?:
+                    throw GraphError.typeMismatch(entity: id.entityName, attribute: property(of: conflict),
+                                                  expected: "an object's values", value: "a single value")
+                }
+            }
+            _ = try graph.ref(for: id)
+            switch content {
+            case .value(let value)?:
+                let attribute = try graph.attributeIndex(property, entity: entity)
+                if let key = conflict.key {
+                    _ = try graph.checked(.dictionary([key: value]), entity: entity, attribute: attribute)
+                } else {
+                    _ = try graph.checked(value, entity: entity, attribute: attribute)
+                }
+            case .related(let targets)?:
+                _ = try graph.resolveTargets(targets.filter(graph.contains), for: property, entity: entity)
+            case nil:
+                if conflict.key == nil, layout.linkIndex[property] == nil {
+                    let attribute = try graph.attributeIndex(property, entity: entity)
+                    _ = try graph.checked(.null, entity: entity, attribute: attribute)
+                }
+            case .object?:
+                throw GraphError.typeMismatch(entity: id.entityName, attribute: property, expected: "one property's value",
+                                              value: "a whole object")
+            }
+        } catch {
+            throw .graph(error)
+        }
+    }
+
+    private func property(of conflict: MergeConflict) -> String { conflict.property ?? "(whole object)" }
+
     /// Sets what `conflict` concerns to `content` (`nil`: the side removed it).
     private func apply(_ content: MergeConflict.Content?, to conflict: MergeConflict) throws(ModelError) {
         let id = conflict.id
-        guard let property = conflict.property else {
+        guard !conflict.concernsWholeObject, let property = conflict.property else {
             switch content {
             case .object(let properties)?: try restoreObject(id, properties)
             case nil:
                 if graph.contains(id) { try delete(id) }
             case .value?, .related?:
-                throw .graph(.typeMismatch(entity: id.entityName, attribute: "(whole object)",
+                throw .graph(.typeMismatch(entity: id.entityName, attribute: property(of: conflict),
                                            expected: "an object's values", value: "a single value"))
             }
             return
@@ -136,11 +209,14 @@ extension ModelContext {
     private func restoreObject(_ id: PersistentIdentifier, _ properties: [String: MergeConflict.Content]) throws(ModelError) {
         var values: [String: Value] = [:]
         var links: [(String, [PersistentIdentifier])] = []
+        // Properties the schema lacks (a record made under another version) are ignored.
+        let layout: SchemaLayout.EntityLayout
+        do { layout = graph.layout.entities[try graph.entityIndex(id.entityName)] } catch { throw .graph(error) }
         for (name, content) in properties.sorted(by: { $0.key < $1.key }) {
             switch content {
-            case .value(let value): values[name] = value
-            case .related(let targets): links.append((name, targets.filter(graph.contains)))
-            case .object: continue
+            case .value(let value) where layout.attributeIndex[name] != nil: values[name] = value
+            case .related(let targets) where layout.linkIndex[name] != nil: links.append((name, targets.filter(graph.contains)))
+            default: continue
             }
         }
         if !graph.contains(id) {

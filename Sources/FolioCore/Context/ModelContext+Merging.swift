@@ -26,6 +26,11 @@ extension ModelContext {
         guard changes.contains(where: { $0.generation > baseGeneration }) else { return }
         // Undo actions registered before this merge restore link lists rebased on it.
         mergeEpoch += 1
+        // Conflict records: the last saved list, less what this context resolved since it
+        // last saw one, plus what it put back (undo), record by record, as its edits win.
+        if let saved = changes.last(where: { $0.generation > baseGeneration && $0.conflicts != nil })?.conflicts {
+            mergeConflictRecords(saved)
+        }
         for changeSet in changes where changeSet.generation > baseGeneration {
             mergedIdentifiers.formUnion(changeSet.deletions)
             for state in changeSet.upserts { mergedIdentifiers.insert(state.id) }
@@ -96,9 +101,23 @@ extension ModelContext {
                 }
             }
             if let modelHooks { for ref in changed { modelHooks.objectChanged(self, ref, nil) } }
-            // Conflict records: this context's own resolutions win, as its edits do.
-            if let records = changeSet.conflicts, conflictRecordsEdited.isEmpty { graph.conflicts = records }
         }
+    }
+
+    /// Takes `saved`, another context's saved list of conflict records, keeping
+    /// this context's unsaved resolutions (and records it put back) on top.
+    /// O(records).
+    private func mergeConflictRecords(_ saved: [MergeConflict]) {
+        guard !conflictRecordsEdited.isEmpty else {
+            graph.conflicts = saved
+            return
+        }
+        let seen = Set(baseline.conflicts), here = Set(graph.conflicts)
+        let resolvedHere = seen.subtracting(here)
+        var merged = saved.filter { !resolvedHere.contains($0) }
+        let present = Set(merged)
+        merged += graph.conflicts.filter { !seen.contains($0) && !present.contains($0) }
+        graph.conflicts = merged.sorted(by: MergeConflict.reportOrder)
     }
 
     /// The rows a merged relationship of `ref` may hold without overwriting an

@@ -140,6 +140,9 @@ public final class ModelContext {
     /// removed since it last saved (``resolve(_:keeping:)`` and its undo): their
     /// parts are rewritten, and this context's list of records wins a merge.
     var conflictRecordsEdited = Set<UInt64>()
+    /// Counts undo registrations (``registerUndo(_:_:)``), for an operation to
+    /// tell whether it changed anything before it failed.
+    var undoRegistrationCount = 0
     /// Whether an undo or redo was rebased over merges since the last save
     /// (see ``savedObjectNumbers()``).
     var rebasedSinceSave = false
@@ -226,7 +229,14 @@ public final class ModelContext {
     /// and redo (or a later edit) took back.
     public var hasChanges: Bool {
         settleTracking()
-        return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !conflictRecordsEdited.isEmpty
+        return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || conflictRecordsDiffer
+    }
+
+    /// Whether the conflict records differ from the saved ones (a resolution
+    /// that undo took back does not count). O(records) after a resolution, else O(1).
+    var conflictRecordsDiffer: Bool {
+        guard !conflictRecordsEdited.isEmpty else { return false }
+        return graph.conflicts.count != baseline.conflicts.count || Set(graph.conflicts) != Set(baseline.conflicts)
     }
 
     /// Objects inserted since the last save, by identifier.
@@ -683,6 +693,7 @@ public final class ModelContext {
     /// Every edit ends here, so this is also where debug builds check the
     /// graph's invariants (``ObjectGraph/_checkInvariants()``).
     func registerUndo(_ name: @autoclosure () -> String, _ undo: @escaping (ModelContext) -> Void) {
+        undoRegistrationCount &+= 1
         graph._checkInvariants()
         scheduleAutosaveAfterEdit()
         guard let undoManager, undoManager.isUndoRegistrationEnabled else { return editedUnrecorded() }
