@@ -18,6 +18,7 @@ struct FolioCommand: ParsableCommand {
             folio <path> [--yes] [--json] [--script <file>] [--read-only]
             folio new <path> --schema <file> [--yes] [--json] [--script <file>]
             folio git setup [--check] [--command <path>]
+            folio merge <base> <ours> <theirs> [-o <out>]
             folio merge-file <base> <ours> <theirs> <path>   (run by Git)
             """,
         discussion: """
@@ -48,8 +49,9 @@ struct FolioCommand: ParsableCommand {
               folio Zoo.folio --yes < edits.txt
               folio new Zoo.folio --schema zoo-schema.xml
               folio git setup          (once per clone: Git merges packages object by object)
+              folio merge Base.folio Mine.folio Theirs.folio -o Merged.folio
             """,
-        subcommands: [Open.self, New.self, Git.self, MergeFile.self],
+        subcommands: [Open.self, New.self, Git.self, Merge.self, MergeFile.self],
         defaultSubcommand: Open.self)
 
     /// swift-argument-parser's `main`, except that with `--json` a usage error

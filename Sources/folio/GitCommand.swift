@@ -99,3 +99,38 @@ extension FolioCommand {
         }
     }
 }
+
+extension FolioCommand {
+    /// `folio merge BASE OURS THEIRS [-o OUT]`: three packages merged (``PackageMergeCommand``).
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Merge two edited copies of a package with the copy they started from.",
+            discussion: """
+                Merges OURS and THEIRS, two copies of one document edited apart (two branches, two \
+                machines, a sync tool's conflict copy), with BASE, the copy they both started from, \
+                object by object, and writes the result to OUT, or over OURS without -o (as git \
+                merge-file does). Both sides' edits are kept; where they disagree OURS's value is \
+                kept and the conflict recorded in the result: open it in folio and run conflicts, \
+                then resolve. Exit status 0 when clean, 1 when conflicts were recorded, 2 on errors \
+                (message on stderr, nothing written). OUT must not exist yet, unless it is OURS.
+                """)
+
+        @Argument(help: ArgumentHelp("The package both copies started from.", valueName: "base"))
+        var base: String
+        @Argument(help: ArgumentHelp("Our copy; replaced by the result without -o.", valueName: "ours"))
+        var ours: String
+        @Argument(help: ArgumentHelp("Their copy.", valueName: "theirs"))
+        var theirs: String
+        @Option(name: [.customShort("o"), .customLong("output")],
+                help: ArgumentHelp("Where to write the merged package (must not exist).", valueName: "out"))
+        var output: String?
+
+        func run() throws {
+            let outcome = PackageMergeCommand.run(base: base, ours: ours, theirs: theirs, output: output,
+                                                  in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            Output.standard(outcome.output)
+            if let message = outcome.message { Output.error(message) }
+            if outcome.status != .clean { throw ExitCode(outcome.status.rawValue) }
+        }
+    }
+}

@@ -27,6 +27,9 @@
 //   swift run -c release FolioBenchmarks --context [N ...] [--runs K] [--cascade K]
 //   FolioBenchmarks --context-build N B                  (profiling: build ctx-N, B-animal cascade)
 //   FolioBenchmarks --context-only PATH.folio OPERATION [REPEATS]   (profiling one operation)
+// Merging two branches of 1,000 edits each (issue 30; Merge.swift):
+//   swift run -c release FolioBenchmarks --merge [N ...] [--runs K]
+//   FolioBenchmarks --merge-phase open|graph|package N FOLDER
 
 import Folio
 import Foundation
@@ -526,6 +529,11 @@ do {
         guardMemory(limit: defaultMemoryLimit())
         try mode.run(n: n, path: arguments[index + 3], batchSize: batchSize)
     }
+    if let index = arguments.firstIndex(of: "--merge-phase"), index + 3 < arguments.count,
+       let phase = MergePhase(rawValue: arguments[index + 1]), let n = Int(arguments[index + 2]) {
+        guardMemory(limit: defaultMemoryLimit())
+        try phase.run(n: n, folder: arguments[index + 3])
+    }
     if let index = arguments.firstIndex(of: "--save-only"), index + 1 < arguments.count, let n = Int(arguments[index + 1]) {
         let (graph, _) = try buildGraph(n)
         try FileManager.default.createDirectory(atPath: benchFolder, withIntermediateDirectories: true)
@@ -552,6 +560,7 @@ do {
     var typedMode = false
     var indexMode = false
     var batchedMode = false
+    var mergeMode = false
     var batchSize = 5000
     var fixedCascade = 10_000
     var index = 0
@@ -596,13 +605,18 @@ do {
             index += 2
             continue
         }
+        if arguments[index] == "--merge" {
+            mergeMode = true
+            index += 1
+            continue
+        }
         if arguments[index] == "--unique" {
             uniqueMode = true
             index += 1
             continue
         }
         guard let n = Int(arguments[index].replacingOccurrences(of: "_", with: "")), n > 0 else {
-            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --index [N ...] [--runs K] | --typed [N ...] [--runs K] | --batched [N ...] [--runs K] [--batch-size B] | --batched-phase MODE N PATH B | --typed-phase PHASE N BIG PATH | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
+            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --index [N ...] [--runs K] | --typed [N ...] [--runs K] | --batched [N ...] [--runs K] [--batch-size B] | --merge [N ...] [--runs K] | --merge-phase PHASE N FOLDER | --batched-phase MODE N PATH B | --typed-phase PHASE N BIG PATH | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
         }
         sizes.append(n)
         index += 1
@@ -622,6 +636,10 @@ do {
     }
     if batchedMode {
         try runBatchedBenchmarks(sizes: sizes, runs: runs, batchSize: batchSize)
+        exit(0)
+    }
+    if mergeMode {
+        try runMergeBenchmarks(sizes: sizes, runs: runs)
         exit(0)
     }
     if uniqueMode {
