@@ -42,12 +42,13 @@ import FolioTestSupport
     }
 
     @Test("a context lists the records, resolves one (undoably), saves, and the reopened package has none left")
-    func resolveAndSave() throws {
+    @MainActor func resolveAndSave() throws {
         let (url, rex) = try Self.mergedPackage()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         do {
             let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
-            let context = container.mainContext
+            let context = ModelContext(container)
+            context.undoManager = UndoManager()
             let conflict = try #require(context.conflicts.first)
             #expect(context.conflicts.count == 1)
             try context.resolve(conflict, keeping: .theirs)
@@ -69,7 +70,7 @@ import FolioTestSupport
     }
 
     @Test("saving with conflicts left keeps them recorded")
-    func saveKeepsUnresolved() throws {
+    @MainActor func saveKeepsUnresolved() throws {
         let (url, rex) = try Self.mergedPackage()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         do {

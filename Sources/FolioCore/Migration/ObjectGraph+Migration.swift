@@ -64,6 +64,8 @@ extension ObjectGraph {
         }
         result.nextID = max(result.nextID, nextID)
         result.allocator = allocator
+        // What a merge recorded stays to be resolved (by its names when recorded).
+        result.conflicts = conflicts
         try result.checkUniqueness()
         return result
     }
@@ -312,6 +314,7 @@ extension ObjectGraph {
         graph.index = index
         graph.nextID = nextID
         graph.allocator = allocator
+        graph.conflicts = conflicts
         return graph
     }
 
@@ -375,6 +378,7 @@ extension ObjectGraph {
         graph.nextID = nextID
         graph.allocator = allocator
         graph.limits = limits
+        graph.conflicts = conflicts
         return graph
     }
 }

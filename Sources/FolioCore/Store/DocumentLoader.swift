@@ -113,6 +113,11 @@ final class DocumentLoader {
     /// In ``Mode/records``: called with each element inside the root, its
     /// name, XML attributes and line.
     var record: ((_ name: String, _ xml: [String: String], _ line: Int) -> Void)?
+    /// Reads only a manifest's format and schema, and takes format 3 too
+    /// (whose manifest holds nothing else): what a merge of one package file
+    /// needs. A package is never opened this way, so no format it cannot read
+    /// whole is ever taken for an empty document.
+    var readsSchemaOnly = false
     /// A manifest's conflict records, in order (``ObjectGraph/conflicts``).
     var conflictRecords: [MergeConflict] = []
     /// Whether the manifest listed its conflicts already (they come once).
@@ -258,7 +263,7 @@ final class DocumentLoader {
         if parser.pointee.wellFormed == 0 {
             throw .malformedXML(location(), message: "document is not well-formed")
         }
-        if phase != (mode == .schemaFile ? .schemaFileDone : .end) {
+        if phase != (mode == .schemaFile || readsSchemaOnly ? .schemaFileDone : .end) {
             throw .malformedXML(location(), message: "document ended before it was complete")
         }
     }
@@ -442,7 +447,10 @@ final class DocumentLoader {
                     fail(.unexpectedContent(location(), found: "<folio> without format", expected: "format=\"\(expected)\""))
                     return
                 }
-                guard version == expected else { fail(.unsupportedFormat(location(), version: version)); return }
+                guard version == expected || (readsSchemaOnly && version == "3") else {
+                    fail(.unsupportedFormat(location(), version: version))
+                    return
+                }
                 if let text = xml["next-id"] {
                     guard let next = UInt64(text), next > 0 else {
                         fail(.invalidIdentifier(location(), entity: "folio", id: text))
@@ -551,6 +559,9 @@ final class DocumentLoader {
             record?(String(cString: name), attributeDictionary(attributes, count: count), location().line)
         case .record:
             fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "an empty element"))
+        case .schemaFileDone where readsSchemaOnly:
+            // The rest of a manifest (parts, conflicts, history) is not what was asked for.
+            break
         case .schemaFileDone, .end:
             fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "the end of the document"))
         }
@@ -596,7 +607,7 @@ final class DocumentLoader {
             fail(.invalidSchema(location(), error))
             return
         }
-        guard mode != .schemaFile, let schema else {
+        guard mode != .schemaFile, !readsSchemaOnly, let schema else {
             phase = .schemaFileDone
             return
         }

@@ -117,6 +117,7 @@ public enum PackageFileMerge {
     /// The schema a manifest file declares.
     private static func manifestSchema(_ url: URL) throws(Failure) -> Schema {
         let loader = DocumentLoader(file: url.path, mode: .manifest)
+        loader.readsSchemaOnly = true
         do { try loader.parse(path: url.path) } catch { throw .package(error) }
         guard let schema = loader.schema else { throw .unsupported("\(url.path) declares no schema") }
         return schema
