@@ -18,28 +18,11 @@ import FolioTestSupport
         try zooSchema { $0.attributes.append(.init("weight", .double, defaultValue: .double(1))) }
     }
 
-    /// A base with one category holding two animals, Rex (3) and Tom (5).
-    func zoo() throws -> (MergeFixture, mammals: PersistentIdentifier, rex: PersistentIdentifier, tom: PersistentIdentifier) {
-        let graph = ObjectGraph(schema: try mergeZooSchema())
-        let mammals = try graph.insert("Category", ["name": .string("Mammal")])
-        let rex = try graph.insert("Animal", ["name": .string("Rex"), "age": .int(3)])
-        let tom = try graph.insert("Animal", ["name": .string("Tom"), "age": .int(5)])
-        try graph.link(rex, "category", to: mammals)
-        try graph.link(tom, "category", to: mammals)
-        return (MergeFixture(graph), mammals, rex, tom)
-    }
 
-    func expectSound(_ result: MergeResult) throws {
-        #expect(result.graph.invariantViolations().isEmpty)
-        let package = DocumentPackage(url: temporaryPackageURL())
-        defer { try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent()) }
-        try package.write(result.graph)
-        #expect(try package.read().snapshot() == result.graph.snapshot())
-    }
 
     @Test("ours added an attribute: base and theirs are migrated to ours' schema, and every edit is kept")
     func oursAddedAttribute() throws {
-        let (fixture, mammals, rex, tom) = try zoo()
+        let (fixture, mammals, rex, tom) = try mergeZoo()
         let ours = try fixture.ours.migrated(to: try withWeight())
         try ours.setValue(.double(7.5), for: "weight", of: rex)
         let lion = try ours.insert("Animal", ["name": .string("Lion"), "weight": .double(190)])
@@ -59,12 +42,12 @@ import FolioTestSupport
         #expect(try graph.value("weight", of: tiger) == .double(1))
         #expect(try graph.value("name", of: tom) == .string("Thomas"))
         #expect(try graph.related("animals", of: mammals).map(\.id) == [rex.id, tom.id] + [lion.id, tiger.id].sorted())
-        try expectSound(result)
+        try expectMergeSound(result)
     }
 
     @Test("theirs added an attribute: the merge takes theirs' schema, the same as with the sides swapped")
     func theirsAddedAttribute() throws {
-        let (fixture, _, rex, tom) = try zoo()
+        let (fixture, _, rex, tom) = try mergeZoo()
         let theirs = try fixture.theirs.migrated(to: try withWeight())
         try theirs.setValue(.double(4), for: "weight", of: tom)
         try theirs.setValue(.int(30), for: "age", of: rex)
@@ -79,12 +62,12 @@ import FolioTestSupport
         let swapped = try ObjectGraph.merge(base: fixture.base, ours: theirs, theirs: fixture.ours)
         #expect(swapped.graph.schema == theirs.schema)
         #expect(swapped.conflicts == result.conflicts.map(\.swapped))
-        try expectSound(result)
+        try expectMergeSound(result)
     }
 
     @Test("both sides made the same schema change: only the base is migrated")
     func bothSameChange() throws {
-        let (fixture, _, rex, tom) = try zoo()
+        let (fixture, _, rex, tom) = try mergeZoo()
         let ours = try fixture.ours.migrated(to: try withWeight())
         let theirs = try fixture.theirs.migrated(to: try withWeight())
         try ours.setValue(.double(2), for: "weight", of: rex)
@@ -93,12 +76,12 @@ import FolioTestSupport
         #expect(result.conflicts.isEmpty)
         #expect(try result.graph.value("weight", of: rex) == .double(2))
         #expect(try result.graph.value("weight", of: tom) == .double(3))
-        try expectSound(result)
+        try expectMergeSound(result)
     }
 
     @Test("a renamed attribute (originalName) carries the other side's edits of it")
     func renamedAttribute() throws {
-        let (fixture, _, rex, tom) = try zoo()
+        let (fixture, _, rex, tom) = try mergeZoo()
         let renamed = try zooSchema { entity in
             entity.attributes[1] = .init("years", .int, originalName: "age")
         }
@@ -109,12 +92,12 @@ import FolioTestSupport
         #expect(result.conflicts.isEmpty)
         #expect(try result.graph.value("years", of: rex) == .int(4))
         #expect(try result.graph.value("years", of: tom) == .int(6))
-        try expectSound(result)
+        try expectMergeSound(result)
     }
 
     @Test("a changed delete rule is a lightweight change: the merged graph has the side's rule")
     func changedDeleteRule() throws {
-        let (fixture, _, rex, _) = try zoo()
+        let (fixture, _, rex, _) = try mergeZoo()
         let theirs = try fixture.theirs.migrated(to: try mergeZooSchema(rule: .cascade))
         try fixture.ours.setValue(.int(8), for: "age", of: rex)
         let result = try ObjectGraph.merge(base: fixture.base, ours: fixture.ours, theirs: theirs)
@@ -124,7 +107,7 @@ import FolioTestSupport
 
     @Test("both sides changed the schema differently: refused, naming the difference, nothing changed")
     func bothChangedDifferently() throws {
-        let (fixture, _, rex, _) = try zoo()
+        let (fixture, _, rex, _) = try mergeZoo()
         let ours = try fixture.ours.migrated(to: try withWeight())
         let theirs = try fixture.theirs.migrated(to: try zooSchema {
             $0.attributes.append(.init("height", .double, isOptional: true))
@@ -140,7 +123,7 @@ import FolioTestSupport
 
     @Test("a change that is no lightweight migration (a type changed) is refused, naming the side and why")
     func notLightweight() throws {
-        let (fixture, _, _, _) = try zoo()
+        let (fixture, _, _, _) = try mergeZoo()
         let changed = try zooSchema { $0.attributes[1] = .init("age", .string) }
         let theirs = ObjectGraph(schema: changed)
         do {
@@ -156,7 +139,7 @@ import FolioTestSupport
 
     @Test("a side's objects that the newer schema refuses (nil in an attribute made required) refuse the merge")
     func dataRefusedByNewerSchema() throws {
-        let (fixture, _, rex, tom) = try zoo()
+        let (fixture, _, rex, tom) = try mergeZoo()
         let required = try zooSchema { $0.attributes[4] = .init("photo", .data, options: [.externalStorage]) }
         for graph in [fixture.base, fixture.ours, fixture.theirs] {
             try graph.setValue(.data(Data([1])), for: "photo", of: rex)

@@ -5,29 +5,11 @@ import Folio
 import FolioTestSupport
 
 @Suite struct ObjectGraphMergeTests {
-    /// A base with one category (`mammals`) holding two animals.
-    func zoo(rule: Schema.Relationship.DeleteRule = .nullify, minimum: Int = 0, maximum: Int = 0) throws
-        -> (MergeFixture, mammals: PersistentIdentifier, rex: PersistentIdentifier, tom: PersistentIdentifier) {
-        let graph = ObjectGraph(schema: try mergeZooSchema(rule: rule, minimum: minimum, maximum: maximum))
-        let mammals = try graph.insert("Category", ["name": .string("Mammal")])
-        let rex = try graph.insert("Animal", ["name": .string("Rex"), "age": .int(3)])
-        let tom = try graph.insert("Animal", ["name": .string("Tom"), "age": .int(5)])
-        try graph.link(rex, "category", to: mammals)
-        try graph.link(tom, "category", to: mammals)
-        return (MergeFixture(graph), mammals, rex, tom)
-    }
 
-    func expectSound(_ result: MergeResult) throws {
-        #expect(result.graph.invariantViolations().isEmpty)
-        let package = DocumentPackage(url: temporaryPackageURL())
-        defer { try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent()) }
-        try package.write(result.graph)
-        #expect(try package.read().snapshot() == result.graph.snapshot())
-    }
 
     @Test("edits of different objects and cells on the two sides are all kept, with no conflict")
     func disjointEdits() throws {
-        let (fixture, mammals, rex, tom) = try zoo()
+        let (fixture, mammals, rex, tom) = try mergeZoo()
         let lion = try fixture.ours.insert("Animal", ["name": .string("Lion")])
         try fixture.ours.link(lion, "category", to: mammals)
         try fixture.ours.setValue(.int(4), for: "age", of: rex)
@@ -41,12 +23,12 @@ import FolioTestSupport
         #expect(try graph.value("name", of: tom) == .string("Thomas"))
         // Concurrent inserts at one place come by identifier (each side's writer draws its own lane).
         #expect(try graph.related("animals", of: mammals).map(\.id) == [rex.id, tom.id] + [lion.id, tiger.id].sorted())
-        try expectSound(result)
+        try expectMergeSound(result)
     }
 
     @Test("one cell changed on both sides to different values keeps ours and records the conflict")
     func valueConflict() throws {
-        let (fixture, _, rex, _) = try zoo()
+        let (fixture, _, rex, _) = try mergeZoo()
         try fixture.ours.setValue(.int(10), for: "age", of: rex)
         try fixture.theirs.setValue(.int(20), for: "age", of: rex)
         let result = try fixture.merge()
@@ -59,7 +41,7 @@ import FolioTestSupport
 
     @Test("a to-one set to different objects on the two sides keeps ours and records identifiers")
     func toOneConflict() throws {
-        let (fixture, _, rex, _) = try zoo()
+        let (fixture, _, rex, _) = try mergeZoo()
         let birds = try fixture.base.insert("Category", ["name": .string("Bird")])
         let fishes = try fixture.base.insert("Category", ["name": .string("Fish")])
         let again = MergeFixture(fixture.base)
@@ -69,12 +51,12 @@ import FolioTestSupport
         #expect(try result.graph.related("category", of: rex) == [birds])
         #expect(result.conflicts.map(\.kind) == [.value])
         #expect(result.conflicts.first?.theirs == .related([fishes]))
-        try expectSound(result)
+        try expectMergeSound(result)
     }
 
     @Test("a delete on one side wins over an edit on the other, recording the edited object")
     func deleteAgainstEdit() throws {
-        let (fixture, mammals, rex, _) = try zoo()
+        let (fixture, mammals, rex, _) = try mergeZoo()
         try fixture.ours.remove(rex)
         try fixture.theirs.setValue(.int(9), for: "age", of: rex)
         let result = try fixture.merge()
@@ -85,12 +67,12 @@ import FolioTestSupport
         guard case .object(let values)? = conflict.theirs else { Issue.record("no object recorded"); return }
         #expect(values["age"] == .value(.int(9)))
         #expect(values["category"] == .related([mammals]))
-        try expectSound(result)
+        try expectMergeSound(result)
     }
 
     @Test("a delete on one side with no edit on the other deletes, with no conflict")
     func deleteUnchanged() throws {
-        let (fixture, _, rex, _) = try zoo()
+        let (fixture, _, rex, _) = try mergeZoo()
         try fixture.theirs.remove(rex)
         let result = try fixture.merge()
         #expect(!result.graph.contains(rex) && result.conflicts.isEmpty)
@@ -98,7 +80,7 @@ import FolioTestSupport
 
     @Test("an object linked on one side to an object deleted on the other follows the delete rule: nullify cuts the link")
     func danglingNullify() throws {
-        let (fixture, mammals, _, _) = try zoo(rule: .nullify)
+        let (fixture, mammals, _, _) = try mergeZoo(rule: .nullify)
         let lion = try fixture.ours.insert("Animal", ["name": .string("Lion")])
         try fixture.ours.link(lion, "category", to: mammals)
         try fixture.theirs.remove(mammals)
@@ -106,12 +88,12 @@ import FolioTestSupport
         #expect(result.graph.contains(lion) && !result.graph.contains(mammals))
         #expect(try result.graph.related("category", of: lion).isEmpty)
         #expect(result.conflicts.map(\.kind) == [.danglingLink])
-        try expectSound(result)
+        try expectMergeSound(result)
     }
 
     @Test("cascade removes the object linked to a deleted one, recording its values")
     func danglingCascade() throws {
-        let (fixture, mammals, rex, tom) = try zoo(rule: .cascade)
+        let (fixture, mammals, rex, tom) = try mergeZoo(rule: .cascade)
         let lion = try fixture.ours.insert("Animal", ["name": .string("Lion")])
         try fixture.ours.link(lion, "category", to: mammals)
         for animal in [mammals, rex, tom] { try fixture.theirs.remove(animal) }
@@ -119,12 +101,12 @@ import FolioTestSupport
         #expect(result.graph.count == 0)
         #expect(result.conflicts.map(\.kind) == [.cascade])
         #expect(result.conflicts.first?.id == lion)
-        try expectSound(result)
+        try expectMergeSound(result)
     }
 
     @Test("deny brings back the deleted object an edit on the other side still links to")
     func danglingDeny() throws {
-        let (fixture, mammals, rex, tom) = try zoo(rule: .deny)
+        let (fixture, mammals, rex, tom) = try mergeZoo(rule: .deny)
         // Ours empties the category, then deletes it (allowed: it denies nothing now).
         try fixture.ours.remove(rex)
         try fixture.ours.remove(tom)
@@ -135,24 +117,24 @@ import FolioTestSupport
         #expect(result.graph.contains(mammals) && result.graph.contains(lion))
         #expect(try result.graph.related("animals", of: mammals) == [lion])
         #expect(result.conflicts.map(\.kind) == [.deny])
-        try expectSound(result)
+        try expectMergeSound(result)
     }
 
     @Test("two objects given one unique value on the two sides: the larger identifier is removed and recorded")
     func uniqueness() throws {
-        let (fixture, _, _, _) = try zoo()
+        let (fixture, _, _, _) = try mergeZoo()
         let ourBirds = try fixture.ours.insert("Category", ["name": .string("Bird")])
         let theirBirds = try fixture.theirs.insert("Category", ["name": .string("Bird")])
         let result = try fixture.merge()
         let (kept, removed) = ourBirds.id < theirBirds.id ? (ourBirds, theirBirds) : (theirBirds, ourBirds)
         #expect(result.graph.contains(kept) && !result.graph.contains(removed))
         #expect(result.conflicts.map(\.kind) == [.uniqueness] && result.conflicts.first?.id == removed)
-        try expectSound(result)
+        try expectMergeSound(result)
     }
 
     @Test("a maximum count exceeded by the merge is recorded and the state kept")
     func counts() throws {
-        let (fixture, mammals, _, _) = try zoo(maximum: 3)
+        let (fixture, mammals, _, _) = try mergeZoo(maximum: 3)
         try fixture.ours.link(try fixture.ours.insert("Animal"), "category", to: mammals)
         try fixture.theirs.link(try fixture.theirs.insert("Animal"), "category", to: mammals)
         let result = try fixture.merge()
@@ -162,7 +144,7 @@ import FolioTestSupport
 
     @Test("sets and dictionaries merge by element and key across the two sides")
     func collections() throws {
-        let (fixture, _, rex, _) = try zoo()
+        let (fixture, _, rex, _) = try mergeZoo()
         try fixture.base.setValue(.set([.string("a")]), for: "tags", of: rex)
         let again = MergeFixture(fixture.base)
         try again.ours.setValue(.set([.string("a"), .string("b")]), for: "tags", of: rex)
@@ -177,7 +159,7 @@ import FolioTestSupport
 
     @Test("merging with an unchanged side gives the other side")
     func unchangedSide() throws {
-        let (fixture, mammals, rex, _) = try zoo()
+        let (fixture, mammals, rex, _) = try mergeZoo()
         try fixture.ours.remove(rex)
         try fixture.ours.setValue(.string("Mammalia"), for: "name", of: mammals)
         try fixture.ours.link(try fixture.ours.insert("Animal"), "category", to: mammals)
@@ -187,7 +169,7 @@ import FolioTestSupport
 
     @Test("a schema no lightweight migration reaches is refused, naming the difference (MergeSchemaTests has the rest)")
     func schemaMismatch() throws {
-        let (fixture, _, _, _) = try zoo()
+        let (fixture, _, _, _) = try mergeZoo()
         var entities = try mergeZooSchema().entities
         entities[0].relationships[0].isToMany = false
         let other = ObjectGraph(schema: try Schema(entities))
