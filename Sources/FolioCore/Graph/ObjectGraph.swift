@@ -38,9 +38,10 @@ public final class ObjectGraph {
     /// scan counts every live row, an indexed fetch its candidates. Tests read
     /// it to tell the two apart.
     @exclusivity(unchecked) var rowsVisited = 0
-    /// What merges recorded and nobody resolved yet, in report order: part of
-    /// the document (saved with the objects, copied with the graph).
-    var conflicts: [MergeConflict] = []
+    /// The conflicts merges recorded in this document and nobody resolved yet:
+    /// part of the document, saved and read with its objects and copied with
+    /// the graph. A context resolves them (``ModelContext/resolve(_:keeping:)``).
+    public internal(set) var conflicts: [MergeConflict] = []
     /// The sizes values and the document may reach; ``DocumentLimits/standard``
     /// except in tests, which use small ones (copies keep them).
     var limits = DocumentLimits.standard

@@ -54,7 +54,10 @@ public enum PackageFileMerge {
     /// Merges the three versions of one file of a package.
     ///
     /// - Parameters:
+    ///   - kind: what the file is in its package.
     ///   - base: the common ancestor's version; `nil` when both sides added the file.
+    ///   - ours: our version (the result replaces it in Git's driver).
+    ///   - theirs: their version.
     ///   - package: the package the file belongs to, as it is on disk (its
     ///     schema decides how a part's values read; its `blobs` folder is where
     ///     externally stored values a merge must compare are read).
