@@ -59,55 +59,68 @@ import FolioTestSupport
         var expectedCounts: (_ version: Int) -> [String]
     }
 
-    /// The object lines of every part `manifest.xml` lists, and problems with
-    /// their completeness: the manifest whole, every part it names present and
-    /// whole, holding the count of objects the manifest gives it.
+    /// The object lines of every part of the package as a reader finds it
+    /// (format 3: through a commit journal a kill left, each file it names read
+    /// from its temporary while that is there), and problems with their
+    /// completeness: the manifest whole, every part and history file whole, each
+    /// part's objects all of its entity.
     static func documentLines(_ package: URL, problems: inout [String]) -> [Substring]? {
-        guard let manifest = try? Data(contentsOf: package.appendingPathComponent("manifest.xml")) else {
+        let journal = (try? String(contentsOf: package.appendingPathComponent(".folio-journal"), encoding: .utf8))
+            .map { $0.split(separator: "\n").dropFirst().dropLast().map(String.init) } ?? []
+        func read(_ path: String) -> Data? {
+            if journal.contains(path) {
+                let url = package.appendingPathComponent(path)
+                let temporary = url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".tmp")
+                if let data = try? Data(contentsOf: temporary) { return data }
+            }
+            return try? Data(contentsOf: package.appendingPathComponent(path))
+        }
+        guard let manifest = read("manifest.xml") else {
             problems.append("cannot read manifest.xml")
             return nil
         }
         let text = String(decoding: manifest, as: UTF8.self)
-        if !text.hasSuffix("</folio>\n") || !text.contains("\n  </parts>\n") {
+        if !text.hasSuffix("</folio>\n") || !text.contains("<folio format=\"3\"") {
             problems.append("manifest.xml is incomplete (\(manifest.count) bytes, ends \(text.suffix(40).debugDescription))")
         }
-        // The history the manifest lists is there and whole too.
-        for segment in text.split(separator: "\n").map({ $0.drop { $0 == " " } }) where segment.hasPrefix("<segment ") {
-            guard let file = attribute("file", in: segment),
-                  let data = try? Data(contentsOf: package.appendingPathComponent("history/" + file)) else {
-                problems.append("history segment \(segment) is missing")
+        let history = (try? FileManager.default.contentsOfDirectory(atPath: package.appendingPathComponent("history").path)) ?? []
+        for file in history where !file.hasPrefix(".") {
+            guard let data = read("history/" + file) else {
+                problems.append("history file \(file) cannot be read")
                 continue
             }
-            if !String(decoding: data, as: UTF8.self).hasSuffix("</history>\n") { problems.append("history segment \(file) is incomplete") }
+            if !String(decoding: data, as: UTF8.self).hasSuffix("</history>\n") { problems.append("history file \(file) is incomplete") }
         }
         var lines: [Substring] = []
-        for part in text.split(separator: "\n").map({ $0.drop { $0 == " " } }) where part.hasPrefix("<part ") {
-            guard let file = attribute("file", in: part), let entity = attribute("entity", in: part),
-                  let count = attribute("count", in: part).flatMap({ Int($0) }) else {
-                problems.append("a <part> line without file, entity or count: \(part)")
-                continue
-            }
-            guard let data = try? Data(contentsOf: package.appendingPathComponent("parts/" + file)) else {
-                problems.append("part \(file) is missing")
+        var paths = Set(formatThreeParts(package))
+        for target in journal where target.hasPrefix("parts/") { paths.insert(target) }
+        for path in paths.sorted() {
+            let entity = path.split(separator: "/")[1]
+            guard let data = read(path) else {
+                problems.append("part \(path) is missing")
                 continue
             }
             let partText = String(decoding: data, as: UTF8.self)
             let partLines = partText.split(separator: "\n").map { $0.drop { $0 == " " } }
-            if !partText.hasSuffix("</objects>\n") { problems.append("part \(file) is incomplete (\(data.count) bytes)") }
-            if !partLines.contains(Substring(#"<objects \#(entity)="\#(count)">"#)) { problems.append("part \(file): wrong <objects> header") }
+            if !partText.hasSuffix("</objects>\n") { problems.append("part \(path) is incomplete (\(data.count) bytes)") }
+            if !partLines.contains(Substring(#"<objects entity="\#(entity)">"#)) { problems.append("part \(path): wrong <objects> header") }
             let objects = partLines.filter { $0.hasPrefix("<\(entity) ") }
-            if objects.count != count { problems.append("part \(file) holds \(objects.count) objects, the manifest says \(count)") }
+            if objects.count + 3 != partLines.filter({ !$0.hasPrefix("<f.conflict ") }).count {
+                problems.append("part \(path) holds lines that are not \(entity) objects")
+            }
             lines += objects
         }
         return lines
     }
 
-    /// Files in `parts/` that manifest.xml does not name (left by a kill after the commit point).
+    /// Temporary part files no commit journal names (left by a kill before a commit point).
     static func unreferencedParts(_ package: URL) -> Int {
-        let manifest = (try? String(contentsOf: package.appendingPathComponent("manifest.xml"), encoding: .utf8)) ?? ""
-        let named = Set(manifest.split(separator: "\n").compactMap { attribute("file", in: $0.drop { $0 == " " }) }.map(String.init))
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: package.appendingPathComponent("parts").path)) ?? []
-        return files.filter { !$0.hasPrefix(".") && !named.contains($0) }.count
+        let parts = package.appendingPathComponent("parts")
+        let entities = (try? FileManager.default.contentsOfDirectory(atPath: parts.path)) ?? []
+        return entities.reduce(0) { count, entity in
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: parts.appendingPathComponent(entity).path)) ?? []
+            return count + files.filter { $0.hasPrefix(".") && $0.hasSuffix(".tmp") }.count
+        }
     }
 
     /// The value of XML attribute `name` on an object line.

@@ -115,6 +115,7 @@ final class Venue {
         #expect(codes == ["C2"])
         // Processed: the app deletes what it no longer needs.
         try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= token }))
-        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map(\.transactionIdentifier) == [2])
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map(\.transactionIdentifier)
+            == news.map(\.transactionIdentifier))
     }
 }

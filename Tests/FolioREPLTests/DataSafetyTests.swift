@@ -215,7 +215,7 @@ import FolioTestSupport
         try FileManager.default.removeItem(at: obstacle)
         #expect(try session.run("save") == "saved \(session.url.path)\n")
         #expect(OnDisk(session.url).document == memory)
-        #expect(OnDisk(session.url).entries == ["manifest.xml", "parts"], "the history so far is the manifest's open tail")
+        #expect(OnDisk(session.url).entries == ["history", "manifest.xml", "parts"], "the save's transaction is in this writer's history file")
     }
 
     @Test("a save after the package's folder vanished fails clearly; the edits stay, and save as to a good path keeps them all")

@@ -1,8 +1,9 @@
 import Foundation
 
 /// A saved package's document as one byte string, read without Folio's code:
-/// `manifest.xml` followed by each part file it lists, in order (format 2),
-/// or `document.xml` (format 1). Equal bytes mean an equal document. The
+/// `manifest.xml` followed by each part file (format 3: every file named
+/// `parts/ENTITY/LANE-BUCKET.xml`, by path; format 2: each file the manifest
+/// lists, in order), or `document.xml` (format 1). Equal bytes mean an equal document. The
 /// manifest's `<history>` list, the root's identifier counter (`next-id`) and
 /// its `supersedes` (the format-1 document a save replaced) are left out: they
 /// record how the document came to be (what was done, which identifiers were
@@ -31,6 +32,15 @@ public func packageDocument(_ package: URL) throws -> Data {
             return !inHistory && line != "  </history>"
         }
     var data = Data(kept.joined(separator: "\n").utf8)
+    if String(decoding: data.prefix(200), as: UTF8.self).contains("<folio format=\"3\"") {
+        // Format 3: every part file, by path (entity folder, then lane and bucket).
+        // A part left without objects is kept on disk (format 3 never removes one) but holds nothing.
+        for path in formatThreeParts(package) {
+            let part = try Data(contentsOf: package.appendingPathComponent(path))
+            if String(decoding: part, as: UTF8.self).split(separator: "\n").count > 3 { data += part }
+        }
+        return data
+    }
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.contains("<part ") {
         guard let start = line.range(of: "file=\"") else { continue }
         let name = line[start.upperBound...].prefix { $0 != "\"" }
@@ -55,4 +65,19 @@ public func allPackageBytes(_ package: URL) throws -> Data {
         data += try Data(contentsOf: file)
     }
     return data
+}
+
+/// The package-relative paths of a format-3 package's part files
+/// (`parts/ENTITY/LLLLLLLL-BBBB.xml`), sorted; temporaries and other names left out.
+public func formatThreeParts(_ package: URL) -> [String] {
+    let parts = package.appendingPathComponent("parts")
+    let entities = (try? FileManager.default.contentsOfDirectory(atPath: parts.path)) ?? []
+    var paths: [String] = []
+    for entity in entities.sorted() {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: parts.appendingPathComponent(entity).path)) ?? []
+        for file in files.sorted() where file.range(of: #"^[0-9a-f]{8}-[0-9a-f]{4,5}\.xml$"#, options: .regularExpression) != nil {
+            paths.append("parts/" + entity + "/" + file)
+        }
+    }
+    return paths
 }

@@ -86,6 +86,14 @@ import Folio
         #expect(try Self.roundTrip(conflict) == conflict)
     }
 
+    @Test("a cascade's record names the link that removed the object and holds the whole object: both read back")
+    func cascadeRecordKeepsItsObject() throws {
+        let removed: MergeConflict.Content = .object(["name": .value(.string("Lion")), "diet": .value(.null),
+                                                      "age": .value(.int(4)), "category": .related([Self.mammals])])
+        let conflict = MergeConflict(kind: .cascade, id: Self.animal, property: "category", ours: removed, theirs: removed)
+        #expect(try Self.roundTrip(conflict) == conflict)
+    }
+
     @Test("a record of an unknown kind or entity, or with a value that does not read, is refused")
     func refusesMalformed() throws {
         let schema = try Self.makeSchema()

@@ -7,7 +7,7 @@ import FolioTestSupport
 
 /// Reading a format-2 package (DocumentLoader+Parts): a damaged or hostile
 /// manifest or part is refused, all or nothing, naming the file it is in.
-@Suite struct DocumentLoaderPartsTests {
+@Suite(.format2) struct DocumentLoaderPartsTests {
     /// A saved zoo package with two parts per entity at most, and its manifest's text.
     static func withSavedPackage(_ body: (DocumentPackage, String) throws -> Void) throws {
         let graph = legacyNumberedGraph(try zooSchema())
@@ -173,9 +173,9 @@ import FolioTestSupport
     @Test("a manifest of an unknown format version is refused")
     func unknownFormat() throws {
         try Self.withSavedPackage { package, manifest in
-            try manifest.replacingOccurrences(of: "format=\"2\"", with: "format=\"3\"")
+            try manifest.replacingOccurrences(of: "format=\"2\"", with: "format=\"4\"")
                 .write(toFile: package.manifestPath, atomically: false, encoding: .utf8)
-            guard case .unsupportedFormat(_, "3")? = Self.refusal(package) else {
+            guard case .unsupportedFormat(_, "4")? = Self.refusal(package) else {
                 Issue.record("expected unsupportedFormat")
                 return
             }

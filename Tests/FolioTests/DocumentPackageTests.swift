@@ -126,7 +126,7 @@ import FolioTestSupport
         #expect(!blobsA.isEmpty)
     }
 
-    @Test("a one-object edit changes one line of one part, and that part's line in the manifest")
+    @Test("a one-object edit changes one line of one part, and that part's line in the manifest", .format2)
     func smallDiff() throws {
         let graph = legacyNumberedGraph(try zooSchema())
         let category = try graph.insert("AnimalCategory", ["name": .string("Birds")])

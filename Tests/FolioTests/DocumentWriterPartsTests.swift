@@ -8,7 +8,7 @@ import FolioTestSupport
 /// Saves that cost what changed (DocumentWriter+Parts, docs/FORMAT.md "Parts"):
 /// a save rewrites only the parts holding changed objects, and what it leaves
 /// always reads back as the graph saved, the same objects a full write gives.
-@Suite struct DocumentWriterPartsTests {
+@Suite(.format2) struct DocumentWriterPartsTests {
     /// A package folder whose saves use small parts (a few objects each), removed with `body`.
     static func withSmallParts<T>(target: Int = 2_048, maximum: Int = 4_096, _ body: (URL) throws -> T) throws -> T {
         let url = temporaryPackageURL()

@@ -120,7 +120,7 @@ import FolioTestSupport
             return
         }
         #expect(file == (path as NSString).lastPathComponent)
-        #expect(location.file.contains("/parts/Photo-") && location.line > 0)
+        #expect(location.file.contains("/parts/Photo/") && location.line > 0)
     }
 
     @Test("a blob that became a FIFO after open is refused at the first read without blocking")
@@ -336,10 +336,9 @@ import FolioTestSupport
         let name = DocumentWriter.blobName(id: id.id, attribute: "count", data: bytes)
         try FileManager.default.removeItem(at: folder.appendingPathComponent(old))
         try bytes.write(to: folder.appendingPathComponent(name))
-        // The part naming the blob, edited in place (a part's hash names it; it is not checked on read).
-        let parts = url.appendingPathComponent("parts")
-        for file in try FileManager.default.contentsOfDirectory(atPath: parts.path) {
-            let part = parts.appendingPathComponent(file)
+        // The part naming the blob, edited in place.
+        for path in formatThreeParts(url) {
+            let part = url.appendingPathComponent(path)
             let text = try String(contentsOf: part, encoding: .utf8)
             if text.contains(old) { try text.replacingOccurrences(of: old, with: name).write(to: part, atomically: true, encoding: .utf8) }
         }

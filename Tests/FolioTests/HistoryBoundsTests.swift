@@ -8,7 +8,7 @@ import Folio
 /// few bytes may stand for any number of objects. What a run may name is
 /// bounded by what the document can hold, and runs are never expanded unless
 /// a caller asks for one change per object.
-@Suite struct HistoryBoundsTests {
+@Suite(.format2) struct HistoryBoundsTests {
     /// A package whose manifest's one transaction inserted one Animal, with `edit`
     /// applied to the manifest's text and given the Animal's identifier.
     static func package(_ edit: (String, UInt64) -> String) throws -> URL {

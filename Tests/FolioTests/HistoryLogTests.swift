@@ -5,7 +5,7 @@ import Folio
 import FolioTestSupport
 
 /// The history log: the open tail the manifest holds, the closed segments, removing, naming.
-@Suite struct HistoryLogTests {
+@Suite(.format2) struct HistoryLogTests {
     static func transaction(_ ids: [UInt64], note: String = "") -> StoredTransaction {
         var transaction = StoredTransaction(number: 0, timestamp: StoredTransaction.recordedTimestamp(Date()), author: note.isEmpty ? nil : note,
                                             bundleIdentifier: "tests", processIdentifier: "1")

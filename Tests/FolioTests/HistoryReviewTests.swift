@@ -106,7 +106,7 @@ import FolioTestSupport
         return url
     }
 
-    @Test("a package whose history numbering reached Int64.max is refused or saved with an error, never a crash")
+    @Test("a package whose history numbering reached Int64.max is refused or saved with an error, never a crash", .format2)
     func numberingAtTheTop() async throws {
         // The package as the child process sees it: the manifest really says next="5" here.
         let sample = try Self.packageWithNextNumber(5)

@@ -68,7 +68,7 @@ import FolioTestSupport
     /// (ModelContext+Merging.swift:93) leaves it out and its part is kept, still
     /// naming the deleted category: the package no longer reads as the saved
     /// graph (its two sides disagree: a dangling reference).
-    @Test("a link another context saved to an object this context deletes is written as the merge left it")
+    @Test("a link another context saved to an object this context deletes is written as the merge left it", .format2)
     func mergedLinkToObjectDeletedHere() throws {
         try Self.withSmallParts { url in
         let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))

@@ -7,7 +7,7 @@ import Folio
 
 /// The document's history through the dynamic API: what each save records,
 /// that it lives in the package, and that deleting it really removes it.
-@Suite struct ModelContextHistoryTests {
+@Suite(.format2) struct ModelContextHistoryTests {
     typealias Transaction = DefaultHistoryTransaction
 
     /// The zoo, with an animal's name kept in the history when it is deleted.

@@ -108,12 +108,25 @@ import Folio
         #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Thing")) == 0)
         #expect(!context.hasChanges)
         #expect(try DocumentPackage(url: url).read().count == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path) == ["manifest.xml"])
+        Self.expectEmptied(url)
         #expect(context.undoManager?.undoActionName == "Delete All Data")
         context.undoManager?.undo()
         #expect(context.contains(thing) && context.insertedIdentifiers == [thing])
         try context.save()
         #expect(try DocumentPackage(url: url).read().value("photo", of: thing) == .data(Data([1, 2, 3])))
+    }
+
+    /// Checks a package emptied by deleteAllData or erase: its manifest, and
+    /// its part and history files kept (format 3 never removes one) holding
+    /// no object and no transaction; no blob.
+    static func expectEmptied(_ url: URL) {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.path).sorted()) ?? []
+        #expect(Set(entries).isSubset(of: ["manifest.xml", "parts", "history"]), "\(entries)")
+        for file in filesBelow(url) where !file.path.hasSuffix("/manifest.xml") {
+            let text = String(decoding: file.bytes, as: UTF8.self)
+            #expect(text.hasSuffix("<objects entity=\"\(file.path.split(separator: "/").dropLast().last ?? "")\">\n</objects>\n")
+                    || text.hasSuffix("<history>\n</history>\n"), "\(file.path) is not empty: \(text)")
+        }
     }
 
     /// Every file in a folder and below it, as bytes.
@@ -153,7 +166,7 @@ import Folio
         for file in Self.filesBelow(folder) {
             for needle in needles { #expect(file.bytes.range(of: needle) == nil, "\(file.path) still holds old bytes") }
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: url.path) == ["manifest.xml"])
+        Self.expectEmptied(url)
         #expect(try DocumentPackage(url: url).read().count == 0)
         #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Thing")) == 0)
         // The same undoable step as deleteAllData's, which brings the objects back as unsaved inserts.

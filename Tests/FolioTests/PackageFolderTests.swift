@@ -41,7 +41,13 @@ import Glibc
     static func contents(_ folder: URL) throws -> [String: Data] {
         var result: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
-            result[name] = try Data(contentsOf: folder.appendingPathComponent(name))
+            var isFolder: ObjCBool = false
+            let url = folder.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+                for (inner, data) in try contents(url) { result[name + "/" + inner] = data }
+            } else {
+                result[name] = try Data(contentsOf: url)
+            }
         }
         return result
     }
@@ -129,8 +135,8 @@ import Glibc
                 try FileManager.default.removeItem(atPath: package.manifestPath)
                 path = package.documentPath
             case "part":
-                let name = try #require(FileManager.default.contentsOfDirectory(atPath: package.partsPath).first)
-                path = package.partsPath + "/" + name
+                let name = try #require(formatThreeParts(url).first)
+                path = url.path + "/" + name
                 try FileManager.default.removeItem(atPath: path)
             case "blob":
                 let name = try #require(FileManager.default.contentsOfDirectory(atPath: package.blobsPath).first)

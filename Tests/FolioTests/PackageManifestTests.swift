@@ -5,7 +5,7 @@ import Folio
 import FolioTestSupport
 
 /// The manifest of a format-2 package: part names, and which part an identifier belongs to.
-@Suite struct PackageManifestTests {
+@Suite(.format2) struct PackageManifestTests {
     @Test("a part's file name carries its entity, first identifier and content hash, and changes exactly with its bytes")
     func partNames() {
         let bytes = Array("<objects Animal=\"1\">\n</objects>\n".utf8)
@@ -46,7 +46,12 @@ import FolioTestSupport
         let category = try graph.insert("AnimalCategory", ["name": .string("Birds")])
         for index in 0..<3 { try graph.link(try graph.insert("Animal", ["name": .string("Bird \(index)")]), "category", to: category) }
         let package = DocumentPackage(url: temporaryPackageURL())
-        defer { try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent()) }
+        // Format 2, as packages saved before format 3 hold it (they still open, and migrate).
+        DocumentPackage.writeFormat2(true, under: package.url.path)
+        defer {
+            DocumentPackage.writeFormat2(false, under: package.url.path)
+            try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent())
+        }
         try package.write(graph)
         let text = try String(contentsOfFile: package.manifestPath, encoding: .utf8)
         #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\" next-id=\"5\">\n  <schema>\n"))

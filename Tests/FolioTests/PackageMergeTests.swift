@@ -59,7 +59,7 @@ import FolioTestSupport
         try String(contentsOf: url.appendingPathComponent(path), encoding: .utf8)
     }
 
-    @Test("format 3: the manifest's format attribute is what decides the file-by-file merge")
+    @Test("format 3: the manifest's format attribute is what decides the file-by-file merge", .format2)
     func formatDetection() throws {
         let folder = try TemporaryFolder("package-merge")
         let three = try Self.package("Three.folio", in: folder, [:])
@@ -203,7 +203,7 @@ import FolioTestSupport
         }
     }
 
-    @Test("format 2: the three graphs are read, merged and written as a new package holding both sides' edits")
+    @Test("format 2: the three graphs are read, merged and written as a new package holding both sides' edits", .format2)
     func wholeGraph() throws {
         let folder = try TemporaryFolder("package-merge")
         let urls = try Self.formatTwo(in: folder, ours: { graph, ids in
@@ -228,7 +228,7 @@ import FolioTestSupport
                 == ["Base.folio", "Ours.folio", "Out.folio", "Theirs.folio"])
     }
 
-    @Test("format 2: a conflicting edit is reported; a mix of formats merges as whole graphs too")
+    @Test("format 2: a conflicting edit is reported; a mix of formats merges as whole graphs too", .format2)
     func wholeGraphConflictAndMix() throws {
         let folder = try TemporaryFolder("package-merge")
         let urls = try Self.formatTwo(in: folder, ours: { graph, ids in

@@ -597,7 +597,7 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
         }
     }
 
-    @Test("a package opened with its entities in another order keeps its parts: a save after one edit rewrites one part")
+    @Test("a package opened with its entities in another order keeps its parts: a save after one edit rewrites one part", .format2)
     func reorderedPackageKeepsItsParts() throws {
         let url = temporaryPackageURL()
         let folder = url.deletingLastPathComponent().path

@@ -384,7 +384,10 @@ import FolioTestSupport
         try DocumentPackage(url: url).write(strict)
         let reopened: ObjectGraph?
         do { reopened = try DocumentPackage(url: url).read() } catch { reopened = nil }
-        #expect((reopened == nil) == expected, "loader: \(label)")
+        // A format-3 package holding a clash (as Git's line merge can leave one) opens settled,
+        // the clash recorded as a uniqueness conflict; anything else about it is refused.
+        let refusedOrSettled = reopened.map { $0.conflicts.contains { $0.kind == .uniqueness } } ?? true
+        #expect(refusedOrSettled == expected, "loader: \(label)")
     }
 
     @Test func `the save check, the loader and migration refuse exactly the same graphs`() async {

@@ -16,7 +16,7 @@ import FolioTestSupport
 /// every test that injects a fault is in this one serialized suite. When the
 /// tests run as root and may mount, a real small tmpfs is filled and a real
 /// read-only remount is tried too.
-@Suite(.serialized) struct WriteFailureTests {
+@Suite(.serialized, .format2) struct WriteFailureTests {
     // MARK: Fixtures
 
     /// Photos whose images are stored as files in `blobs/`.

@@ -113,6 +113,13 @@ final class DocumentStore: @unchecked Sendable {
                  diskSchema: Schema?) {
         self.package = package
         self.history = history
+        // Saves write format 3, whose history is files per writer: a format-2 package's
+        // history is brought into that layout now, before a save appends to it.
+        if let package, !package.writesFormat2 { self.history.adoptFileLayout(in: package.folder, limits: graph.limits) }
+        #if DEBUG
+        // A store opened by a test of format 2 keeps writing it, on its background writer's thread too.
+        if let package, DocumentPackage.writesFormat2OnThisTask { DocumentPackage.writeFormat2(true, under: package.url.path) }
+        #endif
         self.key = key
         savedGraph = graph
         allocator = IdentifierAllocator()
@@ -676,7 +683,8 @@ final class DocumentStore: @unchecked Sendable {
         empty.nextID = savedGraph.nextID
         empty.allocator = savedGraph.allocator
         // The history goes too (its tombstones hold values); its numbering goes on.
-        var emptyHistory = HistoryLog(nextNumber: history.nextNumber)
+        var emptyHistory = history
+        emptyHistory.removeAll()
         if let package {
             do throws(PackageError) {
                 try writeNow(package, empty, generation: generation + 1, changed: nil, history: &emptyHistory)

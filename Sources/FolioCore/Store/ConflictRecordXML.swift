@@ -94,10 +94,10 @@ enum ConflictRecordXML {
                 } else if let valueText = text(side, xml) {
                     guard let value = decode(valueText, property: property, key: key, in: entity) else { return nil }
                     contents.append(.value(value))
-                } else {
-                    contents.append(nil)
                 }
-                continue
+                // A record about one property may still hold a whole object (a cascade's
+                // removed object, named by the link that removed it): read on below.
+                if contents.count == sides.firstIndex(of: side).map({ $0 + 1 }) { continue }
             }
             // A whole object: every SIDE.PROPERTY[.nil|.ids|.esc].
             var properties: [String: MergeConflict.Content] = [:]

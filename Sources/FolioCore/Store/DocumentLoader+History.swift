@@ -105,6 +105,15 @@ extension DocumentLoader {
         conflictRecords.append(record)
     }
 
+    /// One `<f.conflict …/>` line of a format-3 part, about an object of the part's entity.
+    func readPartConflict(_ xml: [String: String], entity: String) {
+        guard let schema, let record = ConflictRecordXML.read(xml, entity: entity, schema: schema) else {
+            return fail(.unexpectedContent(location(), found: "a conflict record that does not read",
+                                           expected: "<f.conflict> as docs/FORMAT.md describes"))
+        }
+        conflictRecords.append(record)
+    }
+
     /// One `<segment first last count file/>`: segments ascend and do not overlap.
     private func readSegment(_ xml: [String: String]) {
         guard let first = xml["first"].flatMap(Int64.init), first > 0,

@@ -362,6 +362,13 @@ extension DocumentLoader {
         let startColumn = Int32(truncatingIfNeeded: parser.pointee.input.pointee.col)
         if name != lastElementName || lastElementState == nil {
             let entityName = String(cString: name)
+            if entityName == ConflictRecordXML.elementName, case .part(let part) = mode, part.isBucket {
+                // A format-3 part keeps the conflict records of its objects, each after its object.
+                readPartConflict(attributeDictionary(attributes, count: count), entity: part.entity)
+                lastElementName = nil
+                lastElementState = nil
+                return
+            }
             guard let found = entityByName[entityName] else {
                 fail(.unknownEntity(location(), name: entityName))
                 return

@@ -18,7 +18,6 @@ extension DocumentLoader {
     /// - Complexity: O(bytes of the parts + objects), spread over the cores.
     func loadParts(in package: PackageFolder) throws(PackageError) {
         let partsFolder = PackageManifest.partsFolderName
-        let folder = package.path(of: partsFolder)
         guard let graph, schema != nil else { return }
         let manifestLocation = PackageError.Location(file: file, line: 0, column: 0)
         // Parts of one entity must ascend and not overlap: the partition a save relies on.
@@ -39,6 +38,94 @@ extension DocumentLoader {
             // Not followed when a link: every file read is inside the package.
             close(try package.openFolder(partsFolder))
         }
+        try loadPartFiles(parts.map { package.item($0.file, in: partsFolder) }, byEntity: byEntity, in: package)
+    }
+
+    /// Reads the format-3 parts of every entity, found by listing
+    /// `parts/ENTITY/` (only names ``PackageLayout`` produces; anything else is
+    /// ignored), on every core, as ``loadParts(in:)`` reads a manifest's. Each
+    /// part's objects are counted in its bytes first (`<ENTITY` elements), so
+    /// its rows are made before it is parsed; its conflict records are read
+    /// with its objects. While a commit is pending (`journal`), a file it
+    /// replaces is read from the commit's new version.
+    ///
+    /// - Throws: ``PackageError``.
+    /// - Complexity: O(bytes of the parts + objects), spread over the cores.
+    func loadBuckets(in package: PackageFolder, journal: CommitJournal?) throws(PackageError) {
+        guard let graph, schema != nil else { return }
+        // A parts/ (or an entity's folder) that is a link or a file is refused, never listed as empty.
+        if let status = package.status(package.item(PackageLayout.partsFolderName)), !status.isFolder {
+            throw .notARegularFile(path: package.path(of: PackageLayout.partsFolderName), kind: status.kind)
+        }
+        var listed: [(part: PackageManifest.Part, item: PackageFolder.Item)] = []
+        for layout in graph.layout.entities {
+            let folder = PackageLayout.partFolder(entity: layout.name)
+            if package.status(package.item(layout.name, in: PackageLayout.partsFolderName)) != nil {
+                close(try package.openFolder(folder))
+            }
+            var names = Set(package.entries(of: folder).filter { PackageLayout.part(ofFileName: $0) != nil })
+            for target in journal?.targets ?? [] where target.hasPrefix(folder + "/") {
+                names.insert(String(target.dropFirst(folder.utf8.count + 1)))
+            }
+            var found: [(part: PackageManifest.Part, item: PackageFolder.Item)] = []
+            for name in names {
+                guard let (lane, bucket) = PackageLayout.part(ofFileName: name) else { continue }
+                let path = folder + "/" + name
+                let item = journal?.readItem(for: path, in: package) ?? package.item(name, in: folder)
+                let range = PackageLayout.identifiers(lane: lane, bucket: bucket)
+                let count = try Self.countObjects(layout.name, in: item)
+                found.append((PackageManifest.Part(entity: layout.name, first: range.lowerBound, last: range.upperBound,
+                                                   count: count, file: path, isBucket: true), item))
+            }
+            listed += found.sorted { $0.part.first < $1.part.first }
+        }
+        parts = listed.map(\.part)
+        var byEntity = [[Int]](repeating: [], count: graph.layout.entities.count)
+        for (index, part) in parts.enumerated() {
+            guard let entity = graph.layout.entityIndex[part.entity] else { continue }
+            byEntity[entity].append(index)
+            objectCount += part.count
+        }
+        if objectCount > limits.maximumObjects {
+            throw .limitExceeded(PackageError.Location(file: package.path(of: PackageLayout.partsFolderName), line: 0, column: 0),
+                                 limit: .objects, size: objectCount, maximum: limits.maximumObjects)
+        }
+        objectCount = 0
+        try loadPartFiles(listed.map(\.item), byEntity: byEntity, in: package)
+    }
+
+    /// How many `<ENTITY` elements a format-3 part's bytes hold: its objects'
+    /// count, read before it is parsed so its rows can be made. Every object
+    /// element starts so and nothing else in a part Folio writes does (values
+    /// escape `<`); a part whose comments hold such text is refused when the
+    /// parse finds fewer objects.
+    static func countObjects(_ entity: String, in item: PackageFolder.Item) throws(PackageError) -> Int {
+        let data = try item.package.mapFile(item)
+        let pattern = Array(("<" + entity).utf8)
+        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Int in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let base = bytes.baseAddress, bytes.count > pattern.count else { return 0 }
+            var count = 0
+            var position = 0
+            let end = bytes.count - pattern.count
+            while position < end {
+                guard let found = memchr(base + position, 0x3C, end - position) else { break }
+                let at = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+                let after = bytes[at + pattern.count]
+                if memcmp(base + at, pattern, pattern.count) == 0,
+                   after == 0x20 || after == 0x09 || after == 0x0A || after == 0x0D || after == 0x2F || after == 0x3E {
+                    count += 1
+                }
+                position = at + 1
+            }
+            return count
+        }
+    }
+
+    /// Parses the part files `items` (one per entry of ``parts``, in order) into
+    /// rows made ahead from their counts; `byEntity` lists each entity's parts.
+    private func loadPartFiles(_ items: [PackageFolder.Item], byEntity: [[Int]], in package: PackageFolder) throws(PackageError) {
+        guard let graph else { return }
         // Each part's rows, from the manifest's counts: its entity's parts follow one another.
         // A part cannot hold more objects than its bytes' value budget allows (it would be
         // refused), so no more rows are made for it than that, whatever its count says.
@@ -50,11 +137,11 @@ extension DocumentLoader {
             let perObject = states[entity].valuesPerObject
             var rows = 0
             for index in indices {
-                let size = package.status(package.item(parts[index].file, in: partsFolder)).map { $0.isRegular ? $0.size : 0 } ?? 0
+                let size = package.status(items[index]).map { $0.isRegular ? $0.size : 0 } ?? 0
                 bases[index] = rows
                 capacities[index] = min(parts[index].count, DocumentLoader.valueBudget(bytes: size) / perObject)
                 rows += capacities[index]
-                rowFiles[entity].append((bases[index], folder + "/" + parts[index].file))
+                rowFiles[entity].append((bases[index], items[index].path))
             }
             rowCounts.append((entity, rows))
             total += rows
@@ -62,14 +149,13 @@ extension DocumentLoader {
         addRows(rowCounts)
         xmlInitParser()
         let loaders = parts.indices.map { index in
-            DocumentLoader(file: folder + "/" + parts[index].file, part: parts[index], owner: self,
+            DocumentLoader(file: items[index].path, part: parts[index], owner: self,
                            base: bases[index], capacity: capacities[index])
         }
         let results = RunResults<PackageError>(count: loaders.count)
         // Each loader is touched by exactly one iteration and writes only its own rows;
         // they are read here only once all are done.
         nonisolated(unsafe) let shared = loaders
-        let items = parts.map { package.item($0.file, in: partsFolder) }
         DispatchQueue.concurrentPerform(iterations: loaders.count) { index in
             do throws(PackageError) { try shared[index].parse(items[index]) } catch {
                 results.set(error, at: index)
@@ -78,7 +164,10 @@ extension DocumentLoader {
         if let (_, error) = results.first() { throw error }
         try indexRows(expecting: total, bases: bases)
         for indices in byEntity {
-            for index in indices { pendingBlobs += loaders[index].pendingBlobs }
+            for index in indices {
+                pendingBlobs += loaders[index].pendingBlobs
+                conflictRecords += loaders[index].conflictRecords
+            }
         }
         objectCount = total
         finishIdentifiers()

@@ -73,7 +73,9 @@ final class DocumentLoader {
     /// save replaced (a crash may leave that file behind), if any.
     private(set) var supersededDocumentHash: UInt64?
     /// The parts a manifest lists, in order.
-    private(set) var parts: [PackageManifest.Part] = []
+    var parts: [PackageManifest.Part] = []
+    /// The format a manifest declares (2 or 3; ``PackageManifest/format``).
+    private(set) var manifestFormat = 2
     /// The identifier of the last object a part file held (they must ascend).
     var lastPartID: UInt64 = 0
     /// For a part file: the one entity it may hold, and its identifiers' range.
@@ -263,7 +265,7 @@ final class DocumentLoader {
         if parser.pointee.wellFormed == 0 {
             throw .malformedXML(location(), message: "document is not well-formed")
         }
-        if phase != (mode == .schemaFile || readsSchemaOnly ? .schemaFileDone : .end) {
+        if phase != (mode == .schemaFile || readsSchemaOnly || manifestFormat == 3 ? .schemaFileDone : .end) {
             throw .malformedXML(location(), message: "document ended before it was complete")
         }
     }
@@ -447,9 +449,17 @@ final class DocumentLoader {
                     fail(.unexpectedContent(location(), found: "<folio> without format", expected: "format=\"\(expected)\""))
                     return
                 }
-                guard version == expected || (readsSchemaOnly && version == "3") else {
+                guard version == expected || (mode == .manifest && version == "3") else {
                     fail(.unsupportedFormat(location(), version: version))
                     return
+                }
+                if mode == .manifest, version == "3" {
+                    // Format 3 keeps no counter, no list and no history in the manifest.
+                    if let unknown = xml.keys.sorted().first(where: { $0 != "format" && $0 != "supersedes" }) {
+                        fail(.unexpectedContent(location(), found: "'\(unknown)' on a format-3 <folio>", expected: "format alone"))
+                        return
+                    }
+                    manifestFormat = 3
                 }
                 if let text = xml["next-id"] {
                     guard let next = UInt64(text), next > 0 else {
@@ -476,6 +486,15 @@ final class DocumentLoader {
                 // must say the same (docs/FORMAT.md, "Part files"): two counts that
                 // disagree mean one of the two files is not the other's.
                 let found = xml.keys.sorted().map { "\($0)=\"\(xml[$0] ?? "")\"" }.joined(separator: " ")
+                if part.isBucket {
+                    // Format 3 counts nothing in the root: the count would change on every insert.
+                    guard xml.count == 1, xml["entity"] == part.entity else {
+                        fail(.unexpectedContent(location(), found: "<objects \(found)>", expected: "<objects entity=\"\(part.entity)\">"))
+                        return
+                    }
+                    phase = .objects
+                    return
+                }
                 guard xml.count == 1, xml[part.entity] == String(part.count) else {
                     fail(.unexpectedContent(location(), found: "<objects \(found)>",
                                             expected: "<objects \(part.entity)=\"\(part.count)\">, the count the manifest lists"))
@@ -611,6 +630,12 @@ final class DocumentLoader {
             phase = .schemaFileDone
             return
         }
+        if manifestFormat == 3 {
+            // The manifest ends with its schema; the parts are found by listing `parts/`.
+            startGraph(schema: schema)
+            phase = .schemaFileDone
+            return
+        }
         startGraph(schema: schema)
         phase = .afterSchema
     }
@@ -663,7 +688,8 @@ final class DocumentLoader {
         if case .part(let part) = mode {
             if objectCount != part.count {
                 fail(.unexpectedContent(location(), found: "\(objectCount) objects",
-                                        expected: "the \(part.count) the manifest lists for this part"))
+                                        expected: part.isBucket ? "the \(part.count) <\(part.entity)> elements the file holds (a part holds no comments)"
+                                                                : "the \(part.count) the manifest lists for this part"))
             }
             return
         }

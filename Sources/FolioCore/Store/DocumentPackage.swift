@@ -58,6 +58,8 @@ public struct DocumentPackage: Sendable {
     }
     /// The path of ``commitItem``.
     var commitPath: String { commitItem.path }
+    /// The path of a format-3 commit's journal (``CommitJournal``), there while a commit is under way.
+    var journalPath: String { folder.item(CommitJournal.fileName).path }
 
     /// Reads the package into a new graph.
     ///
@@ -96,8 +98,19 @@ public struct DocumentPackage: Sendable {
             // it (which may reuse a freed inode number), and reading content (a
             // fingerprint's hash) could block on a path that is not a file.
             let before = FileIO.commitStamp(commitPath)
+            let journalBefore = FileIO.commitStamp(journalPath)
             do {
-                return try readOnce(limits: limits)
+                let read = try readOnce(limits: limits)
+                // Format 3 replaces files under their names: a commit during the read may have
+                // mixed two versions, which no error shows. Its journal (made before the first
+                // rename) and its manifest (replaced last) tell: a read that saw neither change
+                // read one version, or read through one commit's journal throughout.
+                if read.isFormat3, attempts + 1 < Self.maximumReadAttempts,
+                   FileIO.commitStamp(commitPath) != before || FileIO.commitStamp(journalPath) != journalBefore {
+                    attempts += 1
+                    continue
+                }
+                return (read.graph, read.history)
             } catch {
                 attempts += 1
                 let after = FileIO.commitStamp(commitPath)
@@ -114,22 +127,43 @@ public struct DocumentPackage: Sendable {
     /// tries wait 1, 2, 4 … 64 ms first, about 2 s in all.
     static let maximumReadAttempts = 40
 
-    private func readOnce(limits: DocumentLimits) throws(PackageError) -> (graph: ObjectGraph, history: HistoryLog) {
+    private func readOnce(limits: DocumentLimits) throws(PackageError) -> (graph: ObjectGraph, history: HistoryLog, isFormat3: Bool) {
         let loader: DocumentLoader
+        var reconciled: ObjectGraph?
         let folder = self.folder
         if folder.status(manifestItem) != nil {
+            // A commit under way (or cut off by a crash) is read through: its new files.
+            let journal = try CommitJournal.pending(in: folder)
+            let manifest = journal?.readItem(for: PackageManifest.fileName, in: folder) ?? manifestItem
             loader = DocumentLoader(file: manifestItem.path, mode: .manifest, limits: limits)
-            try loader.parse(manifestItem)
+            try loader.parse(manifest)
             if let document = folder.status(documentItem), !isReplacedDocument(document, by: loader) {
                 throw .twoLayouts(path: url.path)
             }
-            try loader.loadParts(in: folder)
+            if loader.manifestFormat == 3 {
+                if let status = folder.status(folder.item(DocumentPackage.historyFolderName)), !status.isFolder {
+                    throw .notARegularFile(path: historyPath, kind: status.kind)
+                }
+                loader.historyLog = listedHistory(journal: journal)
+                do throws(PackageError) {
+                    try loader.loadBuckets(in: folder, journal: journal)
+                    try loader.resolveLinks()
+                } catch {
+                    guard Self.isReconcilable(error), let schema = loader.schema else { throw error }
+                    reconciled = try readReconciled(schema: schema, limits: limits, journal: journal)
+                }
+            } else {
+                try loader.loadParts(in: folder)
+                try loader.resolveLinks()
+            }
         } else {
             guard folder.status(documentItem) != nil else { throw .notAPackage(path: url.path) }
             loader = DocumentLoader(file: documentItem.path, mode: .document, limits: limits)
             try loader.parse(documentItem)
+            try loader.resolveLinks()
         }
-        try loader.resolveLinks()
+        let isFormat3 = loader.manifestFormat == 3
+        if let reconciled { return (reconciled, loader.historyLog ?? HistoryLog(), true) }
         guard let graph = loader.graph else { throw .notAPackage(path: url.path) }
         graph.conflicts = loader.conflictRecords
         // A blobs/ that is a link (or a file) is named as such, not as a missing blob.
@@ -171,7 +205,7 @@ public struct DocumentPackage: Sendable {
             graph.setBlob(reference, blob.ref, blob.attribute)
             BlobRegistry.register(reference, identity: status.identity)
         }
-        return (graph, loader.historyLog ?? HistoryLog())
+        return (graph, loader.historyLog ?? HistoryLog(), isFormat3)
     }
 
     /// Whether a `document.xml` found beside the manifest is the one the
@@ -245,13 +279,29 @@ public struct DocumentPackage: Sendable {
         let loader = DocumentLoader(file: manifestItem.path, mode: .manifest, limits: limits)
         do { try loader.parse(manifestItem) } catch { return nil }
         guard let schema = loader.schema else { return nil }
-        return PackageManifest(schema: schema, parts: loader.parts, history: loader.historyLog, declaredNextID: loader.sawNextID ? loader.declaredNextID : nil)
+        var manifest = PackageManifest(schema: schema, parts: loader.parts, history: loader.historyLog,
+                                       declaredNextID: loader.sawNextID ? loader.declaredNextID : nil)
+        manifest.format = loader.manifestFormat
+        return manifest
     }
 
-    /// The history the committed manifest lists (no segment read yet); an
-    /// empty log for a package without history or manifest.
+    /// The history the committed manifest lists, or a format-3 package's
+    /// history folder holds (no file read yet); an empty log for a package
+    /// without history or manifest.
     func readHistoryLog(limits: DocumentLimits = .standard) -> HistoryLog {
-        readManifest(limits: limits)?.history ?? HistoryLog()
+        guard let manifest = readManifest(limits: limits) else { return HistoryLog() }
+        guard manifest.format == 3 else { return manifest.history ?? HistoryLog() }
+        return listedHistory(journal: try? CommitJournal.pending(in: folder))
+    }
+
+    /// A format-3 package's history: the files `history/` holds, and those a
+    /// pending commit is adding.
+    func listedHistory(journal: CommitJournal?) -> HistoryLog {
+        var names = Set(folder.entries(of: DocumentPackage.historyFolderName))
+        for target in journal?.targets ?? [] where target.hasPrefix(DocumentPackage.historyFolderName + "/") {
+            names.insert(String(target.dropFirst(DocumentPackage.historyFolderName.utf8.count + 1)))
+        }
+        return HistoryLog.listing(names.sorted())
     }
 
     /// Writes atomically, first checking that the package is still the version
@@ -276,6 +326,17 @@ public struct DocumentPackage: Sendable {
         if expected == nil || expected == .some(nil) { try checkWritableTarget() }
         let creating = !FileIO.fileExists(url.path)
         try FileIO.createDirectory(url.path)
+        if !writesFormat2 {
+            do throws(PackageError) {
+                let incremental: Bool
+                if case .some(.some) = expected { incremental = true } else { incremental = false }
+                return try writeFormat3(graph, changed: changed, incremental: incremental, history: history)
+            } catch {
+                // A first save that fails must not leave a folder that looks like a package.
+                if creating { try? FileManager.default.removeItem(atPath: url.path) }
+                throw error
+            }
+        }
         let folder = self.folder, manifestItem = self.manifestItem
         let partsFolder = DocumentPackage.partsFolderName
         // Written by another writer than a container (the engine's `write`), a package keeps its history.
@@ -376,13 +437,22 @@ public struct DocumentPackage: Sendable {
             case DocumentPackage.documentFileName where folder.status(documentItem)?.isRegular == true: continue
             case DocumentPackage.manifestFileName where folder.status(manifestItem)?.isRegular == true: continue
             case FileIO.temporaryName(for: DocumentPackage.documentFileName),
-                 FileIO.temporaryName(for: DocumentPackage.manifestFileName): continue
+                 FileIO.temporaryName(for: DocumentPackage.manifestFileName),
+                 CommitJournal.fileName, FileIO.temporaryName(for: CommitJournal.fileName): continue
             case DocumentPackage.blobsFolderName where folder.isFolder(name):
                 foreign += entries(name, own: DocumentPackage.isOwnBlobEntry)
             case DocumentPackage.historyFolderName where folder.isFolder(name):
                 foreign += entries(name, own: HistoryLog.isOwnEntry)
             case DocumentPackage.partsFolderName where folder.isFolder(name):
-                foreign += entries(name, own: PackageManifest.isOwnPartEntry)
+                // Format 2's part files, or format 3's entity folders of part files.
+                for entry in folder.entries(of: name).sorted() where !PackageManifest.isOwnPartEntry(entry) {
+                    let subfolder = PackageLayout.partFolder(entity: entry)
+                    if FileIO.isSafeBlobName(entry), folder.isFolder(subfolder) {
+                        foreign += entries(subfolder, own: DocumentPackage.isOwnBucketEntry)
+                    } else {
+                        foreign.append(name + "/" + entry)
+                    }
+                }
             default: foreign.append(name)
             }
         }
@@ -397,7 +467,7 @@ public struct DocumentPackage: Sendable {
         return FileIO.isBlobFileName(String(name.dropFirst().dropLast(4)))
     }
 
-    private func writeBlobs(_ blobs: [DocumentWriter.Blob]) throws(PackageError) {
+    func writeBlobs(_ blobs: [DocumentWriter.Blob]) throws(PackageError) {
         guard !blobs.isEmpty else { return }
         let folder = self.folder
         close(try folder.openFolder(DocumentPackage.blobsFolderName, create: true))
@@ -427,7 +497,7 @@ public struct DocumentPackage: Sendable {
     /// blobs — never another file, and `blobs/` only when it is left empty. A blob an
     /// open document still refers to unread (undo can bring its object back) is
     /// mapped first, so its bytes outlive the name without being read.
-    private func removeUnreferencedBlobs(keeping keep: (String) -> Bool) {
+    func removeUnreferencedBlobs(keeping keep: (String) -> Bool) {
         let folder = self.folder
         var removed = false
         for name in folder.entries(of: DocumentPackage.blobsFolderName) where DocumentPackage.isOwnBlobEntry(name) && !keep(name) {

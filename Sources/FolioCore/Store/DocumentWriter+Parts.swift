@@ -170,7 +170,7 @@ extension DocumentWriter {
 }
 
 /// An entity's live rows by identifier, for finding the rows of one part's range.
-private struct RowOrder {
+struct RowOrder {
     let table: EntityTable
     /// Live rows in identifier order, when the table's rows are not already in it.
     let sorted: [Int]?

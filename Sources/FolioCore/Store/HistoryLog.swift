@@ -26,7 +26,26 @@ struct HistoryLog: Equatable, Sendable {
         var bytes: [UInt8]?
         /// The transactions, once read or appended here.
         var transactions: [StoredTransaction]?
+        /// A format-3 history file (found by listing `history/`, or written so):
+        /// nothing lists its range and count, so they are not checked when it is read.
+        var isListed = false
     }
+
+    /// Format 3 (docs/FORMAT.md, "History"): each writer appends to files of
+    /// its own, `history/LANE-NNNNNNNN.xml`, found by listing the folder, so
+    /// two branches' histories are a union of files Git never conflicts on.
+    /// `nil` for a format-2 log (the manifest lists segments and holds the tail).
+    struct Files: Equatable, Sendable {
+        /// This writer's lane, drawn at its first transaction.
+        var lane: UInt64?
+        /// The number of the file the tail is written to.
+        var tailNumber = 1
+        /// Whether the tail changed since it was last written.
+        var tailChanged = false
+    }
+
+    /// The format-3 layout, once the log is in it.
+    var files: Files?
 
     /// The number the next transaction gets: numbers are never reused, even
     /// once their transactions are deleted, so a token stays meaningful.
@@ -78,6 +97,7 @@ struct HistoryLog: Equatable, Sendable {
     /// - Complexity: O(size of the transaction), and O(size of the tail) when it closes.
     @discardableResult
     mutating func append(_ transaction: StoredTransaction) -> Int64 {
+        if files != nil { return appendToFile(transaction) }
         var transaction = transaction
         transaction.number = nextNumber
         nextNumber += 1
@@ -112,6 +132,13 @@ struct HistoryLog: Equatable, Sendable {
                 kept.append(segment)
                 continue
             }
+            if files != nil {
+                // Format 3 keeps a file's name (emptied, even): Git then sees an edit, never a removal.
+                kept.append(Segment(first: remaining.first?.number ?? 0, last: remaining.last?.number ?? 0,
+                                    count: remaining.count, file: segment.file, bytes: Self.encode(remaining),
+                                    transactions: remaining, isListed: true))
+                continue
+            }
             guard let first = remaining.first, let last = remaining.last else { continue }
             kept.append(Self.sealed(Segment(first: first.number, last: last.number, count: remaining.count, file: "",
                                             transactions: remaining)))
@@ -119,7 +146,10 @@ struct HistoryLog: Equatable, Sendable {
         segments = kept
         let remainingTail = tail.filter { !shouldRemove($0) }
         removed += tail.count - remainingTail.count
-        if remainingTail.count != tail.count { setTail(remainingTail) }
+        if remainingTail.count != tail.count {
+            setTail(remainingTail)
+            files?.tailChanged = true
+        }
         return removed
     }
 
@@ -129,16 +159,147 @@ struct HistoryLog: Equatable, Sendable {
     func transactions(in package: PackageFolder?, limits: DocumentLimits) throws(PackageError) -> [StoredTransaction] {
         var all: [StoredTransaction] = []
         for segment in segments { all += try Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling) }
-        return all + tail
+        guard files != nil else { return all + tail }
+        // Several writers' files: their transactions interleave by number (a time, see appendToFile).
+        return (all + tail).sorted { $0.number < $1.number }
+    }
+
+    // MARK: Format 3
+
+    /// A format-3 log of the history files `names` lists (their transactions
+    /// read when first asked for).
+    static func listing(_ names: [String]) -> HistoryLog {
+        var log = HistoryLog()
+        log.files = Files()
+        log.segments = names.filter { PackageLayout.history(ofFileName: $0) != nil }.sorted().map {
+            Segment(first: 0, last: 0, count: 0, file: $0, isListed: true)
+        }
+        return log
+    }
+
+    /// Brings a format-2 log into the format-3 layout: every transaction it
+    /// holds (its segments read now; one that cannot be read is left out, as a
+    /// damaged history never stops a save) goes into lane-0 files, written by
+    /// the next save, which removes the format-2 segment files.
+    mutating func adoptFileLayout(in package: PackageFolder?, limits: DocumentLimits) {
+        guard files == nil else { return }
+        var all: [StoredTransaction] = []
+        for segment in segments {
+            if let read = try? Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling) { all += read }
+        }
+        all += tail
+        var converted = HistoryLog(nextNumber: nextNumber)
+        converted.files = Files()
+        var chunk: [StoredTransaction] = []
+        var size = 0
+        func seal() {
+            guard let first = chunk.first, let last = chunk.last else { return }
+            let file = PackageLayout.historyFileName(lane: 0, number: converted.segments.count + 1)
+            converted.segments.append(Segment(first: first.number, last: last.number, count: chunk.count, file: file,
+                                              bytes: Self.encode(chunk), transactions: chunk, isListed: true))
+            chunk = []
+            size = 0
+        }
+        for transaction in all {
+            var buffer = ByteBuffer()
+            transaction.append(to: &buffer)
+            chunk.append(transaction)
+            size += buffer.count
+            if size >= Self.segmentBytes { seal() }
+        }
+        seal()
+        self = converted
+    }
+
+    /// Appends to this writer's own file: the transaction is numbered by the
+    /// time (milliseconds since 1970 << 20, low bits from the lane), never
+    /// below a number this log gave or read, so numbers from different
+    /// writers ascend with time and do not collide; the tail file is rewritten
+    /// by the next save and closed once it passes ``segmentBytes``.
+    private mutating func appendToFile(_ transaction: StoredTransaction) -> Int64 {
+        var layout = files ?? Files()
+        let lane: UInt64
+        if let drawn = layout.lane {
+            lane = drawn
+        } else {
+            let used = Set(segments.compactMap { PackageLayout.history(ofFileName: $0.file)?.lane })
+            var candidate = UInt64.random(in: IdentifierAllocator.lanes)
+            while used.contains(candidate) { candidate = UInt64.random(in: IdentifierAllocator.lanes) }
+            lane = candidate
+            layout.lane = lane
+        }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let milliseconds = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+        let clock = milliseconds << 20 | Int64(lane & 0xF_FFFF)
+        var transaction = transaction
+        transaction.number = max(nextNumber, clock)
+        // Past the last number (only a format-2 history could have come near it) numbers stop growing.
+        nextNumber = transaction.number == .max ? .max : transaction.number + 1
+        var buffer = ByteBuffer()
+        transaction.append(to: &buffer, nested: true)
+        tail.append(transaction)
+        tailElements += buffer.bytes
+        layout.tailChanged = true
+        if tailElements.count >= Self.segmentBytes, let first = tail.first {
+            segments.append(Segment(first: first.number, last: transaction.number, count: tail.count,
+                                    file: PackageLayout.historyFileName(lane: lane, number: layout.tailNumber),
+                                    bytes: Self.encode(tail), transactions: tail, isListed: true))
+            layout.tailNumber += 1
+            layout.tailChanged = false
+            setTail([])
+        }
+        files = layout
+        return transaction.number
+    }
+
+    /// The format-3 files a save must write: new or rewritten ones, and the
+    /// tail's file when it changed.
+    var filesToWrite: [(name: String, bytes: [UInt8])] {
+        guard let files else { return [] }
+        var result = segments.compactMap { segment in segment.bytes.map { (segment.file, $0) } }
+        if files.tailChanged, let lane = files.lane {
+            result.append((PackageLayout.historyFileName(lane: lane, number: files.tailNumber), Self.encode(tail)))
+        }
+        return result
+    }
+
+    /// The names of every format-3 file this log holds (written or to be).
+    var fileNames: Set<String> {
+        var names = Set(segments.map(\.file))
+        if let files, let lane = files.lane, files.tailChanged || !tail.isEmpty {
+            names.insert(PackageLayout.historyFileName(lane: lane, number: files.tailNumber))
+        }
+        return names
+    }
+
+    /// Empties the log (every file is written empty by the next save); its numbering goes on.
+    mutating func removeAll() {
+        guard files != nil else {
+            self = HistoryLog(nextNumber: nextNumber)
+            return
+        }
+        for index in segments.indices {
+            segments[index].transactions = []
+            segments[index].bytes = Self.encode([])
+            segments[index].count = 0
+        }
+        if !tail.isEmpty { files?.tailChanged = true }
+        setTail([])
     }
 
     /// Forgets what a write put on disk: the bytes of the segments written,
     /// and the transactions of every full segment (read again if asked for).
     mutating func didWrite(_ written: HistoryLog) {
-        let files = Set(written.segments.map(\.file))
-        for index in segments.indices where files.contains(segments[index].file) {
+        let names = Set(written.segments.map(\.file))
+        for index in segments.indices where names.contains(segments[index].file) {
             segments[index].bytes = nil
             if index < segments.count - 1 { segments[index].transactions = nil }
+        }
+        // The tail as written is on disk, unless more was appended since.
+        if let layout = files, let writtenLayout = written.files, layout.tailNumber == writtenLayout.tailNumber,
+           tail.count == written.tail.count {
+            files?.tailChanged = false
         }
     }
 
@@ -176,6 +337,7 @@ struct HistoryLog: Equatable, Sendable {
         loader.historyIdentifierCeiling = ceiling
         try loader.parse(item)
         let transactions = loader.historyTransactions
+        if segment.isListed { return transactions }
         guard transactions.count == segment.count, transactions.first?.number == segment.first,
               transactions.last?.number == segment.last else {
             throw .unexpectedContent(PackageError.Location(file: path, line: 0, column: 0),
@@ -196,10 +358,12 @@ struct HistoryLog: Equatable, Sendable {
             && hash.count == 16 && hash.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
-    /// Whether an entry of `history/` is one Folio writes: a segment file or its temporary.
+    /// Whether an entry of `history/` is one Folio writes: a segment file of
+    /// format 2 or 3, or its temporary.
     static func isOwnEntry(_ name: String) -> Bool {
-        if isSegmentFileName(name) { return true }
+        if isSegmentFileName(name) || PackageLayout.history(ofFileName: name) != nil { return true }
         guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
-        return isSegmentFileName(String(name.dropFirst().dropLast(4)))
+        let stem = String(name.dropFirst().dropLast(4))
+        return isSegmentFileName(stem) || PackageLayout.history(ofFileName: stem) != nil
     }
 }

@@ -17,6 +17,9 @@ struct PackageManifest: Equatable {
         var last: UInt64
         var count: Int
         var file: String
+        /// A format-3 part (`parts/ENTITY/LANE-BUCKET.xml`): its root names the
+        /// entity and counts nothing, and `count` was counted in the file.
+        var isBucket = false
     }
 
     var schema: Schema
@@ -32,10 +35,36 @@ struct PackageManifest: Equatable {
     /// commit leaves it beside the manifest, and this tells that leftover from
     /// a `document.xml` put back by someone else (``PackageError/twoLayouts(path:)``).
     var supersededDocumentHash: UInt64?
+    /// The format the manifest declares: 2 (it lists parts and history) or 3
+    /// (schema only: parts and history are found by listing their folders).
+    var format = 2
 
     static let fileName = "manifest.xml"
     static let partsFolderName = "parts"
     static let formatVersion = "2"
+    /// The format every save writes (docs/FORMAT.md, "Format 3").
+    static let currentFormat = 3
+
+    /// A format-3 manifest's bytes: the format and the schema, nothing else, so
+    /// the file changes only when the schema does (Git sees no change on an
+    /// ordinary save, though each save replaces the file: see ``DocumentPackage``).
+    ///
+    /// - Parameter documentHash: the format-1 `document.xml` this save replaces
+    ///   (``supersededDocumentHash``), only in the save that migrates it.
+    static func bytes(schema: Schema, supersedes documentHash: UInt64?) -> [UInt8] {
+        var buffer = ByteBuffer()
+        buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"3\"")
+        if let documentHash {
+            let hex = String(documentHash, radix: 16)
+            buffer.append(" supersedes=\"")
+            buffer.append(string: String(repeating: "0", count: 16 - hex.count) + hex)
+            buffer.append("\"")
+        }
+        buffer.append(">\n")
+        SchemaXML.append(schema, indent: 2, to: &buffer)
+        buffer.append("</folio>\n")
+        return buffer.bytes
+    }
 
     /// The manifest's bytes: canonical, so the same parts and counter give the same file.
     ///

@@ -27,6 +27,13 @@ struct PartRecords {
     ///   its line.
     static func read(path: String, entity entityName: String, schema: Schema, blobs: PackageFolder?)
         throws(PackageError) -> PartRecords {
+        try read(item: PackageFolder.item(atPath: path), entity: entityName, schema: schema, blobs: blobs)
+    }
+
+    /// Reads a package's part file, reached the package's guarded way (``read(path:entity:schema:blobs:)``).
+    static func read(item: PackageFolder.Item, entity entityName: String, schema: Schema, blobs: PackageFolder?)
+        throws(PackageError) -> PartRecords {
+        let path = item.path
         let location = PackageError.Location(file: path, line: 0, column: 0)
         guard let entity = schema.entity(named: entityName) else { throw .unknownEntity(location, name: entityName) }
         var records = PartRecords(entity: entity)
@@ -57,7 +64,7 @@ struct PartRecords {
                 failure = error
             }
         }
-        try loader.parse(path: path)
+        try loader.parse(item)
         if let failure { throw failure }
         records.root = loader.recordsRoot
         return records

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import Folio
 @testable import FolioCore
 import FolioTestSupport
@@ -88,4 +89,21 @@ func legacyNumberedGraph(_ schema: Schema) -> ObjectGraph {
     let graph = ObjectGraph(schema: schema)
     graph.allocator = .format2Counter
     return graph
+}
+
+/// Makes the saves of a suite's or test's packages write format 2, the layout
+/// packages saved before format 3 hold (they still open, and migrate): for
+/// tests of format 2's own files.
+struct Format2Trait: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(for test: Test, testCase: Test.Case?,
+                      performing function: @Sendable () async throws -> Void) async throws {
+        try await DocumentPackage.$writesFormat2OnThisTask.withValue(true) { try await function() }
+    }
+}
+
+extension Trait where Self == Format2Trait {
+    /// Saves write format 2 (``Format2Trait``).
+    static var format2: Self { Self() }
 }
