@@ -37,11 +37,16 @@ final class SurveyResponse {
         do {
             let container = try makeContainer()
             let context = container.mainContext
-            context.insert(SurveyResponse(respondent: "Ada", answers: [nil, "yes"], scores: [3, nil, nil, 5],
-                                          extras: ["weight": nil, "height": 1.7]))
+            let ada = SurveyResponse(respondent: "Ada", answers: [nil, "yes"], scores: [3, nil, nil, 5],
+                                     extras: ["weight": nil, "height": 1.7])
+            context.insert(ada)
             context.insert(SurveyResponse(respondent: "Grace", answers: [], scores: [nil]))
+            #expect(ada.answers == [nil, "yes"], "read back in memory, before the save")
+            #expect(ada.scores == [3, nil, nil, 5])
             try context.save()
             #expect(try context.fetchCount(FetchDescriptor<SurveyResponse>()) == 2)
+            let fetched = try context.fetch(FetchDescriptor<SurveyResponse>(predicate: #Predicate { $0.respondent == "Ada" }))
+            #expect(fetched.map(\.answers) == [[nil, "yes"]], "read back in memory, after the save")
         }
         let container = try makeContainer()
         let responses = try container.mainContext.fetch(FetchDescriptor<SurveyResponse>(sortBy: [SortDescriptor(\.respondent)]))
