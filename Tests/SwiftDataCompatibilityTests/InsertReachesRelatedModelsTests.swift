@@ -142,6 +142,21 @@ final class Sticker {
         #expect(try context.fetchCount(FetchDescriptor<Notebook>()) == 1)
     }
 
+    @Test func aModelHoldingTheInsertedOneTwiceIsInsertedOnce() throws {
+        let container = try makeContainer()
+        let context = container.mainContext
+        let page = Page(text: "first")
+        let notebook = Notebook(name: "Ideas", pages: [page])
+        notebook.pages = [page]
+        let other = Page(text: "second", notebook: notebook)
+        context.insert(page)
+        #expect(page.notebook === notebook)
+        #expect(other.modelContext === context, "the notebook's insert reaches its other new page")
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Notebook>()) == 1)
+        #expect(Set(notebook.pages.map(\.text)) == ["first", "second"])
+    }
+
     @Test func aModelThatNoLongerHoldsTheInsertedOneIsNotInserted() throws {
         let container = try makeContainer()
         let context = container.mainContext

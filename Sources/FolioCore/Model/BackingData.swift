@@ -422,12 +422,13 @@ public final class BackingData {
             let held = destination.persistentBackingData
             guard held !== self, held.context == nil, !held.madeByContext, held.snapshot == nil else { continue }
             let state = held.unmanagedState
-            state.holders.removeAll { $0.backing == nil }
-            if let index = state.holders.firstIndex(where: { $0.backing === self && $0.relationship == relationship }) {
-                if let model { state.holders[index].model = model }
-            } else {
-                state.holders.append(UnmanagedHolder(backing: self, model: model, relationship: relationship))
+            // Not looked up: one new model held by many (a new category of a
+            // hundred thousand new animals) would make that quadratic. A holder
+            // recorded twice is inserted once; gone ones are dropped as the list doubles.
+            if state.holders.count >= 16, state.holders.count & (state.holders.count - 1) == 0 {
+                state.holders.removeAll { $0.backing == nil }
             }
+            state.holders.append(UnmanagedHolder(backing: self, model: model, relationship: relationship))
         }
     }
 

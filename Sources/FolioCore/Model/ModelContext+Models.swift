@@ -287,12 +287,17 @@ extension ModelContext {
 
     /// Inserts a model and every uninserted model it is related to, from
     /// either side: those its relationships hold, and those holding it in
-    /// theirs (`Folder(name: "Inbox", notes: [note])`, then `insert(note)`,
-    /// inserts the folder, and `note.folder` is it), and so on along the
-    /// chain, as SwiftData does. A model already in this context is left as
-    /// it is; one whose object is gone (its insert undone, its delete saved)
-    /// becomes a new object. A model outside a document that held this one
-    /// is reached only while something else keeps it alive.
+    /// theirs (`let folder = Folder(name: "Inbox", notes: [note])`, then
+    /// `insert(note)`, inserts the folder, and `note.folder` reads it), and so
+    /// on along the chain, as SwiftData does. A model already in this context
+    /// is left as it is; one whose object is gone (its insert undone, its
+    /// delete saved) becomes a new object. A model outside a document that
+    /// held this one is reached only while something else keeps it alive.
+    /// One that set the relationship in its initializer is inserted through
+    /// another instance of its class, since an initializer's assignment
+    /// leaves no way to it: `folder` is then a view of the inserted object,
+    /// like the one `note.folder` returns, but not that same instance (as
+    /// after an upsert); set later (`folder.notes.append(note)`), it is.
     ///
     /// With a `.unique` attribute whose value a live object already has, or a
     /// `#Unique` constraint whose every member it matches (a to-one
@@ -423,12 +428,21 @@ extension ModelContext {
     /// that backing data, so the instance the program holds is a view of the
     /// inserted object too, as after an upsert.
     private func insertHolders(_ holders: [UnmanagedHolder], of held: BackingData, at ref: ObjectRef) {
+        // A holder may be recorded more than once, its instance known to some records only.
+        var instances: [ObjectIdentifier: any PersistentModel] = [:]
+        for holder in holders {
+            guard let backing = holder.backing, let model = holder.model as? any PersistentModel,
+                  model.persistentBackingData === backing else { continue }
+            instances[ObjectIdentifier(backing)] = model
+        }
         for holder in holders {
             guard let backing = holder.backing, backing.context == nil, backing.snapshot == nil, !backing.isBeingInserted else { continue }
-            let known = (holder.model as? any PersistentModel).flatMap { $0.persistentBackingData === backing ? $0 : nil }
+            let known = instances[ObjectIdentifier(backing)]
             let candidates = known.map { [type(of: $0)] } ?? holderTypes(holding: Int(ref.entity), in: holder.relationship)
+            // A class the document does not know is not inserted: it could only be refused.
             guard let type = candidates.first(where: { type in
-                backing.holds(held, at: ModelMetadata.of(type).position(named: holder.relationship) ?? -1, named: holder.relationship)
+                graph.layout.entityIndex[type.entityName] != nil
+                    && backing.holds(held, at: ModelMetadata.of(type).position(named: holder.relationship) ?? -1, named: holder.relationship)
             }) else { continue }
             func standIn<T: PersistentModel>(_ type: T.Type) -> T { T(backingData: backing) }
             insertModel(known ?? standIn(type))
