@@ -111,6 +111,19 @@ final class Sticker {
         #expect(sticker.pages.first?.stickers.map(\.name) == ["star"])
     }
 
+    @Test func insertingATagInsertsTheNewNoteWhoseOptionalListHoldsIt() throws {
+        let container = try ModelContainer(for: Note.self, Tag.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        let tag = Tag(name: "home")
+        let note = Note(title: "groceries")
+        note.tags = [tag]
+        context.insert(tag)
+        #expect(note.modelContext === context)
+        #expect(tag.notes?.map(\.title) == ["groceries"])
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Note>()) == 1)
+    }
+
     @Test func insertingTheEndOfAChainOfNewModelsInsertsTheWholeChain() throws {
         do {
             let container = try makeContainer()

@@ -390,7 +390,7 @@ public final class BackingData {
 
     /// ``_initialize(_:_:at:named:)`` for a to-many relationship: the models
     /// it holds learn that this model holds them, so inserting any of them
-    /// inserts this one too (see ``UnmanagedState/holders``).
+    /// inserts this one too, as SwiftData does.
     @inlinable
     public static func _initialize<Destination: PersistentModel>(_ backing: inout BackingData, _ value: [Destination],
                                                                   at ordinal: Int, named name: String) {
