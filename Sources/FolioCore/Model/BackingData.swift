@@ -422,9 +422,17 @@ public final class BackingData {
             let held = destination.persistentBackingData
             guard held !== self, held.context == nil, !held.madeByContext, held.snapshot == nil else { continue }
             let state = held.unmanagedState
-            // Not looked up: one new model held by many (a new category of a
-            // hundred thousand new animals) would make that quadratic. A holder
-            // recorded twice is inserted once; gone ones are dropped as the list doubles.
+            // Only the last record is compared: that is the one a relationship set
+            // again (`notebook.pages.append(page)` in a loop sets every page once
+            // per append) repeats, and looking further would make one new model
+            // held by many (a new category of a hundred thousand new animals)
+            // quadratic. A holder recorded twice is inserted once; gone ones are
+            // dropped as the list doubles.
+            if let last = state.holders.indices.last, state.holders[last].backing === self,
+               state.holders[last].relationship == relationship {
+                if let model { state.holders[last].model = model }
+                continue
+            }
             if state.holders.count >= 16, state.holders.count & (state.holders.count - 1) == 0 {
                 state.holders.removeAll { $0.backing == nil }
             }
