@@ -22,6 +22,32 @@ final class SurveyResponse {
     }
 }
 
+@Model
+final class SensorLog {
+    var name: String
+    var readings: [Double?]
+    var flags: [Bool?]
+    var times: [Date?]
+    var ids: [UUID?]
+    var blobs: [Data?]
+    var amounts: [Decimal?]
+    var links: [URL?]
+    var codes: Set<Int?>
+
+    init(name: String, readings: [Double?], flags: [Bool?], times: [Date?], ids: [UUID?], blobs: [Data?],
+         amounts: [Decimal?], links: [URL?], codes: Set<Int?>) {
+        self.name = name
+        self.readings = readings
+        self.flags = flags
+        self.times = times
+        self.ids = ids
+        self.blobs = blobs
+        self.amounts = amounts
+        self.links = links
+        self.codes = codes
+    }
+}
+
 @Suite @MainActor struct OptionalElementsTests {
     let directory: TemporaryFolder
 
@@ -56,6 +82,29 @@ final class SurveyResponse {
         #expect(responses[0].extras == ["weight": nil, "height": 1.7])
         #expect(responses[1].answers == [])
         #expect(responses[1].scores == [nil])
+    }
+
+    @Test func arraysOfEveryOptionalScalarHoldingNilAreStoredAndReadBackExactly() throws {
+        let id = UUID()
+        let link = URL(string: "https://example.com/a")
+        let configuration = ModelConfiguration(url: directory.storeURL("Sensors.store"))
+        do {
+            let context = try ModelContainer(for: SensorLog.self, configurations: configuration).mainContext
+            context.insert(SensorLog(name: "roof", readings: [nil, 1.5], flags: [true, nil], times: [nil, .day(3)],
+                                     ids: [id, nil], blobs: [nil, Data([1, 2])], amounts: [Decimal(string: "2.50"), nil],
+                                     links: [nil, link], codes: [nil, 7]))
+            try context.save()
+        }
+        let context = try ModelContainer(for: SensorLog.self, configurations: configuration).mainContext
+        let log = try #require(try context.fetch(FetchDescriptor<SensorLog>()).first, "the log was not stored")
+        #expect(log.readings == [nil, 1.5])
+        #expect(log.flags == [true, nil])
+        #expect(log.times == [nil, .day(3)])
+        #expect(log.ids == [id, nil])
+        #expect(log.blobs == [nil, Data([1, 2])])
+        #expect(log.amounts == [Decimal(string: "2.50"), nil])
+        #expect(log.links == [nil, link])
+        #expect(log.codes == [nil, 7])
     }
 
     @Test func anEditToAnArrayOfOptionalsIsSavedAndUndoable() throws {
