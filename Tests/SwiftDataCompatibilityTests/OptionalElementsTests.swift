@@ -204,6 +204,21 @@ final class LedgerEntry {
         #expect(reopened.map(\.amount) == [900])
     }
 
+    @Test func aModelOfAnotherContextNotSavedThereIsARefusedInsertHere() throws {
+        let container = try makeContainer()
+        let drafts = ModelContext(container)
+        let entry = LedgerEntry(memo: "draft", amount: 5)
+        drafts.insert(entry)
+        let context = container.mainContext
+        context.autosaveErrorHandler = { _ in }
+        context.insert(entry)
+        #expect(throws: ModelError.self, "the main context never had the draft's object") {
+            try context.save()
+        }
+        try drafts.save()
+        #expect(try makeContainer().mainContext.fetch(FetchDescriptor<LedgerEntry>()).map(\.memo) == ["draft"])
+    }
+
     @Test func rollbackForgetsARefusedInsert() throws {
         let container = try makeContainer()
         let context = container.mainContext

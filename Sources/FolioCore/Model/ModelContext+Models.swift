@@ -312,7 +312,7 @@ extension ModelContext {
     /// error goes to ``autosaveErrorHandler``, and the next ``save()`` throws it.
     /// Undo: part of the current user action, with every model it inserted.
     public func insert<T: PersistentModel>(_ model: T) {
-        _ = insertModel(model)
+        _ = insertModel(model, refusingForeign: true)
     }
 
     /// Inserts a model if needed and returns its object's row; then the models
@@ -322,10 +322,14 @@ extension ModelContext {
     /// `heldBy` names the object whose relationship inserts the model, and
     /// the model's to-one relationship that is its inverse: a uniqueness
     /// constraint over that to-one matches on it (see
-    /// ``insertThroughUpsert(_:_:_:heldBy:)``).
+    /// ``insertThroughUpsert(_:_:_:heldBy:)``). `refusingForeign`: a model of
+    /// another context whose object this one lacks is a refused insert (the
+    /// next ``save()`` throws it), as the public ``insert(_:)`` wants; else it
+    /// is reported only (a relationship edit refused at the edit).
     @discardableResult
     func insertModel(_ model: any PersistentModel,
-                     heldBy holder: (relationship: String, id: PersistentIdentifier)? = nil) -> ObjectRef? {
+                     heldBy holder: (relationship: String, id: PersistentIdentifier)? = nil,
+                     refusingForeign: Bool = false) -> ObjectRef? {
         // A model this context made, still sharing its backing data: already here.
         if model._$sharedRow.isShared, let (context, ref) = model.location, context === self,
            graph.isLive(ref) || deleted.contains(ref) {
@@ -336,7 +340,11 @@ extension ModelContext {
             if context === self { return ref }
             // A model of another context: the same object, if this context has it.
             guard let id = backing.identifier, let ref = graph.index[id.id], graph.isLive(ref) else {
-                if let id = backing.identifier { ModelContainer.report(.graph(.objectNotFound(id)), to: autosaveErrorHandler) }
+                guard let id = backing.identifier else { return nil }
+                // A save of this context must not succeed as if it had stored the model.
+                if refusingForeign { refuseInsert(.graph(.objectNotFound(id))) } else {
+                    ModelContainer.report(.graph(.objectNotFound(id)), to: autosaveErrorHandler)
+                }
                 return nil
             }
             return ref
