@@ -210,5 +210,21 @@ final class PassportOwner {
         #expect(passports.map(\.number) == ["X2"])
         #expect(container.schema.entity(named: "Passport")?.uniquenessConstraints == [["owner"]])
     }
+
+    @Test func aNewPassportGivenToAnOwnerReplacesTheOldOneWhichKeepsNoOwner() throws {
+        let container = try ModelContainer(for: Passport.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        let owner = PassportOwner(name: "Ada")
+        context.insert(owner)
+        let old = Passport(number: "X1", owner: owner)
+        context.insert(old)
+        try context.save()
+        owner.passport = Passport(number: "X2")
+        try context.save()
+        let passports = try context.fetch(FetchDescriptor<Passport>(sortBy: [SortDescriptor(\.number)]))
+        #expect(passports.map(\.number) == ["X1", "X2"])
+        #expect(old.owner == nil, "a one-to-one moves: the old passport is released")
+        #expect(owner.passport?.number == "X2")
+    }
 }
 

@@ -599,10 +599,12 @@ extension ModelContext {
         var rows: [Int32] = []
         rows.reserveCapacity(models?.count ?? 0)
         var seen = Set<Int32>()
-        // A model this inserts holds this object in the inverse, once linked: a
-        // uniqueness constraint over that to-one matches on it from the start.
+        // A model this to-many inserts holds this object in the inverse, once
+        // linked: a uniqueness constraint over that to-one matches on it from the
+        // start. (Not through a one-to-one: linking one displaces the other's
+        // holder, so the two never clash.)
         let inverse = graph.layout.entities[link.destination].links[link.inverse]
-        let holder = inverse.isToMany || !graph.isLive(ref) ? nil : inverse.name.map { ($0, graph.identifier(for: ref)) }
+        let holder = !link.isToMany || inverse.isToMany || !graph.isLive(ref) ? nil : inverse.name.map { ($0, graph.identifier(for: ref)) }
         for model in models ?? [] {
             guard let target = insertModel(model, heldBy: holder) else { continue }
             guard Int(target.entity) == link.destination, graph.isLive(target) else {
