@@ -91,7 +91,10 @@ public macro Relationship(
 /// the model it holds: `#Unique<Flow>([\.snapshot, \.label])` allows one flow
 /// per label in each snapshot. Inserting a model whose values match a stored
 /// one in every member of a constraint updates the stored object instead (an
-/// upsert; a related model must already be in the context to match); a save
+/// upsert, made at the insert rather than at the save, so a fetch in between
+/// finds one object; a new related model is inserted first and matches too,
+/// and a to-one left `nil` matches the model whose relationship inserts this
+/// one, so new flows listed in a new snapshot match each other); a save
 /// that would leave two objects matching — after an edit, or a relinking —
 /// fails with ``ModelError/validation(_:)``. A model with `nil` in a member of
 /// a constraint (no value, no related model) matches no other. Key paths must

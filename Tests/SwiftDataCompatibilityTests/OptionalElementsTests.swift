@@ -22,6 +22,32 @@ final class SurveyResponse {
     }
 }
 
+@Model
+final class SensorLog {
+    var name: String
+    var readings: [Double?]
+    var flags: [Bool?]
+    var times: [Date?]
+    var ids: [UUID?]
+    var blobs: [Data?]
+    var amounts: [Decimal?]
+    var links: [URL?]
+    var codes: Set<Int?>
+
+    init(name: String, readings: [Double?], flags: [Bool?], times: [Date?], ids: [UUID?], blobs: [Data?],
+         amounts: [Decimal?], links: [URL?], codes: Set<Int?>) {
+        self.name = name
+        self.readings = readings
+        self.flags = flags
+        self.times = times
+        self.ids = ids
+        self.blobs = blobs
+        self.amounts = amounts
+        self.links = links
+        self.codes = codes
+    }
+}
+
 @Suite @MainActor struct OptionalElementsTests {
     let directory: TemporaryFolder
 
@@ -37,11 +63,16 @@ final class SurveyResponse {
         do {
             let container = try makeContainer()
             let context = container.mainContext
-            context.insert(SurveyResponse(respondent: "Ada", answers: [nil, "yes"], scores: [3, nil, nil, 5],
-                                          extras: ["weight": nil, "height": 1.7]))
+            let ada = SurveyResponse(respondent: "Ada", answers: [nil, "yes"], scores: [3, nil, nil, 5],
+                                     extras: ["weight": nil, "height": 1.7])
+            context.insert(ada)
             context.insert(SurveyResponse(respondent: "Grace", answers: [], scores: [nil]))
+            #expect(ada.answers == [nil, "yes"], "read back in memory, before the save")
+            #expect(ada.scores == [3, nil, nil, 5])
             try context.save()
             #expect(try context.fetchCount(FetchDescriptor<SurveyResponse>()) == 2)
+            let fetched = try context.fetch(FetchDescriptor<SurveyResponse>(predicate: #Predicate { $0.respondent == "Ada" }))
+            #expect(fetched.map(\.answers) == [[nil, "yes"]], "read back in memory, after the save")
         }
         let container = try makeContainer()
         let responses = try container.mainContext.fetch(FetchDescriptor<SurveyResponse>(sortBy: [SortDescriptor(\.respondent)]))
@@ -51,6 +82,29 @@ final class SurveyResponse {
         #expect(responses[0].extras == ["weight": nil, "height": 1.7])
         #expect(responses[1].answers == [])
         #expect(responses[1].scores == [nil])
+    }
+
+    @Test func arraysOfEveryOptionalScalarHoldingNilAreStoredAndReadBackExactly() throws {
+        let id = UUID()
+        let link = URL(string: "https://example.com/a")
+        let configuration = ModelConfiguration(url: directory.storeURL("Sensors.store"))
+        do {
+            let context = try ModelContainer(for: SensorLog.self, configurations: configuration).mainContext
+            context.insert(SensorLog(name: "roof", readings: [nil, 1.5], flags: [true, nil], times: [nil, .day(3)],
+                                     ids: [id, nil], blobs: [nil, Data([1, 2])], amounts: [Decimal(string: "2.50"), nil],
+                                     links: [nil, link], codes: [nil, 7]))
+            try context.save()
+        }
+        let context = try ModelContainer(for: SensorLog.self, configurations: configuration).mainContext
+        let log = try #require(try context.fetch(FetchDescriptor<SensorLog>()).first, "the log was not stored")
+        #expect(log.readings == [nil, 1.5])
+        #expect(log.flags == [true, nil])
+        #expect(log.times == [nil, .day(3)])
+        #expect(log.ids == [id, nil])
+        #expect(log.blobs == [nil, Data([1, 2])])
+        #expect(log.amounts == [Decimal(string: "2.50"), nil])
+        #expect(log.links == [nil, link])
+        #expect(log.codes == [nil, 7])
     }
 
     @Test func anEditToAnArrayOfOptionalsIsSavedAndUndoable() throws {
@@ -148,6 +202,21 @@ final class LedgerEntry {
         let reopened = try makeContainer().mainContext.fetch(FetchDescriptor<LedgerEntry>())
         #expect(reopened.map(\.memo) == ["rent, March"])
         #expect(reopened.map(\.amount) == [900])
+    }
+
+    @Test func aModelOfAnotherContextNotSavedThereIsARefusedInsertHere() throws {
+        let container = try makeContainer()
+        let drafts = ModelContext(container)
+        let entry = LedgerEntry(memo: "draft", amount: 5)
+        drafts.insert(entry)
+        let context = container.mainContext
+        context.autosaveErrorHandler = { _ in }
+        context.insert(entry)
+        #expect(throws: ModelError.self, "the main context never had the draft's object") {
+            try context.save()
+        }
+        try drafts.save()
+        #expect(try makeContainer().mainContext.fetch(FetchDescriptor<LedgerEntry>()).map(\.memo) == ["draft"])
     }
 
     @Test func rollbackForgetsARefusedInsert() throws {

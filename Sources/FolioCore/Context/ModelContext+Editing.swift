@@ -2,7 +2,8 @@
 extension ModelContext {
     /// Inserts an object, or — when the values given for a unique attribute,
     /// or for every attribute of a uniqueness constraint, match a live
-    /// object's — updates that object instead (SwiftData's upsert).
+    /// object's — updates that object instead (SwiftData's upsert), here and
+    /// not at the next save, where SwiftData's store makes it.
     /// Uniqueness is checked against unsaved inserts too; a unique attribute
     /// left to its default is checked by ``save()``. A constraint with a
     /// relationship among its members needs ``insert(_:_:related:)``.

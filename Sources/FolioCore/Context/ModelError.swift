@@ -13,7 +13,8 @@ public enum ModelError: Error, Hashable, Sendable, CustomStringConvertible {
     case saveNotAllowed
     /// Models given to a call that cannot throw (SwiftData's `insert(_:)`, or a
     /// relationship holding an unmanaged model) were refused since the last
-    /// save and are not in the context (a value the document cannot hold, say):
+    /// save and are not in the context (a value the document cannot hold, or a
+    /// model of another context whose object this one lacks, say):
     /// each refusal, in order (the first 100). Each was reported to the
     /// context's `autosaveErrorHandler` when it happened; `save()` throws them
     /// once and writes nothing, so a save never succeeds as if the refused

@@ -385,6 +385,87 @@ public final class BackingData {
         if backing === _unset { backing = BackingData() }
         guard !backing.madeByContext else { return }
         backing.keepUnmanaged(value == nil && ordinal >= 0 ? .noModel : .other(value as Any), at: ordinal, named: name)
+        if let value { backing._recordHolding(value, in: name) }
+    }
+
+    /// ``_initialize(_:_:at:named:)`` for a to-many relationship: the models
+    /// it holds learn that this model holds them, so inserting any of them
+    /// inserts this one too, as SwiftData does.
+    @inlinable
+    public static func _initialize<Destination: PersistentModel>(_ backing: inout BackingData, _ value: [Destination],
+                                                                  at ordinal: Int, named name: String) {
+        if backing === _unset { backing = BackingData() }
+        guard !backing.madeByContext else { return }
+        backing.keepUnmanaged(.other(value), at: ordinal, named: name)
+        if !value.isEmpty { backing._recordHolding(value, in: name) }
+    }
+
+    /// ``_initialize(_:_:at:named:)`` for an optional to-many relationship.
+    @inlinable
+    public static func _initialize<Destination: PersistentModel>(_ backing: inout BackingData, _ value: [Destination]?,
+                                                                  at ordinal: Int, named name: String) {
+        if backing === _unset { backing = BackingData() }
+        guard !backing.madeByContext else { return }
+        backing.keepUnmanaged(.other(value as Any), at: ordinal, named: name)
+        if let value, !value.isEmpty { backing._recordHolding(value, in: name) }
+    }
+
+    /// Tells each model in `destinations` that is outside any document that
+    /// this backing data's model (`model`, when known) holds it in
+    /// `relationship`, for its insert to insert this one too.
+    @usableFromInline
+    func _recordHolding<Destination: PersistentModel>(_ destinations: [Destination], in relationship: String, model: AnyObject? = nil) {
+        for destination in destinations { _recordHolding(destination, in: relationship, model: model) }
+    }
+
+    /// The same for one model (a to-one), with no array made.
+    @usableFromInline
+    func _recordHolding(_ destination: any PersistentModel, in relationship: String, model: AnyObject? = nil) {
+        // A model sharing its context's backing data is in a document (and asking
+        // for its backing data would give it its own).
+        if destination._$sharedRow.isShared { return }
+        let held = destination.persistentBackingData
+        guard held !== self, held.context == nil, !held.madeByContext, held.snapshot == nil else { return }
+        let state = held.unmanagedState
+        // Only the last record is compared: that is the one a relationship set
+        // again (`notebook.pages.append(page)` in a loop sets every page once
+        // per append) repeats, and looking further would make one new model
+        // held by many (a new category of a hundred thousand new animals)
+        // quadratic. A holder recorded twice is inserted once; gone ones are
+        // dropped as the list doubles.
+        if let last = state.holders.indices.last, state.holders[last].backing === self,
+           state.holders[last].relationship == relationship {
+            if let model { state.holders[last].model = model }
+            return
+        }
+        if state.holders.count >= 16, state.holders.count & (state.holders.count - 1) == 0 {
+            state.holders.removeAll { $0.backing == nil }
+        }
+        state.holders.append(UnmanagedHolder(backing: self, model: model, relationship: relationship))
+    }
+
+    /// The models that held this one before its insert (see
+    /// ``UnmanagedState/holders``), forgotten here: the insert inserts them.
+    func takeHolders() -> [UnmanagedHolder] {
+        guard let unmanaged, !unmanaged.holders.isEmpty else { return [] }
+        defer { unmanaged.holders = [] }
+        return unmanaged.holders
+    }
+
+    /// Whether the model is being inserted and is not yet a view of its
+    /// object (see ``UnmanagedState/isBeingInserted``).
+    var isBeingInserted: Bool {
+        get { unmanaged?.isBeingInserted ?? false }
+        set { if newValue || unmanaged != nil { unmanagedState.isBeingInserted = newValue } }
+    }
+
+    /// Whether the value a relationship of this model outside a document
+    /// holds (`name`, at `ordinal`) includes the model whose backing data is `held`.
+    func holds(_ held: BackingData, at ordinal: Int, named name: String) -> Bool {
+        guard let value = unmanagedValue(at: ordinal, named: name) else { return false }
+        if let models = value as? [any PersistentModel] { return models.contains { $0.persistentBackingData === held } }
+        if let model = value as? any PersistentModel { return model.persistentBackingData === held }
+        return false
     }
 
     /// ``_initialize(_:_:at:named:)`` for a type Folio stores directly: keeps
@@ -669,6 +750,7 @@ public final class BackingData {
             context.setRelatedModels(models, for: name, of: ref)
         } else if snapshot == nil, !madeByContext {
             keep()
+            for model in models ?? [] { _recordHolding(model, in: name, model: owner) }
             if let context = (models ?? []).lazy.compactMap(\.modelContext).first { context.insertModel(owner) }
         }
     }

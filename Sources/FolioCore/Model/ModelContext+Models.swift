@@ -285,25 +285,51 @@ extension ModelContext {
 
     // MARK: Inserting
 
-    /// Inserts a model and, through its relationships, every uninserted model
-    /// it reaches. A model already in this context is left as it is; one whose
-    /// object is gone (its insert undone, its delete saved) becomes a new object.
+    /// Inserts a model and every uninserted model it is related to, from
+    /// either side: those its relationships hold, and those holding it in
+    /// theirs (`let folder = Folder(name: "Inbox", notes: [note])`, then
+    /// `insert(note)`, inserts the folder, and `note.folder` reads it), and so
+    /// on along the chain, as SwiftData does. A model already in this context
+    /// is left as it is; one whose object is gone (its insert undone, its
+    /// delete saved) becomes a new object. A model outside a document that
+    /// held this one is reached only while something else keeps it alive.
+    /// One that set the relationship in its initializer is inserted through
+    /// another instance of its class, since an initializer's assignment
+    /// leaves no way to it: `folder` is then a view of the inserted object,
+    /// like the one `note.folder` returns, but not that same instance (as
+    /// after an upsert); set later (`folder.notes.append(note)`), it is.
     ///
     /// With a `.unique` attribute whose value a live object already has, or a
     /// `#Unique` constraint whose every member it matches (a to-one
-    /// relationship by the model it holds, when that model is already in the
-    /// context), the existing object is updated instead (SwiftData's upsert): the model
+    /// relationship by the model it holds, which is inserted first when new,
+    /// or by the object whose relationship is inserting this model), the
+    /// existing object is updated instead (SwiftData's upsert): the model
     /// becomes a second view of that object, and fetching returns the model
-    /// registered first. A model whose values the document cannot hold is not
-    /// inserted; the error goes to ``autosaveErrorHandler``.
-    /// Undo: part of the current user action.
+    /// registered first. The update is made here, not at the next save (where
+    /// SwiftData's store resolves it): a fetch right after the insert finds
+    /// one object, holding the values inserted last, as the saved document will.
+    /// A model whose values the document cannot hold is not inserted: the
+    /// error goes to ``autosaveErrorHandler``, and the next ``save()`` throws it.
+    /// Undo: part of the current user action, with every model it inserted.
     public func insert<T: PersistentModel>(_ model: T) {
-        _ = insertModel(model)
+        _ = insertModel(model, refusingForeign: true)
     }
 
-    /// Inserts a model if needed and returns its object's row.
+    /// Inserts a model if needed and returns its object's row; then the models
+    /// outside a document that held it in a relationship (see
+    /// ``UnmanagedState/holders``), as SwiftData inserts both sides.
+    ///
+    /// `heldBy` names the object whose relationship inserts the model, and
+    /// the model's to-one relationship that is its inverse: a uniqueness
+    /// constraint over that to-one matches on it (see
+    /// ``insertThroughUpsert(_:_:_:heldBy:)``). `refusingForeign`: a model of
+    /// another context whose object this one lacks is a refused insert (the
+    /// next ``save()`` throws it), as the public ``insert(_:)`` wants; else it
+    /// is reported only (a relationship edit refused at the edit).
     @discardableResult
-    func insertModel(_ model: any PersistentModel) -> ObjectRef? {
+    func insertModel(_ model: any PersistentModel,
+                     heldBy holder: (relationship: String, id: PersistentIdentifier)? = nil,
+                     refusingForeign: Bool = false) -> ObjectRef? {
         // A model this context made, still sharing its backing data: already here.
         if model._$sharedRow.isShared, let (context, ref) = model.location, context === self,
            graph.isLive(ref) || deleted.contains(ref) {
@@ -314,15 +340,46 @@ extension ModelContext {
             if context === self { return ref }
             // A model of another context: the same object, if this context has it.
             guard let id = backing.identifier, let ref = graph.index[id.id], graph.isLive(ref) else {
-                if let id = backing.identifier { ModelContainer.report(.graph(.objectNotFound(id)), to: autosaveErrorHandler) }
+                guard let id = backing.identifier else { return nil }
+                // A save of this context must not succeed as if it had stored the model.
+                if refusingForeign { refuseInsert(.graph(.objectNotFound(id))) } else {
+                    ModelContainer.report(.graph(.objectNotFound(id)), to: autosaveErrorHandler)
+                }
                 return nil
             }
             return ref
         }
+        // Met again through the relationships of a model its own insert inserts
+        // first: that insert links it, once it is a view of its object.
+        if backing.isBeingInserted { return nil }
+        let holders = backing.takeHolders()
         let type = type(of: model)
+        let ref: ObjectRef?
         if let columns = columns(forType: type), columns.insertsDirectly {
-            return insertDirectly(model, backing, columns)
+            ref = insertDirectly(model, backing, columns)
+        } else {
+            ref = insertThroughUpsert(model, backing, type, heldBy: holder)
         }
+        if let ref, !holders.isEmpty { insertHolders(holders, of: backing, at: ref) }
+        return ref
+    }
+
+    /// Inserts a model of a class whose entity has a uniqueness constraint,
+    /// through the dynamic insert, which updates the object already holding
+    /// its key instead (SwiftData's upsert).
+    ///
+    /// A to-one member of a constraint matches on the object it holds, so a
+    /// model outside a document held there is inserted first (it may itself
+    /// be an upsert, onto an object other keys already name); a to-one left
+    /// `nil` that is the inverse of the relationship inserting the model
+    /// (`heldBy`) holds that relationship's object, as it will once linked.
+    /// So two new models with the same key, inserted one after the other,
+    /// become one object, the later values winning, however their to-ones
+    /// were set.
+    private func insertThroughUpsert(_ model: any PersistentModel, _ backing: BackingData, _ type: any PersistentModel.Type,
+                                     heldBy holder: (relationship: String, id: PersistentIdentifier)?) -> ObjectRef? {
+        backing.isBeingInserted = true
+        defer { backing.isBeingInserted = false }
         let metadata = ModelMetadata.of(type).properties
         // Read everything while the values still live in the instance.
         var values: [String: Value] = [:]
@@ -339,8 +396,18 @@ extension ModelContext {
             refuseInsert(.graph(mismatch))
             return nil
         }
+        let members = uniqueToOneMembers(of: type.entityName)
+        for (name, models) in related where members.contains(name) {
+            if let destination = models?.first, !destination._$sharedRow.isShared, destination.persistentBackingData.context == nil {
+                insertModel(destination)
+            }
+        }
+        var keys = uniqueLinks(related, of: type.entityName, members: members)
+        if let holder, members.contains(holder.relationship), keys[holder.relationship]?.isEmpty ?? true {
+            keys[holder.relationship] = [holder.id]
+        }
         let id: PersistentIdentifier
-        do { id = try insert(type.entityName, values, related: uniqueLinks(related, of: type.entityName)) } catch {
+        do { id = try insert(type.entityName, values, related: keys) } catch {
             refuseInsert(error)
             return nil
         }
@@ -359,6 +426,52 @@ extension ModelContext {
             setRelatedModels(models, for: name, of: ref)
         }
         return ref
+    }
+
+    /// Inserts the models outside a document that held the model just
+    /// inserted at `ref` (whose backing data is `held`) in a relationship and
+    /// hold it still: SwiftData's insert reaches related models from either
+    /// side. A holder known only by its backing data (an initializer set the
+    /// relationship) is inserted through a second instance of its class over
+    /// that backing data, so the instance the program holds is a view of the
+    /// inserted object too, as after an upsert.
+    private func insertHolders(_ holders: [UnmanagedHolder], of held: BackingData, at ref: ObjectRef) {
+        // A holder may be recorded more than once, its instance known to some records only.
+        var instances: [ObjectIdentifier: any PersistentModel] = [:]
+        for holder in holders {
+            guard let backing = holder.backing, let model = holder.model as? any PersistentModel,
+                  model.persistentBackingData === backing else { continue }
+            instances[ObjectIdentifier(backing)] = model
+        }
+        for holder in holders {
+            guard let backing = holder.backing, backing.context == nil, backing.snapshot == nil, !backing.isBeingInserted else { continue }
+            let known = instances[ObjectIdentifier(backing)]
+            let candidates = known.map { [type(of: $0)] } ?? holderTypes(holding: Int(ref.entity), in: holder.relationship)
+            // A class the document does not know is not inserted: it could only be refused.
+            guard let type = candidates.first(where: { type in
+                graph.layout.entityIndex[type.entityName] != nil
+                    && backing.holds(held, at: ModelMetadata.of(type).position(named: holder.relationship) ?? -1, named: holder.relationship)
+            }) else { continue }
+            func standIn<T: PersistentModel>(_ type: T.Type) -> T { T(backingData: backing) }
+            insertModel(known ?? standIn(type))
+        }
+    }
+
+    /// The classes whose relationship named `relationship` may hold objects
+    /// of `entity`: those of the entities at the other end of its links.
+    private func holderTypes(holding entity: Int, in relationship: String) -> [any PersistentModel.Type] {
+        let layout = graph.layout.entities
+        return layout[entity].links.compactMap { link in
+            guard layout[link.destination].links[link.inverse].name == relationship else { return nil }
+            return core.schema.modelTypes[layout[link.destination].name]
+        }
+    }
+
+    /// The to-one relationships of `entity` that are members of a unique group.
+    private func uniqueToOneMembers(of entity: String) -> Set<String> {
+        guard let entityIndex = graph.layout.entityIndex[entity] else { return [] }
+        let layout = graph.layout.entities[entityIndex]
+        return Set(layout.uniqueGroups.joined().compactMap { layout.linkSlot(ofMember: $0).flatMap { layout.links[$0].name } })
     }
 
     /// Inserts a model of a class whose entity has no uniqueness constraint (so
@@ -446,14 +559,12 @@ extension ModelContext {
     }
 
     /// The to-one relationships among `related` that are members of a unique
-    /// group, for the insert to choose an object to update by: each holding the
-    /// object its model already is here, or nothing. A model not in the
-    /// document yet is a new object, which no live object can hold, so it is
-    /// left out (no match) and linked after the insert like the rest.
-    private func uniqueLinks(_ related: [(String, [any PersistentModel]?)], of entity: String) -> [String: [PersistentIdentifier]] {
-        guard let entityIndex = graph.layout.entityIndex[entity] else { return [:] }
-        let layout = graph.layout.entities[entityIndex]
-        let members = Set(layout.uniqueGroups.joined().compactMap { layout.linkSlot(ofMember: $0).flatMap { layout.links[$0].name } })
+    /// group (`members`), for the insert to choose an object to update by:
+    /// each holding the object its model already is here, or nothing. A model
+    /// not in the document yet is a new object, which no live object can
+    /// hold, so it is left out (no match) and linked after the insert like the rest.
+    private func uniqueLinks(_ related: [(String, [any PersistentModel]?)], of entity: String,
+                             members: Set<String>) -> [String: [PersistentIdentifier]] {
         guard !members.isEmpty else { return [:] }
         var links: [String: [PersistentIdentifier]] = [:]
         for (name, models) in related where members.contains(name) {
@@ -488,8 +599,14 @@ extension ModelContext {
         var rows: [Int32] = []
         rows.reserveCapacity(models?.count ?? 0)
         var seen = Set<Int32>()
+        // A model this to-many inserts holds this object in the inverse, once
+        // linked: a uniqueness constraint over that to-one matches on it from the
+        // start. (Not through a one-to-one: linking one displaces the other's
+        // holder, so the two never clash.)
+        let inverse = graph.layout.entities[link.destination].links[link.inverse]
+        let holder = !link.isToMany || inverse.isToMany || !graph.isLive(ref) ? nil : inverse.name.map { ($0, graph.identifier(for: ref)) }
         for model in models ?? [] {
-            guard let target = insertModel(model) else { continue }
+            guard let target = insertModel(model, heldBy: holder) else { continue }
             guard Int(target.entity) == link.destination, graph.isLive(target) else {
                 let error: GraphError = graph.isLive(target)
                     ? .wrongDestination(entity: layout.name, relationship: relationship,

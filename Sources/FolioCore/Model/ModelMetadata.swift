@@ -23,6 +23,12 @@ final class ModelMetadata: @unchecked Sendable {
         positions[name].map { properties[$0] }
     }
 
+    /// The position of the property with this name in `schemaMetadata`: the
+    /// ordinal `@Model` gives it.
+    func position(named name: String) -> Int? {
+        positions[name]
+    }
+
     /// The property a key path of the class names, if the class persists it
     /// (predicates and sort descriptors name properties by key path).
     func property(for keyPath: AnyKeyPath) -> Schema.PropertyMetadata? {
