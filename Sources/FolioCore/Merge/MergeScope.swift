@@ -48,6 +48,13 @@ struct MergeScope {
               let theirsChanged = theirs.changedIdentifiers(since: base) else { return nil }
         (self.base, self.ours, self.theirs, self.schema) = (base, ours, theirs, schema)
         ids = oursChanged.union(theirsChanged)
+        // One identifier given objects of two entities (impossible with lanes) is left to the merge of every object.
+        for id in ids {
+            let entities = [base, ours, theirs].compactMap { graph in
+                graph.index[id].map { graph.layout.entities[Int($0.entity)].name }
+            }
+            if entities.contains(where: { $0 != entities.first }) { return nil }
+        }
         ids.formUnion(countViolations())
         ids.formUnion(sharedKeys())
     }

@@ -44,11 +44,13 @@ extension ObjectGraph {
         var (baseRows, rows): ([Int32], [Int32]) = ([], [])
         baseRows.reserveCapacity(baseTable.liveCount)
         rows.reserveCapacity(baseTable.liveCount)
+        // Two versions of one document keep their objects in one order, give or take
+        // the edits: the row after the last one matched is tried before a lookup.
+        var next = 0
         for baseRow in 0..<baseTable.rowCount where baseTable.isLive[baseRow] {
             let id = baseTable.ids[baseRow]
-            // Rows of two versions of one document mostly line up: one comparison before a lookup.
-            var row = baseRow
-            if baseRow >= table.rowCount || table.ids[baseRow] != id {
+            var row = next
+            if row >= table.rowCount || table.ids[row] != id {
                 guard let ref = index[id] else {
                     changed.insert(id)
                     continue
@@ -56,6 +58,7 @@ extension ObjectGraph {
                 guard Int(ref.entity) == entity else { return nil }
                 row = Int(ref.row)
             }
+            next = row + 1
             guard table.isLive[row] else {
                 changed.insert(id)
                 continue
@@ -63,14 +66,20 @@ extension ObjectGraph {
             baseRows.append(Int32(baseRow))
             rows.append(Int32(row))
         }
+        next = 0
         for row in 0..<table.rowCount where table.isLive[row] {
             let id = table.ids[row]
-            if row < baseTable.rowCount, baseTable.ids[row] == id, baseTable.isLive[row] { continue }
+            if next < baseTable.rowCount, baseTable.ids[next] == id {
+                if !baseTable.isLive[next] { changed.insert(id) }
+                next += 1
+                continue
+            }
             guard let ref = base.index[id] else {
                 changed.insert(id)
                 continue
             }
             guard Int(ref.entity) == baseEntity else { return nil }
+            next = Int(ref.row) + 1
             if !base.isLive(ref) { changed.insert(id) }
         }
         return (baseRows, rows)
