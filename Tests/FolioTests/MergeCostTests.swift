@@ -1,3 +1,4 @@
+import Foundation
 import PropertyBased
 import Testing
 import Folio
@@ -85,6 +86,37 @@ import FolioTestSupport
             let result = try fixture.merge()
             try Self.expectSameAsEveryObject(fixture, result)
         }
+    }
+
+    @Test("versions read from packages, their rows shifted by deletes and inserts, merge as the merge of every object")
+    func versionsReadFromPackages() throws {
+        let (fixture, categories, animals) = try Self.zoo(categories: 10, animals: 300, rule: .cascade)
+        for (side, offset) in [(fixture.ours, 0), (fixture.theirs, 1)] {
+            for k in stride(from: offset, to: 300, by: 37) { try side.remove(animals[k]) }
+            try MergeEdit(kind: 12, pick: 0, other: 0).delete(categories[4 + offset], in: side)
+            for k in 0..<5 {
+                let animal = try side.insert("Animal", ["name": .string("New \(offset) \(k)"), "age": .int(Int64(k))])
+                try side.link(animal, "category", to: categories[(3 * k + offset) % 4])
+            }
+            for k in stride(from: 2 + offset, to: 300, by: 41) where side.contains(animals[k]) {
+                try side.setValue(.int(50 + Int64(offset)), for: "age", of: animals[k])
+                try side.setRelated([animals[(k + 1) % 300]].filter(side.contains), for: "friends", of: animals[k])
+            }
+        }
+        var read: [ObjectGraph] = []
+        for graph in [fixture.base, fixture.ours, fixture.theirs] {
+            let package = DocumentPackage(url: temporaryPackageURL())
+            defer { try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent()) }
+            try package.write(graph)
+            read.append(try package.read())
+        }
+        let result = try ObjectGraph.merge(base: read[0], ours: read[1], theirs: read[2])
+        #expect(result.statesBuilt < 3 * 100)
+        let whole = try ObjectGraph.mergeEveryObject(base: read[0], ours: read[1], theirs: read[2])
+        #expect(result.graph.snapshot() == whole.graph.snapshot())
+        #expect(result.conflicts == whole.conflicts)
+        #expect(result.graph.invariantViolations().isEmpty)
+        #expect(result.graph.snapshot() == (try fixture.merge()).graph.snapshot())
     }
 
     @Test("random edits: the merge of the changed objects equals the merge of every object, conflicts in order")
