@@ -34,6 +34,16 @@ import FolioTestSupport
         #expect(result.graph.nextID == whole.graph.nextID, sourceLocation: sourceLocation)
         #expect(result.graph.count == whole.graph.count, sourceLocation: sourceLocation)
         #expect(result.graph.invariantViolations().isEmpty, sourceLocation: sourceLocation)
+        // The same rows too: each entity's in one order, every link column (hidden inverses included) alike.
+        for (entity, table) in result.graph.tables.enumerated() {
+            let other = whole.graph.tables[entity]
+            #expect(table.ids == other.ids && table.isLive == other.isLive, sourceLocation: sourceLocation)
+            for (slot, column) in table.links.enumerated() {
+                let otherColumn = other.links[slot]
+                #expect(column.one == otherColumn.one && column.many == otherColumn.many && column.absent == otherColumn.absent,
+                        "\(result.graph.layout.entities[entity].name) slot \(slot)", sourceLocation: sourceLocation)
+            }
+        }
     }
 
     @Test("two sides of a 20,000-object graph with 10 edits each: states for the edited objects and their categories, not 20,000")

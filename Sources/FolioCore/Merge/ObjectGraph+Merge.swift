@@ -38,11 +38,13 @@ extension ObjectGraph {
     ///   exceed the document's object limit.
     /// - Complexity: O(objects × properties + links) of the three versions
     ///   for comparing their columns, with no allocation per object, and a
-    ///   copy of ours (copy-on-write: each column written to is copied once);
-    ///   then O(changed objects × properties + their links), plus
-    ///   O(list length × log) for each to-many list both sides changed (and a
-    ///   copy of each version a schema change migrates). An entity with
-    ///   unique groups adds a key per object of ours.
+    ///   copy of ours (copy-on-write: each column written to is copied once)
+    ///   whose rows are put back in identifier order when objects came or
+    ///   went (O(rows + links) of the entities concerned); then O(changed
+    ///   objects × properties + their links), plus O(list length × log) for
+    ///   each to-many list both sides changed (and a copy of each version a
+    ///   schema change migrates). An entity with unique groups adds a key
+    ///   per object of ours.
     public static func merge(base: ObjectGraph, ours: ObjectGraph, theirs: ObjectGraph) throws(MergeError) -> MergeResult {
         let versions = try MergeSchemaAlignment(base: base, ours: ours, theirs: theirs)
         let schema = MergeSchema(versions.ours.schema)
@@ -62,6 +64,8 @@ extension ObjectGraph {
         graph.allocator = IdentifierAllocator()
         graph.limits = limits
         graph.apply(states, scope: scope.ids, theirs: versions.theirs)
+        // The rows the merge of every object gives: live objects only, by identifier.
+        graph.compactInIdentifierOrder()
         return finish(graph, conflicts: conflicts, statesBuilt: scope.statesBuilt, base: base, ours: ours, theirs: theirs)
     }
 

@@ -8,7 +8,8 @@ extension ObjectGraph {
     /// The result equals what ``build(from:transientFrom:)`` makes of every
     /// object's state, rows aside: ours' rows keep their places (a removed
     /// object's row stays, deleted), new objects are appended by ascending
-    /// identifier. Relationship lists are those of the states, in their
+    /// identifier — ``compactInIdentifierOrder()`` then gives the rows
+    /// `build` gives. Relationship lists are those of the states, in their
     /// order. Transient attributes of an object ours did not hold take
     /// theirs' value, else their initial value.
     ///
