@@ -46,10 +46,17 @@ enum MergeReconcile {
         try reconcile(&states, schema: MergeSchema(schema), revivable: revivable, conflicts: conflicts)
     }
 
+    /// Reconciles `states` in place; with `outside`, `states` are some
+    /// objects of the result only, and `outside` gives the entity of each
+    /// other live object (`nil` for none, and for every identifier `states`,
+    /// `revivable` or the per-object merge named): objects both sides left as
+    /// the base had them, which the caller makes sure no rule reaches
+    /// (``MergeScope``). They count as live targets, and as members of the
+    /// derived lists that hold them.
     static func reconcile(_ states: inout [UInt64: ObjectState], schema: MergeSchema,
-                          revivable: [UInt64: ObjectState], conflicts: [MergeConflict]) throws(MergeError)
-        -> [MergeConflict] {
-        var pass = Pass(schema: schema, states: states, revivable: revivable)
+                          revivable: [UInt64: ObjectState], conflicts: [MergeConflict],
+                          outside: ((UInt64) -> String?)? = nil) throws(MergeError) -> [MergeConflict] {
+        var pass = Pass(schema: schema, states: states, revivable: revivable, outside: outside)
         while true {
             var changed = try pass.cutDanglingLinks()
             changed = pass.releaseTakenToOnes() || changed
@@ -70,9 +77,22 @@ enum MergeReconcile {
         let schema: MergeSchema
         var states: [UInt64: ObjectState]
         var revivable: [UInt64: ObjectState]
+        /// The live objects `states` does not hold, by entity (see ``reconcile(_:schema:revivable:conflicts:outside:)``).
+        let outside: ((UInt64) -> String?)?
         var conflicts: [MergeConflict] = []
 
-        func isLive(_ id: UInt64, _ entity: String) -> Bool { states[id]?.entity == entity }
+        init(schema: MergeSchema, states: [UInt64: ObjectState], revivable: [UInt64: ObjectState],
+             outside: ((UInt64) -> String?)? = nil) {
+            self.schema = schema
+            self.states = states
+            self.revivable = revivable
+            self.outside = outside
+        }
+
+        func isLive(_ id: UInt64, _ entity: String) -> Bool {
+            if let state = states[id] { return state.entity == entity }
+            return outside?(id) == entity
+        }
 
         func identifier(_ id: UInt64) -> PersistentIdentifier {
             PersistentIdentifier(entityName: states[id]?.entity ?? revivable[id]?.entity ?? "", id: id)
@@ -217,8 +237,12 @@ enum MergeReconcile {
             for id in states.keys {
                 guard let state = states[id], let entity = schema.entities[state.entity] else { continue }
                 for link in entity.links where link.role != .fact {
-                    let confirmed = members[id]?[link.name] ?? []
+                    var confirmed = members[id]?[link.name] ?? []
                     let old = state.links[link.name] ?? .init([])
+                    if let outside {
+                        // An object left out listed here holds this one: it is unchanged on every side.
+                        confirmed += old.ids.filter { states[$0] == nil && outside($0) == link.destination }
+                    }
                     var new = old
                     if link.role == .derivedToOne {
                         new.ids = confirmed.isEmpty ? [] : [confirmed.min()!]

@@ -8,4 +8,8 @@ public struct MergeResult {
     /// The conflicts, ordered by identifier, then property; empty when both
     /// sides' edits combined cleanly.
     public var conflicts: [MergeConflict]
+    /// How many ``ObjectState``s the merge built from the three versions:
+    /// the measure of its work (tests check it follows the edits, not the
+    /// document).
+    var statesBuilt = 0
 }

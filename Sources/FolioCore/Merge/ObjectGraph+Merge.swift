@@ -1,6 +1,7 @@
-/// The whole-document three-way merge on graphs: the per-object merge of
-/// every object (``ObjectStateMerge``), then one reconcile pass
-/// (``MergeReconcile``), built into a new graph.
+/// The whole-document three-way merge on graphs: the per-object merge
+/// (``ObjectStateMerge``) of the objects either side changed and those the
+/// reconcile pass (``MergeReconcile``) must see beside them (``MergeScope``),
+/// written into a copy of ours; the same result as merging every object.
 extension ObjectGraph {
     /// Merges two edited versions of a document with the version they both
     /// started from, by object identity.
@@ -35,14 +36,46 @@ extension ObjectGraph {
     ///   for a blob that had to be read and could not be;
     ///   ``MergeError/tooManyObjects(count:maximum:)`` when the result would
     ///   exceed the document's object limit.
-    /// - Complexity: O(objects × properties + links) of the three versions,
-    ///   plus O(list length × log) for each to-many list both sides changed
-    ///   (and a copy of each version a schema change migrates).
+    /// - Complexity: O(objects × properties + links) of the three versions
+    ///   for comparing their columns, with no allocation per object, and a
+    ///   copy of ours (copy-on-write: each column written to is copied once)
+    ///   whose rows are put back in identifier order when objects came or
+    ///   went (O(rows + links) of the entities concerned); then O(changed
+    ///   objects × properties + their links), plus O(list length × log) for
+    ///   each to-many list both sides changed (and a copy of each version a
+    ///   schema change migrates). An entity with unique groups adds a key
+    ///   per object of ours.
     public static func merge(base: ObjectGraph, ours: ObjectGraph, theirs: ObjectGraph) throws(MergeError) -> MergeResult {
         let versions = try MergeSchemaAlignment(base: base, ours: ours, theirs: theirs)
         let schema = MergeSchema(versions.ours.schema)
-        let merged = try ObjectStateMerge.merge(base: versions.base.objectStates(), ours: versions.ours.objectStates(),
-                                                theirs: versions.theirs.objectStates(), schema: schema)
+        guard var scope = MergeScope(base: versions.base, ours: versions.ours, theirs: versions.theirs, schema: schema) else {
+            return try mergeEveryObject(versions, schema: schema, base: base, ours: ours, theirs: theirs)
+        }
+        let (states, conflicts) = try scope.merge()
+        let limits = ours.limits
+        let kept = scope.ids.reduce(versions.ours.count) { count, id in
+            MergeScope.liveEntity(id, in: versions.ours) == nil ? count : count - 1
+        }
+        guard kept + states.count <= limits.maximumObjects else {
+            throw .tooManyObjects(count: kept + states.count, maximum: limits.maximumObjects)
+        }
+        let graph = versions.ours.copy()
+        // A new document, as the merge of every object builds it: a writer of its own.
+        graph.allocator = IdentifierAllocator()
+        graph.limits = limits
+        graph.apply(states, scope: scope.ids, theirs: versions.theirs)
+        // The rows the merge of every object gives: live objects only, by identifier.
+        graph.compactInIdentifierOrder()
+        return finish(graph, conflicts: conflicts, statesBuilt: scope.statesBuilt, base: base, ours: ours, theirs: theirs)
+    }
+
+    /// The merge of every object's state, into a new graph: what
+    /// ``merge(base:ours:theirs:)`` does when the versions cannot be compared
+    /// column by column (``MergeScope``), and what tests compare it with.
+    static func mergeEveryObject(_ versions: MergeSchemaAlignment, schema: MergeSchema, base: ObjectGraph,
+                                 ours: ObjectGraph, theirs: ObjectGraph) throws(MergeError) -> MergeResult {
+        let (b, o, t) = (versions.base.objectStates(), versions.ours.objectStates(), versions.theirs.objectStates())
+        let merged = try ObjectStateMerge.merge(base: b, ours: o, theirs: t, schema: schema)
         var states = merged.states
         let conflicts = try MergeReconcile.reconcile(&states, schema: schema, revivable: merged.deleted,
                                                      conflicts: merged.conflicts)
@@ -53,13 +86,26 @@ extension ObjectGraph {
         let graph = ObjectGraph(schema: versions.ours.schema)
         graph.limits = limits
         graph.build(from: states, transientFrom: [versions.ours, versions.theirs])
+        return finish(graph, conflicts: conflicts, statesBuilt: b.count + o.count + t.count, base: base, ours: ours,
+                      theirs: theirs)
+    }
+
+    /// The merge of every object's state (``mergeEveryObject(_:schema:base:ours:theirs:)``) of three versions.
+    static func mergeEveryObject(base: ObjectGraph, ours: ObjectGraph, theirs: ObjectGraph) throws(MergeError) -> MergeResult {
+        let versions = try MergeSchemaAlignment(base: base, ours: ours, theirs: theirs)
+        return try mergeEveryObject(versions, schema: MergeSchema(versions.ours.schema), base: base, ours: ours, theirs: theirs)
+    }
+
+    /// The merged graph's identifier counter and recorded conflicts.
+    private static func finish(_ graph: ObjectGraph, conflicts: [MergeConflict], statesBuilt: Int, base: ObjectGraph,
+                               ours: ObjectGraph, theirs: ObjectGraph) -> MergeResult {
         graph.nextID = max(graph.nextID, base.nextID, ours.nextID, theirs.nextID)
         // The merged document keeps what it must still resolve: the records the
         // versions held (less those either side resolved), then this merge's.
         graph.conflicts = MergeConflict.mergeRecords(base: base.conflicts, ours: ours.conflicts, theirs: theirs.conflicts)
             + conflicts
         graph._checkInvariants()
-        return MergeResult(graph: graph, conflicts: conflicts)
+        return MergeResult(graph: graph, conflicts: conflicts, statesBuilt: statesBuilt)
     }
 
     /// Fills an empty graph with reconciled states: objects by ascending
