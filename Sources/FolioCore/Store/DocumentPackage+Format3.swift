@@ -65,14 +65,19 @@ extension DocumentPackage {
                         in: PackageLayout.partFolder(entity: graph.layout.entities[bucket.entity].name))
         }
         if incremental, let changed {
+            // Deleted objects (or a record's): their parts, of whichever entity holds one, once per part.
+            var gone = Set<DocumentWriter.Bucket>()
             for id in changed {
                 if let ref = graph.index[id], graph.isLive(ref) {
                     buckets.insert(DocumentWriter.Bucket(entity: Int(ref.entity), id: id))
-                    continue
+                } else {
+                    gone.insert(DocumentWriter.Bucket(entity: 0, id: id))
                 }
-                // Deleted (or a record's object): whichever entity's part holds it is rewritten.
+            }
+            for part in gone {
                 for entity in graph.layout.entities.indices {
-                    let bucket = DocumentWriter.Bucket(entity: entity, id: id)
+                    let bucket = DocumentWriter.Bucket(entity: entity, lane: part.lane, bucket: part.bucket)
+                    if buckets.contains(bucket) { continue }
                     if conflicts[bucket] != nil || folder.status(partItem(bucket)) != nil { buckets.insert(bucket) }
                 }
             }
@@ -133,17 +138,7 @@ extension DocumentPackage {
         // (a crash may have left it after that save's commit).
         if migrating || supersedes != nil { removeFormat2Files() }
         removeFormerEntityParts(keeping: Set(graph.layout.entities.map(\.name)))
-        let written = Set(writer.blobs.map(\.name))
-        if incremental, let changed {
-            // Blobs of objects in parts kept as they were are still named by those parts.
-            removeUnreferencedBlobs { name in
-                if written.contains(name) { return true }
-                guard let id = FileIO.blobObjectID(in: name), !changed.contains(id), let ref = graph.index[id] else { return false }
-                return graph.isLive(ref)
-            }
-        } else {
-            removeUnreferencedBlobs { written.contains($0) }
-        }
+        removeUnreferencedBlobs(after: writer, of: graph, keptPartsExcept: incremental ? changed : nil)
         var hasher = ContentHasher()
         hasher.update(manifestBytes)
         return FileFingerprint(manifestItem, contentHash: hasher.finalize())

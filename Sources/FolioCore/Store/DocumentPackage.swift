@@ -114,7 +114,9 @@ public struct DocumentPackage: Sendable {
             } catch {
                 attempts += 1
                 let after = FileIO.commitStamp(commitPath)
-                guard attempts < Self.maximumReadAttempts, before != after else { throw error }
+                // A format-3 commit may be between its first rename and its manifest's: its journal tells.
+                guard attempts < Self.maximumReadAttempts,
+                      before != after || FileIO.commitStamp(journalPath) != journalBefore else { throw error }
                 // A writer committing faster than a read completes (a burst of
                 // autosaves) would win every race: after the first few, back off
                 // and let the burst end.
@@ -397,17 +399,7 @@ public struct DocumentPackage: Sendable {
         try folder.sync(nil)
         removeUnreferencedParts(keeping: Set(parts.map(\.file)))
         removeUnreferencedHistory(keeping: Set(history?.segments.map(\.file) ?? []))
-        let written = Set(writer.blobs.map(\.name))
-        if previous != nil, let changed {
-            // Blobs of objects in parts kept as they were are still named by those parts.
-            removeUnreferencedBlobs { name in
-                if written.contains(name) { return true }
-                guard let id = FileIO.blobObjectID(in: name), !changed.contains(id), let ref = graph.index[id] else { return false }
-                return graph.isLive(ref)
-            }
-        } else {
-            removeUnreferencedBlobs { written.contains($0) }
-        }
+        removeUnreferencedBlobs(after: writer, of: graph, keptPartsExcept: previous != nil ? changed : nil)
         return FileFingerprint(manifestItem, contentHash: manifestHash)
     }
 
@@ -491,13 +483,27 @@ public struct DocumentPackage: Sendable {
         try folder.sync(DocumentPackage.blobsFolderName)
     }
 
+    /// Best effort, after a commit: removes the blobs the document no longer
+    /// names — those `writer` did not write, unless (with `changed`, a save that
+    /// kept every part but those holding the `changed` objects) a live object
+    /// whose part was kept still names it.
+    func removeUnreferencedBlobs(after writer: DocumentWriter, of graph: ObjectGraph, keptPartsExcept changed: Set<UInt64>?) {
+        let written = Set(writer.blobs.map(\.name))
+        guard let changed else { return removeUnreferencedBlobs { written.contains($0) } }
+        removeUnreferencedBlobs { name in
+            if written.contains(name) { return true }
+            guard let id = FileIO.blobObjectID(in: name), !changed.contains(id), let ref = graph.index[id] else { return false }
+            return graph.isLive(ref)
+        }
+    }
+
     /// Best effort: a blob left behind by a crash here is garbage, removed by the next save.
     ///
     /// Removes only what Folio writes — blob files `keep` refuses, temporary files of
     /// blobs — never another file, and `blobs/` only when it is left empty. A blob an
     /// open document still refers to unread (undo can bring its object back) is
     /// mapped first, so its bytes outlive the name without being read.
-    func removeUnreferencedBlobs(keeping keep: (String) -> Bool) {
+    private func removeUnreferencedBlobs(keeping keep: (String) -> Bool) {
         let folder = self.folder
         var removed = false
         for name in folder.entries(of: DocumentPackage.blobsFolderName) where DocumentPackage.isOwnBlobEntry(name) && !keep(name) {
