@@ -202,23 +202,7 @@ enum MergeReconcile {
 
         /// A group's values for one object, or `nil` when a member is nil (which clashes with nothing).
         func uniqueKey(_ state: ObjectState, _ group: [String], id: UInt64) throws(MergeError) -> [Value]? {
-            var key: [Value] = []
-            for member in group {
-                if let cell = state.attributes[member] {
-                    let value: Value
-                    do { value = try CellMerge.value(cell) } catch {
-                        throw ObjectStateMerge.unreadable(state.entity, member, id, error)
-                    }
-                    if value == .null { return nil }
-                    key.append(value)
-                } else if let link = state.links[member] {
-                    guard let target = link.ids.first else { return nil }
-                    key.append(.uint(target))
-                } else {
-                    return nil
-                }
-            }
-            return key
+            try MergeReconcile.uniqueKey(state, group, id: id)
         }
 
         /// Every derived relationship from the facts.
@@ -274,6 +258,32 @@ enum MergeReconcile {
 }
 
 extension MergeReconcile {
+    /// A unique group's values for one object, or `nil` when a member is nil
+    /// (which clashes with nothing): the key the reconcile, and the merge's
+    /// scope, compare objects by.
+    ///
+    /// - Throws: ``MergeError/unreadableValue(entity:attribute:id:reason:)`` for
+    ///   a member whose externally stored value cannot be read.
+    static func uniqueKey(_ state: ObjectState, _ group: [String], id: UInt64) throws(MergeError) -> [Value]? {
+        var key: [Value] = []
+        for member in group {
+            if let cell = state.attributes[member] {
+                let value: Value
+                do { value = try CellMerge.value(cell) } catch {
+                    throw ObjectStateMerge.unreadable(state.entity, member, id, error)
+                }
+                if value == .null { return nil }
+                key.append(value)
+            } else if let link = state.links[member] {
+                guard let target = link.ids.first else { return nil }
+                key.append(.uint(target))
+            } else {
+                return nil
+            }
+        }
+        return key
+    }
+
     /// The objects recorded ``MergeConflict/Kind/deletedAndEdited`` conflicts
     /// hold, as states `deny` may bring back: what a loader reconciling a
     /// package merged outside Folio passes as `revivable` (it has no deleted

@@ -112,7 +112,8 @@ struct MergeScope {
             }
             if let new, let groups = schema.entities[new.entity]?.uniqueGroups, let holders = keyHolders[new.entity] {
                 for (group, members) in groups.enumerated() {
-                    guard let key = Self.key(of: new, members) else { continue }
+                    // Unreadable, the reconcile reports it; here it keys nothing.
+                    guard let key = (try? MergeReconcile.uniqueKey(new, members, id: 0)) ?? nil else { continue }
                     for holder in holders[group][key] ?? [] { reach(holder) }
                 }
             }
@@ -134,25 +135,6 @@ struct MergeScope {
             for target in state.links[link.name]?.ids ?? [] { facts.insert(Fact(link: entity.name + "." + link.name, target: target)) }
         }
         return facts
-    }
-
-    /// A state's key in a unique group, as ``MergeReconcile`` computes it
-    /// (`nil` when a member is nil).
-    private static func key(of state: ObjectState, _ members: [String]) -> [Value]? {
-        var key: [Value] = []
-        for member in members {
-            if let cell = state.attributes[member] {
-                // Unreadable, the reconcile reports it; here it keys nothing.
-                guard let value = try? CellMerge.value(cell), value != .null else { return nil }
-                key.append(value)
-            } else if let link = state.links[member] {
-                guard let target = link.ids.first else { return nil }
-                key.append(.uint(target))
-            } else {
-                return nil
-            }
-        }
-        return key
     }
 
     /// Ours' live objects whose counts break a relationship's minimum or maximum.
