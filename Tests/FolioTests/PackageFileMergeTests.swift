@@ -8,25 +8,9 @@ import FolioTestSupport
 /// conflicts recorded in the merged file as `<f.conflict>` lines, read back
 /// by the next merge; manifests merge when their schemas agree.
 @Suite struct PackageFileMergeTests {
-    static let manifest = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <folio format="2">
-          <schema>
-            <entity name="AnimalCategory">
-              <attribute name="name" type="string" unique="true"/>
-              <relationship name="animals" destination="Animal" to-many="true" inverse="category" delete-rule="cascade"/>
-            </entity>
-            <entity name="Animal">
-              <attribute name="name" type="string"/>
-              <attribute name="diet" type="string"/>
-              <relationship name="category" destination="AnimalCategory" inverse="animals" delete-rule="nullify"/>
-            </entity>
-          </schema>
-          <parts>
-          </parts>
-        </folio>
-
-        """
+    /// A format-2 manifest of the merge tests' schema (``PackageMergeTests/schema``), listing no part.
+    static let manifest = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\">\n" + PackageMergeTests.schema
+        + "  <parts>\n  </parts>\n</folio>\n"
 
     /// A package folder holding the manifest, and a file per version of one part.
     static func versions(base: [String], ours: [String], theirs: [String], entity: String = "Animal")
