@@ -18,7 +18,6 @@ struct FolioDiagnostic: DiagnosticMessage, Error {
     static let letProperty = error("letProperty", "a model's stored properties must be 'var' so the context can track and undo changes; use '@Transient' for a constant that is never saved")
     static let multipleBindings = error("multipleBindings", "declare each model property on its own line ('var a: Int' and 'var b: Int')")
     static let transientWithoutValue = error("transientWithoutValue", "a '@Transient' property needs an initial value, because models fetched from a document are created without one")
-    static let requiredToOne = error("requiredToOne", "a relationship to one model must be optional: deleting the related model nullifies it")
     static let relationshipToValue = error("relationshipToValue", "'@Relationship' needs a model type (a '@Model' class, an optional of one, or an array of them); use '@Attribute' for values")
     static func inverseRoot(expected: String, found: String) -> FolioDiagnostic {
         error("inverseRoot", "the inverse must be a property of '\(expected)', the relationship's destination, not of '\(found)'")

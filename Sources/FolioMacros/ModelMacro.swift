@@ -392,13 +392,6 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                                changes: [.removing(relationship)])]))
             return
         }
-        if case .requiredOne? = destination, let type = property.writtenType {
-            let optional = TypeSyntax(OptionalTypeSyntax(wrappedType: type.trimmed)).with(\.leadingTrivia, type.leadingTrivia)
-            context.diagnose(Diagnostic(
-                node: type, message: FolioDiagnostic.requiredToOne,
-                fixIts: [FixIt(message: FolioFixIt(message: "Make it optional"),
-                               changes: [.replace(oldNode: Syntax(type), newNode: Syntax(optional.with(\.trailingTrivia, type.trailingTrivia)))])]))
-        }
         guard let list = relationship.arguments?.as(LabeledExprListSyntax.self) else { return }
         for argument in list {
             // `.unique` makes a to-one relationship unique (a constraint of one member);

@@ -203,6 +203,7 @@ extension ModelContext {
             if !refused.isEmpty { denials[ref] = refused }
         }
         touchLinks(record.cuts)
+        noteRequiredCuts(record.cuts)
         let epoch = mergeEpoch
         registerUndo(name) { context in
             context.performRestore(record, edits: edits, name: name, exact: context.mergeEpoch == epoch)

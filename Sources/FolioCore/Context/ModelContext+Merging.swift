@@ -51,6 +51,7 @@ extension ModelContext {
                     undoManager?.disableUndoRegistration()
                     let record = graph.removeObjects(doomed)
                     for ref in record.removed { inserted.remove(ref); updated[ref] = nil; deleted.remove(ref) }
+                    noteRequiredCuts(record.cuts)
                     undoManager?.enableUndoRegistration()
                 }
             }

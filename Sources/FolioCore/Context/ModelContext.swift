@@ -131,6 +131,9 @@ public final class ModelContext {
     @exclusivity(unchecked) var unsettled = Set<ObjectRef>()
     /// For deleted objects with `deny` relationships: the objects that denied, at delete time.
     var denials: [ObjectRef: [(slot: Int, targets: [ObjectRef])]] = [:]
+    /// For objects whose required to-one a delete cleared: the object it held
+    /// (``noteRequiredCuts(_:)``), which the property reads until it is set again.
+    var requiredCuts: [LinkListKey: ObjectRef] = [:]
     /// Identifiers of the objects other contexts' change sets named since this
     /// context last saved. A merge can leave such an object in a state no save
     /// published (a link to an object deleted here dropped, this context's edits
@@ -615,6 +618,7 @@ public final class ModelContext {
         unsettled.removeAll()
         deleted.removeAll()
         denials.removeAll()
+        requiredCuts.removeAll()
         mergedIdentifiers.removeAll()
         conflictRecordsEdited.removeAll()
         rebasedSinceSave = false

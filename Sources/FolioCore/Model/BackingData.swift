@@ -111,6 +111,10 @@ public final class BackingData {
         unmanaged = made
         return made
     }
+    /// Whether the model is the stand-in a required to-one reads when its
+    /// object holds no model (`BackingData+RequiredToOne.swift`): never
+    /// inserted, never linked.
+    var isStandIn = false
     /// Values kept when the object left its context's document (rollback).
     var snapshot: [String: Value]? {
         get { unmanaged?.snapshot }
@@ -527,7 +531,7 @@ public final class BackingData {
 
     /// The value held before insertion as `V`; `nil` when unset, or for an
     /// optional property left unset.
-    private func unmanagedValue<V>(at ordinal: Int, named name: String, as type: V.Type) -> V? {
+    func unmanagedValue<V>(at ordinal: Int, named name: String, as type: V.Type) -> V? {
         if let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
         if let stored = unmanagedStoredValue(at: ordinal), let persistable = V.self as? any PersistableValue.Type,
            let value = persistable.init(persistentValue: stored) as? V {
@@ -727,7 +731,7 @@ public final class BackingData {
     /// model never read under observation tracking has no registrar, and
     /// making one for a write nobody watches would cost two allocations.
     @inline(__always)
-    private func mutation<Model: PersistentModel, V>(of model: Model, _ keyPath: KeyPath<Model, V>, _ edit: () -> Void) {
+    func mutation<Model: PersistentModel, V>(of model: Model, _ keyPath: KeyPath<Model, V>, _ edit: () -> Void) {
         if let observation {
             observation.registrar.withMutation(of: model, keyPath: keyPath, edit)
         } else {
@@ -736,7 +740,7 @@ public final class BackingData {
     }
 
     /// The related objects' models, in order.
-    private func relatedModels<Destination: PersistentModel>(_ name: String, as type: Destination.Type) -> [Destination]? {
+    func relatedModels<Destination: PersistentModel>(_ name: String, as type: Destination.Type) -> [Destination]? {
         guard let (context, ref) = location else { return snapshot == nil ? nil : [] }
         guard let slot = context.graph.layout.entities[Int(ref.entity)].linkIndex[name] else { return [] }
         return context.graph.targets(ref, slot).map { context.model(Destination.self, at: $0) }
@@ -745,7 +749,7 @@ public final class BackingData {
     /// Sets a relationship (`nil`: an optional to-many with no collection). On a
     /// model not yet inserted, relating it to models of a context inserts it
     /// there (with everything it reaches), as SwiftData does.
-    private func relate(_ models: [any PersistentModel]?, _ name: String, of owner: any PersistentModel, keep: () -> Void) {
+    func relate(_ models: [any PersistentModel]?, _ name: String, of owner: any PersistentModel, keep: () -> Void) {
         if let (context, ref) = editableLocation {
             context.setRelatedModels(models, for: name, of: ref)
         } else if snapshot == nil, !madeByContext {
@@ -758,7 +762,7 @@ public final class BackingData {
     /// Sets a to-one relationship of a managed model to a model of the same
     /// context, without the array and the look-ups ``relate(_:_:of:keep:)``
     /// makes; `false` when the general path must do it.
-    private func relateOne(_ destination: (any PersistentModel)?, at ordinal: Int, of type: any PersistentModel.Type) -> Bool {
+    func relateOne(_ destination: (any PersistentModel)?, at ordinal: Int, of type: any PersistentModel.Type) -> Bool {
         guard let (context, ref, slot) = slot(type, ordinal), case .toOne(let link, let entity) = slot,
               context.graph.isLive(ref) else { return false }
         var row = -1

@@ -122,7 +122,7 @@ extension Schema {
             storedValue = { value in try (value as? V).map { try CodableValue.encode($0) } }
         }
 
-        /// A to-one relationship (always optional: deleting the destination nullifies it).
+        /// An optional to-one relationship: deleting the destination nullifies it.
         public init<Model: PersistentModel, Destination: PersistentModel>(
             _ name: String, _ keyPath: KeyPath<Model, Destination?>, defaultValue: Destination?? = nil, options: [Schema.Relationship.Option] = [],
             deleteRule: Schema.Relationship.DeleteRule = .nullify, minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
@@ -141,6 +141,35 @@ extension Schema {
                 read: { model in Self.cast(model, to: Model.self).flatMap { $0[keyPath: keyPath] }.map { [$0] } ?? [] })
             relatedModels = { value in
                 // Kept as `Destination?`: a value that is no `Destination` is its `nil`.
+                guard let held = value as? Destination else { return .some([]) }
+                return .some([held])
+            }
+        }
+
+        /// A required to-one relationship (a non-optional type, `var payer: Person`):
+        /// its minimum count is one, so a save that would leave it empty is refused.
+        public init<Model: PersistentModel, Destination: PersistentModel>(
+            _ name: String, _ keyPath: KeyPath<Model, Destination>, defaultValue: Destination? = nil, options: [Schema.Relationship.Option] = [],
+            deleteRule: Schema.Relationship.DeleteRule = .nullify, minimumModelCount: Int? = 0, maximumModelCount: Int? = 0,
+            originalName: String? = nil, inverse: PartialKeyPath<Destination>? = nil, inverseName: String? = nil
+        ) {
+            self.name = name
+            isUnique = options.contains(.unique)
+            self.keyPath = keyPath
+            notify = Self.notifier(keyPath)
+            accepts = nil
+            kind = .relationship(
+                Schema.Relationship(name, to: Destination.entityName, toMany: false, inverse: inverseName, deleteRule: deleteRule,
+                                    minimumModelCount: 1, maximumModelCount: maximumModelCount ?? 0,
+                                    originalName: originalName),
+                destination: Destination.self,
+                read: { model in
+                    // The stand-in an empty one reads is no model to link.
+                    guard let related = Self.cast(model, to: Model.self)?[keyPath: keyPath],
+                          !related.persistentBackingData.isStandIn else { return [] }
+                    return [related]
+                })
+            relatedModels = { value in
                 guard let held = value as? Destination else { return .some([]) }
                 return .some([held])
             }
