@@ -3,6 +3,7 @@ import Testing
 import Folio
 @testable import FolioCore
 import FolioTestSupport
+import Synchronization
 
 /// Format 3, the layout that merges (docs/FORMAT.md): parts at paths that are
 /// a pure function of their objects' identifiers, a manifest of the schema
@@ -189,6 +190,38 @@ import FolioTestSupport
         try DocumentPackage(url: url).write(graph)
         #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent(CommitJournal.fileName).path))
         #expect(try DocumentPackage(url: url).read().objectStates() == graph.objectStates())
+    }
+
+    @Test("a reader that chose a commit's temporary, renamed into place before it opened it, reads the new version, not an error")
+    func temporaryRenamedUnderTheReader() throws {
+        let url = temporaryPackageURL("Zoo")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let (graph, animals, _) = try Self.zoo(3, at: url)
+        try graph.setValue(.string("Renamed"), for: "name", of: animals[0])
+        // The commit stops with its journal durable and every temporary still there.
+        DocumentPackage.interruptCommits(under: url.path) { (stage: CommitJournal.Stage) throws(PackageError) in
+            if stage == .journalDurable { throw .io(path: url.path, operation: "stop", code: EIO, message: "stopped") }
+        }
+        #expect(throws: PackageError.self) { try DocumentPackage(url: url).write(graph) }
+        DocumentPackage.interruptCommits(under: url.path, nil)
+        // The commit goes on between the reader's choice of a part's temporary and its open: that
+        // one temporary is renamed into place, the journal stays (as on another thread, mid-commit).
+        let renamed = Mutex(0)
+        CommitJournal.onReadingTemporary(in: url.path) { temporary in
+            // A part's (the manifest is renamed last, and its change alone sends a reader round again).
+            guard temporary.folder != nil else { return }
+            let first = renamed.withLock { count in
+                count += 1
+                return count == 1
+            }
+            guard first else { return }
+            try? temporary.package.move(temporary, to: String(temporary.name.dropFirst().dropLast(4)))
+        }
+        defer { CommitJournal.onReadingTemporary(in: url.path, nil) }
+        let read = try DocumentPackage(url: url).read()
+        #expect(renamed.withLock { $0 } >= 1, "a part's temporary was renamed under the reader")
+        #expect(try read.value("name", of: animals[0]) == .string("Renamed"))
+        #expect(read.objectStates() == graph.objectStates())
     }
 
     @Test("two writers' transactions go to their own files and read back in time order; deleteHistory empties, never removes")

@@ -179,6 +179,28 @@ struct CommitJournal: Equatable, Sendable {
         let item = Self.item(path, in: folder)
         guard targets.contains(path) else { return item }
         let temporary = Self.temporary(of: item)
-        return folder.status(temporary)?.isRegular == true ? temporary : item
+        guard folder.status(temporary)?.isRegular == true else { return item }
+        #if DEBUG
+        Self.readingTemporaryHook(for: folder)?(temporary)
+        #endif
+        // The commit may rename it into place before the reader opens it: the open then
+        // fails, and the read is made again (``DocumentPackage/readDocument(limits:)``).
+        return temporary
     }
+
+    #if DEBUG
+    /// Runs `hook` when a reader of the package at `folder` chooses a commit's
+    /// temporary to read, before it opens it (until called with `nil`): a test
+    /// renames it there, as a commit on another thread may (tests only).
+    static func onReadingTemporary(in folder: String, _ hook: (@Sendable (PackageFolder.Item) -> Void)?) {
+        hookLock.withLock { readingTemporaryHooks[folder] = hook }
+    }
+
+    private static func readingTemporaryHook(for folder: PackageFolder) -> (@Sendable (PackageFolder.Item) -> Void)? {
+        hookLock.withLock { readingTemporaryHooks[folder.path] }
+    }
+
+    private static let hookLock = NSLock()
+    nonisolated(unsafe) private static var readingTemporaryHooks: [String: @Sendable (PackageFolder.Item) -> Void] = [:]
+    #endif
 }

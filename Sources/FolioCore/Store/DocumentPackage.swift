@@ -114,15 +114,27 @@ public struct DocumentPackage: Sendable {
             } catch {
                 attempts += 1
                 let after = FileIO.commitStamp(commitPath)
-                // A format-3 commit may be between its first rename and its manifest's: its journal tells.
+                // A format-3 commit may be between its first rename and its manifest's: its journal
+                // tells. A read that began with a journal pending read the commit's temporaries, which
+                // its renames take away one by one while the journal stays: a file gone under the read
+                // is then in place under its own name, and the next attempt reads it there.
                 guard attempts < Self.maximumReadAttempts,
-                      before != after || FileIO.commitStamp(journalPath) != journalBefore else { throw error }
+                      before != after || FileIO.commitStamp(journalPath) != journalBefore
+                        || (journalBefore != nil && Self.isMissingFile(error))
+                else { throw error }
                 // A writer committing faster than a read completes (a burst of
                 // autosaves) would win every race: after the first few, back off
                 // and let the burst end.
                 if attempts >= 4 { usleep(useconds_t(1_000 << min(attempts - 4, 6))) }
             }
         }
+    }
+
+    /// Whether `error` is a file that was not there: what a read through a
+    /// commit's journal meets when a temporary it named was renamed into place.
+    private static func isMissingFile(_ error: PackageError) -> Bool {
+        if case .io(_, _, let code, _) = error, code == ENOENT { return true }
+        return false
     }
 
     /// How many times a read racing with writers' commits is tried; the later
