@@ -233,7 +233,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     /// One `Schema.PropertyMetadata` entry; its overloads decide from the key
     /// path's type whether the property is an attribute or a relationship.
     static func metadataEntry(for property: ModelProperty, in className: String) -> String {
-        var arguments = ["\"\(property.name)\"", "\\\(className).\(property.spelledName)"]
+        let keyPath = "\\\(className).\(property.spelledName)"
+        var arguments = ["\"\(property.name)\"", property.isCodable ? "codable: " + keyPath : keyPath]
         if let relationship = property.relationship {
             arguments += relationshipArguments(relationship)
         } else {

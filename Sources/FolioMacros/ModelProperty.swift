@@ -23,6 +23,15 @@ struct ModelProperty {
     let attribute: AttributeSyntax?
     let relationship: AttributeSyntax?
 
+    /// Whether `@Attribute` names the `.codable` option: the property is stored
+    /// through its `Codable` form, whatever its type.
+    var isCodable: Bool {
+        guard let arguments = attribute?.arguments?.as(LabeledExprListSyntax.self) else { return false }
+        return arguments.contains { argument in
+            argument.label == nil && argument.expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "codable"
+        }
+    }
+
     /// Whether the declaration is one property the macros can expand (not `var a: Int, b: Int`).
     var isSingleBinding: Bool { declaration.bindings.count == 1 }
 

@@ -24,22 +24,25 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         // compiler the property was initialized): no allocation per property.
         // A read gets its key path as a closure: made only under observation tracking,
         // and reaches the backing data counting no reference (`_reading`).
+        // `@Attribute(.codable)`: stored through the Codable form, not by the type's overload.
+        let (initialize, read, write) = property.isCodable
+            ? ("_initializeCodable", "codableValue", "setCodableValue") : ("_initialize", "value", "setValue")
         return [
             """
             @storageRestrictions(accesses: _$backingData, initializes: _\(raw: name))
             init(initialValue) {
-                Folio.BackingData._initialize(&_$backingData, initialValue, at: \(raw: ordinal), named: "\(raw: name)")
+                Folio.BackingData.\(raw: initialize)(&_$backingData, initialValue, at: \(raw: ordinal), named: "\(raw: name)")
                 _\(raw: name) = Folio._PersistedPropertyMarker()
             }
             """,
             """
             get {
-                Folio.BackingData._reading(&_$backingData) { $0.value(of: self, { \(raw: keyPath) }, at: \(raw: ordinal), named: "\(raw: name)") }
+                Folio.BackingData._reading(&_$backingData) { $0.\(raw: read)(of: self, { \(raw: keyPath) }, at: \(raw: ordinal), named: "\(raw: name)") }
             }
             """,
             """
             set {
-                _$backingData.setValue(newValue, of: self, \(raw: keyPath), at: \(raw: ordinal), named: "\(raw: name)")
+                _$backingData.\(raw: write)(newValue, of: self, \(raw: keyPath), at: \(raw: ordinal), named: "\(raw: name)")
             }
             """,
         ]

@@ -689,7 +689,7 @@ public final class BackingData {
     /// checks the dynamic API makes), the snapshot, or the instance. A value the
     /// document cannot hold is reported to the context's `autosaveErrorHandler`
     /// and the property keeps its value.
-    private func store<Model: PersistentModel>(_ name: String, _ ordinal: Int, of type: Model.Type, _ value: () throws -> Value,
+    func store<Model: PersistentModel>(_ name: String, _ ordinal: Int, of type: Model.Type, _ value: () throws -> Value,
                                                keep: () -> Void) {
         if let (context, ref) = editableLocation {
             let entity = context.graph.layout.entities[Int(ref.entity)]
@@ -872,10 +872,10 @@ public final class BackingData {
     ) -> V {
         // The getter calls this unretained (`_reading`): the read, which may call a
         // handler, goes on with the model's own backing data, retained.
-        model.persistentBackingData.codableValue(of: model, keyPath, at: ordinal, named: name)
+        model.persistentBackingData.readCodable(of: model, keyPath, at: ordinal, named: name)
     }
 
-    private func codableValue<Model: PersistentModel, V: Codable>(
+    func readCodable<Model: PersistentModel, V: Codable>(
         of model: Model, _ keyPath: () -> KeyPath<Model, V>, at ordinal: Int, named name: String
     ) -> V {
         _access(model, keyPath)

@@ -104,6 +104,14 @@ extension Schema {
         public init<Model: PersistentModel, V: Codable>(
             _ name: String, _ keyPath: KeyPath<Model, V>, defaultValue: V? = nil, attribute: AttributeOptions = .init()
         ) {
+            self.init(name, codable: keyPath, defaultValue: defaultValue, attribute: attribute)
+        }
+
+        /// An attribute stored through its `Codable` form whatever its type:
+        /// `@Attribute(.codable)`, which `@Model` describes with this initializer.
+        public init<Model: PersistentModel, V: Codable>(
+            _ name: String, codable keyPath: KeyPath<Model, V>, defaultValue: V? = nil, attribute: AttributeOptions = .init()
+        ) {
             self.name = name
             self.keyPath = keyPath
             notify = Self.notifier(keyPath)

@@ -21,12 +21,18 @@ extension Schema {
             /// Encrypt the value in CloudKit (SwiftData). Folio stores locally:
             /// recorded in the schema, with no other effect.
             case allowsCloudEncryption
-            /// Keep the value in the history's record of a deletion (SwiftData).
-            /// Recorded in the schema; Folio keeps no history yet.
+            /// Keep the value in the history's record of a deletion (SwiftData):
+            /// the transaction's tombstone holds it.
             case preserveValueOnDeletion
             /// Track changes to the value without saving it (SwiftData): in
             /// Folio, as ``transient``, the value lives in memory only.
             case ephemeral
+            /// Store the property through its `Codable` form (SwiftData, iOS 27):
+            /// the value is encoded into a composite value (type `codable`) even
+            /// when Folio could store the type directly, and decoded when read.
+            /// For a type Folio cannot introspect: a class, or a type whose
+            /// encoding is a single value or a list.
+            case codable
         }
 
         /// The attribute's name; a Swift identifier.
@@ -100,6 +106,9 @@ extension Schema {
         public var isTransient: Bool { options.contains(.transient) || options.contains(.ephemeral) }
         /// Whether this attribute's value is stored in a file beside the XML.
         public var isExternal: Bool { options.contains(.externalStorage) }
+        /// Whether the property is stored through its `Codable` form
+        /// (``Option/codable``), SwiftData's `isCodable`.
+        public var isCodable: Bool { options.contains(.codable) }
 
         /// Whether a new object should be given a value for this attribute:
         /// it is not optional, has no default, is not transient, and is not

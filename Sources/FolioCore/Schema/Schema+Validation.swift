@@ -24,6 +24,10 @@ extension Schema {
                 if attribute.isUnique && (attribute.type.isCollection || attribute.type == .codable || attribute.type == .any) {
                     throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "unique")
                 }
+                // Stored through its Codable form: a composite value, whatever the Swift type.
+                if attribute.isCodable && attribute.type != .codable {
+                    throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "codable")
+                }
                 if let value = attribute.defaultStoredValue,
                    !(value == .null ? attribute.isOptional : value.conforms(to: attribute.type)) {
                     throw .invalidDefault(entity: entity.name, attribute: attribute.name)

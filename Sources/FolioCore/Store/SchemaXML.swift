@@ -97,6 +97,7 @@ enum SchemaXML {
         case .allowsCloudEncryption: return "allows-cloud-encryption"
         case .preserveValueOnDeletion: return "preserve-value-on-deletion"
         case .ephemeral: return "ephemeral"
+        case .codable: return "codable"
         }
     }
 
