@@ -133,8 +133,9 @@ final class Gadget {
 
     @Test func `SwiftData's other attribute options are recorded in the package and read back, so its schema equals the classes'`() throws {
         let attributes: [Schema.Attribute] = Schema.Attribute.Option.allCases.map { option in
-            Schema.Attribute("field\(option.rawValue.prefix(1).uppercased() + option.rawValue.dropFirst())", .string,
-                             isOptional: true, options: [option])
+            // `.codable` stores a composite value: its attribute's type says so.
+            Schema.Attribute("field\(option.rawValue.prefix(1).uppercased() + option.rawValue.dropFirst())",
+                             option == .codable ? .codable : .string, isOptional: true, options: [option])
         }
         let schema = try Schema([Schema.Entity("Article", attributes: attributes)])
         let folder = try TemporaryFolder()
@@ -145,7 +146,7 @@ final class Gadget {
             try context.save()
         }
         let document = try packageText(url)
-        for option in ["spotlight", "allows-cloud-encryption", "preserve-value-on-deletion", "ephemeral"] {
+        for option in ["spotlight", "allows-cloud-encryption", "preserve-value-on-deletion", "ephemeral", "codable"] {
             #expect(document.contains("\(option)=\"true\""), "\(option)")
         }
         #expect(!document.contains("kept in memory"), "an ephemeral value is not saved")
