@@ -185,6 +185,7 @@ extension DocumentLoader {
                                       expected: "list of ascending identifier runs (1-4 7)\(ceiling), "
                                           + "at most \(limits.maximumObjects) \(kind)s in one transaction"))
         }
+        guard declares(entity: entity) else { return }
         /// Appends to the list before when it continues it; fails when its identifiers do not ascend.
         func joined(_ previous: inout IdentifierRuns) -> Bool {
             guard previous.append(contentsOf: ids) else {
@@ -205,6 +206,7 @@ extension DocumentLoader {
             if kind == "insert" { historyTransactions[index].inserted = list } else { historyTransactions[index].deleted = list }
         default:
             let properties = (xml["properties"] ?? "").split(separator: " ").map(String.init)
+            for property in properties { guard declares(property, of: entity) else { return } }
             var updates = historyTransactions[index].updated
             if let last = updates.last, last.entity == entity, last.properties == properties {
                 guard joined(&updates[updates.count - 1].ids) else { return }
@@ -221,6 +223,7 @@ extension DocumentLoader {
             return fail(.invalidValue(location(), entity: xml["entity"] ?? "", attribute: "id", text: xml["id"] ?? "",
                                       expected: "an entity and an identifier"))
         }
+        guard declares(entity: entity) else { return }
         historyTransactions[historyTransactions.count - 1].tombstones.append(.init(entity: entity, id: id, values: []))
     }
 
@@ -233,9 +236,39 @@ extension DocumentLoader {
             return fail(.invalidValue(location(), entity: entity, attribute: xml["name"] ?? "value", text: xml["type"] ?? "",
                                       expected: "a name and a type"))
         }
+        // A value kept under another type than the schema's (a schema edited under its history) is not
+        // the attribute's value: typed history would read it as something the model never held.
+        if let declared = (schema ?? historySchema)?.entity(named: entity) {
+            guard let attribute = declared.attributes.first(where: { $0.name == name }) else {
+                return fail(.unknownProperty(location(), entity: entity, name: name))
+            }
+            guard attribute.type == type else {
+                return fail(.invalidValue(location(), entity: entity, attribute: name, text: type.description,
+                                          expected: "type \(attribute.type.description), as the schema declares \(entity).\(name)"))
+            }
+        }
         guard let text = text("text", xml), let value = ValueText.decode(text, as: type, maximumNesting: limits.maximumNesting) else {
             return fail(.invalidValue(location(), entity: entity, attribute: name, text: xml["text"] ?? "", expected: type.description))
         }
         historyTransactions[transaction].tombstones[tombstone].values.append((name, type, value))
+    }
+
+    /// Whether the schema the history is checked against (``historySchema``, or
+    /// the manifest's) declares `entity`; fails at this element when it does not.
+    /// A history names only what its document's schema declares: a migration
+    /// renames it (``HistoryLog/rename(in:limits:entity:property:)``).
+    private func declares(entity: String) -> Bool {
+        guard let known = schema ?? historySchema, known.entity(named: entity) == nil else { return true }
+        fail(.unknownEntity(location(), name: entity))
+        return false
+    }
+
+    /// Whether the checked schema's `entity` declares an attribute or relationship `property`.
+    private func declares(_ property: String, of entity: String) -> Bool {
+        guard let declared = (schema ?? historySchema)?.entity(named: entity),
+              !declared.attributes.contains(where: { $0.name == property }),
+              !declared.relationships.contains(where: { $0.name == property }) else { return true }
+        fail(.unknownProperty(location(), entity: entity, name: property))
+        return false
     }
 }
