@@ -149,4 +149,26 @@ import FolioTestSupport
         #expect(parse("    <delete entity=\"Animal\" ids=\"4\"/>\n    <tombstone entity=\"Animal\" id=\"4\">\n"
                       + "      <value name=\"color\" type=\"string\" text=\"red\"/>\n    </tombstone>\n") != nil)
     }
+
+    @Test("a history a migration left under the old names (before migrations renamed histories) reads under the names the schema renamed them to")
+    func oldNamesRead() throws {
+        let schema = try Schema([.init("Creature", attributes: [.init("name", .string), .init("years", .int, originalName: "age")],
+                                       originalName: "Animal")])
+        let folder = try temporaryFolderURL("history")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("1-0000000000000000.xml").path
+        let text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<history>\n"
+            + "  <transaction id=\"3\" timestamp=\"2026-01-01T00:00:00.000Z\" bundle=\"b\" process=\"1\">\n"
+            + "    <update entity=\"Animal\" properties=\"name age\" ids=\"2\"/>\n    <delete entity=\"Animal\" ids=\"4\"/>\n"
+            + "    <tombstone entity=\"Animal\" id=\"4\">\n      <value name=\"age\" type=\"int\" text=\"3\"/>\n    </tombstone>\n"
+            + "  </transaction>\n</history>\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let loader = DocumentLoader(file: path, mode: .history)
+        loader.historySchema = schema
+        try loader.parse(path: path)
+        let transaction = try #require(loader.historyTransactions.first)
+        #expect(transaction.updated == [.init(entity: "Creature", properties: ["name", "years"], ids: [2])])
+        #expect(transaction.deleted == [.init(entity: "Creature", ids: [4])])
+        #expect(transaction.tombstones == [.init(entity: "Creature", id: 4, values: [("years", .int, .int(3))])])
+    }
 }
