@@ -31,10 +31,13 @@ import Folio
         { text, id in pairs(id).reduce(text) { $0.replacingOccurrences(of: $1.0, with: $1.1) } }
     }
 
-    /// The error opening a package throws, as a `PackageError`.
-    static func refusal(_ url: URL) -> PackageError? {
+    /// The error opening a package throws, as a `PackageError` (and, with
+    /// `readingHistory`, reading its whole history: a format-3 history file is
+    /// read only then).
+    static func refusal(_ url: URL, readingHistory: Bool = false) -> PackageError? {
         do {
-            _ = try makeContext(try ModelContextHistoryTests.schema(), url: url)
+            let context = try makeContext(try ModelContextHistoryTests.schema(), url: url)
+            if readingHistory { _ = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()) }
             return nil
         } catch let ModelError.package(error) {
             return error

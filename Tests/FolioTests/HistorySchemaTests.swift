@@ -38,16 +38,7 @@ import Folio
 
     /// The `PackageError` opening the package and reading its history throws.
     static func refusal(_ url: URL) -> PackageError? {
-        do {
-            let context = try makeContext(try ModelContextHistoryTests.schema(), url: url)
-            _ = try context.fetchHistory(HistoryDescriptor<Transaction>())
-            return nil
-        } catch let ModelError.package(error) {
-            return error
-        } catch {
-            Issue.record("unexpected \(error)")
-            return nil
-        }
+        HistoryBoundsTests.refusal(url, readingHistory: true)
     }
 
     /// Renames Animal to Creature and its `age` to `years`, drops `notes` and the categories.
