@@ -107,6 +107,9 @@ final class DocumentStore: @unchecked Sendable {
     /// The document's history: a transaction per save, written with the save
     /// it records (the package's, read with it; in memory, kept here only).
     private var history: HistoryLog
+    /// Told of every saved state published (``StoreObserver``), weakly; with the
+    /// package watcher that runs while any is registered.
+    let observers = StoreObservers()
 
     private init(package: DocumentPackage?, key: String?, graph: ObjectGraph, history: HistoryLog = HistoryLog(),
                  fingerprint: FileFingerprint?, writeLock: PackageLock?, carriedLock: PackageLock? = nil,
@@ -430,14 +433,21 @@ final class DocumentStore: @unchecked Sendable {
     ///   leaves the store as it was.
     /// - Returns: the transaction the save recorded in the history (numbered),
     ///   `nil` when its changes cancelled out.
+    ///
+    /// Observers (``StoreObserver``) are told once the save is published and the locks let go.
     @discardableResult
     func save(_ context: ModelContext, allowsSave: Bool, inBackground: Bool = false) throws(ModelError) -> StoredTransaction? {
-        guard let writer, !inBackground else {
-            return try saveInMemoryPart(context, allowsSave: allowsSave, writing: false)
+        let recorded: StoredTransaction?
+        if let writer, !inBackground {
+            recorded = try writer.exclusively { () throws(ModelError) -> StoredTransaction? in
+                try saveInMemoryPart(context, allowsSave: allowsSave, writing: true)
+            }
+        } else {
+            recorded = try saveInMemoryPart(context, allowsSave: allowsSave, writing: false)
         }
-        return try writer.exclusively { () throws(ModelError) -> StoredTransaction? in
-            try saveInMemoryPart(context, allowsSave: allowsSave, writing: true)
-        }
+        // A save that did not throw published its state.
+        notifyObservers { recorded.map { [$0] } ?? [] }
+        return recorded
     }
 
     /// A save's work under the store's lock; with `writing`, the package's write too.
@@ -672,8 +682,12 @@ final class DocumentStore: @unchecked Sendable {
     /// Empties the store, writing the package empty unless in memory (after
     /// the write under way: a pending autosave's state is superseded).
     func deleteAllData() throws(ModelError) {
-        guard let writer else { return try deleteAllDataLocked() }
-        try writer.exclusively { () throws(ModelError) in try deleteAllDataLocked() }
+        if let writer {
+            try writer.exclusively { () throws(ModelError) in try deleteAllDataLocked() }
+        } else {
+            try deleteAllDataLocked()
+        }
+        notifyObservers { [] }
     }
 
     private func deleteAllDataLocked() throws(ModelError) {
@@ -735,7 +749,7 @@ final class DocumentStore: @unchecked Sendable {
     @discardableResult
     func takeInOutsideSave() throws(ModelError) -> Bool {
         guard let package, let writer else { return false }
-        return try writer.exclusively { () throws(ModelError) -> Bool in
+        let taken = try writer.exclusively { () throws(ModelError) -> Bool in
             guard !isCurrentLocked else { return false }
             // Taken before the read, as an open does: a commit during the read makes the
             // store not current again, and the next call takes in what it added.
@@ -759,6 +773,16 @@ final class DocumentStore: @unchecked Sendable {
             pruneChangeSets()
             return true
         }
+        if taken {
+            // The package's whole history as taken in: observers keep what is past their position.
+            notifyObservers {
+                do throws(ModelError) { return try historyTransactions() } catch {
+                    ModelContainer.report(error, to: nil)
+                    return []
+                }
+            }
+        }
+        return taken
     }
 
     /// What turns `old` into `new`, two versions of one document under one
