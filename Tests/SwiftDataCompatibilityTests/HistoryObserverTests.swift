@@ -222,6 +222,36 @@ final class Birdwatcher {
         #expect(kept.eventCounter == 1)
     }
 
+    @Test func anObserverMadeOnAnotherActorCountsThere() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let container = try container(folder)
+        let tally = Tally()
+        try await tally.observe(container)
+        container.mainContext.insert(Sighting(species: "Wren", count: 1))
+        try container.mainContext.save()
+        #expect(await tally.waitFor(1))
+        try await tally.saveThere(container)
+        #expect(await tally.waitFor(2))
+    }
+
+    @Test func anObserverMadeOutsideAnyActorCountsOnTheSavingThread() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let container = try container(folder)
+        let counts = try await Task.detached {
+            let observer = try HistoryObserver(modelContainer: container)
+            let context = ModelContext(container)
+            context.insert(Sighting(species: "Wren", count: 1))
+            try context.save()
+            let afterOne = observer.eventCounter
+            context.insert(Sighting(species: "Robin", count: 1))
+            try context.save()
+            return [afterOne, observer.eventCounter]
+        }.value
+        #expect(counts == [1, 2])
+    }
+
     @Test func anotherProcessesSavesCountAndTheMainContextThenShowsThem() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -246,6 +276,34 @@ final class Birdwatcher {
         #expect(!since.isEmpty && since.count <= 3)
         #expect(since.allSatisfy { $0.processIdentifier != String(ProcessInfo.processInfo.processIdentifier) })
         #expect(observer.historyTokens.values.first as? DefaultHistoryToken == since.last?.token)
+    }
+}
+
+/// An actor that keeps a history observer of its own, made on it.
+actor Tally {
+    private var observer: HistoryObserver?
+
+    func observe(_ container: ModelContainer) throws {
+        observer = try HistoryObserver(modelContainer: container)
+    }
+
+    var count: Int { observer?.eventCounter ?? -1 }
+
+    /// Lets this actor run until the observer has counted `expected` events; false after a minute.
+    func waitFor(_ expected: Int) async -> Bool {
+        let deadline = Date.now.addingTimeInterval(60)
+        while count < expected {
+            if Date.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return count == expected
+    }
+
+    /// Saves from this actor: the observer counts in a task on it.
+    func saveThere(_ container: ModelContainer) throws {
+        let context = ModelContext(container)
+        context.insert(Birdwatcher(name: "Ada"))
+        try context.save()
     }
 }
 

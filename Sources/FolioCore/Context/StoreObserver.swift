@@ -73,6 +73,9 @@ final class StoreObservers: @unchecked Sendable {
     /// Whether a watcher runs (tests).
     var isWatching: Bool { lock.withLock { watcher != nil } }
 
+    /// How many times the running watcher woke (tests); 0 when none runs.
+    var watcherWakeUps: Int { lock.withLock { watcher }?.wakeUps ?? 0 }
+
     deinit {
         watcher?.cancel()
     }
