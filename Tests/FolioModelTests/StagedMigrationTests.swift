@@ -74,6 +74,45 @@ enum ReentrantPlan: SchemaMigrationPlan {
     }
 }
 
+/// Three versions of a memo whose text is renamed twice: `text`, then `body`, then `content`.
+enum MemoV1: VersionedSchema {
+    static let versionIdentifier = Schema.Version(1, 0, 0)
+    static var models: [any PersistentModel.Type] { [Memo.self] }
+
+    @Model
+    final class Memo {
+        var text: String
+        init(text: String) { self.text = text }
+    }
+}
+
+enum MemoV2: VersionedSchema {
+    static let versionIdentifier = Schema.Version(2, 0, 0)
+    static var models: [any PersistentModel.Type] { [Memo.self] }
+
+    @Model
+    final class Memo {
+        @Attribute(originalName: "text") var body: String
+        init(body: String) { self.body = body }
+    }
+}
+
+enum MemoV3: VersionedSchema {
+    static let versionIdentifier = Schema.Version(3, 0, 0)
+    static var models: [any PersistentModel.Type] { [Memo.self] }
+
+    @Model
+    final class Memo {
+        @Attribute(originalName: "body") var content: String
+        init(content: String) { self.content = content }
+    }
+}
+
+enum MemoPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [MemoV1.self, MemoV2.self, MemoV3.self] }
+    static var stages: [MigrationStage] { [.lightweight(fromVersion: MemoV1.self, toVersion: MemoV2.self)] }
+}
+
 @Suite(.serialized)
 struct StagedMigrationTests {
     static func document(of package: URL) throws -> String {
@@ -224,5 +263,29 @@ struct StagedMigrationTests {
                                                       configurations: ModelConfiguration(url: url)))
         #expect(try context.fetchCount(FetchDescriptor<NotebookV2.Note>()) == 2)
         #expect(FileManager.default.fileExists(atPath: ReentrantPlan.backupURL.path))
+    }
+
+    @Test func `a plan renaming an attribute twice renames the history through both steps; the rewritten package reopens with it`() throws {
+        let url = temporaryPackageURL("memo")
+        do {
+            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: MemoV1.self),
+                                                          configurations: ModelConfiguration(url: url)))
+            let memo = MemoV1.Memo(text: "first")
+            context.insert(memo)
+            try context.save()
+            memo.text = "second"
+            try context.save()
+        }
+        for _ in 0..<2 {
+            let container = try ModelContainer(for: Schema(versionedSchema: MemoV3.self), migrationPlan: MemoPlan.self,
+                                               configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            #expect(try context.fetch(FetchDescriptor<MemoV3.Memo>()).map(\.content) == ["second"])
+            let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+            #expect(history.count == 2)
+            #expect(history.last?.changeGroups.map(\.updatedAttributeNames) == [["content"]])
+        }
+        let bytes = String(decoding: try allPackageBytes(url), as: UTF8.self)
+        #expect(!bytes.contains(#"properties="text""#) && bytes.contains(#"properties="content""#), "the package's history was rewritten")
     }
 }

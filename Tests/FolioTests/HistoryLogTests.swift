@@ -29,7 +29,7 @@ import FolioTestSupport
         #expect(log.segments.map(\.count) == [3], "the tail past the size became a closed segment")
         #expect(log.segments.first?.first == 7 && log.segments.first?.last == 9)
         #expect(log.tail.map(\.number) == [10])
-        #expect(try log.transactions(in: nil, limits: .standard).map(\.number) == [7, 8, 9, 10])
+        #expect(try log.transactions(in: nil, limits: .standard, schema: nil).map(\.number) == [7, 8, 9, 10])
         // Names are content-addressed and well-formed.
         #expect(log.segments.allSatisfy { HistoryLog.isSegmentFileName($0.file) && $0.file.hasPrefix("\($0.first)-") })
     }
@@ -41,10 +41,10 @@ import FolioTestSupport
         for index in 1...7 { log.append(Self.transaction([UInt64(index)], note: index == 2 || index == 5 ? big : "")) }
         let before = log.segments.map(\.file)
         #expect(log.segments.map(\.count) == [2, 3] && log.tail.map(\.number) == [6, 7])
-        #expect(try log.remove(where: { $0.number <= 2 }, in: nil, limits: .standard) == 2)
+        #expect(try log.remove(where: { $0.number <= 2 }, in: nil, limits: .standard, schema: nil) == 2)
         #expect(log.segments.count == 1 && log.segments[0].file == before[1], "the untouched segment keeps its file")
-        #expect(try log.remove(where: { $0.number == 4 || $0.number == 6 }, in: nil, limits: .standard) == 2)
-        #expect(try log.transactions(in: nil, limits: .standard).map(\.number) == [3, 5, 7])
+        #expect(try log.remove(where: { $0.number == 4 || $0.number == 6 }, in: nil, limits: .standard, schema: nil) == 2)
+        #expect(try log.transactions(in: nil, limits: .standard, schema: nil).map(\.number) == [3, 5, 7])
         #expect(log.segments[0].file != before[1])
         var expected = ByteBuffer()
         for transaction in log.tail { transaction.append(to: &expected, nested: true) }

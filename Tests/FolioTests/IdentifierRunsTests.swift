@@ -23,6 +23,17 @@ import Folio
         }
     }
 
+    @Test("a union holds exactly the identifiers of both, as runs, whatever their overlap")
+    func union() async {
+        await checkProperty(input: Gen.uint64(in: 1...60).array(of: 0...40).array(of: 2)) { lists in
+            let a = IdentifierRuns(Set(lists[0]).sorted()), b = IdentifierRuns(Set(lists[1]).sorted())
+            let union = a.union(b)
+            #expect(Array(union) == Set(lists[0] + lists[1]).sorted())
+            #expect(union == IdentifierRuns(Set(lists[0] + lists[1]).sorted()), "runs joined where they touch")
+        }
+        #expect(IdentifierRuns(1...1_000_000).union(IdentifierRuns(500_000...2_000_000)).runs == [1...2_000_000])
+    }
+
     @Test("a million consecutive identifiers are one run")
     func bulk() {
         let runs = IdentifierRuns(1...1_000_000)

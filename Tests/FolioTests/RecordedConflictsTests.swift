@@ -83,3 +83,54 @@ import FolioTestSupport
         #expect(try reopened.mainContext.value("age", of: rex) == .int(9))
     }
 }
+
+/// A merge's conflict records name entities and properties: a migration that
+/// renames or drops them carries the records over, so the migrated document
+/// opens again with its conflicts still to resolve.
+@Suite struct MigratedConflictRecordsTests {
+    @Test func `a rename migration renames the conflict records; the saved package reopens with them`() throws {
+        let (url, rex) = try RecordedConflictsTests.mergedPackage()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        // Animal is Creature, its name is title; notes is dropped.
+        let schema = try Schema([
+            .init("AnimalCategory", attributes: [.init("name", .string, options: [.unique])],
+                  relationships: [.init("animals", to: "Creature", toMany: true, inverse: "category", deleteRule: .cascade)]),
+            .init("Creature", attributes: [.init("title", .string, originalName: "name"), .init("age", .int), .init("weight", .double),
+                                           .init("born", .date)],
+                  relationships: [.init("category", to: "AnimalCategory", inverse: "animals")], originalName: "Animal"),
+        ])
+        let creature = PersistentIdentifier(entityName: "Creature", id: rex.id)
+        let expected = MergeConflict(kind: .value, id: creature, property: "title", base: .value(.string("Rex")),
+                                     ours: .value(.string("Rex the First")), theirs: .value(.string("Rexy")))
+        do {
+            let context = try makeContext(schema, url: url)
+            #expect(context.conflicts == [expected])
+            try context.setValue(.int(5), for: "age", of: creature)
+            try context.save()
+        }
+        let reopened = try makeContext(schema, url: url)
+        #expect(reopened.conflicts == [expected])
+        try reopened.resolve(try #require(reopened.conflicts.first), keeping: .theirs)
+        #expect(try reopened.value("title", of: creature) == .string("Rexy"))
+    }
+
+    @Test func `a record about a dropped attribute goes with it; one whose object lost a property keeps the rest`() throws {
+        let record = MergeConflict(kind: .deletedAndEdited, id: PersistentIdentifier(entityName: "Animal", id: 7),
+                                   ours: .object(["name": .value(.string("Rex")), "notes": .value(.string("old")),
+                                                  "category": .related([PersistentIdentifier(entityName: "AnimalCategory", id: 1)])]))
+        let target = try Schema([
+            .init("AnimalCategory", attributes: [.init("name", .string, options: [.unique])],
+                  relationships: [.init("animals", to: "Animal", toMany: true, inverse: "category", deleteRule: .cascade)]),
+            .init("Animal", attributes: [.init("name", .string), .init("age", .int), .init("weight", .double), .init("born", .date)],
+                  relationships: [.init("category", to: "AnimalCategory", inverse: "animals")]),
+        ])
+        let renaming = try SchemaRenaming(from: try zooSchema(), to: target)
+        #expect(renaming.renamed(record)?.ours == .object(["name": .value(.string("Rex")),
+                                                           "category": .related([PersistentIdentifier(entityName: "AnimalCategory", id: 1)])]))
+        let about = MergeConflict(kind: .value, id: PersistentIdentifier(entityName: "Animal", id: 7), property: "notes",
+                                  base: .value(.null), ours: .value(.string("a")), theirs: .value(.string("b")))
+        #expect(renaming.renamed(about) == nil)
+        #expect(renaming.keepsEveryName(of: try zooSchema()) == false)
+        #expect(try SchemaRenaming(from: try zooSchema(), to: try zooSchema()).keepsEveryName(of: try zooSchema()))
+    }
+}

@@ -268,22 +268,41 @@ final class DocumentStore: @unchecked Sendable {
         do { writeLock = allowsSave ? try takeLock() : nil } catch { throw .package(error) }
         var fingerprint = package.fingerprint
         var graph: ObjectGraph
-        let history: HistoryLog
-        do { (graph, history) = try package.readDocument(limits: .standard) } catch { throw .package(error) }
+        let read: (graph: ObjectGraph, history: HistoryLog)
+        do { read = try package.readDocument(limits: .standard) } catch { throw .package(error) }
+        graph = read.graph
         var diskSchema = graph.schema
+        var history = read.history
         if let migration {
             // A migration plan's stages: the package is rewritten now, once all of them succeeded.
-            let rewrite: Bool
-            (graph, rewrite) = try migration.migrate(graph, url.path)
-            if rewrite, allowsSave {
-                do { fingerprint = try package.write(graph, expecting: fingerprint) } catch { throw .package(error) }
+            let migrated = try migration.migrate(graph, url.path)
+            graph = migrated.graph
+            rename(&history, in: package, from: diskSchema, by: migrated.renaming)
+            if migrated.rewrite, allowsSave {
+                do { fingerprint = try package.write(graph, expecting: fingerprint, history: history) } catch { throw .package(error) }
                 diskSchema = graph.schema
             }
         } else {
             graph = try lightweightMigration(of: graph, to: schema, package: url.path)
+            if graph.schema != diskSchema {
+                let renaming: SchemaRenaming
+                do { renaming = try SchemaRenaming(from: diskSchema, to: graph.schema) } catch { throw .migration(package: url.path, error) }
+                rename(&history, in: package, from: diskSchema, by: renaming)
+            }
         }
         return DocumentStore(package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
                              writeLock: writeLock, carriedLock: inherited, diskSchema: diskSchema)
+    }
+
+    /// Brings the history read with a package under the names its migrated
+    /// schema gives (nothing to do when every name is kept): a document's
+    /// history names only what its schema declares, so the save that writes
+    /// the migrated schema writes the renamed history with it.
+    private static func rename(_ history: inout HistoryLog, in package: DocumentPackage, from stored: Schema,
+                               by renaming: SchemaRenaming) {
+        guard !renaming.keepsEveryName(of: stored) else { return }
+        history.rename(in: package.folder, limits: .standard, storedSchema: stored, entity: renaming.entity,
+                       property: renaming.property)
     }
 
     /// The stored graph under the container's schema, migrated in memory when
@@ -840,7 +859,8 @@ final class DocumentStore: @unchecked Sendable {
             while true {
                 let before = FileIO.identity(package.commitPath)
                 do {
-                    return try package.readHistoryLog().transactions(in: package.folder, limits: .standard)
+                    let onDisk = package.readHistory()
+                    return try onDisk.log.transactions(in: package.folder, limits: .standard, schema: onDisk.schema)
                 } catch {
                     // A writer's commit may remove the segments the manifest read named: read again.
                     attempts += 1
@@ -852,7 +872,8 @@ final class DocumentStore: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        do { return try history.transactions(in: package?.folder, limits: savedGraph.limits) } catch { throw .package(error) }
+        do { return try history.transactions(in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema) }
+        catch { throw .package(error) }
     }
 
     /// Deletes the transactions `shouldDelete` selects from the history, and
@@ -877,7 +898,7 @@ final class DocumentStore: @unchecked Sendable {
         defer { lock.unlock() }
         var history = self.history
         let removed: Int
-        do { removed = try history.remove(where: shouldDelete, in: package?.folder, limits: savedGraph.limits) }
+        do { removed = try history.remove(where: shouldDelete, in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema) }
         catch { throw .package(error) }
         guard removed > 0 else { return 0 }
         if let package {

@@ -64,8 +64,10 @@ extension ObjectGraph {
         }
         result.nextID = max(result.nextID, nextID)
         result.allocator = allocator
-        // What a merge recorded stays to be resolved (by its names when recorded).
-        result.conflicts = conflicts
+        // What a merge recorded stays to be resolved, under the names the target gives
+        // (the loader refuses a record naming what the schema lacks).
+        let renaming = try SchemaRenaming(from: schema, to: target)
+        result.conflicts = conflicts.compactMap(renaming.renamed)
         try result.checkUniqueness()
         return result
     }
@@ -129,7 +131,7 @@ extension ObjectGraph {
     private func migrationPlans(to target: Schema) throws(MigrationError) -> [EntityPlan] {
         do { try target.validate() } catch { throw .invalidSchema(error) }
         let stored = schema
-        let entityMatch = try Self.match(target.entities.map { ($0.name, $0.originalName) },
+        let entityMatch = try SchemaRenaming.match(target.entities.map { ($0.name, $0.originalName) },
                                          stored: stored.entities.map(\.name), qualifier: nil)
         // A stored entity no target claims is dropped, with the relationships to it.
         let claimed = Set(entityMatch.compactMap { $0 })
@@ -143,7 +145,7 @@ extension ObjectGraph {
             guard let storedIndex = entityMatch[index] else { continue }
             let storedEntity = stored.entities[storedIndex]
             let propertyNames = Set(entity.attributes.map(\.name) + entity.relationships.map(\.name))
-            plans[index].links = try Self.match(entity.relationships.map { ($0.name, $0.originalName) },
+            plans[index].links = try SchemaRenaming.match(entity.relationships.map { ($0.name, $0.originalName) },
                                                 stored: storedEntity.relationships.map(\.name),
                                                 qualifier: entity.name, taken: propertyNames)
             let claimedLinks = Set(plans[index].links.compactMap { $0 })
@@ -157,7 +159,7 @@ extension ObjectGraph {
             guard let storedIndex = entityMatch[index] else { continue }
             let storedEntity = stored.entities[storedIndex]
             let propertyNames = Set(entity.attributes.map(\.name) + entity.relationships.map(\.name))
-            let attributeMatch = try Self.match(entity.attributes.map { ($0.name, $0.originalName) },
+            let attributeMatch = try SchemaRenaming.match(entity.attributes.map { ($0.name, $0.originalName) },
                                                 stored: storedEntity.attributes.map(\.name),
                                                 qualifier: entity.name, taken: propertyNames)
             for (attributeIndex, attribute) in entity.attributes.enumerated() {
@@ -251,31 +253,6 @@ extension ObjectGraph {
                                       count: count, minimum: minimum, maximum: maximum)
             }
         }
-    }
-
-    /// Matches target names to stored names: by name first, then by `originalName`
-    /// when the stored name is not `taken` in the target (a rename).
-    ///
-    /// - Returns: for each target, the index of the stored name it takes over, if any.
-    /// - Throws: ``MigrationError/ambiguousRename(originalName:claimedBy:)`` when
-    ///   two targets rename the same stored name.
-    private static func match(_ targets: [(name: String, originalName: String?)], stored: [String], qualifier: String?,
-                              taken: Set<String>? = nil) throws(MigrationError) -> [Int?] {
-        let storedIndex = Dictionary(stored.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let taken = taken ?? Set(targets.map(\.name))
-        var result = targets.map { storedIndex[$0.name] }
-        var claims: [String: [Int]] = [:]
-        for (index, target) in targets.enumerated() where result[index] == nil {
-            guard let original = target.originalName, !taken.contains(original), let match = storedIndex[original] else { continue }
-            result[index] = match
-            claims[original, default: []].append(index)
-        }
-        for (original, claimants) in claims.sorted(by: { $0.key < $1.key }) where claimants.count > 1 {
-            throw .ambiguousRename(originalName: original, claimedBy: claimants.map { index in
-                qualifier.map { "\($0).\(targets[index].name)" } ?? targets[index].name
-            })
-        }
-        return result
     }
 }
 

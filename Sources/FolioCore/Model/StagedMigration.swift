@@ -126,22 +126,32 @@ struct StagedMigration {
     /// stored schema, else the first version whose models do (a package saved
     /// without a version). Consecutive versions with no stage between them are
     /// bridged by a lightweight step.
-    func migrate(_ stored: ObjectGraph) throws(ModelError) -> (graph: ObjectGraph, rewrite: Bool) {
+    func migrate(_ stored: ObjectGraph) throws(ModelError) -> (graph: ObjectGraph, rewrite: Bool, renaming: SchemaRenaming) {
         let start = try start(for: stored.schema)
         var graph = stored.adopting(versions[start].schema)
+        var renaming = try renaming(from: stored.schema, to: start)
         var index = start
         while index < target {
-            if let (stage, to) = stages[index] {
-                graph = try run(stage, on: graph, from: index, to: to)
-                index = to
+            let to: Int
+            if let (stage, next) = stages[index] {
+                graph = try run(stage, on: graph, from: index, to: next)
+                to = next
             } else {
-                graph = try lightweightStep(graph, to: index + 1)
-                index += 1
+                to = index + 1
+                graph = try lightweightStep(graph, to: to)
             }
+            renaming = renaming.followed(by: try self.renaming(from: versions[index].schema, to: to))
+            index = to
         }
         // What the container would refuse after opening must stop the plan before anything is written.
         try versions[target].schema.modelValueChecks.checkStoredValues(in: graph)
-        return (graph, start < target)
+        return (graph, start < target, renaming)
+    }
+
+    /// The names `schema`'s entities and properties take at version `index`
+    /// (what a stage's lightweight step renames), for what names them outside the graph.
+    private func renaming(from schema: Schema, to index: Int) throws(ModelError) -> SchemaRenaming {
+        do { return try SchemaRenaming(from: schema, to: versions[index].schema) } catch { throw .migration(package: package, error) }
     }
 
     /// One stage: `willMigrate` over the old models, the lightweight step, `didMigrate` over the new ones.

@@ -177,7 +177,7 @@ extension DocumentLoader {
         default: recorded = historyTransactions[index].updated.reduce(0) { $0 + $1.ids.count }
         }
         let room = limits.maximumObjects - recorded
-        guard let entity = xml["entity"], !entity.isEmpty,
+        guard let written = xml["entity"], !written.isEmpty,
               let ids = xml["ids"].flatMap({ IdentifierRuns(text: $0, limit: room, below: historyIdentifierCeiling) }),
               !ids.isEmpty else {
             let ceiling = historyIdentifierCeiling == .max ? "" : ", below the document's next-id (\(historyIdentifierCeiling))"
@@ -185,6 +185,7 @@ extension DocumentLoader {
                                       expected: "list of ascending identifier runs (1-4 7)\(ceiling), "
                                           + "at most \(limits.maximumObjects) \(kind)s in one transaction"))
         }
+        guard let entity = declaredEntity(written) else { return }
         /// Appends to the list before when it continues it; fails when its identifiers do not ascend.
         func joined(_ previous: inout IdentifierRuns) -> Bool {
             guard previous.append(contentsOf: ids) else {
@@ -204,7 +205,11 @@ extension DocumentLoader {
             }
             if kind == "insert" { historyTransactions[index].inserted = list } else { historyTransactions[index].deleted = list }
         default:
-            let properties = (xml["properties"] ?? "").split(separator: " ").map(String.init)
+            var properties: [String] = []
+            for written in (xml["properties"] ?? "").split(separator: " ") {
+                guard let property = declaredProperty(String(written), of: entity) else { return }
+                properties.append(property)
+            }
             var updates = historyTransactions[index].updated
             if let last = updates.last, last.entity == entity, last.properties == properties {
                 guard joined(&updates[updates.count - 1].ids) else { return }
@@ -217,10 +222,11 @@ extension DocumentLoader {
 
     /// `<tombstone entity id>`, whose `<value>` elements follow.
     private func readTombstone(_ xml: [String: String]) {
-        guard let entity = xml["entity"], !entity.isEmpty, let id = xml["id"].flatMap(UInt64.init), id > 0 else {
+        guard let written = xml["entity"], !written.isEmpty, let id = xml["id"].flatMap(UInt64.init), id > 0 else {
             return fail(.invalidValue(location(), entity: xml["entity"] ?? "", attribute: "id", text: xml["id"] ?? "",
                                       expected: "an entity and an identifier"))
         }
+        guard let entity = declaredEntity(written) else { return }
         historyTransactions[historyTransactions.count - 1].tombstones.append(.init(entity: entity, id: id, values: []))
     }
 
@@ -229,13 +235,52 @@ extension DocumentLoader {
         let transaction = historyTransactions.count - 1
         let tombstone = historyTransactions[transaction].tombstones.count - 1
         let entity = historyTransactions[transaction].tombstones[tombstone].entity
-        guard let name = xml["name"], let type = xml["type"].flatMap(ValueType.init) else {
+        guard var name = xml["name"], let type = xml["type"].flatMap(ValueType.init) else {
             return fail(.invalidValue(location(), entity: entity, attribute: xml["name"] ?? "value", text: xml["type"] ?? "",
                                       expected: "a name and a type"))
+        }
+        // A value kept under another type than the schema's (a schema edited under its history) is not
+        // the attribute's value: typed history would read it as something the model never held.
+        if let declared = (schema ?? historySchema)?.entity(named: entity) {
+            guard let attribute = declared.attributes.first(where: { $0.name == name })
+                    ?? declared.attributes.first(where: { $0.originalName == name }) else {
+                return fail(.unknownProperty(location(), entity: entity, name: name))
+            }
+            name = attribute.name
+            guard attribute.type == type else {
+                return fail(.invalidValue(location(), entity: entity, attribute: name, text: type.description,
+                                          expected: "type \(attribute.type.description), as the schema declares \(entity).\(name)"))
+            }
         }
         guard let text = text("text", xml), let value = ValueText.decode(text, as: type, maximumNesting: limits.maximumNesting) else {
             return fail(.invalidValue(location(), entity: entity, attribute: name, text: xml["text"] ?? "", expected: type.description))
         }
         historyTransactions[transaction].tombstones[tombstone].values.append((name, type, value))
+    }
+
+    /// The name the schema the history is checked against (``historySchema``,
+    /// or the manifest's) gives the entity written `name`: `name` itself, or the
+    /// entity renamed from it (its `original-name`: a history a migration left
+    /// under the old name, before migrations renamed histories); `name` when
+    /// nothing is checked. Fails at this element and returns `nil` when the
+    /// schema declares neither: a history names only what its schema declares,
+    /// and a migration renames it (``HistoryLog/rename(in:limits:storedSchema:entity:property:)``).
+    private func declaredEntity(_ name: String) -> String? {
+        guard let known = schema ?? historySchema, known.entity(named: name) == nil else { return name }
+        if let renamed = known.entities.first(where: { $0.originalName == name }) { return renamed.name }
+        fail(.unknownEntity(location(), name: name))
+        return nil
+    }
+
+    /// The name the checked schema's `entity` gives the property written `name`
+    /// (an attribute or a relationship, by name or `original-name`); fails and
+    /// returns `nil` when it declares neither.
+    private func declaredProperty(_ name: String, of entity: String) -> String? {
+        guard let declared = (schema ?? historySchema)?.entity(named: entity) else { return name }
+        let names = declared.attributes.map { ($0.name, $0.originalName) } + declared.relationships.map { ($0.name, $0.originalName) }
+        if names.contains(where: { $0.0 == name }) { return name }
+        if let renamed = names.first(where: { $0.1 == name }) { return renamed.0 }
+        fail(.unknownProperty(location(), entity: entity, name: name))
+        return nil
     }
 }

@@ -112,6 +112,10 @@ final class DocumentLoader {
     /// A segment's loader is given its log's; a manifest's is its `next-id`
     /// (no bound without one: packages written before the counter was recorded).
     var historyIdentifierCeiling: UInt64 = .max
+    /// The schema a history file's transactions and tombstones must name (the
+    /// manifest's, for a file read apart from it); `nil`: not checked. A
+    /// manifest's own history is checked against the schema it declares.
+    var historySchema: Schema?
     /// In ``Mode/records``: called with each element inside the root, its
     /// name, XML attributes and line.
     var record: ((_ name: String, _ xml: [String: String], _ line: Int) -> Void)?

@@ -303,9 +303,15 @@ public struct DocumentPackage: Sendable {
     /// history folder holds (no file read yet); an empty log for a package
     /// without history or manifest.
     func readHistoryLog(limits: DocumentLimits = .standard) -> HistoryLog {
-        guard let manifest = readManifest(limits: limits) else { return HistoryLog() }
-        guard manifest.format == 3 else { return manifest.history ?? HistoryLog() }
-        return listedHistory(journal: try? CommitJournal.pending(in: folder))
+        readHistory(limits: limits).log
+    }
+
+    /// ``readHistoryLog(limits:)`` with the schema of the manifest it was read
+    /// from, which its files must name only what it declares (`nil` without a manifest).
+    func readHistory(limits: DocumentLimits = .standard) -> (log: HistoryLog, schema: Schema?) {
+        guard let manifest = readManifest(limits: limits) else { return (HistoryLog(), nil) }
+        guard manifest.format == 3 else { return (manifest.history ?? HistoryLog(), manifest.schema) }
+        return (listedHistory(journal: try? CommitJournal.pending(in: folder)), manifest.schema)
     }
 
     /// A format-3 package's history: the files `history/` holds, and those a

@@ -121,44 +121,80 @@ struct HistoryLog: Equatable, Sendable {
     /// - Returns: how many transactions were removed.
     /// - Throws: ``PackageError`` when a segment cannot be read; nothing is removed then.
     mutating func remove(where shouldRemove: (StoredTransaction) -> Bool, in package: PackageFolder?,
-                         limits: DocumentLimits) throws(PackageError) -> Int {
-        var kept: [Segment] = []
+                         limits: DocumentLimits, schema: Schema?) throws(PackageError) -> Int {
         var removed = 0
-        for segment in segments {
-            let transactions = try Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling)
+        try rewrite(in: package, limits: limits, schema: schema, skippingUnreadable: false) { transactions in
             let remaining = transactions.filter { !shouldRemove($0) }
             removed += transactions.count - remaining.count
-            guard remaining.count != transactions.count else {
+            return remaining
+        }
+        return removed
+    }
+
+    /// Renames what the history names after a migration: each transaction as
+    /// ``StoredTransaction/renamed(entity:property:)`` makes it, in every segment
+    /// (read now) and the tail; the files that change are written by the next
+    /// save. A segment that cannot be read is left as it is (a damaged history
+    /// never stops an open or a save; reading it fails as before).
+    mutating func rename(in package: PackageFolder?, limits: DocumentLimits, storedSchema: Schema,
+                         entity: (String) -> String?, property: (_ name: String, _ entity: String) -> String?) {
+        try? rewrite(in: package, limits: limits, schema: storedSchema, skippingUnreadable: true) { transactions in
+            transactions.map { $0.renamed(entity: entity, property: property) }
+        }
+    }
+
+    /// Replaces each segment's transactions, and the tail's, by what `transform`
+    /// makes of them: a segment that changes is rewritten (format 3: under its
+    /// name, emptied even, so Git sees an edit, never a removal; format 2:
+    /// sealed under a new name, or dropped when left empty).
+    ///
+    /// - Throws: ``PackageError`` when a segment cannot be read, unless
+    ///   `skippingUnreadable` (it is then kept as it is); nothing changes then.
+    private mutating func rewrite(in package: PackageFolder?, limits: DocumentLimits, schema: Schema?, skippingUnreadable: Bool,
+                                  _ transform: ([StoredTransaction]) -> [StoredTransaction]) throws(PackageError) {
+        var kept: [Segment] = []
+        for segment in segments {
+            let transactions: [StoredTransaction]
+            do {
+                transactions = try Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling, schema: schema)
+            } catch {
+                guard skippingUnreadable else { throw error }
+                kept.append(segment)
+                continue
+            }
+            let rewritten = transform(transactions)
+            guard rewritten != transactions else {
                 kept.append(segment)
                 continue
             }
             if files != nil {
-                // Format 3 keeps a file's name (emptied, even): Git then sees an edit, never a removal.
-                kept.append(Segment(first: remaining.first?.number ?? 0, last: remaining.last?.number ?? 0,
-                                    count: remaining.count, file: segment.file, bytes: Self.encode(remaining),
-                                    transactions: remaining, isListed: true))
+                kept.append(Segment(first: rewritten.first?.number ?? 0, last: rewritten.last?.number ?? 0,
+                                    count: rewritten.count, file: segment.file, bytes: Self.encode(rewritten),
+                                    transactions: rewritten, isListed: true))
                 continue
             }
-            guard let first = remaining.first, let last = remaining.last else { continue }
-            kept.append(Self.sealed(Segment(first: first.number, last: last.number, count: remaining.count, file: "",
-                                            transactions: remaining)))
+            guard let first = rewritten.first, let last = rewritten.last else { continue }
+            kept.append(Self.sealed(Segment(first: first.number, last: last.number, count: rewritten.count, file: "",
+                                            transactions: rewritten)))
         }
         segments = kept
-        let remainingTail = tail.filter { !shouldRemove($0) }
-        removed += tail.count - remainingTail.count
-        if remainingTail.count != tail.count {
-            setTail(remainingTail)
+        let rewrittenTail = transform(tail)
+        if rewrittenTail != tail {
+            setTail(rewrittenTail)
             files?.tailChanged = true
         }
-        return removed
     }
 
     /// Every transaction, oldest first, reading the segments not yet read.
     ///
     /// - Throws: ``PackageError`` for a segment file that is missing or damaged.
-    func transactions(in package: PackageFolder?, limits: DocumentLimits) throws(PackageError) -> [StoredTransaction] {
+    /// - Parameter schema: the schema the files read must name only what it
+    ///   declares (the document's, as on disk); `nil`: not checked.
+    func transactions(in package: PackageFolder?, limits: DocumentLimits, schema: Schema?) throws(PackageError) -> [StoredTransaction] {
         var all: [StoredTransaction] = []
-        for segment in segments { all += try Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling) }
+        for segment in segments {
+            all += try Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling, schema: schema)
+        }
         guard files != nil else { return all + tail }
         // Several writers' files: their transactions interleave by number (a time, see appendToFile).
         return (all + tail).sorted { $0.number < $1.number }
@@ -185,7 +221,9 @@ struct HistoryLog: Equatable, Sendable {
         guard files == nil else { return }
         var all: [StoredTransaction] = []
         for segment in segments {
-            if let read = try? Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling) { all += read }
+            if let read = try? Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling, schema: nil) {
+                all += read
+            }
         }
         all += tail
         var converted = HistoryLog(nextNumber: nextNumber)
@@ -328,13 +366,14 @@ struct HistoryLog: Equatable, Sendable {
 
     /// A segment's transactions: those in memory, or read from its file.
     private static func load(_ segment: Segment, in package: PackageFolder?, limits: DocumentLimits,
-                             ceiling: UInt64) throws(PackageError) -> [StoredTransaction] {
+                             ceiling: UInt64, schema: Schema?) throws(PackageError) -> [StoredTransaction] {
         if let transactions = segment.transactions { return transactions }
         guard let package else { return [] }
         let item = package.item(segment.file, in: folderName)
         let path = item.path
         let loader = DocumentLoader(file: path, mode: .history, limits: limits)
         loader.historyIdentifierCeiling = ceiling
+        loader.historySchema = schema
         try loader.parse(item)
         let transactions = loader.historyTransactions
         if segment.isListed { return transactions }

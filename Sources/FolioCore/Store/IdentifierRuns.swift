@@ -47,6 +47,20 @@ struct IdentifierRuns: Equatable, Sendable, Sequence {
         return true
     }
 
+    /// The identifiers of both, as runs: O(runs of both), never one step per identifier.
+    func union(_ other: IdentifierRuns) -> IdentifierRuns {
+        var result = IdentifierRuns()
+        for run in (runs + other.runs).sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            guard let last = result.runs.last, run.lowerBound <= last.upperBound else {
+                result.append(run)
+                continue
+            }
+            // Overlapping: only the part above what is held is new.
+            if run.upperBound > last.upperBound { result.append(last.upperBound + 1...run.upperBound) }
+        }
+        return result
+    }
+
     /// The identifiers, ascending.
     func makeIterator() -> FlattenSequence<[ClosedRange<UInt64>]>.Iterator { runs.joined().makeIterator() }
 

@@ -76,6 +76,39 @@ struct StoredTransaction: Equatable, Sendable {
         (inserted.compactMap(\.ids.last) + updated.compactMap(\.ids.last) + deleted.compactMap(\.ids.last)).max()
     }
 
+    /// The transaction under a migrated schema's names: each entity and
+    /// property as `entity` and `property` rename them (`nil`: dropped). What
+    /// names only dropped entities or properties goes (an update left with no
+    /// property, a tombstone of a dropped entity, a dropped attribute's
+    /// preserved value), and updates of one entity that now name the same
+    /// properties become one.
+    ///
+    /// - Complexity: O(groups, runs and tombstone values of the transaction).
+    func renamed(entity: (String) -> String?, property: (_ name: String, _ entity: String) -> String?) -> StoredTransaction {
+        var result = self
+        result.inserted = inserted.compactMap { objects in entity(objects.entity).map { Objects(entity: $0, ids: objects.ids) } }
+        result.deleted = deleted.compactMap { objects in entity(objects.entity).map { Objects(entity: $0, ids: objects.ids) } }
+        result.updated = []
+        for update in updated {
+            guard let name = entity(update.entity) else { continue }
+            let properties = update.properties.compactMap { property($0, update.entity) }
+            guard !properties.isEmpty else { continue }
+            if let same = result.updated.firstIndex(where: { $0.entity == name && $0.properties == properties }) {
+                result.updated[same].ids = result.updated[same].ids.union(update.ids)
+            } else {
+                result.updated.append(Update(entity: name, properties: properties, ids: update.ids))
+            }
+        }
+        result.tombstones = tombstones.compactMap { tombstone in
+            guard let name = entity(tombstone.entity) else { return nil }
+            let values = tombstone.values.compactMap { value in
+                property(value.name, tombstone.entity).map { (name: $0, type: value.type, value: value.value) }
+            }
+            return Tombstone(entity: name, id: tombstone.id, values: values)
+        }
+        return result
+    }
+
     /// The name the running program goes by: its bundle identifier on Apple
     /// platforms, its executable's name elsewhere.
     static let currentBundleIdentifier: String = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
