@@ -17,10 +17,12 @@ import Darwin
 ///
 /// A save commits by renaming its new `manifest.xml` over the old one (a
 /// format-1 package's `document.xml` is its commit file until its first save:
-/// see ``DocumentPackage/commitItem``), so the watcher wakes for a rename to,
-/// a write closed on, the creation or the removal of either name in the
-/// package folder, and for nothing else there (a save's temporaries, part and
-/// history files, its journal).
+/// see ``DocumentPackage/commitItem``), so the watcher wakes for a rename to
+/// or from, a write closed on, the creation or the removal of either name in
+/// the package folder, and for nothing else there (a save's temporaries, part
+/// and history files, its journal). It also wakes once when events were lost
+/// (the kernel's queue overflowed) or the watch ended (the folder was removed
+/// or moved: nothing is watched after that).
 ///
 /// **How it waits.** On Linux, an inotify descriptor watches the package
 /// folder (`inotify_add_watch` with `IN_ONLYDIR`: the folder itself may be a
