@@ -108,6 +108,31 @@ import FolioTestSupport
         #expect(history.count > transactions && history.count <= transactions + 5)
     }
 
+    @Test("a store with saves not yet written takes nothing in over them: the write reports the conflict instead")
+    func unwrittenSavesAreNotTakenOver() throws {
+        let url = temporaryPackageURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let context = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url)))
+        try context.insert("Animal", ["name": .string("Written")])
+        try context.save()
+        let store = context.store
+        store.writer?.beforeBackgroundWrite = { AutosaveTests.diskFull }
+        context.autosaveEnabled = true
+        try context.insert("Animal", ["name": .string("Unwritten")])
+        context.processPendingChanges()
+        store.waitForBackgroundWrites()
+        store.writer?.beforeBackgroundWrite = nil
+        #expect(store.hasFailedWrite)
+        // A program ignoring the lock writes meanwhile.
+        let graph = try DocumentPackage(url: url).read()
+        _ = try graph.insert("Animal", ["name": .string("Outside")])
+        try DocumentPackage(url: url).write(graph)
+        #expect(try !store.takeInOutsideSave())
+        #expect(try Self.count(context, where: "name == 'Unwritten'") == 1)
+        #expect(try Self.count(context, where: "name == 'Outside'") == 0)
+        #expect(throws: ModelError.package(.modifiedOnDisk(path: url.path))) { try store.flush() }
+    }
+
     @Test("a store whose package nobody else changed, or in memory, has nothing to take in")
     func nothingToTakeIn() throws {
         let (url, _, _) = try Self.twoAnimals()
