@@ -1,0 +1,56 @@
+import Foundation
+
+/// Telling observers (``StoreObserver``) of every saved state the store
+/// publishes, and watching the package for other processes' saves while any
+/// observer is registered.
+extension DocumentStore {
+    /// Registers `observer`, weakly, to be told of every saved state this
+    /// store publishes from now on, and starts watching the package (when it
+    /// exists on disk) so that another process's save is taken in and told too.
+    func addObserver(_ observer: any StoreObserver) {
+        observers.add(observer)
+        watchPackageIfObserved()
+    }
+
+    /// Unregisters the observer with identity `id` (an observer's `deinit`);
+    /// the package watcher stops with the last one.
+    func removeObserver(_ id: ObjectIdentifier) {
+        observers.remove(id)
+    }
+
+    /// Whether a package watcher runs for this store's observers (tests).
+    var isWatchingPackage: Bool { observers.isWatching }
+
+    /// Tells every observer that a saved state was published, with the
+    /// transactions it recorded (``StoreObserver/storeDidPublish(_:transactions:)``);
+    /// `transactions` is only called when an observer is registered. Call with
+    /// none of the store's locks held (the writer's or the store's).
+    func notifyObservers(_ transactions: () -> [StoredTransaction]) {
+        let live = observers.live
+        guard !live.isEmpty else { return }
+        // A package created by this save can be watched from now on.
+        watchPackageIfObserved()
+        let recorded = transactions()
+        for observer in live { observer.storeDidPublish(self, transactions: recorded) }
+    }
+
+    /// Starts the package watcher if observers are registered, the package
+    /// exists on disk, and none runs yet. Its wake-ups take in another
+    /// process's save (``takeInOutsideSave()``), which tells the observers;
+    /// a failure to read it is logged (``FolioLog``), and taken in at the next wake-up.
+    private func watchPackageIfObserved() {
+        guard let package else { return }
+        observers.watchIfObserved { () -> PackageWatcher? in
+            guard FileManager.default.fileExists(atPath: package.url.path) else { return nil }
+            do throws(PackageError) {
+                return try PackageWatcher(folder: package.url) { [weak self] in
+                    guard let self else { return }
+                    do throws(ModelError) { try takeInOutsideSave() } catch { ModelContainer.report(error, to: nil) }
+                }
+            } catch {
+                ModelContainer.report(.package(error), to: nil)
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Something told each time a ``DocumentStore`` publishes a saved state: a
+/// save of any context of any container on the store (autosaves too),
+/// ``DocumentStore/deleteAllData()``, or another process's save taken in
+/// (``DocumentStore/takeInOutsideSave()``).
+///
+/// The store holds its observers weakly (``StoreObservers``) and calls them
+/// after the publish, on the thread that published — the saving context's,
+/// or a package watcher's queue for another process's save — with none of
+/// the store's locks held, so an observer may read the store (its history, its
+/// saved graph) from the call. It must return quickly: hop elsewhere for work.
+protocol StoreObserver: AnyObject, Sendable {
+    /// The store published a saved state.
+    ///
+    /// - Parameter transactions: the history transactions the publish recorded
+    ///   (a save's one, none for `deleteAllData()`), and for another process's
+    ///   save taken in, the package's whole history: an observer keeps the
+    ///   ones past its own position.
+    func storeDidPublish(_ store: DocumentStore, transactions: [StoredTransaction])
+}
+
+/// A store's observers, held weakly, and the package watcher that lets them
+/// hear of other processes' saves while any is registered.
+///
+/// Lock order: the store's writer lock and its lock are never held while this
+/// list's lock is taken by a publish (observers are called with no lock held);
+/// the watcher is cancelled outside this lock, since its handler takes it.
+final class StoreObservers: @unchecked Sendable {
+    private struct Entry {
+        weak var observer: (any StoreObserver)?
+        let id: ObjectIdentifier
+    }
+
+    private let lock = NSLock()
+    private var entries: [Entry] = []
+    private var watcher: PackageWatcher?
+
+    /// Registers `observer` (weakly).
+    func add(_ observer: any StoreObserver) {
+        lock.withLock {
+            entries.removeAll { $0.observer == nil }
+            entries.append(Entry(observer: observer, id: ObjectIdentifier(observer)))
+        }
+    }
+
+    /// Unregisters the observer with identity `id`; when none is left, stops
+    /// the watcher (after the lock is let go: its handler may be taking it).
+    func remove(_ id: ObjectIdentifier) {
+        let stopped: PackageWatcher? = lock.withLock {
+            entries.removeAll { $0.id == id || $0.observer == nil }
+            guard entries.isEmpty else { return nil }
+            defer { watcher = nil }
+            return watcher
+        }
+        stopped?.cancel()
+    }
+
+    /// The observers still alive, held strongly until the caller is done.
+    var live: [any StoreObserver] {
+        lock.withLock { entries.compactMap(\.observer) }
+    }
+
+    /// Starts a watcher with `make` if observers are registered and none runs yet.
+    /// `make` returns `nil` when there is nothing to watch yet (no package folder).
+    func watchIfObserved(_ make: () -> PackageWatcher?) {
+        lock.withLock {
+            guard watcher == nil, entries.contains(where: { $0.observer != nil }) else { return }
+            watcher = make()
+        }
+    }
+
+    /// Whether a watcher runs (tests).
+    var isWatching: Bool { lock.withLock { watcher != nil } }
+
+    /// How many times the running watcher woke (tests); 0 when none runs.
+    var watcherWakeUps: Int { lock.withLock { watcher }?.wakeUps ?? 0 }
+
+    deinit {
+        watcher?.cancel()
+    }
+}

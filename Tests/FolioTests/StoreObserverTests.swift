@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import Folio
+@testable import FolioCore
+import FolioTestSupport
+
+/// A store tells its observers of every saved state it publishes — once per
+/// save, never for its own writes seen again by its package watcher — and
+/// watches its package only while an observer is registered.
+@Suite struct StoreObserverTests {
+    /// Counts what a store told it.
+    final class Recorder: StoreObserver, @unchecked Sendable {
+        private let condition = NSCondition()
+        private var told: [[Int64]] = []
+
+        func storeDidPublish(_ store: DocumentStore, transactions: [StoredTransaction]) {
+            condition.withLock {
+                told.append(transactions.map(\.number))
+                condition.broadcast()
+            }
+        }
+
+        var calls: [[Int64]] { condition.withLock { told } }
+
+        /// Whether `count` calls came before a minute passed.
+        func waitFor(_ count: Int) -> Bool {
+            let deadline = Date(timeIntervalSinceNow: 60)
+            return condition.withLock {
+                while told.count < count {
+                    guard condition.wait(until: deadline) else { return told.count >= count }
+                }
+                return true
+            }
+        }
+    }
+
+    /// Waits (a minute at most) until `condition` holds.
+    func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while !condition() {
+            if Date() >= deadline { return false }
+            usleep(2_000)
+        }
+        return true
+    }
+
+    @Test("each save is told once with the transaction it recorded; the watcher's wake-up for the store's own write tells nothing more")
+    func eachSaveToldOnce() throws {
+        let url = temporaryPackageURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let context = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url)))
+        try context.insert("Animal")
+        try context.save()
+        let recorder = Recorder()
+        context.store.addObserver(recorder)
+        #expect(context.store.isWatchingPackage)
+        try context.insert("Animal")
+        try context.save()
+        #expect(recorder.calls.count == 1)
+        let last = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last)
+        #expect(recorder.calls.first == [last.transactionIdentifier])
+        // The watcher saw the commit, found the package current, and told no one.
+        #expect(eventually { context.store.observers.watcherWakeUps >= 1 })
+        context.store.waitForBackgroundWrites()
+        #expect(recorder.calls.count == 1)
+        // An autosave, then deleteAllData: told too.
+        context.autosaveEnabled = true
+        try context.insert("Animal")
+        context.processPendingChanges()
+        #expect(recorder.calls.count == 2 && recorder.calls.last?.count == 1)
+        try context.container.erase()
+        #expect(recorder.calls.count == 3 && recorder.calls.last == [])
+    }
+
+    @Test("a read-only store watches its package while observed: another program's save is taken in and told; released observers stop the watcher")
+    func watchesWhileObserved() throws {
+        let url = temporaryPackageURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
+        let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
+        #expect(!reader.store.isWatchingPackage)
+        var recorder: Recorder? = Recorder()
+        reader.store.addObserver(try #require(recorder))
+        #expect(reader.store.isWatchingPackage)
+        let graph = try DocumentPackage(url: url).read()
+        _ = try graph.insert("Animal", ["name": .string("Olm")])
+        try DocumentPackage(url: url).write(graph)
+        #expect(try #require(recorder).waitFor(1))
+        #expect(try reader.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 1)
+        // Gone: the store no longer tells it, and stops watching at its next unregistering.
+        let id = ObjectIdentifier(try #require(recorder))
+        recorder = nil
+        reader.store.removeObserver(id)
+        #expect(!reader.store.isWatchingPackage)
+    }
+
+    @Test("an in-memory store never watches; a new document is watched from its first save")
+    func watchingNeedsAPackageOnDisk() throws {
+        let memory = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let inMemory = Recorder()
+        memory.store.addObserver(inMemory)
+        try memory.insert("Animal")
+        try memory.save()
+        #expect(!memory.store.isWatchingPackage)
+        #expect(inMemory.calls.count == 1)
+
+        let url = temporaryPackageURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let context = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url)))
+        let recorder = Recorder()
+        context.store.addObserver(recorder)
+        #expect(!context.store.isWatchingPackage, "nothing on disk yet")
+        try context.insert("Animal")
+        try context.save()
+        #expect(context.store.isWatchingPackage)
+    }
+}
