@@ -241,6 +241,37 @@ final class ChangeFlag: Sendable {
         #expect(again.sections?.map(\.count) == [2])
     }
 
+    @Test func `another program's save of the package reaches an observer over it without a read`() async throws {
+        do {
+            let container = try onDiskContainer()
+            container.mainContext.insert(Book(title: "Emma"))
+            try container.mainContext.save()
+        }
+        // A widget's read-only container over the app's package.
+        let reader = try ModelContainer(for: Book.self, configurations: ModelConfiguration(url: directory.storeURL(), allowsSave: false))
+        let observer = try ResultsObserver<Book, Never>(sortBy: [SortDescriptor(\.title)], modelContainer: reader)
+        #expect(observer.results.map(\.title) == ["Emma"])
+
+        var writeError: (any Error)?
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            withObservationTracking({ _ = observer.results }, onChange: { continuation.resume() })
+            // The app, in its own process, saves a book: written here as another program
+            // writes the package, through the document API, not through the reader's store.
+            do {
+                let package = DocumentPackage(url: directory.storeURL())
+                let document = try package.read()
+                _ = try document.insert("Book", ["title": .string("Persuasion"), "genre": .string("Fiction"),
+                                                 "pages": .int(250), "isPublished": .bool(true)])
+                try package.write(document)
+            } catch {
+                writeError = error
+                continuation.resume()
+            }
+        }
+        #expect(writeError == nil)
+        #expect(observer.results.map(\.title) == ["Emma", "Persuasion"])
+    }
+
     // MARK: Sections
 
     @Test func `sections group the results by key, in sort order, each model in result order`() throws {

@@ -141,6 +141,8 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private let isolation: (any Actor)?
     /// Keeps the observer registered with the store (``SavedChangeListeners``).
     private var listenerToken: SavedChangeListeners.Token?
+    /// Keeps the package watched for other processes' saves (on disk only).
+    private var outsideSaveWatch: OutsideSaveWatch?
     private let registrar = ObservationRegistrar()
 
     /// How many objects have been re-evaluated against the predicate after a
@@ -167,6 +169,14 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
             let handle = CatchUpHandle(self)
             listenerToken = context.store.savedChangeListeners.add { handle.schedule(on: isolation) }
         }
+        watchForOutsideSaves()
+    }
+
+    /// Watches the package for other processes' saves, once it exists (an
+    /// on-disk store; a package not written yet is watched from a later read).
+    private func watchForOutsideSaves() {
+        guard outsideSaveWatch == nil, modelContext.store.package != nil else { return }
+        outsideSaveWatch = OutsideSaveWatch.shared(for: modelContext.store)
     }
 
     /// The descriptors with the section key first (unless already first).
@@ -182,6 +192,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// Merges other contexts' saves (which publishes them here), then brings
     /// the results up to date with everything published.
     private func catchUp() {
+        watchForOutsideSaves()
         modelContext.mergeSavedChanges()
         if stale {
             do { try refetch() } catch { reportRefetchFailure(error) }
