@@ -14,14 +14,19 @@ import Synchronization
 /// observer.results.map(\.title)             // … "Emma" among them
 ///
 /// let shelves = try ResultsObserver<Book, String>(sectionBy: \.genre, modelContext: context)
-/// for section in shelves.sections! { print(section.title, section.count) }   // "Fiction" 12, …
+/// if let sections = shelves.sections {
+///     for section in sections { print(section.title, section.count) }   // "Fiction" 12, …
+/// }
 /// ```
 ///
 /// ``results`` (and ``sections``) follow:
 /// - the observed context's own changes — inserts, edits, deletes, undo and
 ///   redo, a rollback — when each operation completes;
 /// - other contexts' saves on the same container, which the context merges;
-/// - other processes' saves of the package, when the container watches it.
+/// - other processes' saves of the package: an observer over a package
+///   watches it (inotify on Linux, no polling; one watch per open document,
+///   shared by its observers) and takes each save in as the store's, which
+///   every context then merges.
 ///
 /// The observer is `Observable`: reading ``results`` or ``sections`` inside
 /// `withObservationTracking` (or a SwiftUI view's body) registers the read,
@@ -184,7 +189,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
                                 sectionedBy section: SectionKey<Element, SectionTitle>?) -> [SortDescriptor<Element>] {
         guard let section else { return descriptors }
         if let first = descriptors.first, first.keyPath == section.keyPath { return descriptors }
-        return [section.sortDescriptor] + descriptors
+        return section.sortDescriptors + descriptors
     }
 
     // MARK: Keeping up

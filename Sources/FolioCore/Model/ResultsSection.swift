@@ -2,9 +2,11 @@
 /// share a section title, in result order — SwiftData's `ResultsSection`.
 ///
 /// ```swift
-/// for section in observer.sections! {         // a sectioned observer always has sections
-///     print(section.title)                      // "Fiction", …
-///     for book in section { print(book.title) }
+/// if let sections = observer.sections {       // a sectioned observer always has them
+///     for section in sections {
+///         print(section.title)                  // "Fiction", …
+///         for book in section { print(book.title) }
+///     }
 /// }
 /// ```
 ///

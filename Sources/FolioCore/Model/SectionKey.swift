@@ -7,8 +7,10 @@ import Foundation
 struct SectionKey<Element: PersistentModel, SectionTitle: Hashable> {
     /// The key path the program gave.
     let keyPath: PartialKeyPath<Element>
-    /// Sorts by the key: prepended to the observer's sort descriptors.
-    let sortDescriptor: SortDescriptor<Element>
+    /// Sorts by the key: prepended to the observer's sort descriptors. (In an
+    /// array: a `SortDescriptor` stored inline makes a release build's value
+    /// witnesses refer to a Foundation type that is not exported, and fail to link.)
+    let sortDescriptors: [SortDescriptor<Element>]
     /// The title read through a model.
     let titleOfModel: (Element) -> SectionTitle
     /// The title read from the stored attribute of the object at a row; `nil`
@@ -20,7 +22,7 @@ extension SectionKey where SectionTitle == String {
     /// Sections by a `String` property.
     init(_ keyPath: KeyPath<Element, String>) {
         let name = Self.attributeName(keyPath)
-        self.init(keyPath: keyPath, sortDescriptor: SortDescriptor(Self.sendable(keyPath)),
+        self.init(keyPath: keyPath, sortDescriptors: [SortDescriptor(Self.sendable(keyPath))],
                   titleOfModel: { $0[keyPath: keyPath] },
                   title: { ref, graph in Self.storedTitle(name, ref, graph) })
     }
@@ -28,7 +30,7 @@ extension SectionKey where SectionTitle == String {
     /// Sections by an optional `String` property: `nil` reads as `""`.
     init(_ keyPath: KeyPath<Element, String?>) {
         let name = Self.attributeName(keyPath)
-        self.init(keyPath: keyPath, sortDescriptor: SortDescriptor(Self.sendable(keyPath)),
+        self.init(keyPath: keyPath, sortDescriptors: [SortDescriptor(Self.sendable(keyPath))],
                   titleOfModel: { $0[keyPath: keyPath] ?? "" },
                   title: { ref, graph in Self.storedTitle(name, ref, graph) })
     }
