@@ -272,6 +272,26 @@ final class ChangeFlag: Sendable {
         #expect(observer.results.map(\.title) == ["Emma", "Persuasion"])
     }
 
+    @Test func `an observer made after another program saved starts from that save`() throws {
+        do {
+            let container = try onDiskContainer()
+            container.mainContext.insert(Book(title: "Emma"))
+            try container.mainContext.save()
+        }
+        let reader = try ModelContainer(for: Book.self, configurations: ModelConfiguration(url: directory.storeURL(), allowsSave: false))
+        #expect(try reader.mainContext.fetchCount(FetchDescriptor<Book>()) == 1)
+        // Another program saves a book while the reader has the document open.
+        let package = DocumentPackage(url: directory.storeURL())
+        let document = try package.read()
+        _ = try document.insert("Book", ["title": .string("Persuasion"), "genre": .string("Fiction"),
+                                         "pages": .int(250), "isPublished": .bool(true)])
+        try package.write(document)
+
+        let observer = try ResultsObserver<Book, Never>(sortBy: [SortDescriptor(\.title)], modelContainer: reader)
+        #expect(observer.results.map(\.title) == ["Emma", "Persuasion"])
+        #expect(try reader.mainContext.fetchCount(FetchDescriptor<Book>()) == 2, "taken in for every context of the container")
+    }
+
     // MARK: Sections
 
     @Test func `sections group the results by key, in sort order, each model in result order`() throws {

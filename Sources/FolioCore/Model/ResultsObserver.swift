@@ -168,20 +168,27 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         fetchDescriptor = sorted
         self.isolation = isolation
         currentResults = FetchResultsCollection(observed: [], context: context)
+        // Watching first: a save another process made since the document was read
+        // is taken in before the first fetch.
+        watchForOutsideSaves()
         try refetch()
         context.addResultsObserver(self)
         if let isolation {
             let handle = CatchUpHandle(self)
             listenerToken = context.store.savedChangeListeners.add { handle.schedule(on: isolation) }
         }
-        watchForOutsideSaves()
     }
 
     /// Watches the package for other processes' saves, once it exists (an
     /// on-disk store; a package not written yet is watched from a later read).
+    /// A save made before the watch began is taken in as it begins.
     private func watchForOutsideSaves() {
         guard outsideSaveWatch == nil, modelContext.store.package != nil else { return }
         outsideSaveWatch = OutsideSaveWatch.shared(for: modelContext.store)
+        guard outsideSaveWatch != nil else { return }
+        do throws(ModelError) { try modelContext.store.takeInOutsideSave() } catch {
+            ModelContainer.report(error, to: modelContext.autosaveErrorHandler)
+        }
     }
 
     /// The descriptors with the section key first (unless already first).
