@@ -27,6 +27,8 @@
 //   swift run -c release FolioBenchmarks --context [N ...] [--runs K] [--cascade K]
 //   FolioBenchmarks --context-build N B                  (profiling: build ctx-N, B-animal cascade)
 //   FolioBenchmarks --context-only PATH.folio OPERATION [REPEATS]   (profiling one operation)
+// A ResultsObserver's update after a one-object change against a refetch (issue 32; ResultsObserverBenchmark.swift):
+//   swift run -c release FolioBenchmarks --observer [N ...] [--runs K]
 // Merging two branches of 1,000 edits each (issue 30; Merge.swift):
 //   swift run -c release FolioBenchmarks --merge [N ...] [--runs K]
 //   FolioBenchmarks --merge-phase open|graph|package N FOLDER
@@ -561,6 +563,7 @@ do {
     var indexMode = false
     var batchedMode = false
     var mergeMode = false
+    var observerMode = false
     var batchSize = 5000
     var fixedCascade = 10_000
     var index = 0
@@ -605,6 +608,11 @@ do {
             index += 2
             continue
         }
+        if arguments[index] == "--observer" {
+            observerMode = true
+            index += 1
+            continue
+        }
         if arguments[index] == "--merge" {
             mergeMode = true
             index += 1
@@ -616,7 +624,7 @@ do {
             continue
         }
         guard let n = Int(arguments[index].replacingOccurrences(of: "_", with: "")), n > 0 else {
-            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --index [N ...] [--runs K] | --typed [N ...] [--runs K] | --batched [N ...] [--runs K] [--batch-size B] | --merge [N ...] [--runs K] | --merge-phase PHASE N FOLDER | --batched-phase MODE N PATH B | --typed-phase PHASE N BIG PATH | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
+            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --index [N ...] [--runs K] | --typed [N ...] [--runs K] | --batched [N ...] [--runs K] [--batch-size B] | --merge [N ...] [--runs K] | --observer [N ...] [--runs K] | --merge-phase PHASE N FOLDER | --batched-phase MODE N PATH B | --typed-phase PHASE N BIG PATH | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
         }
         sizes.append(n)
         index += 1
@@ -636,6 +644,10 @@ do {
     }
     if batchedMode {
         try runBatchedBenchmarks(sizes: sizes, runs: runs, batchSize: batchSize)
+        exit(0)
+    }
+    if observerMode {
+        try runObserverBenchmarks(sizes: sizes, runs: runs)
         exit(0)
     }
     if mergeMode {

@@ -253,6 +253,7 @@ extension ModelContext {
         else if baseline.contains(id) { updated[ref, default: []].formUnion(0..<layout.attributes.count) }
         else { inserted.insert(ref) }
         unsettled.insert(ref)
+        noteObservedChange(ref)
         registerUndo("Resolve Conflict") { context in
             _ = context.performRemoval([ref], name: "Resolve Conflict")
         }

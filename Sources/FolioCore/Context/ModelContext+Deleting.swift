@@ -180,6 +180,7 @@ extension ModelContext {
     /// Removes objects (already cascaded), tracks it, and registers the restore.
     func performRemoval(_ plan: [ObjectRef], name: String) -> DeletionRecord {
         let record = graph.removeObjects(plan)
+        noteObservedChanges(record.removed)
         let doomed = Set(record.removed)
         // Deny bookkeeping only for entities that have a deny rule: a cascade of
         // 100,000 objects without one should not pay for a 100,000-entry dictionary.
@@ -225,6 +226,7 @@ extension ModelContext {
             rebasedSinceSave = true
             trackingNeedsRebuild = true
         }
+        noteObservedChanges(record.removed)
         for ref in record.removed {
             if existedAtSave(ref) {
                 deleted.remove(ref)

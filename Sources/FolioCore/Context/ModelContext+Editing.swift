@@ -196,6 +196,7 @@ extension ModelContext {
         guard let id = store.allocateID() else { throw .graph(ObjectGraph.identifiersExhausted(entity: graph.layout.entities[entity].name)) }
         let ref = graph.insertObject(entity: entity, values: values, id: id)
         inserted.insert(ref)
+        noteObservedChange(ref)
         // Checked first: forming the undo closure costs an allocation per insert.
         if undoManager?.isUndoRegistrationEnabled == true {
             let name = graph.layout.entities[entity].name
@@ -205,6 +206,7 @@ extension ModelContext {
         } else {
             scheduleAutosaveAfterEdit()
             graph._checkInvariants()
+            publishObservedChanges()
         }
         return ref
     }
@@ -324,7 +326,8 @@ extension ModelContext {
                 spareLinkJournal = changes
             }
             scheduleAutosaveAfterEdit()
-            return graph._checkInvariants()
+            graph._checkInvariants()
+            return publishObservedChanges()
         }
         let name = name()
         let epoch = mergeEpoch

@@ -13,6 +13,7 @@ extension ModelContext {
         unsettled.formUnion(updated.keys)
         for ref in deleted where !existedAtSave(ref) { deleted.remove(ref); denials[ref] = nil }
         graph._checkInvariants()
+        publishObservedChanges()
     }
 
     /// Applies other contexts' saved changes to this scratchpad. This context's
@@ -50,6 +51,7 @@ extension ModelContext {
                 } else {
                     undoManager?.disableUndoRegistration()
                     let record = graph.removeObjects(doomed)
+                    noteObservedChanges(record.removed)
                     for ref in record.removed { inserted.remove(ref); updated[ref] = nil; deleted.remove(ref) }
                     noteRequiredCuts(record.cuts)
                     undoManager?.enableUndoRegistration()
@@ -102,6 +104,8 @@ extension ModelContext {
                 }
             }
             if let modelHooks { for ref in changed { modelHooks.objectChanged(self, ref, nil) } }
+            noteObservedChanges(refs.lazy.map(\.0))
+            noteObservedChanges(changed)
         }
     }
 

@@ -186,6 +186,9 @@ public final class ModelContext {
     var typedWriter: ObjectIdentifier?
     /// An emptied link journal whose storage the next link edit reuses (``editLinks(name:_:)``).
     var spareLinkJournal: [LinkChange]?
+    /// The ``ResultsObserver``s following this context, and what changed since
+    /// they were last told; `nil` until the first observer.
+    var resultsObservation: ResultsObservation?
 
     /// Creates a context on a container: autosave off, no undo manager.
     ///
@@ -280,6 +283,7 @@ public final class ModelContext {
     /// attribute's index, or the attribute count plus a relationship's slot
     /// (``touchLink(_:_:)``).
     func touch(_ ref: ObjectRef, propertyNumber: Int) {
+        noteObservedChange(ref, property: propertyNumber)
         guard graph.isLive(ref), !inserted.contains(ref) else { return }
         updated[ref, default: []].insert(propertyNumber)
         unsettled.insert(ref)
@@ -597,6 +601,8 @@ public final class ModelContext {
             self.graph._checkInvariants()
         }
         if let modelHooks { modelHooks.replacingGraph(self, checkout.graph, replace) } else { replace() }
+        resultsObservation?.noteGraphReplaced()
+        publishObservedChanges()
     }
 
     /// Reports an insert refused where the API cannot throw, and keeps it for
@@ -610,6 +616,8 @@ public final class ModelContext {
         self.baseline = baseline
         baseGeneration = generation
         clearTracking()
+        resultsObservation?.noteSaved()
+        publishObservedChanges()
     }
 
     private func clearTracking() {
@@ -699,6 +707,7 @@ public final class ModelContext {
     func registerUndo(_ name: @autoclosure () -> String, _ undo: @escaping (ModelContext) -> Void) {
         undoRegistrationCount &+= 1
         graph._checkInvariants()
+        publishObservedChanges()
         scheduleAutosaveAfterEdit()
         guard let undoManager, undoManager.isUndoRegistrationEnabled else { return editedUnrecorded() }
         undoManager.registerUndo(withTarget: self, handler: undo)

@@ -51,6 +51,29 @@ struct CompiledModelSort {
     /// The rows in the descriptors' order, or `nil` when a stored value is not
     /// what the property's type reads (only the getter can say how it reads).
     func sorted(_ rows: [ObjectRef], graph: ObjectGraph) -> [ObjectRef]? {
+        guard let columns = keyColumns(rows, graph: graph) else { return nil }
+        return SortKeyColumn.sort(rows, by: columns)
+    }
+
+    /// How `a` and `b` compare under the descriptors (`.orderedSame` for a tie),
+    /// read and compared exactly as ``sorted(_:graph:)`` does; `nil` when a
+    /// stored value is not what the property's type reads. O(keys).
+    func order(_ a: ObjectRef, _ b: ObjectRef, graph: ObjectGraph) -> ComparisonResult? {
+        guard let columns = keyColumns([a, b], graph: graph) else { return nil }
+        var buffers: [UnsafeMutableRawPointer] = []
+        defer { buffers.forEach { $0.deallocate() } }
+        for key in columns {
+            let result = key.column.comparator(ascending: key.ascending, buffers: &buffers)(0, 1)
+            if result != .orderedSame { return result }
+        }
+        return .orderedSame
+    }
+
+    /// The attributes the descriptors read, by index in the entity.
+    var attributes: Set<Int> { Set(keys.map(\.attribute)) }
+
+    /// The sort keys of `rows`, one column per descriptor.
+    private func keyColumns(_ rows: [ObjectRef], graph: ObjectGraph) -> [(column: SortKeyColumn, ascending: Bool)]? {
         var columns: [(column: SortKeyColumn, ascending: Bool)] = []
         for key in keys {
             let column: SortKeyColumn
@@ -78,6 +101,6 @@ struct CompiledModelSort {
             }
             columns.append((column, key.ascending))
         }
-        return SortKeyColumn.sort(rows, by: columns)
+        return columns
     }
 }
