@@ -38,8 +38,11 @@ extension DocumentStore {
     /// exists on disk, and none runs yet. Its wake-ups take in another
     /// process's save (``takeInOutsideSave()``), which tells the observers;
     /// a failure to read it is logged (``FolioLog``), and taken in at the next wake-up.
-    private func watchPackageIfObserved() {
-        guard let package else { return }
+    ///
+    /// - Returns: whether a watcher runs now.
+    @discardableResult
+    func watchPackageIfObserved() -> Bool {
+        guard let package else { return false }
         observers.watchIfObserved { () -> PackageWatcher? in
             guard FileManager.default.fileExists(atPath: package.url.path) else { return nil }
             do throws(PackageError) {
@@ -52,5 +55,6 @@ extension DocumentStore {
                 return nil
             }
         }
+        return observers.isWatching
     }
 }

@@ -39,8 +39,6 @@ final class DocumentStore: @unchecked Sendable {
 
     /// Recursive: a context released while the store is busy unregisters itself.
     private let lock = NSRecursiveLock()
-    /// Told of every saved state published (``commit(_:graph:)``): result observers.
-    let savedChangeListeners = SavedChangeListeners()
     /// The last saved state: replaced, never mutated, so contexts can keep it as a baseline.
     private var savedGraph: ObjectGraph
     private var generation = 0
@@ -919,7 +917,6 @@ final class DocumentStore: @unchecked Sendable {
         generation = changeSet.generation
         changeSets.append(changeSet)
         savedGraph = graph
-        savedChangeListeners.notify()
     }
 
     /// Drops the change sets every live context has merged. Call with the lock held.

@@ -144,10 +144,12 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private var currentSections: SectionedResults<Element, SectionTitle>?
     /// The actor the observer catches up with other contexts' saves on.
     private let isolation: (any Actor)?
-    /// Keeps the observer registered with the store (``SavedChangeListeners``).
-    private var listenerToken: SavedChangeListeners.Token?
-    /// Keeps the package watched for other processes' saves (on disk only).
-    private var outsideSaveWatch: OutsideSaveWatch?
+    /// The observer's registration with the store (``StoreObserver``): told of
+    /// every saved state published, and keeping the package watched for other
+    /// processes' saves while registered.
+    private var storeLink: StoreLink<Element, SectionTitle>?
+    /// Whether the store's package watch runs (a package not written yet has none until it is).
+    private var watchesPackage = false
     private let registrar = ObservationRegistrar()
 
     /// How many objects have been re-evaluated against the predicate after a
@@ -168,24 +170,27 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         fetchDescriptor = sorted
         self.isolation = isolation
         currentResults = FetchResultsCollection(observed: [], context: context)
-        // Watching first: a save another process made since the document was read
-        // is taken in before the first fetch.
+        // Registered first, which starts the package's watch: a save another process made
+        // since the document was read is taken in before the first fetch.
+        let link = StoreLink(CatchUpHandle(self), isolation: isolation)
+        storeLink = link
+        context.store.addObserver(link)
         watchForOutsideSaves()
         try refetch()
         context.addResultsObserver(self)
-        if let isolation {
-            let handle = CatchUpHandle(self)
-            listenerToken = context.store.savedChangeListeners.add { handle.schedule(on: isolation) }
-        }
     }
 
-    /// Watches the package for other processes' saves, once it exists (an
-    /// on-disk store; a package not written yet is watched from a later read).
-    /// A save made before the watch began is taken in as it begins.
+    deinit {
+        if let storeLink { modelContext.store.removeObserver(ObjectIdentifier(storeLink)) }
+    }
+
+    /// Makes sure the package is watched for other processes' saves once it
+    /// exists (one watch per store, shared with every observer of it; a
+    /// package not written yet is watched from a later read), and takes in a
+    /// save made before the watch began.
     private func watchForOutsideSaves() {
-        guard outsideSaveWatch == nil, modelContext.store.package != nil else { return }
-        outsideSaveWatch = OutsideSaveWatch.shared(for: modelContext.store)
-        guard outsideSaveWatch != nil else { return }
+        guard !watchesPackage, modelContext.store.package != nil, modelContext.store.watchPackageIfObserved() else { return }
+        watchesPackage = true
         do throws(ModelError) { try modelContext.store.takeInOutsideSave() } catch {
             ModelContainer.report(error, to: modelContext.autosaveErrorHandler)
         }
@@ -398,6 +403,23 @@ extension ResultsObserver: ContextChangeObserving {
 
 /// The way from the store's notification (any thread) to the observer's
 /// actor: one task at a time, whatever the number of saves meanwhile.
+/// A ``ResultsObserver``'s registration with its store: on every saved state
+/// published, it schedules the observer's catch-up on the observer's actor
+/// (an observer made outside any actor catches up when read).
+private final class StoreLink<Element: PersistentModel, SectionTitle: Hashable>: StoreObserver, @unchecked Sendable {
+    private let handle: CatchUpHandle<Element, SectionTitle>
+    private let isolation: (any Actor)?
+
+    init(_ handle: CatchUpHandle<Element, SectionTitle>, isolation: (any Actor)?) {
+        self.handle = handle
+        self.isolation = isolation
+    }
+
+    func storeDidPublish(_ store: DocumentStore, transactions: [StoredTransaction]) {
+        if let isolation { handle.schedule(on: isolation) }
+    }
+}
+
 private final class CatchUpHandle<Element: PersistentModel, SectionTitle: Hashable>: @unchecked Sendable {
     /// Read and written only on the observer's actor.
     private weak var observer: ResultsObserver<Element, SectionTitle>?
@@ -407,7 +429,7 @@ private final class CatchUpHandle<Element: PersistentModel, SectionTitle: Hashab
         self.observer = observer
     }
 
-    /// Called on the saving thread, with the store's lock held: only schedules.
+    /// Called on the publishing thread: only schedules.
     func schedule(on actor: any Actor) {
         let first = scheduled.withLock { scheduled in
             defer { scheduled = true }
