@@ -93,6 +93,9 @@ struct SchemaLayout: Sendable {
 
     let entities: [EntityLayout]
     let entityIndex: [String: Int]
+    /// Each entity followed by the entities that inherit from it, directly or
+    /// not (``Schema/hierarchy(of:)``): the tables a fetch of it reads.
+    let hierarchies: [[Int]]
 
     init(_ schema: Schema) {
         let entityIndex = Dictionary(uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
@@ -120,6 +123,7 @@ struct SchemaLayout: Sendable {
         }
         entities = schema.entities.enumerated().map { index, entity in EntityLayout(entity, links: links[index]) }
         self.entityIndex = entityIndex
+        hierarchies = schema.entities.map { entity in schema.hierarchy(of: entity.name).compactMap { entityIndex[$0] } }
     }
 
     /// The entity's indexes that name attributes only (validation refuses the others).

@@ -220,22 +220,59 @@ public final class BackingData {
         /// The class being made: a model of another class made meanwhile (by
         /// an initial value of the first) starts with the placeholder.
         let type: ObjectIdentifier
+        /// The same class, for its superclasses' storage (see ``_initial(for:)``).
+        let classType: AnyObject.Type
     }
 
     /// What a `@Model` instance's `_$backingData` starts with: the backing
     /// data its context is making models of `type` with, else the placeholder.
     public static func _initial(for type: AnyObject.Type) -> BackingData {
-        guard let pending = pthread_getspecific(makingKey) else { return _unset }
+        guard let pending = pthread_getspecific(makingKey) else { return adoptedBacking(for: type) }
         let making = pending.assumingMemoryBound(to: Making.self).pointee
-        guard making.type == ObjectIdentifier(type) else { return _unset }
+        // A subclass's model: its superclasses' storage starts with the same backing data.
+        guard making.type == ObjectIdentifier(type) || Self.inherits(making.classType, from: type) else { return _unset }
         return making.backing.takeUnretainedValue()
+    }
+
+    /// What a `@Model` subclass's own `_$backingData` starts with: as for
+    /// ``_initial(for:)``; else, for a model a program makes, its own backing
+    /// data at once, left for its superclasses' storage to start with too
+    /// (their stored properties are initialized after the subclass's own,
+    /// when its initializer calls `super.init`). So a model of a subclass has
+    /// one backing data, whichever class declares the property it sets.
+    public static func _initialOfSubclass(_ type: AnyObject.Type) -> BackingData {
+        let initial = _initial(for: type)
+        guard initial === _unset else { return initial }
+        let own = BackingData()
+        PendingSubclassBackings.current.entries.append((type, own))
+        return own
+    }
+
+    /// The backing data a subclass's model being initialized on this thread
+    /// left for `type`, one of its superclasses (see ``_initialOfSubclass(_:)``);
+    /// the root class takes it off the list. `_unset` when there is none.
+    private static func adoptedBacking(for type: AnyObject.Type) -> BackingData {
+        guard let pending = PendingSubclassBackings.existing, let last = pending.entries.last,
+              inherits(last.type, from: type) else { return _unset }
+        if _getSuperclass(type) == nil { pending.entries.removeLast() }
+        return last.backing
+    }
+
+    /// Whether `type` is a strict subclass of `ancestor`.
+    static func inherits(_ type: AnyObject.Type, from ancestor: AnyObject.Type) -> Bool {
+        var current = _getSuperclass(type)
+        while let here = current {
+            if here == ancestor { return true }
+            current = _getSuperclass(here)
+        }
+        return false
     }
 
     /// Runs `body`, in which models of `type` made with `init(backingData:)`
     /// and this backing data start with it (one hand-over for a whole fetch,
     /// not one per model).
     func makingModels<T: AnyObject, R>(of type: T.Type, _ body: () -> R) -> R {
-        var making = Making(backing: .passUnretained(self), type: ObjectIdentifier(type))
+        var making = Making(backing: .passUnretained(self), type: ObjectIdentifier(type), classType: type)
         let previous = pthread_getspecific(Self.makingKey)
         return withUnsafeMutablePointer(to: &making) { pointer in
             pthread_setspecific(Self.makingKey, pointer)
@@ -794,7 +831,9 @@ public final class BackingData {
         // `_access`, which may give a model sharing this backing data its own, last.
         // Inlined into the property's getter, where `V` is known: `_read` is a direct
         // call, and no generic metadata is looked up on the way.
-        if let cell = _cell(of: Model.self, at: ordinal, row: model._$sharedRow.row), let value = V._read(cell) {
+        // The model's own class: a subclass's columns begin with its superclass's properties,
+        // so an inherited property's ordinal indexes them too.
+        if let cell = _cell(of: Swift.type(of: model), at: ordinal, row: model._$sharedRow.row), let value = V._read(cell) {
             _access(model, keyPath)
             return value
         }
