@@ -56,6 +56,31 @@ final class Receipt {
     init(amount: Int) { self.amount = amount }
 }
 
+/// A base class with a unique attribute, which its subclasses share.
+@Model
+class Badge {
+    @Attribute(.unique) var code: String
+    init(code: String) { self.code = code }
+}
+
+@Model
+final class GoldBadge: Badge {
+    var karat: Int
+    init(code: String, karat: Int) {
+        self.karat = karat
+        super.init(code: code)
+    }
+}
+
+@Model
+final class SilverBadge: Badge {
+    var purity: Int
+    init(code: String, purity: Int) {
+        self.purity = purity
+        super.init(code: code)
+    }
+}
+
 /// A class whose relationship would hold any journey: not supported yet.
 @Model
 final class Itinerary {
@@ -152,8 +177,10 @@ final class Itinerary {
         let context = try Self.container(url).mainContext
         context.undoManager = UndoManager()
         try context.delete(model: Journey.self, where: #Predicate { $0.name != "" }, includeSubclasses: false)
+        context.processPendingChanges()  // one user action, one undo step
         #expect(Self.names(try context.fetch(FetchDescriptor<Journey>())) == ["BusinessJourney Summit", "LeisureJourney Holiday"])
         try context.delete(model: Journey.self, where: #Predicate { $0.destination == "Oslo" })
+        context.processPendingChanges()
         #expect(Self.names(try context.fetch(FetchDescriptor<Journey>())) == ["LeisureJourney Holiday"])
         #expect(try context.fetchCount(FetchDescriptor<Receipt>()) == 0, "the cascade of the business journey's receipts")
         context.undoManager?.undo()
@@ -172,21 +199,27 @@ final class Itinerary {
         let url = folder.storeURL("Journeys.store")
         try Self.saveThreeJourneys(url)
         let context = try Self.container(url).mainContext
+        context.autosaveEnabled = false  // saved at the end, as the test says
         context.undoManager = UndoManager()
         let summit = try #require(try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { $0.name == "Summit" })).first
                                     as? BusinessJourney)
-        summit.name = "Board meeting"
-        summit.perdiem = 150
-        #expect(context.hasChanges)
+        summit.name = "Board meeting"  // inherited
+        context.processPendingChanges()
+        summit.perdiem = 150  // its own
+        context.processPendingChanges()
+        #expect(context.hasChanges && summit.hasChanges)
         context.undoManager?.undo()
-        #expect(summit.name == "Summit" && summit.perdiem == 150)
+        #expect(summit.name == "Board meeting" && summit.perdiem == 120)
         context.undoManager?.undo()
-        #expect(summit.perdiem == 120)
+        #expect(summit.name == "Summit")
+        context.undoManager?.redo()
+        #expect(summit.name == "Board meeting")
         let receipts = summit.receipts
         context.delete(summit)
+        context.processPendingChanges()
         #expect(summit.isDeleted && receipts.allSatisfy(\.isDeleted))
         context.undoManager?.undo()
-        #expect(!summit.isDeleted && summit.receipts.map(\.amount).sorted() == [12, 30])
+        #expect(!summit.isDeleted && summit.receipts.map(\.amount).sorted() == [12, 30] && summit.stamps.map(\.country) == ["NO"])
         context.undoManager?.redo()
         try context.save()
         let reopened = try Self.container(url).mainContext
@@ -230,6 +263,30 @@ final class Itinerary {
         try context.save()
         let reopened = try Self.container(url).mainContext
         #expect(Self.names(try reopened.fetch(FetchDescriptor<Journey>())) == ["BusinessJourney Summit", "Journey Commute"])
+    }
+
+    @Test("a unique attribute of the superclass holds across its subclasses: two subclasses' models sharing a value are refused at save")
+    func uniquenessOnTheSuperclassHoldsAcrossSubclasses() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.storeURL("Badges.store")
+        let container = try ModelContainer(for: Badge.self, GoldBadge.self, SilverBadge.self,
+                                           configurations: ModelConfiguration(url: url))
+        let context = container.mainContext
+        context.autosaveEnabled = false
+        context.insert(GoldBadge(code: "A", karat: 18))
+        context.insert(SilverBadge(code: "A", purity: 925))
+        let refusal = #expect(throws: ModelError.self) { try context.save() }
+        guard case .validation(let issues)? = refusal else {
+            Issue.record("got \(String(describing: refusal))")
+            return
+        }
+        #expect(issues.contains { $0.kind == .unique && $0.relationship == "code" }, "\(issues)")
+        let silver = try #require(try context.fetch(FetchDescriptor<SilverBadge>()).first)
+        silver.code = "B"
+        try context.save()
+        let reopened = ModelContext(try ModelContainer(for: Badge.self, GoldBadge.self, SilverBadge.self,
+                                                       configurations: ModelConfiguration(url: url)))
+        #expect(try reopened.fetch(FetchDescriptor<Badge>(sortBy: [SortDescriptor(\.code)])).map(\.code) == ["A", "B"])
     }
 
     @Test("a relationship that would hold models of a class with subclasses is refused with an error naming it")

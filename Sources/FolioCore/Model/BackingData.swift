@@ -732,7 +732,7 @@ public final class BackingData {
             let entity = context.graph.layout.entities[Int(ref.entity)]
             let index: Int
             let actionName: String
-            if let (_, _, slot) = self.slot(Model.self, ordinal), case .attribute(let column, _) = slot {
+            if let (_, _, slot) = self.slot(type, ordinal), case .attribute(let column, _) = slot {
                 index = column
                 actionName = columns?.actionNames[ordinal] ?? "Set \(entity.name).\(name)"
             } else {
@@ -890,7 +890,7 @@ public final class BackingData {
     ) {
         if isShared { return model.persistentBackingData.setValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
-            store(name, ordinal, of: Model.self, { newValue.persistentValue }) {
+            store(name, ordinal, of: Swift.type(of: model), { newValue.persistentValue }) {
                 keepUnmanaged(ordinal >= 0 ? .stored(newValue.persistentValue) : .other(newValue), at: ordinal, named: name)
             }
         }
@@ -938,7 +938,7 @@ public final class BackingData {
     ) {
         if isShared { return model.persistentBackingData.setValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
-            store(name, ordinal, of: Model.self, { try CodableValue.encode(newValue) }) { keepUnmanaged(.other(newValue), at: ordinal, named: name) }
+            store(name, ordinal, of: Swift.type(of: model), { try CodableValue.encode(newValue) }) { keepUnmanaged(.other(newValue), at: ordinal, named: name) }
         }
     }
 
@@ -968,7 +968,7 @@ public final class BackingData {
     ) -> Destination? {
         // As for an attribute: the getter calls this unretained, so `_access` comes last,
         // and the general path goes on with the model's own backing data, retained.
-        switch _relatedModel(of: Model.self, at: ordinal, row: model._$sharedRow.row, as: Destination.self) {
+        switch _relatedModel(of: Swift.type(of: model), at: ordinal, row: model._$sharedRow.row, as: Destination.self) {
         case .none:
             let backing = model.persistentBackingData
             backing._access(model, keyPath)
@@ -1056,7 +1056,7 @@ public final class BackingData {
     ) {
         if isShared { return model.persistentBackingData.setValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
-            if relateOne(newValue, at: ordinal, of: Model.self) { return }
+            if relateOne(newValue, at: ordinal, of: Swift.type(of: model)) { return }
             relate(newValue.map { [$0] } ?? [], name, of: model) { keepUnmanaged(.other(newValue as Any), at: ordinal, named: name) }
         }
     }
@@ -1076,7 +1076,7 @@ public final class BackingData {
         of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) -> [Destination] {
         _access(model, keyPath)
-        if let (context, ref, slot) = slot(Model.self, ordinal), case .toMany(let link) = slot {
+        if let (context, ref, slot) = slot(Swift.type(of: model), ordinal), case .toMany(let link) = slot {
             return context.graph.targets(ref, link).map { context.model(Destination.self, at: $0) }
         }
         return relatedModels(name, as: Destination.self) ?? unmanagedValue(at: ordinal, named: name, as: [Destination].self) ?? []
