@@ -228,6 +228,31 @@ final class Itinerary {
         #expect(try reopened.fetchCount(FetchDescriptor<Stamp>()) == 0)
     }
 
+    @Test("history records a subclass's changes under its own entity, its inherited and own attributes by its key paths")
+    func historyNamesTheSubclass() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.storeURL("Journeys.store")
+        try Self.saveThreeJourneys(url)
+        let context = try Self.container(url).mainContext
+        context.autosaveEnabled = false
+        let summit = try #require(try context.fetch(FetchDescriptor<BusinessJourney>()).first)
+        summit.name = "Board meeting"
+        summit.perdiem = 99
+        try context.save()
+        let transactions = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        let inserted = transactions.first?.changes.compactMap { change -> String? in
+            guard case .insert(let insert) = change else { return nil }
+            return insert.changedPersistentIdentifier.entityName
+        } ?? []
+        #expect(inserted.contains("BusinessJourney") && inserted.contains("LeisureJourney") && inserted.contains("Journey"))
+        let update = try #require(transactions.last?.changes.compactMap { change -> DefaultHistoryUpdate<BusinessJourney>? in
+            guard case .update(let update as DefaultHistoryUpdate<BusinessJourney>) = change else { return nil }
+            return update
+        }.first)
+        #expect(update.changedPersistentIdentifier == summit.persistentModelID)
+        #expect(update.updatedAttributes.contains(\BusinessJourney.name) && update.updatedAttributes.contains(\BusinessJourney.perdiem))
+    }
+
     @Test("the schema records the hierarchy: superentity and subentities, inherited properties first, written in the package")
     func schemaRecordsTheHierarchy() throws {
         let folder = try TemporaryFolder()
