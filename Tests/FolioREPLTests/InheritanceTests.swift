@@ -68,5 +68,8 @@ import Testing
         _ = try session.run("undo")
         #expect(try session.count("Trip") == 3)
         #expect(try session.count("PersonalTrip") == 1)
+        // Every object once, though a fetch of Trip lists the others too.
+        #expect(try session.run("delete everything").hasSuffix("deleted 3 objects\n"))
+        #expect(try session.count("Trip") == 0)
     }
 }
