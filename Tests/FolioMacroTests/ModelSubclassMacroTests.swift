@@ -108,4 +108,46 @@ import Testing
             """,
             macros: Self.macros(conformances: []))
     }
+
+    @Test("A class whose first inherited type is not a @Model class gets the whole expansion, its properties read by name")
+    func plainSuperclass() {
+        // The compiler passes both conformances: the class has neither. Only the
+        // property attributes, which see syntax alone, take it for a possible subclass.
+        assertExpansion(
+            """
+            @Model
+            final class Note: Stamped {
+                var perdiem: Double
+
+                init(perdiem: Double) {
+                    self.perdiem = perdiem
+                }
+            }
+            """,
+            expandedSource: #"""
+            final class Note: Stamped {
+            \#(Self.perdiemProperty)
+
+                init(perdiem: Double) {
+                    self.perdiem = perdiem
+                }
+
+                \#(backingDataMembers(of: "Note"))
+
+                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                    [
+                        Folio.Schema.PropertyMetadata("perdiem", \Note.perdiem)
+                    ]
+                }
+
+                \#(backingDataInitializer(markers: ["perdiem"]))
+
+                \#(unregisteringDeinit(of: "Note"))
+            }
+
+            extension Note: Folio.PersistentModel, Observation.Observable {
+            }
+            """#
+        )
+    }
 }

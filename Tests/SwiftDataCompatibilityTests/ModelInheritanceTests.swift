@@ -64,11 +64,22 @@ class Badge {
 }
 
 @Model
-final class GoldBadge: Badge {
+class GoldBadge: Badge {
     var karat: Int
     init(code: String, karat: Int) {
         self.karat = karat
         super.init(code: code)
+    }
+}
+
+/// A third level: a subclass of a subclass.
+@Model
+final class PlatinumBadge: GoldBadge {
+    var shine: String
+    var note: String = "polished"
+    init(code: String, karat: Int, shine: String) {
+        self.shine = shine
+        super.init(code: code, karat: karat)
     }
 }
 
@@ -294,7 +305,7 @@ final class Itinerary {
     func uniquenessOnTheSuperclassHoldsAcrossSubclasses() throws {
         let folder = try TemporaryFolder()
         let url = folder.storeURL("Badges.store")
-        let container = try ModelContainer(for: Badge.self, GoldBadge.self, SilverBadge.self,
+        let container = try ModelContainer(for: Badge.self, GoldBadge.self, SilverBadge.self, PlatinumBadge.self,
                                            configurations: ModelConfiguration(url: url))
         let context = container.mainContext
         context.autosaveEnabled = false
@@ -309,9 +320,37 @@ final class Itinerary {
         let silver = try #require(try context.fetch(FetchDescriptor<SilverBadge>()).first)
         silver.code = "B"
         try context.save()
-        let reopened = ModelContext(try ModelContainer(for: Badge.self, GoldBadge.self, SilverBadge.self,
+        let reopened = ModelContext(try ModelContainer(for: Badge.self, GoldBadge.self, SilverBadge.self, PlatinumBadge.self,
                                                        configurations: ModelConfiguration(url: url)))
         #expect(try reopened.fetch(FetchDescriptor<Badge>(sortBy: [SortDescriptor(\.code)])).map(\.code) == ["A", "B"])
+    }
+
+    @Test("a subclass of a subclass keeps the properties of all three classes, before and after insertion, saved and fetched through each")
+    func threeLevels() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.storeURL("Badges.store")
+        let types: [any PersistentModel.Type] = [Badge.self, GoldBadge.self, SilverBadge.self, PlatinumBadge.self]
+        do {
+            let context = try ModelContainer(for: Schema(types), configurations: ModelConfiguration(url: url)).mainContext
+            context.autosaveEnabled = false
+            let platinum = PlatinumBadge(code: "P", karat: 24, shine: "mirror")
+            #expect(platinum.code == "P" && platinum.karat == 24 && platinum.shine == "mirror" && platinum.note == "polished")
+            platinum.karat = 22
+            platinum.note = "engraved"
+            context.insert(platinum)
+            context.insert(GoldBadge(code: "G", karat: 18))
+            #expect(platinum.code == "P" && platinum.karat == 22 && platinum.shine == "mirror" && platinum.note == "engraved")
+            platinum.shine = "satin"
+            try context.save()
+        }
+        let context = try ModelContainer(for: Schema(types), configurations: ModelConfiguration(url: url)).mainContext
+        let badges = try context.fetch(FetchDescriptor<Badge>(sortBy: [SortDescriptor(\.code)]))
+        #expect(badges.map { "\(type(of: $0)) \($0.code)" } == ["GoldBadge G", "PlatinumBadge P"])
+        let golds = try context.fetch(FetchDescriptor<GoldBadge>(predicate: #Predicate { $0.karat > 20 }))
+        let platinum = try #require(golds.first as? PlatinumBadge)
+        #expect(golds.count == 1 && platinum.karat == 22 && platinum.shine == "satin" && platinum.note == "engraved")
+        #expect(context.container.schema.entity(named: "PlatinumBadge")?.superentity == "GoldBadge")
+        #expect(context.container.schema.hierarchy(of: "Badge") == ["Badge", "GoldBadge", "PlatinumBadge", "SilverBadge"])
     }
 
     @Test("a relationship that would hold models of a class with subclasses is refused with an error naming it")
