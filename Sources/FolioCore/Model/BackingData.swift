@@ -220,8 +220,6 @@ public final class BackingData {
         /// The class being made: a model of another class made meanwhile (by
         /// an initial value of the first) starts with the placeholder.
         let type: ObjectIdentifier
-        /// The same class, for its superclasses' storage (see ``_initial(for:)``).
-        let classType: AnyObject.Type
     }
 
     /// What a `@Model` instance's `_$backingData` starts with: the backing
@@ -229,8 +227,10 @@ public final class BackingData {
     public static func _initial(for type: AnyObject.Type) -> BackingData {
         guard let pending = pthread_getspecific(makingKey) else { return adoptedBacking(for: type) }
         let making = pending.assumingMemoryBound(to: Making.self).pointee
-        // A subclass's model: its superclasses' storage starts with the same backing data.
-        guard making.type == ObjectIdentifier(type) || Self.inherits(making.classType, from: type) else { return _unset }
+        // The superclasses' storage of a subclass's model the context makes starts
+        // with the placeholder too: `init(backingData:)` sets it. (Taking the
+        // context's would give it to a model of a superclass made meanwhile.)
+        guard making.type == ObjectIdentifier(type) else { return adoptedBacking(for: type) }
         return making.backing.takeUnretainedValue()
     }
 
@@ -251,6 +251,10 @@ public final class BackingData {
     /// The backing data a subclass's model being initialized on this thread
     /// left for `type`, one of its superclasses (see ``_initialOfSubclass(_:)``);
     /// the root class takes it off the list. `_unset` when there is none.
+    ///
+    /// A model of the superclass made while the subclass's initializer runs,
+    /// before it calls `super.init` (an unusual thing to do there), would take
+    /// it instead; the DocC article "Model inheritance" says so.
     private static func adoptedBacking(for type: AnyObject.Type) -> BackingData {
         guard let pending = PendingSubclassBackings.existing, let last = pending.entries.last,
               inherits(last.type, from: type) else { return _unset }
@@ -272,7 +276,7 @@ public final class BackingData {
     /// and this backing data start with it (one hand-over for a whole fetch,
     /// not one per model).
     func makingModels<T: AnyObject, R>(of type: T.Type, _ body: () -> R) -> R {
-        var making = Making(backing: .passUnretained(self), type: ObjectIdentifier(type), classType: type)
+        var making = Making(backing: .passUnretained(self), type: ObjectIdentifier(type))
         let previous = pthread_getspecific(Self.makingKey)
         return withUnsafeMutablePointer(to: &making) { pointer in
             pthread_setspecific(Self.makingKey, pointer)
