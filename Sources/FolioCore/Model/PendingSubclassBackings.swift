@@ -1,12 +1,5 @@
 import Foundation
 
-extension PersistentModel {
-    /// The `@Model` class this class inherits from, if any.
-    static var persistentSuperclass: (any PersistentModel.Type)? {
-        _getSuperclass(Self.self) as? any PersistentModel.Type
-    }
-}
-
 /// The backing data of the subclass models being initialized on one thread,
 /// innermost last, each waiting for its superclasses' storage to start with
 /// it (see ``BackingData/_initialOfSubclass(_:)``). Per thread: models are

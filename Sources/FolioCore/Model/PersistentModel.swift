@@ -80,6 +80,11 @@ extension PersistentModel {
     /// The entity name: the class's name.
     static var entityName: String { String(describing: Self.self) }
 
+    /// The `@Model` class this class inherits from, if any (model inheritance).
+    static var persistentSuperclass: (any PersistentModel.Type)? {
+        _getSuperclass(Self.self) as? any PersistentModel.Type
+    }
+
     /// The object's identifier. Before insertion it is a temporary one, which
     /// names no stored object; inserting assigns the permanent one.
     public var persistentModelID: PersistentIdentifier {
