@@ -11,6 +11,23 @@
 /// anything else is an attribute of a value type, or a `Codable` value stored
 /// as a composite. A class that declares no initializer gets a memberwise one.
 ///
+/// A `@Model` class may subclass another (SwiftData's model inheritance): its
+/// entity is a subentity of its superclass's, with the superclass's
+/// properties and its own; a fetch of the superclass returns its models too.
+/// A subclass declares its initializer, which sets its own properties and
+/// calls `super.init`. See <doc:ModelInheritance>.
+///
+/// ```swift
+/// @Model class Trip { var name: String; init(name: String) { self.name = name } }
+/// @Model final class BusinessTrip: Trip {
+///     var perdiem: Double = 0
+///     init(name: String, perdiem: Double) {
+///         self.perdiem = perdiem
+///         super.init(name: name)
+///     }
+/// }
+/// ```
+///
 /// ```swift
 /// @Model
 /// final class Trip {
@@ -20,9 +37,10 @@
 ///     var accommodation: Accommodation?
 /// }
 /// ```
-@attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
+@attached(member, conformances: PersistentModel,
+          names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
           named(_$unregistersOnDeinit), named(deinit), named(_$sharedRow), named(_$sharesBackingData),
-          named(_$heldBackingData), named(_$makesModelsAnywhere))
+          named(_$heldBackingData), named(_$makesModelsAnywhere), named(_$ownSchemaMetadata))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "FolioMacros", type: "ModelMacro")

@@ -32,6 +32,11 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
         let access = accessModifier(of: classDecl)
         let metadata = persisted.map { metadataEntry(for: $0, in: className) }
+        // The compiler names the conformances the class does not have yet: a
+        // subclass of a `@Model` class inherits `PersistentModel`.
+        if classDecl.inheritanceClause != nil, !protocols.contains(where: { $0.trimmedDescription.hasSuffix("PersistentModel") }) {
+            return subclassMembers(persisted, metadata: metadata, className: className, access: access)
+        }
         // A model a context makes keeps its values in the document: its properties' markers hold nothing.
         // Its `_$backingData` starts as the backing data the context is making it with
         // (`_initial(for:)`), so `init(backingData:)` stores nothing again: a retain and a
@@ -75,6 +80,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 [\(raw: metadata.isEmpty ? "" : "\n" + metadata.joined(separator: ",\n") + "\n")]
             }
             """,
+            // What a `@Model` subclass overrides with the properties it adds (model inheritance).
+            "\(raw: access)class var _$ownSchemaMetadata: [Folio.Schema.PropertyMetadata] { schemaMetadata }",
             """
             \(raw: access)required init(backingData: Folio.BackingData) {\(raw: initBody.map { "\n" + $0 }.joined())
             }
@@ -103,6 +110,72 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         return members
     }
 
+    /// The members of a subclass of a `@Model` class (SwiftData's model
+    /// inheritance): the superclass has the backing data, `schemaMetadata`
+    /// and the rest; the subclass adds
+    ///
+    /// - storage of its own for the backing data (`_$backingData`), which its
+    ///   properties' init accessors can set before `super.init` (the
+    ///   superclass's storage starts with the same backing data, see
+    ///   `BackingData._initialOfSubclass`), kept the same as the superclass's;
+    /// - its own properties' metadata (`_$ownSchemaMetadata`, the class
+    ///   property every `@Model` class declares);
+    /// - `init(backingData:)`, calling the superclass's.
+    static func subclassMembers(_ persisted: [ModelProperty], metadata: [String], className: String,
+                                access: String) -> [DeclSyntax] {
+        let markers = persisted.map { "self._\($0.name) = Folio._PersistedPropertyMarker()" }
+        let initBody = markers + [
+            "if self._$backingData !== backingData {", "self._$backingData = backingData", "}",
+            "super.init(backingData: backingData)",
+        ]
+        return [
+            "@exclusivity(unchecked) private nonisolated(unsafe) var _$backingData: Folio.BackingData = Folio.BackingData._initialOfSubclass(\(raw: className).self)",
+            """
+            override \(raw: access)class var _$ownSchemaMetadata: [Folio.Schema.PropertyMetadata] {
+                [\(raw: metadata.isEmpty ? "" : "\n" + metadata.joined(separator: ",\n") + "\n")]
+            }
+            """,
+            """
+            override \(raw: access)var persistentBackingData: Folio.BackingData {
+                get {
+                    let backing = super.persistentBackingData
+                    if _$backingData !== backing {
+                        _$backingData = backing
+                    }
+                    return backing
+                }
+                set {
+                    super.persistentBackingData = newValue
+                    _$backingData = newValue
+                }
+            }
+            """,
+            """
+            \(raw: access)required init(backingData: Folio.BackingData) {\(raw: initBody.map { "\n" + $0 }.joined())
+            }
+            """,
+        ]
+    }
+
+    /// Whether the class's first inherited type looks like a superclass
+    /// rather than a protocol: the member-attribute role sees only syntax
+    /// (the member role knows, from the conformances the compiler passes).
+    /// A subclass's own properties are read by name, their positions in the
+    /// entity being known only at run time; a class taken for a subclass
+    /// wrongly (a protocol of its own listed first) is only read by name too.
+    static func looksLikeSubclass(_ classDecl: ClassDeclSyntax) -> Bool {
+        guard let first = classDecl.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription else { return false }
+        let name = first.split(separator: ".").last.map(String.init) ?? first
+        return !knownProtocols.contains(name) && !name.hasPrefix("any ") && !first.contains("&")
+    }
+
+    /// Protocols a model class commonly lists first; a superclass must be listed first.
+    static let knownProtocols: Set<String> = [
+        "PersistentModel", "Observable", "ObservableObject", "Identifiable", "Hashable", "Equatable", "Comparable",
+        "Codable", "Encodable", "Decodable", "Sendable", "AnyObject", "CustomStringConvertible",
+        "CustomDebugStringConvertible", "Transferable", "CaseIterable", "RawRepresentable", "Error", "LocalizedError",
+    ]
+
     public static func expansion(
         of node: AttributeSyntax,
         attachedTo declaration: some DeclGroupSyntax,
@@ -119,6 +192,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
               !property.isTransient, !variable.isLet, !property.hasObservers, !property.name.hasPrefix("_$"),
               variable.attribute(named: "_PersistedProperty") == nil
         else { return [] }
+        // A subclass's own properties follow its superclass's, whose count is known only at run time.
+        if looksLikeSubclass(classDecl) { return ["@_PersistedProperty"] }
         // Its position in `schemaMetadata`, by which reads find its column without a name look-up.
         let persisted = persistedProperties(ModelProperty.all(in: classDecl.memberBlock.members))
         guard let ordinal = persisted.firstIndex(where: { $0.name == property.name }) else { return ["@_PersistedProperty"] }
@@ -194,6 +269,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         guard let classDecl = declaration.as(ClassDeclSyntax.self), classDecl.genericParameterClause == nil,
               !protocols.isEmpty
         else { return [] }
+        // A subclass of a `@Model` class inherits both (the compiler passes neither).
         // Observable is named too: a refinement alone does not give a class its conformance.
         let names = protocols.map { $0.trimmedDescription.hasSuffix("PersistentModel") ? "Folio.PersistentModel" : "Observation.Observable" }
         let isolation = conformanceIsolation(of: classDecl)

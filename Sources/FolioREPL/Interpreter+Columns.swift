@@ -27,6 +27,8 @@ struct ListColumn {
     /// What the path ends in.
     enum Target {
         case id
+        /// The object's entity: for an entity with subentities, whose objects are of several.
+        case entity
         case attribute(Schema.Attribute)
         case toOne(Schema.Relationship)
         case toMany(Schema.Relationship)
@@ -43,7 +45,7 @@ struct ListColumn {
     var isNumeric: Bool {
         switch target {
         case .id, .toOne, .count: return true
-        case .toMany: return false
+        case .toMany, .entity: return false
         case .attribute(let attribute): return Self.numericTypes.contains(attribute.type)
         }
     }
@@ -51,9 +53,12 @@ struct ListColumn {
     static let numericTypes: Set<ValueType> = [.int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32,
                                                  .uint64, .double, .float, .decimal]
 
-    /// The default columns: id, attributes, to-one relationships (ids), to-many (counts).
-    static func defaults(of entity: Schema.Entity) -> [ListColumn] {
+    /// The default columns: id, the entity when it has subentities (whose
+    /// objects a list includes), attributes, to-one relationships (ids),
+    /// to-many (counts).
+    static func defaults(of entity: Schema.Entity, hasSubentities: Bool = false) -> [ListColumn] {
         [ListColumn(path: "id", steps: [], target: .id)]
+            + (hasSubentities ? [ListColumn(path: "entity", steps: [], target: .entity)] : [])
             + entity.attributes.map { ListColumn(path: $0.name, steps: [], target: .attribute($0)) }
             + entity.relationships.map {
                 $0.isToMany ? ListColumn(path: "\($0.name).@count", steps: [], target: .count($0))
@@ -125,7 +130,7 @@ extension Interpreter {
             index += 1
         }
         let columns = try parseColumns(columnWords, of: entity)
-        var query = ListQuery(entity: entity, columns: columns.isEmpty ? ListColumn.defaults(of: entity) : columns,
+        var query = ListQuery(entity: entity, columns: columns.isEmpty ? ListColumn.defaults(of: entity, hasSubentities: !schema.subentities(of: entity.name).isEmpty) : columns,
                               named: !columns.isEmpty, descriptor: DynamicFetchDescriptor(entity: entity.name),
                               filter: nil, sortColumns: [])
         var seen = Set<String>()
@@ -212,6 +217,7 @@ extension Interpreter {
                 continue
             }
             if part == "id", isLast { return ListColumn(path: path, steps: steps, target: .id) }
+            if part == "entity", isLast { return ListColumn(path: path, steps: steps, target: .entity) }
             let names = current.attributes.map(\.name) + current.relationships.map(\.name)
             throw CommandError("\(current.name) has no attribute or relationship '\(part)'"
                                + NameSuggestions.hint(for: part, among: names), column: partColumn)
@@ -233,6 +239,8 @@ extension Interpreter {
         switch column.target {
         case .id:
             return .object(object)
+        case .entity:
+            return .value(.string(object.entityName), .string)
         case .attribute(let attribute):
             return .value(try read { () throws(ModelError) in try context.value(attribute.name, of: object) }, attribute.type)
         case .toOne(let relationship):

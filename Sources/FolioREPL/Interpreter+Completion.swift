@@ -209,7 +209,7 @@ extension Interpreter {
         var result: [(UInt64, String)] = []
         for name in entities {
             if qualified, !(name + "#").hasPrefix(prefix), !prefix.hasPrefix(name + "#") { continue }
-            for id in (try? context.fetchIdentifiers(DynamicFetchDescriptor(entity: name))) ?? [] {
+            for id in (try? context.fetchIdentifiers(DynamicFetchDescriptor(entity: name, includesSubentities: entity != nil))) ?? [] {
                 let word = qualified ? id.description : String(id.id)
                 if word.hasPrefix(prefix) { result.append((id.id, word)) }
             }

@@ -56,7 +56,7 @@ extension Interpreter {
         var ids: [PersistentIdentifier] = []
         for entity in schema.entities {
             try checkCancelled()
-            ids += try read { () throws(ModelError) in try context.fetchIdentifiers(DynamicFetchDescriptor(entity: entity.name)) }
+            ids += try read { () throws(ModelError) in try context.fetchIdentifiers(DynamicFetchDescriptor(entity: entity.name, includesSubentities: false)) }
         }
         guard !ids.isEmpty else {
             emit("nothing to delete: the document is empty", or: Self.json(deleted: nil))

@@ -174,7 +174,7 @@ extension Interpreter {
         let readOnlyReason = try readAgain()
         var objects = 0
         for entity in schema.entities {
-            objects += try read { () throws(ModelError) in try context.fetchCount(DynamicFetchDescriptor(entity: entity.name)) }
+            objects += try read { () throws(ModelError) in try context.fetchCount(DynamicFetchDescriptor(entity: entity.name, includesSubentities: false)) }
         }
         emit("reopened \(documentURL.lastPathComponent): \(objects) object\(objects == 1 ? "" : "s")"
              + (hadChanges ? ", unsaved changes discarded" : "") + " (undo history cleared)"

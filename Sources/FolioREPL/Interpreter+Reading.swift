@@ -11,7 +11,7 @@ extension Interpreter {
             return
         }
         for entity in schema.entities {
-            emit(entity.name)
+            emit(entity.superentity.map { "\(entity.name) (inherits \($0))" } ?? entity.name)
             var rows: [[String]] = entity.attributes.map { [$0.name, Self.describe($0)] }
             rows += entity.relationships.map { [$0.name, Self.describe($0)] }
             // A `.unique` attribute's own group is shown by its option, above.
@@ -67,7 +67,8 @@ extension Interpreter {
                      ("minimumCount", .int(relationship.minimumModelCount)),
                      ("maximumCount", .int(relationship.maximumModelCount))])
         }
-        return .object([("name", .string(entity.name)), ("attributes", .array(attributes)),
+        let inherits: [(String, JSONText)] = entity.superentity.map { [("superentity", .string($0))] } ?? []
+        return .object([("name", .string(entity.name))] + inherits + [("attributes", .array(attributes)),
                         ("relationships", .array(relationships)),
                         ("uniquenessConstraints", .array(entity.uniquenessConstraints.map { .array($0.map(JSONText.string)) })),
                         ("indexes", .array(entity.indexes.map { .array($0.map(JSONText.string)) }))])
@@ -238,6 +239,8 @@ extension Interpreter {
     /// ``objectJSON(_:_:)``'s fields, for `show` to put after its `"command"`.
     func objectFields(_ id: PersistentIdentifier, _ entity: Schema.Entity) throws(CommandError) -> [(String, JSONText)] {
         try checkCancelled()  // list --json makes one per row
+        // An object of a subentity (listed with its superentity) has properties of its own too.
+        let entity = id.entityName == entity.name ? entity : schema.entity(named: id.entityName) ?? entity
         var attributes: [(String, JSONText)] = []
         for attribute in entity.attributes {
             attributes.append((attribute.name, JSONText(try read { () throws(ModelError) in try context.value(attribute.name, of: id) })))

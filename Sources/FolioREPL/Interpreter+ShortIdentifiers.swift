@@ -55,7 +55,8 @@ extension Interpreter {
         let entities = entity.map { [$0] } ?? schema.entities.map(\.name)
         var candidates: [PersistentIdentifier] = []
         for name in entities {
-            candidates += (try? context.fetchIdentifiers(DynamicFetchDescriptor(entity: name))) ?? []
+            // Every entity's own objects once; one entity's with its subentities'.
+            candidates += (try? context.fetchIdentifiers(DynamicFetchDescriptor(entity: name, includesSubentities: entity != nil))) ?? []
         }
         return Self.shortIdentifierMatch(digits, among: candidates)
     }

@@ -20,7 +20,7 @@ func write(_ name: String, schema: Schema, into folder: URL, fill: (ModelContext
     let context = ModelContext(container)
     try fill(context)
     try context.save()
-    print("wrote \(url.path) (\(try schema.entities.map { try context.fetchCount(DynamicFetchDescriptor(entity: $0.name)) }.reduce(0, +)) objects)")
+    print("wrote \(url.path) (\(try schema.entities.map { try context.fetchCount(DynamicFetchDescriptor(entity: $0.name, includesSubentities: false)) }.reduce(0, +)) objects)")
 }
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -87,7 +87,7 @@ struct TerminalSession {
     var banner: String {
         let context = interpreter.context
         let objects = context.schema.entities.reduce(0) { total, entity in
-            total + ((try? context.fetchCount(DynamicFetchDescriptor(entity: entity.name))) ?? 0)
+            total + ((try? context.fetchCount(DynamicFetchDescriptor(entity: entity.name, includesSubentities: false))) ?? 0)
         }
         let name = TerminalText.escaped(interpreter.documentURL.lastPathComponent)
         return "folio — \(name), \(objects) object\(objects == 1 ? "" : "s"). Type help."

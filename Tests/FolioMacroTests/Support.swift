@@ -95,9 +95,14 @@ func backingDataMembers(of className: String, access: String = "", literalInitia
         """#, indent: indent)
 }
 
-/// `init(backingData:)`, setting the markers of the persisted properties named.
+/// `_$ownSchemaMetadata` (what a subclass overrides), then `init(backingData:)`,
+/// setting the markers of the persisted properties named.
 func backingDataInitializer(markers: [String], access: String = "", indent: String = "    ") -> String {
     lines("""
+        \(access)class var _$ownSchemaMetadata: [Folio.Schema.PropertyMetadata] {
+            schemaMetadata
+        }
+
         \(access)required init(backingData: Folio.BackingData) {
         \(markers.map { "    self._\($0) = Folio._PersistedPropertyMarker()\n" }.joined())    if self._$backingData !== backingData {
                 self._$backingData = backingData

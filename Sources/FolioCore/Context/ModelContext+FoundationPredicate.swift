@@ -41,8 +41,9 @@ extension ModelContext {
     private func matchingRows(entity: String, predicate: Predicate<[String: Value]>, in source: ObjectGraph) throws -> [ObjectRef] {
         let all: [ObjectRef]
         do { all = try source.fetchRows(DynamicFetchDescriptor(entity: entity)) } catch { throw ModelError(error) }
-        guard let first = all.first else { return [] }
-        let layout = source.layout.entities[Int(first.entity)]
+        // The entity's properties: its subentities' objects (listed too) begin with them.
+        guard !all.isEmpty, let index = source.layout.entityIndex[entity] else { return [] }
+        let layout = source.layout.entities[index]
         var rows: [ObjectRef] = []
         for ref in all {
             var values: [String: Value] = [:]

@@ -436,7 +436,15 @@ public final class ModelContext {
         mergeSavedChanges()
         let source = descriptor.includePendingChanges ? graph : baseline
         if descriptor.predicate == nil {
-            do { return try source.count(of: descriptor.entity) } catch { throw .graph(error) }
+            do {
+                guard descriptor.includesSubentities, let entity = source.layout.entityIndex[descriptor.entity] else {
+                    return try source.count(of: descriptor.entity)
+                }
+                // The entity's objects and its subentities'.
+                var total = 0
+                for member in source.layout.hierarchies[entity] { total += try source.count(of: source.layout.entities[member].name) }
+                return total
+            } catch { throw .graph(error) }
         }
         do { return try source.fetchRows(unwindowed, shared: source !== graph, isCancelled: cancellationCheck).count }
         catch { throw ModelError(error) }

@@ -88,8 +88,39 @@ extension ObjectGraph {
 
     /// The live objects other than `ref` holding `values` in `group`; none
     /// when a value is `nil`, which never clashes.
+    ///
+    /// A group the root of `ref`'s hierarchy declares (model inheritance: a
+    /// constraint of the base class) holds across the hierarchy: the objects
+    /// of every entity in it are asked too.
     private func holders(of values: [Value], in group: [Int], other ref: ObjectRef) -> [ObjectRef] {
-        objects(of: Int(ref.entity), inUniqueGroup: group, holding: values).filter { $0 != ref }
+        let entity = Int(ref.entity)
+        var found = objects(of: entity, inUniqueGroup: group, holding: values).filter { $0 != ref }
+        for (peer, peerGroup) in hierarchyPeers(of: entity, group: group) {
+            found += objects(of: peer, inUniqueGroup: peerGroup, holding: values)
+        }
+        return found
+    }
+
+    /// The other entities of `entity`'s hierarchy sharing `group`, with its
+    /// members as each numbers them, when the hierarchy's root declares the
+    /// group (subentities inherit their properties first, so inherited members
+    /// name the same properties); none for an entity outside any hierarchy.
+    ///
+    /// - Complexity: O(entities of the hierarchy × their groups).
+    func hierarchyPeers(of entity: Int, group: [Int]) -> [(entity: Int, group: [Int])] {
+        let root = layout.roots[entity]
+        let family = layout.hierarchies[root]
+        guard family.count > 1 else { return [] }
+        let names = group.map { layout.entities[entity].name(ofMember: $0) }
+        func matching(_ member: Int) -> [Int]? {
+            let here = layout.entities[member]
+            return here.checkedUniqueGroups.first { $0.map(here.name(ofMember:)) == names }
+        }
+        guard matching(root) != nil else { return [] }
+        return family.compactMap { member in
+            guard member != entity, let peerGroup = matching(member) else { return nil }
+            return (member, peerGroup)
+        }
     }
 
     /// The first row whose values in `group` an earlier live row already holds.

@@ -93,6 +93,11 @@ struct SchemaLayout: Sendable {
 
     let entities: [EntityLayout]
     let entityIndex: [String: Int]
+    /// Each entity followed by the entities that inherit from it, directly or
+    /// not (``Schema/hierarchy(of:)``): the tables a fetch of it reads.
+    let hierarchies: [[Int]]
+    /// Each entity's topmost superentity (itself when it has none).
+    let roots: [Int]
 
     init(_ schema: Schema) {
         let entityIndex = Dictionary(uniqueKeysWithValues: schema.entities.enumerated().map { ($1.name, $0) })
@@ -120,6 +125,19 @@ struct SchemaLayout: Sendable {
         }
         entities = schema.entities.enumerated().map { index, entity in EntityLayout(entity, links: links[index]) }
         self.entityIndex = entityIndex
+        hierarchies = schema.entities.map { entity in schema.hierarchy(of: entity.name).compactMap { entityIndex[$0] } }
+        roots = schema.entities.enumerated().map { index, entity in
+            var root = index
+            var current = entity.superentity
+            var steps = 0
+            // A loop (refused by validation) ends the walk.
+            while let name = current, let next = entityIndex[name], steps < schema.entities.count {
+                root = next
+                current = schema.entities[next].superentity
+                steps += 1
+            }
+            return root
+        }
     }
 
     /// The entity's indexes that name attributes only (validation refuses the others).

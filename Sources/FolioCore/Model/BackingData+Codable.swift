@@ -32,7 +32,7 @@ extension BackingData {
     ) {
         if isShared { return model.persistentBackingData.setCodableValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
-            store(name, ordinal, of: Model.self, { try CodableValue.encode(newValue) }) { keepUnmanaged(.other(newValue), at: ordinal, named: name) }
+            store(name, ordinal, of: Swift.type(of: model), { try CodableValue.encode(newValue) }) { keepUnmanaged(.other(newValue), at: ordinal, named: name) }
         }
     }
 }

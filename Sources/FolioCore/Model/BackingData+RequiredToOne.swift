@@ -67,7 +67,7 @@ extension BackingData {
     ) {
         if isShared { return model.persistentBackingData.setValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
-            if relateOne(newValue, at: ordinal, of: Model.self) { return }
+            if relateOne(newValue, at: ordinal, of: Swift.type(of: model)) { return }
             relate([newValue], name, of: model) { keepUnmanaged(.other(newValue), at: ordinal, named: name) }
         }
     }

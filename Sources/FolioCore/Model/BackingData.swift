@@ -225,10 +225,51 @@ public final class BackingData {
     /// What a `@Model` instance's `_$backingData` starts with: the backing
     /// data its context is making models of `type` with, else the placeholder.
     public static func _initial(for type: AnyObject.Type) -> BackingData {
-        guard let pending = pthread_getspecific(makingKey) else { return _unset }
+        guard let pending = pthread_getspecific(makingKey) else { return adoptedBacking(for: type) }
         let making = pending.assumingMemoryBound(to: Making.self).pointee
-        guard making.type == ObjectIdentifier(type) else { return _unset }
+        // The superclasses' storage of a subclass's model the context makes starts
+        // with the placeholder too: `init(backingData:)` sets it. (Taking the
+        // context's would give it to a model of a superclass made meanwhile.)
+        guard making.type == ObjectIdentifier(type) else { return adoptedBacking(for: type) }
         return making.backing.takeUnretainedValue()
+    }
+
+    /// What a `@Model` subclass's own `_$backingData` starts with: as for
+    /// ``_initial(for:)``; else, for a model a program makes, its own backing
+    /// data at once, left for its superclasses' storage to start with too
+    /// (their stored properties are initialized after the subclass's own,
+    /// when its initializer calls `super.init`). So a model of a subclass has
+    /// one backing data, whichever class declares the property it sets.
+    public static func _initialOfSubclass(_ type: AnyObject.Type) -> BackingData {
+        let initial = _initial(for: type)
+        guard initial === _unset else { return initial }
+        let own = BackingData()
+        PendingSubclassBackings.current.entries.append((type, own))
+        return own
+    }
+
+    /// The backing data a subclass's model being initialized on this thread
+    /// left for `type`, one of its superclasses (see ``_initialOfSubclass(_:)``);
+    /// the root class takes it off the list. `_unset` when there is none.
+    ///
+    /// A model of the superclass made while the subclass's initializer runs,
+    /// before it calls `super.init` (an unusual thing to do there), would take
+    /// it instead; the DocC article "Model inheritance" says so.
+    private static func adoptedBacking(for type: AnyObject.Type) -> BackingData {
+        guard let pending = PendingSubclassBackings.existing, let last = pending.entries.last,
+              inherits(last.type, from: type) else { return _unset }
+        if _getSuperclass(type) == nil { pending.entries.removeLast() }
+        return last.backing
+    }
+
+    /// Whether `type` is a strict subclass of `ancestor`.
+    static func inherits(_ type: AnyObject.Type, from ancestor: AnyObject.Type) -> Bool {
+        var current = _getSuperclass(type)
+        while let here = current {
+            if here == ancestor { return true }
+            current = _getSuperclass(here)
+        }
+        return false
     }
 
     /// Runs `body`, in which models of `type` made with `init(backingData:)`
@@ -695,7 +736,7 @@ public final class BackingData {
             let entity = context.graph.layout.entities[Int(ref.entity)]
             let index: Int
             let actionName: String
-            if let (_, _, slot) = self.slot(Model.self, ordinal), case .attribute(let column, _) = slot {
+            if let (_, _, slot) = self.slot(type, ordinal), case .attribute(let column, _) = slot {
                 index = column
                 actionName = columns?.actionNames[ordinal] ?? "Set \(entity.name).\(name)"
             } else {
@@ -794,7 +835,9 @@ public final class BackingData {
         // `_access`, which may give a model sharing this backing data its own, last.
         // Inlined into the property's getter, where `V` is known: `_read` is a direct
         // call, and no generic metadata is looked up on the way.
-        if let cell = _cell(of: Model.self, at: ordinal, row: model._$sharedRow.row), let value = V._read(cell) {
+        // The model's own class: a subclass's columns begin with its superclass's properties,
+        // so an inherited property's ordinal indexes them too.
+        if let cell = _cell(of: Swift.type(of: model), at: ordinal, row: model._$sharedRow.row), let value = V._read(cell) {
             _access(model, keyPath)
             return value
         }
@@ -851,7 +894,7 @@ public final class BackingData {
     ) {
         if isShared { return model.persistentBackingData.setValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
-            store(name, ordinal, of: Model.self, { newValue.persistentValue }) {
+            store(name, ordinal, of: Swift.type(of: model), { newValue.persistentValue }) {
                 keepUnmanaged(ordinal >= 0 ? .stored(newValue.persistentValue) : .other(newValue), at: ordinal, named: name)
             }
         }
@@ -899,7 +942,7 @@ public final class BackingData {
     ) {
         if isShared { return model.persistentBackingData.setValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
-            store(name, ordinal, of: Model.self, { try CodableValue.encode(newValue) }) { keepUnmanaged(.other(newValue), at: ordinal, named: name) }
+            store(name, ordinal, of: Swift.type(of: model), { try CodableValue.encode(newValue) }) { keepUnmanaged(.other(newValue), at: ordinal, named: name) }
         }
     }
 
@@ -929,7 +972,7 @@ public final class BackingData {
     ) -> Destination? {
         // As for an attribute: the getter calls this unretained, so `_access` comes last,
         // and the general path goes on with the model's own backing data, retained.
-        switch _relatedModel(of: Model.self, at: ordinal, row: model._$sharedRow.row, as: Destination.self) {
+        switch _relatedModel(of: Swift.type(of: model), at: ordinal, row: model._$sharedRow.row, as: Destination.self) {
         case .none:
             let backing = model.persistentBackingData
             backing._access(model, keyPath)
@@ -1017,7 +1060,7 @@ public final class BackingData {
     ) {
         if isShared { return model.persistentBackingData.setValue(newValue, of: model, keyPath, at: ordinal, named: name) }
         mutation(of: model, keyPath) {
-            if relateOne(newValue, at: ordinal, of: Model.self) { return }
+            if relateOne(newValue, at: ordinal, of: Swift.type(of: model)) { return }
             relate(newValue.map { [$0] } ?? [], name, of: model) { keepUnmanaged(.other(newValue as Any), at: ordinal, named: name) }
         }
     }
@@ -1037,7 +1080,7 @@ public final class BackingData {
         of model: Model, _ keyPath: () -> KeyPath<Model, [Destination]>, at ordinal: Int, named name: String
     ) -> [Destination] {
         _access(model, keyPath)
-        if let (context, ref, slot) = slot(Model.self, ordinal), case .toMany(let link) = slot {
+        if let (context, ref, slot) = slot(Swift.type(of: model), ordinal), case .toMany(let link) = slot {
             return context.graph.targets(ref, link).map { context.model(Destination.self, at: $0) }
         }
         return relatedModels(name, as: Destination.self) ?? unmanagedValue(at: ordinal, named: name, as: [Destination].self) ?? []

@@ -140,7 +140,7 @@ public struct HistoryTombstone<Model: PersistentModel>: Sequence, @unchecked Sen
     /// if case .delete(let delete) = change, let title = delete.tombstone[\Note.title] as? String { … }
     /// ```
     public subscript(keyPath: PartialKeyPath<Model>) -> (any Sendable)? {
-        guard let name = Model.schemaMetadata.first(where: { $0.keyPath == keyPath })?.name,
+        guard let name = ModelMetadata.of(Model.self).property(for: keyPath)?.name,
               let value = self[name] else { return nil }
         let type = Swift.type(of: keyPath).valueType
         let made: Any?

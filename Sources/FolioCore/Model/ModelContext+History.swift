@@ -135,7 +135,7 @@ extension ModelContext {
     private static func update<Model: PersistentModel>(_ type: Model.Type, _ id: PersistentIdentifier, _ change: Int64,
                                                       _ transaction: Int64, _ names: [String]) -> any HistoryUpdate {
         let keyPaths = names.compactMap { name in
-            Model.schemaMetadata.first { $0.name == name }?.keyPath as? PartialKeyPath<Model>
+            ModelMetadata.of(Model.self).property(named: name)?.keyPath as? PartialKeyPath<Model>
         }
         return DefaultHistoryUpdate<Model>(changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: transaction,
                                            updatedAttributes: keyPaths, updatedAttributeNames: names)

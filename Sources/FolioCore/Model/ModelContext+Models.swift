@@ -17,6 +17,8 @@ extension ModelContext {
         let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
         if let existing = registry.model(id, as: T.self) { return existing }
         let columns = columns ?? self.columns(for: T.self)
+        // An object of a subentity (a fetch of a superclass): a model of its own class.
+        if columns?.entity != Int(ref.entity), let model = subclassModel(T.self, at: ref) { return model }
         if let columns, let shared = sharedBacking(T.self, entity: Int(ref.entity), columns: columns) {
             if modelHooks == nil { modelHooks = .typedLayer }
             return shared.makingModels(of: T.self) {
@@ -188,6 +190,17 @@ extension ModelContext {
         guard let made = ModelColumns(type, graph: graph, epoch: graphEpoch) else { return nil }
         modelColumns[key] = made
         return made
+    }
+
+    /// The model of an object of a subentity of `T`'s entity, as an instance
+    /// of the subentity's class (a subclass of `T`); `nil` when the object's
+    /// entity is `T`'s own or its class is not known to be a subclass of `T`.
+    private func subclassModel<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef) -> T? {
+        let name = graph.layout.entities[Int(ref.entity)].name
+        guard name != T.entityName, let subclass = core.schema.modelTypes[name],
+              BackingData.inherits(subclass, from: T.self) else { return nil }
+        func make<S: PersistentModel>(_ type: S.Type) -> T? { model(S.self, at: ref) as AnyObject as? T }
+        return make(subclass)
     }
 
     /// The model for an object, of a class known only at run time (a to-one read).
@@ -642,11 +655,18 @@ extension ModelContext {
     /// Deletes every model of a type matching a predicate (all of them when
     /// `predicate` is `nil`), with delete rules, as one undoable step.
     ///
+    /// With `includeSubclasses` (the default, as SwiftData's), the models of
+    /// the type's `@Model` subclasses that match go too; without it, only
+    /// models of the type itself.
+    ///
     /// - Throws: ``ModelError/predicate(_:)`` when the predicate fails to evaluate.
+    /// - Complexity: a fetch of the matches, then the delete's (proportional to what it removes).
+    /// - Undo: one step restoring everything the delete removed.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
         var descriptor = FetchDescriptor<T>(predicate: predicate)
         descriptor.includePendingChanges = true
-        let ids = try fetchIdentifiers(descriptor)
+        var ids = try fetchIdentifiers(descriptor)
+        if !includeSubclasses { ids.removeAll { $0.entityName != T.entityName } }
         guard !ids.isEmpty else { return }
         try delete(ids)
     }
@@ -709,7 +729,8 @@ extension ModelContext {
     /// straight from the entity's rows: no list of a million rows is made only
     /// to become a few runs of numbers.
     private func resultIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> ResultIdentifiers {
-        guard descriptor.predicate == nil, descriptor.sortBy.isEmpty, descriptor.includePendingChanges else {
+        guard descriptor.predicate == nil, descriptor.sortBy.isEmpty, descriptor.includePendingChanges,
+              graph.layout.entityIndex[T.entityName].map({ graph.layout.hierarchies[$0].count == 1 }) ?? true else {
             return ResultIdentifiers(try fetchRefs(descriptor, windowed: true), in: graph)
         }
         mergeSavedChanges()
@@ -770,23 +791,9 @@ extension ModelContext {
         guard let entity = graph.layout.entityIndex[T.entityName] else {
             throw ModelError.graph(.unknownEntity(T.entityName))
         }
-        var refs: [ObjectRef] = []
-        if descriptor.includePendingChanges, let predicate = descriptor.predicate,
-           let candidates = CompiledModelPredicate.indexedRows(predicate, entity: entity, graph: graph) {
-            // A declared index narrows the rows; the predicate still checks each.
-            refs = candidates
-        } else if descriptor.includePendingChanges {
-            let table = graph.tables[entity]
-            refs.reserveCapacity(table.liveCount)
-            for row in 0..<table.rowCount where table.isLive[row] { refs.append(ObjectRef(entity: entity, row: row)) }
-        } else {
-            // The objects that existed at the last save, as they are now.
-            let table = baseline.tables[entity]
-            for row in 0..<table.rowCount where table.isLive[row] {
-                guard let ref = graph.index[table.ids[row]] else { continue }
-                refs.append(ref)
-            }
-        }
+        let hierarchy = graph.layout.hierarchies[entity]
+        if hierarchy.count > 1 { return try fetchHierarchyRefs(descriptor, entities: hierarchy, windowed: windowed) }
+        var refs = candidateRefs(descriptor, entity: entity)
         if descriptor.predicate == nil, descriptor.sortBy.isEmpty {
             return windowed ? window(refs, descriptor) : refs
         }
@@ -811,6 +818,60 @@ extension ModelContext {
         }
         let selected = sortedRefs ?? refs
         return windowed ? window(selected, descriptor) : selected
+    }
+
+    /// The rows a fetch of `entity` starts from: its live objects (those a
+    /// declared index finds, when the predicate tests one), or those that
+    /// existed at the last save when the descriptor leaves pending changes out.
+    private func candidateRefs<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Int) -> [ObjectRef] {
+        var refs: [ObjectRef] = []
+        if descriptor.includePendingChanges, let predicate = descriptor.predicate,
+           let candidates = CompiledModelPredicate.indexedRows(predicate, entity: entity, graph: graph) {
+            // A declared index narrows the rows; the predicate still checks each.
+            refs = candidates
+        } else if descriptor.includePendingChanges {
+            let table = graph.tables[entity]
+            refs.reserveCapacity(table.liveCount)
+            for row in 0..<table.rowCount where table.isLive[row] { refs.append(ObjectRef(entity: entity, row: row)) }
+        } else {
+            // The objects that existed at the last save, as they are now.
+            let table = baseline.tables[entity]
+            for row in 0..<table.rowCount where table.isLive[row] {
+                guard let ref = graph.index[table.ids[row]] else { continue }
+                refs.append(ref)
+            }
+        }
+        return refs
+    }
+
+    /// ``fetchRefs(_:windowed:)`` for an entity with subentities (a model
+    /// class with `@Model` subclasses): the objects of every entity of the
+    /// hierarchy, the entity's first, then each subentity's in the schema's
+    /// order, each filtered by the predicate compiled for its table. A sort
+    /// orders them all together, on models; so does a predicate that does not
+    /// compile for every table (`$0 is BusinessTrip`, a cast).
+    private func fetchHierarchyRefs<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entities: [Int],
+                                                        windowed: Bool) throws -> [ObjectRef] {
+        let candidates = entities.map { candidateRefs(descriptor, entity: $0) }
+        var refs: [ObjectRef] = []
+        if let predicate = descriptor.predicate {
+            let compiled = entities.map { CompiledModelPredicate(predicate, entity: $0, graph: graph) }
+            do {
+                guard compiled.allSatisfy({ $0 != nil }) else { throw RowFallback() }
+                for (rows, filter) in zip(candidates, compiled) {
+                    graph.rowsVisited += rows.count
+                    if let filter { refs += try rows.filter(filter.matches) }
+                }
+            } catch is RowFallback {
+                return try fetchRefsThroughModels(candidates.flatMap { $0 }, descriptor, filter: true, windowed: windowed)
+            }
+        } else {
+            refs = candidates.flatMap { $0 }
+        }
+        if !descriptor.sortBy.isEmpty {
+            return try fetchRefsThroughModels(refs, descriptor, filter: false, windowed: windowed)
+        }
+        return windowed ? window(refs, descriptor) : refs
     }
 
     /// Filters (when `filter` is set) and sorts by evaluating the descriptor on

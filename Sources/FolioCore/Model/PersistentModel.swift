@@ -13,6 +13,11 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     var persistentBackingData: BackingData { get set }
     /// The persisted properties, from which the schema is derived.
     static var schemaMetadata: [Schema.PropertyMetadata] { get }
+    /// The persisted properties the class declares itself: `schemaMetadata`
+    /// for a class without a `@Model` superclass; for a `@Model` subclass
+    /// (model inheritance), the properties it adds to its superclass's.
+    /// `@Model` declares it as a class property, which a subclass overrides.
+    static var _$ownSchemaMetadata: [Schema.PropertyMetadata] { get }
     /// Creates a model for an object a context already holds; contexts call it when fetching.
     init(backingData: BackingData)
     /// The key paths of `#Unique`'s constraints; none unless the class declares `#Unique`.
@@ -44,6 +49,9 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
 }
 
 extension PersistentModel {
+    /// All of `schemaMetadata`: what a class conforming by hand declares itself.
+    public static var _$ownSchemaMetadata: [Schema.PropertyMetadata] { schemaMetadata }
+
     /// No uniqueness constraints: what a class without `#Unique` has.
     public static var _$uniquenessConstraints: [[AnyKeyPath]] { [] }
 
@@ -72,6 +80,11 @@ extension PersistentModel {
     /// The entity name: the class's name.
     static var entityName: String { String(describing: Self.self) }
 
+    /// The `@Model` class this class inherits from, if any (model inheritance).
+    static var persistentSuperclass: (any PersistentModel.Type)? {
+        _getSuperclass(Self.self) as? any PersistentModel.Type
+    }
+
     /// The object's identifier. Before insertion it is a temporary one, which
     /// names no stored object; inserting assigns the permanent one.
     public var persistentModelID: PersistentIdentifier {
@@ -82,7 +95,8 @@ extension PersistentModel {
             return PersistentIdentifier(entityName: held.identifier?.entityName ?? Self.entityName, id: shared.id,
                                         storeIdentifier: held.context?.core.storeIdentifier)
         }
-        return persistentBackingData.identifier(entityName: Self.entityName)
+        // The instance's own class: a model of a subclass seen as its superclass names its own entity.
+        return persistentBackingData.identifier(entityName: Swift.type(of: self).entityName)
     }
 
     /// The identifier, as `Identifiable` asks.

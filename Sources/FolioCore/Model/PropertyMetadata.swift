@@ -1,3 +1,4 @@
+@_spi(ObservableRerootKeyPath) import Swift
 import Foundation
 
 extension Schema {
@@ -11,7 +12,11 @@ extension Schema {
         /// The property's name, which is also its name in the document.
         public let name: String
         /// The property's key path on its model class.
-        public let keyPath: AnyKeyPath
+        public private(set) var keyPath: AnyKeyPath
+        /// The key paths of the same property from the classes a subclass
+        /// inherits it from, nearest last (see ``rerooted(to:)``): what their
+        /// `#Unique` and `#Index` name.
+        private(set) var inheritedKeyPaths: [AnyKeyPath] = []
 
         enum Kind {
             case attribute(Schema.Attribute, read: (any PersistentModel) throws -> Value)
@@ -40,6 +45,17 @@ extension Schema {
 
         /// A model as its class: an exact match needs no dynamic cast (the
         /// typed insert reads every property through here).
+        /// The same property as a subclass inherits it: its key path rooted at
+        /// the subclass (`\\BusinessTrip.name` for `\\Trip.name`), as a predicate
+        /// or sort descriptor on the subclass names it.
+        func rerooted(to type: any PersistentModel.Type) -> PropertyMetadata {
+            func reroot<Root: PersistentModel>(_ root: Root.Type) -> AnyKeyPath { _rerootKeyPath(keyPath, to: Root.self) }
+            var copy = self
+            copy.inheritedKeyPaths.append(keyPath)
+            copy.keyPath = reroot(type)
+            return copy
+        }
+
         @inline(__always)
         static func cast<Model: PersistentModel>(_ model: any PersistentModel, to type: Model.Type) -> Model? {
             if ObjectIdentifier(Swift.type(of: model)) == ObjectIdentifier(Model.self) { return unsafeDowncast(model as AnyObject, to: Model.self) }

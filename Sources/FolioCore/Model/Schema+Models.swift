@@ -2,7 +2,10 @@ extension Schema {
     /// The schema of model classes, SwiftData's `Schema([Trip.self, Accommodation.self])`.
     ///
     /// Relationship destinations are included by traversal, so listing the root
-    /// types is enough. Entities are ordered by name, properties as declared. An
+    /// types is enough; so are the superclasses of `@Model` subclasses (whose
+    /// entities are subentities, ``Entity/superentity``), but not the
+    /// subclasses of a listed class: list them, as SwiftData asks
+    /// (`[Trip.self, BusinessTrip.self, PersonalTrip.self]`). Entities are ordered by name, properties as declared. An
     /// inverse declared on one side is set on the other; with none declared, two
     /// relationships that are the only ones between two classes are each other's
     /// inverse when at least one of them is to-one (as SwiftData infers; it
@@ -15,13 +18,15 @@ extension Schema {
         while let type = pending.popLast() {
             guard seen[type.entityName] == nil else { continue }
             seen[type.entityName] = type
+            // A subclass's entity is a subentity of its superclass's, which the schema needs too.
+            if let superclass = type.persistentSuperclass { pending.append(superclass) }
             for property in ModelMetadata.of(type).properties {
                 if case .relationship(_, let destination, _) = property.kind { pending.append(destination) }
             }
         }
         var entities = seen.keys.sorted().compactMap { name -> Entity? in
             guard let type = seen[name] else { return nil }
-            var entity = Entity(name)
+            var entity = Entity(name, superentity: type.persistentSuperclass?.entityName)
             let metadata = ModelMetadata.of(type)
             for property in metadata.properties {
                 switch property.kind {
@@ -75,6 +80,22 @@ extension Schema {
                 else { continue }
                 entities[source].relationships[slot].inverse = entities[destination].relationships[back].name
                 entities[destination].relationships[back].inverse = relationship.name
+            }
+        }
+        // A subentity's inherited relationships are its superentity's, inverses included.
+        var settled = Set(entities.filter { $0.superentity == nil }.map(\.name))
+        var progressed = true
+        while progressed {
+            progressed = false
+            for index in entities.indices where !settled.contains(entities[index].name) {
+                guard let superName = entities[index].superentity, settled.contains(superName),
+                      let superentity = entities.first(where: { $0.name == superName }) else { continue }
+                let inherited = superentity.relationships.count
+                if entities[index].relationships.count >= inherited {
+                    entities[index].relationships.replaceSubrange(0..<inherited, with: superentity.relationships)
+                }
+                settled.insert(entities[index].name)
+                progressed = true
             }
         }
         self.init(unchecked: entities, annotation: ModelTypes(seen))

@@ -35,10 +35,16 @@ public struct DynamicFetchDescriptor: Hashable, Sendable {
     /// Whether unsaved changes are included (default `true`); `false` reads the last saved state.
     public var includePendingChanges: Bool
 
+    /// Whether the objects of the entity's subentities (``Schema/Entity/superentity``,
+    /// model inheritance) are included, after the entity's own (default `true`,
+    /// as SwiftData's fetch of a superclass includes its subclasses).
+    public var includesSubentities: Bool
     /// Creates a descriptor.
     public init(entity: String, predicate: ObjectPredicate? = nil, sortBy: [SortKey] = [],
-                fetchLimit: Int? = nil, fetchOffset: Int? = nil, includePendingChanges: Bool = true) {
+                fetchLimit: Int? = nil, fetchOffset: Int? = nil, includePendingChanges: Bool = true,
+                includesSubentities: Bool = true) {
         self.entity = entity
+        self.includesSubentities = includesSubentities
         self.predicate = predicate
         self.sortBy = sortBy
         self.fetchLimit = fetchLimit

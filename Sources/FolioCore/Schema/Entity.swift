@@ -11,6 +11,17 @@ extension Schema {
         public var relationships: [Relationship]
         /// The entity's name in an earlier version of the schema, for renames.
         public var originalName: String?
+        /// The name of the entity this one inherits from, SwiftData's
+        /// `superentity` (a `@Model` class that subclasses another): `nil` for
+        /// an entity at the root of its hierarchy.
+        ///
+        /// A subentity lists every property it has, inherited ones first, in
+        /// the superentity's order and equal to the superentity's: so its
+        /// objects read alone, and an index into the superentity's
+        /// ``attributes`` or ``relationships`` names the same property in the
+        /// subentity. ``Schema/validate()`` checks it. A fetch of an entity
+        /// includes the objects of its subentities (see ``Schema/hierarchy(of:)``).
+        public var superentity: String?
         /// The uniqueness constraints that are not an attribute's `.unique`
         /// option: groups of several properties, and a group of one
         /// relationship (or of a name validation will refuse). What the
@@ -36,6 +47,7 @@ extension Schema {
 
         /// Creates an entity.
         ///
+        /// `superentity` names the entity it inherits from (``superentity``).
         /// `uniquenessConstraints` adds to the attributes' `.unique` options: a
         /// one-attribute group marks that attribute `.unique`, as
         /// ``uniquenessConstraints`` describes. `indexes` lists the entity's
@@ -46,12 +58,14 @@ extension Schema {
             relationships: [Relationship] = [],
             originalName: String? = nil,
             uniquenessConstraints: [[String]] = [],
-            indexes: [[String]] = []
+            indexes: [[String]] = [],
+            superentity: String? = nil
         ) {
             self.name = name
             self.attributes = attributes
             self.relationships = relationships
             self.originalName = originalName
+            self.superentity = superentity
             self.uniquenessConstraints += uniquenessConstraints
             self.indexes = indexes
         }

@@ -1,5 +1,6 @@
 extension Schema {
-    /// Checks names, destinations, inverses, counts and options.
+    /// Checks names, destinations, inverses, counts, options and inheritance
+    /// (``Entity/superentity``).
     ///
     /// - Throws: the first ``SchemaError`` found, in declaration order.
     /// - Complexity: O(entities × properties).
@@ -10,6 +11,7 @@ extension Schema {
             guard Schema.isValidName(entity.name) else { throw .invalidName(entity.name) }
             guard entityNames.insert(entity.name).inserted else { throw .duplicateEntity(entity.name) }
         }
+        try validateInheritance()
         for entity in entities {
             var propertyNames = Set<String>()
             for attribute in entity.attributes {

@@ -39,6 +39,14 @@ public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
     /// document with it could be read back. `entity` and `property` are empty
     /// where they do not apply.
     case limitExceeded(entity: String, property: String, limit: DocumentLimits.Limit, size: Int, maximum: Int)
+    /// A subentity's ``Schema/Entity/superentity`` names no entity, the
+    /// hierarchy loops, or the subentity does not begin with its
+    /// superentity's properties, in its order and unchanged; `reason` says which.
+    case invalidInheritance(entity: String, superentity: String, reason: String)
+    /// A relationship's destination has subentities: Folio does not yet let
+    /// a relationship hold objects of a hierarchy (see <doc:ModelInheritance>).
+    /// Relationships out of a hierarchy, and into a leaf of one, are supported.
+    case relationshipIntoHierarchy(entity: String, relationship: String, destination: String)
 
     public var description: String {
         switch self {
@@ -69,6 +77,11 @@ public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
         case .limitExceeded(let entity, let property, let limit, let size, let maximum):
             let place = entity.isEmpty ? "the schema" : property.isEmpty ? entity : "\(entity).\(property)"
             return "\(place): \(size) \(limit) is over the limit of \(maximum)"
+        case .invalidInheritance(let entity, let superentity, let reason):
+            return "\(entity) cannot inherit from \(superentity): \(reason)"
+        case .relationshipIntoHierarchy(let entity, let relationship, let destination):
+            return "\(entity).\(relationship): its destination \(destination) has subentities, and a relationship cannot yet hold "
+                + "objects of an entity with subentities; point it at a leaf entity or remove the subentities"
         }
     }
 }

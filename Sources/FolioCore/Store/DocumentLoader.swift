@@ -531,11 +531,11 @@ final class DocumentLoader {
                 fail(.invalidSchemaDeclaration(location(), message: "<entity> needs a name"))
                 return
             }
-            if let unknown = xml.keys.sorted().first(where: { $0 != "name" && $0 != "original-name" }) {
+            if let unknown = xml.keys.sorted().first(where: { !["name", "original-name", "superentity"].contains($0) }) {
                 fail(.invalidSchemaDeclaration(location(), message: "entity \(entityName): unknown property '\(unknown)'"))
                 return
             }
-            entities.append(Schema.Entity(entityName, originalName: xml["original-name"]))
+            entities.append(Schema.Entity(entityName, originalName: xml["original-name"], superentity: xml["superentity"]))
             phase = .entity
         case .entity:
             let elementName = String(cString: name)

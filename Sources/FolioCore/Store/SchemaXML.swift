@@ -27,6 +27,7 @@ enum SchemaXML {
             buffer.append(string: pad + "  <entity")
             appendAttribute("name", entity.name, to: &buffer)
             if let original = entity.originalName { appendAttribute("original-name", original, to: &buffer) }
+            if let superentity = entity.superentity { appendAttribute("superentity", superentity, to: &buffer) }
             if entity.attributes.isEmpty && entity.relationships.isEmpty {
                 buffer.append("/>\n")
                 continue
