@@ -19,7 +19,7 @@ import Foundation
 /// `deleteAllData()` aside (it records no transaction), and those of other
 /// processes — a package watcher notices their commits, and the container
 /// takes them in, as its contexts then show at their next fetch (see
-/// <doc:HistoryObserver>).
+/// <doc:ObservingHistory>).
 ///
 /// **Which transactions count.** Those after ``historyTokens``' position for
 /// the container's store: with `historyTokens` `nil`, the position when the

@@ -147,7 +147,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// The observer's registration with the store (``StoreObserver``): told of
     /// every saved state published, and keeping the package watched for other
     /// processes' saves while registered.
-    private var storeLink: StoreLink<Element, SectionTitle>?
+    private var storeLink: StoreLink?
     /// Whether the store's package watch runs (a package not written yet has none until it is).
     private var watchesPackage = false
     private let registrar = ObservationRegistrar()
@@ -172,7 +172,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         currentResults = FetchResultsCollection(observed: [], context: context)
         // Registered first, which starts the package's watch: a save another process made
         // since the document was read is taken in before the first fetch.
-        let link = StoreLink(CatchUpHandle(self), isolation: isolation)
+        let link = StoreLink(CatchUpHandle { [weak self] in self?.catchUpWithSaves() }, isolation: isolation)
         storeLink = link
         context.store.addObserver(link)
         watchForOutsideSaves()
@@ -401,16 +401,14 @@ extension ResultsObserver: ContextChangeObserving {
     }
 }
 
-/// The way from the store's notification (any thread) to the observer's
-/// actor: one task at a time, whatever the number of saves meanwhile.
 /// A ``ResultsObserver``'s registration with its store: on every saved state
 /// published, it schedules the observer's catch-up on the observer's actor
 /// (an observer made outside any actor catches up when read).
-private final class StoreLink<Element: PersistentModel, SectionTitle: Hashable>: StoreObserver, @unchecked Sendable {
-    private let handle: CatchUpHandle<Element, SectionTitle>
+private final class StoreLink: StoreObserver, @unchecked Sendable {
+    private let handle: CatchUpHandle
     private let isolation: (any Actor)?
 
-    init(_ handle: CatchUpHandle<Element, SectionTitle>, isolation: (any Actor)?) {
+    init(_ handle: CatchUpHandle, isolation: (any Actor)?) {
         self.handle = handle
         self.isolation = isolation
     }
@@ -420,13 +418,17 @@ private final class StoreLink<Element: PersistentModel, SectionTitle: Hashable>:
     }
 }
 
-private final class CatchUpHandle<Element: PersistentModel, SectionTitle: Hashable>: @unchecked Sendable {
-    /// Read and written only on the observer's actor.
-    private weak var observer: ResultsObserver<Element, SectionTitle>?
+/// The way from the store's notification (any thread) to the observer's
+/// actor: one task at a time, whatever the number of saves meanwhile. Not
+/// generic: a task capturing a generic type would capture its parameters'
+/// metatypes, which are not `Sendable`.
+private final class CatchUpHandle: @unchecked Sendable {
+    /// Called only on the observer's actor.
+    private let catchUp: () -> Void
     private let scheduled = Mutex(false)
 
-    init(_ observer: ResultsObserver<Element, SectionTitle>) {
-        self.observer = observer
+    init(_ catchUp: @escaping () -> Void) {
+        self.catchUp = catchUp
     }
 
     /// Called on the publishing thread: only schedules.
@@ -441,7 +443,7 @@ private final class CatchUpHandle<Element: PersistentModel, SectionTitle: Hashab
 
     private func fire() {
         scheduled.withLock { $0 = false }
-        observer?.catchUpWithSaves()
+        catchUp()
     }
 
     private static func run(on actor: isolated any Actor, _ body: @Sendable () -> Void) {
