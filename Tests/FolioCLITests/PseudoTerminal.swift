@@ -177,6 +177,9 @@ final class PseudoTerminal {
         while isRunning, deadline.timeIntervalSinceNow > 0 {
             if !readAvailable(waitingAtMost: min(0.05, max(deadline.timeIntervalSinceNow, 0))) { usleep(10_000) }
         }
+        // What it wrote just before it ended may still wait in the terminal: a loaded
+        // machine can end the child between two reads.
+        while !isRunning, readAvailable(waitingAtMost: 0.05) {}
         guard let status = exitStatus, status & 0x7f == 0 else { return nil }  // WIFEXITED
         return (status >> 8) & 0xff  // WEXITSTATUS
     }

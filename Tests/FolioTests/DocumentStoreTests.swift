@@ -187,7 +187,7 @@ import FolioTestSupport
         #expect(second.validationIssues().isEmpty)
         try first.save()
         let saved = try packageDocument(url)
-        #expect(throws: ModelError.self) { try container.store.save(second, allowsSave: true) }
+        #expect(throws: ModelError.self) { try second.handOffSave(inBackground: false) }
         #expect(try packageDocument(url) == saved)
         // The clash is reported, not re-merged: the same save refuses the same way.
         #expect(throws: ModelError.self) { try second.save() }

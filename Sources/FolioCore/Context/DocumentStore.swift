@@ -443,88 +443,82 @@ final class DocumentStore: @unchecked Sendable {
         return changeSets.count
     }
 
-    /// Saves a context: merges what others saved, writes the package, publishes the change.
+    /// Saves what a context hands over: publishes it as the new saved state
+    /// and writes the package, or answers ``SaveRequest/Outcome/stale`` when
+    /// another context saved since the request's generation (the context
+    /// merges and asks again). Never calls back into a context.
     ///
     /// - Parameter inBackground: an autosave: the change is published now and
     ///   the package written by the background writer (an in-memory store has
     ///   nothing to write). Otherwise the write under way is waited for, then the
     ///   package is written before anything is published: a failure throws and
     ///   leaves the store as it was.
-    /// - Returns: the transaction the save recorded in the history (numbered),
-    ///   `nil` when its changes cancelled out.
     ///
     /// Observers (``StoreObserver``) are told once the save is published and the locks let go.
-    @discardableResult
-    func save(_ context: ModelContext, allowsSave: Bool, inBackground: Bool = false) throws(ModelError) -> StoredTransaction? {
-        let recorded: StoredTransaction?
+    func save(_ request: SaveRequest, inBackground: Bool = false) throws(ModelError) -> SaveRequest.Outcome {
+        let outcome: SaveRequest.Outcome
         if let writer, !inBackground {
-            recorded = try writer.exclusively { () throws(ModelError) -> StoredTransaction? in
-                try saveInMemoryPart(context, allowsSave: allowsSave, writing: true)
+            outcome = try writer.exclusively { () throws(ModelError) -> SaveRequest.Outcome in
+                try commit(request, writing: true)
             }
         } else {
-            recorded = try saveInMemoryPart(context, allowsSave: allowsSave, writing: false)
+            outcome = try commit(request, writing: false)
         }
         // A save that did not throw published its state.
-        notifyObservers { recorded.map { [$0] } ?? [] }
-        return recorded
+        if case .committed(let recorded, _, _) = outcome { notifyObservers { recorded.map { [$0] } ?? [] } }
+        return outcome
+    }
+
+    /// Whether a context other than `context` is registered: one that will
+    /// merge the next save's change set.
+    func hasOtherContexts(than context: ObjectIdentifier) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return contextGenerations.keys.contains { $0 != context }
     }
 
     /// A save's work under the store's lock; with `writing`, the package's write too.
-    private func saveInMemoryPart(_ context: ModelContext, allowsSave: Bool, writing: Bool) throws(ModelError) -> StoredTransaction? {
+    private func commit(_ request: SaveRequest, writing: Bool) throws(ModelError) -> SaveRequest.Outcome {
         lock.lock()
         defer { lock.unlock() }
-        let unseen = changeSets.filter { $0.generation > context.baseGeneration }
-        context.merge(unseen, baseline: savedGraph)
-        // A read-only configuration refuses saves, in memory too (SwiftData's `allowsSave`).
-        guard allowsSave else { throw .saveNotAllowed }
-        // What another context saved since this one validated can clash with it (two
-        // contexts inserting one unique value): validate again, or the document written
-        // would be one the loader refuses.
-        if !unseen.isEmpty {
-            // Merged now: a later save must not merge them again.
-            context.baseline = savedGraph
-            context.baseGeneration = generation
-            contextGenerations[ObjectIdentifier(context)] = generation
-            let issues = context.validationIssues()
-            if !issues.isEmpty { throw .validation(issues) }
-        }
+        let others = contextGenerations.keys.contains { $0 != request.context }
+        // Another context saved since this one merged (its save may clash: two inserts of
+        // one unique value), or a context that will merge this save's change set appeared.
+        guard request.basedOn == generation, request.changeSet != nil || !others else { return .stale }
         // What this save changes on disk: the parts holding these objects (both ends of a link edit).
         // With other contexts live, merges and undo rebased over them can change objects
         // in ways tracking does not follow: every part is then compared with the disk.
-        let others = contextGenerations.keys.contains { $0 != ObjectIdentifier(context) }
-        let changed: Set<UInt64>? = package == nil ? [] : others ? nil : context.savedObjectNumbers()
+        let changed: Set<UInt64>? = package == nil ? [] : others ? nil : request.changed
         // The history as it will be once this save is published: written by the same commit.
         var history = self.history
-        var recorded = context.makeStoredTransaction()
+        var recorded = request.transaction
         if let transaction = recorded {
             recorded?.number = history.append(transaction)
         }
         if writing, let package {
-            // The context's graph holds every saved state merged, so this write catches the package up.
+            // The request's graph holds every saved state merged, so this write catches the package up.
             // The smaller set goes into the larger: a save of 100,000 inserts with nothing
             // left unwritten hashes none of them again.
             let unwritten = unwrittenSet.flatMap { set in
                 changed.map { set.count >= $0.count ? set.union($0) : $0.union(set) }
             }
             do throws(PackageError) {
-                try writeNow(package, context.graph, generation: generation + 1, changed: unwritten, history: &history)
+                try writeNow(package, request.graph, generation: generation + 1, changed: unwritten, history: &history)
             } catch {
                 throw .package(error)
             }
         }
         self.history = history
-        // A change set is only ever read by other live contexts (one made later checks out
-        // the saved graph): with none, describing a 100,000-object change would be wasted.
-        let changeSet = others ? context.makeChangeSet(generation: generation + 1) : ChangeSet(generation: generation + 1)
-        commit(changeSet, graph: context.graph.copy())
-        contextGenerations[ObjectIdentifier(context)] = generation
+        var changeSet = request.changeSet ?? ChangeSet(generation: 0)
+        changeSet.generation = generation + 1
+        commit(changeSet, graph: request.graph)
+        contextGenerations[request.context] = generation
         pruneChangeSets()
-        context.didSave(baseline: savedGraph, generation: generation)
         if !writing {
             addUnwritten(changed)
-            scheduleBackgroundWrite(for: ObjectIdentifier(context))
+            scheduleBackgroundWrite(for: request.context)
         }
-        return recorded
+        return .committed(recorded, baseline: savedGraph, generation: generation)
     }
 
     /// The one place the package is written with a saved state (the migration
@@ -805,8 +799,8 @@ final class DocumentStore: @unchecked Sendable {
     }
 
     /// What turns `old` into `new`, two versions of one document under one
-    /// schema: the state of every object `new` holds differently (inserted or
-    /// changed), the identifiers of those it no longer holds, and its conflict
+    /// schema: the identifiers of the objects `new` holds differently
+    /// (inserted or changed) and of those it no longer holds, and its conflict
     /// records when they differ.
     ///
     /// - Complexity: O(objects of both) to compare, then O(changed objects).
@@ -827,14 +821,7 @@ final class DocumentStore: @unchecked Sendable {
         }
         for id in candidates {
             if let ref = new.index[id], new.isLive(ref) {
-                let entity = Int(ref.entity)
-                let layout = new.layout.entities[entity]
-                changeSet.upserts.append(ChangeSet.ObjectState(
-                    id: id, entity: entity,
-                    values: layout.attributes.indices.map { new.stored(ref, $0) },
-                    links: (0..<layout.declaredLinkCount).map { slot in
-                        new.collection(ref, slot)?.map { new.tables[Int($0.entity)].ids[Int($0.row)] }
-                    }))
+                changeSet.upserts.append(id)
             } else if let ref = old.index[id], old.isLive(ref) {
                 changeSet.deletions.append(id)
             }

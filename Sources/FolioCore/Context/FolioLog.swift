@@ -17,4 +17,9 @@ public enum FolioLog {
     static func report(_ error: ModelError) {
         Logger(label: label).error("\(error)")
     }
+
+    /// Logs a failure that was worked around: what happened and what was done instead.
+    static func report(_ what: String) {
+        Logger(label: label).error("\(what)")
+    }
 }

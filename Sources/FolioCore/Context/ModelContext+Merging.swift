@@ -2,10 +2,14 @@
 extension ModelContext {
     /// Merges change sets the container published since this context last looked.
     /// Cheap when there are none.
-    func mergeSavedChanges() {
+    ///
+    /// - Returns: how many object states the merge built from the three
+    ///   versions (``merge(_:baseline:)``): what its cost follows.
+    @discardableResult
+    func mergeSavedChanges() -> Int {
         let pending = store.changes(after: baseGeneration, for: ObjectIdentifier(self))
-        guard !pending.changes.isEmpty else { return }
-        merge(pending.changes, baseline: pending.baseline)
+        guard !pending.changes.isEmpty else { return 0 }
+        let statesBuilt = merge(pending.changes, baseline: pending.baseline)
         baseline = pending.baseline
         baseGeneration = pending.generation
         // The saved state moved: edits may now equal it, and a delete another
@@ -14,98 +18,140 @@ extension ModelContext {
         for ref in deleted where !existedAtSave(ref) { deleted.remove(ref); denials[ref] = nil }
         graph._checkInvariants()
         publishObservedChanges()
+        return statesBuilt
     }
 
-    /// Applies other contexts' saved changes to this scratchpad. This context's
-    /// own unsaved edits win: an attribute or relationship it has edited keeps
-    /// its value, and a link it edited is not changed from its other end
-    /// either (``rowsKeepingEditsAtTheOtherEnd(_:old:of:slot:)``); objects it
-    /// deleted stay deleted.
-    func merge(_ changes: [ChangeSet], baseline newBaseline: ObjectGraph) {
+    /// Applies other contexts' saved changes to this scratchpad: a three-way
+    /// merge, through the document merge's engine (``MergeScope``), of this
+    /// context's graph (ours) and `newBaseline`, the state now saved (theirs),
+    /// against ``baseline``, the saved state this context last saw (base).
+    ///
+    /// The rules are the document merge's (<doc:Merging>), with this
+    /// context's unsaved edits winning where the two disagree, as SwiftData's
+    /// in-memory changes do, and nothing recorded
+    /// (``MergeReconcile/Rules/context(edited:)``): an attribute or to-one
+    /// both changed keeps this context's value, from either end of the link;
+    /// to-many lists merge element by element; an object this context
+    /// deleted stays deleted; an object the other context deleted goes, with
+    /// its delete rules applied to this context's links to it (`deny` brings
+    /// it back). Unique keys and counts are left to this context's save, as
+    /// for its own edits. `deleteAllData()` saved elsewhere is an action of
+    /// its own here, undoable.
+    ///
+    /// Only the objects the change sets name and those this context's
+    /// tracking names are merged, and what the merge's reconcile reaches from
+    /// them: the cost follows the changes, not the document. The tracking of
+    /// those objects is then taken again against the new saved state.
+    ///
+    /// - Returns: how many object states were built from the three versions.
+    @discardableResult
+    func merge(_ changes: [ChangeSet], baseline newBaseline: ObjectGraph) -> Int {
         settleTracking()
+        let fresh = changes.filter { $0.generation > baseGeneration }
         // A save with nothing to merge (the store asks every time) leaves undo exact.
-        guard changes.contains(where: { $0.generation > baseGeneration }) else { return }
+        guard !fresh.isEmpty else { return 0 }
         // Undo actions registered before this merge restore link lists rebased on it.
         mergeEpoch += 1
         // Conflict records: the last saved list, less what this context resolved since it
         // last saw one, plus what it put back (undo), record by record, as its edits win.
-        if let saved = changes.last(where: { $0.generation > baseGeneration && $0.conflicts != nil })?.conflicts {
+        if let saved = fresh.last(where: { $0.conflicts != nil })?.conflicts {
             mergeConflictRecords(saved)
         }
-        for changeSet in changes where changeSet.generation > baseGeneration {
-            mergedIdentifiers.formUnion(changeSet.deletions)
-            for state in changeSet.upserts { mergedIdentifiers.insert(state.id) }
+        let base = baseline
+        var named = Set<UInt64>()
+        for changeSet in fresh {
+            named.formUnion(changeSet.deletions)
+            named.formUnion(changeSet.upserts)
+            guard changeSet.isDeleteAll else { continue }
+            // deleteAllData() is an action of its own: undoable here, restoring unsaved inserts.
             let doomed = changeSet.deletions.compactMap { id -> ObjectRef? in
                 guard let ref = graph.index[id], graph.isLive(ref) else { return nil }
                 return ref
             }
-            if !doomed.isEmpty {
-                if changeSet.isDeleteAll {
-                    // deleteAllData() is an action of its own: undoable here, restoring unsaved inserts.
-                    baseline = newBaseline
-                    undoManager?.closeAutomaticGroup()
-                    _ = performRemoval(doomed, name: "Delete All Data")
-                    undoManager?.closeAutomaticGroup()
-                    // Already gone from the store: nothing left to save.
-                    for ref in doomed { deleted.remove(ref); denials[ref] = nil }
-                } else {
-                    undoManager?.disableUndoRegistration()
-                    let record = graph.removeObjects(doomed)
-                    noteObservedChanges(record.removed)
-                    for ref in record.removed { inserted.remove(ref); updated[ref] = nil; deleted.remove(ref) }
-                    noteRequiredCuts(record.cuts)
-                    undoManager?.enableUndoRegistration()
+            guard !doomed.isEmpty else { continue }
+            baseline = newBaseline
+            undoManager?.closeAutomaticGroup()
+            _ = performRemoval(doomed, name: "Delete All Data")
+            undoManager?.closeAutomaticGroup()
+            // Already gone from the store: nothing left to save.
+            for ref in doomed { deleted.remove(ref); denials[ref] = nil }
+        }
+        mergedIdentifiers.formUnion(named)
+        var edited = Set<UInt64>(minimumCapacity: inserted.count + updated.count + deleted.count)
+        for ref in inserted { edited.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
+        for ref in updated.keys { edited.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
+        for ref in deleted { edited.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
+        var scope = MergeScope(base: base, ours: graph, theirs: newBaseline, schema: MergeSchema(graph.schema),
+                               changed: named.union(edited), rules: .context(edited: edited))
+        let states: [UInt64: ObjectState]
+        do {
+            states = try scope.merge().states
+        } catch {
+            // Only a blob both sides replaced, which had to be read and could not be:
+            // this context's objects stay as they are, the others take the saved state.
+            FolioLog.report("merging another context's save: \(error.description); the saved state is taken where this context made no edit")
+            states = scope.oursStates.filter { edited.contains($0.key) }.merging(
+                newBaseline.objectStates(of: scope.ids.subtracting(edited))) { ours, _ in ours }
+        }
+        let before = scope.oursStates
+        undoManager?.disableUndoRegistration()
+        // Removed first, so the record keeps what a required to-one held.
+        var removed: [ObjectRef] = []
+        for id in scope.ids.sorted() where states[id] == nil {
+            if let ref = graph.index[id] {
+                if graph.isLive(ref) { removed.append(ref) }
+            } else if let saved = newBaseline.index[id], newBaseline.isLive(saved) {
+                // Saved elsewhere and removed by this merge (a cascade from an object deleted
+                // here): held as a deleted row, so this context's save publishes the delete.
+                let attributes = graph.layout.entities[Int(saved.entity)].attributes
+                let cells = attributes.indices.map { index in
+                    attributes[index].isTransient ? .value(attributes[index].initialValue) : newBaseline.stored(saved, index)
                 }
+                removed.append(graph.insertObject(entity: Int(saved.entity), stored: cells, id: id))
             }
-            var refs: [(ObjectRef, ChangeSet.ObjectState)] = []
-            // Registered models whose values the merge changed, to tell their observers.
-            var changed: Set<ObjectRef> = []
-            for state in changeSet.upserts {
-                let attributes = graph.layout.entities[state.entity].attributes
-                if let ref = graph.index[state.id] {
-                    if !graph.isLive(ref) {
-                        // Deleted by this context's own unsaved edit: that edit wins.
-                        guard !deleted.contains(ref) else { continue }
-                        // Gone here by an earlier merge (or a saved delete) and brought back by
-                        // another context (its undo): it lives again, with the state saved.
-                        graph.revive(ref)
-                        changed.insert(ref)
-                    }
-                    let edited = updated[ref] ?? []
-                    // Transient attributes are each context's own: never merged.
-                    for (attribute, value) in state.values.enumerated()
-                    where !edited.contains(attribute) && !attributes[attribute].isTransient && graph.stored(ref, attribute) != value {
-                        graph.setStored(value, ref, attribute)
-                        changed.insert(ref)
-                    }
-                    refs.append((ref, state))
-                } else {
-                    var values = state.values
-                    for (index, attribute) in attributes.enumerated() where attribute.isTransient { values[index] = .value(attribute.initialValue) }
-                    refs.append((graph.insertObject(entity: state.entity, stored: values, id: state.id), state))
-                }
+        }
+        if !removed.isEmpty {
+            let record = graph.removeObjects(removed)
+            noteObservedChanges(record.removed)
+            noteRequiredCuts(record.cuts)
+        }
+        graph.apply(states, scope: scope.ids, theirs: nil)
+        undoManager?.enableUndoRegistration()
+        baseline = newBaseline
+        var changed: [ObjectRef] = removed
+        for id in scope.ids {
+            guard let ref = graph.index[id] else { continue }
+            retrack(ref)
+            if let state = states[id], before[id] != state { changed.append(ref) }
+        }
+        if let modelHooks { for ref in changed { modelHooks.objectChanged(self, ref, nil) } }
+        noteObservedChanges(changed)
+        _checkTrackingInvariants()
+        return scope.statesBuilt
+    }
+
+    /// Takes one object's tracking again against ``baseline`` after a merge
+    /// changed it: inserted when the saved state lacks it, deleted when only
+    /// the saved state has it, else every property marked for
+    /// ``settleTracking()`` to keep those that differ. O(1).
+    private func retrack(_ ref: ObjectRef) {
+        let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
+        let isSaved = baseline.index[id].map(baseline.isLive) ?? false
+        if graph.isLive(ref) {
+            deleted.remove(ref)
+            if isSaved {
+                inserted.remove(ref)
+                let layout = graph.layout.entities[Int(ref.entity)]
+                updated[ref, default: []].formUnion(0..<(layout.attributes.count + layout.declaredLinkCount))
+                unsettled.insert(ref)
+            } else {
+                inserted.insert(ref)
+                updated[ref] = nil
             }
-            for (ref, state) in refs {
-                let attributeCount = graph.layout.entities[state.entity].attributes.count
-                let edited = updated[ref] ?? []
-                for (slot, ids) in state.links.enumerated() where !edited.contains(attributeCount + slot) {
-                    let old = graph.targets(ref, slot)
-                    let rows = rowsKeepingEditsAtTheOtherEnd((ids ?? []).compactMap { id -> Int32? in
-                        guard let target = graph.index[id], graph.isLive(target) else { return nil }
-                        return target.row
-                    }, old: old, of: ref, slot: slot)
-                    let wasAbsent = graph.tables[state.entity].links[slot].isAbsent(Int(ref.row))
-                    guard old.map(\.row) != rows || wasAbsent != (ids == nil) else { continue }
-                    graph.replaceLinks(ref, slot, with: rows, absent: ids == nil)
-                    // The inverse lists of the objects added or removed changed too.
-                    changed.insert(ref)
-                    changed.formUnion(old)
-                    changed.formUnion(graph.targets(ref, slot))
-                }
-            }
-            if let modelHooks { for ref in changed { modelHooks.objectChanged(self, ref, nil) } }
-            noteObservedChanges(refs.lazy.map(\.0))
-            noteObservedChanges(changed)
+        } else {
+            inserted.remove(ref)
+            updated[ref] = nil
+            if isSaved { deleted.insert(ref) } else { deleted.remove(ref); denials[ref] = nil }
         }
     }
 
@@ -123,38 +169,6 @@ extension ModelContext {
         let present = Set(merged)
         merged += graph.conflicts.filter { !seen.contains($0) && !present.contains($0) }
         graph.conflicts = merged.sorted(by: MergeConflict.reportOrder)
-    }
-
-    /// The rows a merged relationship of `ref` may hold without overwriting an
-    /// unsaved edit of this context at the other end of a link: a target whose
-    /// inverse to-one this context set keeps its link as this context has it.
-    /// Another context's save names both ends of each link it changed; a to-one
-    /// is one cell, and this context's edit of it wins from either end (an
-    /// object it moved is not moved back through the list of the object it
-    /// moved to, or from). Lists this context edited still take the other
-    /// context's elements (they merge element by element, as before).
-    /// O(the old and new lists).
-    private func rowsKeepingEditsAtTheOtherEnd(_ rows: [Int32], old: [ObjectRef], of ref: ObjectRef, slot: Int) -> [Int32] {
-        guard !updated.isEmpty else { return rows }
-        let link = graph.layout.entities[Int(ref.entity)].links[slot]
-        let destination = graph.layout.entities[link.destination]
-        guard !destination.links[link.inverse].isToMany else { return rows }
-        let inverseIndex = destination.attributes.count + link.inverse
-        func editedHere(_ row: Int32) -> Bool {
-            updated[ObjectRef(entity: link.destination, row: Int(row))]?.contains(inverseIndex) == true
-        }
-        let oldRows = old.map(\.row)
-        guard link.isToMany else {
-            // One to one: if either the old or the new target's side was set here, the link stays.
-            return oldRows.contains(where: editedHere) || rows.contains(where: editedHere) ? oldRows : rows
-        }
-        let oldSet = Set(oldRows)
-        var merged = rows.filter { !editedHere($0) || oldSet.contains($0) }
-        let mergedSet = Set(merged)
-        for (index, row) in oldRows.enumerated() where editedHere(row) && !mergedSet.contains(row) {
-            merged.insert(row, at: min(index, merged.count))
-        }
-        return merged
     }
 
     /// The identifiers of every object this context's save changes — inserted,
@@ -175,19 +189,50 @@ extension ModelContext {
         return ids.union(mergedIdentifiers).union(conflictRecordsEdited)
     }
 
-    /// What this context's save changes, for the others.
-    func makeChangeSet(generation: Int) -> ChangeSet {
+    /// Hands this context's save to the store (``SaveRequest``), merged and
+    /// validated; when the store answers that another context saved
+    /// meanwhile, merges that, validates again (two contexts inserting one
+    /// unique value at once must not write a document the loader refuses)
+    /// and asks again.
+    ///
+    /// - Returns: the transaction the history recorded, numbered; `nil` when
+    ///   the changes cancelled out.
+    /// - Throws: ``ModelError/saveNotAllowed`` for a read-only configuration,
+    ///   ``ModelError/validation(_:)`` when what was merged makes the save
+    ///   invalid, and the store's write failure (nothing published then).
+    func handOffSave(inBackground: Bool) throws(ModelError) -> StoredTransaction? {
+        // A read-only configuration refuses saves, in memory too (SwiftData's `allowsSave`).
+        guard core.configuration.allowsSave else { throw .saveNotAllowed }
+        while true {
+            switch try store.save(makeSaveRequest(), inBackground: inBackground) {
+            case .committed(let recorded, let baseline, let generation):
+                didSave(baseline: baseline, generation: generation)
+                return recorded
+            case .stale:
+                mergeSavedChanges()
+                let issues = validationIssues()
+                if !issues.isEmpty { throw .validation(issues) }
+            }
+        }
+    }
+
+    /// What the store needs to save this context, merged and settled.
+    private func makeSaveRequest() -> SaveRequest {
+        let me = ObjectIdentifier(self)
+        let others = store.hasOtherContexts(than: me)
+        return SaveRequest(context: me, basedOn: baseGeneration, graph: graph.copy(),
+                           changed: others ? nil : savedObjectNumbers(), transaction: makeStoredTransaction(),
+                           changeSet: others ? makeChangeSet() : nil)
+    }
+
+    /// What this context's save changes, for the others; the store gives it its generation.
+    func makeChangeSet() -> ChangeSet {
         settleTracking()
-        var changeSet = ChangeSet(generation: generation)
-        for ref in inserted.union(updated.keys) where graph.isLive(ref) {
-            let entity = Int(ref.entity)
-            let layout = graph.layout.entities[entity]
-            changeSet.upserts.append(ChangeSet.ObjectState(
-                id: graph.tables[entity].ids[Int(ref.row)], entity: entity,
-                values: layout.attributes.indices.map { graph.stored(ref, $0) },
-                links: (0..<layout.declaredLinkCount).map { slot in
-                    graph.collection(ref, slot)?.map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
-                }))
+        var changeSet = ChangeSet(generation: 0)
+        changeSet.upserts.reserveCapacity(inserted.count + updated.count)
+        for ref in inserted where graph.isLive(ref) { changeSet.upserts.append(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
+        for ref in updated.keys where graph.isLive(ref) && !inserted.contains(ref) {
+            changeSet.upserts.append(graph.tables[Int(ref.entity)].ids[Int(ref.row)])
         }
         changeSet.deletions = deleted.map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
         if !conflictRecordsEdited.isEmpty { changeSet.conflicts = graph.conflicts }

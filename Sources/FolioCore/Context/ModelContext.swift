@@ -509,10 +509,11 @@ public final class ModelContext {
             if core.configuration.allowsSave { store.retryFailedWrite(for: ObjectIdentifier(self)) }
             return
         }
+        _checkTrackingInvariants()
         let issues = validationIssues()
         if !issues.isEmpty { throw .validation(issues) }
         postWillSave()
-        postDidSave(try store.save(self, allowsSave: core.configuration.allowsSave, inBackground: true))
+        postDidSave(try handOffSave(inBackground: true))
     }
 
     /// Runs `block` as one user action — one undo step, named `actionName` if
@@ -584,11 +585,12 @@ public final class ModelContext {
             }
             return
         }
+        _checkTrackingInvariants()
         let issues = validationIssues()
         if !issues.isEmpty { throw .validation(issues) }
         _ = store.takeWriteFailure(for: ObjectIdentifier(self))
         postWillSave()
-        postDidSave(try store.save(self, allowsSave: core.configuration.allowsSave))
+        postDidSave(try handOffSave(inBackground: false))
     }
 
     /// Discards unsaved changes and the undo stack, returning to the last saved

@@ -55,21 +55,47 @@ enum MergeReconcile {
     /// derived lists that hold them.
     static func reconcile(_ states: inout [UInt64: ObjectState], schema: MergeSchema,
                           revivable: [UInt64: ObjectState], conflicts: [MergeConflict],
-                          outside: ((UInt64) -> String?)? = nil) throws(MergeError) -> [MergeConflict] {
-        var pass = Pass(schema: schema, states: states, revivable: revivable, outside: outside)
+                          outside: ((UInt64) -> String?)? = nil, rules: Rules = .document) throws(MergeError)
+        -> [MergeConflict] {
+        var pass = Pass(schema: schema, states: states, revivable: revivable, outside: outside, rules: rules)
         while true {
             var changed = try pass.cutDanglingLinks()
             changed = pass.releaseTakenToOnes() || changed
-            changed = try pass.removeDuplicates() || changed
+            if rules.removesDuplicates { changed = try pass.removeDuplicates() || changed }
             if !changed { break }
         }
         pass.derive()
-        pass.checkCounts()
+        if rules.recordsConflicts { pass.checkCounts() }
         states = pass.states
         let live = pass.states
         var all = conflicts.filter { !($0.kind == .deletedAndEdited && live[$0.id.id] != nil) } + pass.conflicts
         all.sort(by: MergeConflict.reportOrder)
         return all
+    }
+
+    /// What differs between reconciling a document (every rule, every
+    /// conflict recorded) and a context taking in another context's save.
+    struct Rules {
+        /// Whether conflicts are recorded. A context keeps none: its own
+        /// edits win, as SwiftData's in-memory changes do, and no blob is read
+        /// only to describe a removed object.
+        var recordsConflicts = true
+        /// Whether two objects holding one unique key leave one. A context
+        /// leaves them both: its save resolves the key as SwiftData does (the
+        /// later insert updates the object saved, see <doc:Uniqueness>).
+        var removesDuplicates = true
+        /// Objects whose to-one claim wins when two claim one object through a
+        /// one-to-one (rule 2): a context's own edits. Others go by identifier.
+        var preferred: Set<UInt64> = []
+
+        /// The rules of a document merge (``ObjectGraph/merge(base:ours:theirs:)``, Git's driver).
+        static let document = Rules()
+
+        /// The rules of a context taking in another context's save, whose own
+        /// unsaved edits touched `edited`.
+        static func context(edited: Set<UInt64>) -> Rules {
+            Rules(recordsConflicts: false, removesDuplicates: false, preferred: edited)
+        }
     }
 
     /// One reconciliation's working state.
@@ -79,15 +105,18 @@ enum MergeReconcile {
         var revivable: [UInt64: ObjectState]
         /// The live objects `states` does not hold, by entity (see ``reconcile(_:schema:revivable:conflicts:outside:)``).
         let outside: ((UInt64) -> String?)?
+        let rules: Rules
         var conflicts: [MergeConflict] = []
 
         init(schema: MergeSchema, states: [UInt64: ObjectState], revivable: [UInt64: ObjectState],
-             outside: ((UInt64) -> String?)? = nil) {
+             outside: ((UInt64) -> String?)? = nil, rules: Rules = .document) {
             self.schema = schema
             self.states = states
             self.revivable = revivable
             self.outside = outside
+            self.rules = rules
         }
+
 
         func isLive(_ id: UInt64, _ entity: String) -> Bool {
             if let state = states[id] { return state.entity == entity }
@@ -106,6 +135,7 @@ enum MergeReconcile {
         mutating func remove(_ id: UInt64, kind: MergeConflict.Kind, property: String? = nil) throws(MergeError) {
             guard let state = states.removeValue(forKey: id) else { return }
             revivable[id] = nil
+            guard rules.recordsConflicts else { return }
             let values = try ObjectStateMerge.content(of: state, schema: schema, id: id)
             conflicts.append(MergeConflict(kind: kind, id: PersistentIdentifier(entityName: state.entity, id: id),
                                            property: property, ours: values, theirs: values))
@@ -131,6 +161,7 @@ enum MergeReconcile {
                             if let record = revivable.removeValue(forKey: target), record.entity == link.destination,
                                states[target] == nil {
                                 states[target] = record
+                                guard rules.recordsConflicts else { continue }
                                 let values = try ObjectStateMerge.content(of: record, schema: schema, id: target)
                                 conflicts.append(MergeConflict(kind: .deny, id: PersistentIdentifier(entityName: record.entity, id: target),
                                                                property: link.inverse, ours: values, theirs: values))
@@ -162,7 +193,10 @@ enum MergeReconcile {
                     guard let inverse = link.inverse, let destination = schema.entities[link.destination],
                           let inverseLink = destination.link(named: inverse), !inverseLink.isToMany else { continue }
                     var holder: [UInt64: UInt64] = [:]
-                    for id in states.keys.sorted() where states[id]?.entity == entityName {
+                    // Preferred claims first (a context's own edits), then by identifier.
+                    let claimants = states.keys.filter { states[$0]?.entity == entityName }
+                        .sorted { (rules.preferred.contains($0) ? 0 : 1, $0) < (rules.preferred.contains($1) ? 0 : 1, $1) }
+                    for id in claimants {
                         guard let target = states[id]?.links[link.name]?.ids.first else { continue }
                         if holder[target] == nil {
                             holder[target] = id

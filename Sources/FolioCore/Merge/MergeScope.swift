@@ -40,13 +40,15 @@ struct MergeScope {
     private var theirsStates: [UInt64: ObjectState] = [:]
     /// Per entity with unique groups, per group: ours' live objects by key.
     private var keyHolders: [String: [[[Value]: [UInt64]]]] = [:]
+    /// The reconcile's rules: a document's, or a context's.
+    private let rules: MergeReconcile.Rules
 
     /// The scope of a merge of three versions under one schema, or `nil`
     /// when they cannot be compared column by column (then every object is merged).
     init?(base: ObjectGraph, ours: ObjectGraph, theirs: ObjectGraph, schema: MergeSchema) {
         guard let oursChanged = ours.changedIdentifiers(since: base),
               let theirsChanged = theirs.changedIdentifiers(since: base) else { return nil }
-        (self.base, self.ours, self.theirs, self.schema) = (base, ours, theirs, schema)
+        (self.base, self.ours, self.theirs, self.schema, rules) = (base, ours, theirs, schema, .document)
         ids = oursChanged.union(theirsChanged)
         // One identifier given objects of two entities (impossible with lanes) is left to the merge of every object.
         for id in ids {
@@ -57,6 +59,23 @@ struct MergeScope {
         }
         ids.formUnion(countViolations())
         ids.formUnion(sharedKeys())
+    }
+
+    /// The scope of a context taking in other contexts' saves: `changed` are
+    /// the objects either side is known to have changed — the change sets'
+    /// objects and the context's own tracked edits — so no column is
+    /// compared, and the cost follows the changes, not the document. The
+    /// per-object merge compares values, so an object left out that only
+    /// ours changed keeps ours' state, as it would in the scope. The rules
+    /// are a context's (``MergeReconcile/Rules/context(edited:)``): no
+    /// conflicts kept, unique keys left to the save, counts left to the save's
+    /// validation.
+    ///
+    /// - Complexity: O(changed).
+    init(base: ObjectGraph, ours: ObjectGraph, theirs: ObjectGraph, schema: MergeSchema, changed: Set<UInt64>,
+         rules: MergeReconcile.Rules) {
+        (self.base, self.ours, self.theirs, self.schema, self.rules) = (base, ours, theirs, schema, rules)
+        ids = changed
     }
 
     /// The entity of a live object of ours, if any.
@@ -77,12 +96,14 @@ struct MergeScope {
         var pending = ids
         while true {
             buildStates(of: pending)
-            let merged = try ObjectStateMerge.merge(base: baseStates, ours: oursStates, theirs: theirsStates, schema: schema)
+            let merged = try ObjectStateMerge.merge(base: baseStates, ours: oursStates, theirs: theirsStates, schema: schema,
+                                                    recordsConflicts: rules.recordsConflicts)
             var states = merged.states
             let (scope, graph) = (ids, ours)
             let conflicts = try MergeReconcile.reconcile(&states, schema: schema, revivable: merged.deleted,
                                                          conflicts: merged.conflicts,
-                                                         outside: { scope.contains($0) ? nil : Self.liveEntity($0, in: graph) })
+                                                         outside: { scope.contains($0) ? nil : Self.liveEntity($0, in: graph) },
+                                                         rules: rules)
             pending = reached(by: states)
             if pending.isEmpty { return (states, conflicts) }
             ids.formUnion(pending)

@@ -11,11 +11,12 @@ extension ObjectGraph {
     /// identifier — ``compactInIdentifierOrder()`` then gives the rows
     /// `build` gives. Relationship lists are those of the states, in their
     /// order. Transient attributes of an object ours did not hold take
-    /// theirs' value, else their initial value.
+    /// `theirs`' value, else their initial value (a context passes `nil`:
+    /// transient values are each context's own).
     ///
     /// - Complexity: O(scope × properties + the lists they hold), plus one
     ///   copy of each column it writes to (copy-on-write).
-    func apply(_ states: [UInt64: ObjectState], scope: Set<UInt64>, theirs: ObjectGraph) {
+    func apply(_ states: [UInt64: ObjectState], scope: Set<UInt64>, theirs: ObjectGraph?) {
         let ids = scope.sorted()
         let merge = MergeSchema(schema)
         // Removed first, cutting their links, so no list below meets them.
@@ -54,7 +55,7 @@ extension ObjectGraph {
 
     /// Puts one merged object's attribute values in place: in its row if
     /// ours holds it (a deleted row is revived), else in a new row.
-    private func place(_ state: ObjectState, id: UInt64, entity: Int, theirs: ObjectGraph) -> ObjectRef {
+    private func place(_ state: ObjectState, id: UInt64, entity: Int, theirs: ObjectGraph?) -> ObjectRef {
         let entityLayout = layout.entities[entity]
         if let ref = index[id], Int(ref.entity) == entity, isLive(ref) {
             for (index, attribute) in entityLayout.attributes.enumerated() where !attribute.isTransient {
@@ -64,7 +65,7 @@ extension ObjectGraph {
         }
         let cells = entityLayout.attributes.enumerated().map { index, attribute -> StoredValue in
             if !attribute.isTransient, let cell = state.attributes[attribute.name] { return cell }
-            if let ref = theirs.index[id], theirs.isLive(ref), Int(ref.entity) == theirs.layout.entityIndex[state.entity],
+            if let theirs, let ref = theirs.index[id], theirs.isLive(ref), Int(ref.entity) == theirs.layout.entityIndex[state.entity],
                let theirsIndex = theirs.layout.entities[Int(ref.entity)].attributeIndex[attribute.name] {
                 return .value(theirs.value(ref, theirsIndex))
             }

@@ -1,0 +1,32 @@
+/// What a context hands its ``DocumentStore`` to save: everything the store
+/// needs, made by the context beforehand, so the store never calls back into
+/// a context. The store answers with an ``Outcome``.
+struct SaveRequest {
+    /// What the store answers.
+    enum Outcome {
+        /// Published as the saved state of `generation` (and written, unless
+        /// in the background), with the transaction the history recorded
+        /// (numbered; `nil` when the changes cancelled out).
+        case committed(StoredTransaction?, baseline: ObjectGraph, generation: Int)
+        /// Another context saved since ``basedOn``, or a context appeared
+        /// that needs this save's change set: merge what is new and ask again.
+        case stale
+    }
+
+    /// The saving context.
+    var context: ObjectIdentifier
+    /// The generation of the saved state the context merged last: the save
+    /// is committed only if it is still the store's.
+    var basedOn: Int
+    /// A copy of the context's graph (copy-on-write): the new saved state.
+    var graph: ObjectGraph
+    /// The identifiers of the objects whose parts the save rewrites; `nil`
+    /// for every part compared with the disk.
+    var changed: Set<UInt64>?
+    /// The history transaction to record, unnumbered.
+    var transaction: StoredTransaction?
+    /// What other contexts merge; `nil` when the context saw no other
+    /// context (describing a large change for no one would be wasted). The
+    /// store gives it its generation.
+    var changeSet: ChangeSet?
+}
