@@ -232,4 +232,24 @@ import Folio
         #expect(merges.last.map(Self.lines) == ["update Animal#\(versions.polly.id) [\"name\"]"])
         #expect(try Self.history(context).last?.transactionIdentifier == merges.last?.transactionIdentifier)
     }
+
+    @Test("file by file: a part theirs changed that does not read refuses the merge, located in theirs at its line; nothing is written")
+    func unreadablePartRefused() throws {
+        let folder = try TemporaryFolder("merge-history")
+        var files = PackageMergeTests.baseFiles
+        let base = try PackageMergeTests.package("Base.folio", in: folder, files)
+        let ours = try PackageMergeTests.package("Ours.folio", in: folder, files)
+        files["parts/Animal/00000000-0000.xml"] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<objects entity=\"Animal\">\n"
+            + "  <Animal f.id=\"2\" name=\"Newt\" diet=\"carnivorous\" category=\"1\"/>\n  <Animal f.id=\"3\" name=\n"
+        let theirs = try PackageMergeTests.package("Theirs.folio", in: folder, files)
+        let out = folder.appending("Out.folio")
+        #expect {
+            try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: out)
+        } throws: { error in
+            guard case .package(let failure) = error as? PackageMergeError else { return false }
+            return failure.description.hasPrefix(theirs.appendingPathComponent("parts/Animal/00000000-0000.xml").path + ":4:")
+                || failure.description.hasPrefix(theirs.appendingPathComponent("parts/Animal/00000000-0000.xml").path + ":5:")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["Base.folio", "Ours.folio", "Theirs.folio"])
+    }
 }

@@ -53,7 +53,7 @@ extension DocumentPackage {
         case .fileByFile:
             // The history files of both sides are in the result already (taken, or merged by transaction).
             var log = DocumentPackage(url: merged).listedHistory(journal: nil)
-            guard let transaction = try fileByFileDifference(ours: ours, merged: merged) else { return }
+            guard let transaction = try fileByFileDifference(ours: ours, theirs: theirs, merged: merged) else { return }
             log.nextNumber = max(log.nextNumber, highestTransactionNumber(in: [base, ours, theirs]) + 1)
             log.append(transaction)
             try writeHistoryFiles(log, into: merged)
@@ -66,9 +66,12 @@ extension DocumentPackage {
 
     /// The difference between ours and the result, over the part files whose
     /// bytes differ (each read as object states, ``PartRecords``, under its
-    /// own package's schema); `nil` when there is none.
-    private static func fileByFileDifference(ours: URL, merged: URL) throws(PackageMergeError) -> StoredTransaction? {
+    /// own package's schema); `nil` when there is none. A file the merge took
+    /// from theirs is read there (the same bytes), so a failure names the
+    /// version's file, not the merge's temporary folder.
+    private static func fileByFileDifference(ours: URL, theirs: URL, merged: URL) throws(PackageMergeError) -> StoredTransaction? {
         let ourPackage = DocumentPackage(url: ours), mergedPackage = DocumentPackage(url: merged)
+        let theirPackage = DocumentPackage(url: theirs)
         let ourSchema = try manifestSchema(of: ourPackage), mergedSchema = try manifestSchema(of: mergedPackage)
         var before: [UInt64: ObjectState] = [:], after: [UInt64: ObjectState] = [:]
         let paths = Set(packageFiles(in: ours)).union(packageFiles(in: merged)).sorted()
@@ -76,7 +79,9 @@ extension DocumentPackage {
             guard case .part(let entity)? = fileKind(path), mergedSchema.entity(named: entity) != nil,
                   !sameBytes(ours.appendingPathComponent(path), merged.appendingPathComponent(path)) else { continue }
             before.merge(try partStates(path, entity: entity, of: ourPackage, schema: ourSchema)) { first, _ in first }
-            after.merge(try partStates(path, entity: entity, of: mergedPackage, schema: mergedSchema)) { first, _ in first }
+            let taken = sameBytes(theirs.appendingPathComponent(path), merged.appendingPathComponent(path))
+            after.merge(try partStates(path, entity: entity, of: taken ? theirPackage : mergedPackage,
+                                       schema: mergedSchema)) { first, _ in first }
         }
         return StoredTransaction.difference(from: before, to: after, schema: mergedSchema, timestamp: Date(), author: mergeAuthor)
     }
