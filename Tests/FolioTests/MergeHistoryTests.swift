@@ -252,4 +252,28 @@ import Folio
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["Base.folio", "Ours.folio", "Theirs.folio"])
     }
+
+    @Test("a merge written over an open document: its history shows the merge transaction after the app's token, and the store takes the merged objects in")
+    func mergeOverOpenDocument() throws {
+        let folder = try TemporaryFolder("merge-history")
+        let versions = try Self.versions(in: folder.url)
+        let context = try makeContext(try Self.schema(), url: versions.ours)
+        #expect(try Self.history(context, after: versions.oursToken).isEmpty)
+        #expect(!context.contains(versions.polly))
+        try DocumentPackage.merge(base: versions.base, ours: versions.ours, theirs: versions.theirs, into: versions.ours)
+        // The app syncing from history, with the container it had open: the history is read from the package as it is now.
+        try Self.expectMergeTransaction(context, versions)
+        // What a package watcher's wake-up runs (a HistoryObserver's or a ResultsObserver's container).
+        #expect(try context.container.store.takeInOutsideSave())
+        // The context merges what was taken in at its next access (a fetch).
+        #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 3)
+        #expect(context.contains(versions.polly) && !context.contains(versions.tom))
+        #expect(try context.value("age", of: versions.rex) == .int(4))
+        // Saved over, the merge transaction stays, and the save comes after it.
+        try context.setValue(.int(7), for: "age", of: versions.kiwi)
+        try context.save()
+        let after = try Self.history(context, after: versions.oursToken)
+        #expect(after.map(\.author).suffix(2) == [DocumentPackage.mergeAuthor, nil])
+        #expect(after.last.map(Self.lines) == ["update Animal#\(versions.kiwi.id) [\"age\"]"])
+    }
 }
