@@ -276,4 +276,29 @@ import Folio
         #expect(after.map(\.author).suffix(2) == [DocumentPackage.mergeAuthor, nil])
         #expect(after.last.map(Self.lines) == ["update Animal#\(versions.kiwi.id) [\"age\"]"])
     }
+
+    @Test("theirs added an attribute: objects holding its default are not updated by it, one holding another value is")
+    func attributeAddedByTheirs() throws {
+        let folder = try TemporaryFolder("merge-history")
+        var files = PackageMergeTests.baseFiles
+        let base = try PackageMergeTests.package("Base.folio", in: folder, files)
+        let ours = try PackageMergeTests.package("Ours.folio", in: folder, files)
+        files[PackageManifest.fileName] = PackageMergeTests.manifest.replacingOccurrences(
+            of: #"<attribute name="diet" type="string"/>"#,
+            with: #"<attribute name="diet" type="string"/>"# + "\n" + #"      <attribute name="legs" type="int" default="4"/>"#)
+        files["parts/Animal/00000000-0000.xml"] = PackageMergeTests.part("Animal", [
+            #"<Animal f.id="2" name="Newt" diet="carnivorous" legs="6" category="1"/>"#,
+            #"<Animal f.id="3" name="Tree Frog" diet="carnivorous" legs="4" category="1"/>"#])
+        let theirs = try PackageMergeTests.package("Theirs.folio", in: folder, files)
+        let out = folder.appending("Out.folio")
+        #expect(try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: out).method == .fileByFile)
+        let (log, schema) = DocumentPackage(url: out).readHistory()
+        #expect(schema?.entity(named: "Animal")?.attributes.map(\.name) == ["name", "diet", "legs"])
+        let transactions = try log.transactions(in: DocumentPackage(url: out).folder, limits: .standard, schema: schema)
+        let merge = try #require(transactions.last)
+        #expect(merge.author == DocumentPackage.mergeAuthor)
+        #expect(merge.inserted.isEmpty && merge.deleted.isEmpty)
+        #expect(merge.updated == [StoredTransaction.Update(entity: "Animal", properties: ["name"], ids: [3]),
+                                  StoredTransaction.Update(entity: "Animal", properties: ["legs"], ids: [2])])
+    }
 }

@@ -16,7 +16,8 @@ extension StoredTransaction {
     /// relationships), so a reader cannot tell a merge's transaction from a
     /// save's but by its author. Only what `schema` declares is named: a
     /// history names nothing else (an entity or property only `old` has, as
-    /// after a migration, is left out).
+    /// after a migration, is left out; one only `new` has counts as changed
+    /// when it holds other than what the migration gives it, its default).
     ///
     /// Cells compare as a merge compares them (``CellMerge/same(_:_:)``): two
     /// blobs of one name hold one value and are not read.
@@ -74,12 +75,17 @@ extension StoredTransaction {
             case (let a?, let b?):
                 // A blob that cannot be read is counted changed: over-inclusive, never silent.
                 if (try? CellMerge.same(a, b)) != true { changed.append(index) }
-            default: changed.append(index)
+            case (nil, let b?):
+                // A property the old version's schema lacks (the new one added it): what a
+                // migration gives it (its default) is no edit; any other value is.
+                if (try? CellMerge.same(.value(attribute.defaultStoredValue ?? .null), b)) != true { changed.append(index) }
+            case (_?, nil): changed.append(index)
             }
         }
-        for (slot, relationship) in entity.relationships.enumerated()
-        where before.links[relationship.name] != after.links[relationship.name] {
-            changed.append(entity.attributes.count + slot)
+        for (slot, relationship) in entity.relationships.enumerated() {
+            let old = before.links[relationship.name], new = after.links[relationship.name]
+            // A relationship the old version lacks counts as changed once it holds an object.
+            if old.map({ $0 != new }) ?? (new.map { !$0.ids.isEmpty } ?? false) { changed.append(entity.attributes.count + slot) }
         }
         return changed
     }
