@@ -301,4 +301,17 @@ import Folio
         #expect(merge.updated == [StoredTransaction.Update(entity: "Animal", properties: ["name"], ids: [3]),
                                   StoredTransaction.Update(entity: "Animal", properties: ["legs"], ids: [2])])
     }
+
+    @Test("whole graphs written in format 2 (its own tests): the manifest lists ours' history, then the merge transaction, numbered next", .format2)
+    func wholeGraphInFormat2() throws {
+        let folder = try TemporaryFolder("merge-history")
+        let versions = try Self.versions(in: folder.url)
+        let out = folder.appending("Out.folio")
+        #expect(try DocumentPackage.merge(base: versions.base, ours: versions.ours, theirs: versions.theirs, into: out).method == .wholeGraph)
+        #expect(DocumentPackage.formatVersion(of: out) == PackageManifest.formatVersion)
+        let context = try makeContext(try Self.schema(), url: out)
+        #expect(try Self.history(context).map(\.transactionIdentifier) == [1, 2, 3])
+        let merge = try Self.expectMergeTransaction(context, versions)
+        #expect(merge.transactionIdentifier == 3)
+    }
 }
