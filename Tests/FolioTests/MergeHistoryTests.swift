@@ -314,4 +314,29 @@ import Folio
         let merge = try Self.expectMergeTransaction(context, versions)
         #expect(merge.transactionIdentifier == 3)
     }
+
+    @Test("file by file: of a part the merge changed, only the objects whose lines differ from ours' are read")
+    func onlyChangedLinesRead() throws {
+        let folder = try TemporaryFolder("merge-history")
+        var files = PackageMergeTests.baseFiles
+        // A line no reader accepts (its category is not an identifier), the same in every version: never read.
+        let newt = #"<Animal f.id="2" name="Newt" diet="carnivorous" category="not an identifier"/>"#
+        files["parts/Animal/00000000-0000.xml"] = PackageMergeTests.part("Animal", [newt, PackageMergeTests.frog])
+        let base = try PackageMergeTests.package("Base.folio", in: folder, files)
+        let ours = try PackageMergeTests.package("Ours.folio", in: folder, files)
+        files["parts/Animal/00000000-0000.xml"] = PackageMergeTests.part("Animal", [
+            newt, #"<Animal f.id="3" name="Tree Frog" diet="carnivorous" category="1"/>"#,
+            #"<Animal f.id="4" name="Toad" diet="insects"/>"#])
+        let theirs = try PackageMergeTests.package("Theirs.folio", in: folder, files)
+        let out = folder.appending("Out.folio")
+        try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: out)
+        let package = DocumentPackage(url: out)
+        let merge = try #require(try package.readHistory().log.transactions(in: package.folder, limits: .standard, schema: nil).last)
+        #expect(merge.author == DocumentPackage.mergeAuthor)
+        #expect(merge.inserted == [StoredTransaction.Objects(entity: "Animal", ids: [4])])
+        #expect(merge.updated == [StoredTransaction.Update(entity: "Animal", properties: ["name"], ids: [3])])
+        #expect(merge.deleted.isEmpty)
+        // No scratch file is left in the merged package.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() == ["blobs", "history", "manifest.xml", "parts"])
+    }
 }

@@ -78,12 +78,83 @@ extension DocumentPackage {
         for path in paths {
             guard case .part(let entity)? = fileKind(path), mergedSchema.entity(named: entity) != nil,
                   !sameBytes(ours.appendingPathComponent(path), merged.appendingPathComponent(path)) else { continue }
-            before.merge(try partStates(path, entity: entity, of: ourPackage, schema: ourSchema)) { first, _ in first }
             let taken = sameBytes(theirs.appendingPathComponent(path), merged.appendingPathComponent(path))
-            after.merge(try partStates(path, entity: entity, of: taken ? theirPackage : mergedPackage,
-                                       schema: mergedSchema)) { first, _ in first }
+            let versions = (old: PartVersion(package: ourPackage, schema: ourSchema),
+                            new: PartVersion(package: taken ? theirPackage : mergedPackage, schema: mergedSchema))
+            let states = try changedStates(path, entity: entity, versions, scratch: merged)
+            before.merge(states.old) { first, _ in first }
+            after.merge(states.new) { first, _ in first }
         }
         return StoredTransaction.difference(from: before, to: after, schema: mergedSchema, timestamp: Date(), author: mergeAuthor)
+    }
+
+    /// One version of a part file: the package it is read from, and the schema it is read under.
+    private struct PartVersion {
+        var package: DocumentPackage
+        var schema: Schema
+    }
+
+    /// The objects of one part file's two versions that differ, as states: the
+    /// objects whose lines are not in the other version byte for byte (a part
+    /// holds one object per line, its identifier in it, so an equal line is an
+    /// equal object), read from a file of those lines alone, written under
+    /// `scratch` (the merge's temporary folder) and removed. So a merge that
+    /// changed a few objects of a large part reads those few. A file not laid
+    /// out so, or whose lines do not read alone, is read whole on both sides
+    /// (which reports what does not read, at its line).
+    ///
+    /// - Complexity: O(bytes of both versions) to compare lines, plus the
+    ///   reading of the lines that differ.
+    private static func changedStates(_ path: String, entity: String, _ versions: (old: PartVersion, new: PartVersion),
+                                      scratch: URL) throws(PackageMergeError)
+        -> (old: [UInt64: ObjectState], new: [UInt64: ObjectState]) {
+        func whole() throws(PackageMergeError) -> (old: [UInt64: ObjectState], new: [UInt64: ObjectState]) {
+            (try partStates(path, entity: entity, of: versions.old.package, schema: versions.old.schema),
+             try partStates(path, entity: entity, of: versions.new.package, schema: versions.new.schema))
+        }
+        guard versions.old.schema.entity(named: entity) != nil,
+              let oldLines = PartLines(versions.old.package.url.appendingPathComponent(path)),
+              let newLines = PartLines(versions.new.package.url.appendingPathComponent(path)) else { return try whole() }
+        let (oldBody, newBody) = (Set(oldLines.body), Set(newLines.body))
+        let oldOnly = oldLines.body.filter { !newBody.contains($0) }, newOnly = newLines.body.filter { !oldBody.contains($0) }
+        guard let old = oldLines.states(of: oldOnly, entity: entity, version: versions.old, scratch: scratch),
+              let new = newLines.states(of: newOnly, entity: entity, version: versions.new, scratch: scratch) else {
+            return try whole()
+        }
+        return (old, new)
+    }
+
+    /// A part file's lines: the declaration and the root's start, one line per
+    /// object (or conflict record), and the root's end.
+    private struct PartLines {
+        var head: [Substring]
+        var body: [Substring]
+        var tail: [Substring]
+
+        /// `nil` when the file is absent, or not laid out as a writer lays a part out.
+        init?(_ url: URL) {
+            guard FileIO.status(url.path)?.isRegular == true, let data = try? Data(contentsOf: url) else { return nil }
+            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            guard let root = lines.firstIndex(where: { $0.contains("<objects") && !$0.hasSuffix("/>") }),
+                  let end = lines.lastIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "</objects>" }),
+                  root < end else { return nil }
+            head = Array(lines[...root])
+            body = Array(lines[(root + 1)..<end])
+            tail = Array(lines[end...])
+        }
+
+        /// The states of the objects on `lines` (of this file), read from a file
+        /// of them alone; `nil` when they do not read so.
+        func states(of lines: [Substring], entity: String, version: PartVersion,
+                    scratch: URL) -> [UInt64: ObjectState]? {
+            guard !lines.isEmpty else { return [:] }
+            let file = scratch.appendingPathComponent(".merge-history-\(UUID().uuidString).xml")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let text = (head + lines + tail).joined(separator: "\n")
+            do { try Data(text.utf8).write(to: file) } catch { return nil }
+            return try? PartRecords.read(path: file.path, entity: entity, schema: version.schema,
+                                         blobs: version.package.folder).states
+        }
     }
 
     /// The objects of one part file, as states; none when the package lacks
