@@ -44,8 +44,9 @@ extension DocumentPackage {
     ///   ``PackageMergeError/write(path:reason:)`` when a history file cannot
     ///   be written. The destination is not in place yet, so nothing is then.
     /// - Complexity: file by file, O(bytes of the part files the merge
-    ///   changed from ours) plus the last history file of each lane of the
-    ///   three versions; whole graphs, a read of ours and of the result,
+    ///   changed from ours) to compare their lines, the reading of the
+    ///   objects whose lines differ, and the last history file of each lane
+    ///   of the three versions; whole graphs, a read of ours and of the result,
     ///   O(objects × properties + links), and ours' history.
     static func recordMergeHistory(_ method: PackageMergeResult.Method, base: URL, ours: URL, theirs: URL,
                                    merged: URL) throws(PackageMergeError) {

@@ -114,9 +114,10 @@ extension DocumentPackage {
     ///   read, a merge the engine refuses (schemas changed differently on the
     ///   two sides), a file that cannot be written. Nothing is written then.
     /// - Complexity: file by file, O(total bytes compared) plus the per-object
-    ///   merge of the files both sides changed, and the reading of the part
-    ///   files the result changed from ours (for the merge transaction):
-    ///   proportional to the edits' files, not the document. Whole documents:
+    ///   merge of the files both sides changed, and (for the merge
+    ///   transaction) the part files the result changed from ours compared
+    ///   line by line, the objects whose lines differ read: proportional to
+    ///   the edits' files, not the document. Whole documents:
     ///   O(objects × properties + links) of the three versions and the result,
     ///   reading and writing them, and ours' history.
     public static func merge(base: URL, ours: URL, theirs: URL, into destination: URL) throws(PackageMergeError)
