@@ -47,6 +47,26 @@ import FolioTestSupport
         #expect(ours.lines == before.lines)
     }
 
+    @Test("the merged package's history ends with a transaction by merge, which 'changes since' ours' last token lists")
+    func mergeTransactionListed() throws {
+        let folder = try Self.versions(ours: "set 2 diet=omnivorous",
+                                       theirs: "set 4 name=\"Mexican Axolotl\"\ninsert Animal name=Tiger diet=carnivorous category=1")
+        let ours = try runFolio(["Ours.folio"], input: "changes\n", in: folder.url)
+        let headings = ours.lines.filter { $0.hasPrefix("transaction ") }
+        let token = try #require(headings.last?.split(separator: " ").dropFirst().first.map(String.init))
+        let merge = try runFolio(["merge", "Base.folio", "Ours.folio", "Theirs.folio", "-o", "Out.folio"], in: folder.url)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        let changes = try runFolio(["Out.folio"], input: "changes since \(token)\n", in: folder.url)
+        #expect(changes.status == 0, "\(changes.stderr)")
+        let last = try #require(changes.lines.lastIndex { $0.hasPrefix("transaction ") })
+        #expect(changes.lines[last].contains("  by merge  "), "\(changes.stdout)")
+        let merged = Array(changes.lines[(last + 1)...])
+        #expect(merged.contains { $0.hasPrefix("  insert Animal #") }, "\(changes.stdout)")
+        #expect(merged.contains("  update Animal #4: name"), "\(changes.stdout)")
+        #expect(merged.contains("  update AnimalCategory #1: animals"), "\(changes.stdout)")
+        #expect(!merged.contains { $0.contains("diet") }, "ours' own edit is not brought in: \(changes.stdout)")
+    }
+
     @Test("an overlapping edit exits 1, says so, and the result lists the conflict in folio")
     func overlapping() throws {
         let folder = try Self.versions(ours: "set 2 diet=omnivorous", theirs: "set 2 diet=insects")

@@ -86,7 +86,15 @@ extension DocumentPackage {
     ///
     /// Otherwise (formats 1 and 2, or a mix) the three documents are read
     /// whole, merged by ``ObjectGraph/merge(base:ours:theirs:)`` and written
-    /// with ``write(_:)``: the destination holds no history.
+    /// with ``write(_:)``, with ours' history.
+    ///
+    /// Either way the merged package's history ends with one **merge
+    /// transaction** by ``mergeAuthor``, numbered above every transaction of
+    /// the three versions: what the result changes from ours (inserts, updates
+    /// with the properties changed, deletes with their tombstones), so an app
+    /// that syncs from ours' history sees what the merge brought in after its
+    /// last token (none when the result equals ours; docs/FORMAT.md, "Merge
+    /// transactions").
     ///
     /// Either way the merged package is written into a temporary folder beside
     /// `destination`, then renamed into place: `destination` is either absent
@@ -106,9 +114,12 @@ extension DocumentPackage {
     ///   read, a merge the engine refuses (schemas changed differently on the
     ///   two sides), a file that cannot be written. Nothing is written then.
     /// - Complexity: file by file, O(total bytes compared) plus the per-object
-    ///   merge of the files both sides changed: proportional to the edits'
-    ///   files, not the document. Whole documents: O(objects × properties +
-    ///   links) of the three versions, and reading and writing them.
+    ///   merge of the files both sides changed, and (for the merge
+    ///   transaction) the part files the result changed from ours compared
+    ///   line by line, the objects whose lines differ read: proportional to
+    ///   the edits' files, not the document. Whole documents:
+    ///   O(objects × properties + links) of the three versions and the result,
+    ///   reading and writing them, and ours' history.
     public static func merge(base: URL, ours: URL, theirs: URL, into destination: URL) throws(PackageMergeError)
         -> PackageMergeResult {
         for (url, role) in [(base, "base"), (ours, "ours"), (theirs, "theirs")] where !isPackageFolder(url) {
@@ -134,6 +145,7 @@ extension DocumentPackage {
         } else {
             result = try mergeGraphs(base: base, ours: ours, theirs: theirs, into: temporary)
         }
+        try recordMergeHistory(result.method, base: base, ours: ours, theirs: theirs, merged: temporary)
         try moveIntoPlace(temporary, destination, replacing: replacesOurs)
         return result
     }
