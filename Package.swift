@@ -117,6 +117,9 @@ let package = Package(
             dependencies: [
                 "Folio", "FolioCore", "FolioTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // LayeringTests reads the library's sources as syntax trees.
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
             ],
             exclude: ["Support/FuzzCrashers", "Support/Format1Packages"]
         ),

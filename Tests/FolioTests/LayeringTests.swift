@@ -1,15 +1,19 @@
 import Foundation
+import SwiftParser
+import SwiftSyntax
 import Testing
 
-/// docs/ARCHITECTURE.md's rule, checked on the sources: a layer's folder never
-/// names a type declared in a folder above it. A layer that must reach code
-/// above it declares a hook the layer above fills (`StoredGraphMigration`,
-/// `ModelHooks`, `ModelValueChecks`, `SchemaAnnotation`), so this check sees
-/// no name from above. Types only: a call by name of a member a layer above
-/// adds in an extension is not caught here.
+/// docs/ARCHITECTURE.md's rule, checked on the sources' syntax trees: a
+/// layer's folder (its subfolders included) never names a type declared in a
+/// folder above it — nested types and types declared in extensions count —
+/// and never calls a member that a layer above adds to a type in an
+/// extension (`Value.compare` added by the query layer and called by the
+/// graph, say). A layer that must reach code above it declares a hook the
+/// layer above fills (`StoredGraphMigration`, `ModelHooks`,
+/// `ModelValueChecks`, `SchemaAnnotation`), so the check sees no name from above.
 @Suite struct LayeringTests {
     /// The folders of `Sources/FolioCore`, lowest layer first.
-    static let layers = ["Schema", "Graph", "Merge", "Store", "Query", "Migration", "Context", "Model"]
+    static let layers = ["Schema", "Graph", "Migration", "Merge", "Store", "Query", "Context", "Model"]
 
     /// The one exception, stated in ARCHITECTURE.md: `ModelContext` stores the
     /// typed layer's per-context state (Swift keeps stored properties in the
@@ -21,77 +25,170 @@ import Testing
             .appendingPathComponent("Sources/FolioCore")
     }
 
-    /// A file's text without comments and string literals, so a name in a doc comment or a message does not count.
-    static func code(_ text: String) -> String {
-        var result = ""
-        var scalars = Array(text.unicodeScalars)[...]
-        while let scalar = scalars.first {
-            if scalar == "/", scalars.dropFirst().first == "/" {
-                scalars = scalars.drop { $0 != "\n" }
-            } else if scalar == "/", scalars.dropFirst().first == "*" {
-                scalars = scalars.dropFirst(2)
-                while !scalars.isEmpty, !(scalars.first == "*" && scalars.dropFirst().first == "/") { scalars = scalars.dropFirst() }
-                scalars = scalars.dropFirst(2)
-            } else if scalar == "\"" {
-                scalars = scalars.dropFirst()
-                while let next = scalars.first, next != "\"", next != "\n" {
-                    scalars = scalars.dropFirst(next == "\\" ? 2 : 1)
-                }
-                scalars = scalars.dropFirst()
-                result.unicodeScalars.append(" ")
-            } else {
-                result.unicodeScalars.append(scalar)
-                scalars = scalars.dropFirst()
+    /// What one file declares and names, read from its syntax tree.
+    struct FileScan {
+        /// Types declared anywhere in it: at top level, nested, in extensions.
+        var types: Set<String> = []
+        /// Members (functions, properties, subscripts' names aside) declared in
+        /// a type's body or an extension's, by name.
+        var members: Set<String> = []
+        /// Members declared in extensions, with the type each extends (its
+        /// last name component): what a layer adds to another's type.
+        var extensionMembers: Set<ExtensionMember> = []
+        /// Every identifier its code uses as a type or a value (comments and string literals are not code).
+        var names: Set<String> = []
+        /// The names it uses as members: after a dot, or called bare.
+        var memberNames: Set<String> = []
+
+        init(source: String) {
+            let tree = Parser.parse(source: source)
+            let collector = Collector(viewMode: .sourceAccurate)
+            collector.walk(tree)
+            (types, members, extensionMembers, memberNames) =
+                (collector.types, collector.members, collector.extensionMembers, collector.memberNames)
+            for token in tree.tokens(viewMode: .sourceAccurate) {
+                if case .identifier(let text) = token.tokenKind { names.insert(text) }
             }
         }
-        return result
     }
 
-    /// The identifiers a text uses.
-    static func identifiers(_ text: String) -> Set<String> {
-        Set(text.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
+    /// A member an extension declares, and the type it extends.
+    struct ExtensionMember: Hashable {
+        var name: String
+        var extendedType: String
     }
 
-    /// The types a file declares at top level: `struct`, `enum`, `class`, `actor`, `protocol`, `typealias`.
-    static func declaredTypes(_ code: String) -> [String] {
-        let kinds: Set<Substring> = ["struct", "enum", "class", "actor", "protocol", "typealias"]
-        return code.split(separator: "\n").compactMap { line -> String? in
-            guard let first = line.first, first.isLetter || first == "@" else { return nil }
-            let words = line.split { $0 == " " || $0 == ":" || $0 == "<" || $0 == "{" || $0 == "=" }
-            guard let kind = words.firstIndex(where: { kinds.contains($0) }), kind + 1 < words.count,
-                  words[..<kind].allSatisfy({ $0.hasPrefix("@") || ["public", "internal", "package", "final", "indirect"].contains($0) })
-            else { return nil }
-            return String(words[kind + 1])
+    /// Walks a file's tree for ``FileScan``.
+    final class Collector: SyntaxVisitor {
+        var types: Set<String> = []
+        var members: Set<String> = []
+        var extensionMembers: Set<ExtensionMember> = []
+        var memberNames: Set<String> = []
+
+        override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind { types.insert(node.name.text); return .visitChildren }
+        override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind { types.insert(node.name.text); return .visitChildren }
+        override func visit(_ node: EnumDeclSyntax) -> SyntaxVisitorContinueKind { types.insert(node.name.text); return .visitChildren }
+        override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind { types.insert(node.name.text); return .visitChildren }
+        override func visit(_ node: ProtocolDeclSyntax) -> SyntaxVisitorContinueKind { types.insert(node.name.text); return .visitChildren }
+        override func visit(_ node: TypeAliasDeclSyntax) -> SyntaxVisitorContinueKind { types.insert(node.name.text); return .visitChildren }
+
+        override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
+            if case .identifier(let name) = node.name.tokenKind { noteMember(name, of: Syntax(node)) }
+            return .visitChildren
+        }
+
+        override func visit(_ node: VariableDeclSyntax) -> SyntaxVisitorContinueKind {
+            for binding in node.bindings {
+                if let pattern = binding.pattern.as(IdentifierPatternSyntax.self) { noteMember(pattern.identifier.text, of: Syntax(node)) }
+            }
+            return .visitChildren
+        }
+
+        override func visit(_ node: MemberAccessExprSyntax) -> SyntaxVisitorContinueKind {
+            memberNames.insert(node.declName.baseName.text)
+            return .visitChildren
+        }
+
+        override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+            if let callee = node.calledExpression.as(DeclReferenceExprSyntax.self) { memberNames.insert(callee.baseName.text) }
+            return .visitChildren
+        }
+
+        /// Records a declaration that is a member: directly in a type's or an extension's body.
+        private func noteMember(_ name: String, of node: Syntax) {
+            // decl → MemberBlockItem → MemberBlockItemList → MemberBlock → the type or extension.
+            guard let owner = node.parent?.parent?.parent?.parent else { return }
+            if let extensionDecl = owner.as(ExtensionDeclSyntax.self) {
+                members.insert(name)
+                var extended = extensionDecl.extendedType.trimmedDescription
+                if let generic = extended.firstIndex(of: "<") { extended = String(extended[..<generic]) }
+                extensionMembers.insert(ExtensionMember(name: name, extendedType: String(extended.split(separator: ".").last ?? "")))
+            } else if owner.is(StructDeclSyntax.self) || owner.is(ClassDeclSyntax.self) || owner.is(EnumDeclSyntax.self)
+                        || owner.is(ActorDeclSyntax.self) || owner.is(ProtocolDeclSyntax.self) {
+                members.insert(name)
+            }
         }
     }
 
-    @Test("no folder of the library names a type declared in a layer above it")
+    /// The upward references among `files` (layer index, path, source): a
+    /// type a file names that no layer at or below its own declares but a
+    /// layer above does; a member it uses that a layer above adds in an
+    /// extension to a type of the file's layer or below, and that no layer at
+    /// or below its own declares. (A member a layer adds to its own types, or
+    /// to Foundation's, is no upward reference: a lower layer naming the same
+    /// word means something else — `Set.insert`, not `ModelContext.insert`.)
+    static func violations(in files: [(layer: Int, path: String, source: String)]) -> [String] {
+        let scans = files.map { FileScan(source: $0.source) }
+        var typeLayer: [String: Int] = [:], memberLayer: [String: Int] = [:]
+        for (file, scan) in zip(files, scans) {
+            for type in scan.types { typeLayer[type] = min(typeLayer[type] ?? .max, file.layer) }
+            for member in scan.members { memberLayer[member] = min(memberLayer[member] ?? .max, file.layer) }
+        }
+        // Per member name: the layers adding it to a type of a lower layer, with that type's layer.
+        var extensionLayer: [String: [(adds: Int, extended: Int)]] = [:]
+        for (file, scan) in zip(files, scans) {
+            for member in scan.extensionMembers {
+                guard let extended = typeLayer[member.extendedType], extended < file.layer else { continue }
+                extensionLayer[member.name, default: []].append((file.layer, extended))
+            }
+        }
+        var found: [String] = []
+        for (file, scan) in zip(files, scans) {
+            for name in scan.names {
+                guard let layer = typeLayer[name], layer > file.layer else { continue }
+                found.append("\(file.path): \(name) (a type declared in \(layers[layer]))")
+            }
+            for name in scan.memberNames where typeLayer[name] == nil && (memberLayer[name] ?? .max) > file.layer {
+                guard let layer = extensionLayer[name]?.filter({ $0.adds > file.layer && $0.extended <= file.layer }).map(\.adds).min()
+                else { continue }
+                found.append("\(file.path): \(name) (a member added in \(layers[layer]))")
+            }
+        }
+        return found.filter { finding in !allowed.contains { finding.hasPrefix($0 + " (") } }.sorted()
+    }
+
+    /// Every Swift file under the layers' folders, subfolders included.
+    static func libraryFiles() throws -> [(layer: Int, path: String, source: String)] {
+        var files: [(layer: Int, path: String, source: String)] = []
+        for (layer, folder) in layers.enumerated() {
+            let url = sources.appendingPathComponent(folder)
+            guard let walker = FileManager.default.enumerator(atPath: url.path) else { continue }
+            for case let relative as String in walker where relative.hasSuffix(".swift") {
+                let text = try String(contentsOf: url.appendingPathComponent(relative), encoding: .utf8)
+                files.append((layer, folder + "/" + relative, text))
+            }
+        }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    @Test("no folder of the library names a type declared in a layer above it, or calls a member a layer above adds")
     func layersNeverNameUpward() throws {
-        var files: [(layer: Int, path: String, code: String)] = []
-        for (layer, folder) in Self.layers.enumerated() {
-            let url = Self.sources.appendingPathComponent(folder)
-            let names = try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".swift") }.sorted()
-            for name in names {
-                let text = try String(contentsOf: url.appendingPathComponent(name), encoding: .utf8)
-                files.append((layer, folder + "/" + name, Self.code(text)))
-            }
-        }
+        let files = try Self.libraryFiles()
         #expect(files.count > 100, "the sources were found")
-        // Each type's lowest declaring layer (an extension's nested type is not a declaration here).
-        var layerOf: [String: Int] = [:]
-        for file in files {
-            for type in Self.declaredTypes(file.code) { layerOf[type] = min(layerOf[type] ?? .max, file.layer) }
-        }
-        #expect(layerOf["ModelRegistry"] == Self.layers.firstIndex(of: "Model"))
-        #expect(layerOf["ValueText"] == Self.layers.firstIndex(of: "Schema"))
-        var violations: [String] = []
-        for file in files {
-            for name in Self.identifiers(file.code) {
-                guard let layer = layerOf[name], layer > file.layer else { continue }
-                let finding = "\(file.path): \(name)"
-                if !Self.allowed.contains(finding) { violations.append(finding + " (declared in \(Self.layers[layer]))") }
+        #expect(Self.violations(in: files) == [])
+    }
+
+    @Test("an upward reference planted in a lower layer is caught: a nested type, an extension member, a file in a subfolder")
+    func plantedReferencesAreCaught() throws {
+        var files = try Self.libraryFiles()
+        let graph = Self.layers.firstIndex(of: "Graph") ?? 0, context = Self.layers.firstIndex(of: "Context") ?? 0
+        files.append((context, "Context/Planted.swift", """
+            extension ObjectGraph {
+                struct PlantedNested {}
+                func plantedExtensionMember() -> Int { 1 }
             }
-        }
-        #expect(violations.sorted() == [])
+            """))
+        files.append((graph, "Graph/Sub/Planted.swift", """
+            // PlantedNested in a comment, and "plantedExtensionMember" in a string, do not count.
+            func planted(_ graph: ObjectGraph) -> Int {
+                let _: ObjectGraph.PlantedNested? = nil
+                return graph.plantedExtensionMember() + ModelContext.hashValueOfNothing
+            }
+            """))
+        #expect(Self.violations(in: files) == [
+            "Graph/Sub/Planted.swift: ModelContext (a type declared in Context)",
+            "Graph/Sub/Planted.swift: PlantedNested (a type declared in Context)",
+            "Graph/Sub/Planted.swift: plantedExtensionMember (a member added in Context)",
+        ])
     }
 }

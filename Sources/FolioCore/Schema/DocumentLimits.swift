@@ -193,7 +193,8 @@ public struct DocumentLimits: Hashable, Sendable {
     }
 }
 
-/// Counts the bytes a value's text takes once escaped as the writer escapes it:
+/// Counts the bytes a value's text takes once escaped as the writer escapes it
+/// (``XMLAttributeEscapes``, the writer's own table):
 /// JSON escapes inside JSON strings (and for the `.esc` form of a text holding
 /// characters XML 1.0 cannot carry), then XML escapes, and `&quot;` for each `"`
 /// unless the value is written between single quotes (it holds `"` and no `'`).
@@ -203,7 +204,9 @@ struct WrittenSize {
     private var hasApostrophe = false
 
     /// The total once every part is counted.
-    var total: Int { bytes + (hasApostrophe ? 5 * doubleQuotes : 0) }
+    var total: Int {
+        bytes + (hasApostrophe ? (XMLAttributeEscapes.doubleQuoteReference.utf8CodeUnitCount - 1) * doubleQuotes : 0)
+    }
 
     /// The bytes of a whole attribute value that is this text: plain, or in the
     /// `.esc` form when it holds a character XML 1.0 cannot carry.
@@ -238,13 +241,10 @@ struct WrittenSize {
     @inline(__always)
     private mutating func xmlByte(_ byte: UInt8) {
         switch byte {
-        case UInt8(ascii: "&"): bytes += 5
-        case UInt8(ascii: "<"): bytes += 4
-        case 0x09: bytes += 4
-        case 0x0A, 0x0D: bytes += 5
+        // Counted apart: escaped only when the value is put between double quotes (see `total`).
         case UInt8(ascii: "\""): bytes += 1; doubleQuotes += 1
         case UInt8(ascii: "'"): bytes += 1; hasApostrophe = true
-        default: bytes += 1
+        default: bytes += XMLAttributeEscapes.reference(for: byte, doubleQuoted: false)?.utf8CodeUnitCount ?? 1
         }
     }
 

@@ -106,16 +106,7 @@ enum XMLText {
         }
         var runStart = 0
         for index in 0..<bytes.count {
-            let replacement: StaticString
-            switch bytes[index] {
-            case UInt8(ascii: "&"): replacement = "&amp;"
-            case UInt8(ascii: "<"): replacement = "&lt;"
-            case UInt8(ascii: "\"") where !single: replacement = "&quot;"
-            case 0x09: replacement = "&#9;"
-            case 0x0A: replacement = "&#10;"
-            case 0x0D: replacement = "&#13;"
-            default: continue
-            }
+            guard let replacement = XMLAttributeEscapes.reference(for: bytes[index], doubleQuoted: !single) else { continue }
             buffer.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
             buffer.append(replacement)
             runStart = index + 1
