@@ -25,71 +25,76 @@ extension Interpreter {
 
     private func candidates(after words: [String], prefix: String) -> [String] {
         guard let command = words.first?.lowercased() else { return Self.commandNames }
+        return Self.commandsByName[command]?.complete(self, words, prefix) ?? []
+    }
+
+    /// The schema's entity names.
+    var entityNames: [String] { schema.entities.map(\.name) }
+
+    /// `list ENTITY …`.
+    func listCompletions(after words: [String], prefix: String) -> [String] {
+        guard words.count > 1 else { return entityNames }
+        guard let entity = schema.entity(named: words[1]) else { return [] }
+        return listCandidates(entity, Array(words.dropFirst(2)), prefix: prefix)
+    }
+
+    /// `export [list] ENTITY … to PATH [--format csv|json] [--force]`.
+    func exportCompletions(after words: [String], prefix: String) -> [String] {
         let position = words.count
-        let entityNames = schema.entities.map(\.name)
-        switch command {
-        case "help":
-            return position == 1 ? Self.commandNames : []
-        case "list":
-            guard position > 1 else { return entityNames }
-            guard let entity = schema.entity(named: words[1]) else { return [] }
-            return listCandidates(entity, Array(words.dropFirst(2)), prefix: prefix)
-        case "export":
-            // export [list] ENTITY … to PATH [--format csv|json] [--force]
-            let start = words.count > 1 && words[1].lowercased() == "list" ? 2 : 1
-            guard position > start else { return start == 1 ? ["list"] + entityNames : entityNames }
-            guard let entity = schema.entity(named: words[start]) else { return [] }
-            if let to = words.lastIndex(where: { $0.lowercased() == "to" }), to > start {
-                if position == to + 1 { return [] }
-                return words.last?.lowercased() == "--format" ? ["csv", "json"] : ["--format", "--force"]
-            }
-            return listCandidates(entity, Array(words.dropFirst(start + 1)), prefix: prefix) + ["to"]
-        case "import":
-            switch position {
-            case 1: return entityNames
-            case 2: return ["from"]
-            default: return []
-            }
-        case "timing":
-            return position == 1 ? ["on", "off"] : []
-        case "count":
-            guard position > 1 else { return entityNames }
-            guard let entity = schema.entity(named: words[1]) else { return [] }
-            return position == 2 ? ["where"] : keyPaths(entity, prefix: prefix)
-        case "insert":
-            guard position > 1 else { return entityNames }
-            guard let entity = schema.entity(named: words[1]) else { return [] }
-            return assignmentNames(entity, given: words.dropFirst(2))
-        case "set":
-            guard position > 1 else { return ids(prefix: prefix) }
-            guard let entity = entity(ofID: words[1]) else { return [] }
-            return assignmentNames(entity, given: words.dropFirst(2))
-        case "show":
-            return position == 1 ? ids(prefix: prefix) : []
-        case "link", "unlink":
-            switch position {
-            case 1: return ids(prefix: prefix)
-            case 2: return entity(ofID: words[1]).map { $0.relationships.map(\.name) } ?? []
-            case 3:
-                guard let source = objectID(words[1]), let entity = schema.entity(named: source.entityName),
-                      let relationship = entity.relationship(named: words[2]) else { return [] }
-                if command == "unlink" {
-                    let related = (try? context.related(relationship.name, of: source)) ?? []
-                    return related.map { prefix.contains("#") ? $0.description : String($0.id) }
-                }
-                return ids(prefix: prefix, entity: relationship.destination)
-            default: return []
-            }
-        case "delete":
-            guard position > 1 else { return ["all", "everything"] + entityNames + ids(prefix: prefix) }
-            if words[1] == "all" { return position == 2 ? entityNames : [] }
-            if let entity = schema.entity(named: words[1]) { return position == 2 ? ["where"] : keyPaths(entity, prefix: prefix) }
-            return words[1] == "everything" ? [] : ids(prefix: prefix)
-        case "save":
-            return position == 1 ? ["as"] : []
-        default:
-            return []
+        let start = words.count > 1 && words[1].lowercased() == "list" ? 2 : 1
+        guard position > start else { return start == 1 ? ["list"] + entityNames : entityNames }
+        guard let entity = schema.entity(named: words[start]) else { return [] }
+        if let to = words.lastIndex(where: { $0.lowercased() == "to" }), to > start {
+            if position == to + 1 { return [] }
+            return words.last?.lowercased() == "--format" ? ["csv", "json"] : ["--format", "--force"]
         }
+        return listCandidates(entity, Array(words.dropFirst(start + 1)), prefix: prefix) + ["to"]
+    }
+
+    /// `count ENTITY [where …]`.
+    func countCompletions(after words: [String], prefix: String) -> [String] {
+        guard words.count > 1 else { return entityNames }
+        guard let entity = schema.entity(named: words[1]) else { return [] }
+        return words.count == 2 ? ["where"] : keyPaths(entity, prefix: prefix)
+    }
+
+    /// `insert ENTITY NAME=VALUE …`.
+    func insertCompletions(after words: [String], prefix: String) -> [String] {
+        guard words.count > 1 else { return entityNames }
+        guard let entity = schema.entity(named: words[1]) else { return [] }
+        return assignmentNames(entity, given: words.dropFirst(2))
+    }
+
+    /// `set ID NAME=VALUE …`.
+    func setCompletions(after words: [String], prefix: String) -> [String] {
+        guard words.count > 1 else { return ids(prefix: prefix) }
+        guard let entity = entity(ofID: words[1]) else { return [] }
+        return assignmentNames(entity, given: words.dropFirst(2))
+    }
+
+    /// `link ID RELATIONSHIP ID` and `unlink`: an unlink offers the objects related now.
+    func linkCompletions(after words: [String], prefix: String, unlinking: Bool) -> [String] {
+        switch words.count {
+        case 1: return ids(prefix: prefix)
+        case 2: return entity(ofID: words[1]).map { $0.relationships.map(\.name) } ?? []
+        case 3:
+            guard let source = objectID(words[1]), let entity = schema.entity(named: source.entityName),
+                  let relationship = entity.relationship(named: words[2]) else { return [] }
+            if unlinking {
+                let related = (try? context.related(relationship.name, of: source)) ?? []
+                return related.map { prefix.contains("#") ? $0.description : String($0.id) }
+            }
+            return ids(prefix: prefix, entity: relationship.destination)
+        default: return []
+        }
+    }
+
+    /// `delete ID …`, `delete ENTITY where …`, `delete all ENTITY`, `delete everything`.
+    func deleteCompletions(after words: [String], prefix: String) -> [String] {
+        guard words.count > 1 else { return ["all", "everything"] + entityNames + ids(prefix: prefix) }
+        if words[1] == "all" { return words.count == 2 ? entityNames : [] }
+        if let entity = schema.entity(named: words[1]) { return words.count == 2 ? ["where"] : keyPaths(entity, prefix: prefix) }
+        return words[1] == "everything" ? [] : ids(prefix: prefix)
     }
 
     /// After `list ENTITY`: columns (key paths) and clause keywords; key paths in a
@@ -199,7 +204,7 @@ extension Interpreter {
 
     /// Live ids matching what is typed: numbers (`4` → 4, 40, 41…), or `Entity#number`
     /// once a `#` is typed; at most ``idCompletionLimit``.
-    private func ids(prefix: String, entity: String? = nil) -> [String] {
+    func ids(prefix: String, entity: String? = nil) -> [String] {
         if prefix.hasPrefix("$") {
             return objectNameReferences.filter { entity == nil || objectID($0)?.entityName == entity }
         }

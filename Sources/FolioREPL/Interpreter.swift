@@ -147,17 +147,8 @@ public final class Interpreter {
     /// Whether the document was opened read-only: commands that change it are refused.
     public var isReadOnly: Bool { !(context.container.configurations.first?.allowsSave ?? true) }
 
-    /// The commands a read-only document refuses (`save as`, which writes a copy, is allowed).
-    static let editingCommands: Set<String> = ["insert", "set", "link", "unlink", "delete", "save", "import", "resolve"]
-
     /// Whether the document has changes not yet saved.
     public var hasUnsavedChanges: Bool { context.hasChanges }
-
-    /// The command names, for help and completion.
-    public static let commandNames = ["help", "schema", "list", "count", "show", "insert", "set", "link", "unlink",
-                                      "delete", "undo", "redo", "history", "changes", "status", "diff", "conflicts", "resolve",
-                                      "save", "revert",
-                                      "reopen", "import", "export", "timing", "quit", "quit!"]
 
     /// `; did you mean 'list'?` for a word no command is, or `; try 'help'`.
     static func commandHint(for name: String) -> String {
@@ -194,45 +185,21 @@ public final class Interpreter {
     /// Runs one command, its first word `command`.
     private func run(_ text: CommandLineText, _ command: CommandLineText.Word) throws(CommandError) -> Outcome {
         if let column = text.unterminatedQuote { throw CommandError("unterminated string", column: column) }
-        if isReadOnly, Self.editingCommands.contains(command.keyword),
-           !(command.keyword == "save" && text.words.count > 1 && text.words[1].keyword == "as") {
+        guard let entry = Self.commandsByName[command.keyword] else {
+            throw CommandError("unknown command '\(command.text)'" + Self.commandHint(for: command.text), column: command.column)
+        }
+        if isReadOnly, entry.edits.edits(text) {
             throw CommandError("\(documentURL.lastPathComponent) is open read-only: '\(command.text)' would change it "
                                + "(use 'save as PATH' to edit a copy)", column: command.column, kind: .readOnly)
         }
-        switch command.keyword {
-        case "help": try help(text)
-        case "schema": try schemaCommand(text)
-        case "list": try list(text)
-        case "count": try count(text)
-        case "show": try show(text)
-        case "insert": try insert(text)
-        case "set": try set(text)
-        case "link": try link(text, unlinking: false)
-        case "unlink": try link(text, unlinking: true)
-        case "delete": try delete(text)
-        case "undo": try undo(text, redoing: false)
-        case "redo": try undo(text, redoing: true)
-        case "history": try history(text)
-        case "changes": try changes(text)
-        case "status": try status(text)
-        case "save": try save(text)
-        case "diff": try diff(text)
-        case "conflicts": try conflictsCommand(text)
-        case "resolve": try resolveCommand(text)
-        case "revert": try revert(text)
-        case "import": try importRows(text)
-        case "export": try export(text)
-        case "timing": try timingCommand(text)
-        case "reopen": try reopen(text)
-        case "quit": return try quit(text)
-        case "quit!":
-            try expectEnd(text, after: 1)
-            if options.json { emit(.object([("command", .string("quit!"))])) }
-            return .quit
-        default:
-            throw CommandError("unknown command '\(command.text)'" + Self.commandHint(for: command.text), column: command.column)
-        }
-        return .proceed
+        return try entry.run(self)(text)
+    }
+
+    /// `quit!`: leaves without asking.
+    func quitWithoutAsking(_ text: CommandLineText) throws(CommandError) -> Outcome {
+        try expectEnd(text, after: 1)
+        if options.json { emit(.object([("command", .string("quit!"))])) }
+        return .quit
     }
 
     /// The error for a line over ``maximumLineLength``, of `bytes` bytes when
