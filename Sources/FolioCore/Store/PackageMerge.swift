@@ -27,6 +27,10 @@ public struct PackageMergeResult: Sendable, Equatable {
     /// Objects in the merged document (``Method/wholeGraph`` only: the file-by-file
     /// merge reads only the files both sides changed, and does not count them).
     public var objectCount: Int?
+    /// How many ``ObjectState``s the merge built from the three versions: the
+    /// measure of its work (file by file, tests check it follows the objects
+    /// both sides changed, not the document).
+    var statesBuilt = 0
 
     /// Whether the merge recorded conflicts.
     public var hasConflicts: Bool { !conflicts.isEmpty }
@@ -176,7 +180,7 @@ extension DocumentPackage {
         do { merged = try ObjectGraph.merge(base: graphs[0], ours: graphs[1], theirs: graphs[2]) } catch { throw .merge(error) }
         do { try DocumentPackage(url: folder).write(merged.graph) } catch { throw .package(error) }
         return PackageMergeResult(method: .wholeGraph, conflicts: merged.conflicts, mergedFiles: 0, takenFiles: 0,
-                                  removedFiles: 0, objectCount: merged.graph.count)
+                                  removedFiles: 0, objectCount: merged.graph.count, statesBuilt: merged.statesBuilt)
     }
 
     // MARK: File by file
@@ -218,6 +222,9 @@ extension DocumentPackage {
         // The manifest first: the parts read their schema from the merged package,
         // which by now holds every blob either side has.
         var conflicts: [MergeConflict] = []
+        var statesBuilt = 0
+        // Read once, from the merged manifest, for every part (not once per part).
+        var schema: Schema?
         for path in toMerge.sorted(by: { ($0 == manifestFileName ? 0 : 1, $0) < ($1 == manifestFileName ? 0 : 1, $1) }) {
             guard let kind = fileKind(path) else {
                 throw .file(path: path, reason: "both sides changed a file Folio does not merge")
@@ -225,9 +232,11 @@ extension DocumentPackage {
             let baseFile = base.appendingPathComponent(path)
             let merged: PackageFileMerge.Merged
             do {
+                if case .part = kind, schema == nil { schema = try PackageFileMerge.schema(of: folder) }
                 merged = try PackageFileMerge.merge(kind, base: isFile(baseFile) ? baseFile : nil,
                                                     ours: ours.appendingPathComponent(path),
-                                                    theirs: theirs.appendingPathComponent(path), package: folder)
+                                                    theirs: theirs.appendingPathComponent(path), package: folder,
+                                                    schema: schema)
             } catch {
                 throw .file(path: path, reason: error.description)
             }
@@ -239,9 +248,10 @@ extension DocumentPackage {
                 throw .write(path: target.path, reason: error.localizedDescription)
             }
             conflicts += merged.conflicts
+            statesBuilt += merged.statesBuilt
         }
         return PackageMergeResult(method: .fileByFile, conflicts: conflicts, mergedFiles: toMerge.count, takenFiles: taken,
-                                  removedFiles: removed, objectCount: nil)
+                                  removedFiles: removed, objectCount: nil, statesBuilt: statesBuilt)
     }
 
     /// What a file is, by its path inside a format-3 package; `nil` for a file Folio does not merge.
