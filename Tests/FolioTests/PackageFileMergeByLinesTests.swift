@@ -192,7 +192,7 @@ import FolioTestSupport
             #"<Animal f.id="2" name="a&lt;b"/>"#, #"<f.conflict f.id="2" kind="value"/>"#, #"<f.conflict f.id="5" kind="value"/>"#,
             #"<Animal f.id="7" name="c"/>"#,
         ])
-        let lines = try #require(PartLines.split(Array(part.utf8), entity: "Animal"))
+        let lines = try #require(PartLines.split(Data(part.utf8), entity: "Animal"))
         #expect(lines.groups.map(\.id) == [2, 5, 7])
         #expect(lines.groups.map(\.records.count) == [1, 1, 0])
         #expect(lines.groups.map(\.objectLine) == [3, 0, 6])
@@ -203,10 +203,10 @@ import FolioTestSupport
             [#"<!-- a comment -->"#], [#"<Animal f.id="02" name="a"/>"#], [#"<Animal name="a" f.id="2"/>"#],
             [#"<Animals f.id="2"/>"#], [#"<f.conflict f.id="2" kind="value"/>"#, #"<Animal f.id="2" name="a"/>"#],
         ] {
-            #expect(PartLines.split(Array(PackageMergeTests.part("Animal", refused).utf8), entity: "Animal") == nil, "\(refused)")
+            #expect(PartLines.split(Data(PackageMergeTests.part("Animal", refused).utf8), entity: "Animal") == nil, "\(refused)")
         }
-        #expect(PartLines.split(Array(PackageMergeTests.part("Animal", []).replacingOccurrences(of: "\n", with: "\r\n").utf8),
+        #expect(PartLines.split(Data(PackageMergeTests.part("Animal", []).replacingOccurrences(of: "\n", with: "\r\n").utf8),
                                 entity: "Animal") == nil)
-        #expect(PartLines.split(Array(PackageMergeTests.part("Plant", []).utf8), entity: "Animal") == nil)
+        #expect(PartLines.split(Data(PackageMergeTests.part("Plant", []).utf8), entity: "Animal") == nil)
     }
 }

@@ -84,7 +84,8 @@ public enum PackageFileMerge {
                       byLines: Bool = true) throws(Failure) -> Merged {
         let versions = try [base, ours, theirs].map { (url: URL?) throws(Failure) -> Data in
             guard let url else { return Data() }
-            do { return try Data(contentsOf: url) } catch { throw .unsupported("cannot read \(url.path): \(error.localizedDescription)") }
+            // Mapped, not read: a part's lines are compared where they lie, and only those taken are copied.
+            do { return try Data(contentsOf: url, options: .alwaysMapped) } catch { throw .unsupported("cannot read \(url.path): \(error.localizedDescription)") }
         }
         let (baseBytes, ourBytes, theirBytes) = (versions[0], versions[1], versions[2])
         if ourBytes == theirBytes || theirBytes == baseBytes { return Merged(contents: ourBytes, conflicts: []) }
@@ -153,17 +154,17 @@ public enum PackageFileMerge {
         let entity = declaration.name
         let b: PartLines
         if let base, !base.bytes.isEmpty {
-            guard let lines = PartLines.split(Array(base.bytes), entity: entity) else { return nil }
+            guard let lines = PartLines.split(base.bytes, entity: entity) else { return nil }
             b = lines
         } else {
             b = .empty
         }
-        guard let o = PartLines.split(Array(ours.bytes), entity: entity),
-              let t = PartLines.split(Array(theirs.bytes), entity: entity) else { return nil }
+        guard let o = PartLines.split(ours.bytes, entity: entity),
+              let t = PartLines.split(theirs.bytes, entity: entity) else { return nil }
 
         /// Where one identifier's merged object line comes from.
         enum Source { case none, copy(PartLines, Range<Int>), merged }
-        var plan: [(id: UInt64, object: Source, records: [ArraySlice<UInt8>])] = []
+        var plan: [(id: UInt64, object: Source, records: [[UInt8]])] = []
         plan.reserveCapacity(max(o.groups.count, t.groups.count))
         // The object lines both sides changed, per version, to be read.
         var contested: [[(range: Range<Int>, number: Int)]] = [[], [], []]
@@ -190,8 +191,8 @@ public enum PackageFileMerge {
                 }
             }
             let records = bg.records.isEmpty && og.records.isEmpty && tg.records.isEmpty
-                ? [] : mergeRecordLines(base: bg.records.map { b.bytes[$0] }, ours: og.records.map { o.bytes[$0] },
-                                        theirs: tg.records.map { t.bytes[$0] })
+                ? [] : mergeRecordLines(base: bg.records.map(b.line), ours: og.records.map(o.line),
+                                        theirs: tg.records.map(t.line))
             plan.append((id, source, records))
         }
 
@@ -216,7 +217,13 @@ public enum PackageFileMerge {
         var newRecords: [UInt64: [MergeConflict]] = [:]
         for conflict in outcome.conflicts { newRecords[conflict.id.id, default: []].append(conflict) }
 
-        var buffer = ByteBuffer(capacity: ours.bytes.count + ours.bytes.count / 8)
+        // Built where it is returned, with room for a few more lines: one allocation, no copy.
+        var output = Data(capacity: ours.bytes.count + ours.bytes.count / 8 + 4096)
+        var line = ByteBuffer(capacity: 4096)
+        func flush() {
+            line.withUnsafeBytes { output.append($0) }
+            line.removeAll()
+        }
         let objectCount = plan.reduce(0) { count, entry in
             switch entry.object {
             case .none: return count
@@ -224,35 +231,39 @@ public enum PackageFileMerge {
             case .merged: return count + (outcome.states[entry.id] == nil ? 0 : 1)
             }
         }
-        PartRecords.appendHeader(root: ["entity": entity], entity: entity, count: objectCount, to: &buffer)
+        PartRecords.appendHeader(root: ["entity": entity], entity: entity, count: objectCount, to: &line)
+        flush()
         for (id, source, records) in plan {
             switch source {
             case .none: break
-            case .copy(let lines, let range):
-                lines.bytes.withUnsafeBufferPointer { buffer.append(UnsafeBufferPointer(rebasing: $0[range])) }
-                buffer.append(0x0A)
+            case .copy(let lines, let range): lines.append(range, to: &output)
             case .merged:
-                if let state = outcome.states[id] { writer.appendObject(id, state, to: &buffer) }
+                if let state = outcome.states[id] {
+                    writer.appendObject(id, state, to: &line)
+                    flush()
+                }
             }
             for record in records {
-                record.withUnsafeBufferPointer { buffer.append($0) }
-                buffer.append(0x0A)
+                output.append(contentsOf: record)
+                output.append(0x0A)
             }
-            for conflict in newRecords[id] ?? [] { ConflictRecordXML.append(conflict, schema: schema, to: &buffer) }
+            for conflict in newRecords[id] ?? [] {
+                ConflictRecordXML.append(conflict, schema: schema, to: &line)
+                flush()
+            }
         }
-        buffer.append(bytes: PartLines.footer)
-        return Merged(contents: buffer.withUnsafeBytes { Data($0) }, conflicts: outcome.conflicts,
+        output.append(contentsOf: PartLines.footer)
+        return Merged(contents: output, conflicts: outcome.conflicts,
                       statesBuilt: states.reduce(0) { $0 + $1.count })
     }
 
     /// ``MergeConflict/mergeRecords(base:ours:theirs:)`` over record lines:
     /// Folio writes a record's line from the record alone, so equal lines are
     /// equal records and the sets are the same.
-    private static func mergeRecordLines(base: [ArraySlice<UInt8>], ours: [ArraySlice<UInt8>], theirs: [ArraySlice<UInt8>])
-        -> [ArraySlice<UInt8>] {
+    private static func mergeRecordLines(base: [[UInt8]], ours: [[UInt8]], theirs: [[UInt8]]) -> [[UInt8]] {
         let baseSet = Set(base), ourSet = Set(ours), theirSet = Set(theirs)
-        var seen = Set<ArraySlice<UInt8>>()
-        var merged: [ArraySlice<UInt8>] = []
+        var seen = Set<[UInt8]>()
+        var merged: [[UInt8]] = []
         for record in ours + theirs where !seen.contains(record) {
             seen.insert(record)
             let resolvedByOurs = baseSet.contains(record) && !ourSet.contains(record)

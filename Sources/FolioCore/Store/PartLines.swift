@@ -14,13 +14,14 @@ import Foundation
 /// then reads it whole, and its errors locate what is wrong.
 ///
 /// Nothing here reads a value: a line is compared as bytes, taken as bytes, or
-/// handed to ``PartRecords`` with the other lines left out.
+/// handed to ``PartRecords`` with the other lines left out. The bytes may be a
+/// file mapped into memory: nothing is copied until a line is taken.
 struct PartLines {
     /// One identifier's lines: its object's, and its conflict records'.
     struct Group {
         /// The identifier.
         var id: UInt64
-        /// The object's line in ``PartLines/bytes``, without its newline; `nil` when the object is not here.
+        /// The object's line (offsets into ``PartLines/bytes``), without its newline; `nil` when the object is not here.
         var object: Range<Int>?
         /// The object line's number in the file (1-based), 0 without one.
         var objectLine = 0
@@ -28,15 +29,15 @@ struct PartLines {
         var records: [Range<Int>] = []
     }
 
-    /// The file's bytes.
-    let bytes: [UInt8]
+    /// The file's bytes, its lines' offsets counted from their start.
+    let bytes: Data
     /// Its lines by identifier, ascending.
     private(set) var groups: [Group]
 
     /// No file: a base absent, or empty (Git's base when both sides added the file).
-    static let empty = PartLines(bytes: [], groups: [])
+    static let empty = PartLines(bytes: Data(), groups: [])
 
-    private init(bytes: [UInt8], groups: [Group]) {
+    private init(bytes: Data, groups: [Group]) {
         self.bytes = bytes
         self.groups = groups
     }
@@ -53,18 +54,20 @@ struct PartLines {
     /// as the format writes a part (see the type's comment).
     ///
     /// - Complexity: O(bytes), a few vector compares per 16 bytes.
-    static func split(_ bytes: [UInt8], entity: String) -> PartLines? {
+    static func split(_ bytes: Data, entity: String) -> PartLines? {
         let header = header(entity: entity)
         let objectStart = Array("  <\(entity) f.id=\"".utf8)
         let recordStart = Array("  <\(ConflictRecordXML.elementName) f.id=\"".utf8)
-        guard bytes.count >= header.count + footer.count, bytes.starts(with: header),
-              bytes[(bytes.count - footer.count)...].elementsEqual(footer) else { return nil }
-        return bytes.withUnsafeBufferPointer { buffer -> PartLines? in
-            guard let base = buffer.baseAddress else { return nil }
+        return bytes.withUnsafeBytes { raw -> PartLines? in
+            guard let address = raw.baseAddress, raw.count >= header.count + footer.count else { return nil }
+            let base = address.assumingMemoryBound(to: UInt8.self)
+            let buffer = UnsafeBufferPointer(start: base, count: raw.count)
+            guard hasPrefix(header, buffer, 0..<buffer.count),
+                  hasPrefix(footer, buffer, (buffer.count - footer.count)..<buffer.count) else { return nil }
             var groups: [Group] = []
             groups.reserveCapacity(4096)
             var start = header.count
-            let end = bytes.count - footer.count
+            let end = buffer.count - footer.count
             // The declaration and the root are lines 1 and 2.
             var lineNumber = 3
             while start < end {
@@ -130,12 +133,26 @@ struct PartLines {
     func same(_ a: Range<Int>?, as b: Range<Int>?, in other: PartLines) -> Bool {
         guard let a, let b else { return a == nil && b == nil }
         guard a.count == b.count else { return false }
-        return bytes.withUnsafeBufferPointer { mine in
-            other.bytes.withUnsafeBufferPointer { theirs in
+        return bytes.withUnsafeBytes { mine in
+            other.bytes.withUnsafeBytes { theirs in
                 guard let mine = mine.baseAddress, let theirs = theirs.baseAddress else { return a.isEmpty }
                 return memcmp(mine + a.lowerBound, theirs + b.lowerBound, a.count) == 0
             }
         }
+    }
+
+    /// A line's bytes.
+    func line(_ range: Range<Int>) -> [UInt8] {
+        bytes.withUnsafeBytes { Array($0[range]) }
+    }
+
+    /// Appends a line's bytes, and a newline, to `output`.
+    func append(_ range: Range<Int>, to output: inout Data) {
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            output.append(base.assumingMemoryBound(to: UInt8.self) + range.lowerBound, count: range.count)
+        }
+        output.append(0x0A)
     }
 
     /// The file's bytes with only `lines` of it (ranges into ``bytes`` and their
@@ -150,11 +167,13 @@ struct PartLines {
                              + (lines.last?.number ?? 0))
         text += header
         var next = 3
-        for (range, number) in lines {
-            if number > next { text += repeatElement(0x0A, count: number - next) }
-            text += bytes[range]
-            text.append(0x0A)
-            next = max(next, number) + 1
+        bytes.withUnsafeBytes { raw in
+            for (range, number) in lines {
+                if number > next { text += repeatElement(0x0A, count: number - next) }
+                text += raw[range]
+                text.append(0x0A)
+                next = max(next, number) + 1
+            }
         }
         text += Self.footer
         return text
