@@ -162,39 +162,49 @@ public enum PackageFileMerge {
         guard let o = PartLines.split(ours.bytes, entity: entity),
               let t = PartLines.split(theirs.bytes, entity: entity) else { return nil }
 
-        /// Where one identifier's merged object line comes from.
-        enum Source { case none, copy(PartLines, Range<Int>), merged }
+        /// Where one identifier's merged object line comes from: nowhere, a version's line (0 base, 1 ours, 2 theirs), or the merge.
+        enum Source { case none, copy(Int, Range<Int>), merged }
         var plan: [(id: UInt64, object: Source, records: [[UInt8]])] = []
         plan.reserveCapacity(max(o.groups.count, t.groups.count))
         // The object lines both sides changed, per version, to be read.
         var contested: [[(range: Range<Int>, number: Int)]] = [[], [], []]
-        var (i, j, k) = (0, 0, 0)
-        let none = PartLines.Group(id: 0, object: nil)
-        while i < b.groups.count || j < o.groups.count || k < t.groups.count {
-            let id = min(i < b.groups.count ? b.groups[i].id : .max, j < o.groups.count ? o.groups[j].id : .max,
-                         k < t.groups.count ? t.groups[k].id : .max)
-            let bg = i < b.groups.count && b.groups[i].id == id ? b.groups[i] : none
-            let og = j < o.groups.count && o.groups[j].id == id ? o.groups[j] : none
-            let tg = k < t.groups.count && t.groups[k].id == id ? t.groups[k] : none
-            if bg.id == id { i += 1 }
-            if og.id == id { j += 1 }
-            if tg.id == id { k += 1 }
-            let source: Source
-            if o.same(og.object, as: tg.object, in: t) || t.same(tg.object, as: bg.object, in: b) {
-                source = og.object.map { .copy(o, $0) } ?? .none
-            } else if o.same(og.object, as: bg.object, in: b) {
-                source = tg.object.map { .copy(t, $0) } ?? .none
-            } else {
-                source = .merged
-                for (version, group) in [bg, og, tg].enumerated() {
-                    if let line = group.object { contested[version].append((line, group.objectLine)) }
-                }
+        // The three versions' bytes held once for the whole walk: each comparison is a `memcmp`.
+        b.bytes.withUnsafeBytes { bRaw in o.bytes.withUnsafeBytes { oRaw in t.bytes.withUnsafeBytes { tRaw in
+            func same(_ a: Range<Int>?, _ aBytes: UnsafeRawBufferPointer, _ b: Range<Int>?, _ bBytes: UnsafeRawBufferPointer)
+                -> Bool {
+                guard let a, let b else { return a == nil && b == nil }
+                guard a.count == b.count else { return false }
+                guard let aBase = aBytes.baseAddress, let bBase = bBytes.baseAddress else { return a.isEmpty }
+                return memcmp(aBase + a.lowerBound, bBase + b.lowerBound, a.count) == 0
             }
-            let records = bg.records.isEmpty && og.records.isEmpty && tg.records.isEmpty
-                ? [] : mergeRecordLines(base: bg.records.map(b.line), ours: og.records.map(o.line),
-                                        theirs: tg.records.map(t.line))
-            plan.append((id, source, records))
-        }
+            var (i, j, k) = (0, 0, 0)
+            let none = PartLines.Group(id: 0, object: nil)
+            while i < b.groups.count || j < o.groups.count || k < t.groups.count {
+                let id = min(i < b.groups.count ? b.groups[i].id : .max, j < o.groups.count ? o.groups[j].id : .max,
+                             k < t.groups.count ? t.groups[k].id : .max)
+                let bg = i < b.groups.count && b.groups[i].id == id ? b.groups[i] : none
+                let og = j < o.groups.count && o.groups[j].id == id ? o.groups[j] : none
+                let tg = k < t.groups.count && t.groups[k].id == id ? t.groups[k] : none
+                if bg.id == id { i += 1 }
+                if og.id == id { j += 1 }
+                if tg.id == id { k += 1 }
+                let source: Source
+                if same(og.object, oRaw, tg.object, tRaw) || same(tg.object, tRaw, bg.object, bRaw) {
+                    source = og.object.map { .copy(1, $0) } ?? .none
+                } else if same(og.object, oRaw, bg.object, bRaw) {
+                    source = tg.object.map { .copy(2, $0) } ?? .none
+                } else {
+                    source = .merged
+                    for (version, group) in [bg, og, tg].enumerated() {
+                        if let line = group.object { contested[version].append((line, group.objectLine)) }
+                    }
+                }
+                let records = bg.records.isEmpty && og.records.isEmpty && tg.records.isEmpty
+                    ? [] : mergeRecordLines(base: bg.records.map(b.line), ours: og.records.map(o.line),
+                                            theirs: tg.records.map(t.line))
+                plan.append((id, source, records))
+            }
+        } } }
 
         // The contested objects: read from their lines alone, merged as the whole merge merges them.
         var states: [[UInt64: ObjectState]] = [[:], [:], [:]]
@@ -217,13 +227,8 @@ public enum PackageFileMerge {
         var newRecords: [UInt64: [MergeConflict]] = [:]
         for conflict in outcome.conflicts { newRecords[conflict.id.id, default: []].append(conflict) }
 
-        // Built where it is returned, with room for a few more lines: one allocation, no copy.
-        var output = Data(capacity: ours.bytes.count + ours.bytes.count / 8 + 4096)
-        var line = ByteBuffer(capacity: 4096)
-        func flush() {
-            line.withUnsafeBytes { output.append($0) }
-            line.removeAll()
-        }
+        // Room for a few more lines than ours, returned without a copy (``ByteBuffer/data()``).
+        var output = ByteBuffer(capacity: ours.bytes.count + ours.bytes.count / 8 + 4096)
         let objectCount = plan.reduce(0) { count, entry in
             switch entry.object {
             case .none: return count
@@ -231,29 +236,21 @@ public enum PackageFileMerge {
             case .merged: return count + (outcome.states[entry.id] == nil ? 0 : 1)
             }
         }
-        PartRecords.appendHeader(root: ["entity": entity], entity: entity, count: objectCount, to: &line)
-        flush()
+        PartRecords.appendHeader(root: ["entity": entity], entity: entity, count: objectCount, to: &output)
         for (id, source, records) in plan {
             switch source {
             case .none: break
-            case .copy(let lines, let range): lines.append(range, to: &output)
-            case .merged:
-                if let state = outcome.states[id] {
-                    writer.appendObject(id, state, to: &line)
-                    flush()
-                }
+            case .copy(let version, let range): (version == 1 ? o : t).append(range, to: &output)
+            case .merged: if let state = outcome.states[id] { writer.appendObject(id, state, to: &output) }
             }
             for record in records {
-                output.append(contentsOf: record)
+                output.append(bytes: record)
                 output.append(0x0A)
             }
-            for conflict in newRecords[id] ?? [] {
-                ConflictRecordXML.append(conflict, schema: schema, to: &line)
-                flush()
-            }
+            for conflict in newRecords[id] ?? [] { ConflictRecordXML.append(conflict, schema: schema, to: &output) }
         }
-        output.append(contentsOf: PartLines.footer)
-        return Merged(contents: output, conflicts: outcome.conflicts,
+        output.append(bytes: PartLines.footer)
+        return Merged(contents: output.data(), conflicts: outcome.conflicts,
                       statesBuilt: states.reduce(0) { $0 + $1.count })
     }
 

@@ -116,6 +116,15 @@ struct PartLines {
     private static func identifier(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> UInt64? {
         var value: UInt64 = 0
         var index = start
+        // Up to 19 digits cannot overflow: no check per digit (it was a third of splitting a part).
+        let short = min(end, start + 19)
+        while index < short {
+            let digit = buffer[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            guard index > start || digit > 0 else { return nil }
+            value = value &* 10 &+ UInt64(digit)
+            index += 1
+        }
         while index < end, buffer[index] != UInt8(ascii: "\"") {
             let digit = buffer[index] &- UInt8(ascii: "0")
             guard digit < 10, index > start || digit > 0 else { return nil }
@@ -129,28 +138,17 @@ struct PartLines {
         return value
     }
 
-    /// Whether line `a` of `self` and line `b` of `other` hold the same bytes (both absent counts as the same).
-    func same(_ a: Range<Int>?, as b: Range<Int>?, in other: PartLines) -> Bool {
-        guard let a, let b else { return a == nil && b == nil }
-        guard a.count == b.count else { return false }
-        return bytes.withUnsafeBytes { mine in
-            other.bytes.withUnsafeBytes { theirs in
-                guard let mine = mine.baseAddress, let theirs = theirs.baseAddress else { return a.isEmpty }
-                return memcmp(mine + a.lowerBound, theirs + b.lowerBound, a.count) == 0
-            }
-        }
-    }
-
     /// A line's bytes.
     func line(_ range: Range<Int>) -> [UInt8] {
         bytes.withUnsafeBytes { Array($0[range]) }
     }
 
     /// Appends a line's bytes, and a newline, to `output`.
-    func append(_ range: Range<Int>, to output: inout Data) {
+    func append(_ range: Range<Int>, to output: inout ByteBuffer) {
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
-            output.append(base.assumingMemoryBound(to: UInt8.self) + range.lowerBound, count: range.count)
+            output.append(UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self) + range.lowerBound,
+                                              count: range.count))
         }
         output.append(0x0A)
     }
