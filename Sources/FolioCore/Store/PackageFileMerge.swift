@@ -7,7 +7,9 @@ import Foundation
 ///
 /// A part file merges object by object through the same per-object merge as
 /// ``ObjectGraph/merge(base:ours:theirs:)`` (see <doc:Merging>), and its
-/// conflict records with it; what needs the whole document (a link to an
+/// conflict records with it — line by line: an object's line equal on both
+/// sides, or unchanged on one, is taken as it is, and only the objects both
+/// sides changed are parsed and merged; what needs the whole document (a link to an
 /// object the other side deleted, unique values two objects now share) is
 /// settled when the merged package is opened. So however Git splits a
 /// package's merge into files, the package it leaves opens as the same
@@ -85,7 +87,9 @@ public enum PackageFileMerge {
         let versions = try [base, ours, theirs].map { (url: URL?) throws(Failure) -> Data in
             guard let url else { return Data() }
             // Mapped, not read: a part's lines are compared where they lie, and only those taken are copied.
-            do { return try Data(contentsOf: url, options: .alwaysMapped) } catch { throw .unsupported("cannot read \(url.path): \(error.localizedDescription)") }
+            do { return try Data(contentsOf: url, options: .alwaysMapped) } catch {
+                throw .unsupported("cannot read \(url.path): \(error.localizedDescription)")
+            }
         }
         let (baseBytes, ourBytes, theirBytes) = (versions[0], versions[1], versions[2])
         if ourBytes == theirBytes || theirBytes == baseBytes { return Merged(contents: ourBytes, conflicts: []) }
@@ -102,8 +106,9 @@ public enum PackageFileMerge {
             if let knownSchema { schema = knownSchema } else { schema = try self.schema(of: package) }
             let folder = PackageFolder(path: package.path)
             if byLines, let declaration = schema.entity(named: entity),
-               let merged = try mergeLines(entity: declaration, base: base.map { ($0.path, baseBytes) }, ours: (ours.path, ourBytes),
-                                           theirs: (theirs.path, theirBytes), schema: schema, blobs: folder) {
+               let merged = try mergeLines(entity: declaration, base: base.map { ($0.path, baseBytes) },
+                                           ours: (ours.path, ourBytes), theirs: (theirs.path, theirBytes),
+                                           schema: schema, blobs: folder) {
                 return merged
             }
             return try mergeWhole(entity: entity, base: base, baseIsEmpty: baseBytes.isEmpty, ours: ours, theirs: theirs,
@@ -148,8 +153,9 @@ public enum PackageFileMerge {
     /// writes, since Folio writes an object's line, or a record's, from its
     /// value alone. `nil` when a version is not laid out as Folio writes a part:
     /// the caller reads them whole.
-    private static func mergeLines(entity declaration: Schema.Entity, base: (path: String, bytes: Data)?, ours: (path: String, bytes: Data),
-                                   theirs: (path: String, bytes: Data), schema: Schema, blobs: PackageFolder)
+    private static func mergeLines(entity declaration: Schema.Entity, base: (path: String, bytes: Data)?,
+                                   ours: (path: String, bytes: Data), theirs: (path: String, bytes: Data), schema: Schema,
+                                   blobs: PackageFolder)
         throws(Failure) -> Merged? {
         let entity = declaration.name
         let b: PartLines
@@ -162,7 +168,8 @@ public enum PackageFileMerge {
         guard let o = PartLines.split(ours.bytes, entity: entity),
               let t = PartLines.split(theirs.bytes, entity: entity) else { return nil }
 
-        /// Where one identifier's merged object line comes from: nowhere, a version's line (0 base, 1 ours, 2 theirs), or the merge.
+        /// Where one identifier's merged object line comes from: nowhere, a version's
+        /// line (0 base, 1 ours, 2 theirs), or the merge.
         enum Source { case none, copy(Int, Range<Int>), merged }
         var plan: [(id: UInt64, object: Source, records: [[UInt8]])] = []
         plan.reserveCapacity(max(o.groups.count, t.groups.count))

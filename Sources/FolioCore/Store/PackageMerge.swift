@@ -81,7 +81,8 @@ extension DocumentPackage {
     /// without being parsed (sizes compared, then bytes); a file added on one
     /// side is taken, one removed on one side and unchanged on the other is
     /// removed; a file both sides changed goes through ``PackageFileMerge``
-    /// (object by object for a part, its conflicts recorded in it). What needs
+    /// (a part line by line: only the objects both sides changed are parsed
+    /// and merged, their conflicts recorded in it; the schema read once). What needs
     /// the whole document (a link to an object the other side deleted, unique
     /// values two objects now share) is settled when the merged package is
     /// opened, as for a package Git merged with `folio merge-file`. A file one
@@ -110,8 +111,8 @@ extension DocumentPackage {
     ///   read, a merge the engine refuses (schemas changed differently on the
     ///   two sides), a file that cannot be written. Nothing is written then.
     /// - Complexity: file by file, O(total bytes compared) plus the per-object
-    ///   merge of the files both sides changed: proportional to the edits'
-    ///   files, not the document. Whole documents: O(objects × properties +
+    ///   merge of the objects both sides changed: proportional to the edits
+    ///   (and the bytes of the files they touched), not the document. Whole documents: O(objects × properties +
     ///   links) of the three versions, and reading and writing them.
     public static func merge(base: URL, ours: URL, theirs: URL, into destination: URL) throws(PackageMergeError)
         -> PackageMergeResult {
