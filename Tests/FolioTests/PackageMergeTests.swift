@@ -198,6 +198,36 @@ import FolioTestSupport
                 == ["Base.folio", "Ours.folio", "Theirs.folio"])
     }
 
+    @Test("format 3: of parts both sides changed, only the objects both sides changed are read: the cost follows the edits")
+    func fileByFileReadsTheEdits() throws {
+        let lane = UInt64(0x1a2b_3c4d) << 32
+        func animals(_ ids: [UInt64], _ edit: (UInt64) -> String?) -> String {
+            Self.part("Animal", ids.map { #"<Animal f.id="\#($0)" name="A\#($0 & 0xFFFF)" diet="\#(edit($0) ?? "plants")"/>"# })
+        }
+        let first = Array(UInt64(2)...401), second = (UInt64(1)...400).map { lane | $0 }
+        let paths = ["parts/Animal/00000000-0000.xml", "parts/Animal/1a2b3c4d-0000.xml"]
+        func files(_ edit: (UInt64) -> String?) -> [String: String] {
+            Self.baseFiles.merging([paths[0]: animals(first, edit), paths[1]: animals(second, edit)]) { $1 }
+        }
+        let folder = try TemporaryFolder("package-merge")
+        let base = try Self.package("Base.folio", in: folder, files { _ in nil })
+        // Ours edits every 20th animal of each part, theirs every 30th from the 5th; both, animal 102 (differently).
+        let ours = try Self.package("Ours.folio", in: folder, files { ($0 & 0xFFFF) % 20 == 0 || $0 == 102 ? "fish" : nil })
+        let theirs = try Self.package("Theirs.folio", in: folder,
+                                      files { ($0 & 0xFFFF) % 30 == 5 ? "meat" : $0 == 102 ? "seeds" : nil })
+        let result = try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: folder.appending("Out.folio"))
+        #expect(result.mergedFiles == 2)
+        // Animal 102, in base, ours and theirs: 3 states of the 2,400 the three versions of the two parts hold.
+        #expect(result.statesBuilt == 3)
+        #expect(result.conflicts.map(\.id.id) == [102])
+        let merged = try Self.read(folder.appending("Out.folio"), paths[1])
+        #expect(merged.contains(#"<Animal f.id="\#(lane | 40)" name="A40" diet="fish"/>"#))
+        #expect(merged.contains(#"<Animal f.id="\#(lane | 35)" name="A35" diet="meat"/>"#))
+        #expect(merged.contains(#"<Animal f.id="\#(lane | 36)" name="A36" diet="plants"/>"#))
+        #expect(try Self.read(folder.appending("Out.folio"), paths[0]).contains(
+            #"<f.conflict f.id="102" kind="value" property="diet" base="plants" ours="fish" theirs="seeds"/>"#))
+    }
+
     // MARK: Formats 1 and 2, whole graphs
 
     /// Three format-2 packages of one zoo: ours and theirs edited apart.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A growable byte buffer that values' text (``ValueText``) and the package
 /// writer format into.
 ///
@@ -32,6 +34,17 @@ struct ByteBuffer: TextOutputStream {
 
     /// A copy of the bytes. O(count): read it once, when the buffer is complete.
     var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    /// The bytes as `Data`, without copying them: the data holds the buffer's
+    /// memory until it is freed (an append to another copy of this buffer
+    /// copies the bytes first, as for any copy).
+    consuming func data() -> Data {
+        let storage = storage
+        guard storage.count > 0 else { return Data() }
+        return Data(bytesNoCopy: storage.base, count: storage.count, deallocator: .custom { _, _ in
+            withExtendedLifetime(storage) {}
+        })
+    }
 
     /// Calls `body` with the bytes, without copying them.
     func withUnsafeBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {

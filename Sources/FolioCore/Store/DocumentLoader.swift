@@ -173,11 +173,64 @@ final class DocumentLoader {
         try parse(item.package.openRegularFile(item), path: item.path)
     }
 
+    /// Parses `bytes` held in memory as the file at `path` (the file named in
+    /// errors): what a merge of one part file parses when it reads only the
+    /// lines of the objects both sides changed. Errors are located in `bytes`
+    /// as in a file, so a caller that keeps each line at its line number
+    /// (padding the lines it leaves out with empty ones) gets the file's lines.
+    func parse(bytes: [UInt8], path: String) throws(PackageError) {
+        // `withUnsafeBytes` rethrows untyped: the error is carried out as a result.
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(PackageError) in try parse(.bytes(raw), size: raw.count, path: path) }
+        }
+        try result.get()
+    }
+
     /// Parses an open regular file in chunks, and closes it.
     private func parse(_ opened: (descriptor: Int32, size: Int), path: String) throws(PackageError) {
-        let (descriptor, size) = opened
-        defer { close(descriptor) }
+        defer { close(opened.descriptor) }
+        try parse(.file(opened.descriptor), size: opened.size, path: path)
+    }
+
+    /// Where a parse reads: an open file (read in order, and read again with
+    /// `pread` only to locate an error), or bytes in memory.
+    private enum Input {
+        case file(Int32)
+        case bytes(UnsafeRawBufferPointer)
+
+        /// The line and column of byte `offset` (see ``DocumentLoader/location(ofByte:descriptor:file:)``).
+        func location(ofByte offset: Int, file: String) -> PackageError.Location {
+            switch self {
+            case .file(let descriptor): return DocumentLoader.location(ofByte: offset, descriptor: descriptor, file: file)
+            case .bytes(let bytes):
+                let end = min(offset, bytes.count)
+                var line = 1, lineStart = 0
+                for index in 0..<end where bytes[index] == 0x0A {
+                    line += 1
+                    lineStart = index + 1
+                }
+                return PackageError.Location(file: file, line: line, column: offset - lineStart + 1)
+            }
+        }
+    }
+
+    /// Parses `input` in chunks; returns when all of it is read or an error stopped it.
+    private func parse(_ input: Input, size: Int, path: String) throws(PackageError) {
         fileSize = size
+        // How far into `input` the reads are (bytes only: a file keeps its own offset).
+        var consumed = 0
+        func read(_ destination: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+            switch input {
+            case .file(let descriptor): return FileIO.readRetrying(descriptor, destination, count)
+            case .bytes(let bytes):
+                let length = min(count, bytes.count - consumed)
+                if length > 0, let base = bytes.baseAddress {
+                    UnsafeMutableRawPointer(destination).copyMemory(from: base + consumed, byteCount: length)
+                }
+                consumed += length
+                return length
+            }
+        }
         xmlInitParser()
         var handler = DocumentLoader.makeHandler()
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -219,14 +272,14 @@ final class DocumentLoader {
                 capacity = chunkSize
                 chunk = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
             }
-            var count = FileIO.readRetrying(descriptor, chunk, wanted)
+            var count = read(chunk, wanted)
             if count < 0 { throw FileIO.error(path: path, operation: "read") }
             // A document that fits in the first chunk (a package's parts do) is read whole,
             // so that its spans alone may show it keeps within the limits (no scan).
             var isWhole = false
             if offset == 0, count > 0 {
                 while count < wanted {
-                    let more = FileIO.readRetrying(descriptor, chunk + count, wanted - count)
+                    let more = read(chunk + count, wanted - count)
                     if more < 0 { throw FileIO.error(path: path, operation: "read") }
                     if more == 0 { isWhole = true; break }
                     count += more
@@ -240,7 +293,7 @@ final class DocumentLoader {
             if !admitted, let violation = scanner.scan(bytes) {
                 // libxml2 first reads what comes before the construct, so an earlier error still comes first.
                 if violation.offset > offset { _ = xmlParseChunk(parser, chunk, Int32(violation.offset - offset), 0) }
-                if !hasFailed { fail(refusal(violation, descriptor: descriptor)) }
+                if !hasFailed { fail(refusal(violation, input: input)) }
                 break
             }
             offset += count
@@ -263,7 +316,7 @@ final class DocumentLoader {
             if !hasFailed { failedAtByte = Int(xmlByteConsumed(parser)) }
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(chunk).assumingMemoryBound(to: UInt8.self), count: unscanned)
             var fresh = MarkupScanner(limits: limits)
-            if let violation = fresh.scan(bytes), violation.offset <= failedAtByte { error = refusal(violation, descriptor: descriptor) }
+            if let violation = fresh.scan(bytes), violation.offset <= failedAtByte { error = refusal(violation, input: input) }
         }
         if let error { throw error }
         if parser.pointee.wellFormed == 0 {
@@ -275,8 +328,8 @@ final class DocumentLoader {
     }
 
     /// The error for a construct that breaks a limit, located at its start.
-    private func refusal(_ violation: MarkupScanner.Violation, descriptor: Int32) -> PackageError {
-        let location = DocumentLoader.location(ofByte: violation.offset, descriptor: descriptor, file: file)
+    private func refusal(_ violation: MarkupScanner.Violation, input: Input) -> PackageError {
+        let location = input.location(ofByte: violation.offset, file: file)
         if violation.isDeclaration {
             let what = violation.declaration.hasPrefix("<!DOCTYPE") ? "a DOCTYPE declaration (DTD)" : "a declaration (\(violation.declaration)…)"
             return .forbiddenDeclaration(location, what: what)

@@ -27,6 +27,10 @@ public struct PackageMergeResult: Sendable, Equatable {
     /// Objects in the merged document (``Method/wholeGraph`` only: the file-by-file
     /// merge reads only the files both sides changed, and does not count them).
     public var objectCount: Int?
+    /// How many ``ObjectState``s the merge built from the three versions: the
+    /// measure of its work (file by file, tests check it follows the objects
+    /// both sides changed, not the document).
+    var statesBuilt = 0
 
     /// Whether the merge recorded conflicts.
     public var hasConflicts: Bool { !conflicts.isEmpty }
@@ -77,7 +81,8 @@ extension DocumentPackage {
     /// without being parsed (sizes compared, then bytes); a file added on one
     /// side is taken, one removed on one side and unchanged on the other is
     /// removed; a file both sides changed goes through ``PackageFileMerge``
-    /// (object by object for a part, its conflicts recorded in it). What needs
+    /// (a part line by line: only the objects both sides changed are parsed
+    /// and merged, their conflicts recorded in it; the schema read once). What needs
     /// the whole document (a link to an object the other side deleted, unique
     /// values two objects now share) is settled when the merged package is
     /// opened, as for a package Git merged with `folio merge-file`. A file one
@@ -114,12 +119,12 @@ extension DocumentPackage {
     ///   read, a merge the engine refuses (schemas changed differently on the
     ///   two sides), a file that cannot be written. Nothing is written then.
     /// - Complexity: file by file, O(total bytes compared) plus the per-object
-    ///   merge of the files both sides changed, and (for the merge
+    ///   merge of the objects both sides changed, and (for the merge
     ///   transaction) the part files the result changed from ours compared
     ///   line by line, the objects whose lines differ read: proportional to
-    ///   the edits' files, not the document. Whole documents:
-    ///   O(objects × properties + links) of the three versions and the result,
-    ///   reading and writing them, and ours' history.
+    ///   the edits (and the bytes of the files they touched), not the
+    ///   document. Whole documents: O(objects × properties + links) of the
+    ///   three versions and the result, reading and writing them, and ours' history.
     public static func merge(base: URL, ours: URL, theirs: URL, into destination: URL) throws(PackageMergeError)
         -> PackageMergeResult {
         for (url, role) in [(base, "base"), (ours, "ours"), (theirs, "theirs")] where !isPackageFolder(url) {
@@ -188,7 +193,7 @@ extension DocumentPackage {
         do { merged = try ObjectGraph.merge(base: graphs[0], ours: graphs[1], theirs: graphs[2]) } catch { throw .merge(error) }
         do { try DocumentPackage(url: folder).write(merged.graph) } catch { throw .package(error) }
         return PackageMergeResult(method: .wholeGraph, conflicts: merged.conflicts, mergedFiles: 0, takenFiles: 0,
-                                  removedFiles: 0, objectCount: merged.graph.count)
+                                  removedFiles: 0, objectCount: merged.graph.count, statesBuilt: merged.statesBuilt)
     }
 
     // MARK: File by file
@@ -230,6 +235,9 @@ extension DocumentPackage {
         // The manifest first: the parts read their schema from the merged package,
         // which by now holds every blob either side has.
         var conflicts: [MergeConflict] = []
+        var statesBuilt = 0
+        // Read once, from the merged manifest, for every part (not once per part).
+        var schema: Schema?
         for path in toMerge.sorted(by: { ($0 == manifestFileName ? 0 : 1, $0) < ($1 == manifestFileName ? 0 : 1, $1) }) {
             guard let kind = fileKind(path) else {
                 throw .file(path: path, reason: "both sides changed a file Folio does not merge")
@@ -237,9 +245,11 @@ extension DocumentPackage {
             let baseFile = base.appendingPathComponent(path)
             let merged: PackageFileMerge.Merged
             do {
+                if case .part = kind, schema == nil { schema = try PackageFileMerge.schema(of: folder) }
                 merged = try PackageFileMerge.merge(kind, base: isFile(baseFile) ? baseFile : nil,
                                                     ours: ours.appendingPathComponent(path),
-                                                    theirs: theirs.appendingPathComponent(path), package: folder)
+                                                    theirs: theirs.appendingPathComponent(path), package: folder,
+                                                    schema: schema)
             } catch {
                 throw .file(path: path, reason: error.description)
             }
@@ -251,9 +261,10 @@ extension DocumentPackage {
                 throw .write(path: target.path, reason: error.localizedDescription)
             }
             conflicts += merged.conflicts
+            statesBuilt += merged.statesBuilt
         }
         return PackageMergeResult(method: .fileByFile, conflicts: conflicts, mergedFiles: toMerge.count, takenFiles: taken,
-                                  removedFiles: removed, objectCount: nil)
+                                  removedFiles: removed, objectCount: nil, statesBuilt: statesBuilt)
     }
 
     /// What a file is, by its path inside a format-3 package; `nil` for a file Folio does not merge.

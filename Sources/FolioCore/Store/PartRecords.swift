@@ -33,7 +33,23 @@ struct PartRecords {
     /// Reads a package's part file, reached the package's guarded way (``read(path:entity:schema:blobs:)``).
     static func read(item: PackageFolder.Item, entity entityName: String, schema: Schema, blobs: PackageFolder?)
         throws(PackageError) -> PartRecords {
-        let path = item.path
+        try read(path: item.path, entity: entityName, schema: schema, blobs: blobs) { (loader) throws(PackageError) in
+            try loader.parse(item)
+        }
+    }
+
+    /// Reads a part file's bytes held in memory (some of its lines, each at its
+    /// line number: see ``PartLines``), errors naming the file at `path`.
+    static func read(bytes: [UInt8], path: String, entity entityName: String, schema: Schema, blobs: PackageFolder?)
+        throws(PackageError) -> PartRecords {
+        try read(path: path, entity: entityName, schema: schema, blobs: blobs) { (loader) throws(PackageError) in
+            try loader.parse(bytes: bytes, path: path)
+        }
+    }
+
+    /// Reads a part file through `parse`, which runs the loader over its bytes.
+    private static func read(path: String, entity entityName: String, schema: Schema, blobs: PackageFolder?,
+                             parse: (DocumentLoader) throws(PackageError) -> Void) throws(PackageError) -> PartRecords {
         let location = PackageError.Location(file: path, line: 0, column: 0)
         guard let entity = schema.entity(named: entityName) else { throw .unknownEntity(location, name: entityName) }
         var records = PartRecords(entity: entity)
@@ -64,7 +80,7 @@ struct PartRecords {
                 failure = error
             }
         }
-        try loader.parse(item)
+        try parse(loader)
         if let failure { throw failure }
         records.root = loader.recordsRoot
         return records
@@ -134,26 +150,32 @@ struct PartRecords {
     /// conflict records (those of objects no longer here at their place).
     func bytes(schema: Schema) -> Data {
         var buffer = ByteBuffer()
-        buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<objects")
-        for name in root.keys.sorted() {
-            // A format-2 root counts the objects (`Animal="30"`): the count is the merged one.
-            let text = name == entity.name ? String(states.count) : root[name] ?? ""
-            DocumentWriter.appendText(text, name: name, to: &buffer)
-        }
-        buffer.append(">\n")
+        Self.appendHeader(root: root, entity: entity.name, count: states.count, to: &buffer)
         var recordsByID: [UInt64: [MergeConflict]] = [:]
         for conflict in conflicts { recordsByID[conflict.id.id, default: []].append(conflict) }
         for id in Set(states.keys).union(recordsByID.keys).sorted() {
-            if let state = states[id] { append(id, state, to: &buffer) }
+            if let state = states[id] { appendObject(id, state, to: &buffer) }
             for conflict in recordsByID[id] ?? [] { ConflictRecordXML.append(conflict, schema: schema, to: &buffer) }
         }
         buffer.append("</objects>\n")
         return buffer.withUnsafeBytes { Data($0) }
     }
 
+    /// A part file's first two lines: the declaration, and the root with the
+    /// XML attributes `root` (a part as read) in name order.
+    static func appendHeader(root: [String: String], entity: String, count: Int, to buffer: inout ByteBuffer) {
+        buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<objects")
+        for name in root.keys.sorted() {
+            // A format-2 root counts the objects (`Animal="30"`): the count is the merged one.
+            let text = name == entity ? String(count) : root[name] ?? ""
+            DocumentWriter.appendText(text, name: name, to: &buffer)
+        }
+        buffer.append(">\n")
+    }
+
     /// One object's line, as ``DocumentWriter`` writes it: attributes then
     /// relationships in declaration order, nil and empty lists left out.
-    private func append(_ id: UInt64, _ state: ObjectState, to buffer: inout ByteBuffer) {
+    func appendObject(_ id: UInt64, _ state: ObjectState, to buffer: inout ByteBuffer) {
         buffer.append("  <")
         buffer.append(string: entity.name)
         buffer.append(" f.id=\"")
