@@ -107,6 +107,9 @@ final class DocumentStore: @unchecked Sendable {
     /// The document's history: a transaction per save, written with the save
     /// it records (the package's, read with it; in memory, kept here only).
     private var history: HistoryLog
+    /// What learning the history's heads read, kept so learning them again
+    /// (after another writer's save is taken in) reads only the files that changed.
+    private var headsCache = HistoryLog.HeadsCache()
     /// Told of every saved state published (``StoreObserver``), weakly; with the
     /// package watcher that runs while any is registered.
     let observers = StoreObservers()
@@ -484,7 +487,7 @@ final class DocumentStore: @unchecked Sendable {
     /// A save's work under the store's lock; with `writing`, the package's write too.
     ///
     /// The first transaction a store appends to a history it read learns that
-    /// history's heads (``HistoryLog/learnHeads(in:limits:schema:recordingMerge:)``,
+    /// history's heads (``HistoryLog/learnHeads(in:limits:schema:recordingMerge:cache:)``,
     /// a read of every history file, once): a history a Git merge branched
     /// gets its merge transaction first, persisted by this write and handed
     /// back in `merge`.
@@ -506,7 +509,7 @@ final class DocumentStore: @unchecked Sendable {
         if let transaction = recorded {
             if history.heads == nil {
                 merge = history.learnHeads(in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema,
-                                           recordingMerge: true)
+                                           recordingMerge: true, cache: &headsCache)
             }
             recorded?.number = history.append(transaction)
         }

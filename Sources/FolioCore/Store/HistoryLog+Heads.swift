@@ -23,19 +23,24 @@ extension HistoryLog {
     ///
     /// - Complexity: O(transactions and the parents they name).
     static func heads(of transactions: [StoredTransaction]) -> [Int64] {
-        var named = Set<Int64>()
-        var floor: Int64 = 0
-        let numbers = Set(transactions.map(\.number))
-        for transaction in transactions {
-            floor = max(floor, Self.floor(of: transaction, numbers: numbers))
-            for parent in transaction.parents ?? [] where numbers.contains(parent) { named.insert(parent) }
-        }
-        return transactions.map(\.number).filter { $0 > floor && !named.contains($0) }
+        heads(of: transactions.map { Link(number: $0.number, parents: $0.parents) })
     }
 
-    /// What `transaction` follows by number alone: everything numbered up to this.
-    private static func floor(of transaction: StoredTransaction, numbers: Set<Int64>) -> Int64 {
-        guard let parents = transaction.parents else { return transaction.number - 1 }
+    /// ``heads(of:)-([StoredTransaction])`` of transactions' numbers and parents.
+    static func heads(of links: [Link]) -> [Int64] {
+        var named = Set<Int64>()
+        var floor: Int64 = 0
+        let numbers = Set(links.map(\.number))
+        for link in links {
+            floor = max(floor, Self.floor(number: link.number, parents: link.parents, numbers: numbers))
+            for parent in link.parents ?? [] where numbers.contains(parent) { named.insert(parent) }
+        }
+        return links.map(\.number).filter { $0 > floor && !named.contains($0) }
+    }
+
+    /// What a transaction follows by number alone: everything numbered up to this.
+    private static func floor(number: Int64, parents: [Int64]?, numbers: Set<Int64>) -> Int64 {
+        guard let parents else { return number - 1 }
         return parents.last { !numbers.contains($0) } ?? 0
     }
 
@@ -79,7 +84,7 @@ extension HistoryLog {
             var pending = [head]
             while let number = pending.popLast() {
                 guard let transaction = byNumber[number] else { continue }
-                floor = max(floor, Self.floor(of: transaction, numbers: numbers))
+                floor = max(floor, Self.floor(number: transaction.number, parents: transaction.parents, numbers: numbers))
                 for parent in transaction.parents ?? [] where numbers.contains(parent) && named.insert(parent).inserted {
                     pending.append(parent)
                 }

@@ -48,7 +48,7 @@ struct HistoryLog: Equatable, Sendable {
     var files: Files?
 
     /// The heads of the history (``heads(of:)``) the next transaction appended
-    /// names as its parents, once ``learnHeads(in:limits:schema:recordingMerge:)``
+    /// names as its parents, once ``learnHeads(in:limits:schema:recordingMerge:cache:)``
     /// read them; each append then makes itself the one head. `nil`: not
     /// known (a log read and not yet learned, or whose files did not read):
     /// transactions are appended without parents, as before Folio recorded them.
@@ -241,19 +241,75 @@ struct HistoryLog: Equatable, Sendable {
     /// other by number), nor when a file does not read: a damaged history never
     /// stops a save, whose transactions are then appended without parents.
     ///
-    /// - Complexity: a read of every history file: O(bytes of history).
-    mutating func learnHeads(in package: PackageFolder?, limits: DocumentLimits, schema: Schema?,
-                             recordingMerge: Bool) -> StoredTransaction? {
-        guard files != nil, heads == nil,
-              let stored = try? storedTransactions(in: package, limits: limits, schema: schema) else { return nil }
-        if let last = stored.last?.number { nextNumber = max(nextNumber, last == .max ? .max : last + 1) }
-        guard recordingMerge, let merge = Self.merge(of: stored, schema: schema) else {
-            heads = Self.heads(of: stored)
+    /// - Complexity: a read of every history file `cache` does not hold as it
+    ///   is now: O(bytes of history) the first time; then O(files) to stat them
+    ///   and the bytes of those that changed. A history that branched is read
+    ///   whole again, for the merge's changes.
+    mutating func learnHeads(in package: PackageFolder?, limits: DocumentLimits, schema: Schema?, recordingMerge: Bool,
+                             cache: inout HeadsCache) -> StoredTransaction? {
+        guard files != nil, heads == nil, let links = links(in: package, limits: limits, schema: schema, cache: &cache) else {
             return nil
         }
+        if let last = links.last?.number { nextNumber = max(nextNumber, last == .max ? .max : last + 1) }
+        let found = Self.heads(of: links)
+        // Branched: the merge needs the changes, which the cache does not keep; read again (rare: once per union).
+        guard recordingMerge, found.count > 1 else {
+            heads = found
+            return nil
+        }
+        guard let stored = try? storedTransactions(in: package, limits: limits, schema: schema),
+              let merge = Self.merge(of: stored, schema: schema) else { return nil }
         appendToFile(merge, keepingNumber: true)
         heads = [merge.number]
         return merge
+    }
+
+    /// What ``learnHeads(in:limits:schema:recordingMerge:cache:)`` keeps of the
+    /// history files it read, by name: each file's stamp (identity, change time
+    /// and size: a writer replaces a file, never edits it) and its transactions'
+    /// numbers and parents. A store keeps it across the histories it takes in,
+    /// so learning the heads again after another writer's save reads only the
+    /// files that changed.
+    struct HeadsCache: Sendable {
+        fileprivate var files: [String: (stamp: CommitStamp, size: Int, links: [Link])] = [:]
+    }
+
+    /// A transaction's number and parents: what heads are found from.
+    struct Link: Equatable, Sendable {
+        var number: Int64
+        var parents: [Int64]?
+    }
+
+    /// Every transaction's ``Link``, ascending, duplicates (by number and
+    /// parents) kept once: from memory, the cache, or the files (a file that
+    /// does not read: `nil`).
+    private func links(in package: PackageFolder?, limits: DocumentLimits, schema: Schema?,
+                       cache: inout HeadsCache) -> [Link]? {
+        var all: [Link] = []
+        for segment in segments {
+            if let transactions = segment.transactions {
+                all += transactions.map { Link(number: $0.number, parents: $0.parents) }
+                continue
+            }
+            guard let package else { continue }
+            let path = package.item(segment.file, in: Self.folderName).path
+            let stamp = FileIO.commitStamp(path), size = FileIO.status(path)?.size ?? -1
+            if let stamp, let cached = cache.files[segment.file], cached.stamp == stamp, cached.size == size {
+                all += cached.links
+                continue
+            }
+            guard let read = try? Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling, schema: schema) else {
+                return nil
+            }
+            let links = read.map { Link(number: $0.number, parents: $0.parents) }
+            if let stamp { cache.files[segment.file] = (stamp, size, links) }
+            all += links
+        }
+        all += tail.map { Link(number: $0.number, parents: $0.parents) }
+        all.sort { $0.number < $1.number }
+        var result: [Link] = []
+        for link in all where !result.reversed().prefix(while: { $0.number == link.number }).contains(link) { result.append(link) }
+        return result
     }
 
     // MARK: Format 3

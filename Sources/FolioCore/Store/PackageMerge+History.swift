@@ -64,7 +64,9 @@ extension DocumentPackage {
             var log = DocumentPackage(url: merged).listedHistory(journal: nil)
             guard let transaction = try fileByFileDifference(ours: ours, theirs: theirs, merged: merged) else { return }
             // It merges the branches the result's history holds: it names their heads (the union's).
-            _ = log.learnHeads(in: DocumentPackage(url: merged).folder, limits: .standard, schema: nil, recordingMerge: false)
+            var cache = HistoryLog.HeadsCache()
+            _ = log.learnHeads(in: DocumentPackage(url: merged).folder, limits: .standard, schema: nil, recordingMerge: false,
+                               cache: &cache)
             log.nextNumber = max(log.nextNumber, highestTransactionNumber(in: [base, ours, theirs]) + 1)
             log.append(transaction)
             try writeHistoryFiles(log, into: merged)
@@ -235,7 +237,8 @@ extension DocumentPackage {
                 log.adoptFileLayout(in: ourPackage.folder, limits: .standard)
             }
             if let transaction {
-                _ = log.learnHeads(in: ourPackage.folder, limits: .standard, schema: nil, recordingMerge: false)
+                var cache = HistoryLog.HeadsCache()
+                _ = log.learnHeads(in: ourPackage.folder, limits: .standard, schema: nil, recordingMerge: false, cache: &cache)
                 log.nextNumber = max(log.nextNumber, highest + 1)
                 log.append(transaction)
             }
