@@ -118,6 +118,29 @@ import Folio
         #expect(observer.historyTokens[merge.storeIdentifier] as? DefaultHistoryToken == save.token)
     }
 
+    @Test("a Git merge made while the document is open: once taken in, the next save persists the merge and follows it")
+    func unionTakenInWhileOpen() throws {
+        let folder = try TemporaryFolder("git-merge-history")
+        let versions = try MergeHistoryTests.versions(in: folder.url)
+        let context = try makeContext(try MergeHistoryTests.schema(), url: versions.ours)
+        try context.setValue(.int(6), for: "age", of: versions.rex)
+        try context.save()
+        // Git unites the history files and checks out the merged manifest (a new file in its place).
+        try Self.uniteHistory(from: versions.theirs, into: versions.ours)
+        let manifest = versions.ours.appendingPathComponent(PackageManifest.fileName)
+        let checkedOut = versions.ours.appendingPathComponent("manifest.checkout")
+        try FileManager.default.copyItem(at: manifest, to: checkedOut)
+        #expect(rename(checkedOut.path, manifest.path) == 0)
+        #expect(try context.container.store.takeInOutsideSave())
+        let merge = try #require(try MergeHistoryTests.history(context).last)
+        #expect(merge.author == DocumentPackage.mergeAuthor)
+        try context.setValue(.int(7), for: "age", of: versions.rex)
+        try context.save()
+        let stored = try Self.stored(versions.ours)
+        #expect(stored.suffix(2).map(\.number) == [merge.transactionIdentifier, try #require(stored.last).number])
+        #expect(stored.last?.parents == [merge.transactionIdentifier])
+    }
+
     @Test("both branches persist the same merge: united again, it reads once, and their later saves merge again")
     func bothBranchesPersistTheMerge() throws {
         let folder = try TemporaryFolder("git-merge-history")
