@@ -78,6 +78,30 @@ struct GitMergeTests {
         try Self.expectBothEdits(repository)
     }
 
+    @Test("after git merge, 'changes since' the merging branch's last token lists a transaction by merge with the other branch's edits")
+    func mergeTransactionAfterGitMerge() throws {
+        let repository = try Self.repository()
+        // b saves first: its transaction is numbered below a's last token, which an app syncing from a holds.
+        try repository.switchTo("b")
+        _ = try Self.edit(repository, "insert Animal name=\"Tiger\" diet=\"carnivorous\" category=\(Self.mammal)\n"
+                          + "set \(Self.animal) diet=\"omnivorous\"\n")
+        _ = try repository.commitAll("b: Tiger, a diet")
+        try repository.switchTo("a")
+        _ = try Self.edit(repository, "insert Animal name=\"Lion\" diet=\"carnivorous\" category=\(Self.mammal)\n")
+        _ = try repository.commitAll("a: Lion")
+        let before = try Self.read(repository, "changes\n")
+        let token = try #require(before.lines.last { $0.hasPrefix("transaction ") }?.split(separator: " ").dropFirst().first)
+        let merge = try repository.merge("b")
+        #expect(merge.status == 0, "\(merge.stdout)\(merge.stderr)")
+        let changes = try Self.read(repository, "changes since \(token)\n")
+        #expect(changes.status == 0, "\(changes.stdout)\(changes.stderr)")
+        let headings = changes.lines.filter { $0.hasPrefix("transaction ") }
+        #expect(headings.count == 1, "b's save is below the token; the merge above it: \(changes.stdout)")
+        #expect(headings.first?.contains("  by merge  ") == true, "\(changes.stdout)")
+        #expect(changes.lines.contains("  update Animal #\(Self.animal): diet"), "\(changes.stdout)")
+        #expect(changes.lines.contains { $0.hasPrefix("  insert Animal #") }, "\(changes.stdout)")
+    }
+
     @Test("git rebase and git cherry-pick of the same edits give the same document")
     func rebaseAndCherryPick() throws {
         let repository = try Self.repository()

@@ -114,4 +114,27 @@ import FolioTestSupport
         try context.save()
         #expect(context.store.isWatchingPackage)
     }
+
+    #if os(Linux)
+    @Test("a merge written over the observed package: the watcher takes it in, then watches the folder in its place, so a later outside save is told too")
+    func watchesTheFolderAMergePutInPlace() throws {
+        let folder = try TemporaryFolder("watcher-after-merge")
+        let versions = try MergeHistoryTests.versions(in: folder.url)
+        let context = try makeContext(try MergeHistoryTests.schema(), url: versions.ours)
+        let recorder = Recorder()
+        context.store.addObserver(recorder)
+        #expect(context.store.isWatchingPackage)
+        try DocumentPackage.merge(base: versions.base, ours: versions.ours, theirs: versions.theirs, into: versions.ours)
+        // The old folder's watch ended: the merged package is taken in (its whole history told).
+        #expect(recorder.waitFor(1))
+        #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 3)
+        #expect(context.store.isWatchingPackage)
+        // Another program saves into the merged package: the new watcher sees it.
+        let graph = try DocumentPackage(url: versions.ours).read()
+        _ = try graph.insert("Animal", ["name": .string("Olm"), "age": .int(9)])
+        try DocumentPackage(url: versions.ours).write(graph)
+        #expect(recorder.waitFor(2))
+        #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 4)
+    }
+    #endif
 }

@@ -38,6 +38,9 @@ extension DocumentStore {
     /// exists on disk, and none runs yet. Its wake-ups take in another
     /// process's save (``takeInOutsideSave()``), which tells the observers;
     /// a failure to read it is logged (``FolioLog``), and taken in at the next wake-up.
+    /// When the folder watched was replaced under its path (as a merge written
+    /// over ours does), the watcher is dropped and the folder now at the path
+    /// watched instead.
     ///
     /// - Returns: whether a watcher runs now.
     @discardableResult
@@ -48,6 +51,13 @@ extension DocumentStore {
             do throws(PackageError) {
                 return try PackageWatcher(folder: package.url) { [weak self] in
                     guard let self else { return }
+                    // The folder watched was replaced (a merge written over ours): watch the one in its
+                    // place before taking it in, so a save after that is not missed. Its end is not
+                    // awaited: a store's open lock file keeps the old folder's inode, and its IN_IGNORED, back.
+                    if observers.dropReplacedWatcher() { watchPackageIfObserved() }
+                    // Nothing at the path: moved aside by a replacement under way, whose removal of the
+                    // old folder's files wakes this again; or gone, which a read would only report.
+                    guard FileIO.fileExists(package.url.path) else { return }
                     do throws(ModelError) { try takeInOutsideSave() } catch { ModelContainer.report(error, to: nil) }
                 }
             } catch {

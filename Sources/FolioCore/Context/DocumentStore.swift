@@ -107,6 +107,9 @@ final class DocumentStore: @unchecked Sendable {
     /// The document's history: a transaction per save, written with the save
     /// it records (the package's, read with it; in memory, kept here only).
     private var history: HistoryLog
+    /// What learning the history's heads read, kept so learning them again
+    /// (after another writer's save is taken in) reads only the files that changed.
+    private var headsCache = HistoryLog.HeadsCache()
     /// Told of every saved state published (``StoreObserver``), weakly; with the
     /// package watcher that runs while any is registered.
     let observers = StoreObservers()
@@ -457,15 +460,19 @@ final class DocumentStore: @unchecked Sendable {
     /// Observers (``StoreObserver``) are told once the save is published and the locks let go.
     func save(_ request: SaveRequest, inBackground: Bool = false) throws(ModelError) -> SaveRequest.Outcome {
         let outcome: SaveRequest.Outcome
+        // The merge of a branched history this save persisted first, if any.
+        var merge: StoredTransaction?
         if let writer, !inBackground {
             outcome = try writer.exclusively { () throws(ModelError) -> SaveRequest.Outcome in
-                try commit(request, writing: true)
+                try commit(request, writing: true, merge: &merge)
             }
         } else {
-            outcome = try commit(request, writing: false)
+            outcome = try commit(request, writing: false, merge: &merge)
         }
         // A save that did not throw published its state.
-        if case .committed(let recorded, _, _) = outcome { notifyObservers { recorded.map { [$0] } ?? [] } }
+        if case .committed(let recorded, _, _) = outcome {
+            notifyObservers { (merge.map { [$0] } ?? []) + (recorded.map { [$0] } ?? []) }
+        }
         return outcome
     }
 
@@ -478,7 +485,14 @@ final class DocumentStore: @unchecked Sendable {
     }
 
     /// A save's work under the store's lock; with `writing`, the package's write too.
-    private func commit(_ request: SaveRequest, writing: Bool) throws(ModelError) -> SaveRequest.Outcome {
+    ///
+    /// The first transaction a store appends to a history it read learns that
+    /// history's heads (``HistoryLog/learnHeads(in:limits:schema:recordingMerge:cache:)``,
+    /// a read of every history file, once): a history a Git merge branched
+    /// gets its merge transaction first, persisted by this write and handed
+    /// back in `merge`.
+    private func commit(_ request: SaveRequest, writing: Bool,
+                        merge: inout StoredTransaction?) throws(ModelError) -> SaveRequest.Outcome {
         lock.lock()
         defer { lock.unlock() }
         let others = contextGenerations.keys.contains { $0 != request.context }
@@ -493,6 +507,10 @@ final class DocumentStore: @unchecked Sendable {
         var history = self.history
         var recorded = request.transaction
         if let transaction = recorded {
+            if history.heads == nil {
+                merge = history.learnHeads(in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema,
+                                           recordingMerge: true, cache: &headsCache)
+            }
             recorded?.number = history.append(transaction)
         }
         if writing, let package {

@@ -59,45 +59,24 @@ extension ModelContext {
             deletedIDs[Int(ref.entity)].append(graph.tables[Int(ref.entity)].ids[Int(ref.row)])
         }
         for entity in 0..<entityCount {
-            let name = layout.entities[entity].name
-            if !insertedIDs[entity].isEmpty { transaction.inserted.append(.init(entity: name, ids: insertedIDs[entity])) }
-            if let groups = updates[entity] {
-                let attributes = layout.entities[entity].attributes
-                for (properties, ids) in groups.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-                    let names = properties.map { $0 < attributes.count ? attributes[$0].name
-                        : layout.entities[entity].links[$0 - attributes.count].name ?? "" }
-                    transaction.updated.append(.init(entity: name, properties: names, ids: ids.sorted()))
-                }
+            let described = layout.entities[entity], attributes = described.attributes
+            let preserved = attributes.indices.filter { attributes[$0].options.contains(.preserveValueOnDeletion) }
+            transaction.appendChanges(of: described.name, inserted: insertedIDs[entity], updated: updates[entity] ?? [:],
+                                      propertyName: { $0 < attributes.count ? attributes[$0].name
+                                          : described.links[$0 - attributes.count].name ?? "" },
+                                      deleted: deletedIDs[entity],
+                                      preserved: preserved.map { (attributes[$0].name, attributes[$0].type) }) { id, slot in
+                preservedValue(id, attribute: preserved[slot])
             }
-            guard !deletedIDs[entity].isEmpty else { continue }
-            deletedIDs[entity].sort()
-            transaction.deleted.append(.init(entity: name, ids: deletedIDs[entity]))
-            transaction.tombstones += tombstones(entity: entity, ids: deletedIDs[entity])
         }
         return transaction.isEmpty ? nil : transaction
     }
 
-    /// The tombstones of deleted objects: each `preserveValueOnDeletion`
-    /// attribute's last value (as the context holds it, else as saved).
-    private func tombstones(entity: Int, ids: [UInt64]) -> [StoredTransaction.Tombstone] {
-        let attributes = graph.layout.entities[entity].attributes
-        let preserved = attributes.indices.filter { attributes[$0].options.contains(.preserveValueOnDeletion) }
-        guard !preserved.isEmpty else { return [] }
-        return ids.map { id in
-            var tombstone = StoredTransaction.Tombstone(entity: graph.layout.entities[entity].name, id: id, values: [])
-            for index in preserved {
-                let value: Value?
-                if let ref = graph.index[id] {
-                    value = try? graph.loadValue(ref, index)
-                } else if let saved = baseline.index[id] {
-                    value = try? baseline.loadValue(saved, index)
-                } else {
-                    value = nil
-                }
-                guard let value, value != .null else { continue }
-                tombstone.values.append((attributes[index].name, attributes[index].type, value))
-            }
-            return tombstone
-        }
+    /// A deleted object's last value of a `preserveValueOnDeletion`
+    /// attribute (its tombstone's): as the context holds it, else as saved.
+    private func preservedValue(_ id: UInt64, attribute index: Int) -> Value? {
+        if let ref = graph.index[id] { return try? graph.loadValue(ref, index) }
+        if let saved = baseline.index[id] { return try? baseline.loadValue(saved, index) }
+        return nil
     }
 }

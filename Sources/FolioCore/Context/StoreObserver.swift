@@ -70,6 +70,20 @@ final class StoreObservers: @unchecked Sendable {
         }
     }
 
+    /// Drops the watcher if the folder it watches was replaced
+    /// (``PackageWatcher/isReplaced``), so the next ``watchIfObserved(_:)`` starts one on
+    /// the folder now at the path; whether it did. Called from that watcher's
+    /// handler, whose own cancel returns at once.
+    func dropReplacedWatcher() -> Bool {
+        let ended: PackageWatcher? = lock.withLock {
+            guard let watcher, watcher.isReplaced else { return nil }
+            self.watcher = nil
+            return watcher
+        }
+        ended?.cancel()
+        return ended != nil
+    }
+
     /// Whether a watcher runs (tests).
     var isWatching: Bool { lock.withLock { watcher != nil } }
 

@@ -134,7 +134,7 @@ extension DocumentLoader {
         historyLog?.segments.append(HistoryLog.Segment(first: first, last: last, count: count, file: file))
     }
 
-    /// One `<transaction id timestamp author bundle process>`.
+    /// One `<transaction id timestamp author bundle process parents>`.
     private func readTransaction(_ xml: [String: String]) {
         guard let number = xml["id"].flatMap(Int64.init), number > 0,
               historyTransactions.last.map({ $0.number < number }) ?? true else {
@@ -148,8 +148,22 @@ extension DocumentLoader {
         guard let bundle = text("bundle", xml), let process = text("process", xml) else {
             return fail(.unexpectedContent(location(), found: "<transaction> without bundle or process", expected: "both"))
         }
-        historyTransactions.append(StoredTransaction(number: number, timestamp: timestamp, author: text("author", xml),
-                                                     bundleIdentifier: bundle, processIdentifier: process))
+        var parents: [Int64]?
+        if let written = xml["parents"] {
+            var list: [Int64] = []
+            for word in written.split(separator: " ", omittingEmptySubsequences: false) where !written.isEmpty {
+                guard let parent = Int64(word), parent > 0, parent < number, list.last.map({ $0 < parent }) ?? true else {
+                    return fail(.invalidValue(location(), entity: "transaction", attribute: "parents", text: written,
+                                              expected: "ascending transaction numbers below its id (\(number)), one space apart"))
+                }
+                list.append(parent)
+            }
+            parents = list
+        }
+        var transaction = StoredTransaction(number: number, timestamp: timestamp, author: text("author", xml),
+                                            bundleIdentifier: bundle, processIdentifier: process)
+        transaction.parents = parents
+        historyTransactions.append(transaction)
     }
 
     /// Text written by ``DocumentWriter/appendText(_:name:to:)``: `name`, or `name.esc` with JSON escapes.

@@ -47,6 +47,13 @@ struct HistoryLog: Equatable, Sendable {
     /// The format-3 layout, once the log is in it.
     var files: Files?
 
+    /// The heads of the history (``heads(of:)``) the next transaction appended
+    /// names as its parents, once ``learnHeads(in:limits:schema:recordingMerge:cache:)``
+    /// read them; each append then makes itself the one head. `nil`: not
+    /// known (a log read and not yet learned, or whose files did not read):
+    /// transactions are appended without parents, as before Folio recorded them.
+    var heads: [Int64]?
+
     /// The number the next transaction gets: numbers are never reused, even
     /// once their transactions are deleted, so a token stays meaningful.
     var nextNumber: Int64 = 1
@@ -97,7 +104,13 @@ struct HistoryLog: Equatable, Sendable {
     /// - Complexity: O(size of the transaction), and O(size of the tail) when it closes.
     @discardableResult
     mutating func append(_ transaction: StoredTransaction) -> Int64 {
-        if files != nil { return appendToFile(transaction) }
+        if files != nil {
+            var transaction = transaction
+            transaction.parents = heads
+            let number = appendToFile(transaction)
+            if heads != nil { heads = [number] }
+            return number
+        }
         var transaction = transaction
         transaction.number = nextNumber
         nextNumber += 1
@@ -190,14 +203,113 @@ struct HistoryLog: Equatable, Sendable {
     /// - Throws: ``PackageError`` for a segment file that is missing or damaged.
     /// - Parameter schema: the schema the files read must name only what it
     ///   declares (the document's, as on disk); `nil`: not checked.
+    ///
+    /// A format-3 history that branched (a Git merge united two branches'
+    /// files: ``heads(of:)`` finds more than one head) reads with the
+    /// transaction that merges them last (``merge(of:schema:)``), until a save
+    /// persists it; a transaction two branches both persisted reads once.
     func transactions(in package: PackageFolder?, limits: DocumentLimits, schema: Schema?) throws(PackageError) -> [StoredTransaction] {
+        let stored = try storedTransactions(in: package, limits: limits, schema: schema)
+        guard files != nil, let merge = Self.merge(of: stored, schema: schema) else { return stored }
+        return stored + [merge]
+    }
+
+    /// Every transaction the files and the tail hold, oldest first (in format
+    /// 3, by number, duplicates dropped), without a merge made up.
+    ///
+    /// - Throws: ``PackageError`` for a segment file that is missing or damaged.
+    func storedTransactions(in package: PackageFolder?, limits: DocumentLimits, schema: Schema?) throws(PackageError) -> [StoredTransaction] {
         var all: [StoredTransaction] = []
         for segment in segments {
             all += try Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling, schema: schema)
         }
         guard files != nil else { return all + tail }
         // Several writers' files: their transactions interleave by number (a time, see appendToFile).
-        return (all + tail).sorted { $0.number < $1.number }
+        return Self.withoutDuplicates((all + tail).sorted { $0.number < $1.number })
+    }
+
+    /// Reads the whole history once, so the transactions appended from now on
+    /// name its heads as their parents (``heads``), and numbers them above
+    /// every transaction read. With `recordingMerge`, a history that branched
+    /// gets its merge transaction (``merge(of:schema:)``) appended first, under
+    /// its own number, so the next write persists it; it is returned. A store
+    /// calls this before its first append (and after taking in another
+    /// writer's history); a package merge, whose own transaction merges the
+    /// branches, without `recordingMerge`.
+    ///
+    /// Nothing is learned for a format-2 log (its transactions follow each
+    /// other by number), nor when a file does not read: a damaged history never
+    /// stops a save, whose transactions are then appended without parents.
+    ///
+    /// - Complexity: a read of every history file `cache` does not hold as it
+    ///   is now: O(bytes of history) the first time; then O(files) to stat them
+    ///   and the bytes of those that changed. A history that branched is read
+    ///   whole again, for the merge's changes.
+    mutating func learnHeads(in package: PackageFolder?, limits: DocumentLimits, schema: Schema?, recordingMerge: Bool,
+                             cache: inout HeadsCache) -> StoredTransaction? {
+        guard files != nil, heads == nil, let links = links(in: package, limits: limits, schema: schema, cache: &cache) else {
+            return nil
+        }
+        if let last = links.last?.number { nextNumber = max(nextNumber, last == .max ? .max : last + 1) }
+        let found = Self.heads(of: links)
+        // Branched: the merge needs the changes, which the cache does not keep; read again (rare: once per union).
+        guard recordingMerge, found.count > 1 else {
+            heads = found
+            return nil
+        }
+        guard let stored = try? storedTransactions(in: package, limits: limits, schema: schema),
+              let merge = Self.merge(of: stored, schema: schema) else { return nil }
+        appendToFile(merge, keepingNumber: true)
+        heads = [merge.number]
+        return merge
+    }
+
+    /// What ``learnHeads(in:limits:schema:recordingMerge:cache:)`` keeps of the
+    /// history files it read, by name: each file's stamp (identity, change time
+    /// and size: a writer replaces a file, never edits it) and its transactions'
+    /// numbers and parents. A store keeps it across the histories it takes in,
+    /// so learning the heads again after another writer's save reads only the
+    /// files that changed.
+    struct HeadsCache: Sendable {
+        fileprivate var files: [String: (stamp: CommitStamp, size: Int, links: [Link])] = [:]
+    }
+
+    /// A transaction's number and parents: what heads are found from.
+    struct Link: Equatable, Sendable {
+        var number: Int64
+        var parents: [Int64]?
+    }
+
+    /// Every transaction's ``Link``, ascending, duplicates (by number and
+    /// parents) kept once: from memory, the cache, or the files (a file that
+    /// does not read: `nil`).
+    private func links(in package: PackageFolder?, limits: DocumentLimits, schema: Schema?,
+                       cache: inout HeadsCache) -> [Link]? {
+        var all: [Link] = []
+        for segment in segments {
+            if let transactions = segment.transactions {
+                all += transactions.map { Link(number: $0.number, parents: $0.parents) }
+                continue
+            }
+            guard let package else { continue }
+            let path = package.item(segment.file, in: Self.folderName).path
+            let stamp = FileIO.commitStamp(path), size = FileIO.status(path)?.size ?? -1
+            if let stamp, let cached = cache.files[segment.file], cached.stamp == stamp, cached.size == size {
+                all += cached.links
+                continue
+            }
+            guard let read = try? Self.load(segment, in: package, limits: limits, ceiling: identifierCeiling, schema: schema) else {
+                return nil
+            }
+            let links = read.map { Link(number: $0.number, parents: $0.parents) }
+            if let stamp { cache.files[segment.file] = (stamp, size, links) }
+            all += links
+        }
+        all += tail.map { Link(number: $0.number, parents: $0.parents) }
+        all.sort { $0.number < $1.number }
+        var result: [Link] = []
+        for link in all where !result.reversed().prefix(while: { $0.number == link.number }).contains(link) { result.append(link) }
+        return result
     }
 
     // MARK: Format 3
@@ -254,7 +366,8 @@ struct HistoryLog: Equatable, Sendable {
     /// below a number this log gave or read, so numbers from different
     /// writers ascend with time and do not collide; the tail file is rewritten
     /// by the next save and closed once it passes ``segmentBytes``.
-    private mutating func appendToFile(_ transaction: StoredTransaction) -> Int64 {
+    @discardableResult
+    private mutating func appendToFile(_ transaction: StoredTransaction, keepingNumber: Bool = false) -> Int64 {
         var layout = files ?? Files()
         let lane: UInt64
         if let drawn = layout.lane {
@@ -271,7 +384,8 @@ struct HistoryLog: Equatable, Sendable {
         let milliseconds = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
         let clock = milliseconds << 20 | Int64(lane & 0xF_FFFF)
         var transaction = transaction
-        transaction.number = max(nextNumber, clock)
+        // A merge transaction keeps the number every reader of the history gives it.
+        if !keepingNumber { transaction.number = max(nextNumber, clock) }
         // Past the last number (only a format-2 history could have come near it) numbers stop growing.
         nextNumber = transaction.number == .max ? .max : transaction.number + 1
         var buffer = ByteBuffer()

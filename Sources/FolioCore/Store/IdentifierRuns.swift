@@ -61,6 +61,39 @@ struct IdentifierRuns: Equatable, Sendable, Sequence {
         return result
     }
 
+    /// The identifiers both hold, as runs: O(runs of both).
+    func intersection(_ other: IdentifierRuns) -> IdentifierRuns {
+        var result = IdentifierRuns()
+        var (i, j) = (0, 0)
+        while i < runs.count, j < other.runs.count {
+            let a = runs[i], b = other.runs[j]
+            let low = Swift.max(a.lowerBound, b.lowerBound), high = Swift.min(a.upperBound, b.upperBound)
+            if low <= high { result.append(low...high) }
+            if a.upperBound < b.upperBound { i += 1 } else { j += 1 }
+        }
+        return result
+    }
+
+    /// The identifiers this holds and `other` does not, as runs: O(runs of both).
+    func subtracting(_ other: IdentifierRuns) -> IdentifierRuns {
+        var result = IdentifierRuns()
+        var j = 0
+        for run in runs {
+            var low = run.lowerBound
+            var remaining = true
+            while j < other.runs.count, other.runs[j].upperBound < low { j += 1 }
+            var k = j
+            while remaining, k < other.runs.count, other.runs[k].lowerBound <= run.upperBound {
+                let cut = other.runs[k]
+                if cut.lowerBound > low { result.append(low...(cut.lowerBound - 1)) }
+                if cut.upperBound >= run.upperBound { remaining = false } else { low = cut.upperBound + 1 }
+                k += 1
+            }
+            if remaining { result.append(low...run.upperBound) }
+        }
+        return result
+    }
+
     /// The identifiers, ascending.
     func makeIterator() -> FlattenSequence<[ClosedRange<UInt64>]>.Iterator { runs.joined().makeIterator() }
 

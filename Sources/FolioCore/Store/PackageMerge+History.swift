@@ -21,6 +21,12 @@ extension DocumentPackage {
     ///     predicate: #Predicate { $0.token > lastToken && $0.author == merge }))
     /// ```
     ///
+    /// A history whose branches a Git merge united (with `folio merge-file`,
+    /// which merges part files and runs nothing that records a transaction)
+    /// reads with a transaction by this author too, after both branches,
+    /// holding the changes each made since they parted; the next save writes
+    /// it into the package (docs/FORMAT.md, "Parents and heads").
+    ///
     /// A context whose ``ModelContext/author`` is set to the same text records
     /// its saves under it too: keep it for merges.
     public static let mergeAuthor = "merge"
@@ -36,8 +42,10 @@ extension DocumentPackage {
     /// docs/FORMAT.md); whole graphs, of the two graphs, the merge's
     /// reconcile included. Its number is above every transaction of the three
     /// versions and the clock (as a save's: ``HistoryLog``); it goes to a
-    /// history file of a lane of its own. No transaction is recorded when the
-    /// result equals ours.
+    /// history file of a lane of its own, and names as its parents the heads
+    /// of the history it is appended to (both sides' files, file by file), so
+    /// no Git-style merge is made up on top of it. No transaction is recorded
+    /// when the result equals ours.
     ///
     /// - Throws: ``PackageMergeError/package(_:)`` when a part or the manifest
     ///   of ours or of the result does not read (located by file and line);
@@ -55,6 +63,10 @@ extension DocumentPackage {
             // The history files of both sides are in the result already (taken, or merged by transaction).
             var log = DocumentPackage(url: merged).listedHistory(journal: nil)
             guard let transaction = try fileByFileDifference(ours: ours, theirs: theirs, merged: merged) else { return }
+            // It merges the branches the result's history holds: it names their heads (the union's).
+            var cache = HistoryLog.HeadsCache()
+            _ = log.learnHeads(in: DocumentPackage(url: merged).folder, limits: .standard, schema: nil, recordingMerge: false,
+                               cache: &cache)
             log.nextNumber = max(log.nextNumber, highestTransactionNumber(in: [base, ours, theirs]) + 1)
             log.append(transaction)
             try writeHistoryFiles(log, into: merged)
@@ -225,6 +237,8 @@ extension DocumentPackage {
                 log.adoptFileLayout(in: ourPackage.folder, limits: .standard)
             }
             if let transaction {
+                var cache = HistoryLog.HeadsCache()
+                _ = log.learnHeads(in: ourPackage.folder, limits: .standard, schema: nil, recordingMerge: false, cache: &cache)
                 log.nextNumber = max(log.nextNumber, highest + 1)
                 log.append(transaction)
             }
@@ -286,7 +300,7 @@ extension DocumentPackage {
             for files in lanes.values {
                 for file in files.sorted(by: { $0.number > $1.number }) {
                     let one = HistoryLog.listing([file.name])
-                    guard let last = try? one.transactions(in: package.folder, limits: .standard, schema: nil).last else { continue }
+                    guard let last = try? one.storedTransactions(in: package.folder, limits: .standard, schema: nil).last else { continue }
                     highest = max(highest, last.number)
                     break
                 }

@@ -22,7 +22,8 @@ import Darwin
 /// the package folder, and for nothing else there (a save's temporaries, part
 /// and history files, its journal). It also wakes once when events were lost
 /// (the kernel's queue overflowed) or the watch ended (the folder was removed
-/// or moved: nothing is watched after that).
+/// or moved: nothing more is seen of the path after that, and ``isReplaced``
+/// says when another folder is there, for the owner to watch it instead).
 ///
 /// **How it waits.** On Linux, an inotify descriptor watches the package
 /// folder (`inotify_add_watch` with `IN_ONLYDIR`: the folder itself may be a
@@ -48,6 +49,8 @@ import Darwin
 final class PackageWatcher: @unchecked Sendable {
     /// The folder watched, for messages.
     let folder: URL
+    /// The identity of the folder watched, when the watch began.
+    private let watched: FileIdentity?
     private let queue: DispatchQueue
     private let source: any DispatchSourceProtocol
     /// What the source's handlers share with the watcher (never the watcher itself,
@@ -69,6 +72,7 @@ final class PackageWatcher: @unchecked Sendable {
     init(folder: URL, onChange: @escaping @Sendable () -> Void) throws(PackageError) {
         self.folder = folder
         let path = folder.path
+        watched = Self.identity(path)
         let queue = DispatchQueue(label: "Folio.PackageWatcher", qos: .utility)
         self.queue = queue
         let state = self.state
@@ -78,7 +82,9 @@ final class PackageWatcher: @unchecked Sendable {
         close(probe)
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw FileIO.error(path: path, operation: "inotify_init1") }
-        let mask = UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_ONLYDIR)
+        // The folder's own move and removal too: a merge written over ours replaces the folder.
+        let mask = UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVE_SELF
+                          | IN_DELETE_SELF | IN_ONLYDIR)
         guard inotify_add_watch(descriptor, path, mask) >= 0 else {
             let failure = FileIO.error(path: path, operation: "inotify_add_watch")
             close(descriptor)
@@ -121,6 +127,24 @@ final class PackageWatcher: @unchecked Sendable {
 
     /// Whether the watcher's descriptors are closed (each closed once, successfully).
     var isClosed: Bool { state.isClosed }
+
+    /// Whether another folder is now at the watched folder's path: the folder
+    /// watched was replaced (a merge written over ours renames ours aside, a
+    /// new folder into its place, and removes ours), so nothing saved into
+    /// the package from now on is seen here; the owner watches the new one.
+    /// `false` while nothing is at the path (a replacement under way wakes
+    /// the handler again when it removes the old folder's files).
+    var isReplaced: Bool {
+        guard let watched, let now = Self.identity(folder.path) else { return false }
+        return now != watched
+    }
+
+    /// The identity of the folder at `path`, a link followed (as the watch follows it).
+    private static func identity(_ path: String) -> FileIdentity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
 
     /// The watcher's flags, behind a lock, shared with the source's handlers.
     private final class State: @unchecked Sendable {
@@ -171,7 +195,7 @@ final class PackageWatcher: @unchecked Sendable {
     /// Reads every inotify event queued on `descriptor` (non-blocking) and says
     /// whether one of them concerns a name in `relevant`, or whether events were
     /// lost (a queue overflow: the commit file may have changed) or the folder
-    /// itself went away.
+    /// itself was moved, removed, or went away.
     private static func drainEvents(_ descriptor: Int32, relevant: Set<String>) -> Bool {
         // Room for many events with names (each is a header and up to NAME_MAX + 1 bytes).
         let capacity = 64 * (MemoryLayout<inotify_event>.size + Int(NAME_MAX) + 1)
@@ -187,7 +211,7 @@ final class PackageWatcher: @unchecked Sendable {
             while offset + header <= count {
                 let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
                 let nameLength = Int(event.len)
-                if event.mask & UInt32(IN_Q_OVERFLOW | IN_IGNORED) != 0 {
+                if event.mask & UInt32(IN_Q_OVERFLOW | IN_IGNORED | IN_MOVE_SELF | IN_DELETE_SELF) != 0 {
                     matched = true
                 } else if nameLength > 0, offset + header + nameLength <= count {
                     let bytes = UnsafeRawBufferPointer(start: buffer + offset + header, count: nameLength)

@@ -51,15 +51,16 @@ extension StoredTransaction {
                                             bundleIdentifier: currentBundleIdentifier,
                                             processIdentifier: currentProcessIdentifier)
         for (index, entity) in entities.enumerated() {
-            if !inserted[index].isEmpty { transaction.inserted.append(.init(entity: entity.name, ids: inserted[index].sorted())) }
             let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
-            for (properties, ids) in updated[index].sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-                transaction.updated.append(.init(entity: entity.name, properties: properties.map { names[$0] }, ids: ids.sorted()))
+            let preserved = entity.attributes.indices.filter {
+                entity.attributes[$0].options.contains(.preserveValueOnDeletion) && !entity.attributes[$0].isTransient
             }
-            guard !deleted[index].isEmpty else { continue }
-            let ids = deleted[index].sorted()
-            transaction.deleted.append(.init(entity: entity.name, ids: ids))
-            transaction.tombstones += tombstones(of: ids, in: old, entity: entity)
+            transaction.appendChanges(of: entity.name, inserted: IdentifierRuns(inserted[index].sorted()), updated: updated[index],
+                                      propertyName: { names[$0] }, deleted: deleted[index],
+                                      preserved: preserved.map { (entity.attributes[$0].name, entity.attributes[$0].type) }) { id, slot in
+                // A blob that cannot be read is left out, as a save leaves out what it cannot load.
+                old[id]?.attributes[entity.attributes[preserved[slot]].name].flatMap { try? CellMerge.value($0) }
+            }
         }
         return transaction.isEmpty ? nil : transaction
     }
@@ -90,20 +91,36 @@ extension StoredTransaction {
         return changed
     }
 
-    /// The tombstones of deleted objects: each `preserveValueOnDeletion`
-    /// attribute's value as `states` held it (a blob that cannot be read, and
-    /// `nil`, are left out, as a save leaves them out).
-    private static func tombstones(of ids: [UInt64], in states: [UInt64: ObjectState], entity: Schema.Entity) -> [Tombstone] {
-        let preserved = entity.attributes.filter { $0.options.contains(.preserveValueOnDeletion) && !$0.isTransient }
-        guard !preserved.isEmpty else { return [] }
-        return ids.map { id in
-            var tombstone = Tombstone(entity: entity.name, id: id, values: [])
-            for attribute in preserved {
-                guard let cell = states[id]?.attributes[attribute.name], let value = try? CellMerge.value(cell),
-                      value != .null else { continue }
-                tombstone.values.append((attribute.name, attribute.type, value))
+    /// Appends one entity's changes as every transaction lays them out (a
+    /// context's save, a merge's difference): its inserts; its updates, one
+    /// element per list of changed properties (indexes in declaration order:
+    /// attributes, then relationships), lists in that order, identifiers
+    /// ascending; its deletes, ascending, each with its tombstone — the
+    /// `preserved` attributes' values `value` gives (by identifier and index
+    /// into `preserved`), `nil` and `.null` left out. Call entity by entity,
+    /// in schema order.
+    ///
+    /// - Complexity: O(changes of the entity × log of them) to sort, plus
+    ///   `value` called once per deleted object and preserved attribute.
+    mutating func appendChanges(of entity: String, inserted: IdentifierRuns, updated: [[Int]: [UInt64]],
+                                propertyName: (Int) -> String, deleted: [UInt64],
+                                preserved: [(name: String, type: ValueType)],
+                                value: (_ id: UInt64, _ preserved: Int) -> Value?) {
+        if !inserted.isEmpty { self.inserted.append(Objects(entity: entity, ids: inserted)) }
+        for (properties, ids) in updated.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            self.updated.append(Update(entity: entity, properties: properties.map(propertyName), ids: ids.sorted()))
+        }
+        guard !deleted.isEmpty else { return }
+        let ids = deleted.sorted()
+        self.deleted.append(Objects(entity: entity, ids: ids))
+        guard !preserved.isEmpty else { return }
+        for id in ids {
+            var tombstone = Tombstone(entity: entity, id: id, values: [])
+            for (slot, attribute) in preserved.enumerated() {
+                guard let held = value(id, slot), held != .null else { continue }
+                tombstone.values.append((attribute.name, attribute.type, held))
             }
-            return tombstone
+            tombstones.append(tombstone)
         }
     }
 }

@@ -63,6 +63,12 @@ struct StoredTransaction: Equatable, Sendable {
     var author: String?
     var bundleIdentifier: String
     var processIdentifier: String
+    /// The heads of the history its writer knew (docs/FORMAT.md, "History",
+    /// "Parents"): the transactions no other it knew followed, its own
+    /// previous one included; empty for a writer that knew none. `nil` (no
+    /// `parents` attribute, as Folio wrote before): it knew every transaction
+    /// numbered below it.
+    var parents: [Int64]?
     var inserted: [Objects] = []
     var updated: [Update] = []
     var deleted: [Objects] = []
@@ -156,6 +162,14 @@ struct StoredTransaction: Equatable, Sendable {
         if let author { DocumentWriter.appendText(author, name: "author", to: &buffer) }
         DocumentWriter.appendText(bundleIdentifier, name: "bundle", to: &buffer)
         DocumentWriter.appendText(processIdentifier, name: "process", to: &buffer)
+        if let parents {
+            buffer.append(" parents=\"")
+            for (index, parent) in parents.enumerated() {
+                if index > 0 { buffer.append(UInt8(ascii: " ")) }
+                buffer.append(int: parent)
+            }
+            buffer.append(UInt8(ascii: "\""))
+        }
         buffer.append(">\n")
         for objects in inserted { Self.appendObjects("insert", objects.entity, objects.ids, pad: pad, to: &buffer) }
         for update in updated {
