@@ -361,7 +361,7 @@ import FolioTestSupport
         // An autosave whose background write fails: saved, and still unwritten at teardown.
         store.writer?.beforeBackgroundWrite = { AutosaveTests.diskFull }
         try kept.context?.insert("Animal")
-        if let context = kept.context { try context.handOffSave(inBackground: true) }
+        if let context = kept.context { _ = try context.handOffSave(inBackground: true) }
         store.waitForBackgroundWrites()
         store.writer?.beforeBackgroundWrite = nil
         try #require(!store.isWritten)

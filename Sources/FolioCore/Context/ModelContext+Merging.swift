@@ -130,31 +130,6 @@ extension ModelContext {
         return scope.statesBuilt
     }
 
-    /// Takes one object's tracking again against ``baseline`` after a merge
-    /// changed it: inserted when the saved state lacks it, deleted when only
-    /// the saved state has it, else every property marked for
-    /// ``settleTracking()`` to keep those that differ. O(1).
-    private func retrack(_ ref: ObjectRef) {
-        let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
-        let isSaved = baseline.index[id].map(baseline.isLive) ?? false
-        if graph.isLive(ref) {
-            deleted.remove(ref)
-            if isSaved {
-                inserted.remove(ref)
-                let layout = graph.layout.entities[Int(ref.entity)]
-                updated[ref, default: []].formUnion(0..<(layout.attributes.count + layout.declaredLinkCount))
-                unsettled.insert(ref)
-            } else {
-                inserted.insert(ref)
-                updated[ref] = nil
-            }
-        } else {
-            inserted.remove(ref)
-            updated[ref] = nil
-            if isSaved { deleted.insert(ref) } else { deleted.remove(ref); denials[ref] = nil }
-        }
-    }
-
     /// Takes `saved`, another context's saved list of conflict records, keeping
     /// this context's unsaved resolutions (and records it put back) on top.
     /// O(records).

@@ -334,27 +334,32 @@ public final class ModelContext {
     private func rebuildTracking() {
         trackingNeedsRebuild = false
         for (entity, table) in graph.tables.enumerated() {
-            let layout = graph.layout.entities[entity]
-            let everyProperty = Set(0..<(layout.attributes.count + layout.declaredLinkCount))
-            for row in 0..<table.rowCount {
-                let ref = ObjectRef(entity: entity, row: row)
-                let isSaved = baseline.index[table.ids[row]].map(baseline.isLive) ?? false
-                if table.isLive[row] {
-                    deleted.remove(ref)
-                    if isSaved {
-                        inserted.remove(ref)
-                        updated[ref] = everyProperty
-                        unsettled.insert(ref)
-                    } else {
-                        inserted.insert(ref)
-                        updated[ref] = nil
-                    }
-                } else {
-                    inserted.remove(ref)
-                    updated[ref] = nil
-                    if isSaved { deleted.insert(ref) } else { deleted.remove(ref); denials[ref] = nil }
-                }
+            for row in 0..<table.rowCount { retrack(ObjectRef(entity: entity, row: row)) }
+        }
+    }
+
+    /// Takes one object's tracking again against ``baseline`` after a merge
+    /// or a rebase changed it: inserted when the saved state lacks it, deleted when only
+    /// the saved state has it, else every property marked for
+    /// ``settleTracking()`` to keep those that differ. O(1).
+    func retrack(_ ref: ObjectRef) {
+        let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
+        let isSaved = baseline.index[id].map(baseline.isLive) ?? false
+        if graph.isLive(ref) {
+            deleted.remove(ref)
+            if isSaved {
+                inserted.remove(ref)
+                let layout = graph.layout.entities[Int(ref.entity)]
+                updated[ref, default: []].formUnion(0..<(layout.attributes.count + layout.declaredLinkCount))
+                unsettled.insert(ref)
+            } else {
+                inserted.insert(ref)
+                updated[ref] = nil
             }
+        } else {
+            inserted.remove(ref)
+            updated[ref] = nil
+            if isSaved { deleted.insert(ref) } else { deleted.remove(ref); denials[ref] = nil }
         }
     }
 

@@ -265,16 +265,7 @@ public enum PackageFileMerge {
     /// Folio writes a record's line from the record alone, so equal lines are
     /// equal records and the sets are the same.
     private static func mergeRecordLines(base: [[UInt8]], ours: [[UInt8]], theirs: [[UInt8]]) -> [[UInt8]] {
-        let baseSet = Set(base), ourSet = Set(ours), theirSet = Set(theirs)
-        var seen = Set<[UInt8]>()
-        var merged: [[UInt8]] = []
-        for record in ours + theirs where !seen.contains(record) {
-            seen.insert(record)
-            let resolvedByOurs = baseSet.contains(record) && !ourSet.contains(record)
-            let resolvedByTheirs = baseSet.contains(record) && !theirSet.contains(record)
-            if !resolvedByOurs, !resolvedByTheirs { merged.append(record) }
-        }
-        return merged
+        MergeConflict.mergedAsSets(base: base, ours: ours, theirs: theirs)
     }
 
     /// Two manifests both changed: equal schemas keep ours; different ones cannot merge here.
