@@ -22,16 +22,8 @@ import Folio
         ])
     }
 
-    /// The changes of a transaction as `kind entity#id [properties]` lines.
-    static func lines(_ transaction: Transaction) -> [String] {
-        transaction.changes.map { change in
-            switch change {
-            case .insert(let insert): "insert \(insert.changedPersistentIdentifier)"
-            case .update(let update): "update \(update.changedPersistentIdentifier) \(update.updatedAttributeNames)"
-            case .delete(let delete): "delete \(delete.changedPersistentIdentifier)"
-            }
-        }
-    }
+    /// The changes of a transaction as `kind entity#id [properties]` lines (``ModelContextHistoryTests/lines(_:)``).
+    static func lines(_ transaction: Transaction) -> [String] { ModelContextHistoryTests.lines(transaction) }
 
     static func history(_ context: ModelContext, after token: DefaultHistoryToken? = nil) throws -> [Transaction] {
         guard let token else { return try context.fetchHistory(HistoryDescriptor<Transaction>()) }
