@@ -249,10 +249,10 @@ extension ModelContext {
         } else {
             ref = graph.insertObject(entity: entity, values: row, id: id.id)
         }
-        if deleted.contains(ref) { deleted.remove(ref); updated[ref, default: []].formUnion(0..<layout.attributes.count) }
-        else if baseline.contains(id) { updated[ref, default: []].formUnion(0..<layout.attributes.count) }
-        else { inserted.insert(ref) }
-        unsettled.insert(ref)
+        if tracking.deleted.contains(ref) { tracking.deleted.remove(ref); tracking.updated[ref, default: []].formUnion(0..<layout.attributes.count) }
+        else if baseline.contains(id) { tracking.updated[ref, default: []].formUnion(0..<layout.attributes.count) }
+        else { tracking.inserted.insert(ref) }
+        tracking.unsettled.insert(ref)
         noteObservedChange(ref)
         registerUndo("Resolve Conflict") { context in
             _ = context.performRemoval([ref], name: "Resolve Conflict")
@@ -262,7 +262,7 @@ extension ModelContext {
     /// Removes the record at `index`, undoably (undo puts it back where it was).
     private func removeConflictRecord(at index: Int) {
         let record = graph.conflicts.remove(at: index)
-        conflictRecordsEdited.insert(record.id.id)
+        tracking.conflictRecordsEdited.insert(record.id.id)
         registerUndo("Resolve Conflict") { context in
             context.insertConflictRecord(record, at: index)
         }
@@ -271,7 +271,7 @@ extension ModelContext {
     /// Puts a record back, undoably (redo removes it again).
     private func insertConflictRecord(_ record: MergeConflict, at index: Int) {
         graph.conflicts.insert(record, at: min(index, graph.conflicts.count))
-        conflictRecordsEdited.insert(record.id.id)
+        tracking.conflictRecordsEdited.insert(record.id.id)
         registerUndo("Resolve Conflict") { context in
             if let at = context.graph.conflicts.firstIndex(of: record) { context.removeConflictRecord(at: at) }
         }

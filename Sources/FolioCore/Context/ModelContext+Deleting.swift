@@ -88,7 +88,7 @@ extension ModelContext {
     private func preview(_ refs: [ObjectRef], poll: inout CancellationPoll) throws(ModelError) -> DeletionPreview {
         let requested = Set(refs)
         let plan = try cascade(refs, poll: &poll)
-        let doomed = Set(plan)
+        let doomed = ObjectRefSet(plan)
         var nullified: [DeletionPreview.Nullification] = []
         var cut: [LinkListKey: Int] = [:]
         for ref in plan {
@@ -143,9 +143,9 @@ extension ModelContext {
     /// The requested objects and everything cascade rules reach from them,
     /// breadth first; safe on cycles. Reads only: `poll` may stop it at any object.
     func cascade(_ refs: [ObjectRef], poll: inout CancellationPoll) throws(ModelError) -> [ObjectRef] {
-        var seen = Set<ObjectRef>(minimumCapacity: refs.count)
+        var seen = ObjectRefSet()
         var plan: [ObjectRef] = []
-        for ref in refs where seen.insert(ref).inserted { plan.append(ref) }
+        for ref in refs where seen.insert(ref) { plan.append(ref) }
         var next = 0
         while next < plan.count {
             if poll.shouldStop() { throw .cancelled }
@@ -153,10 +153,9 @@ extension ModelContext {
             next += 1
             for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() where link.deleteRule == .cascade {
                 let column = graph.tables[Int(ref.entity)].links[slot]
-                if column.isToMany { seen.reserveCapacity(seen.count + column.many[Int(ref.row)].count) }
                 column.forEachTarget(of: Int(ref.row)) { target in
                     let targetRef = ObjectRef(entity: link.destination, row: Int(target))
-                    if graph.isLive(targetRef), seen.insert(targetRef).inserted { plan.append(targetRef) }
+                    if graph.isLive(targetRef), seen.insert(targetRef) { plan.append(targetRef) }
                 }
             }
         }
@@ -165,7 +164,7 @@ extension ModelContext {
 
     /// The live objects outside the delete that a `deny` relationship of `ref` holds.
     /// Reads the graph, or — once removed — the lists the removal captured.
-    private func denialsFor(_ ref: ObjectRef, doomed: Set<ObjectRef>,
+    private func denialsFor(_ ref: ObjectRef, doomed: ObjectRefSet,
                             links: [LinkListKey: [Int32]]?) -> [(slot: Int, targets: [ObjectRef])] {
         var result: [(slot: Int, targets: [ObjectRef])] = []
         for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() where link.deleteRule == .deny {
@@ -181,27 +180,24 @@ extension ModelContext {
     func performRemoval(_ plan: [ObjectRef], name: String) -> DeletionRecord {
         let record = graph.removeObjects(plan)
         noteObservedChanges(record.removed)
-        let doomed = Set(record.removed)
+        // Edits made before the delete must be tracked again if the delete is undone,
+        // or a later save would think there is nothing to write.
+        let edits = tracking.noteRemoved(record.removed)
         // Deny bookkeeping only for entities that have a deny rule: a cascade of
-        // 100,000 objects without one should not pay for a 100,000-entry dictionary.
+        // 100,000 objects without one should not pay for it.
         let denying = Set(graph.layout.entities.indices.filter { entity in
             graph.layout.entities[entity].links.contains { $0.deleteRule == .deny }
         }.map(Int32.init))
-        var captured: [LinkListKey: [Int32]] = [:]
         if !denying.isEmpty {
+            let doomed = ObjectRefSet(record.removed)
+            var captured: [LinkListKey: [Int32]] = [:]
             for saved in record.links where denying.contains(saved.ref.entity) && doomed.contains(saved.ref) {
                 captured[LinkListKey(ref: saved.ref, slot: saved.slot)] = saved.one >= 0 ? [saved.one] : saved.many
             }
-        }
-        // Edits made before the delete must be tracked again if the delete is undone,
-        // or a later save would think there is nothing to write.
-        var edits: [ObjectRef: Set<Int>] = [:]
-        for ref in record.removed {
-            if inserted.remove(ref) == nil { deleted.insert(ref) }
-            edits[ref] = updated.removeValue(forKey: ref)
-            guard denying.contains(ref.entity) else { continue }
-            let refused = denialsFor(ref, doomed: doomed, links: captured)
-            if !refused.isEmpty { denials[ref] = refused }
+            for ref in record.removed where denying.contains(ref.entity) {
+                let refused = denialsFor(ref, doomed: doomed, links: captured)
+                if !refused.isEmpty { tracking.denials[ref] = refused }
+            }
         }
         touchLinks(record.cuts)
         noteRequiredCuts(record.cuts)
@@ -223,19 +219,11 @@ extension ModelContext {
             for (ref, slot) in graph.restoreRebased(record) { touchLink(ref, slot) }
             // Other undo actions captured lists this rebase may have changed: they rebase too.
             mergeEpoch += 1
-            rebasedSinceSave = true
-            trackingNeedsRebuild = true
+            tracking.rebasedSinceSave = true
+            tracking.needsRebuild = true
         }
         noteObservedChanges(record.removed)
-        for ref in record.removed {
-            if existedAtSave(ref) {
-                deleted.remove(ref)
-                if let edited = edits[ref] { updated[ref, default: []].formUnion(edited); unsettled.insert(ref) }
-            } else {
-                inserted.insert(ref)
-            }
-            denials[ref] = nil
-        }
+        tracking.noteRestored(record.removed, edits: edits, existedAtSave: existedAtSave)
         touchLinks(record.cuts)
         registerUndo(name) { context in _ = context.performRemoval(record.removed, name: name) }
     }

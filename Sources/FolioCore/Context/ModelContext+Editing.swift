@@ -195,7 +195,7 @@ extension ModelContext {
         do { try graph.checkRoomForObject(entity: entity) } catch { throw .graph(error) }
         guard let id = store.allocateID() else { throw .graph(ObjectGraph.identifiersExhausted(entity: graph.layout.entities[entity].name)) }
         let ref = graph.insertObject(entity: entity, values: values, id: id)
-        inserted.insert(ref)
+        tracking.inserted.insert(ref)
         noteObservedChange(ref)
         // Checked first: forming the undo closure costs an allocation per insert.
         if undoManager?.isUndoRegistrationEnabled == true {
@@ -352,8 +352,8 @@ extension ModelContext {
             _ = graph.rebase(changes)
             // Other undo actions recorded changes this rebase may have altered: they rebase too.
             mergeEpoch += 1
-            rebasedSinceSave = true
-            trackingNeedsRebuild = true
+            tracking.rebasedSinceSave = true
+            tracking.needsRebuild = true
         }
         let inverse = graph.linkJournal ?? []
         graph.linkJournal = outer

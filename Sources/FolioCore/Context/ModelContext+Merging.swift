@@ -14,8 +14,8 @@ extension ModelContext {
         baseGeneration = pending.generation
         // The saved state moved: edits may now equal it, and a delete another
         // context saved too is no longer this context's to save.
-        unsettled.formUnion(updated.keys)
-        for ref in deleted where !existedAtSave(ref) { deleted.remove(ref); denials[ref] = nil }
+        tracking.unsettled.formUnion(tracking.updated.keys)
+        for ref in tracking.deleted where !existedAtSave(ref) { tracking.deleted.remove(ref); tracking.denials[ref] = nil }
         graph._checkInvariants()
         publishObservedChanges()
         return statesBuilt
@@ -74,13 +74,10 @@ extension ModelContext {
             _ = performRemoval(doomed, name: "Delete All Data")
             undoManager?.closeAutomaticGroup()
             // Already gone from the store: nothing left to save.
-            for ref in doomed { deleted.remove(ref); denials[ref] = nil }
+            for ref in doomed { tracking.deleted.remove(ref); tracking.denials[ref] = nil }
         }
-        mergedIdentifiers.formUnion(named)
-        var edited = Set<UInt64>(minimumCapacity: inserted.count + updated.count + deleted.count)
-        for ref in inserted { edited.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
-        for ref in updated.keys { edited.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
-        for ref in deleted { edited.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
+        tracking.mergedIdentifiers.formUnion(named)
+        let edited = tracking.trackedObjectNumbers(in: graph)
         var scope = MergeScope(base: base, ours: graph, theirs: newBaseline, schema: MergeSchema(graph.schema),
                                changed: named.union(edited), rules: .context(edited: edited))
         let states: [UInt64: ObjectState]
@@ -134,7 +131,7 @@ extension ModelContext {
     /// this context's unsaved resolutions (and records it put back) on top.
     /// O(records).
     private func mergeConflictRecords(_ saved: [MergeConflict]) {
-        guard !conflictRecordsEdited.isEmpty else {
+        guard !tracking.conflictRecordsEdited.isEmpty else {
             graph.conflicts = saved
             return
         }
@@ -144,24 +141,6 @@ extension ModelContext {
         let present = Set(merged)
         merged += graph.conflicts.filter { !seen.contains($0) && !present.contains($0) }
         graph.conflicts = merged.sorted(by: MergeConflict.reportOrder)
-    }
-
-    /// The identifiers of every object this context's save changes — inserted,
-    /// updated (both ends of a link edit) or deleted, and those other contexts'
-    /// change sets named, which a merge may have left in a state no save
-    /// published — for the store to rewrite the parts of the package holding
-    /// them. O(changed and merged objects). `nil` once an undo was rebased over
-    /// merges since the last save: a rebase reconciles both sides of links in
-    /// ways tracking does not always follow, so the save then compares every
-    /// part with the disk rather than trust the list.
-    func savedObjectNumbers() -> Set<UInt64>? {
-        guard !rebasedSinceSave else { return nil }
-        settleTracking()
-        var ids = Set<UInt64>(minimumCapacity: inserted.count + updated.count + deleted.count)
-        for ref in inserted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
-        for ref in updated.keys { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
-        for ref in deleted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
-        return ids.union(mergedIdentifiers).union(conflictRecordsEdited)
     }
 
     /// Hands this context's save to the store (``SaveRequest``), merged and
@@ -195,22 +174,9 @@ extension ModelContext {
     private func makeSaveRequest() -> SaveRequest {
         let me = ObjectIdentifier(self)
         let others = store.hasOtherContexts(than: me)
+        let transaction = makeStoredTransaction()  // settles every edit first
         return SaveRequest(context: me, basedOn: baseGeneration, graph: graph.copy(),
-                           changed: others ? nil : savedObjectNumbers(), transaction: makeStoredTransaction(),
-                           changeSet: others ? makeChangeSet() : nil)
-    }
-
-    /// What this context's save changes, for the others; the store gives it its generation.
-    func makeChangeSet() -> ChangeSet {
-        settleTracking()
-        var changeSet = ChangeSet(generation: 0)
-        changeSet.upserts.reserveCapacity(inserted.count + updated.count)
-        for ref in inserted where graph.isLive(ref) { changeSet.upserts.append(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
-        for ref in updated.keys where graph.isLive(ref) && !inserted.contains(ref) {
-            changeSet.upserts.append(graph.tables[Int(ref.entity)].ids[Int(ref.row)])
-        }
-        changeSet.deletions = deleted.map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
-        if !conflictRecordsEdited.isEmpty { changeSet.conflicts = graph.conflicts }
-        return changeSet
+                           changed: others ? nil : tracking.changedObjectNumbers(in: graph),
+                           transaction: transaction, changeSet: others ? tracking.changeSet(in: graph) : nil)
     }
 }

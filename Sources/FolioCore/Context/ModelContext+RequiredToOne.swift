@@ -21,7 +21,7 @@ extension ModelContext {
             let relationships = entities[Int(ref.entity)].relationships
             guard Int(slot) < relationships.count, relationships[Int(slot)].minimumModelCount > 0 else { continue }
             let destination = graph.layout.entities[Int(ref.entity)].links[Int(slot)].destination
-            requiredCuts[LinkListKey(ref: ref, slot: slot)] = ObjectRef(entity: destination, row: Int(old))
+            tracking.requiredCuts[LinkListKey(ref: ref, slot: slot)] = ObjectRef(entity: destination, row: Int(old))
         }
     }
 
@@ -29,8 +29,8 @@ extension ModelContext {
     /// relationship is still empty and that object's row still holds it (this
     /// context deleted it and has not saved); `nil` otherwise.
     func requiredCut(of ref: ObjectRef, named name: String) -> ObjectRef? {
-        guard !requiredCuts.isEmpty, let slot = graph.layout.entities[Int(ref.entity)].linkIndex[name],
-              let target = requiredCuts[LinkListKey(ref: ref, slot: Int32(slot))],
+        guard !tracking.requiredCuts.isEmpty, let slot = graph.layout.entities[Int(ref.entity)].linkIndex[name],
+              let target = tracking.requiredCuts[LinkListKey(ref: ref, slot: Int32(slot))],
               graph.targets(ref, slot).isEmpty, !graph.isLive(target) else { return nil }
         return target
     }

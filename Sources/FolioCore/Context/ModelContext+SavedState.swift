@@ -61,7 +61,7 @@ extension ModelContext {
     public func changedPropertyNames(of id: PersistentIdentifier) -> [String] {
         settleTracking()
         guard let ref = graph.index[id.id], graph.layout.entities[Int(ref.entity)].name == id.entityName,
-              let properties = updated[ref] else { return [] }
+              let properties = tracking.updated[ref] else { return [] }
         let layout = graph.layout.entities[Int(ref.entity)]
         return properties.sorted().compactMap { property in
             property < layout.attributes.count ? layout.attributes[property].name

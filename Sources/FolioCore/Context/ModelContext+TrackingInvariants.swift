@@ -21,16 +21,16 @@ extension ModelContext {
         for (entity, table) in baseline.tables.enumerated() {
             for row in 0..<table.rowCount where table.isLive[row] {
                 let id = table.ids[row]
-                if let ref = graph.index[id], graph.isLive(ref) || deleted.contains(ref) { continue }
-                problems.append("\(baseline.layout.entities[entity].name)#\(id) is saved, gone here and not tracked as deleted")
+                if let ref = graph.index[id], graph.isLive(ref) || tracking.deleted.contains(ref) { continue }
+                problems.append("\(baseline.layout.entities[entity].name)#\(id) is saved, gone here and not tracked as tracking.deleted")
             }
         }
         for (entity, table) in graph.tables.enumerated() {
             for row in 0..<table.rowCount where table.isLive[row] {
                 let id = table.ids[row]
                 if let saved = baseline.index[id], baseline.isLive(saved) { continue }
-                if inserted.contains(ObjectRef(entity: entity, row: row)) { continue }
-                problems.append("\(graph.layout.entities[entity].name)#\(id) is live here, not saved and not tracked as inserted")
+                if tracking.inserted.contains(ObjectRef(entity: entity, row: row)) { continue }
+                problems.append("\(graph.layout.entities[entity].name)#\(id) is live here, not saved and not tracked as tracking.inserted")
             }
         }
         InvariantCheck.report(problems, in: "ModelContext tracking")

@@ -117,41 +117,12 @@ public final class ModelContext {
     /// action that puts link lists back compares it with the count when it
     /// was registered: if a merge came in between, the lists are rebased.
     var mergeEpoch = 0
-    /// Live objects absent from ``baseline`` (the saved state).
-    @exclusivity(unchecked) var inserted = Set<ObjectRef>()
-    /// Objects that existed at save and were edited, with the attributes and
-    /// relationship slots edited (slots offset by the attribute count). Between
-    /// ``settleTracking()`` calls it may also hold properties an edit and its
-    /// undo put back as saved; the objects in ``unsettled`` are the ones to check.
-    @exclusivity(unchecked) var updated: [ObjectRef: Set<Int>] = [:]
-    /// Objects dead here that are live in ``baseline``.
-    @exclusivity(unchecked) var deleted = Set<ObjectRef>()
-    /// Objects edited since the tracking was last settled: their entries in
-    /// ``updated`` are compared with ``baseline`` by ``settleTracking()``.
-    @exclusivity(unchecked) var unsettled = Set<ObjectRef>()
-    /// For deleted objects with `deny` relationships: the objects that denied, at delete time.
-    var denials: [ObjectRef: [(slot: Int, targets: [ObjectRef])]] = [:]
-    /// For objects whose required to-one a delete cleared: the object it held
-    /// (``noteRequiredCuts(_:)``), which the property reads until it is set again.
-    var requiredCuts: [LinkListKey: ObjectRef] = [:]
-    /// Identifiers of the objects other contexts' change sets named since this
-    /// context last saved. A merge can leave such an object in a state no save
-    /// published (a link to an object deleted here dropped, this context's edits
-    /// kept), so this context's save rewrites the parts holding them too.
-    var mergedIdentifiers = Set<UInt64>()
-    /// Identifiers of the objects whose conflict records this context added or
-    /// removed since it last saved (``resolve(_:keeping:)`` and its undo): their
-    /// parts are rewritten, and this context's list of records wins a merge.
-    var conflictRecordsEdited = Set<UInt64>()
+    /// What this context changed since ``baseline``: the objects inserted,
+    /// edited and deleted, and what a save of them needs besides.
+    @exclusivity(unchecked) var tracking = ChangeTracking()
     /// Counts undo registrations (``registerUndo(_:_:)``), for an operation to
     /// tell whether it changed anything before it failed.
     var undoRegistrationCount = 0
-    /// Whether an undo or redo was rebased over merges since the last save
-    /// (see ``savedObjectNumbers()``).
-    var rebasedSinceSave = false
-    /// Whether a rebase since the tracking was last rebuilt may have changed
-    /// objects the tracking does not name (``rebuildTracking()``).
-    var trackingNeedsRebuild = false
     /// Inserts refused where the API cannot throw (SwiftData's `insert(_:)`, or
     /// a model inserted because a model set it in a relationship), in order,
     /// for the next ``save()`` to throw: each was reported when it happened,
@@ -235,27 +206,27 @@ public final class ModelContext {
     /// and redo (or a later edit) took back.
     public var hasChanges: Bool {
         settleTracking()
-        return !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || conflictRecordsDiffer
+        return !tracking.namesNoObject || conflictRecordsDiffer
     }
 
     /// Whether the conflict records differ from the saved ones (a resolution
     /// that undo took back does not count). O(records) after a resolution, else O(1).
     var conflictRecordsDiffer: Bool {
-        guard !conflictRecordsEdited.isEmpty else { return false }
+        guard !tracking.conflictRecordsEdited.isEmpty else { return false }
         return graph.conflicts.count != baseline.conflicts.count || Set(graph.conflicts) != Set(baseline.conflicts)
     }
 
     /// Objects inserted since the last save, by identifier.
-    public var insertedIdentifiers: [PersistentIdentifier] { identifiers(inserted) }
+    public var insertedIdentifiers: [PersistentIdentifier] { identifiers(tracking.inserted) }
     /// Objects that existed at the last save and differ from it now.
     public var changedIdentifiers: [PersistentIdentifier] {
         settleTracking()
-        return identifiers(Set(updated.keys))
+        return identifiers(Set(tracking.updated.keys))
     }
     /// Objects deleted since the last save (and not yet saved as deleted).
-    public var deletedIdentifiers: [PersistentIdentifier] { identifiers(deleted) }
+    public var deletedIdentifiers: [PersistentIdentifier] { identifiers(tracking.deleted) }
 
-    private func identifiers(_ refs: Set<ObjectRef>) -> [PersistentIdentifier] {
+    private func identifiers(_ refs: some Sequence<ObjectRef>) -> [PersistentIdentifier] {
         refs.map(graph.identifier(for:)).sorted()
     }
 
@@ -263,7 +234,7 @@ public final class ModelContext {
     /// After the save it is `false` again, and the object no longer exists.
     public func isDeleted(_ id: PersistentIdentifier) -> Bool {
         guard let ref = graph.index[id.id] else { return false }
-        return deleted.contains(ref)
+        return tracking.deleted.contains(ref)
     }
 
     /// Whether a live object (saved or not) has this identifier.
@@ -284,88 +255,19 @@ public final class ModelContext {
     /// (``touchLink(_:_:)``).
     func touch(_ ref: ObjectRef, propertyNumber: Int) {
         noteObservedChange(ref, property: propertyNumber)
-        guard graph.isLive(ref), !inserted.contains(ref) else { return }
-        updated[ref, default: []].insert(propertyNumber)
-        unsettled.insert(ref)
+        tracking.touch(ref, propertyNumber: propertyNumber, in: graph)
     }
 
-    /// Makes ``updated`` exact: for each object edited since the last call, keeps
-    /// only the properties that differ from the saved state (``baseline``), as a
-    /// document's change count follows undo and redo. Costs what was edited
-    /// since the last call (a relationship is compared by its identifiers).
+    /// Makes the tracking's ``ChangeTracking/updated`` exact against ``baseline``
+    /// (``ChangeTracking/settle(graph:baseline:)``). Costs what was edited since the last call.
     func settleTracking() {
-        if trackingNeedsRebuild { rebuildTracking() }
-        guard !unsettled.isEmpty else { return }
-        for ref in unsettled {
-            guard let properties = updated[ref] else { continue }
-            guard graph.isLive(ref), !inserted.contains(ref) else { updated[ref] = nil; continue }
-            let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
-            guard let saved = baseline.index[id], baseline.isLive(saved) else { continue }
-            let attributes = graph.layout.entities[Int(ref.entity)].attributes
-            let attributeCount = attributes.count
-            // A transient attribute is never saved: editing it changes nothing a save would write.
-            let differing = properties.filter { property in
-                if property < attributeCount {
-                    if attributes[property].isTransient { return false }
-                    // Cells, not values, for blobs: comparing must never read one from disk (an
-                    // unread blob is equal to itself; against bytes it counts as a change).
-                    if attributes[property].isExternal { return graph.stored(ref, property) != baseline.stored(saved, property) }
-                    return graph.value(ref, property) != baseline.value(saved, property)
-                }
-                let slot = property - attributeCount
-                return Self.linkedIDs(graph, ref, slot) != Self.linkedIDs(baseline, saved, slot)
-                    || graph.tables[Int(ref.entity)].links[slot].isAbsent(Int(ref.row))
-                        != baseline.tables[Int(saved.entity)].links[slot].isAbsent(Int(saved.row))
-            }
-            updated[ref] = differing.isEmpty ? nil : differing
-        }
-        unsettled.removeAll()
-    }
-
-    /// Rebuilds the tracking from the graph itself, compared with the saved
-    /// state: once an undo or redo was rebased over merges, it reconciles both
-    /// sides of links in ways the tracking does not follow, and a change left
-    /// out of it would be left out of the change set the next save publishes
-    /// (other contexts would never merge it, and part of the graph would not
-    /// be the saved state). Every live object is inserted (not in the saved
-    /// state) or marked with all its properties, for ``settleTracking()`` to
-    /// keep those that differ; every dead one the saved state has is deleted.
-    /// O(objects × properties); only after a rebase.
-    private func rebuildTracking() {
-        trackingNeedsRebuild = false
-        for (entity, table) in graph.tables.enumerated() {
-            for row in 0..<table.rowCount { retrack(ObjectRef(entity: entity, row: row)) }
-        }
+        tracking.settle(graph: graph, baseline: baseline)
     }
 
     /// Takes one object's tracking again against ``baseline`` after a merge
-    /// or a rebase changed it: inserted when the saved state lacks it, deleted when only
-    /// the saved state has it, else every property marked for
-    /// ``settleTracking()`` to keep those that differ. O(1).
+    /// or a rebase changed it (``ChangeTracking/retrack(_:graph:baseline:)``). O(1).
     func retrack(_ ref: ObjectRef) {
-        let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
-        let isSaved = baseline.index[id].map(baseline.isLive) ?? false
-        if graph.isLive(ref) {
-            deleted.remove(ref)
-            if isSaved {
-                inserted.remove(ref)
-                let layout = graph.layout.entities[Int(ref.entity)]
-                updated[ref, default: []].formUnion(0..<(layout.attributes.count + layout.declaredLinkCount))
-                unsettled.insert(ref)
-            } else {
-                inserted.insert(ref)
-                updated[ref] = nil
-            }
-        } else {
-            inserted.remove(ref)
-            updated[ref] = nil
-            if isSaved { deleted.insert(ref) } else { deleted.remove(ref); denials[ref] = nil }
-        }
-    }
-
-    /// The identifiers a relationship holds, in order.
-    private static func linkedIDs(_ graph: ObjectGraph, _ ref: ObjectRef, _ slot: Int) -> [UInt64] {
-        graph.targets(ref, slot).map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
+        tracking.retrack(ref, graph: graph, baseline: baseline)
     }
 
     // MARK: Reading
@@ -636,16 +538,7 @@ public final class ModelContext {
     }
 
     private func clearTracking() {
-        inserted.removeAll()
-        updated.removeAll()
-        unsettled.removeAll()
-        deleted.removeAll()
-        denials.removeAll()
-        requiredCuts.removeAll()
-        mergedIdentifiers.removeAll()
-        conflictRecordsEdited.removeAll()
-        rebasedSinceSave = false
-        trackingNeedsRebuild = false
+        tracking.removeAll()
     }
 
     /// What a save would refuse.
@@ -654,9 +547,9 @@ public final class ModelContext {
         var issues: [ValidationIssue] = []
         // Only deleted objects with a deny rule can fail, and few have one: sorting all of a
         // 100,000-object cascade (for a stable order of issues) was most of an autosave.
-        let denied = denials.isEmpty ? [] : deleted.filter { denials[$0] != nil }
+        let denied = tracking.denials.isEmpty ? [] : tracking.deleted.filter { tracking.denials[$0] != nil }
         for ref in denied.sorted(by: { graph.tables[Int($0.entity)].ids[Int($0.row)] < graph.tables[Int($1.entity)].ids[Int($1.row)] }) {
-            for denial in denials[ref] ?? [] {
+            for denial in tracking.denials[ref] ?? [] {
                 let live = denial.targets.filter(graph.isLive)
                 if !live.isEmpty {
                     issues.append(ValidationIssue(kind: .deny, object: graph.identifier(for: ref),
@@ -675,8 +568,8 @@ public final class ModelContext {
         let wanted = zip(counted, checkedUnique).map { $0 || $1 }
         var candidates: [ObjectRef] = []
         if wanted.contains(true) {
-            for ref in inserted where wanted[Int(ref.entity)] { candidates.append(ref) }
-            for ref in updated.keys where wanted[Int(ref.entity)] && !inserted.contains(ref) { candidates.append(ref) }
+            for ref in tracking.inserted where wanted[Int(ref.entity)] { candidates.append(ref) }
+            for ref in tracking.updated.keys where wanted[Int(ref.entity)] && !tracking.inserted.contains(ref) { candidates.append(ref) }
             // In (entity, row) order, for issues in a stable order.
             func key(_ ref: ObjectRef) -> UInt64 { UInt64(UInt32(bitPattern: ref.entity)) << 32 | UInt64(UInt32(bitPattern: ref.row)) }
             candidates.sort { key($0) < key($1) }

@@ -10,7 +10,7 @@ extension ObjectGraph {
         var record = DeletionRecord()
         record.removed.reserveCapacity(refs.count)
         record.links.reserveCapacity(refs.count)
-        let doomed = Set(refs)
+        let doomed = ObjectRefSet(refs)
         var survivorLists = Set<LinkListKey>()
         // Out of the unique indexes first, while their links still give their keys.
         for ref in refs where isLive(ref) {
@@ -87,7 +87,7 @@ extension ObjectGraph {
     ///
     /// - Returns: the lists the reconciliation changed beyond those restored.
     func restoreRebased(_ record: DeletionRecord) -> [(ObjectRef, Int)] {
-        let doomed = Set(record.removed)
+        let doomed = ObjectRefSet(record.removed)
         // (The unique indexes are rebuilt after the reconciliation; the declared ones take the rows back now.)
         for ref in record.removed where !isLive(ref) {
             tables[Int(ref.entity)].setLive(true, row: Int(ref.row))

@@ -680,7 +680,7 @@ public final class BackingData {
 
     /// The context while the object is in it (live, or deleted and not yet saved).
     var attachedContext: ModelContext? {
-        guard let (context, ref) = location, context.graph.isLive(ref) || context.deleted.contains(ref) else { return nil }
+        guard let (context, ref) = location, context.graph.isLive(ref) || context.tracking.deleted.contains(ref) else { return nil }
         return context
     }
 
@@ -690,7 +690,7 @@ public final class BackingData {
     /// makes a new object) instead of changing a dead row.
     var editableLocation: (ModelContext, ObjectRef)? {
         guard let (context, ref) = location else { return nil }
-        if context.graph.isLive(ref) || context.deleted.contains(ref) { return (context, ref) }
+        if context.graph.isLive(ref) || context.tracking.deleted.contains(ref) { return (context, ref) }
         detach(from: context, ref)
         return nil
     }

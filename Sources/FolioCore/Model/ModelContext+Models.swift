@@ -227,7 +227,7 @@ extension ModelContext {
     /// and knows its class (a container made from model types does).
     public func model(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
         mergeSavedChanges()
-        guard let ref = graph.index[persistentModelID.id], graph.isLive(ref) || deleted.contains(ref),
+        guard let ref = graph.index[persistentModelID.id], graph.isLive(ref) || tracking.deleted.contains(ref),
               graph.layout.entities[Int(ref.entity)].name == persistentModelID.entityName else { return nil }
         return anyModel(at: ref)
     }
@@ -240,16 +240,16 @@ extension ModelContext {
     }
 
     /// Models inserted since the last save.
-    public var insertedModelsArray: [any PersistentModel] { models(inserted) }
+    public var insertedModelsArray: [any PersistentModel] { models(tracking.inserted) }
     /// Models that existed at the last save and have been edited since.
     public var changedModelsArray: [any PersistentModel] {
         settleTracking()
-        return models(Set(updated.keys))
+        return models(Set(tracking.updated.keys))
     }
     /// Models deleted since the last save.
-    public var deletedModelsArray: [any PersistentModel] { models(deleted) }
+    public var deletedModelsArray: [any PersistentModel] { models(tracking.deleted) }
 
-    private func models(_ refs: Set<ObjectRef>) -> [any PersistentModel] {
+    private func models(_ refs: some Sequence<ObjectRef>) -> [any PersistentModel] {
         refs.sorted { graph.tables[Int($0.entity)].ids[Int($0.row)] < graph.tables[Int($1.entity)].ids[Int($1.row)] }
             .compactMap(anyModel(at:))
     }
@@ -345,7 +345,7 @@ extension ModelContext {
                      refusingForeign: Bool = false) -> ObjectRef? {
         // A model this context made, still sharing its backing data: already here.
         if model._$sharedRow.isShared, let (context, ref) = model.location, context === self,
-           graph.isLive(ref) || deleted.contains(ref) {
+           graph.isLive(ref) || tracking.deleted.contains(ref) {
             return ref
         }
         let backing = model.persistentBackingData

@@ -108,21 +108,21 @@ extension PersistentModel {
     /// A deleted object keeps its context until the delete is saved, as the
     /// SwiftData life cycle goes, and its values stay readable afterwards.
     public var modelContext: ModelContext? {
-        guard let (context, ref) = location, context.graph.isLive(ref) || context.deleted.contains(ref) else { return nil }
+        guard let (context, ref) = location, context.graph.isLive(ref) || context.tracking.deleted.contains(ref) else { return nil }
         return context
     }
 
     /// Whether the model was deleted and the delete is not yet saved.
     public var isDeleted: Bool {
         guard let (context, ref) = location else { return false }
-        return context.deleted.contains(ref)
+        return context.tracking.deleted.contains(ref)
     }
 
     /// Whether the model has unsaved changes: inserted, edited or deleted since the last save.
     public var hasChanges: Bool {
         guard let (context, ref) = location else { return false }
         context.settleTracking()
-        return context.inserted.contains(ref) || context.updated[ref] != nil || context.deleted.contains(ref)
+        return context.tracking.inserted.contains(ref) || context.tracking.updated[ref] != nil || context.tracking.deleted.contains(ref)
     }
 
     /// The context and the object's row, as ``BackingData/location`` gives
