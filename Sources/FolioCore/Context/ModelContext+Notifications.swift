@@ -40,8 +40,16 @@ extension ModelContext {
 
     /// Posts ``didSave`` with the identifiers of what the save recorded.
     func postDidSave(_ transaction: StoredTransaction?) {
+        // Sized once and filled run by run: a cascade's save names a hundred thousand objects.
         func identifiers(_ lists: [(entity: String, ids: IdentifierRuns)]) -> [PersistentIdentifier] {
-            lists.flatMap { list in list.ids.map { PersistentIdentifier(entityName: list.entity, id: $0) } }
+            var result: [PersistentIdentifier] = []
+            result.reserveCapacity(lists.reduce(0) { $0 + $1.ids.count })
+            for list in lists {
+                for run in list.ids.runs {
+                    for id in run { result.append(PersistentIdentifier(entityName: list.entity, id: id)) }
+                }
+            }
+            return result
         }
         let userInfo: [String: [PersistentIdentifier]] = [
             NotificationKey.insertedIdentifiers.rawValue: identifiers(transaction?.inserted.map { ($0.entity, $0.ids) } ?? []),
