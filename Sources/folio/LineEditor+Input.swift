@@ -53,7 +53,7 @@ extension LineEditor {
 
     /// Past ``LineEditor/completionLimit`` bytes into a line, Tab inserts a
     /// tab: libedit converts the whole line at every completion, so each Tab of
-    /// a long pasted line of tab-separated values cost a pass over the line.
+    /// a long pasted line of tab-separated values would cost a pass over the line.
     private static func countLineByte() {
         lineBytes += 1
         if tabCompletes, lineBytes > Int(completionLimit) {
@@ -157,7 +157,7 @@ extension LineEditor {
     nonisolated(unsafe) private static var pastedLine: [UInt8]?
 
     /// Reads a pasted line whole, past libedit: libedit handles each byte as a
-    /// key (insert, redraw), about 2 µs a byte, so a 1 MB paste took 2 s; this
+    /// key (insert, redraw), so a paste of a megabyte would take it seconds; this
     /// echoes the line once and hands libedit only its end. Tab is text here,
     /// never a completion. The line is taken with ``takePastedLine()``.
     /// - Returns: CR for libedit (which then ends an empty line), or -1 on Ctrl-C

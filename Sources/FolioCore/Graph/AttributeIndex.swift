@@ -140,8 +140,8 @@ struct AttributeIndex {
 
 extension AttributeIndex {
     /// The rows of a one-attribute index in its order, sorted by the column's
-    /// own values (no closure call per comparison, several times faster than
-    /// ``init(rows:order:)`` on a million rows); `nil` for a column of boxed
+    /// own values, with no closure call per comparison as
+    /// ``init(rows:order:)`` makes; `nil` for a column of boxed
     /// values, which only the general order sorts. The order is
     /// ``AttributeOrder``'s: `nil` first, then NaN, then values, ties by row.
     static func sortedRows(_ rows: [Int32], column: Column, type: ValueType) -> [Int32]? {

@@ -6,8 +6,8 @@
 /// another). So each lane's sequence numbers index an array of their own: 8
 /// bytes per identifier and one memory access per lookup (plus finding the
 /// lane among a handful), where a dictionary costs several times that in space
-/// and cache misses — the index was a fifth of the time of opening a million
-/// objects. Sequence numbers far beyond a lane's count (a hand-edited or
+/// and cache misses, and an open records every object in it. Sequence
+/// numbers far beyond a lane's count (a hand-edited or
 /// hostile file) go to a dictionary instead, so memory stays proportional to
 /// the number of objects.
 struct IdentifierIndex {

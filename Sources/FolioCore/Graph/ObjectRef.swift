@@ -14,8 +14,8 @@ struct ObjectRef: Hashable, Sendable {
         self.row = row
     }
 
-    /// One 64-bit word into the hasher instead of two fields: cascades put
-    /// 100,000 refs in sets, and hashing was the largest part of a delete.
+    /// One 64-bit word into the hasher instead of two fields: a cascade puts
+    /// every object it deletes in sets, so hashing is on a delete's hot path.
     func hash(into hasher: inout Hasher) {
         hasher.combine(UInt64(UInt32(bitPattern: entity)) << 32 | UInt64(UInt32(bitPattern: row)))
     }

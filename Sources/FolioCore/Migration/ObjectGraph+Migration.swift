@@ -303,7 +303,8 @@ extension ObjectGraph {
     func brought(to target: Schema) throws(MigrationError) -> ObjectGraph {
         if schema.differsOnlyInDefaultsOrIndexes(from: target) { return adopting(target) }
         // A package written with the entities in another order (a dynamic schema, a
-        // different order of model classes): a copy of every object was most of an open.
+        // different order of model classes): moving tables costs O(identifiers), where a
+        // migration copies every object.
         if schema.differsOnlyInDefaultsOrIndexes(from: target, inAnyOrder: true), let reordered = reordering(to: target) {
             return reordered
         }

@@ -3,12 +3,12 @@ import Foundation
 /// A growable byte buffer that values' text (``ValueText``) and the package
 /// writer format into.
 ///
-/// Appending bytes here is about twice as fast as libxml2's `xmlTextWriter`
-/// for the same output, and lets numbers and dates be formatted without
-/// allocating a `String` each. The writer appends a dozen pieces per object,
-/// so the buffer manages its own memory: an append is a capacity check and a
-/// copy, where `Array.append(contentsOf:)` cost ~90 instructions a call, and
-/// numbers and dates are formatted in place (``append(formattedUpTo:_:)``).
+/// The writer formats here rather than through libxml2's `xmlTextWriter`,
+/// which does more work per call for the same output, and numbers and dates
+/// are formatted in place (``append(formattedUpTo:_:)``) without allocating a
+/// `String` each. The writer appends a dozen pieces per object, so the buffer
+/// manages its own memory: an append is a capacity check and a copy, with
+/// none of `Array.append(contentsOf:)`'s generic overhead per call.
 /// A value type: a copy shares the bytes until either is appended to.
 struct ByteBuffer: TextOutputStream {
     private final class Storage {

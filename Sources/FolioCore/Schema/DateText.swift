@@ -72,8 +72,8 @@ enum DateText {
     /// (midnight UTC), which people type.
     ///
     /// Reads the fixed positions straight from the buffer, after one length
-    /// check: a document holds a date per object, and the per-field bounds checks
-    /// and calls were most of the cost.
+    /// check: a document holds a date per object, so a bounds check and a call
+    /// per field would cost more than the parse itself.
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         guard let base = bytes.baseAddress, bytes.count >= 10 else {
             return bytes.first == UInt8(ascii: "@") ? raw(bytes) : nil

@@ -66,8 +66,8 @@ enum ValueText {
         }
         if type == .any {
             // An element of array(any), set(any) or dictionary(any): "type:text" as the
-            // reader expects it (it was written bare, and refused on reading: found by
-            // Fuzz/, its round-trip check), or null for none.
+            // reader expects it (written bare, it would be refused on reading; Fuzz/'s
+            // round-trip check holds the two together), or null for none.
             if value.scalarType == nil { buffer.append("null") } else { appendJSONString(encode(value, as: .any), to: &buffer) }
             return
         }

@@ -356,8 +356,8 @@ extension DocumentLoader {
         // every core would make its reference count a cache line the cores fight over.
         guard let parser else { return }
         phase = .object
-        // Read the position straight from the parser: building a PackageError.Location per
-        // object (a String copy) showed up in profiles; errors build it on demand.
+        // Read the position straight from the parser: a PackageError.Location per object
+        // would copy a String per object; errors build it on demand.
         let line = Int32(truncatingIfNeeded: parser.pointee.input.pointee.line)
         let startColumn = Int32(truncatingIfNeeded: parser.pointee.input.pointee.col)
         if name != lastElementName || lastElementState == nil {

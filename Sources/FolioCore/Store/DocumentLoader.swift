@@ -257,8 +257,8 @@ final class DocumentLoader {
         var unscanned: Int?
         while !hasFailed {
             // libxml2 rescans what it holds of an unfinished element for each chunk it
-            // gets (the last `<` and `>`), so a value spanning many chunks cost time
-            // quadratic in its length (100 MB: 4.7 s). Within a long value, each read
+            // gets (the last `<` and `>`), so with chunks of one size a value spanning many
+            // would cost time quadratic in its length. Within a long value, each read
             // is as large as the value so far, up to 32 MiB: a 256 MiB value is then
             // rescanned about 1 GB in all (a fraction of a second), and this buffer
             // adds at most 32 MiB to what libxml2 holds.

@@ -49,9 +49,9 @@ struct DocumentWriter {
     static func appendPartFooter(to buffer: inout ByteBuffer) { buffer.append("</objects>\n") }
 
     /// What writing the objects of one entity needs, worked out once per part
-    /// rather than per object: copying each `Schema.Attribute` and asking its
-    /// options set whether it is transient or external, for every object, was
-    /// a fifth of a save.
+    /// rather than per object, so that no object pays for copying each
+    /// `Schema.Attribute` and asking its options set whether it is transient or
+    /// external.
     struct EntityPlan {
         /// One attribute that is written (transient ones are not). A class, and
         /// its column's arrays held here: each object's line reads them without

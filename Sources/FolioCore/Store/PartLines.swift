@@ -116,7 +116,7 @@ struct PartLines {
     private static func identifier(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> UInt64? {
         var value: UInt64 = 0
         var index = start
-        // Up to 19 digits cannot overflow: no check per digit (it was a third of splitting a part).
+        // Up to 19 digits cannot overflow: no check per digit, on the path every line of a part takes.
         let short = min(end, start + 19)
         while index < short {
             let digit = buffer[index] &- UInt8(ascii: "0")
