@@ -545,8 +545,8 @@ public final class ModelContext {
     func validationIssues() -> [ValidationIssue] {
         settleTracking()
         var issues: [ValidationIssue] = []
-        // Only deleted objects with a deny rule can fail, and few have one: sorting all of a
-        // 100,000-object cascade (for a stable order of issues) was most of an autosave.
+        // Only deleted objects with a deny rule can fail, and few have one: only those are
+        // sorted (for a stable order of issues), not every object of a large cascade.
         let denied = tracking.denials.isEmpty ? [] : tracking.deleted.filter { tracking.denials[$0] != nil }
         for ref in denied.sorted(by: { graph.tables[Int($0.entity)].ids[Int($0.row)] < graph.tables[Int($1.entity)].ids[Int($1.row)] }) {
             for denial in tracking.denials[ref] ?? [] {
@@ -559,8 +559,8 @@ public final class ModelContext {
             }
         }
         // Only objects of entities with a count rule or a checked unique group can
-        // fail the checks below; an import of a million objects of entities with
-        // neither sorted them all twice, for nothing (5 % of its insert and save).
+        // fail the checks below: the others are not gathered or sorted, so a large
+        // import of entities with neither pays nothing here.
         let counted = graph.schema.entities.map { entity in
             entity.relationships.contains { $0.minimumModelCount > 0 || $0.maximumModelCount > 0 }
         }

@@ -21,8 +21,9 @@ import Darwin
 /// memory accesses, no hashing). A page exists only while one of its entries
 /// is set, so the registry's memory follows the models alive, not the largest
 /// number registered: a batched fetch iterating a million objects keeps the
-/// pages of its two batches, where one slot per number kept 32 MB (see
-/// docs/PERFORMANCE.md, "Batched fetch"). The directory itself costs under a
+/// pages of its two batches, where one slot per number would hold a slot for
+/// every number up to the largest (see docs/PERFORMANCE.md, "Batched fetch").
+/// The directory itself costs under a
 /// byte per number. Pages come from a ``PagePool``, away from the models.
 /// Numbers far beyond the count go to a dictionary.
 ///
@@ -273,8 +274,8 @@ struct ModelRegistry: ~Copyable {
 /// apart from the heap, each page handed out and taken back whole.
 ///
 /// Pages from `malloc` would lie among the models a fetch makes, one page
-/// every 16 models: a loop over a million models (reading a property of
-/// each) then touches an eighth more memory, and measured 20% slower. From
+/// every 16 models: a loop over many models (reading a property of each)
+/// would then touch an eighth more memory, and more cache lines. From
 /// slabs of their own the models stay packed. A slab is unmapped once none
 /// of its pages is in use, except one kept empty so that a program making
 /// and dropping one model at the edge does not map and unmap at every step.

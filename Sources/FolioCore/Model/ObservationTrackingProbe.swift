@@ -98,8 +98,8 @@ enum ObservationTrackingProbe {
             guard count > 0 else { break }
             bytes += chunk[..<count]
         }
-        // Scanned as bytes: made into strings and split, the few hundred lines cost
-        // more than the rest of the first fetch of a hundred thousand models.
+        // Scanned as bytes: made into strings and split, the few hundred lines would
+        // cost more than the fetch they are read for.
         return bytes.withUnsafeBufferPointer { maps in
             var lineStart = 0
             while lineStart < maps.count {
