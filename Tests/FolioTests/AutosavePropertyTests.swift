@@ -66,7 +66,7 @@ import FolioTestSupport
             let context = container.mainContext
             context.undoManager = UndoManager()
             context.autosaveErrorHandler = { reported.append($0) }
-            store.writer?.beforeBackgroundWrite = { valve.hook() }
+            store.beforeBackgroundWrite = { valve.hook() }
             func saved() throws -> GraphSnapshot { try store.withSavedGraph { $0.snapshot() } }
             func onDisk() throws -> GraphSnapshot { try DocumentPackage(url: url).read().snapshot() }
             var published = [try saved()]
@@ -132,7 +132,7 @@ import FolioTestSupport
             valve.release()
             try context.save()
             #expect(try onDisk() == context.graph.snapshot(), "\(trace)")
-            store.writer?.beforeBackgroundWrite = nil
+            store.beforeBackgroundWrite = nil
         }
         // Only injected failures were reported, each at most once.
         #expect(reported.allSatisfy { $0 == .package(AutosaveTests.diskFull) }, "\(reported)")

@@ -23,7 +23,7 @@ import Folio
         /// Installs the gate on a store's writer; later writes fail with `failures`, in order, first.
         func install(on store: DocumentStore, failing failures: [PackageError] = []) {
             self.failures = failures
-            store.writer?.beforeBackgroundWrite = { [self] in
+            store.beforeBackgroundWrite = { [self] in
                 let held = lock.withLock {
                     count += 1
                     return !isOpen

@@ -35,7 +35,7 @@ import FolioTestSupport
         #expect(weak.context == nil, "context", sourceLocation: sourceLocation)
         #expect(weak.undoManager == nil, "undo manager", sourceLocation: sourceLocation)
         #expect(weak.store == nil, "store", sourceLocation: sourceLocation)
-        #expect(!DocumentStore.registry.contains(DocumentStore.canonicalPath(url)), sourceLocation: sourceLocation)
+        #expect(!DocumentRegistry.shared.contains(DocumentRegistry.canonicalPath(url)), sourceLocation: sourceLocation)
         #expect(throws: Never.self, "the lock is free", sourceLocation: sourceLocation) { _ = try PackageLock(path: url.path) }
     }
 
@@ -213,13 +213,13 @@ import FolioTestSupport
     func lockCarriedOver() throws {
         let url = temporaryPackageURL()
         try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
-        let key = DocumentStore.canonicalPath(url)
+        let key = DocumentRegistry.canonicalPath(url)
         // As the registry sees a store whose deinit has started: the store reads nil, its lock is still open.
         var going: PackageLock? = try PackageLock(path: url.path)
-        let slot = DocumentStore.LockSlot()
+        let slot = PackageLockSlot()
         slot.held = going
-        slot.storeDidFlush()   // its teardown has written the package
-        DocumentStore.registry.register(DocumentStore.WeakStore(store: nil, slot: slot), for: key)
+        slot.holderDidFlush()   // its teardown has written the package
+        DocumentRegistry.shared.register(DocumentRegistry.Entry(store: nil, slot: slot), for: key)
         let context = ModelContext(try ModelContainer(contentsOf: url))
         going = nil   // the old store finishes going; the new one holds the lock
         #expect(throws: PackageError.locked(path: url.path)) { _ = try PackageLock(path: url.path) }
@@ -234,15 +234,15 @@ import FolioTestSupport
     /// Holds the first teardown of a package's store at one stage, on the thread
     /// that dropped it, until the test releases it.
     final class TeardownHold: @unchecked Sendable {
-        let stage: DocumentStore.TeardownStage
+        let stage: DocumentRegistry.TeardownStage
         private let reached = DispatchSemaphore(value: 0)
         private let proceed = DispatchSemaphore(value: 0)
         private let lock = NSLock()
         private var isUsed = false
 
-        init(at stage: DocumentStore.TeardownStage) { self.stage = stage }
+        init(at stage: DocumentRegistry.TeardownStage) { self.stage = stage }
 
-        func hook(_ reachedStage: DocumentStore.TeardownStage) {
+        func hook(_ reachedStage: DocumentRegistry.TeardownStage) {
             guard reachedStage == stage, lock.withLock({ defer { isUsed = true }; return !isUsed }) else { return }
             reached.signal()
             proceed.wait()
@@ -294,14 +294,14 @@ import FolioTestSupport
     static func writerGoing() throws -> (url: URL, key: String, hold: TeardownHold, outcome: Outcome, first: DispatchGroup) {
         let url = temporaryPackageURL()
         try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
-        let key = DocumentStore.canonicalPath(url)
+        let key = DocumentRegistry.canonicalPath(url)
         let hold = TeardownHold(at: .flushed)
-        DocumentStore.onTeardown(of: key) { hold.hook($0) }
+        DocumentRegistry.onTeardown(of: key) { hold.hook($0) }
         let outcome = Outcome()
         let first = DispatchGroup()
         TeardownHold.run(in: first) { outcome.record { try Self.insertAnimal(into: url) } }
         guard hold.waitUntilHeld() else {
-            DocumentStore.onTeardown(of: key, nil)
+            DocumentRegistry.onTeardown(of: key, nil)
             throw TeardownNotHeld()
         }
         return (url, key, hold, outcome, first)
@@ -312,7 +312,7 @@ import FolioTestSupport
     @Test("an open after a store that took a going store's lock over has gone too takes the lock over again")
     func lockCarriedOverTwice() throws {
         let (url, key, hold, outcome, first) = try Self.writerGoing()
-        defer { DocumentStore.onTeardown(of: key, nil) }
+        defer { DocumentRegistry.onTeardown(of: key, nil) }
         // The first open carries the going store's lock over and its store goes first;
         // the second must find that lock still open in this process, not take a new one.
         for _ in 0..<2 { outcome.record { try Self.insertAnimal(into: url) } }
@@ -320,14 +320,14 @@ import FolioTestSupport
         first.wait()
         #expect(outcome.errors.isEmpty, "\(outcome.errors)")
         #expect(try DocumentPackage(url: url).read().count(of: "Animal") == 3)
-        #expect(!DocumentStore.registry.contains(key))
+        #expect(!DocumentRegistry.shared.contains(key))
         #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }
     }
 
     @Test("a writer joining a reader opened while the last writer's store was going takes that store's lock over")
     func lockCarriedOverThroughReader() throws {
         let (url, key, hold, outcome, first) = try Self.writerGoing()
-        defer { DocumentStore.onTeardown(of: key, nil) }
+        defer { DocumentRegistry.onTeardown(of: key, nil) }
         // The reader's store takes no lock; the writer joining it must take over the going one's.
         var reader: ModelContext? = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
         outcome.record { try Self.insertAnimal(into: url) }
@@ -350,20 +350,20 @@ import FolioTestSupport
     @MainActor func openWaitsForLastWrite() throws {
         let url = temporaryPackageURL()
         try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
-        let key = DocumentStore.canonicalPath(url)
+        let key = DocumentRegistry.canonicalPath(url)
         let hold = TeardownHold(at: .started)
-        DocumentStore.onTeardown(of: key) { hold.hook($0) }
-        defer { DocumentStore.onTeardown(of: key, nil) }
+        DocumentRegistry.onTeardown(of: key) { hold.hook($0) }
+        defer { DocumentRegistry.onTeardown(of: key, nil) }
         // A main context kept after its container is dropped: the container's teardown has
         // nothing to write, and the store's is the last write.
         let kept = KeptContext(try ModelContainer(contentsOf: url).mainContext)
         let store = try #require(kept.context?.store)
         // An autosave whose background write fails: saved, and still unwritten at teardown.
-        store.writer?.beforeBackgroundWrite = { AutosaveTests.diskFull }
+        store.beforeBackgroundWrite = { AutosaveTests.diskFull }
         try kept.context?.insert("Animal")
         if let context = kept.context { _ = try context.handOffSave(inBackground: true) }
         store.waitForBackgroundWrites()
-        store.writer?.beforeBackgroundWrite = nil
+        store.beforeBackgroundWrite = nil
         try #require(!store.isWritten)
         _ = consume store
         let outcome = Outcome()

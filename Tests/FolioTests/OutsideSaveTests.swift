@@ -116,12 +116,12 @@ import FolioTestSupport
         try context.insert("Animal", ["name": .string("Written")])
         try context.save()
         let store = context.store
-        store.writer?.beforeBackgroundWrite = { AutosaveTests.diskFull }
+        store.beforeBackgroundWrite = { AutosaveTests.diskFull }
         context.autosaveEnabled = true
         try context.insert("Animal", ["name": .string("Unwritten")])
         context.processPendingChanges()
         store.waitForBackgroundWrites()
-        store.writer?.beforeBackgroundWrite = nil
+        store.beforeBackgroundWrite = nil
         #expect(store.hasFailedWrite)
         // A program ignoring the lock writes meanwhile.
         let graph = try DocumentPackage(url: url).read()
