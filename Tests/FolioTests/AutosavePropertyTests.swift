@@ -62,7 +62,7 @@ import FolioTestSupport
             let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
             // A failed expectation that throws must not leave a write held: the container's teardown waits for it.
             defer { valve.release() }
-            let store = container.store
+            let store = container.sharedDocument
             let context = container.mainContext
             context.undoManager = UndoManager()
             context.autosaveErrorHandler = { reported.append($0) }

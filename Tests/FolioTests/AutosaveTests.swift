@@ -21,7 +21,7 @@ import Folio
         private var failures: [PackageError] = []
 
         /// Installs the gate on a store's writer; later writes fail with `failures`, in order, first.
-        func install(on store: DocumentStore, failing failures: [PackageError] = []) {
+        func install(on store: SharedDocument, failing failures: [PackageError] = []) {
             self.failures = failures
             store.beforeBackgroundWrite = { [self] in
                 let held = lock.withLock {
@@ -39,7 +39,7 @@ import Folio
         /// Lets one held write (or the next one) go on.
         func release() { proceed.signal() }
         /// Lets every write go on from now on (they are still counted).
-        func open(on store: DocumentStore) {
+        func open(on store: SharedDocument) {
             lock.withLock { isOpen = true }
             proceed.signal()
         }
@@ -75,19 +75,19 @@ import Folio
         let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
         let context = container.mainContext
         let gate = WriterGate()
-        gate.install(on: container.store)
+        gate.install(on: container.sharedDocument)
         try context.delete(try Self.category(context, "Category 0"))
         context.processPendingChanges()
         gate.waitUntilStarted()
         // Saved (published) but not written: the edit did not wait for the write.
         #expect(!context.hasChanges)
-        #expect(!container.store.isWritten)
+        #expect(!container.sharedDocument.isWritten)
         #expect(try Self.onDisk(url) == ["AnimalCategory": 3, "Animal": 150])
         // Another context sees the saved state already.
         #expect(try ModelContext(container).fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 100)
-        gate.open(on: container.store)
-        container.store.waitForBackgroundWrites()
-        #expect(container.store.isWritten)
+        gate.open(on: container.sharedDocument)
+        container.sharedDocument.waitForBackgroundWrites()
+        #expect(container.sharedDocument.isWritten)
         #expect(try Self.onDisk(url) == ["AnimalCategory": 2, "Animal": 100])
     }
 
@@ -97,7 +97,7 @@ import Folio
         let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
         let context = container.mainContext
         let gate = WriterGate()
-        gate.install(on: container.store)
+        gate.install(on: container.sharedDocument)
         try context.insert("AnimalCategory", ["name": .string("New 1")])
         context.processPendingChanges()
         gate.waitUntilStarted()
@@ -105,8 +105,8 @@ import Folio
             try context.insert("AnimalCategory", ["name": .string("New \(number)")])
             context.processPendingChanges()
         }
-        gate.open(on: container.store)
-        container.store.waitForBackgroundWrites()
+        gate.open(on: container.sharedDocument)
+        container.sharedDocument.waitForBackgroundWrites()
         // Five autosaves, two jobs: the four made while the first was held queued one more.
         // The held one took the latest state when let go, so the second found nothing left to write.
         #expect(gate.writesStarted == 2)
@@ -120,7 +120,7 @@ import Folio
         let context = container.mainContext
         context.undoManager = UndoManager()
         let gate = WriterGate()
-        gate.install(on: container.store)
+        gate.install(on: container.sharedDocument)
         try context.delete(try Self.category(context, "Category 1"))
         context.processPendingChanges()
         gate.waitUntilStarted()
@@ -128,8 +128,8 @@ import Folio
         context.undoManager?.undo()
         try context.insert("Animal", ["name": .string("Late")])
         #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 151)
-        gate.open(on: container.store)
-        container.store.waitForBackgroundWrites()
+        gate.open(on: container.sharedDocument)
+        container.sharedDocument.waitForBackgroundWrites()
         #expect(try Self.onDisk(url) == ["AnimalCategory": 2, "Animal": 100])
         #expect(context.hasChanges)
     }
@@ -140,13 +140,13 @@ import Folio
         let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
         let context = container.mainContext
         let gate = WriterGate()
-        gate.install(on: container.store)
+        gate.install(on: container.sharedDocument)
         try context.insert("AnimalCategory", ["name": .string("First")])
         context.processPendingChanges()
         gate.waitUntilStarted()
         let second = try context.insert("AnimalCategory", ["name": .string("Second")])
-        gate.open(on: container.store)
-        container.store.waitForBackgroundWrites()
+        gate.open(on: container.sharedDocument)
+        container.sharedDocument.waitForBackgroundWrites()
         #expect(context.hasChanges && context.insertedIdentifiers == [second])
         #expect(try Self.onDisk(url)["AnimalCategory"] == 4)
         try context.save()
@@ -162,20 +162,20 @@ import Folio
         nonisolated(unsafe) var reported: [ModelError] = []
         context.autosaveErrorHandler = { reported.append($0) }
         let gate = WriterGate()
-        gate.install(on: container.store, failing: [Self.diskFull])
+        gate.install(on: container.sharedDocument, failing: [Self.diskFull])
         try context.insert("AnimalCategory", ["name": .string("Unlucky")])
         context.processPendingChanges()
         gate.waitUntilStarted()
-        gate.open(on: container.store)
-        container.store.waitForBackgroundWrites()
+        gate.open(on: container.sharedDocument)
+        container.sharedDocument.waitForBackgroundWrites()
         // Saved in memory, not on disk; nothing is told on the writer's thread.
-        #expect(reported.isEmpty && !context.hasChanges && !container.store.isWritten)
+        #expect(reported.isEmpty && !context.hasChanges && !container.sharedDocument.isWritten)
         #expect(try Self.onDisk(url)["AnimalCategory"] == 3)
         // The next user action tells the context, and writes the state again.
         context.processPendingChanges()
         #expect(reported == [.package(Self.diskFull)])
-        container.store.waitForBackgroundWrites()
-        #expect(container.store.isWritten)
+        container.sharedDocument.waitForBackgroundWrites()
+        #expect(container.sharedDocument.isWritten)
         #expect(try Self.onDisk(url)["AnimalCategory"] == 4)
         context.processPendingChanges()
         #expect(reported.count == 1, "reported once")
@@ -187,15 +187,15 @@ import Folio
         let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
         let context = container.mainContext
         let gate = WriterGate()
-        gate.install(on: container.store, failing: [Self.diskFull])
+        gate.install(on: container.sharedDocument, failing: [Self.diskFull])
         try context.delete(try Self.category(context, "Category 2"))
         context.processPendingChanges()
         gate.waitUntilStarted()
-        gate.open(on: container.store)
-        container.store.waitForBackgroundWrites()
-        #expect(!context.hasChanges && !container.store.isWritten)
+        gate.open(on: container.sharedDocument)
+        container.sharedDocument.waitForBackgroundWrites()
+        #expect(!context.hasChanges && !container.sharedDocument.isWritten)
         try context.save()
-        #expect(container.store.isWritten)
+        #expect(container.sharedDocument.isWritten)
         #expect(try Self.onDisk(url) == ["AnimalCategory": 2, "Animal": 100])
     }
 
@@ -205,7 +205,7 @@ import Folio
         let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
         let context = container.mainContext
         let gate = WriterGate()
-        gate.install(on: container.store)
+        gate.install(on: container.sharedDocument)
         try context.insert("AnimalCategory", ["name": .string("Autosaved")])
         context.processPendingChanges()
         gate.waitUntilStarted()
@@ -213,9 +213,9 @@ import Folio
         // The held write is let go from another thread while save() waits for it (or before: either way).
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { gate.release() }
         try context.save()
-        #expect(container.store.isWritten)
+        #expect(container.sharedDocument.isWritten)
         #expect(try Self.onDisk(url)["AnimalCategory"] == 5)
-        gate.open(on: container.store)
+        gate.open(on: container.sharedDocument)
     }
 
     @Test("a package changed on disk by another program fails the background write; the report and the explicit save say so")
@@ -234,7 +234,7 @@ import Folio
             try bytes.write(to: document)
             try context.insert("AnimalCategory", ["name": .string("Mine")])
             context.processPendingChanges()
-            container.store.waitForBackgroundWrites()
+            container.sharedDocument.waitForBackgroundWrites()
             context.processPendingChanges()
             func isModifiedOnDisk(_ error: ModelError?) -> Bool {
                 if case .package(.modifiedOnDisk)? = error { return true }
@@ -256,7 +256,7 @@ import Folio
         do {
             let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
             let context = container.mainContext
-            gate.install(on: container.store)
+            gate.install(on: container.sharedDocument)
             try context.delete(try Self.category(context, "Category 0"))
             context.processPendingChanges()
             gate.waitUntilStarted()
@@ -274,7 +274,7 @@ import Folio
             let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
             let context = container.mainContext
             // The writer's queue is held by a job of the test's own, so the autosave's write cannot start.
-            let store = container.store
+            let store = container.sharedDocument
             store.writer?.schedule { hold.wait() }
             try context.insert("AnimalCategory", ["name": .string("Queued")])
             context.processPendingChanges()
@@ -291,7 +291,7 @@ import Folio
         let context = container.mainContext
         try context.insert("AnimalCategory", ["name": .string("Ephemeral")])
         context.processPendingChanges()
-        #expect(!context.hasChanges && container.store.writer == nil && container.store.isWritten)
+        #expect(!context.hasChanges && container.sharedDocument.writer == nil && container.sharedDocument.isWritten)
         #expect(try ModelContext(container).fetchCount(DynamicFetchDescriptor(entity: "AnimalCategory")) == 1)
     }
 
@@ -313,12 +313,12 @@ import Folio
         let url = try Self.zooPackage()
         let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
         let hold = DispatchSemaphore(value: 0)
-        container.store.writer?.schedule { hold.wait() }
+        container.sharedDocument.writer?.schedule { hold.wait() }
         try container.mainContext.insert("AnimalCategory", ["name": .string("At exit")])
         container.mainContext.processPendingChanges()
-        #expect(!container.store.isWritten)
-        DocumentStore.flushAll()
-        #expect(container.store.isWritten)
+        #expect(!container.sharedDocument.isWritten)
+        SharedDocument.flushAll()
+        #expect(container.sharedDocument.isWritten)
         #expect(try Self.onDisk(url)["AnimalCategory"] == 4)
         hold.signal()
     }

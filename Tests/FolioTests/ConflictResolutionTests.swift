@@ -32,7 +32,7 @@ import Folio
 
     static func container(over graph: ObjectGraph) -> ModelContainer {
         let core = ContainerCore(schema: graph.schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)],
-                                 modelValueChecks: graph.schema.modelValueChecks, store: DocumentStore.inMemory(graph))
+                                 modelValueChecks: graph.schema.modelValueChecks, sharedDocument: SharedDocument.inMemory(graph))
         return ModelContainer(core: core)
     }
 

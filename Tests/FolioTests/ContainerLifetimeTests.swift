@@ -22,7 +22,7 @@ import FolioTestSupport
         weak var container: ModelContainer?
         weak var context: ModelContext?
         weak var undoManager: UndoManager?
-        weak var store: DocumentStore?
+        weak var sharedDocument: SharedDocument?
     }
 
     /// No process-wide store for the package, and its lock is free.
@@ -30,11 +30,11 @@ import FolioTestSupport
         // An autosave's background job queued before the drop holds the store while it runs (it
         // finds nothing left to write: the container's teardown flushed): on a loaded machine it
         // may not have run yet. Once it has, nothing holds the store.
-        weak.store?.waitForBackgroundWrites()
+        weak.sharedDocument?.waitForBackgroundWrites()
         #expect(weak.container == nil, "container", sourceLocation: sourceLocation)
         #expect(weak.context == nil, "context", sourceLocation: sourceLocation)
         #expect(weak.undoManager == nil, "undo manager", sourceLocation: sourceLocation)
-        #expect(weak.store == nil, "store", sourceLocation: sourceLocation)
+        #expect(weak.sharedDocument == nil, "store", sourceLocation: sourceLocation)
         #expect(!DocumentRegistry.shared.contains(DocumentRegistry.canonicalPath(url)), sourceLocation: sourceLocation)
         #expect(throws: Never.self, "the lock is free", sourceLocation: sourceLocation) { _ = try PackageLock(path: url.path) }
     }
@@ -47,7 +47,7 @@ import FolioTestSupport
         weak.container = container
         weak.context = context
         weak.undoManager = context.undoManager
-        weak.store = container.store
+        weak.sharedDocument = container.sharedDocument
 
         let mammals = try context.fetchIdentifiers(DynamicFetchDescriptor(
             entity: "AnimalCategory", predicate: try ObjectPredicate("name == 'Mammal'")))
@@ -81,7 +81,7 @@ import FolioTestSupport
                 weak.container = container
                 weak.context = context
                 weak.undoManager = context.undoManager
-                weak.store = container.store
+                weak.sharedDocument = container.sharedDocument
                 #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal", predicate: try ObjectPredicate("name == 'Kiwi'"))) == round)
                 let birds = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "AnimalCategory", predicate: try ObjectPredicate("name == 'Bird'")))
                 let kiwi = try context.insert("Animal", ["name": .string("Kiwi"), "diet": .string("omnivorous")])
@@ -107,7 +107,7 @@ import FolioTestSupport
                 weak.container = container
                 weak.context = context
                 weak.undoManager = context.undoManager
-                weak.store = container.store
+                weak.sharedDocument = container.sharedDocument
                 _ = try context.insert("AnimalCategory", ["name": .string("Fungus \(UUID())")])
                 context.processPendingChanges()   // autosaves
                 #expect(!context.hasChanges)
@@ -127,10 +127,10 @@ import FolioTestSupport
             var container: ModelContainer? = try ModelContainer(contentsOf: url)
             let context = try #require(container?.mainContext)
             weak.container = container
-            weak.store = container?.store
+            weak.sharedDocument = container?.sharedDocument
             container = nil
             #expect(weak.container == nil, "the main context does not keep its container")
-            #expect(weak.store != nil, "but keeps the document")
+            #expect(weak.sharedDocument != nil, "but keeps the document")
             _ = try context.insert("AnimalCategory", ["name": .string("Fungus")])
             try context.save()
             #expect(context.container.mainContext === context, "its container now is a new one on the same document")
@@ -150,7 +150,7 @@ import FolioTestSupport
         do {
             let container = try ModelContainer(contentsOf: url)
             weak.container = container
-            weak.store = container.store
+            weak.sharedDocument = container.sharedDocument
             for index in 0..<3 {
                 let background = ModelContext(container)
                 background.undoManager = UndoManager()
@@ -219,13 +219,13 @@ import FolioTestSupport
         let slot = PackageLockSlot()
         slot.held = going
         slot.holderDidFlush()   // its teardown has written the package
-        DocumentRegistry.shared.register(DocumentRegistry.Entry(store: nil, slot: slot), for: key)
+        DocumentRegistry.shared.register(DocumentRegistry.Entry(sharedDocument: nil, slot: slot), for: key)
         let context = ModelContext(try ModelContainer(contentsOf: url))
         going = nil   // the old store finishes going; the new one holds the lock
         #expect(throws: PackageError.locked(path: url.path)) { _ = try PackageLock(path: url.path) }
         try context.insert("Animal")
         try context.save()
-        weak let store = context.store
+        weak let store = context.sharedDocument
         _ = consume context
         #expect(store == nil)
         #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }
@@ -357,7 +357,7 @@ import FolioTestSupport
         // A main context kept after its container is dropped: the container's teardown has
         // nothing to write, and the store's is the last write.
         let kept = KeptContext(try ModelContainer(contentsOf: url).mainContext)
-        let store = try #require(kept.context?.store)
+        let store = try #require(kept.context?.sharedDocument)
         // An autosave whose background write fails: saved, and still unwritten at teardown.
         store.beforeBackgroundWrite = { AutosaveTests.diskFull }
         try kept.context?.insert("Animal")

@@ -94,7 +94,7 @@ import FolioTestSupport
             }
             try theirs.save()
             let base = ours.baseline, mine = ours.graph.copy()
-            let saved = try container.store.withSavedGraph { $0 }
+            let saved = try container.sharedDocument.withSavedGraph { $0 }
             let expected = try ObjectGraph.merge(base: base, ours: mine, theirs: saved).graph
             ours.mergeSavedChanges()
             #expect(ours.graph.objectStates() == expected.objectStates(), "plan \(plan)")

@@ -65,7 +65,7 @@ import Synchronization
         let context = ModelContext(container)
         try context.setValue(.int(99), for: "age", of: animals[7])
         try context.save()
-        container.store.waitForBackgroundWrites()
+        container.sharedDocument.waitForBackgroundWrites()
         let after = try Self.files(url)
         #expect(Set(before.keys.filter { !$0.hasPrefix("history/") }) == Set(after.keys.filter { !$0.hasPrefix("history/") }))
         let changed = after.keys.filter { !$0.hasPrefix("history/") && before[$0] != after[$0] }.sorted()
@@ -102,7 +102,7 @@ import Synchronization
             let context = ModelContext(container)
             let rex = try context.insert("Animal", ["name": .string("Rex")])
             try context.save()
-            container.store.waitForBackgroundWrites()
+            container.sharedDocument.waitForBackgroundWrites()
             return rex
         }()
         DocumentPackage.writeFormat2(false, under: url.path)
@@ -111,7 +111,7 @@ import Synchronization
         let later = ModelContext(reopened)
         try later.setValue(.int(5), for: "age", of: rex)
         try later.save()
-        reopened.store.waitForBackgroundWrites()
+        reopened.sharedDocument.waitForBackgroundWrites()
         let files = try Self.files(url)
         #expect(String(decoding: files["manifest.xml"] ?? Data(), as: UTF8.self).contains(#"format="3""#))
         #expect(!files.keys.contains { $0.hasPrefix("parts/Animal-") })
@@ -234,7 +234,7 @@ import Synchronization
             context.author = name
             try context.insert("Animal", ["name": .string(name)])
             try context.save()
-            container.store.waitForBackgroundWrites()
+            container.sharedDocument.waitForBackgroundWrites()
         }
         let historyFiles = try Self.files(url).keys.filter { $0.hasPrefix("history/") }
         #expect(historyFiles.count == 2, "\(historyFiles)")
@@ -243,7 +243,7 @@ import Synchronization
         let transactions = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         #expect(transactions.map(\.author) == ["First", "Second"])
         try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
-        container.store.waitForBackgroundWrites()
+        container.sharedDocument.waitForBackgroundWrites()
         let after = try Self.files(url).filter { $0.key.hasPrefix("history/") }
         #expect(Set(after.keys) == Set(historyFiles))
         #expect(after.values.allSatisfy { $0 == Data(HistoryLog.encode([])) })
@@ -263,7 +263,7 @@ extension Format3Tests {
             try context.insert("AnimalCategory", ["name": .string("v\(version)")])
             context.processPendingChanges()
         }
-        container.store.waitForBackgroundWrites()
+        container.sharedDocument.waitForBackgroundWrites()
         let reopened = ModelContext(try ModelContainer(contentsOf: url))
         #expect(try reopened.fetchCount(DynamicFetchDescriptor(entity: "AnimalCategory")) == 9)
         #expect(String(decoding: try Self.files(url)["manifest.xml"] ?? Data(), as: UTF8.self).contains(#"format="3""#))
@@ -296,7 +296,7 @@ extension Format3Tests {
         #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map(\.transactionIdentifier) == numbers)
         try context.insert("Animal", ["name": .string("Later")])
         try context.save()
-        container.store.waitForBackgroundWrites()
+        container.sharedDocument.waitForBackgroundWrites()
         let after = try Self.files(url).filter { $0.key.hasPrefix("history/") }
         #expect(after.filter { files[$0.key] != nil }.allSatisfy { files[$0.key] == $0.value }, "earlier files untouched")
         #expect(after.count == files.count + 1, "the later session writes a file of its own")

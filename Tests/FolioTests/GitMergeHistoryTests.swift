@@ -131,7 +131,7 @@ import Folio
         let checkedOut = versions.ours.appendingPathComponent("manifest.checkout")
         try FileManager.default.copyItem(at: manifest, to: checkedOut)
         #expect(rename(checkedOut.path, manifest.path) == 0)
-        #expect(try context.container.store.takeInOutsideSave())
+        #expect(try context.container.sharedDocument.takeInOutsideSave())
         let merge = try #require(try MergeHistoryTests.history(context).last)
         #expect(merge.author == DocumentPackage.mergeAuthor)
         try context.setValue(.int(7), for: "age", of: versions.rex)

@@ -120,7 +120,7 @@ import Folio
                 #expect(Set(groups.map(\.entityName)) == ["Creature"])
                 #expect(groups.filter { $0.kind == .update }.map(\.updatedAttributeNames) == [["years"]])
                 // Tom's tombstone keeps his name; the dropped notes are gone from it.
-                let stored = try context.store.historyTransactions()
+                let stored = try context.sharedDocument.historyTransactions()
                 #expect(stored.last?.tombstones.map { $0.values.map(\.name) } == [["name"]])
                 #expect(stored.last?.tombstones.map(\.entity) == ["Creature"])
                 // The migration is written by the next save, history and all.

@@ -256,7 +256,7 @@ import Folio
         // The app syncing from history, with the container it had open: the history is read from the package as it is now.
         try Self.expectMergeTransaction(context, versions)
         // What a package watcher's wake-up runs (a HistoryObserver's or a ResultsObserver's container).
-        #expect(try context.container.store.takeInOutsideSave())
+        #expect(try context.container.sharedDocument.takeInOutsideSave())
         // The context merges what was taken in at its next access (a fetch).
         #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 3)
         #expect(context.contains(versions.polly) && !context.contains(versions.tom))

@@ -54,7 +54,7 @@ import FolioTestSupport
             try b.setValue(.string("Big cats"), for: "name", of: category)
             try b.save()
             #expect(b.contains(animal), "B's merge dropped the animal A brought back")
-            #expect(try container.store.withSavedGraph { $0.snapshot() }.objects["Animal"]?[animal.id] != nil,
+            #expect(try container.sharedDocument.withSavedGraph { $0.snapshot() }.objects["Animal"]?[animal.id] != nil,
                     "the saved state lost the animal")
             #expect(try Self.onDisk(url).objects["Animal"]?[animal.id] != nil, "the package lost the animal")
         }
@@ -87,7 +87,7 @@ import FolioTestSupport
         try a.link(animal, "category", to: category)
         try a.save()
         try b.save()
-        let saved = try container.store.withSavedGraph { $0.snapshot() }
+        let saved = try container.sharedDocument.withSavedGraph { $0.snapshot() }
         #expect(b.graph.snapshot() == saved)
         #expect(throws: Never.self) { try Self.onDisk(url) }
         #expect(try Self.onDisk(url) == saved, "the animal's part still names the category B deleted")
@@ -119,7 +119,7 @@ import FolioTestSupport
         #expect(try b.related("category", of: animal) == [two], "B's own unsaved edit was overwritten by the merge")
         #expect(try b.related("animals", of: one).isEmpty)
         #expect(try Self.onDisk(url).objects["Animal"]?[animal.id]?.links["category"] == [two.id])
-        #expect(try Self.onDisk(url) == container.store.withSavedGraph { $0.snapshot() })
+        #expect(try Self.onDisk(url) == container.sharedDocument.withSavedGraph { $0.snapshot() })
     }
 
     /// One random session of two contexts on one package (the main context with
@@ -132,7 +132,7 @@ import FolioTestSupport
         var failures: [String] = []
         try withSmallParts { url in
             let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
-            let store = container.store
+            let store = container.sharedDocument
             let main = container.mainContext
             main.undoManager = UndoManager()
             // With one context, no other: the main context is all a typical program has.

@@ -210,7 +210,7 @@ import Folio
         try background.insert("Animal", ["name": .string("Background")])
         try background.save()
         #expect(try Self.history(main).map(\.author) == [nil, "background"])
-        container.store.waitForBackgroundWrites()
+        container.sharedDocument.waitForBackgroundWrites()
         let reader = try ModelContainer(for: try Self.schema(), configurations: ModelConfiguration(url: url, allowsSave: false))
         #expect(try Self.history(ModelContext(reader)).count == 2)
     }
@@ -464,7 +464,7 @@ import Folio
                 lastNumber = numbers.last ?? lastNumber
                 guard truncatedAt == 0 else { continue }
                 // What the history says was saved is what the saved state holds.
-                let saved = try context.store.withSavedGraph { graph -> [String: Set<UInt64>] in
+                let saved = try context.sharedDocument.withSavedGraph { graph -> [String: Set<UInt64>] in
                     var live: [String: Set<UInt64>] = [:]
                     for (entity, table) in zip(graph.layout.entities, graph.tables) {
                         for row in 0..<table.rowCount where table.isLive[row] { live[entity.name, default: []].insert(table.ids[row]) }

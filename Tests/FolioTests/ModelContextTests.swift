@@ -249,7 +249,7 @@ import Folio
         #expect(!FileManager.default.fileExists(atPath: url.path))
         context.processPendingChanges()
         #expect(!context.hasChanges)
-        context.store.waitForBackgroundWrites()
+        context.sharedDocument.waitForBackgroundWrites()
         #expect(FileManager.default.fileExists(atPath: url.path))
 
         LibraryLog.capture()
@@ -260,7 +260,7 @@ import Folio
             failing.autosaveErrorHandler = { reported = $0 }
             try failing.insert("Animal")
             failing.processPendingChanges()
-            failing.store.waitForBackgroundWrites()
+            failing.sharedDocument.waitForBackgroundWrites()
             failing.processPendingChanges()
             #expect(reported != nil)
             #expect(throws: ModelError.self) { try failing.save() }

@@ -5,7 +5,7 @@ import Folio
 import FolioTestSupport
 
 /// A read-only container takes in what another program saved to its package
-/// (``DocumentStore/takeInOutsideSave()``): every context merges it at its
+/// (``SharedDocument/takeInOutsideSave()``): every context merges it at its
 /// next access, as another context's save, keeping its own unsaved edits.
 @Suite struct OutsideSaveTests {
     static func count(_ context: ModelContext, _ entity: String = "Animal", where predicate: String? = nil) throws -> Int {
@@ -43,8 +43,8 @@ import FolioTestSupport
         try DocumentPackage(url: url).write(graph)
 
         #expect(try Self.count(other) == 2, "nothing is taken in until asked")
-        #expect(try container.store.takeInOutsideSave())
-        #expect(try !container.store.takeInOutsideSave(), "nothing new the second time")
+        #expect(try container.sharedDocument.takeInOutsideSave())
+        #expect(try !container.sharedDocument.takeInOutsideSave(), "nothing new the second time")
 
         // The context with edits merges at its next fetch: its rename wins, the rest is the other program's.
         #expect(try Self.count(context) == 3)
@@ -81,7 +81,7 @@ import FolioTestSupport
         try outside.link(kiwi, "category", to: birds)
         try DocumentPackage(url: url).write(outside)
         #expect(try reader.related("category", of: rex).isEmpty)
-        #expect(try reader.store.takeInOutsideSave())
+        #expect(try reader.sharedDocument.takeInOutsideSave())
         #expect(try Self.count(reader, "AnimalCategory") == 2)   // a fetch merges
         #expect(try reader.related("category", of: rex) == [birds])
         #expect(try reader.related("category", of: kiwi) == [dogs], "the reader's own link wins")
@@ -100,7 +100,7 @@ import FolioTestSupport
         let run = try runProgram(BuiltProgram.autosaveChild, [animals.path, "1", "5"], in: folder.url)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try Self.count(reader, "AnimalCategory") == categories)
-        #expect(try reader.store.takeInOutsideSave())
+        #expect(try reader.sharedDocument.takeInOutsideSave())
         #expect(try Self.count(reader, "AnimalCategory") == categories + 5)
         #expect(try Self.count(reader, "AnimalCategory", where: "name == 'v5'") == 1)
         // The history now read from the store is the package's: the child's autosaves are in it.
@@ -115,7 +115,7 @@ import FolioTestSupport
         let context = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url)))
         try context.insert("Animal", ["name": .string("Written")])
         try context.save()
-        let store = context.store
+        let store = context.sharedDocument
         store.beforeBackgroundWrite = { AutosaveTests.diskFull }
         context.autosaveEnabled = true
         try context.insert("Animal", ["name": .string("Unwritten")])
@@ -140,8 +140,8 @@ import FolioTestSupport
         let writer = ModelContext(try ModelContainer(contentsOf: url))
         try writer.insert("Animal")
         try writer.save()
-        #expect(try !writer.store.takeInOutsideSave(), "its own save is no outside change")
+        #expect(try !writer.sharedDocument.takeInOutsideSave(), "its own save is no outside change")
         let memory = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
-        #expect(try !memory.store.takeInOutsideSave())
+        #expect(try !memory.sharedDocument.takeInOutsideSave())
     }
 }

@@ -1,6 +1,6 @@
 /// What one save changed, by identifier, so other contexts on the same
 /// container can bring their scratchpads up to date without losing their own
-/// edits. The objects' saved states are the store's saved graph: a context
+/// edits. The objects' saved states are the shared document's saved graph: a context
 /// merges that (``ModelContext/merge(_:baseline:)``), and the change set only
 /// says which objects to look at.
 struct ChangeSet {

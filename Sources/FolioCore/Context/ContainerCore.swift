@@ -6,17 +6,17 @@ final class ContainerCore: @unchecked Sendable {
     let configurations: [ModelConfiguration]
     /// What a value of a model class's `Codable` property must also pass (see `Schema.modelValueChecks`).
     let modelValueChecks: ModelValueChecks
-    let store: DocumentStore
+    let sharedDocument: SharedDocument
     /// The store's identifier, as identifiers and history transactions carry
     /// it: the package's path (`/dev/null` in memory only).
     let storeIdentifier: String
 
     init(schema: Schema, configurations: [ModelConfiguration], modelValueChecks: ModelValueChecks,
-         store: DocumentStore) {
+         sharedDocument: SharedDocument) {
         self.schema = schema
         self.configurations = configurations
         self.modelValueChecks = modelValueChecks
-        self.store = store
+        self.sharedDocument = sharedDocument
         storeIdentifier = (configurations.first ?? ModelConfiguration(isStoredInMemoryOnly: true)).url.path
     }
 

@@ -5,21 +5,21 @@ import Glibc
 import Darwin
 #endif
 
-/// The process's one ``DocumentStore`` per package, by the package's
+/// The process's one ``SharedDocument`` per package, by the package's
 /// canonical path, held weakly: every container open on a package shares it
-/// (``DocumentStore/open(url:allowsSave:schema:migration:)`` looks it up here).
+/// (``SharedDocument/open(url:allowsSave:schema:migration:)`` looks it up here).
 final class DocumentRegistry: @unchecked Sendable {
     /// The process's registry.
     static let shared = DocumentRegistry()
 
-    /// A registry entry: the store, weakly, and its lock's slot.
+    /// A registry entry: the shared document, weakly, and its lock's slot.
     struct Entry {
-        weak var store: DocumentStore?
+        weak var sharedDocument: SharedDocument?
         let slot: PackageLockSlot
     }
 
     /// Guards ``stores`` and makes each open one step (see ``withLock(_:)``). Recursive:
-    /// a store released while the registry is locked removes its own entry.
+    /// a shared document released while the registry is locked removes its own entry.
     private let lock = NSRecursiveLock()
     private var stores: [String: Entry] = [:]
 
@@ -38,45 +38,45 @@ final class DocumentRegistry: @unchecked Sendable {
         return stores[key]
     }
 
-    /// Registers a store under its package's key, replacing any entry there.
+    /// Registers a shared document under its package's key, replacing any entry there.
     func register(_ entry: Entry, for key: String) {
         lock.lock()
         defer { lock.unlock() }
         stores[key] = entry
     }
 
-    /// Runs `release` (the going store closing its lock) and removes the
-    /// store's entry, as one step for an open on another thread: it either
+    /// Runs `release` (the going shared document closing its lock) and removes the
+    /// shared document's entry, as one step for an open on another thread: it either
     /// takes the lock over or finds it closed.
-    func remove(_ key: String, ifStore identity: ObjectIdentifier, releasing release: () -> Void) {
+    func remove(_ key: String, ifDocument identity: ObjectIdentifier, releasing release: () -> Void) {
         lock.lock()
         defer { lock.unlock() }
         release()
-        // The entry is this store's (now nil, as it is going) unless a newer store replaced it.
-        // It stays while its lock is still open (a store that lent it is still going away):
+        // The entry is this shared document's (now nil, as it is going) unless a newer shared document replaced it.
+        // It stays while its lock is still open (a shared document that lent it is still going away):
         // an open meanwhile must find that lock to carry over, since a new one would be refused.
-        if let entry = stores[key], entry.store.map(ObjectIdentifier.init) ?? identity == identity,
+        if let entry = stores[key], entry.sharedDocument.map(ObjectIdentifier.init) ?? identity == identity,
            entry.slot.held == nil {
             stores[key] = nil
         }
     }
 
-    /// The live stores, held strongly until the caller is done with them.
-    func liveStores() -> [DocumentStore] {
+    /// The live shared documents, held strongly until the caller is done with them.
+    func liveDocuments() -> [SharedDocument] {
         lock.lock()
         defer { lock.unlock() }
-        return stores.values.compactMap(\.store)
+        return stores.values.compactMap(\.sharedDocument)
     }
 
-    /// Whether a live store is registered under `key` (for tests).
+    /// Whether a live shared document is registered under `key` (for tests).
     func contains(_ key: String) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return stores[key]?.store != nil
+        return stores[key]?.sharedDocument != nil
     }
 
     /// The package's path as the kernel resolves it, so two spellings of one
-    /// package share a store; for a package not created yet, its parent's.
+    /// package share one shared document; for a package not created yet, its parent's.
     static func canonicalPath(_ url: URL) -> String {
         let path = url.standardizedFileURL.path
         if let resolved = realpath(path, nil) {
@@ -94,15 +94,15 @@ final class DocumentRegistry: @unchecked Sendable {
     #if DEBUG
     // A test seam, compiled into debug builds only: a release teardown takes no lock for it.
 
-    /// Where a store's teardown can be held by a test.
+    /// Where a shared document's teardown can be held by a test.
     enum TeardownStage: Sendable {
         /// The `deinit` has started: the registry's weak reference reads `nil`, nothing is written yet.
         case started
-        /// The package is written; the store has not yet closed its lock or left the registry.
+        /// The package is written; the shared document has not yet closed its lock or left the registry.
         case flushed
     }
 
-    /// Runs `hook` at each stage of the teardown of the store of the package
+    /// Runs `hook` at each stage of the teardown of the shared document of the package
     /// with registry key `key` (until called with `nil`): it may block, to hold
     /// the teardown while a test opens the package on another thread.
     static func onTeardown(of key: String, _ hook: (@Sendable (TeardownStage) -> Void)?) {

@@ -44,8 +44,8 @@ public final class ModelContainer: @unchecked Sendable {
     private var mainContextStorage: ModelContext?
 
     var configuration: ModelConfiguration { core.configuration }
-    var store: DocumentStore { core.store }
-    var package: DocumentPackage? { core.store.package }
+    var sharedDocument: SharedDocument { core.sharedDocument }
+    var package: DocumentPackage? { core.sharedDocument.package }
 
     /// Creates a container for a schema, opening the configuration's package if it
     /// exists or starting empty.
@@ -81,15 +81,15 @@ public final class ModelContainer: @unchecked Sendable {
         let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         let checks = schema.modelValueChecks
         let configuration = configurations[0]
-        let store: DocumentStore
+        let sharedDocument: SharedDocument
         if let url = configuration.packageURL {
-            store = try DocumentStore.open(url: url, allowsSave: configuration.allowsSave, schema: schema,
+            sharedDocument = try SharedDocument.open(url: url, allowsSave: configuration.allowsSave, schema: schema,
                                            migration: migration)
-            try store.withSavedGraph { graph throws(ModelError) in try checks.checkStoredValues(in: graph) }
+            try sharedDocument.withSavedGraph { graph throws(ModelError) in try checks.checkStoredValues(in: graph) }
         } else {
-            store = DocumentStore.inMemory(ObjectGraph(schema: schema))
+            sharedDocument = SharedDocument.inMemory(ObjectGraph(schema: schema))
         }
-        core = ContainerCore(schema: schema, configurations: configurations, modelValueChecks: checks, store: store)
+        core = ContainerCore(schema: schema, configurations: configurations, modelValueChecks: checks, sharedDocument: sharedDocument)
     }
 
     /// Refuses configurations a one-package container would silently ignore.
@@ -122,16 +122,16 @@ public final class ModelContainer: @unchecked Sendable {
     ///
     /// - Throws: ``ModelError/package(_:)``.
     public init(contentsOf url: URL, allowsSave: Bool = true) throws(ModelError) {
-        let store = try DocumentStore.open(url: url, allowsSave: allowsSave, schema: nil)
-        core = ContainerCore(schema: store.schema, configurations: [ModelConfiguration(url: url, allowsSave: allowsSave)],
-                             modelValueChecks: .none, store: store)
+        let sharedDocument = try SharedDocument.open(url: url, allowsSave: allowsSave, schema: nil)
+        core = ContainerCore(schema: sharedDocument.schema, configurations: [ModelConfiguration(url: url, allowsSave: allowsSave)],
+                             modelValueChecks: .none, sharedDocument: sharedDocument)
     }
 
     /// Waits for the package's write under way, and writes what autosaves left
     /// unwritten: a program that drops its container finds the package on disk
     /// holding everything saved. A failure is logged (``FolioLog``): no one is left to tell.
     deinit {
-        core.store.flushReportingFailure()
+        core.sharedDocument.flushReportingFailure()
     }
 
     /// A container over a core of its own, with no main context yet: what a
@@ -196,7 +196,7 @@ public final class ModelContainer: @unchecked Sendable {
     ///   store is then left as it was).
     public func erase() throws(ModelError) {
         guard configuration.allowsSave else { throw .saveNotAllowed }
-        try store.deleteAllData()
+        try sharedDocument.deleteAllData()
     }
 
     func report(_ error: ModelError, to handler: ((ModelError) -> Void)?) { Self.report(error, to: handler) }

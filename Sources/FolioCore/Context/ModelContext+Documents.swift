@@ -22,7 +22,7 @@ extension ModelContext {
     ///   package (however spelled): that is ``save()``, which a read-only
     ///   container refuses.
     public func exportPackage(to url: URL) throws(ModelError) {
-        if let own = store.package?.url, DocumentRegistry.canonicalPath(own) == DocumentRegistry.canonicalPath(url) {
+        if let own = sharedDocument.package?.url, DocumentRegistry.canonicalPath(own) == DocumentRegistry.canonicalPath(url) {
             throw .configuration("\(url.path) is this document's own package; save() writes it, "
                                  + "and a copy goes to another path")
         }

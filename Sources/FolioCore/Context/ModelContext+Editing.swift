@@ -193,7 +193,7 @@ extension ModelContext {
     /// - Throws: ``ModelError/graph(_:)`` when the document is full.
     func insertRow(entity: Int, values: [Value]) throws(ModelError) -> ObjectRef {
         do { try graph.checkRoomForObject(entity: entity) } catch { throw .graph(error) }
-        guard let id = store.allocateID() else { throw .graph(ObjectGraph.identifiersExhausted(entity: graph.layout.entities[entity].name)) }
+        guard let id = sharedDocument.allocateID() else { throw .graph(ObjectGraph.identifiersExhausted(entity: graph.layout.entities[entity].name)) }
         let ref = graph.insertObject(entity: entity, values: values, id: id)
         tracking.inserted.insert(ref)
         noteObservedChange(ref)

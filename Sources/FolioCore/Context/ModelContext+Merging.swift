@@ -7,7 +7,7 @@ extension ModelContext {
     ///   versions (``merge(_:baseline:)``): what its cost follows.
     @discardableResult
     func mergeSavedChanges() -> Int {
-        let pending = store.changes(after: baseGeneration, for: ObjectIdentifier(self))
+        let pending = sharedDocument.changes(after: baseGeneration, for: ObjectIdentifier(self))
         guard !pending.changes.isEmpty else { return 0 }
         let statesBuilt = merge(pending.changes, baseline: pending.baseline)
         baseline = pending.baseline
@@ -158,7 +158,7 @@ extension ModelContext {
         // A read-only configuration refuses saves, in memory too (SwiftData's `allowsSave`).
         guard core.configuration.allowsSave else { throw .saveNotAllowed }
         while true {
-            switch try store.save(makeSaveRequest(), inBackground: inBackground) {
+            switch try sharedDocument.save(makeSaveRequest(), inBackground: inBackground) {
             case .committed(let recorded, let baseline, let generation):
                 didSave(baseline: baseline, generation: generation)
                 return recorded
@@ -173,7 +173,7 @@ extension ModelContext {
     /// What the store needs to save this context, merged and settled.
     private func makeSaveRequest() -> SaveRequest {
         let me = ObjectIdentifier(self)
-        let others = store.hasOtherContexts(than: me)
+        let others = sharedDocument.hasOtherContexts(than: me)
         let transaction = makeStoredTransaction()  // settles every edit first
         return SaveRequest(context: me, basedOn: baseGeneration, graph: graph.copy(),
                            changed: others ? nil : tracking.changedObjectNumbers(in: graph),

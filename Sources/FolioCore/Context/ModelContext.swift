@@ -56,7 +56,7 @@ public final class ModelContext {
     private weak var mainContainer: ModelContainer?
     /// The container's schema, configuration and store, shared with it.
     let core: ContainerCore
-    var store: DocumentStore { core.store }
+    var sharedDocument: SharedDocument { core.sharedDocument }
     /// Whether the context saves without being asked (see "Autosave" above):
     /// on for the container's `mainContext`, off for a context made with
     /// ``init(_:)``, as in SwiftData.
@@ -186,14 +186,14 @@ public final class ModelContext {
         baseline = empty
         baseGeneration = 0
         if isMain { mainContainer = container }
-        let checkout = core.store.checkout(for: ObjectIdentifier(self))
+        let checkout = core.sharedDocument.checkout(for: ObjectIdentifier(self))
         graph = checkout.graph
         baseline = checkout.baseline
         baseGeneration = checkout.generation
     }
 
     deinit {
-        core.store.unregister(ObjectIdentifier(self))
+        core.sharedDocument.unregister(ObjectIdentifier(self))
     }
 
     /// The document's schema.
@@ -379,7 +379,7 @@ public final class ModelContext {
         if transactionDepth == 0 { undoManager?.closeAutomaticGroup() }
         guard autosaveEnabled, transactionDepth == 0 else { return }
         // An earlier autosave's write that failed, told on this context's side.
-        if let failure = store.takeWriteFailure(for: ObjectIdentifier(self)) {
+        if let failure = sharedDocument.takeWriteFailure(for: ObjectIdentifier(self)) {
             ModelContainer.report(failure, to: autosaveErrorHandler)
         }
         do { try autosave() } catch { ModelContainer.report(error, to: autosaveErrorHandler) }
@@ -413,7 +413,7 @@ public final class ModelContext {
     func autosave() throws(ModelError) {
         mergeSavedChanges()
         guard hasChanges else {
-            if core.configuration.allowsSave { store.retryFailedWrite(for: ObjectIdentifier(self)) }
+            if core.configuration.allowsSave { sharedDocument.retryFailedWrite(for: ObjectIdentifier(self)) }
             return
         }
         _checkTrackingInvariants()
@@ -487,15 +487,15 @@ public final class ModelContext {
         guard hasChanges else {
             if core.configuration.allowsSave {
                 // Thrown here if it fails again: not to be reported a second time.
-                _ = store.takeWriteFailure(for: ObjectIdentifier(self))
-                try store.flush()
+                _ = sharedDocument.takeWriteFailure(for: ObjectIdentifier(self))
+                try sharedDocument.flush()
             }
             return
         }
         _checkTrackingInvariants()
         let issues = validationIssues()
         if !issues.isEmpty { throw .validation(issues) }
-        _ = store.takeWriteFailure(for: ObjectIdentifier(self))
+        _ = sharedDocument.takeWriteFailure(for: ObjectIdentifier(self))
         postWillSave()
         postDidSave(try handOffSave(inBackground: false))
     }
@@ -507,7 +507,7 @@ public final class ModelContext {
     /// values, detached; every model read under observation tracking is told
     /// its properties may have changed.
     public func rollback() {
-        let checkout = store.checkout(for: ObjectIdentifier(self))
+        let checkout = sharedDocument.checkout(for: ObjectIdentifier(self))
         let replace = {
             self.graph = checkout.graph
             self.baseline = checkout.baseline

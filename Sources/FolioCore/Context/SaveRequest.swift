@@ -1,8 +1,8 @@
-/// What a context hands its ``DocumentStore`` to save: everything the store
-/// needs, made by the context beforehand, so the store never calls back into
-/// a context. The store answers with an ``Outcome``.
+/// What a context hands its ``SharedDocument`` to save: everything the shared document
+/// needs, made by the context beforehand, so the shared document never calls back into
+/// a context. The shared document answers with an ``Outcome``.
 struct SaveRequest {
-    /// What the store answers.
+    /// What the shared document answers.
     enum Outcome {
         /// Published as the saved state of `generation` (and written, unless
         /// in the background), with the transaction the history recorded
@@ -16,7 +16,7 @@ struct SaveRequest {
     /// The saving context.
     var context: ObjectIdentifier
     /// The generation of the saved state the context merged last: the save
-    /// is committed only if it is still the store's.
+    /// is committed only if it is still the shared document's.
     var basedOn: Int
     /// A copy of the context's graph (copy-on-write): the new saved state.
     var graph: ObjectGraph
@@ -27,6 +27,6 @@ struct SaveRequest {
     var transaction: StoredTransaction?
     /// What other contexts merge; `nil` when the context saw no other
     /// context (describing a large change for no one would be wasted). The
-    /// store gives it its generation.
+    /// shared document gives it its generation.
     var changeSet: ChangeSet?
 }

@@ -1,6 +1,6 @@
 /// Hands out a writer's new identifiers: `lane << 32 | seq` (docs/FORMAT.md, "Identifiers").
 ///
-/// A writer — a ``DocumentStore`` for every context of a container, or a bare
+/// A writer — a ``SharedDocument`` for every context of a container, or a bare
 /// ``ObjectGraph`` — draws its `lane` at random in `1 ..< 2^31` the first
 /// time it inserts, avoiding every lane the document already uses (its
 /// objects' identifiers, live or deleted, and those its history names), then

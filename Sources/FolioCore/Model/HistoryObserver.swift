@@ -112,11 +112,11 @@ public final class HistoryObserver: @unchecked Sendable {
         position = start
         self.historyTokens = [storeIdentifier: DefaultHistoryToken(transactionNumber: start)]
         // Registered before the history is read: a save in between is in what is read, or told after.
-        let store = modelContainer.store
-        store.addObserver(self)
+        let sharedDocument = modelContainer.sharedDocument
+        sharedDocument.addObserver(self)
         let stored: [StoredTransaction]
-        do { stored = try store.historyTransactions() } catch {
-            store.removeObserver(ObjectIdentifier(self))
+        do { stored = try sharedDocument.historyTransactions() } catch {
+            sharedDocument.removeObserver(ObjectIdentifier(self))
             throw error
         }
         if historyTokens == nil {
@@ -128,7 +128,7 @@ public final class HistoryObserver: @unchecked Sendable {
     }
 
     deinit {
-        modelContainer.store.removeObserver(ObjectIdentifier(self))
+        modelContainer.sharedDocument.removeObserver(ObjectIdentifier(self))
     }
 
     /// Looks at the transactions told since last time: moves the position past
@@ -166,11 +166,11 @@ public final class HistoryObserver: @unchecked Sendable {
     }
 }
 
-extension HistoryObserver: StoreObserver {
+extension HistoryObserver: DocumentObserver {
     /// Keeps the transactions told and has them looked at on the observer's
     /// isolation: at once when that is here (no isolation, or the main actor
     /// on the main thread), else in one task for everything told meanwhile.
-    func storeDidPublish(_ store: DocumentStore, transactions: [StoredTransaction]) {
+    func documentDidPublish(_ sharedDocument: SharedDocument, transactions: [StoredTransaction]) {
         let schedule = lock.withLock { () -> Bool in
             pending += transactions
             guard !isScheduled else { return false }

@@ -21,7 +21,7 @@ extension ModelContext {
     /// - Complexity: O(transactions in the history); each change is typed by the
     ///   model class of its entity.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
-        let stored = try store.historyTransactions()
+        let stored = try sharedDocument.historyTransactions()
         let storeIdentifier = core.storeIdentifier
         var result: [T] = []
         for transaction in stored {
@@ -56,7 +56,7 @@ extension ModelContext {
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
         let selected = Set(try fetchHistory(descriptor).compactMap { ($0 as? DefaultHistoryTransaction)?.transactionIdentifier })
         guard !selected.isEmpty else { return }
-        try store.deleteHistory(allowsSave: core.configuration.allowsSave) { selected.contains($0.number) }
+        try sharedDocument.deleteHistory(allowsSave: core.configuration.allowsSave) { selected.contains($0.number) }
     }
 
     /// A stored transaction as the typed API shows it: its groups as stored,

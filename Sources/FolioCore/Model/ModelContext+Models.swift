@@ -586,7 +586,7 @@ extension ModelContext {
                 continue
             }
             let backing = model.persistentBackingData
-            guard let id = backing.identifier, backing.context?.store === store,
+            guard let id = backing.identifier, backing.context?.sharedDocument === sharedDocument,
                   let ref = graph.index[id.id], graph.isLive(ref), graph.identifier(for: ref) == id else { continue }
             links[name] = [id]
         }

@@ -144,10 +144,10 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private var currentSections: SectionedResults<Element, SectionTitle>?
     /// The actor the observer catches up with other contexts' saves on.
     private let isolation: (any Actor)?
-    /// The observer's registration with the store (``StoreObserver``): told of
+    /// The observer's registration with the store (``DocumentObserver``): told of
     /// every saved state published, and keeping the package watched for other
     /// processes' saves while registered.
-    private var storeLink: StoreLink?
+    private var documentLink: DocumentLink?
     /// Whether the store's package watch runs (a package not written yet has none until it is).
     private var watchesPackage = false
     private let registrar = ObservationRegistrar()
@@ -172,16 +172,16 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         currentResults = FetchResultsCollection(observed: [], context: context)
         // Registered first, which starts the package's watch: a save another process made
         // since the document was read is taken in before the first fetch.
-        let link = StoreLink(CatchUpHandle { [weak self] in self?.catchUpWithSaves() }, isolation: isolation)
-        storeLink = link
-        context.store.addObserver(link)
+        let link = DocumentLink(CatchUpHandle { [weak self] in self?.catchUpWithSaves() }, isolation: isolation)
+        documentLink = link
+        context.sharedDocument.addObserver(link)
         watchForOutsideSaves()
         try refetch()
         context.addResultsObserver(self)
     }
 
     deinit {
-        if let storeLink { modelContext.store.removeObserver(ObjectIdentifier(storeLink)) }
+        if let documentLink { modelContext.sharedDocument.removeObserver(ObjectIdentifier(documentLink)) }
     }
 
     /// Makes sure the package is watched for other processes' saves once it
@@ -189,9 +189,9 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// package not written yet is watched from a later read), and takes in a
     /// save made before the watch began.
     private func watchForOutsideSaves() {
-        guard !watchesPackage, modelContext.store.package != nil, modelContext.store.watchPackageIfObserved() else { return }
+        guard !watchesPackage, modelContext.sharedDocument.package != nil, modelContext.sharedDocument.watchPackageIfObserved() else { return }
         watchesPackage = true
-        do throws(ModelError) { try modelContext.store.takeInOutsideSave() } catch {
+        do throws(ModelError) { try modelContext.sharedDocument.takeInOutsideSave() } catch {
             ModelContainer.report(error, to: modelContext.autosaveErrorHandler)
         }
     }
@@ -404,7 +404,7 @@ extension ResultsObserver: ContextChangeObserving {
 /// A ``ResultsObserver``'s registration with its store: on every saved state
 /// published, it schedules the observer's catch-up on the observer's actor
 /// (an observer made outside any actor catches up when read).
-private final class StoreLink: StoreObserver, @unchecked Sendable {
+private final class DocumentLink: DocumentObserver, @unchecked Sendable {
     private let handle: CatchUpHandle
     private let isolation: (any Actor)?
 
@@ -413,7 +413,7 @@ private final class StoreLink: StoreObserver, @unchecked Sendable {
         self.isolation = isolation
     }
 
-    func storeDidPublish(_ store: DocumentStore, transactions: [StoredTransaction]) {
+    func documentDidPublish(_ sharedDocument: SharedDocument, transactions: [StoredTransaction]) {
         if let isolation { handle.schedule(on: isolation) }
     }
 }

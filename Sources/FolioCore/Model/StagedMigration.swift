@@ -177,9 +177,9 @@ struct StagedMigration {
     private func runCode(_ code: @Sendable (ModelContext) throws -> Void, on graph: ObjectGraph, at index: Int,
                          step: String, from: Int, to: Int) throws(ModelError) -> ObjectGraph {
         let schema = versions[index].schema
-        let store = DocumentStore.inMemory(graph)
+        let sharedDocument = SharedDocument.inMemory(graph)
         let core = ContainerCore(schema: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)],
-                                 modelValueChecks: schema.modelValueChecks, store: store)
+                                 modelValueChecks: schema.modelValueChecks, sharedDocument: sharedDocument)
         let context = ModelContext(ModelContainer(core: core))
         do {
             try code(context)
@@ -188,6 +188,6 @@ struct StagedMigration {
             throw .migration(package: package, .stageFailed(from: versions[from].identifier, to: versions[to].identifier,
                                                             step: step, message: String(describing: error)))
         }
-        return try store.withSavedGraph { graph throws(ModelError) in graph }
+        return try sharedDocument.withSavedGraph { graph throws(ModelError) in graph }
     }
 }

@@ -6,7 +6,7 @@ import Darwin
 #endif
 
 /// An advisory lock on a package, held by the process's store of it while a
-/// container that may write it is open (see `DocumentStore`).
+/// container that may write it is open (see `SharedDocument`).
 ///
 /// It is a `flock` on the package folder itself: no lock file to leave behind,
 /// and the kernel releases it when the holder closes it or dies, so a crash

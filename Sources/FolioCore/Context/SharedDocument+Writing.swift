@@ -2,16 +2,16 @@ import Foundation
 
 /// Writing the package with the saved state: an autosave's write in the
 /// background, an explicit flush, a failed write reported to the contexts
-/// whose autosaves it carried. What the package on disk holds is the store's
-/// ``PackageWriter``, under the store's lock; writes are ordered by its
+/// whose autosaves it carried. What the package on disk holds is the shared document's
+/// ``PackageWriter``, under the shared document's lock; writes are ordered by its
 /// ``BackgroundWriter``.
-extension DocumentStore {
+extension SharedDocument {
     /// Hands the package's write to the background writer, for the autosave of `context`.
     /// Call with the lock held.
     func scheduleBackgroundWrite(for context: ObjectIdentifier?) {
         guard let writer, let written = disk?.writtenGeneration, written < generation,
               disk?.needsJob(for: context) == true else { return }
-        // Weakly, and only while the write lock is held: a job never keeps a store alive
+        // Weakly, and only while the write lock is held: a job never keeps a shared document alive
         // past its teardown, which waits for that lock (and writes, if the job had not).
         writer.schedule { [weak self] in
             self?.backgroundJobStarted()
@@ -27,7 +27,7 @@ extension DocumentStore {
     }
 
     /// The background writer's job, run with the write lock held: writes the
-    /// latest saved state, if the package does not hold it yet. The store's
+    /// latest saved state, if the package does not hold it yet. The shared document's
     /// lock is held only to take the state and to record the outcome, not while
     /// writing, so contexts save (in memory) and merge meanwhile.
     private func writeInBackground() {
@@ -123,7 +123,7 @@ extension DocumentStore {
     }
 
     /// ``flush()`` where no one can be told of a failure (a container's
-    /// teardown, the store's, the process's exit): the failure is logged (``FolioLog``).
+    /// teardown, the shared document's, the process's exit): the failure is logged (``FolioLog``).
     func flushReportingFailure() {
         do { try flush() } catch { ModelContainer.report(error, to: nil) }
     }
@@ -141,14 +141,14 @@ extension DocumentStore {
         return disk.writtenGeneration == generation
     }
 
-    /// Flushes every store open in this process: run at exit, so that no saved
+    /// Flushes every shared document open in this process: run at exit, so that no saved
     /// state is lost to a program that ends right after an autosave.
     static func flushAll() {
-        for store in DocumentRegistry.shared.liveStores() { store.flushReportingFailure() }
+        for sharedDocument in DocumentRegistry.shared.liveDocuments() { sharedDocument.flushReportingFailure() }
     }
 
-    /// Installs ``flushAll()`` as an `atexit` handler, once, when the first store with a package is made.
+    /// Installs ``flushAll()`` as an `atexit` handler, once, when the first shared document with a package is made.
     static let installExitFlush: Void = {
-        atexit { DocumentStore.flushAll() }
+        atexit { SharedDocument.flushAll() }
     }()
 }

@@ -7,13 +7,13 @@ import FolioTestSupport
 /// A store tells its observers of every saved state it publishes — once per
 /// save, never for its own writes seen again by its package watcher — and
 /// watches its package only while an observer is registered.
-@Suite struct StoreObserverTests {
+@Suite struct DocumentObserverTests {
     /// Counts what a store told it.
-    final class Recorder: StoreObserver, @unchecked Sendable {
+    final class Recorder: DocumentObserver, @unchecked Sendable {
         private let condition = NSCondition()
         private var told: [[Int64]] = []
 
-        func storeDidPublish(_ store: DocumentStore, transactions: [StoredTransaction]) {
+        func documentDidPublish(_ store: SharedDocument, transactions: [StoredTransaction]) {
             condition.withLock {
                 told.append(transactions.map(\.number))
                 condition.broadcast()
@@ -52,16 +52,16 @@ import FolioTestSupport
         try context.insert("Animal")
         try context.save()
         let recorder = Recorder()
-        context.store.addObserver(recorder)
-        #expect(context.store.isWatchingPackage)
+        context.sharedDocument.addObserver(recorder)
+        #expect(context.sharedDocument.isWatchingPackage)
         try context.insert("Animal")
         try context.save()
         #expect(recorder.calls.count == 1)
         let last = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last)
         #expect(recorder.calls.first == [last.transactionIdentifier])
         // The watcher saw the commit, found the package current, and told no one.
-        #expect(eventually { context.store.observers.watcherWakeUps >= 1 })
-        context.store.waitForBackgroundWrites()
+        #expect(eventually { context.sharedDocument.observers.watcherWakeUps >= 1 })
+        context.sharedDocument.waitForBackgroundWrites()
         #expect(recorder.calls.count == 1)
         // An autosave, then deleteAllData: told too.
         context.autosaveEnabled = true
@@ -78,10 +78,10 @@ import FolioTestSupport
         defer { try? FileManager.default.removeItem(at: url) }
         try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
         let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
-        #expect(!reader.store.isWatchingPackage)
+        #expect(!reader.sharedDocument.isWatchingPackage)
         var recorder: Recorder? = Recorder()
-        reader.store.addObserver(try #require(recorder))
-        #expect(reader.store.isWatchingPackage)
+        reader.sharedDocument.addObserver(try #require(recorder))
+        #expect(reader.sharedDocument.isWatchingPackage)
         let graph = try DocumentPackage(url: url).read()
         _ = try graph.insert("Animal", ["name": .string("Olm")])
         try DocumentPackage(url: url).write(graph)
@@ -90,29 +90,29 @@ import FolioTestSupport
         // Gone: the store no longer tells it, and stops watching at its next unregistering.
         let id = ObjectIdentifier(try #require(recorder))
         recorder = nil
-        reader.store.removeObserver(id)
-        #expect(!reader.store.isWatchingPackage)
+        reader.sharedDocument.removeObserver(id)
+        #expect(!reader.sharedDocument.isWatchingPackage)
     }
 
     @Test("an in-memory store never watches; a new document is watched from its first save")
     func watchingNeedsAPackageOnDisk() throws {
         let memory = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
         let inMemory = Recorder()
-        memory.store.addObserver(inMemory)
+        memory.sharedDocument.addObserver(inMemory)
         try memory.insert("Animal")
         try memory.save()
-        #expect(!memory.store.isWatchingPackage)
+        #expect(!memory.sharedDocument.isWatchingPackage)
         #expect(inMemory.calls.count == 1)
 
         let url = temporaryPackageURL()
         defer { try? FileManager.default.removeItem(at: url) }
         let context = ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url)))
         let recorder = Recorder()
-        context.store.addObserver(recorder)
-        #expect(!context.store.isWatchingPackage, "nothing on disk yet")
+        context.sharedDocument.addObserver(recorder)
+        #expect(!context.sharedDocument.isWatchingPackage, "nothing on disk yet")
         try context.insert("Animal")
         try context.save()
-        #expect(context.store.isWatchingPackage)
+        #expect(context.sharedDocument.isWatchingPackage)
     }
 
     #if os(Linux)
@@ -122,13 +122,13 @@ import FolioTestSupport
         let versions = try MergeHistoryTests.versions(in: folder.url)
         let context = try makeContext(try MergeHistoryTests.schema(), url: versions.ours)
         let recorder = Recorder()
-        context.store.addObserver(recorder)
-        #expect(context.store.isWatchingPackage)
+        context.sharedDocument.addObserver(recorder)
+        #expect(context.sharedDocument.isWatchingPackage)
         try DocumentPackage.merge(base: versions.base, ours: versions.ours, theirs: versions.theirs, into: versions.ours)
         // The old folder's watch ended: the merged package is taken in (its whole history told).
         #expect(recorder.waitFor(1))
         #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) == 3)
-        #expect(context.store.isWatchingPackage)
+        #expect(context.sharedDocument.isWatchingPackage)
         // Another program saves into the merged package: the new watcher sees it.
         let graph = try DocumentPackage(url: versions.ours).read()
         _ = try graph.insert("Animal", ["name": .string("Olm"), "age": .int(9)])

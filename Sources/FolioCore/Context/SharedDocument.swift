@@ -6,11 +6,11 @@ import Foundation
 /// counter and the history; and the save protocol that replaces them (a
 /// context's ``SaveRequest`` is committed, or answered stale).
 ///
-/// The process keeps **one store per package** (``DocumentRegistry``, which
-/// holds stores weakly), so two containers on one URL see each other's saves
-/// and never lock each other out. Containers and contexts hold their store
-/// strongly; when the last of them goes, the store goes, and with it the
-/// package's write lock. An in-memory container has a store of its own, in no
+/// The process keeps **one shared document per package** (``DocumentRegistry``, which
+/// holds shared documents weakly), so two containers on one URL see each other's saves
+/// and never lock each other out. Containers and contexts hold their shared document
+/// strongly; when the last of them goes, the shared document goes, and with it the
+/// package's write lock. An in-memory container has a shared document of its own, in no
 /// registry.
 ///
 /// Change sets are kept only while a live context still needs them: every
@@ -19,33 +19,33 @@ import Foundation
 /// checks out the saved graph and needs none).
 ///
 /// **Saving and writing.** A save's in-memory part (merge, validate, publish the
-/// change set, replace the saved graph) is done under the store's lock and costs
+/// change set, replace the saved graph) is done under the shared document's lock and costs
 /// what changed. Writing the package is apart (``PackageWriter``, in
-/// `DocumentStore+Writing`): an explicit save writes before it publishes, on
+/// `SharedDocument+Writing`): an explicit save writes before it publishes, on
 /// its caller's thread; an autosave publishes and hands the write to the
-/// store's ``BackgroundWriter``, which writes the latest saved state (an
+/// shared document's ``BackgroundWriter``, which writes the latest saved state (an
 /// immutable graph: the saved graph is replaced, never edited) off the editing
-/// thread. Opening and migrating (`DocumentStore+Opening`), another process's
+/// thread. Opening and migrating (`SharedDocument+Opening`), another process's
 /// saves (`+OutsideSaves`), the history (`+History`) and observers
 /// (`+Observers`) are extensions.
-final class DocumentStore: @unchecked Sendable {
+final class SharedDocument: @unchecked Sendable {
     /// The package, `nil` in memory.
     let package: DocumentPackage?
     /// The registry key (the package's canonical path), `nil` in memory or outside the registry.
     let key: String?
 
     /// Guards every `var` below (and what ``PackageWriter`` knows of the disk). Recursive:
-    /// a context released while the store is busy unregisters itself.
+    /// a context released while the shared document is busy unregisters itself.
     let lock = NSRecursiveLock()
     /// The last saved state: replaced, never mutated, so contexts can keep it as a baseline.
     var savedGraph: ObjectGraph
     var generation = 0
     var changeSets: [ChangeSet] = []
     /// The writer every context's inserts draw identifiers from: one lane per
-    /// store, drawn at its first insert, its sequence only moving forward (an
+    /// shared document, drawn at its first insert, its sequence only moving forward (an
     /// undone insert uses its number up).
     var allocator: IdentifierAllocator
-    /// Each live context on this store, with the generation it has merged up to.
+    /// Each live context on this shared document, with the generation it has merged up to.
     var contextGenerations: [ObjectIdentifier: Int] = [:]
     /// The document's history: a transaction per save, written with the save
     /// it records (the package's, read with it; in memory, kept here only).
@@ -55,13 +55,13 @@ final class DocumentStore: @unchecked Sendable {
     var headsCache = HistoryLog.HeadsCache()
     /// What writes the package and what the package on disk holds; `nil` in memory.
     var disk: PackageWriter?
-    /// Shows the registry this store's write lock, weakly (see ``PackageLockSlot``).
+    /// Shows the registry this shared document's write lock, weakly (see ``PackageLockSlot``).
     let lockSlot: PackageLockSlot
     /// Orders every write of the package and runs autosaves' writes; `nil` in memory.
     let writer: BackgroundWriter?
-    /// Told of every saved state published (``StoreObserver``), weakly; with the
+    /// Told of every saved state published (``DocumentObserver``), weakly; with the
     /// package watcher that runs while any is registered.
-    let observers = StoreObservers()
+    let observers = DocumentObservers()
 
     init(package: DocumentPackage?, key: String?, graph: ObjectGraph, history: HistoryLog = HistoryLog(),
          fingerprint: FileFingerprint?, writeLock: PackageLock?, carriedLock: PackageLock? = nil, diskSchema: Schema?) {
@@ -71,7 +71,7 @@ final class DocumentStore: @unchecked Sendable {
         // history is brought into that layout now, before a save appends to it.
         if let package, !package.writesFormat2 { self.history.adoptFileLayout(in: package.folder, limits: graph.limits) }
         #if DEBUG
-        // A store opened by a test of format 2 keeps writing it, on its background writer's thread too.
+        // A shared document opened by a test of format 2 keeps writing it, on its background writer's thread too.
         if let package, DocumentPackage.writesFormat2OnThisTask { DocumentPackage.writeFormat2(true, under: package.url.path) }
         #endif
         self.key = key
@@ -80,11 +80,11 @@ final class DocumentStore: @unchecked Sendable {
         let slot = PackageLockSlot()
         lockSlot = slot
         disk = package.map { PackageWriter(package: $0, fingerprint: fingerprint, schema: diskSchema, lock: writeLock, slot: slot) }
-        // A read-only store shows the lock a going store still holds, for a later
+        // A read-only shared document shows the lock a going shared document still holds, for a later
         // container that may save to take over (see ``PackageLockSlot``).
         slot.held = writeLock ?? carriedLock
         writer = package == nil ? nil : BackgroundWriter()
-        if package != nil { _ = DocumentStore.installExitFlush }
+        if package != nil { _ = SharedDocument.installExitFlush }
     }
 
     deinit {
@@ -92,7 +92,7 @@ final class DocumentStore: @unchecked Sendable {
         if let key { DocumentRegistry.teardownHook(for: key)?(.started) }
         #endif
         // The last holder is gone: whatever was saved and not yet written is written now,
-        // before an open on another thread (which no longer finds this store) reads the package.
+        // before an open on another thread (which no longer finds this shared document) reads the package.
         flushReportingFailure()
         lockSlot.holderDidFlush()
         guard let key else { return }
@@ -101,7 +101,7 @@ final class DocumentStore: @unchecked Sendable {
         #endif
         // Closing the lock and leaving the registry is one step for an open on
         // another thread: it either takes the lock over or finds it closed.
-        DocumentRegistry.shared.remove(key, ifStore: ObjectIdentifier(self)) { disk?.releaseLock() }
+        DocumentRegistry.shared.remove(key, ifDocument: ObjectIdentifier(self)) { disk?.releaseLock() }
     }
 
     /// The saved graph's schema.
@@ -120,7 +120,7 @@ final class DocumentStore: @unchecked Sendable {
 
     // MARK: Shared state, for contexts
 
-    /// A new identifier for a context's insert, from the store's lane (drawn
+    /// A new identifier for a context's insert, from the shared document's lane (drawn
     /// at the first insert, avoiding every lane the saved document's objects
     /// and its history use); `nil` when no lane is left.
     func allocateID() -> UInt64? {
@@ -188,12 +188,12 @@ final class DocumentStore: @unchecked Sendable {
     /// merges and asks again). Never calls back into a context.
     ///
     /// - Parameter inBackground: an autosave: the change is published now and
-    ///   the package written by the background writer (an in-memory store has
+    ///   the package written by the background writer (an in-memory shared document has
     ///   nothing to write). Otherwise the write under way is waited for, then the
     ///   package is written before anything is published: a failure throws and
-    ///   leaves the store as it was.
+    ///   leaves the shared document as it was.
     ///
-    /// Observers (``StoreObserver``) are told once the save is published and the locks let go.
+    /// Observers (``DocumentObserver``) are told once the save is published and the locks let go.
     func save(_ request: SaveRequest, inBackground: Bool = false) throws(ModelError) -> SaveRequest.Outcome {
         let outcome: SaveRequest.Outcome
         // The merge of a branched history this save persisted first, if any.
@@ -212,9 +212,9 @@ final class DocumentStore: @unchecked Sendable {
         return outcome
     }
 
-    /// A save's work under the store's lock; with `writing`, the package's write too.
+    /// A save's work under the shared document's lock; with `writing`, the package's write too.
     ///
-    /// The first transaction a store appends to a history it read learns that
+    /// The first transaction a shared document appends to a history it read learns that
     /// history's heads (``HistoryLog/learnHeads(in:limits:schema:recordingMerge:cache:)``,
     /// a read of every history file, once): a history a Git merge branched
     /// gets its merge transaction first, persisted by this write and handed
@@ -267,7 +267,7 @@ final class DocumentStore: @unchecked Sendable {
         return .committed(recorded, baseline: savedGraph, generation: generation)
     }
 
-    /// Empties the store, writing the package empty unless in memory (after
+    /// Empties the shared document, writing the package empty unless in memory (after
     /// the write under way: a pending autosave's state is superseded).
     func deleteAllData() throws(ModelError) {
         if let writer {

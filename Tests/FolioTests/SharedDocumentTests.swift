@@ -6,7 +6,7 @@ import FolioTestSupport
 
 /// One store per package per process: several containers share it, readers are
 /// never refused, and the change sets kept stay bounded (issue 13, items 4 and 9).
-@Suite struct DocumentStoreTests {
+@Suite struct SharedDocumentTests {
     static func animals(_ context: ModelContext) throws -> Int {
         try context.fetchCount(DynamicFetchDescriptor(entity: "Animal"))
     }
@@ -20,7 +20,7 @@ import FolioTestSupport
         try contextA.save()   // creates the package and takes the lock
         let b = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
         let c = try ModelContainer(contentsOf: url)
-        #expect(a.store === b.store && b.store === c.store)
+        #expect(a.sharedDocument === b.sharedDocument && b.sharedDocument === c.sharedDocument)
         let contextB = ModelContext(b)
         let contextC = ModelContext(c)
         #expect(try Self.animals(contextB) == 1)
@@ -52,7 +52,7 @@ import FolioTestSupport
         let a = try ModelContainer(contentsOf: url)
         let b = try ModelContainer(contentsOf: spelled)
         let c = try ModelContainer(contentsOf: link)
-        #expect(a.store === b.store && a.store === c.store)
+        #expect(a.sharedDocument === b.sharedDocument && a.sharedDocument === c.sharedDocument)
     }
 
     @Test("a read-only container opens and reads while another holder has the package's write lock; a writer is refused")
@@ -78,7 +78,7 @@ import FolioTestSupport
         try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
         let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
         let writer = ModelContext(try ModelContainer(contentsOf: url))
-        #expect(reader.store === writer.store)
+        #expect(reader.sharedDocument === writer.sharedDocument)
         try writer.insert("Animal")
         try writer.save()
         #expect(try Self.animals(reader) == 1)
@@ -99,11 +99,11 @@ import FolioTestSupport
         _ = try graph.insert("Animal")
         try DocumentPackage(url: url).write(graph)   // another program saves
         let writer = ModelContext(try ModelContainer(contentsOf: url))
-        #expect(writer.store !== reader.store)
+        #expect(writer.sharedDocument !== reader.sharedDocument)
         #expect(try Self.animals(writer) == 1)
         try writer.insert("Animal")
         try writer.save()
-        #expect(try ModelContext(ModelContainer(contentsOf: url)).store === writer.store, "the fresh store is the registered one")
+        #expect(try ModelContext(ModelContainer(contentsOf: url)).sharedDocument === writer.sharedDocument, "the fresh store is the registered one")
     }
 
     @Test("after 5,001 saves the store keeps no change set every live context has merged")
@@ -117,15 +117,15 @@ import FolioTestSupport
             try writer.setValue(.int(Int64(save)), for: "age", of: rex)
             try writer.save()
             if save % 1_000 == 0 { _ = try Self.animals(reader) }   // the reader merges now and then
-            #expect(container.store.changeSetCount <= 1_000)
+            #expect(container.sharedDocument.changeSetCount <= 1_000)
         }
         _ = try Self.animals(reader)
-        #expect(container.store.changeSetCount == 0)
+        #expect(container.sharedDocument.changeSetCount == 0)
         #expect(try reader.value("age", of: rex) == .int(5_000))
         // A context created now checks out the saved graph and needs none.
         let late = ModelContext(container)
         #expect(try late.value("age", of: rex) == .int(5_000))
-        #expect(container.store.changeSetCount == 0)
+        #expect(container.sharedDocument.changeSetCount == 0)
     }
 
     @Test("a context that has not merged still gets every change saved since it last looked, and those are dropped when it goes")
@@ -140,20 +140,20 @@ import FolioTestSupport
         }
         try writer.delete([ids[0]])
         try writer.save()
-        #expect(container.store.changeSetCount == 51, "kept for the context that has not merged")
+        #expect(container.sharedDocument.changeSetCount == 51, "kept for the context that has not merged")
         do {
             let context = try #require(lagging)
             #expect(try Self.animals(context) == 49)
             #expect(try context.value("age", of: ids[49]) == .int(49))
         }
-        #expect(container.store.changeSetCount == 0)
+        #expect(container.sharedDocument.changeSetCount == 0)
         for index in 0..<10 {
             try writer.setValue(.int(Int64(index)), for: "age", of: ids[1])
             try writer.save()
         }
-        #expect(container.store.changeSetCount == 10)
+        #expect(container.sharedDocument.changeSetCount == 10)
         lagging = nil
-        #expect(container.store.changeSetCount == 0, "nobody needs them any more")
+        #expect(container.sharedDocument.changeSetCount == 0, "nobody needs them any more")
     }
 
     @Test("a reader opened after another program changed the package reads it as it is on disk now, without disturbing this process's writer")
@@ -166,11 +166,11 @@ import FolioTestSupport
         _ = try graph.insert("Animal")
         try DocumentPackage(url: url).write(graph)   // a program ignoring the lock
         let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
-        #expect(reader.store !== writer.store)
+        #expect(reader.sharedDocument !== writer.sharedDocument)
         #expect(try Self.animals(reader) == 2)
         try writer.insert("Animal")
         #expect(throws: ModelError.package(.modifiedOnDisk(path: url.path))) { try writer.save() }
-        #expect(try ModelContext(ModelContainer(contentsOf: url)).store === writer.store, "the writer's store stays the registered one")
+        #expect(try ModelContext(ModelContainer(contentsOf: url)).sharedDocument === writer.sharedDocument, "the writer's store stays the registered one")
     }
 
     @Test("a save that merges another context's save made after it validated is validated again, and writes nothing when they clash")

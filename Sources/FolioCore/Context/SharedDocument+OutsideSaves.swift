@@ -2,48 +2,48 @@ import Foundation
 
 /// Taking in another process's save: the package read as it is now, its
 /// difference from the saved graph published as a change set every context merges.
-extension DocumentStore {
-    /// Takes in what another process saved since this store last read or
+extension SharedDocument {
+    /// Takes in what another process saved since this shared document last read or
     /// wrote the package: reads the package as it is now and publishes the
     /// difference from the saved graph as a change set, as another context's
     /// save is published, with the package's graph as the saved graph and its
-    /// history and fingerprint as this store's. Every context of every
-    /// container on this store merges it at its next access, keeping its own
+    /// history and fingerprint as this shared document's. Every context of every
+    /// container on this shared document merges it at its next access, keeping its own
     /// unsaved edits (``ModelContext/mergeSavedChanges()``).
     ///
     /// Nothing is done — and `false` returned — when the package is still what
-    /// this store read or wrote, when it is in memory, or when saves of this
-    /// store are not written yet (a pending or failed background write: the
+    /// this shared document read or wrote, when it is in memory, or when saves of this
+    /// shared document are not written yet (a pending or failed background write: the
     /// package changed under a holder of its write lock, and that write reports
     /// the conflict; taking the package in would lose those saves).
     ///
     /// A package saved with another schema (a later version) is brought to this
-    /// store's schema as an open would (a lightweight migration).
+    /// shared document's schema as an open would (a lightweight migration).
     ///
     /// - Returns: whether the package had changed and was taken in (its
     ///   change set may be empty: another process deleted history only).
     /// - Throws: ``ModelError/package(_:)`` when the package cannot be read;
     ///   ``ModelError/migration(package:_:)`` when it cannot be brought to this
-    ///   store's schema. The store is then as it was.
+    ///   shared document's schema. The shared document is then as it was.
     /// - Complexity: a read of the package, then O(objects) to compare it with
     ///   the saved graph, column by column (``ObjectGraph/changedIdentifiers(since:)``);
     ///   the change set holds the objects that differ.
     /// - Threading: any thread. Holds the writer's lock throughout (no write of
-    ///   this store runs meanwhile, and ``isCurrent`` waits for it), and the
-    ///   store's lock only to compare and publish, not while reading.
+    ///   this shared document runs meanwhile, and ``isCurrent`` waits for it), and the
+    ///   shared document's lock only to compare and publish, not while reading.
     @discardableResult
     func takeInOutsideSave() throws(ModelError) -> Bool {
         guard let package, let writer else { return false }
         let taken = try writer.exclusively { () throws(ModelError) -> Bool in
             guard !isCurrentLocked else { return false }
             // Taken before the read, as an open does: a commit during the read makes the
-            // store not current again, and the next call takes in what it added.
+            // shared document not current again, and the next call takes in what it added.
             let newFingerprint = package.fingerprint
             let read: (graph: ObjectGraph, history: HistoryLog)
             do throws(PackageError) { read = try package.readDocument(limits: .standard) } catch { throw .package(error) }
             lock.lock()
             defer { lock.unlock() }
-            // Saves of this store the package does not hold yet: not taken over.
+            // Saves of this shared document the package does not hold yet: not taken over.
             guard disk?.writtenGeneration == generation else { return false }
             let graph = try Self.lightweightMigration(of: read.graph, to: savedGraph.schema, package: package.url.path)
             let changeSet = Self.changeSet(from: savedGraph, to: graph, generation: generation + 1)

@@ -1,20 +1,20 @@
 import Foundation
 
-/// Opening a package: sharing the store already open on it in this process
+/// Opening a package: sharing the shared document already open on it in this process
 /// (``DocumentRegistry``) or reading it, with its migration to the
 /// container's schema (a migration plan's stages, or the lightweight one).
-extension DocumentStore {
-    /// A store of its own for an in-memory container.
-    static func inMemory(_ graph: ObjectGraph) -> DocumentStore {
-        DocumentStore(package: nil, key: nil, graph: graph, fingerprint: nil, writeLock: nil, diskSchema: nil)
+extension SharedDocument {
+    /// A shared document of its own for an in-memory container.
+    static func inMemory(_ graph: ObjectGraph) -> SharedDocument {
+        SharedDocument(package: nil, key: nil, graph: graph, fingerprint: nil, writeLock: nil, diskSchema: nil)
     }
 
-    /// The process's store for the package at `url`: the one already open if
+    /// The process's shared document for the package at `url`: the one already open if
     /// there is one that can serve this container, else a new one read from disk.
     ///
-    /// A container that may save needs the store to hold the package's write
-    /// lock: a store opened by read-only containers takes it now, if the
-    /// package is still as that store read it; otherwise a fresh store is read
+    /// A container that may save needs the shared document to hold the package's write
+    /// lock: a shared document opened by read-only containers takes it now, if the
+    /// package is still as that shared document read it; otherwise a fresh shared document is read
     /// (and registered), and the read-only containers keep their old one.
     ///
     /// - Parameters:
@@ -26,21 +26,21 @@ extension DocumentStore {
     ///   with another schema.
     ///   - migration: what brings the stored graph to `schema` instead of the
     ///     lightweight migration (a migration plan); run only when the package is
-    ///     read, not when a store already open is shared.
+    ///     read, not when a shared document already open is shared.
     static func open(url: URL, allowsSave: Bool, schema: Schema?,
-                     migration: StoredGraphMigration? = nil) throws(ModelError) -> DocumentStore {
+                     migration: StoredGraphMigration? = nil) throws(ModelError) -> SharedDocument {
         let key = DocumentRegistry.canonicalPath(url)
         let registry = DocumentRegistry.shared
         // The registry stays locked while the package is read, so two threads never read one
-        // package into two stores. Its lock is recursive, so a migration stage's code may open
+        // package into two shared documents. Its lock is recursive, so a migration stage's code may open
         // other packages on this thread; opens on other threads wait until the read is done.
-        return try registry.withLock { () throws(ModelError) -> DocumentStore in
+        return try registry.withLock { () throws(ModelError) -> SharedDocument in
             var inherited: PackageLock?
             if let entry = registry.entry(key) {
-                if let existing = entry.store {
+                if let existing = entry.sharedDocument {
                     if !allowsSave, !existing.isCurrent {
-                        // Another program changed the package since this store read it:
-                        // a reader gets what is on disk now, in a store of its own.
+                        // Another program changed the package since this shared document read it:
+                        // a reader gets what is on disk now, in a shared document of its own.
                         return try read(url: url, key: nil, allowsSave: false, schema: schema, migration: migration,
                                         inherited: nil)
                     }
@@ -49,7 +49,7 @@ extension DocumentStore {
                         throw .configuration("\(url.path) is open in this process with a different schema; "
                                              + "close the other container first")
                     }
-                    // A plan's stages run when a package is read; a store another container
+                    // A plan's stages run when a package is read; a shared document another container
                     // opened without them must already be where the plan ends.
                     if let migration, let onDisk = existing.diskSchema, !migration.isSettled(onDisk) {
                         throw .configuration("\(url.path) is open in this process by a container without the "
@@ -58,26 +58,26 @@ extension DocumentStore {
                     }
                     if try existing.canServe(allowsSave: allowsSave) { return existing }
                 } else {
-                    // The last store is going away on another thread: its last write must land
-                    // before the package is read here, or this store would start from an older
+                    // The last shared document is going away on another thread: its last write must land
+                    // before the package is read here, or this shared document would start from an older
                     // state (and its first save be refused as a conflict).
                     entry.slot.waitForLastWrite()
                 }
-                // A store going away (this entry's, or one it took its lock from) may not have closed
+                // A shared document going away (this entry's, or one it took its lock from) may not have closed
                 // its lock yet: carry the lock over instead of being refused by it.
                 inherited = entry.slot.held
             }
-            let store = try read(url: url, key: key, allowsSave: allowsSave, schema: schema, migration: migration,
+            let sharedDocument = try read(url: url, key: key, allowsSave: allowsSave, schema: schema, migration: migration,
                                  inherited: inherited)
-            registry.register(DocumentRegistry.Entry(store: store, slot: store.lockSlot), for: key)
-            return store
+            registry.register(DocumentRegistry.Entry(sharedDocument: sharedDocument, slot: sharedDocument.lockSlot), for: key)
+            return sharedDocument
         }
     }
 
-    /// Reads the package into a new store, taking its lock first when `allowsSave`
-    /// (`inherited`, when this process still holds it open; a read-only store only shows it).
+    /// Reads the package into a new shared document, taking its lock first when `allowsSave`
+    /// (`inherited`, when this process still holds it open; a read-only shared document only shows it).
     private static func read(url: URL, key: String?, allowsSave: Bool, schema: Schema?, migration: StoredGraphMigration?,
-                             inherited: PackageLock?) throws(ModelError) -> DocumentStore {
+                             inherited: PackageLock?) throws(ModelError) -> SharedDocument {
         let package = DocumentPackage(url: url)
         func takeLock() throws(PackageError) -> PackageLock {
             if let inherited { return inherited }
@@ -92,12 +92,12 @@ extension DocumentStore {
             let fingerprint = package.fingerprint
             let graph: ObjectGraph, history: HistoryLog
             do { (graph, history) = try package.readDocument(limits: .standard) } catch { throw .package(error) }
-            return DocumentStore(package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
+            return SharedDocument(package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
                                  writeLock: writeLock, carriedLock: inherited, diskSchema: graph.schema)
         }
         guard FileManager.default.fileExists(atPath: url.path) else {
             // A new document: the lock is taken when the first save creates it.
-            return DocumentStore(package: package, key: key, graph: ObjectGraph(schema: schema), fingerprint: nil, writeLock: nil,
+            return SharedDocument(package: package, key: key, graph: ObjectGraph(schema: schema), fingerprint: nil, writeLock: nil,
                                  carriedLock: inherited, diskSchema: nil)
         }
         let writeLock: PackageLock?
@@ -126,7 +126,7 @@ extension DocumentStore {
                 rename(&history, in: package, from: diskSchema, by: renaming)
             }
         }
-        return DocumentStore(package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
+        return SharedDocument(package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
                              writeLock: writeLock, carriedLock: inherited, diskSchema: diskSchema)
     }
 
@@ -168,7 +168,7 @@ extension DocumentStore {
         return disk?.schema
     }
 
-    /// Whether the package on disk is still what this store last read or wrote.
+    /// Whether the package on disk is still what this shared document last read or wrote.
     var isCurrent: Bool {
         // Not between a background write's rename and the fingerprint it records.
         guard let writer else { return true }
@@ -182,7 +182,7 @@ extension DocumentStore {
         return disk?.isCurrent ?? true
     }
 
-    /// Whether a new container with `allowsSave` can share this store; takes the
+    /// Whether a new container with `allowsSave` can share this shared document; takes the
     /// write lock for it if needed. Called with the registry locked.
     private func canServe(allowsSave: Bool) throws(ModelError) -> Bool {
         guard let writer else { return true }
@@ -193,7 +193,7 @@ extension DocumentStore {
         lock.lock()
         defer { lock.unlock() }
         guard allowsSave else { return true }
-        // Opened read-only so far: shared only if the package is still what this store read.
+        // Opened read-only so far: shared only if the package is still what this shared document read.
         do throws(PackageError) { return try disk?.lockForSaving() ?? true } catch { throw .package(error) }
     }
 }

@@ -2,12 +2,12 @@ import Foundation
 
 /// The document's history: read (from the package when another process
 /// wrote it since), and transactions deleted.
-extension DocumentStore {
+extension SharedDocument {
     /// Every transaction of the document's history, oldest first.
     ///
-    /// When another process has written the package since this store read or
+    /// When another process has written the package since this shared document read or
     /// wrote it, the history is read from the package as it is now (which holds
-    /// that process's transactions); otherwise from this store, which also
+    /// that process's transactions); otherwise from this shared document, which also
     /// holds the transactions of saves still being written.
     ///
     /// - Throws: ``ModelError/package(_:)`` for a history segment missing or damaged.

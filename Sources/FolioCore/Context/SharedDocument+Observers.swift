@@ -1,13 +1,13 @@
 import Foundation
 
-/// Telling observers (``StoreObserver``) of every saved state the store
+/// Telling observers (``DocumentObserver``) of every saved state the shared document
 /// publishes, and watching the package for other processes' saves while any
 /// observer is registered.
-extension DocumentStore {
+extension SharedDocument {
     /// Registers `observer`, weakly, to be told of every saved state this
-    /// store publishes from now on, and starts watching the package (when it
+    /// shared document publishes from now on, and starts watching the package (when it
     /// exists on disk) so that another process's save is taken in and told too.
-    func addObserver(_ observer: any StoreObserver) {
+    func addObserver(_ observer: any DocumentObserver) {
         observers.add(observer)
         watchPackageIfObserved()
     }
@@ -18,20 +18,20 @@ extension DocumentStore {
         observers.remove(id)
     }
 
-    /// Whether a package watcher runs for this store's observers (tests).
+    /// Whether a package watcher runs for this shared document's observers (tests).
     var isWatchingPackage: Bool { observers.isWatching }
 
     /// Tells every observer that a saved state was published, with the
-    /// transactions it recorded (``StoreObserver/storeDidPublish(_:transactions:)``);
+    /// transactions it recorded (``DocumentObserver/documentDidPublish(_:transactions:)``);
     /// `transactions` is only called when an observer is registered. Call with
-    /// none of the store's locks held (the writer's or the store's).
+    /// none of the shared document's locks held (the writer's or the shared document's).
     func notifyObservers(_ transactions: () -> [StoredTransaction]) {
         let live = observers.live
         guard !live.isEmpty else { return }
         // A package created by this save can be watched from now on.
         watchPackageIfObserved()
         let recorded = transactions()
-        for observer in live { observer.storeDidPublish(self, transactions: recorded) }
+        for observer in live { observer.documentDidPublish(self, transactions: recorded) }
     }
 
     /// Starts the package watcher if observers are registered, the package
@@ -53,7 +53,7 @@ extension DocumentStore {
                     guard let self else { return }
                     // The folder watched was replaced (a merge written over ours): watch the one in its
                     // place before taking it in, so a save after that is not missed. Its end is not
-                    // awaited: a store's open lock file keeps the old folder's inode, and its IN_IGNORED, back.
+                    // awaited: a shared document's open lock file keeps the old folder's inode, and its IN_IGNORED, back.
                     if observers.dropReplacedWatcher() { watchPackageIfObserved() }
                     // Nothing at the path: moved aside by a replacement under way, whose removal of the
                     // old folder's files wakes this again; or gone, which a read would only report.

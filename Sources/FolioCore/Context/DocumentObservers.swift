@@ -1,14 +1,14 @@
 import Foundation
 
-/// A store's observers, held weakly, and the package watcher that lets them
+/// A shared document's observers, held weakly, and the package watcher that lets them
 /// hear of other processes' saves while any is registered.
 ///
-/// Lock order: the store's writer lock and its lock are never held while this
+/// Lock order: the shared document's writer lock and its lock are never held while this
 /// list's lock is taken by a publish (observers are called with no lock held);
 /// the watcher is cancelled outside this lock, since its handler takes it.
-final class StoreObservers: @unchecked Sendable {
+final class DocumentObservers: @unchecked Sendable {
     private struct Entry {
-        weak var observer: (any StoreObserver)?
+        weak var observer: (any DocumentObserver)?
         let id: ObjectIdentifier
     }
 
@@ -18,7 +18,7 @@ final class StoreObservers: @unchecked Sendable {
     private var watcher: PackageWatcher?
 
     /// Registers `observer` (weakly).
-    func add(_ observer: any StoreObserver) {
+    func add(_ observer: any DocumentObserver) {
         lock.withLock {
             entries.removeAll { $0.observer == nil }
             entries.append(Entry(observer: observer, id: ObjectIdentifier(observer)))
@@ -38,7 +38,7 @@ final class StoreObservers: @unchecked Sendable {
     }
 
     /// The observers still alive, held strongly until the caller is done.
-    var live: [any StoreObserver] {
+    var live: [any DocumentObserver] {
         lock.withLock { entries.compactMap(\.observer) }
     }
 
