@@ -62,7 +62,8 @@ extension BackingData {
     public func _modelWillGo(_ model: ObjectIdentifier, _ shared: _SharedBackingRow) {
         if isShared, shared.isShared { modelStoppedSharing() }
         guard let context, let identifier else { return }
-        context.typed.registry.remove(isShared ? shared.id : identifier.id, ifHolding: model)
+        let id = isShared ? shared.id : identifier.id
+        context.withTyped { $0.registry.remove(id, ifHolding: model) }
     }
 
     private static let temporaryNumbers = Mutex(UInt64(1) << 63)

@@ -79,7 +79,7 @@ extension BackingData {
     @usableFromInline
     func _relatedModel(of type: any PersistentModel.Type, at ordinal: Int, row: Int32,
                        as destinationType: any PersistentModel.Type) -> (any PersistentModel)?? {
-        guard let epoch = context?.graphEpoch, let generation = context?.typedIfMade?.keptGeneration else { return .none }
+        guard let epoch = context?.graphEpoch, let generation = context?.keptGenerationIfMade else { return .none }
         if fastEpoch == epoch, let fastColumns,
            let slot = Unmanaged<ModelColumns>.fromOpaque(fastColumns)._withUnsafeGuaranteedRef({ columns -> ModelColumns.FastSlot? in
                guard columns.modelType == ObjectIdentifier(type), ordinal >= 0, ordinal < columns.fast.count else { return nil }

@@ -15,7 +15,7 @@ extension ModelContext {
     ///   by a caller making many models.
     func model<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef, columns: ModelColumns? = nil) -> T {
         let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
-        if let existing = typed.registry.model(id, as: T.self) { return existing }
+        if let existing = withTyped({ $0.registry.model(id, as: T.self) }) { return existing }
         let columns = columns ?? self.columns(for: T.self)
         // An object of a subentity (a fetch of a superclass): a model of its own class.
         if columns?.entity != Int(ref.entity), let model = subclassModel(T.self, at: ref) { return model }
@@ -184,12 +184,11 @@ extension ModelContext {
 
     func columns(forType type: any PersistentModel.Type) -> ModelColumns? {
         let key = ObjectIdentifier(type)
-        let typed = self.typed
-        if let cached = typed.modelColumns[key] { return cached }
+        if let cached = withTyped({ $0.modelColumns[key] }) { return cached }
         // The first typed use of this graph: before any model of it is read.
         ObservationTrackingProbe.install()
         guard let made = ModelColumns(type, graph: graph, epoch: graphEpoch) else { return nil }
-        typed.modelColumns[key] = made
+        withTyped { $0.modelColumns[key] = made }
         return made
     }
 
@@ -258,8 +257,7 @@ extension ModelContext {
     /// Tells the observers of a registered model that one of its properties
     /// changed; typed setters notify themselves, this covers undo, redo and
     /// edits made through the dynamic API.
-    func notifyModel(_ ref: ObjectRef, _ name: String) {
-        let typed = self.typed
+    func notifyModel(_ ref: ObjectRef, _ name: String, in typed: TypedContextState) {
         guard !typed.registry.isEmpty, let model = typed.registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] else { return }
         // A model never read under tracking has no registrar (nor, while it shares
         // its context's backing data, backing data of its own): nobody observes it.
@@ -271,8 +269,7 @@ extension ModelContext {
 
     /// Tells the observers of a registered model that any of its properties may
     /// have changed (merging another context's save).
-    func notifyModel(_ ref: ObjectRef) {
-        let typed = self.typed
+    func notifyModel(_ ref: ObjectRef, in typed: TypedContextState) {
         guard !typed.registry.isEmpty, let model = typed.registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]],
               model.ownBackingData?.observation != nil else { return }
         notifyEveryProperty(of: model)

@@ -26,7 +26,7 @@ final class TypedContextState: ModelHooks {
 
     /// Observers told through the class's metadata.
     func objectChanged(_ context: ModelContext, _ ref: ObjectRef, _ property: String?) {
-        if let property { context.notifyModel(ref, property) } else { context.notifyModel(ref) }
+        if let property { context.notifyModel(ref, property, in: self) } else { context.notifyModel(ref, in: self) }
     }
 
     /// Models detached through their backing data.
@@ -64,6 +64,30 @@ extension ModelContext {
         @inline(__always) get { modelHooks.map { unsafeDowncast($0, to: TypedContextState.self) } }
     }
 
+    /// Runs `body` with the typed layer's state (made first if need be),
+    /// counting no reference: on the paths every insert, fetch and model's
+    /// `deinit` takes, retaining the state read out of ``modelHooks`` and
+    /// releasing it after were most of what this indirection cost.
+    ///
+    /// The context holds the state for its life, and only the typed layer
+    /// sets ``modelHooks``, once: the reference is read as bits, from the
+    /// property's address (its first word is the object; `nil` is zero).
+    @inline(__always)
+    func withTyped<R>(_ body: (TypedContextState) -> R) -> R {
+        guard let bits = withUnsafeMutablePointer(to: &modelHooks, { UnsafeRawPointer($0).load(as: UnsafeRawPointer?.self) })
+        else { return body(makeTyped()) }
+        return Unmanaged<TypedContextState>.fromOpaque(bits)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// ``keptGeneration``, counting no reference; `nil` when no state was made.
+    var keptGenerationIfMade: Int? {
+        @inline(__always) get {
+            guard let bits = withUnsafeMutablePointer(to: &modelHooks, { UnsafeRawPointer($0).load(as: UnsafeRawPointer?.self) })
+            else { return nil }
+            return Unmanaged<TypedContextState>.fromOpaque(bits)._withUnsafeGuaranteedRef { $0.keptGeneration }
+        }
+    }
+
     @inline(never)
     private func makeTyped() -> TypedContextState {
         let made = TypedContextState()
@@ -74,12 +98,12 @@ extension ModelContext {
     /// Registers the model handed out for object `id` (installing the typed
     /// layer's state first, see ``typed``).
     func register(_ model: any PersistentModel, id: UInt64) {
-        typed.registry.register(model, id: id)
+        withTyped { $0.registry.register(model, id: id) }
     }
 
     /// The same for a model whose class is known to unregister its instances
     /// on `deinit` (`unretained`) or not, as a caller registering many of one class knows.
     func register(_ model: any PersistentModel, id: UInt64, unretained: Bool) {
-        typed.registry.register(model, id: id, unretained: unretained)
+        withTyped { $0.registry.register(model, id: id, unretained: unretained) }
     }
 }
