@@ -254,12 +254,12 @@ import FolioTestSupport
                 } else {
                     #expect(sightings[position].age >= 0)
                 }
-                mostEntries = max(mostEntries, context.registry.count)
-                mostSlots = max(mostSlots, context.registry.slotCount)
+                mostEntries = max(mostEntries, context.typed.registry.count)
+                mostSlots = max(mostSlots, context.typed.registry.slotCount)
             }
             #expect(sightings.count == 2_000, "\(label)")
             #expect(mostEntries <= 2 * batchSize, "\(label): at most the two batches kept are registered")
-            #expect(context.registry.count == 2 * batchSize, "\(label)")
+            #expect(context.typed.registry.count == 2 * batchSize, "\(label)")
             // Every batch but the last two was let go, its models freed.
             #expect(firstOfEachBatch.dropLast(2).allSatisfy { $0.model == nil }, "\(label)")
             #expect(firstOfEachBatch.suffix(2).allSatisfy { $0.model != nil }, "\(label)")
@@ -271,8 +271,8 @@ import FolioTestSupport
             }
         }
         // Dropping the collection lets its last two batches go: the registry empties, pages and all.
-        #expect(context.registry.count == 0)
-        #expect(context.registry.slotCount == 0)
+        #expect(context.typed.registry.count == 0)
+        #expect(context.typed.registry.slotCount == 0)
         // A model the program keeps is still the one handed out by a later fetch.
         let kept = try #require(try context.fetch(FetchDescriptor<Sighting>(), batchSize: batchSize).first)
         let again = try context.fetch(FetchDescriptor<Sighting>(), batchSize: batchSize)

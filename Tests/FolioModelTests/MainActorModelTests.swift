@@ -97,7 +97,7 @@ enum MainActorShelf {
         context.insert(book!)
         let id = book!.persistentModelID
         weak let probe = book
-        let registered = context.registry.count
+        let registered = context.typed.registry.count
         #expect(registered == 1)
         let handoff = Handoff([book!])
         book = nil
@@ -106,7 +106,7 @@ enum MainActorShelf {
         // the context (its registry, its shared backing data): a data race.
         await Task.detached { handoff.models = nil }.value
         #expect(probe == nil)
-        #expect(context.registry.count == registered, "another thread changed the main context's registry")
+        #expect(context.typed.registry.count == registered, "another thread changed the main context's registry")
         // The context makes a new model for the object, which reads as the old one did.
         let again = try #require(context.model(for: id) as? Book)
         #expect(again.title == "Odes" && again.pages == 40)

@@ -336,7 +336,7 @@ final class Badge {
         let (_, context) = try Self.manyCountries(count)
         let countries = try context.fetch(FetchDescriptor<Country>())
         #expect(countries.count == count)
-        #expect(context.registry.count == count)
+        #expect(context.typed.registry.count == count)
         var mismatches = 0
         for country in countries {
             let id = country.persistentModelID
@@ -366,7 +366,7 @@ final class Badge {
             #expect(last.name == "C\(count - 1)")
         }
         // Released, each model leaves the registry (the edited one holds its own backing data).
-        #expect(context.registry.count == 0)
+        #expect(context.typed.registry.count == 0)
         #expect(context.columns(for: Country.self)?.sharingModels == 0)
         #expect(try context.fetch(FetchDescriptor<Country>()).count == count)
     }
@@ -381,7 +381,7 @@ final class Badge {
         let all = try context.fetch(FetchDescriptor<Country>())
         #expect(all.count == count)
         #expect(zip(held, all[(count / 2)...]).allSatisfy { $0 === $1 })
-        #expect(context.registry.count == count)
+        #expect(context.typed.registry.count == count)
         #expect(all.allSatisfy { $0.modelContext === context })
     }
 
@@ -393,7 +393,7 @@ final class Badge {
         let models = context.models(Country.self, at: refs + refs)
         #expect(models.count == 2 * count)
         #expect((0..<count).allSatisfy { models[$0] === models[$0 + count] })
-        #expect(context.registry.count == count)
+        #expect(context.typed.registry.count == count)
         #expect(context.columns(for: Country.self)?.sharingModels == count)
         #expect(models.allSatisfy { context.registeredModel(for: $0.persistentModelID) as Country? === $0 })
     }
@@ -519,7 +519,7 @@ final class Badge {
             #expect(context.registeredModel(for: neighbour.persistentModelID) as ShareBook? === neighbour)
         }
         // Every model released: none stays registered or counted.
-        #expect(!context.registry.entries.contains { $0.model is ShareBook })
+        #expect(!context.typed.registry.entries.contains { $0.model is ShareBook })
         #expect(context.columns(for: ShareBook.self)?.sharingModels ?? 0 == 0)
         // Another container reads the save.
         let reopened = ModelContext(try ModelContainer(for: ShareBook.self, ShareShelf.self, configurations: ModelConfiguration(url: url)))

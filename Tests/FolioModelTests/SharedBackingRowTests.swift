@@ -270,31 +270,31 @@ actor ShareBookReader {
     @Test func `a fetched model dropped unregisters, shared, with its own backing data, or after a rollback`() throws {
         try seed()
         let context = ModelContext(try container())
-        #expect(context.registry.count == 0)
+        #expect(context.typed.registry.count == 0)
         do {
             let books = try context.fetch(FetchDescriptor<ShareBook>())
-            #expect(context.registry.count == 12)
+            #expect(context.typed.registry.count == 12)
             #expect(context.columns(for: ShareBook.self)?.sharingModels == 12)
             _ = books.map(\.pages)
         }
-        #expect(context.registry.count == 0, "shared models remove their entries")
+        #expect(context.typed.registry.count == 0, "shared models remove their entries")
         #expect(context.columns(for: ShareBook.self)?.sharingModels == 0)
         do {
             let books = try context.fetch(FetchDescriptor<ShareBook>())
             for book in books.prefix(6) { _ = book.persistentBackingData }
             #expect(books.prefix(6).allSatisfy { !$0._$sharedRow.isShared })
-            #expect(context.registry.count == 12)
+            #expect(context.typed.registry.count == 12)
             #expect(context.columns(for: ShareBook.self)?.sharingModels == 6)
         }
-        #expect(context.registry.count == 0, "models given their own backing data remove their entries too")
+        #expect(context.typed.registry.count == 0, "models given their own backing data remove their entries too")
         #expect(context.columns(for: ShareBook.self)?.sharingModels == 0)
         do {
             let books = try context.fetch(FetchDescriptor<ShareBook>())
             context.rollback()
             #expect(books.allSatisfy { $0._$sharedRow.isShared })
-            #expect(context.registry.count == 12)
+            #expect(context.typed.registry.count == 12)
         }
-        #expect(context.registry.count == 0, "models sharing an older graph's backing data remove their entries")
+        #expect(context.typed.registry.count == 0, "models sharing an older graph's backing data remove their entries")
         // No entry is left pointing at a freed instance: a new fetch makes fresh models that read right.
         for book in try context.fetch(FetchDescriptor<ShareBook>()) { try Self.readsMatch(book, in: context) }
     }
@@ -310,7 +310,7 @@ actor ShareBookReader {
         #expect(books[3].persistentBackingData !== backing)
         #expect(books[2].persistentModelID == id)
         #expect(books[2].modelContext === context)
-        #expect(context.registry[id.id].map(ObjectIdentifier.init) == ObjectIdentifier(books[2]))
+        #expect(context.typed.registry[id.id].map(ObjectIdentifier.init) == ObjectIdentifier(books[2]))
         try Self.readsMatch(books[2], in: context)
         // Handing it back, as a hand-written `persistentBackingData` setter would, keeps one registry entry.
         books[2].persistentBackingData = backing
@@ -374,7 +374,7 @@ actor ShareBookReader {
         context.insert(newcomer)
         #expect(newcomer.persistentModelID == red.persistentModelID, "the insert updated the object")
         #expect(red.uses == 9)
-        #expect(context.registry[red.persistentModelID.id].map(ObjectIdentifier.init) == ObjectIdentifier(red))
+        #expect(context.typed.registry[red.persistentModelID.id].map(ObjectIdentifier.init) == ObjectIdentifier(red))
         newcomer.uses = 10
         #expect(red.uses == 10)
         try context.save()
@@ -417,10 +417,10 @@ actor ShareBookReader {
         let context = ModelContext(try container())
         var books = try context.fetch(FetchDescriptor<ShareBook>(sortBy: [SortDescriptor(\.pages)]))
         #expect(books.allSatisfy { $0.shelf != nil })
-        #expect(context.registry.count == 2 * count)
+        #expect(context.typed.registry.count == 2 * count)
         // One book kept: models with their own backing data would keep its shelf, not all of them.
         books = [books[0]]
-        #expect(context.registry.count <= 1 + BackingData.keptDestinationCapacity, "\(context.registry.count) models registered")
+        #expect(context.typed.registry.count <= 1 + BackingData.keptDestinationCapacity, "\(context.typed.registry.count) models registered")
         #expect(books[0].shelf?.label == "shelf 0")
     }
 
@@ -509,7 +509,7 @@ actor ShareBookReader {
         var mostEntries = 0
         for book in books {
             #expect(book.shelf?.label == "shelf \(book.pages)")
-            mostEntries = max(mostEntries, context.registry.count)
+            mostEntries = max(mostEntries, context.typed.registry.count)
         }
         // The two batches the collection keeps, their shelves, and the destinations
         // the shared backing data keeps for reads to come: not every shelf read.
@@ -524,7 +524,7 @@ actor ShareBookReader {
         let context = ModelContext(try container())
         let books = try context.fetch(FetchDescriptor<ShareBook>(sortBy: [SortDescriptor(\.pages)]))
         let first = books.map { $0.shelf.map(ObjectIdentifier.init) }
-        #expect(context.registry.count == 2 * count, "every shelf read is kept while the books are held")
+        #expect(context.typed.registry.count == 2 * count, "every shelf read is kept while the books are held")
         let again = books.map { $0.shelf.map(ObjectIdentifier.init) }
         #expect(again == first)
         #expect(books.allSatisfy { $0._$sharedRow.isShared })
@@ -727,12 +727,12 @@ actor ShareBookReader {
             // Every model still in the context reads its object's values, and is the one the context hands out.
             for book in held where book.modelContext === context {
                 try SharedBackingRowTests.readsMatch(book, in: context, "\(label), \(book.title)")
-                #expect(context.registry[book.persistentModelID.id].map(ObjectIdentifier.init) == ObjectIdentifier(book), "\(label)")
+                #expect(context.typed.registry[book.persistentModelID.id].map(ObjectIdentifier.init) == ObjectIdentifier(book), "\(label)")
             }
             // No registry entry names a book the session dropped (an unretained one would dangle).
             let alive = held + observed.map(\.book)
             let aliveBooks = Set(alive.map(ObjectIdentifier.init))
-            let strays = context.registry.entries.filter { $0.model is ShareBook && !aliveBooks.contains(ObjectIdentifier($0.model)) }
+            let strays = context.typed.registry.entries.filter { $0.model is ShareBook && !aliveBooks.contains(ObjectIdentifier($0.model)) }
             #expect(strays.isEmpty, "\(label): \(strays.count) registry entries for dropped books")
             // The columns count the models sharing a backing data of this graph, whichever made them.
             if let columns = context.columns(for: ShareBook.self) {

@@ -102,11 +102,11 @@ public final class ModelContext {
 
     // Unchecked exclusivity on the state every edit touches (the graph, change
     // tracking, the registry): a context is used from one actor, so no access
-    // overlaps another, and the dynamic checks were 2 % of a typed import.
+    // overlaps another, and every typed edit would pay the dynamic checks.
     @exclusivity(unchecked) var graph: ObjectGraph {
         // Models cache their object's row and their class's columns for the graph
         // they were resolved in; a new graph (rollback) invalidates both.
-        didSet { graphEpoch &+= 1; keptGeneration &+= 1; modelColumns.removeAll() }
+        didSet { graphEpoch &+= 1; modelHooks?.graphReplaced() }
     }
     /// Counts the graphs this context has had; see ``BackingData``'s cached row.
     var graphEpoch = 0
@@ -136,25 +136,11 @@ public final class ModelContext {
     fileprivate var autosaveScheduled = false
     /// Whether this is a container's `mainContext`, used on the main actor.
     private let isMainContext: Bool
-    /// What the typed layer does when this context changes objects under its
-    /// models; installed with the first model it registers (``ModelHooks``).
-    var modelHooks: ModelHooks?
-    // The typed layer's state in each context: stored here because Swift keeps
-    // stored properties in the class's own declaration, and concrete because
-    // every typed read goes through them. The context layer never calls them
-    // (only the typed layer does); it clears the column cache with the graph.
-    /// The typed layer's model instances handed out, by object number (weakly held).
-    @exclusivity(unchecked) var registry = ModelRegistry()
-    /// Model classes resolved against ``graph``'s layout, by class.
-    var modelColumns: [ObjectIdentifier: ModelColumns] = [:]
-    /// Counts the graphs this context has had and the models detached from
-    /// it: a to-one destination model a backing data keeps is returned only
-    /// while this is the count it was kept at. A detached model is no longer
-    /// its object's model, though the object's row may live again (redo).
-    @exclusivity(unchecked) var keptGeneration = 0
-    /// The backing data whose typed setter is editing, which tells its own
-    /// observers: the context's notification skips it.
-    var typedWriter: ObjectIdentifier?
+    /// The typed layer's state in this context (its models, its classes'
+    /// columns), which the context only tells when it changes objects under
+    /// those models or replaces its graph (``ModelHooks``); made by the typed
+    /// layer when it first needs it, `nil` in a context that never handed out a model.
+    @exclusivity(unchecked) var modelHooks: (any ModelHooks)?
     /// An emptied link journal whose storage the next link edit reuses (``editLinks(name:_:)``).
     var spareLinkJournal: [LinkChange]?
     /// The ``ResultsObserver``s following this context, and what changed since

@@ -141,7 +141,7 @@ extension FetchResultsCollection where Element: PersistentModel {
             // table (~32 B) until cleared. (An unretained entry is gone already:
             // its model's deinit removed it.)
             ids.forEach(in: range) { _, id in
-                if context.registry[id] == nil { context.registry.remove(id) }
+                if context.typed.registry[id] == nil { context.typed.registry.remove(id) }
             }
         })
     }

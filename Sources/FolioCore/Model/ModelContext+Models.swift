@@ -15,14 +15,14 @@ extension ModelContext {
     ///   by a caller making many models.
     func model<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef, columns: ModelColumns? = nil) -> T {
         let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
-        if let existing = registry.model(id, as: T.self) { return existing }
+        if let existing = withTyped({ $0.registry.model(id, as: T.self) }) { return existing }
         let columns = columns ?? self.columns(for: T.self)
         // An object of a subentity (a fetch of a superclass): a model of its own class.
         if columns?.entity != Int(ref.entity), let model = subclassModel(T.self, at: ref) { return model }
         if let columns, let shared = sharedBacking(T.self, entity: Int(ref.entity), columns: columns) {
-            if modelHooks == nil { modelHooks = .typedLayer }
+            let typed = self.typed
             return shared.makingModels(of: T.self) {
-                makeSharingModel(T.self, shared, columns, id: id, row: ref.row, unretained: T._$unregistersOnDeinit)
+                makeSharingModel(T.self, shared, columns, typed, id: id, row: ref.row, unretained: T._$unregistersOnDeinit)
             }
         }
         let identifier = PersistentIdentifier(entityName: graph.layout.entities[Int(ref.entity)].name, id: id)
@@ -33,13 +33,13 @@ extension ModelContext {
 
     /// Makes and registers a model of `T` sharing `shared`, for object `id`
     /// at `row`; inside `shared.makingModels(of:)`, which hands it over, with
-    /// the typed layer's hooks installed already (``register(_:id:unretained:)``
-    /// checks that per model, a fetch once).
+    /// the typed layer's state (``typed``) looked up already (``register(_:id:unretained:)``
+    /// looks it up per model, a fetch once).
     private func makeSharingModel<T: PersistentModel>(_ type: T.Type, _ shared: BackingData, _ columns: ModelColumns,
-                                                      id: UInt64, row: Int32, unretained: Bool) -> T {
+                                                      _ typed: TypedContextState, id: UInt64, row: Int32, unretained: Bool) -> T {
         let model = Self.sharingInstance(T.self, shared, id: id, row: row)
         columns.sharingModels += 1
-        registry.register(model, id: id, unretained: unretained)
+        typed.registry.register(model, id: id, unretained: unretained)
         return model
     }
 
@@ -76,20 +76,20 @@ extension ModelContext {
         }
         let ids = graph.tables[Int(entity)].ids
         let unretained = T._$unregistersOnDeinit
-        if modelHooks == nil { modelHooks = .typedLayer }
+        let typed = self.typed
         if refs.count >= Self.modelsMadeConcurrentlyFrom, ProcessInfo.processInfo.activeProcessorCount > 1,
            Self.makesModelsAnywhere(T.self) {
             return concurrentlyMadeModels(T.self, at: refs, ids: ids, shared: shared, entity: Int(entity), columns: columns,
-                                          unretained: unretained)
+                                          typed: typed, unretained: unretained)
         }
         return shared.makingModels(of: T.self) {
             Array(unsafeUninitializedCapacity: refs.count) { buffer, count in
                 for (index, ref) in refs.enumerated() {
                     let id = ids[Int(ref.row)]
-                    if let existing = registry.model(id, as: T.self) {
+                    if let existing = typed.registry.model(id, as: T.self) {
                         buffer.initializeElement(at: index, to: existing)
                     } else {
-                        buffer.initializeElement(at: index, to: makeSharingModel(T.self, shared, columns, id: id, row: ref.row,
+                        buffer.initializeElement(at: index, to: makeSharingModel(T.self, shared, columns, typed, id: id, row: ref.row,
                                                                                  unretained: unretained))
                     }
                     count = index + 1
@@ -115,8 +115,8 @@ extension ModelContext {
     /// thread registers the new ones, as ``makeSharingModel(_:_:_:id:row:unretained:)`` does.
     ///
     /// Each slice's models share a backing data of their own (the first slice's
-    /// `shared`, the context's): a million models retaining one object from
-    /// every core made the fetch twice as slow as on one. A context already
+    /// `shared`, the context's): models made on every core retaining one object
+    /// would contend for its reference count. A context already
     /// has several shared backing data once its graph changes; each is
     /// complete alone.
     ///
@@ -124,7 +124,7 @@ extension ModelContext {
     /// already) and the graph's identifiers.
     private func concurrentlyMadeModels<T: PersistentModel>(_ type: T.Type, at refs: [ObjectRef], ids: [UInt64],
                                                             shared: BackingData, entity: Int, columns: ModelColumns,
-                                                            unretained: Bool) -> [T] {
+                                                            typed: TypedContextState, unretained: Bool) -> [T] {
         let count = refs.count
         let isNew = UnsafeMutableBufferPointer<Bool>.allocate(capacity: count)
         defer { isNew.deallocate() }
@@ -142,7 +142,7 @@ extension ModelContext {
                     for index in range {
                         let row = refs[index].row
                         let id = ids[Int(row)]
-                        if let existing = self.registry.model(id, as: T.self) {
+                        if let existing = typed.registry.model(id, as: T.self) {
                             output.initializeElement(at: index, to: existing)
                             isNew[index] = false
                         } else {
@@ -164,13 +164,13 @@ extension ModelContext {
             for index in 0..<count where isNew[index] {
                 columns.sharingModels += 1
                 let id = ids[Int(refs[index].row)]
-                if registry.hasModel(id), let registered = registry.model(id, as: T.self) {
+                if typed.registry.hasModel(id), let registered = typed.registry.model(id, as: T.self) {
                     // An object listed twice got a model on each thread: one is kept, as on one thread.
                     models[index] = registered
                     continue
                 }
                 Unmanaged<T>.fromOpaque(bits[index])._withUnsafeGuaranteedRef {
-                    registry.register($0, id: id, unretained: unretained)
+                    typed.registry.register($0, id: id, unretained: unretained)
                 }
             }
         }
@@ -184,11 +184,11 @@ extension ModelContext {
 
     func columns(forType type: any PersistentModel.Type) -> ModelColumns? {
         let key = ObjectIdentifier(type)
-        if let cached = modelColumns[key] { return cached }
+        if let cached = withTyped({ $0.modelColumns[key] }) { return cached }
         // The first typed use of this graph: before any model of it is read.
         ObservationTrackingProbe.install()
         guard let made = ModelColumns(type, graph: graph, epoch: graphEpoch) else { return nil }
-        modelColumns[key] = made
+        withTyped { $0.modelColumns[key] = made }
         return made
     }
 
@@ -205,20 +205,20 @@ extension ModelContext {
 
     /// The model for an object, of a class known only at run time (a to-one read).
     func anyModel(_ type: any PersistentModel.Type, at ref: ObjectRef) -> any PersistentModel {
-        if let existing = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] { return existing }
+        if let existing = typed.registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] { return existing }
         func make<T: PersistentModel>(_ type: T.Type) -> any PersistentModel { model(T.self, at: ref) }
         return make(type)
     }
 
     /// Forgets the model registered for an object, if it is this backing data's.
     func unregister(_ backing: BackingData, id: UInt64) {
-        if let model = registry[id], model.ownBackingData === backing { registry.remove(id) }
+        if let model = typed.registry[id], model.ownBackingData === backing { typed.registry.remove(id) }
     }
 
     /// The model for an object of any entity whose class this container knows.
     private func anyModel(at ref: ObjectRef) -> (any PersistentModel)? {
         let id = graph.tables[Int(ref.entity)].ids[Int(ref.row)]
-        if let existing = registry[id] { return existing }
+        if let existing = typed.registry[id] { return existing }
         guard let type = core.schema.modelTypes[graph.layout.entities[Int(ref.entity)].name] else { return nil }
         return model(type, at: ref)
     }
@@ -235,7 +235,7 @@ extension ModelContext {
     /// The model instance this context has already handed out for an identifier, if any.
     public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
         mergeSavedChanges()
-        guard let model = registry.model(persistentModelID.id, as: T.self), model.modelContext === self else { return nil }
+        guard let model = typed.registry.model(persistentModelID.id, as: T.self), model.modelContext === self else { return nil }
         return model
     }
 
@@ -257,20 +257,20 @@ extension ModelContext {
     /// Tells the observers of a registered model that one of its properties
     /// changed; typed setters notify themselves, this covers undo, redo and
     /// edits made through the dynamic API.
-    func notifyModel(_ ref: ObjectRef, _ name: String) {
-        guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] else { return }
+    func notifyModel(_ ref: ObjectRef, _ name: String, in typed: TypedContextState) {
+        guard !typed.registry.isEmpty, let model = typed.registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]] else { return }
         // A model never read under tracking has no registrar (nor, while it shares
         // its context's backing data, backing data of its own): nobody observes it.
         guard let backing = model.ownBackingData, backing.observation != nil else { return }
         // A typed setter has told this model's observers already.
-        if let typedWriter, ObjectIdentifier(backing) == typedWriter { return }
+        if let writer = typed.typedWriter, ObjectIdentifier(backing) == writer { return }
         ModelMetadata.of(type(of: model)).property(named: name)?.notify(model)
     }
 
     /// Tells the observers of a registered model that any of its properties may
     /// have changed (merging another context's save).
-    func notifyModel(_ ref: ObjectRef) {
-        guard !registry.isEmpty, let model = registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]],
+    func notifyModel(_ ref: ObjectRef, in typed: TypedContextState) {
+        guard !typed.registry.isEmpty, let model = typed.registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]],
               model.ownBackingData?.observation != nil else { return }
         notifyEveryProperty(of: model)
     }
@@ -286,7 +286,7 @@ extension ModelContext {
     /// objects the new graph may hold changed. One pass over the registered models.
     func detachModels(missingFrom newGraph: ObjectGraph) -> [any PersistentModel] {
         var observed: [any PersistentModel] = []
-        for (id, model) in registry.entries {
+        for (id, model) in typed.registry.entries {
             if newGraph.index[id] != nil {
                 if model.ownBackingData?.observation != nil { observed.append(model) }
             } else if let ref = graph.index[id] {
@@ -429,7 +429,7 @@ extension ModelContext {
         backing.snapshot = nil
         backing.dropUnmanagedValues()
         // An upsert keeps the model already registered for the object.
-        if registry[id.id] == nil { register(model, id: id.id) }
+        if typed.registry[id.id] == nil { register(model, id: id.id) }
         guard let ref = graph.index[id.id] else { return nil }
         let links = graph.tables[Int(ref.entity)].links
         for (name, models) in related {

@@ -462,7 +462,7 @@ extension FetchResultsCollection where Element: PersistentModel {
             let columns = context.columns(for: Element.self)
             return ids[range].map { context.resultModel(Element.self, id: $0, columns: columns) }
         } release: { range in
-            for id in ids[range] where context.registry[id] == nil { context.registry.remove(id) }
+            for id in ids[range] where context.typed.registry[id] == nil { context.typed.registry.remove(id) }
         })
     }
 }
