@@ -32,7 +32,7 @@ import FolioTestSupport
     }
 
     #if canImport(Glibc)
-    @Test("on a terminal an unfinished line prompts ...> for the rest", .timeLimit(.minutes(1)))
+    @Test("on a terminal an unfinished line prompts ...> for the rest")
     func terminal() throws {
         let folder = try TemporaryFolder()
         let animals = try folder.copySample("Animals.folio")

@@ -8,8 +8,7 @@ import FolioTestSupport
 /// Another process changes the package while `folio` has it open: `reopen`
 /// shows the change; `diff` shows this session's own unsaved ones.
 @Suite struct OutsideChangeTests {
-    @Test("folio --read-only, another folio saves a delete, reopen shows it; diff and the upsert question on the terminal",
-          .timeLimit(.minutes(2)))
+    @Test("folio --read-only, another folio saves a delete, reopen shows it; diff and the upsert question on the terminal")
     func reopenAfterAnotherProcessSaves() throws {
         let folder = try TemporaryFolder()
         let animals = try folder.copySample("Animals.folio")

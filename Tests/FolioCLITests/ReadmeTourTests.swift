@@ -19,7 +19,7 @@ import FolioTestSupport
             .dropLast().map(String.init)
     }
 
-    @Test("the README's tour, typed into folio on a terminal, prints every line the README shows", .timeLimit(.minutes(1)))
+    @Test("the README's tour, typed into folio on a terminal, prints every line the README shows")
     func tourIsARealSession() throws {
         let lines = try Self.tourLines()
         try #require(lines.first?.hasPrefix("$ swift run folio ") == true, "the tour starts with its command: \(lines.first ?? "none")")

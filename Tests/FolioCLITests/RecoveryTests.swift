@@ -46,8 +46,7 @@ import FolioTestSupport
         return (process.terminationReason, process.terminationStatus, try String(contentsOf: errorFile, encoding: .utf8))
     }
 
-    @Test("SIGTERM, SIGHUP, Ctrl-C (SIGINT) in a script and a trap signal write the unsaved edit to a recovery package in the state folder and end by that signal",
-          .timeLimit(.minutes(2)))
+    @Test("SIGTERM, SIGHUP, Ctrl-C (SIGINT) in a script and a trap signal write the unsaved edit to a recovery package in the state folder and end by that signal")
     func signalsWriteRecovery() throws {
         for signal in [SIGTERM, SIGHUP, SIGINT, SIGSEGV, SIGILL] {
             let folder = try TemporaryFolder()
@@ -80,8 +79,7 @@ import FolioTestSupport
         }
     }
 
-    @Test("a script whose output is closed (folio X < s.txt | head -1) writes the recovery package and ends by SIGPIPE",
-          .timeLimit(.minutes(1)))
+    @Test("a script whose output is closed (folio X < s.txt | head -1) writes the recovery package and ends by SIGPIPE")
     func closedOutputWritesRecovery() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -108,7 +106,7 @@ import FolioTestSupport
         #expect(try documentText(animals) == before)
     }
 
-    @Test("without unsaved changes a SIGTERM writes no recovery package", .timeLimit(.minutes(1)))
+    @Test("without unsaved changes a SIGTERM writes no recovery package")
     func nothingToRecover() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -121,7 +119,7 @@ import FolioTestSupport
         #expect(ended.stderr.isEmpty, "\(ended.stderr)")
     }
 
-    @Test("a state folder inside the document package is refused: nothing is written inside the document", .timeLimit(.minutes(1)))
+    @Test("a state folder inside the document package is refused: nothing is written inside the document")
     func stateFolderInsideTheDocument() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -134,7 +132,7 @@ import FolioTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: animals.path).sorted() == before)
     }
 
-    @Test("a SIGTERM at the interactive prompt writes the recovery package and ends by SIGTERM", .timeLimit(.minutes(1)))
+    @Test("a SIGTERM at the interactive prompt writes the recovery package and ends by SIGTERM")
     func terminalSessionSIGTERM() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

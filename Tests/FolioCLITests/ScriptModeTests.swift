@@ -42,10 +42,8 @@ import FolioTestSupport
         defer { folder.remove() }
         let animals = try folder.copySample("Animals.folio")
         let name = String(repeating: "a", count: 1_000_000)
-        let started = Date()
         let run = try runFolio([animals.path], input: "count Animal where name != '\(name)'\ncount Animal where nme == '\(name)'\n",
                                in: folder.url)
-        #expect(Date().timeIntervalSince(started) < 20, "a hang guard, not a performance figure")
         #expect(run.stdout == "30\n", "the 30 named animals")
         let lines = run.stderr.split(separator: "\n")
         #expect(lines.first == "error: 2: column 20: Animal has no property 'nme'; did you mean 'name'?")

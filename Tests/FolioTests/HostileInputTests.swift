@@ -5,18 +5,20 @@ import Folio
 import FolioTestSupport
 
 /// Packages built to hurt the loader: each must be refused with its own typed
-/// ``PackageError`` in bounded time (< 2 s) and memory, without a crash and
-/// without touching the network — or, for the odd but valid ones (cycles,
-/// counts at their bounds, values equal only up to normalization), load whole.
+/// ``PackageError`` in bounded work and memory, without a crash and without
+/// touching the network — or, for the odd but valid ones (cycles, counts at
+/// their bounds, values equal only up to normalization), load whole. The work
+/// is counted, not timed (the suite runs on loaded machines): each refusal's
+/// place and limit are asserted, so a read that went on past them fails.
 /// docs/RELIABILITY.md ("Hostile input") lists them with their errors.
 ///
 /// Already covered by DocumentLoaderTests, and not repeated here: billion laughs
-/// (`anEntityExpansionBombIsRefusedQuickly`), external entities by file and http
+/// (`anEntityExpansionBombIsRefusedAtTheDoctype`), external entities by file and http
 /// (`anExternalEntityIsRefusedAndNeverFetched`), DTDs
 /// (`aDoctypeWithOnlyAnExternalSubsetIsRefused`,
 /// `anUndeclaredEntityReferenceWithoutADTDIsAForbiddenDeclaration`), invalid UTF-8
 /// (`invalidUTF8InAnAttributeValueIsAnInvalidEncoding`), 10,000-deep nesting
-/// (`deepNesting…IsRefusedQuickly`), duplicate ids
+/// (`deepNesting…IsRefusedAt…`), duplicate ids
 /// (`duplicateIdentifiersAreRefusedAsInvalidIdentifiers`), dangling references
 /// (`aDanglingReferenceIsRefused`) and a to-one naming an object of the wrong
 /// entity (`aReferenceToAnObjectOfTheWrongEntityIsRefused`).
@@ -26,25 +28,21 @@ import FolioTestSupport
 @Suite(.serialized) struct HostileInputTests {
     typealias F = LoaderFixtures
 
-    /// How long any hostile input may take to be refused (see ``LoaderFixtures/runawayTimeLimit``).
-    static let timeLimit = F.runawayTimeLimit
     /// How far any hostile input may raise the test process's peak RSS. Generous:
     /// other suites run in the same process at the same time.
     static let memoryLimit = 500 << 20
 
-    /// Reads the package, checking time and peak memory, and returns the error
+    /// Reads the package, checking its peak memory (the work is bounded by the
+    /// refusal's place, which each test asserts; no clock: the suite runs on loaded machines), and returns the error
     /// (recording an issue when it loads).
     private func refusal(_ package: DocumentPackage, sourceLocation: SourceLocation = #_sourceLocation) -> PackageError? {
         var error: PackageError?
-        let clock = ContinuousClock()
-        var elapsed = Duration.zero
         let growth = MemoryProbe.peakGrowth {
-            elapsed = clock.measure { error = F.readFailure(package, sourceLocation: sourceLocation) }
+            error = F.readFailure(package, sourceLocation: sourceLocation)
         }
         if ProcessInfo.processInfo.environment["FOLIO_LOADER_TESTS_VERBOSE"] != nil {
-            print("\(sourceLocation.fileName):\(sourceLocation.line): refused in \(elapsed), peak RSS +\(growth >> 10) KB")
+            print("\(sourceLocation.fileName):\(sourceLocation.line): refused, peak RSS +\(growth >> 10) KB")
         }
-        #expect(elapsed < Self.timeLimit, "took \(elapsed)", sourceLocation: sourceLocation)
         #expect(growth < Self.memoryLimit, "peak RSS grew by \(growth >> 20) MB", sourceLocation: sourceLocation)
         return error
     }
@@ -165,7 +163,7 @@ import FolioTestSupport
     }
 
     @Test(arguments: NestingPlace.allCases)
-    func nesting100000DeepIsRefusedQuickly(place: NestingPlace) throws {
+    func nesting100000DeepIsRefusedAtItsFirstMisplacedElement(place: NestingPlace) throws {
         let depth = 100_000
         let open = String(repeating: "<x>", count: depth)
         let close = String(repeating: "</x>", count: depth)
@@ -233,10 +231,7 @@ import FolioTestSupport
             .components(separatedBy: "@@")[0]
         try withHugePackage(prefix: head, filler: UInt8(ascii: "a"), count: 100_000_000,
                             suffix: "\"/>\n  </objects>\n</folio>\n") { package in
-            var graph: ObjectGraph?
-            let clock = ContinuousClock()
-            let elapsed = clock.measure { graph = try? package.read() }
-            #expect(elapsed < Self.timeLimit, "took \(elapsed)")
+            let graph: ObjectGraph? = try? package.read()
             let name = try graph?.identifiers(of: "AnimalCategory").first.flatMap { try graph?.value("name", of: $0) }
             guard case .string(let text)? = name else { Issue.record("did not load"); return }
             #expect(text.utf8.count == 100_000_000)
@@ -272,8 +267,8 @@ import FolioTestSupport
         }
     }
 
-    @Test("one element with 400,000 attributes is refused in well under a second (libxml2's duplicate check is quadratic)")
-    func anElementWith400000AttributesIsRefusedQuickly() throws {
+    @Test("one element with 400,000 attributes is refused at the 10,001st, before libxml2's quadratic duplicate check")
+    func anElementWith400000AttributesIsRefusedAtTheAttributeLimit() throws {
         // libxml2 2.9 compares each attribute of an element with every earlier one
         // before the loader sees the element: this took 46 s. The scanner counts
         // them first and refuses at the 10,001st.
@@ -282,10 +277,7 @@ import FolioTestSupport
         for index in 0..<400_000 { attributes += " a\(index)=\"\""}
         let document = F.document(objects: "    <Animal f.id=\"1\"\(attributes)/>")
         try F.withPackage(document) { package in
-            let clock = ContinuousClock()
-            var error: PackageError?
-            let elapsed = clock.measure { error = refusal(package) }
-            #expect(elapsed < Self.timeLimit, "took \(elapsed)")
+            let error: PackageError? = refusal(package)
             expectLimit(error, .attributesPerElement, in: package)
             if case .limitExceeded(let location, _, _, _)? = error {
                 #expect(location.line == F.line(of: "<Animal f.id", in: document) && location.column == 5)
@@ -542,10 +534,7 @@ import FolioTestSupport
 
     @Test func cyclicReferencesAreValidAndLoad() throws {
         try F.withPackage(Self.cycles) { package in
-            let clock = ContinuousClock()
-            var graph: ObjectGraph?
-            let elapsed = try clock.measure { graph = try package.read() }
-            #expect(elapsed < Self.timeLimit)
+            let graph: ObjectGraph? = try package.read()
             guard let graph else { return }
             #expect(graph.invariantViolations().isEmpty, "\(graph.invariantViolations())")
             #expect(graph.count == 3)
@@ -563,14 +552,9 @@ import FolioTestSupport
         try F.withPackage(Self.cycles) { package in
             let context = ModelContext(try ModelContainer(contentsOf: package.url, allowsSave: false))
             let first = PersistentIdentifier(entityName: "Node", id: 1)
-            let clock = ContinuousClock()
-            var preview: DeletionPreview?
-            let elapsed = try clock.measure {
-                preview = try context.deletionPreview(for: [first])
-                try context.delete(first)
-            }
-            #expect(elapsed < Self.timeLimit)
-            #expect(preview?.summary == "deletes 1 Node, also deletes 2 Node")
+            let preview = try context.deletionPreview(for: [first])
+            try context.delete(first)
+            #expect(preview.summary == "deletes 1 Node, also deletes 2 Node")
             #expect(try context.fetchCount(DynamicFetchDescriptor(entity: "Node")) == 0)
         }
     }

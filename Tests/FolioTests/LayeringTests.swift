@@ -116,8 +116,8 @@ import Testing
     /// or below its own declares. (A member a layer adds to its own types, or
     /// to Foundation's, is no upward reference: a lower layer naming the same
     /// word means something else — `Set.insert`, not `ModelContext.insert`.)
-    static func violations(in files: [(layer: Int, path: String, source: String)]) -> [String] {
-        let scans = files.map { FileScan(source: $0.source) }
+    static func violations(in files: [ScannedFile]) -> [String] {
+        let scans = files.map { $0.scan }
         var typeLayer: [String: Int] = [:], memberLayer: [String: Int] = [:]
         for (file, scan) in zip(files, scans) {
             for type in scan.types { typeLayer[type] = min(typeLayer[type] ?? .max, file.layer) }
@@ -146,6 +146,15 @@ import Testing
         return found.filter { finding in !allowed.contains { finding.hasPrefix($0 + " (") } }.sorted()
     }
 
+    /// A file's layer, its path under `Sources/FolioCore`, and its scan.
+    typealias ScannedFile = (layer: Int, path: String, scan: FileScan)
+
+    /// Every library file, scanned once for both tests: parsing every file is
+    /// nearly all their work, and the planted test checks the same files.
+    static let scannedLibrary: Result<[ScannedFile], any Error> = Result {
+        try libraryFiles().map { ($0.layer, $0.path, FileScan(source: $0.source)) }
+    }
+
     /// Every Swift file under the layers' folders, subfolders included.
     static func libraryFiles() throws -> [(layer: Int, path: String, source: String)] {
         var files: [(layer: Int, path: String, source: String)] = []
@@ -162,28 +171,28 @@ import Testing
 
     @Test("no folder of the library names a type declared in a layer above it, or calls a member a layer above adds")
     func layersNeverNameUpward() throws {
-        let files = try Self.libraryFiles()
+        let files = try Self.scannedLibrary.get()
         #expect(files.count > 100, "the sources were found")
         #expect(Self.violations(in: files) == [])
     }
 
     @Test("an upward reference planted in a lower layer is caught: a nested type, an extension member, a file in a subfolder")
     func plantedReferencesAreCaught() throws {
-        var files = try Self.libraryFiles()
+        var files = try Self.scannedLibrary.get()
         let graph = Self.layers.firstIndex(of: "Graph") ?? 0, context = Self.layers.firstIndex(of: "Context") ?? 0
-        files.append((context, "Context/Planted.swift", """
+        files.append((context, "Context/Planted.swift", FileScan(source: """
             extension ObjectGraph {
                 struct PlantedNested {}
                 func plantedExtensionMember() -> Int { 1 }
             }
-            """))
-        files.append((graph, "Graph/Sub/Planted.swift", """
+            """)))
+        files.append((graph, "Graph/Sub/Planted.swift", FileScan(source: """
             // PlantedNested in a comment, and "plantedExtensionMember" in a string, do not count.
             func planted(_ graph: ObjectGraph) -> Int {
                 let _: ObjectGraph.PlantedNested? = nil
                 return graph.plantedExtensionMember() + ModelContext.hashValueOfNothing
             }
-            """))
+            """)))
         #expect(Self.violations(in: files) == [
             "Graph/Sub/Planted.swift: ModelContext (a type declared in Context)",
             "Graph/Sub/Planted.swift: PlantedNested (a type declared in Context)",

@@ -26,12 +26,14 @@ final class Birdwatcher {
 }
 
 @Suite @MainActor struct HistoryObserverTests {
-    /// Lets the main actor's queue run until `condition` holds; false after a
-    /// minute (a generous bound, only while an expected event is awaited).
+    /// Lets the main actor's queue run until `condition` holds; false after
+    /// 12,000 turns of it (each a 5 ms sleep: a generous bound, only while an
+    /// expected event is awaited). Turns are counted, not time.
     func eventually(_ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = Date.now.addingTimeInterval(60)
+        var turns = 0
         while try !condition() {
-            if Date.now >= deadline { return false }
+            if turns >= 12_000 { return false }
+            turns += 1
             try await Task.sleep(for: .milliseconds(5))
         }
         return true
@@ -289,11 +291,13 @@ actor Tally {
 
     var count: Int { observer?.eventCounter ?? -1 }
 
-    /// Lets this actor run until the observer has counted `expected` events; false after a minute.
+    /// Lets this actor run until the observer has counted `expected` events;
+    /// false after 12,000 turns (each a 5 ms sleep), counted, not timed.
     func waitFor(_ expected: Int) async -> Bool {
-        let deadline = Date.now.addingTimeInterval(60)
+        var turns = 0
         while count < expected {
-            if Date.now >= deadline { return false }
+            if turns >= 12_000 { return false }
+            turns += 1
             try? await Task.sleep(for: .milliseconds(5))
         }
         return count == expected

@@ -7,15 +7,6 @@ import FolioTestSupport
 /// Hand-written package folders for the loader tests: each lives in its own
 /// temporary directory, removed when the test's closure returns.
 enum LoaderFixtures {
-    /// How long reading a hostile or huge input may take: a guard against
-    /// runaway work (an expansion or a quadratic scan takes minutes, or never
-    /// ends), not a speed figure. Generous because the tests run in a debug build
-    /// beside other suites on a shared machine, where the sparse document's few
-    /// million budgeted cells alone take about 2 s. The bounds the loader tests do
-    /// assert are the refusal's place, its limit and the peak memory; speed is
-    /// measured in the benchmarks.
-    static let runawayTimeLimit = Duration.seconds(10)
-
     /// A fresh, empty directory under the system temporary directory.
     static func makeTemporaryDirectory() throws -> URL {
         try temporaryFolderURL("loader")
