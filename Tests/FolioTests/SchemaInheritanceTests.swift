@@ -25,6 +25,12 @@ import FolioTestSupport
         #expect(schema.hierarchy(of: "Trip") == ["Trip", "BusinessTrip", "SummitTrip", "PersonalTrip"])
         #expect(schema.hierarchy(of: "BusinessTrip") == ["BusinessTrip", "SummitTrip"])
         #expect(schema.entity("SummitTrip", isKindOf: "Trip") && !schema.entity("Trip", isKindOf: "SummitTrip"))
+        // The graph's layout finds the same hierarchies, by table, from each entity's subentities found once.
+        let layout = SchemaLayout(schema)
+        for entity in schema.entities {
+            #expect(layout.hierarchies[layout.entityIndex[entity.name] ?? -1].map { schema.entities[$0].name }
+                == schema.hierarchy(of: entity.name))
+        }
     }
 
     @Test("a superentity that is unknown, a loop, or a subentity not starting with its superentity's properties is refused")

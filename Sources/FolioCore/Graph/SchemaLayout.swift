@@ -125,7 +125,24 @@ struct SchemaLayout: Sendable {
         }
         entities = schema.entities.enumerated().map { index, entity in EntityLayout(entity, links: links[index]) }
         self.entityIndex = entityIndex
-        hierarchies = schema.entities.map { entity in schema.hierarchy(of: entity.name).compactMap { entityIndex[$0] } }
+        // Each entity's subentities found once, so the hierarchies cost O(entities) in all
+        // (asking ``Schema/hierarchy(of:)`` of each entity walks every entity each time).
+        var children = [[Int]](repeating: [], count: schema.entities.count)
+        for (index, entity) in schema.entities.enumerated() {
+            if let parent = entity.superentity.flatMap({ entityIndex[$0] }) { children[parent].append(index) }
+        }
+        hierarchies = schema.entities.indices.map { index in
+            // Depth first in the schema's order, as ``Schema/hierarchy(of:)``; a loop
+            // (refused by the schema's validation) cannot make it run forever.
+            var result: [Int] = [], visited = Set<Int>()
+            func visit(_ entity: Int) {
+                guard visited.insert(entity).inserted else { return }
+                result.append(entity)
+                for child in children[entity] { visit(child) }
+            }
+            visit(index)
+            return result
+        }
         roots = schema.entities.enumerated().map { index, entity in
             var root = index
             var current = entity.superentity
