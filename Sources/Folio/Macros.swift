@@ -37,10 +37,11 @@
 ///     var accommodation: Accommodation?
 /// }
 /// ```
-@attached(member, conformances: PersistentModel,
-          names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
-          named(_$unregistersOnDeinit), named(deinit), named(_$sharedRow), named(_$sharesBackingData),
-          named(_$heldBackingData), named(_$makesModelsAnywhere), named(_$ownSchemaMetadata))
+@attached(
+    member, conformances: PersistentModel,
+    names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init),
+    named(_$unregistersOnDeinit), named(deinit), named(_$sharedRow), named(_$sharesBackingData),
+    named(_$heldBackingData), named(_$makesModelsAnywhere), named(_$ownSchemaMetadata))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "FolioMacros", type: "ModelMacro")

@@ -13,10 +13,12 @@ public struct IndexMacro: DeclarationMacro {
         of node: some FreestandingMacroExpansionSyntax,
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        KeyPathListsMacro.expansion(of: node, in: context, property: "_$indexes",
-                                    messages: .init(outsideModel: .indexOutsideModel, withoutModel: FolioDiagnostic.indexWithoutModel,
-                                                          withoutLists: .indexWithoutKeyPaths, emptyList: .emptyIndex,
-                                                          removeEmptyList: "Remove the empty index"))
+        KeyPathListsMacro.expansion(
+            of: node, in: context, property: "_$indexes",
+            messages: .init(
+                outsideModel: .indexOutsideModel, withoutModel: FolioDiagnostic.indexWithoutModel,
+                withoutLists: .indexWithoutKeyPaths, emptyList: .emptyIndex,
+                removeEmptyList: "Remove the empty index"))
     }
 }
 

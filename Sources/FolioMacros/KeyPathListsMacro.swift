@@ -19,8 +19,10 @@ enum KeyPathListsMacro {
     /// Checks where the macro stands and what it is given, and expands it to
     /// `static var <property>: [[AnyKeyPath]]`; diagnoses and expands to
     /// nothing when something is wrong.
-    static func expansion(of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext,
-                          property: String, messages: Messages) -> [DeclSyntax] {
+    static func expansion(
+        of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext,
+        property: String, messages: Messages
+    ) -> [DeclSyntax] {
         guard let classDecl = context.lexicalContext.first?.as(ClassDeclSyntax.self) else {
             context.diagnose(Diagnostic(node: node, message: messages.outsideModel))
             return []
@@ -29,8 +31,9 @@ enum KeyPathListsMacro {
             // The key paths' root cannot be inferred: name the enclosing class.
             let name = classDecl.name.trimmed.text
             let insertion = node.macroName.endPositionBeforeTrailingTrivia
-            let fixIt = FixIt(message: FolioFixIt(message: "Insert '<\(name)>'"),
-                              changes: [.replaceText(range: insertion..<insertion, with: "<\(name)>", in: Syntax(node))])
+            let fixIt = FixIt(
+                message: FolioFixIt(message: "Insert '<\(name)>'"),
+                changes: [.replaceText(range: insertion..<insertion, with: "<\(name)>", in: Syntax(node))])
             context.diagnose(Diagnostic(node: node.macroName, message: messages.withoutModel(name), fixIts: [fixIt]))
             return []
         }
@@ -40,9 +43,14 @@ enum KeyPathListsMacro {
         }
         for argument in node.arguments {
             if let array = argument.expression.as(ArrayExprSyntax.self), array.elements.isEmpty {
-                context.diagnose(Diagnostic(node: argument, message: messages.emptyList,
-                                            fixIts: [FixIt(message: FolioFixIt(message: messages.removeEmptyList),
-                                                           changes: [.removing(argument, from: node)])]))
+                context.diagnose(
+                    Diagnostic(
+                        node: argument, message: messages.emptyList,
+                        fixIts: [
+                            FixIt(
+                                message: FolioFixIt(message: messages.removeEmptyList),
+                                changes: [.removing(argument, from: node)])
+                        ]))
                 return []
             }
         }
@@ -54,7 +62,7 @@ enum KeyPathListsMacro {
                 let lists: [[PartialKeyPath<\(model.trimmed)>]] = [\(raw: lists)]
                 return lists.map { $0.map { $0 as AnyKeyPath } }
             }
-            """,
+            """
         ]
     }
 }

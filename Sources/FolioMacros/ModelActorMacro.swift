@@ -18,7 +18,8 @@ public struct ModelActorMacro: MemberMacro, ExtensionMacro {
             context.diagnose(Diagnostic(node: node, message: FolioDiagnostic.modelActorOnNonActor, fixIts: fixIts))
             return []
         }
-        let access = actorDecl.modifiers.contains { ["public", "package"].contains($0.name.text) }
+        let access =
+            actorDecl.modifiers.contains { ["public", "package"].contains($0.name.text) }
             ? "\(actorDecl.modifiers.first { ["public", "package"].contains($0.name.text) }?.name.text ?? "") " : ""
         return [
             "\(raw: access)nonisolated let modelExecutor: any Folio.ModelExecutor",

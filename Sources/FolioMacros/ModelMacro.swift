@@ -121,13 +121,16 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     /// - its own properties' metadata (`_$ownSchemaMetadata`, the class
     ///   property every `@Model` class declares);
     /// - `init(backingData:)`, calling the superclass's.
-    static func subclassMembers(_ persisted: [ModelProperty], metadata: [String], className: String,
-                                access: String) -> [DeclSyntax] {
+    static func subclassMembers(
+        _ persisted: [ModelProperty], metadata: [String], className: String,
+        access: String
+    ) -> [DeclSyntax] {
         let markers = persisted.map { "self._\($0.name) = Folio._PersistedPropertyMarker()" }
-        let initBody = markers + [
-            "if self._$backingData !== backingData {", "self._$backingData = backingData", "}",
-            "super.init(backingData: backingData)",
-        ]
+        let initBody =
+            markers + [
+                "if self._$backingData !== backingData {", "self._$backingData = backingData", "}",
+                "super.init(backingData: backingData)",
+            ]
         return [
             "@exclusivity(unchecked) private nonisolated(unsafe) var _$backingData: Folio.BackingData = Folio.BackingData._initialOfSubclass(\(raw: className).self)",
             """
@@ -187,10 +190,10 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         // attributes only to written members, never to the `_name` peers); `_$`
         // names can only come from macros.
         guard let classDecl = declaration.as(ClassDeclSyntax.self), classDecl.genericParameterClause == nil,
-              let variable = member.as(VariableDeclSyntax.self),
-              let property = ModelProperty(variable), property.isSingleBinding,
-              !property.isTransient, !variable.isLet, !property.hasObservers, !property.name.hasPrefix("_$"),
-              variable.attribute(named: "_PersistedProperty") == nil
+            let variable = member.as(VariableDeclSyntax.self),
+            let property = ModelProperty(variable), property.isSingleBinding,
+            !property.isTransient, !variable.isLet, !property.hasObservers, !property.name.hasPrefix("_$"),
+            variable.attribute(named: "_PersistedProperty") == nil
         else { return [] }
         // A subclass's own properties follow its superclass's, whose count is known only at run time.
         if looksLikeSubclass(classDecl) { return ["@_PersistedProperty"] }
@@ -227,7 +230,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
     private static func isLiteral(_ expression: ExprSyntax) -> Bool {
         if expression.is(IntegerLiteralExprSyntax.self) || expression.is(FloatLiteralExprSyntax.self)
-            || expression.is(BooleanLiteralExprSyntax.self) || expression.is(NilLiteralExprSyntax.self) {
+            || expression.is(BooleanLiteralExprSyntax.self) || expression.is(NilLiteralExprSyntax.self)
+        {
             return true
         }
         if let string = expression.as(StringLiteralExprSyntax.self) {
@@ -267,7 +271,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
         guard let classDecl = declaration.as(ClassDeclSyntax.self), classDecl.genericParameterClause == nil,
-              !protocols.isEmpty
+            !protocols.isEmpty
         else { return [] }
         // A subclass of a `@Model` class inherits both (the compiler passes neither).
         // Observable is named too: a refinement alone does not give a class its conformance.
@@ -358,14 +362,15 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
     static func deleteRuleName(_ expression: ExprSyntax) -> String? {
         guard let member = expression.as(MemberAccessExprSyntax.self),
-              deleteRules.contains(member.declName.baseName.text) else { return nil }
+            deleteRules.contains(member.declName.baseName.text)
+        else { return nil }
         return member.declName.baseName.text
     }
 
     /// `\Root.property` → (Root, property).
     static func keyPathComponents(_ expression: ExprSyntax) -> (root: String?, property: String)? {
         guard let keyPath = expression.as(KeyPathExprSyntax.self),
-              let last = keyPath.components.last?.component.as(KeyPathPropertyComponentSyntax.self)
+            let last = keyPath.components.last?.component.as(KeyPathPropertyComponentSyntax.self)
         else { return nil }
         return (keyPath.root?.trimmedDescription, last.declName.baseName.identifier?.name ?? last.declName.baseName.text)
     }
@@ -379,15 +384,14 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         for property in properties {
             guard let type = property.type else { continue }
             var parameter = "\(property.spelledName): \(type)"
-            if let initializer = property.initializer { parameter += " = \(initializer)" }
-            else if property.isOptional { parameter += " = nil" }
+            if let initializer = property.initializer { parameter += " = \(initializer)" } else if property.isOptional { parameter += " = nil" }
             parameters.append(parameter)
             assignments.append("self.\(property.spelledName) = \(property.spelledName)")
         }
         return """
-        \(raw: access)init(\(raw: parameters.joined(separator: ", "))) {\(raw: assignments.map { "\n" + $0 }.joined())
-        }
-        """
+            \(raw: access)init(\(raw: parameters.joined(separator: ", "))) {\(raw: assignments.map { "\n" + $0 }.joined())
+            }
+            """
     }
 
     // MARK: Diagnostics
@@ -395,8 +399,10 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     static func diagnoseNonClass(_ node: AttributeSyntax, _ declaration: some DeclGroupSyntax, in context: some MacroExpansionContext) {
         var fixIts: [FixIt] = []
         if let structDecl = declaration.as(StructDeclSyntax.self) {
-            fixIts.append(FixIt(message: FolioFixIt(message: "Make it a class"),
-                                changes: [.replacing(structDecl.structKeyword, with: .class)]))
+            fixIts.append(
+                FixIt(
+                    message: FolioFixIt(message: "Make it a class"),
+                    changes: [.replacing(structDecl.structKeyword, with: .class)]))
         }
         context.diagnose(Diagnostic(node: node, message: FolioDiagnostic.modelOnNonClass, fixIts: fixIts))
     }
@@ -404,24 +410,33 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     static func diagnose(_ property: ModelProperty, in context: some MacroExpansionContext) {
         let variable = property.declaration
         if variable.bindings.count > 1 {
-            context.diagnose(Diagnostic(
-                node: variable, message: FolioDiagnostic.multipleBindings,
-                fixIts: [FixIt(message: FolioFixIt(message: "Declare each property on its own line"),
-                               changes: [splitting(variable)])]))
+            context.diagnose(
+                Diagnostic(
+                    node: variable, message: FolioDiagnostic.multipleBindings,
+                    fixIts: [
+                        FixIt(
+                            message: FolioFixIt(message: "Declare each property on its own line"),
+                            changes: [splitting(variable)])
+                    ]))
             return
         }
         if variable.isLet, !property.isTransient {
-            context.diagnose(Diagnostic(
-                node: variable.bindingSpecifier, message: FolioDiagnostic.letProperty,
-                fixIts: [FixIt(message: FolioFixIt(message: "Replace 'let' with 'var'"),
-                               changes: [.replacing(variable.bindingSpecifier, with: .var)])]))
+            context.diagnose(
+                Diagnostic(
+                    node: variable.bindingSpecifier, message: FolioDiagnostic.letProperty,
+                    fixIts: [
+                        FixIt(
+                            message: FolioFixIt(message: "Replace 'let' with 'var'"),
+                            changes: [.replacing(variable.bindingSpecifier, with: .var)])
+                    ]))
         }
         if !property.isTransient, property.hasObservers, let observers = variable.bindings.first?.accessorBlock {
             // The property becomes computed (get/set over the backing data), which
             // cannot carry observers; silently dropping them would be worse.
-            context.diagnose(Diagnostic(
-                node: observers, message: FolioDiagnostic.propertyObservers,
-                fixIts: [FixIt(message: FolioFixIt(message: "Remove the observers"), changes: [removingObservers(observers)])]))
+            context.diagnose(
+                Diagnostic(
+                    node: observers, message: FolioDiagnostic.propertyObservers,
+                    fixIts: [FixIt(message: FolioFixIt(message: "Remove the observers"), changes: [removingObservers(observers)])]))
         }
         if property.isTransient, property.initializer == nil, !property.isOptional {
             context.diagnose(Diagnostic(node: variable, message: FolioDiagnostic.transientWithoutValue))
@@ -432,7 +447,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     /// `var name: String { didSet {…} }` → `var name: String`: from the end of
     /// what precedes the block to its closing brace, so what follows stays put.
     static func removingObservers(_ observers: AccessorBlockSyntax) -> FixIt.Change {
-        let start = observers.previousToken(viewMode: .sourceAccurate)?.endPositionBeforeTrailingTrivia
+        let start =
+            observers.previousToken(viewMode: .sourceAccurate)?.endPositionBeforeTrailingTrivia
             ?? observers.positionAfterSkippingLeadingTrivia
         return .replaceText(range: start..<observers.endPositionBeforeTrailingTrivia, with: "", in: Syntax(observers))
     }
@@ -442,14 +458,16 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     /// with neither type nor value takes the type written after it, as Swift reads it.
     static func splitting(_ variable: VariableDeclSyntax) -> FixIt.Change {
         let indentation = Trivia(pieces: variable.leadingTrivia.reversed().prefix { !$0.isNewline }.reversed()).description
-        let prefix = variable.attributes.trimmedDescription + (variable.attributes.isEmpty ? "" : " ")
+        let prefix =
+            variable.attributes.trimmedDescription + (variable.attributes.isEmpty ? "" : " ")
             + variable.modifiers.map { $0.trimmedDescription + " " }.joined()
             + variable.bindingSpecifier.text + " "
         let bindings = Array(variable.bindings)
         let declarations = bindings.indices.map { index -> String in
             var binding = bindings[index].with(\.trailingComma, nil).trimmed
             if binding.typeAnnotation == nil, binding.initializer == nil, binding.accessorBlock == nil,
-               let type = bindings[index...].lazy.compactMap(\.typeAnnotation).first {
+                let type = bindings[index...].lazy.compactMap(\.typeAnnotation).first
+            {
                 binding.typeAnnotation = type.trimmed
             }
             return prefix + binding.description
@@ -463,10 +481,14 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let destination = RelationshipType(property)
         if case .value? = destination {
             // A value property is an attribute without any mark, so the fix is to drop the mark.
-            context.diagnose(Diagnostic(
-                node: relationship, message: FolioDiagnostic.relationshipToValue,
-                fixIts: [FixIt(message: FolioFixIt(message: "Remove '@Relationship'"),
-                               changes: [.removing(relationship)])]))
+            context.diagnose(
+                Diagnostic(
+                    node: relationship, message: FolioDiagnostic.relationshipToValue,
+                    fixIts: [
+                        FixIt(
+                            message: FolioFixIt(message: "Remove '@Relationship'"),
+                            changes: [.removing(relationship)])
+                    ]))
             return
         }
         guard let list = relationship.arguments?.as(LabeledExprListSyntax.self) else { return }
@@ -474,22 +496,31 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             // `.unique` makes a to-one relationship unique (a constraint of one member);
             // a to-many one holds many objects, so it cannot.
             if argument.label == nil, deleteRuleName(argument.expression) == nil, case .many? = destination {
-                context.diagnose(Diagnostic(
-                    node: argument, message: FolioDiagnostic.relationshipOption,
-                    fixIts: [FixIt(message: FolioFixIt(message: "Remove '\(argument.expression.trimmedDescription)'"),
-                                   changes: [.removing(argument, from: relationship)])]))
+                context.diagnose(
+                    Diagnostic(
+                        node: argument, message: FolioDiagnostic.relationshipOption,
+                        fixIts: [
+                            FixIt(
+                                message: FolioFixIt(message: "Remove '\(argument.expression.trimmedDescription)'"),
+                                changes: [.removing(argument, from: relationship)])
+                        ]))
             }
             guard argument.label?.text == "inverse",
-                  let keyPath = argument.expression.as(KeyPathExprSyntax.self),
-                  let root = keyPath.root,
-                  let expected = destination?.modelName,
-                  !sameTypeName(root.trimmedDescription, expected)
+                let keyPath = argument.expression.as(KeyPathExprSyntax.self),
+                let root = keyPath.root,
+                let expected = destination?.modelName,
+                !sameTypeName(root.trimmedDescription, expected)
             else { continue }
-            let newRoot = TypeSyntax(IdentifierTypeSyntax(name: .identifier(expected))).with(\.leadingTrivia, root.leadingTrivia).with(\.trailingTrivia, root.trailingTrivia)
-            context.diagnose(Diagnostic(
-                node: root, message: FolioDiagnostic.inverseRoot(expected: expected, found: root.trimmedDescription),
-                fixIts: [FixIt(message: FolioFixIt(message: "Use '\\\(expected).\(keyPathComponents(argument.expression)?.property ?? "")'"),
-                               changes: [.replace(oldNode: Syntax(root), newNode: Syntax(newRoot))])]))
+            let newRoot = TypeSyntax(IdentifierTypeSyntax(name: .identifier(expected))).with(\.leadingTrivia, root.leadingTrivia).with(
+                \.trailingTrivia, root.trailingTrivia)
+            context.diagnose(
+                Diagnostic(
+                    node: root, message: FolioDiagnostic.inverseRoot(expected: expected, found: root.trimmedDescription),
+                    fixIts: [
+                        FixIt(
+                            message: FolioFixIt(message: "Use '\\\(expected).\(keyPathComponents(argument.expression)?.property ?? "")'"),
+                            changes: [.replace(oldNode: Syntax(root), newNode: Syntax(newRoot))])
+                    ]))
         }
     }
 }
@@ -524,9 +555,10 @@ enum RelationshipType {
         if let type = property.type {
             self.init(type)
         } else if let initializer = property.initializer,
-                  let call = initializer.as(FunctionCallExprSyntax.self),
-                  let array = call.calledExpression.as(ArrayExprSyntax.self),
-                  let element = array.elements.first?.expression {
+            let call = initializer.as(FunctionCallExprSyntax.self),
+            let array = call.calledExpression.as(ArrayExprSyntax.self),
+            let element = array.elements.first?.expression
+        {
             // `var animals = [Animal]()`
             self.init(elementName: element.trimmedDescription, many: true)
         } else {
@@ -545,7 +577,8 @@ enum RelationshipType {
             self.init(elementName: array.element.trimmedDescription, many: true)
         } else if let identifier = type.as(IdentifierTypeSyntax.self) {
             if identifier.name.text == "Optional" || identifier.name.text == "Array",
-               let argument = identifier.genericArgumentClause?.arguments.first?.argument.as(TypeSyntax.self) {
+                let argument = identifier.genericArgumentClause?.arguments.first?.argument.as(TypeSyntax.self)
+            {
                 if identifier.name.text == "Array" {
                     self.init(elementName: argument.trimmedDescription, many: true)
                 } else {
@@ -563,7 +596,10 @@ enum RelationshipType {
     }
 
     init(elementName: String, many: Bool) {
-        if RelationshipType.valueTypes.contains(elementName) { self = .value(elementName) }
-        else { self = many ? .many(elementName) : .requiredOne(elementName) }
+        if RelationshipType.valueTypes.contains(elementName) {
+            self = .value(elementName)
+        } else {
+            self = many ? .many(elementName) : .requiredOne(elementName)
+        }
     }
 }

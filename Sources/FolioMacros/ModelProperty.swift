@@ -57,8 +57,8 @@ struct ModelProperty {
 
     init?(_ variable: VariableDeclSyntax) {
         guard variable.isStoredInstanceProperty,
-              let binding = variable.bindings.first,
-              let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
+            let binding = variable.bindings.first,
+            let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
         else { return nil }
         declaration = variable
         name = pattern.identifier.identifier?.name ?? pattern.identifier.text

@@ -13,9 +13,11 @@ public struct UniqueMacro: DeclarationMacro {
         of node: some FreestandingMacroExpansionSyntax,
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        KeyPathListsMacro.expansion(of: node, in: context, property: "_$uniquenessConstraints",
-                                    messages: .init(outsideModel: .uniqueOutsideModel, withoutModel: FolioDiagnostic.uniqueWithoutModel,
-                                                          withoutLists: .uniqueWithoutConstraints, emptyList: .emptyUniquenessConstraint,
-                                                          removeEmptyList: "Remove the empty constraint"))
+        KeyPathListsMacro.expansion(
+            of: node, in: context, property: "_$uniquenessConstraints",
+            messages: .init(
+                outsideModel: .uniqueOutsideModel, withoutModel: FolioDiagnostic.uniqueWithoutModel,
+                withoutLists: .uniqueWithoutConstraints, emptyList: .emptyUniquenessConstraint,
+                removeEmptyList: "Remove the empty constraint"))
     }
 }

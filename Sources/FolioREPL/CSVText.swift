@@ -71,8 +71,9 @@ enum CSVText {
             } else {
                 while index < scalars.count, !["," as Unicode.Scalar, "\n", "\r"].contains(scalars[index]) {
                     if scalars[index] == "\"" {
-                        throw SyntaxError(message: "a quote inside an unquoted field (quote the field and double the quote: \"a \"\"b\"\"\")",
-                                          line: line, column: column)
+                        throw SyntaxError(
+                            message: "a quote inside an unquoted field (quote the field and double the quote: \"a \"\"b\"\"\")",
+                            line: line, column: column)
                     }
                     value.append(scalars[index])
                     index += 1; column += 1
@@ -94,8 +95,9 @@ enum CSVText {
                 rowLine = line
                 if index == scalars.count { return rows }
             default:
-                throw SyntaxError(message: "expected ',' or the end of the line after the quoted field, found '\(scalars[index])'",
-                                  line: line, column: column)
+                throw SyntaxError(
+                    message: "expected ',' or the end of the line after the quoted field, found '\(scalars[index])'",
+                    line: line, column: column)
             }
         }
         return rows
@@ -104,7 +106,8 @@ enum CSVText {
     /// One field for a file: `nil` (null) as nothing, text quoted when it must be.
     static func field(_ text: String?) -> String {
         guard let text else { return "" }
-        let needsQuotes = text.isEmpty || text.unicodeScalars.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
+        let needsQuotes =
+            text.isEmpty || text.unicodeScalars.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
             || text.first?.isWhitespace == true || text.last?.isWhitespace == true
         guard needsQuotes else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -54,9 +54,11 @@ struct Command {
     /// (the command's name first) and what is typed of it.
     var complete: (Interpreter, [String], String) -> [String]
 
-    init(name: String, help: Help, helpTopic: String? = nil, edits: Edits = .never,
-         run: @escaping Runner,
-         complete: @escaping (Interpreter, [String], String) -> [String] = { _, _, _ in [] }) {
+    init(
+        name: String, help: Help, helpTopic: String? = nil, edits: Edits = .never,
+        run: @escaping Runner,
+        complete: @escaping (Interpreter, [String], String) -> [String] = { _, _, _ in [] }
+    ) {
         (self.name, self.help, self.helpTopic, self.edits, self.run, self.complete) = (name, help, helpTopic, edits, run, complete)
     }
 

@@ -89,7 +89,8 @@ struct CommandLineText {
     static func unquoted(_ text: String) -> String {
         let scalars = Array(text.unicodeScalars)
         guard let first = scalars.first, first == "\"" || first == "'",
-              let close = closingQuote(in: scalars, from: 0), close == scalars.count - 1 else { return text }
+            let close = closingQuote(in: scalars, from: 0), close == scalars.count - 1
+        else { return text }
         return (try? unescape(scalars, from: 1, to: close)) ?? text
     }
 

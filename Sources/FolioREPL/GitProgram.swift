@@ -75,9 +75,10 @@ public struct GitProgram: Sendable {
             process.standardError = stderr
             try process.run()
             process.waitUntilExit()
-            return Run(status: process.terminationStatus,
-                       stdout: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
-                       stderr: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+            return Run(
+                status: process.terminationStatus,
+                stdout: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
+                stderr: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
         } catch {
             throw GitError("could not run \(executable.path): \(error.localizedDescription)")
         }

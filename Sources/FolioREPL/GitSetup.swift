@@ -60,9 +60,11 @@ public struct GitSetup: Sendable {
     /// `word` as one word for `sh`: as it is when it holds only letters, digits and `/._+-`
     /// (and `%`-free, since Git expands `%` in a driver's command), else in single quotes.
     public static func shellQuoted(_ word: String) -> String {
-        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "/._+-".unicodeScalars.contains(scalar))
-        }
+        let plain =
+            !word.isEmpty
+            && word.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "/._+-".unicodeScalars.contains(scalar))
+            }
         if plain { return word }
         return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
@@ -93,8 +95,9 @@ public struct GitSetup: Sendable {
     public func topLevel() throws(GitError) -> URL {
         let run = try git.run(["rev-parse", "--show-toplevel"], in: directory)
         guard run.status == 0, !run.output.isEmpty else {
-            throw GitError("\(directory.path) is not inside a Git work tree (git: \(run.reason)); "
-                           + "run folio git setup inside a clone of the repository")
+            throw GitError(
+                "\(directory.path) is not inside a Git work tree (git: \(run.reason)); "
+                    + "run folio git setup inside a clone of the repository")
         }
         return URL(fileURLWithPath: run.output, isDirectory: true)
     }
@@ -136,14 +139,17 @@ public struct GitSetup: Sendable {
             report.append(current.status == 0 ? "updated \(key): \(value) (was: \(current.output))" : "set \(key): \(value)")
         }
 
-        if report.isEmpty { report.append("already set up in \(top.path): nothing changed") } else {
+        if report.isEmpty {
+            report.append("already set up in \(top.path): nothing changed")
+        } else {
             report.insert("set up \(top.path) to merge Folio packages with folio merge-file:", at: 0)
         }
         for path in Self.probePaths {
             let value = try mergeAttribute(of: path, in: top)
             if value != "folio" {
-                report.append("warning: Git still merges \(path) with merge=\(value ?? "unspecified"): "
-                              + "another attributes line or file (.git/info/attributes) overrides .gitattributes")
+                report.append(
+                    "warning: Git still merges \(path) with merge=\(value ?? "unspecified"): "
+                        + "another attributes line or file (.git/info/attributes) overrides .gitattributes")
             }
         }
         if changedAttributes {
@@ -174,14 +180,17 @@ public struct GitSetup: Sendable {
         let driver = try git.run(["config", "--get", "merge.folio.driver"], in: top)
         if driver.status == 0, !driver.output.isEmpty {
             let wanted = Self.driverCommand(for: command)
-            report.append("merge.folio.driver: \(driver.output)"
-                          + (driver.output == wanted ? "" : " (this folio would register \(wanted))"))
+            report.append(
+                "merge.folio.driver: \(driver.output)"
+                    + (driver.output == wanted ? "" : " (this folio would register \(wanted))"))
         } else {
             isSetUp = false
             report.append("merge.folio.driver: not set")
         }
-        report.append(isSetUp ? "\(top.path) is set up: Git merges Folio packages with folio merge-file"
-                              : "\(top.path) is not set up: run folio git setup")
+        report.append(
+            isSetUp
+                ? "\(top.path) is set up: Git merges Folio packages with folio merge-file"
+                : "\(top.path) is not set up: run folio git setup")
         return (isSetUp, report)
     }
 

@@ -19,8 +19,9 @@ extension Interpreter {
         }
         let transactions: [DefaultHistoryTransaction]
         do {
-            transactions = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
-                predicate: #Predicate { $0.token > token }))
+            transactions = try context.fetchHistory(
+                HistoryDescriptor<DefaultHistoryTransaction>(
+                    predicate: #Predicate { $0.token > token }))
         } catch {
             throw CommandError("cannot read the history: \(error)")
         }
@@ -85,13 +86,14 @@ extension Interpreter {
     /// `[first, last]` ranges with their `count`, never one number per object.
     static func json(_ transaction: DefaultHistoryTransaction) -> JSONText {
         func groups(_ kind: HistoryChangeGroup.Kind) -> JSONText {
-            .array(transaction.changeGroups.filter { $0.kind == kind }.map { group in
-                var fields: [(String, JSONText)] = [("entity", .string(group.entityName))]
-                if kind == .update { fields.append(("properties", .array(group.updatedAttributeNames.map(JSONText.string)))) }
-                fields.append(("count", .int(group.count)))
-                fields.append(("ranges", .array(group.identifierRanges.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })))
-                return .object(fields)
-            })
+            .array(
+                transaction.changeGroups.filter { $0.kind == kind }.map { group in
+                    var fields: [(String, JSONText)] = [("entity", .string(group.entityName))]
+                    if kind == .update { fields.append(("properties", .array(group.updatedAttributeNames.map(JSONText.string)))) }
+                    fields.append(("count", .int(group.count)))
+                    fields.append(("ranges", .array(group.identifierRanges.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })))
+                    return .object(fields)
+                })
         }
         return .object([
             ("token", .string(transaction.token.description)),
@@ -102,10 +104,16 @@ extension Interpreter {
             ("inserted", groups(.insert)),
             ("updated", groups(.update)),
             ("deleted", groups(.delete)),
-            ("tombstones", .array(transaction.tombstones.map { tombstone in
-                .object([("entity", .string(tombstone.id.entityName)), ("id", .int(tombstone.id.id)),
-                         ("values", .object(tombstone.values.map { ($0.name, JSONText($0.value)) }))])
-            })),
+            (
+                "tombstones",
+                .array(
+                    transaction.tombstones.map { tombstone in
+                        .object([
+                            ("entity", .string(tombstone.id.entityName)), ("id", .int(tombstone.id.id)),
+                            ("values", .object(tombstone.values.map { ($0.name, JSONText($0.value)) })),
+                        ])
+                    })
+            ),
         ])
     }
 }

@@ -50,8 +50,10 @@ struct ListColumn {
         }
     }
 
-    static let numericTypes: Set<ValueType> = [.int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32,
-                                                 .uint64, .double, .float, .decimal]
+    static let numericTypes: Set<ValueType> = [
+        .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32,
+        .uint64, .double, .float, .decimal,
+    ]
 
     /// The default columns: id, the entity when it has subentities (whose
     /// objects a list includes), attributes, to-one relationships (ids),
@@ -61,7 +63,8 @@ struct ListColumn {
             + (hasSubentities ? [ListColumn(path: "entity", steps: [], target: .entity)] : [])
             + entity.attributes.map { ListColumn(path: $0.name, steps: [], target: .attribute($0)) }
             + entity.relationships.map {
-                $0.isToMany ? ListColumn(path: "\($0.name).@count", steps: [], target: .count($0))
+                $0.isToMany
+                    ? ListColumn(path: "\($0.name).@count", steps: [], target: .count($0))
                     : ListColumn(path: $0.name, steps: [], target: .toOne($0))
             }
     }
@@ -130,9 +133,10 @@ extension Interpreter {
             index += 1
         }
         let columns = try parseColumns(columnWords, of: entity)
-        var query = ListQuery(entity: entity, columns: columns.isEmpty ? ListColumn.defaults(of: entity, hasSubentities: !schema.subentities(of: entity.name).isEmpty) : columns,
-                              named: !columns.isEmpty, descriptor: DynamicFetchDescriptor(entity: entity.name),
-                              filter: nil, sortColumns: [])
+        var query = ListQuery(
+            entity: entity, columns: columns.isEmpty ? ListColumn.defaults(of: entity, hasSubentities: !schema.subentities(of: entity.name).isEmpty) : columns,
+            named: !columns.isEmpty, descriptor: DynamicFetchDescriptor(entity: entity.name),
+            filter: nil, sortColumns: [])
         var seen = Set<String>()
         let endColumn = end < text.words.count ? text.words[end].column : text.endColumn
         while index < words.count {
@@ -193,8 +197,9 @@ extension Interpreter {
             defer { partColumn += part.unicodeScalars.count + 1 }
             if let attribute = current.attribute(named: part) {
                 guard isLast else {
-                    throw CommandError("\(current.name).\(part) is an attribute: nothing follows it in a key path",
-                                       column: partColumn + part.unicodeScalars.count)
+                    throw CommandError(
+                        "\(current.name).\(part) is an attribute: nothing follows it in a key path",
+                        column: partColumn + part.unicodeScalars.count)
                 }
                 return ListColumn(path: path, steps: steps, target: .attribute(attribute))
             }
@@ -204,8 +209,9 @@ extension Interpreter {
                 }
                 if relationship.isToMany {
                     guard parts[index + 1] == "@count", index + 2 == parts.count else {
-                        throw CommandError("\(current.name).\(part) is to-many: only \(part).@count follows it",
-                                           column: partColumn + part.unicodeScalars.count + 1)
+                        throw CommandError(
+                            "\(current.name).\(part) is to-many: only \(part).@count follows it",
+                            column: partColumn + part.unicodeScalars.count + 1)
                     }
                     return ListColumn(path: path, steps: steps, target: .count(relationship))
                 }
@@ -219,8 +225,9 @@ extension Interpreter {
             if part == "id", isLast { return ListColumn(path: path, steps: steps, target: .id) }
             if part == "entity", isLast { return ListColumn(path: path, steps: steps, target: .entity) }
             let names = current.attributes.map(\.name) + current.relationships.map(\.name)
-            throw CommandError("\(current.name) has no attribute or relationship '\(part)'"
-                               + NameSuggestions.hint(for: part, among: names), column: partColumn)
+            throw CommandError(
+                "\(current.name) has no attribute or relationship '\(part)'"
+                    + NameSuggestions.hint(for: part, among: names), column: partColumn)
         }
         throw CommandError("expected a column", column: column)
     }

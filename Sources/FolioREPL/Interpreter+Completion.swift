@@ -79,7 +79,8 @@ extension Interpreter {
         case 2: return entity(ofID: words[1]).map { $0.relationships.map(\.name) } ?? []
         case 3:
             guard let source = objectID(words[1]), let entity = schema.entity(named: source.entityName),
-                  let relationship = entity.relationship(named: words[2]) else { return [] }
+                let relationship = entity.relationship(named: words[2])
+            else { return [] }
             if unlinking {
                 let related = (try? context.related(relationship.name, of: source)) ?? []
                 return related.map { prefix.contains("#") ? $0.description : String($0.id) }
@@ -136,7 +137,8 @@ extension Interpreter {
         let parts = prefix.split(separator: ".", omittingEmptySubsequences: false).dropLast()
         for part in parts {
             guard let relationship = current.relationship(named: String(part)), !relationship.isToMany,
-                  let destination = schema.entity(named: relationship.destination) else {
+                let destination = schema.entity(named: relationship.destination)
+            else {
                 if let relationship = current.relationship(named: String(part)), relationship.isToMany, part == parts.last {
                     return [base + part + ".@count"]
                 }
@@ -165,7 +167,8 @@ extension Interpreter {
     private func objectID(_ text: String) -> PersistentIdentifier? {
         if text.hasPrefix("$") {
             guard let named = objectNames[String(text.dropFirst())], let id = context.identifier(forNumber: named.id),
-                  id.entityName == named.entityName else { return nil }
+                id.entityName == named.entityName
+            else { return nil }
             return id
         }
         guard let (entityName, number) = Self.parseID(text) else { return nil }

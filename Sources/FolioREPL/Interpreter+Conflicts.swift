@@ -26,8 +26,9 @@ extension Interpreter {
     func resolveCommand(_ text: CommandLineText) throws(CommandError) {
         let words = text.words
         guard words.count >= 3 else {
-            throw CommandError("usage: resolve N ours|theirs|base|merged, or resolve N to VALUE",
-                               column: words.count > 1 ? words[1].column : words[0].end + 1)
+            throw CommandError(
+                "usage: resolve N ours|theirs|base|merged, or resolve N to VALUE",
+                column: words.count > 1 ? words[1].column : words[0].end + 1)
         }
         let conflicts = context.conflicts
         let chosen: [MergeConflict]
@@ -36,8 +37,9 @@ extension Interpreter {
         } else {
             guard let number = Int(words[1].text), number >= 1, number <= conflicts.count else {
                 let range = conflicts.isEmpty ? "there are no conflicts" : "1 to \(conflicts.count)"
-                throw CommandError("'\(words[1].text)' is not a conflict number (\(range); see 'conflicts')",
-                                   column: words[1].column)
+                throw CommandError(
+                    "'\(words[1].text)' is not a conflict number (\(range); see 'conflicts')",
+                    column: words[1].column)
             }
             chosen = [conflicts[number - 1]]
         }
@@ -54,8 +56,9 @@ extension Interpreter {
             guard words.count >= 4 else { throw CommandError("a value is missing after 'to'", column: words[2].end + 1) }
             resolution = .content(try content(for: conflict, in: text, from: words[3].column))
         default:
-            throw CommandError("'\(words[2].text)' is not a choice: ours, theirs, base, merged, or to VALUE",
-                               column: words[2].column)
+            throw CommandError(
+                "'\(words[2].text)' is not a choice: ours, theirs, base, merged, or to VALUE",
+                column: words[2].column)
         }
         if words[2].keyword != "to" { try expectEnd(text, after: 3) }
         // One command, one undo step: `resolve all` is undone at once, and is all or nothing.
@@ -70,17 +73,24 @@ extension Interpreter {
             }
         }
         let left = context.conflicts.count
-        emit("resolved \(chosen.count == 1 ? "1 conflict" : "\(chosen.count) conflicts"); \(left) left",
-             or: Self.result("resolve", [("resolved", .int(chosen.count)), ("left", .int(left)),
-                                         ("unsaved", .bool(hasUnsavedChanges))]))
+        emit(
+            "resolved \(chosen.count == 1 ? "1 conflict" : "\(chosen.count) conflicts"); \(left) left",
+            or: Self.result(
+                "resolve",
+                [
+                    ("resolved", .int(chosen.count)), ("left", .int(left)),
+                    ("unsaved", .bool(hasUnsavedChanges)),
+                ]))
     }
 
     /// The version typed after `to`, read as the conflict's property takes it:
     /// a value of the attribute's type, or object ids for a relationship.
     private func content(for conflict: MergeConflict, in text: CommandLineText, from column: Int) throws(CommandError)
-        -> MergeConflict.Content {
+        -> MergeConflict.Content
+    {
         guard !conflict.concernsWholeObject, let property = conflict.property,
-              let entity = schema.entity(named: conflict.entityName) else {
+            let entity = schema.entity(named: conflict.entityName)
+        else {
             throw CommandError("a whole object cannot be typed: choose ours, theirs, base or merged", column: column)
         }
         let range = (column - 1)..<text.scalars.count
@@ -96,15 +106,18 @@ extension Interpreter {
         for word in text.words where word.column >= column {
             let cleaned = word.text.trimmingCharacters(in: CharacterSet(charactersIn: "[],"))
             guard !cleaned.isEmpty, cleaned != "null" else { continue }
-            targets.append(try object(CommandLineText.Word(text: cleaned, start: word.start, end: word.end),
-                                      of: relationship.destination, role: "a \(relationship.name) target"))
+            targets.append(
+                try object(
+                    CommandLineText.Word(text: cleaned, start: word.start, end: word.end),
+                    of: relationship.destination, role: "a \(relationship.name) target"))
         }
         return .related(targets)
     }
 
     /// One conflict in words.
     static func describe(_ conflict: MergeConflict) -> String {
-        let place = conflict.id.description + (conflict.property.map { "." + $0 } ?? "")
+        let place =
+            conflict.id.description + (conflict.property.map { "." + $0 } ?? "")
             + (conflict.key.map { "[\"\($0)\"]" } ?? "")
         func shown(_ content: MergeConflict.Content?) -> String {
             switch content {
@@ -148,9 +161,11 @@ extension Interpreter {
                 return .object(properties.keys.sorted().map { ($0, json(properties[$0])) })
             }
         }
-        return .object([("kind", .string(conflict.kind.rawValue)), ("object", .string(conflict.id.description)),
-                        ("property", conflict.property.map(JSONText.string) ?? .null),
-                        ("key", conflict.key.map(JSONText.string) ?? .null),
-                        ("base", json(conflict.base)), ("ours", json(conflict.ours)), ("theirs", json(conflict.theirs))])
+        return .object([
+            ("kind", .string(conflict.kind.rawValue)), ("object", .string(conflict.id.description)),
+            ("property", conflict.property.map(JSONText.string) ?? .null),
+            ("key", conflict.key.map(JSONText.string) ?? .null),
+            ("base", json(conflict.base)), ("ours", json(conflict.ours)), ("theirs", json(conflict.theirs)),
+        ])
     }
 }

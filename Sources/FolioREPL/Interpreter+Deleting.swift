@@ -18,8 +18,9 @@ extension Interpreter {
             try deleteMatching(entity, filter: nil)
         } else if let entity = schema.entity(named: first.text) {
             guard words.count > 2 else {
-                throw CommandError("to delete every \(entity.name) write 'delete all \(entity.name)'; "
-                                   + "or 'delete \(entity.name) where …'", column: text.endColumn)
+                throw CommandError(
+                    "to delete every \(entity.name) write 'delete all \(entity.name)'; "
+                        + "or 'delete \(entity.name) where …'", column: text.endColumn)
             }
             guard words[2].keyword == "where" else {
                 throw CommandError("unexpected '\(words[2].text)'; expected where", column: words[2].column)
@@ -43,8 +44,9 @@ extension Interpreter {
             try context.deletionPreview(entity: entity.name, where: filter?.predicate)
         }
         guard !preview.requested.isEmpty else {
-            emit(filter == nil ? "nothing to delete: there is no \(entity.name)" : "nothing to delete: no \(entity.name) matches",
-                 or: Self.json(deleted: preview))
+            emit(
+                filter == nil ? "nothing to delete: there is no \(entity.name)" : "nothing to delete: no \(entity.name) matches",
+                or: Self.json(deleted: preview))
             return
         }
         try perform(preview) { () throws(ModelError) in
@@ -69,8 +71,10 @@ extension Interpreter {
     }
 
     /// Writes the preview, asks, then deletes as one undo step.
-    private func perform(_ preview: DeletionPreview, named name: String? = nil,
-                         _ delete: () throws(ModelError) -> Void) throws(CommandError) {
+    private func perform(
+        _ preview: DeletionPreview, named name: String? = nil,
+        _ delete: () throws(ModelError) -> Void
+    ) throws(CommandError) {
         writePreview(preview)
         guard confirmed("Delete? [y/N] ", command: "delete") else { return }
         // The last moment to stop: once the removal begins it runs whole (the library plans
@@ -87,21 +91,32 @@ extension Interpreter {
         func byEntity(_ ids: [PersistentIdentifier]) -> JSONText {
             var groups: [(entity: String, ids: [UInt64])] = []
             for id in ids {
-                if let index = groups.firstIndex(where: { $0.entity == id.entityName }) { groups[index].ids.append(id.id) }
-                else { groups.append((id.entityName, [id.id])) }
+                if let index = groups.firstIndex(where: { $0.entity == id.entityName }) {
+                    groups[index].ids.append(id.id)
+                } else {
+                    groups.append((id.entityName, [id.id]))
+                }
             }
             return .array(groups.map { .object([("entity", .string($0.entity)), ("ids", .array($0.ids.map(JSONText.int)))]) })
         }
-        return result("delete", [
-            ("deleted", .int(preview?.deleted.count ?? 0)),
-            ("requested", byEntity(preview?.requested ?? [])),
-            ("cascaded", byEntity(preview?.cascaded ?? [])),
-            ("unlinked", .array((preview?.nullified ?? []).map {
-                .object([("entity", .string($0.object.entityName)), ("id", .int($0.object.id)),
-                         ("relationship", .string($0.relationship)), ("count", .int($0.count))])
-            })),
-            ("denials", .array((preview?.denials ?? []).map { .string($0.description) })),
-        ])
+        return result(
+            "delete",
+            [
+                ("deleted", .int(preview?.deleted.count ?? 0)),
+                ("requested", byEntity(preview?.requested ?? [])),
+                ("cascaded", byEntity(preview?.cascaded ?? [])),
+                (
+                    "unlinked",
+                    .array(
+                        (preview?.nullified ?? []).map {
+                            .object([
+                                ("entity", .string($0.object.entityName)), ("id", .int($0.object.id)),
+                                ("relationship", .string($0.relationship)), ("count", .int($0.count)),
+                            ])
+                        })
+                ),
+                ("denials", .array((preview?.denials ?? []).map { .string($0.description) })),
+            ])
     }
 
     /// The summary ("deletes 1 AnimalCategory, also deletes 7 Animal"), the links cut
@@ -118,8 +133,10 @@ extension Interpreter {
             self.preview("  DENY: \(denial)")
         }
         if !preview.denials.isEmpty {
-            self.preview(preview.denials.count == 1 ? "  save will refuse while this deny rule is broken"
-                                             : "  save will refuse while these deny rules are broken")
+            self.preview(
+                preview.denials.count == 1
+                    ? "  save will refuse while this deny rule is broken"
+                    : "  save will refuse while these deny rules are broken")
         }
     }
 }

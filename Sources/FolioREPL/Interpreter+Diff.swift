@@ -149,11 +149,18 @@ extension Interpreter {
         }
         var relationships: [(String, JSONText)] = []
         for relationship in entity.relationships {
-            relationships.append((relationship.name, Self.json(try relatedObjects(relationship.name, of: id, saved: saved),
-                                                                toMany: relationship.isToMany)))
+            relationships.append(
+                (
+                    relationship.name,
+                    Self.json(
+                        try relatedObjects(relationship.name, of: id, saved: saved),
+                        toMany: relationship.isToMany)
+                ))
         }
-        return .object([("entity", .string(id.entityName)), ("id", .int(id.id)),
-                        ("attributes", .object(attributes)), ("relationships", .object(relationships))])
+        return .object([
+            ("entity", .string(id.entityName)), ("id", .int(id.id)),
+            ("attributes", .object(attributes)), ("relationships", .object(relationships)),
+        ])
     }
 
     /// A changed object: each differing attribute as `{"old", "new"}`
@@ -168,18 +175,30 @@ extension Interpreter {
                 if attribute.isExternal {
                     attributes.append((name, .object([("externalStorage", .bool(true))])))
                 } else {
-                    attributes.append((name, .object([("old", JSONText(try attributeValue(name, of: id, saved: true))),
-                                                      ("new", JSONText(try attributeValue(name, of: id, saved: false)))])))
+                    attributes.append(
+                        (
+                            name,
+                            .object([
+                                ("old", JSONText(try attributeValue(name, of: id, saved: true))),
+                                ("new", JSONText(try attributeValue(name, of: id, saved: false))),
+                            ])
+                        ))
                 }
             } else if let relationship = entity.relationship(named: name) {
-                relationships.append((name, .object([
-                    ("old", Self.json(try relatedObjects(name, of: id, saved: true), toMany: relationship.isToMany)),
-                    ("new", Self.json(try relatedObjects(name, of: id, saved: false), toMany: relationship.isToMany)),
-                ])))
+                relationships.append(
+                    (
+                        name,
+                        .object([
+                            ("old", Self.json(try relatedObjects(name, of: id, saved: true), toMany: relationship.isToMany)),
+                            ("new", Self.json(try relatedObjects(name, of: id, saved: false), toMany: relationship.isToMany)),
+                        ])
+                    ))
             }
         }
-        return .object([("entity", .string(id.entityName)), ("id", .int(id.id)),
-                        ("attributes", .object(attributes)), ("relationships", .object(relationships))])
+        return .object([
+            ("entity", .string(id.entityName)), ("id", .int(id.id)),
+            ("attributes", .object(attributes)), ("relationships", .object(relationships)),
+        ])
     }
 
     /// A to-one as an id or null, a to-many as an array of ids.

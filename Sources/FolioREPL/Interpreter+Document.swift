@@ -29,8 +29,9 @@ extension Interpreter {
             if redoing { undoManager.redo() } else { undoManager.undo() }
             names.append(name)
         }
-        emit(names.map { "\(redoing ? "redid" : "undid") \($0.isEmpty ? "an unnamed step" : $0)" }.joined(separator: "\n"),
-             or: Self.result(verb, [("steps", .array(names.map(JSONText.string))), ("unsaved", .bool(hasUnsavedChanges))]))
+        emit(
+            names.map { "\(redoing ? "redid" : "undid") \($0.isEmpty ? "an unnamed step" : $0)" }.joined(separator: "\n"),
+            or: Self.result(verb, [("steps", .array(names.map(JSONText.string))), ("unsaved", .bool(hasUnsavedChanges))]))
     }
 
     // MARK: status
@@ -45,10 +46,15 @@ extension Interpreter {
         let redoNames = context.undoManager?.redoStepNames ?? []
         let conflicts = context.conflicts.count
         if options.json {
-            emit(Self.result("status", [("document", .string(documentURL.path)), ("unsaved", .bool(hasUnsavedChanges)),
-                          ("inserted", .int(inserted)), ("changed", .int(changed)), ("deleted", .int(deleted)),
-                          ("conflicts", .int(conflicts)),
-                          ("undo", .array(undoNames.map(JSONText.string))), ("redo", .array(redoNames.map(JSONText.string)))]))
+            emit(
+                Self.result(
+                    "status",
+                    [
+                        ("document", .string(documentURL.path)), ("unsaved", .bool(hasUnsavedChanges)),
+                        ("inserted", .int(inserted)), ("changed", .int(changed)), ("deleted", .int(deleted)),
+                        ("conflicts", .int(conflicts)),
+                        ("undo", .array(undoNames.map(JSONText.string))), ("redo", .array(redoNames.map(JSONText.string))),
+                    ]))
             return
         }
         emit("document: \(documentURL.path)")
@@ -60,8 +66,10 @@ extension Interpreter {
 
     /// `{"inserted": 1, "changed": 0, "deleted": 7}`.
     var changeCountsJSON: JSONText {
-        .object([("inserted", .int(context.insertedIdentifiers.count)), ("changed", .int(context.changedIdentifiers.count)),
-                 ("deleted", .int(context.deletedIdentifiers.count))])
+        .object([
+            ("inserted", .int(context.insertedIdentifiers.count)), ("changed", .int(context.changedIdentifiers.count)),
+            ("deleted", .int(context.deletedIdentifiers.count)),
+        ])
     }
 
     /// The unsaved changes counted by object: "1 inserted, 0 changed, 7 deleted".
@@ -86,8 +94,9 @@ extension Interpreter {
             return
         }
         do { try context.save() } catch { throw failure(error) }
-        emit("saved \(Self.displayPath(documentURL))",
-             or: Self.result("save", [("path", .string(documentURL.path)), ("saved", .bool(true))]))
+        emit(
+            "saved \(Self.displayPath(documentURL))",
+            or: Self.result("save", [("path", .string(documentURL.path)), ("saved", .bool(true))]))
     }
 
     /// A path as the user would type it: relative to the working directory when
@@ -133,10 +142,15 @@ extension Interpreter {
         let previous = documentURL
         context = reopened
         documentURL = url
-        emit("saved as \(Self.displayPath(url)); now editing it (undo history starts afresh)"
-             + (hadChanges ? "\n\(previous.lastPathComponent) itself keeps its last saved state" : ""),
-             or: Self.result("save as", [("path", .string(url.path)), ("previous", .string(previous.path)),
-                                         ("previousUnsavedChanges", .bool(hadChanges))]))
+        emit(
+            "saved as \(Self.displayPath(url)); now editing it (undo history starts afresh)"
+                + (hadChanges ? "\n\(previous.lastPathComponent) itself keeps its last saved state" : ""),
+            or: Self.result(
+                "save as",
+                [
+                    ("path", .string(url.path)), ("previous", .string(previous.path)),
+                    ("previousUnsavedChanges", .bool(hadChanges)),
+                ]))
     }
 
     /// `revert`: discards the unsaved changes (asking first) by reading the
@@ -153,10 +167,13 @@ extension Interpreter {
         preview("discards \(changeCounts)")
         guard confirmed("Discard unsaved changes? [y/N] ", command: "revert") else { return }
         let readOnlyReason = try readAgain()
-        emit("reverted to \(documentURL.lastPathComponent) as last saved (undo history cleared)"
-             + (readOnlyReason.map { "\n" + Self.openedReadOnly($0) } ?? ""),
-             or: Self.result("revert", [("reverted", .bool(true)), ("discarded", discarded)]
-                             + Self.readOnlyFields(readOnlyReason)))
+        emit(
+            "reverted to \(documentURL.lastPathComponent) as last saved (undo history cleared)"
+                + (readOnlyReason.map { "\n" + Self.openedReadOnly($0) } ?? ""),
+            or: Self.result(
+                "revert",
+                [("reverted", .bool(true)), ("discarded", discarded)]
+                    + Self.readOnlyFields(readOnlyReason)))
     }
 
     /// `reopen`: reads the package again from disk, as `folio PATH` would open
@@ -176,11 +193,16 @@ extension Interpreter {
         for entity in schema.entities {
             objects += try read { () throws(ModelError) in try context.fetchCount(DynamicFetchDescriptor(entity: entity.name, includesSubentities: false)) }
         }
-        emit("reopened \(documentURL.lastPathComponent): \(objects) object\(objects == 1 ? "" : "s")"
-             + (hadChanges ? ", unsaved changes discarded" : "") + " (undo history cleared)"
-             + (readOnlyReason.map { "\n" + Self.openedReadOnly($0) } ?? ""),
-             or: Self.result("reopen", [("path", .string(documentURL.path)), ("objects", .int(objects)),
-                                        ("discarded", hadChanges ? discarded : .null)] + Self.readOnlyFields(readOnlyReason)))
+        emit(
+            "reopened \(documentURL.lastPathComponent): \(objects) object\(objects == 1 ? "" : "s")"
+                + (hadChanges ? ", unsaved changes discarded" : "") + " (undo history cleared)"
+                + (readOnlyReason.map { "\n" + Self.openedReadOnly($0) } ?? ""),
+            or: Self.result(
+                "reopen",
+                [
+                    ("path", .string(documentURL.path)), ("objects", .int(objects)),
+                    ("discarded", hadChanges ? discarded : .null),
+                ] + Self.readOnlyFields(readOnlyReason)))
     }
 
     /// Replaces the context with one on the package as it is on disk now, with
@@ -200,8 +222,9 @@ extension Interpreter {
         let wasReadOnly = isReadOnly
         let probe: ModelContext
         do { probe = ModelContext(try ModelContainer(contentsOf: documentURL, allowsSave: false)) } catch {
-            throw CommandError("cannot read \(documentURL.lastPathComponent) again: \(error); "
-                               + "the document stays open as it was", kind: .file)
+            throw CommandError(
+                "cannot read \(documentURL.lastPathComponent) again: \(error); "
+                    + "the document stays open as it was", kind: .file)
         }
         probe.undoManager = UndoManager()
         context = probe  // lets go of the old context, its container and its lock

@@ -44,8 +44,9 @@ extension Interpreter {
         if existing == nil {
             let missing = entity.attributes.filter { $0.isRequired && values[$0.name] == nil }.map(\.name)
             if !missing.isEmpty {
-                throw CommandError("\(entity.name) needs a value for \(missing.joined(separator: ", ")) "
-                                   + "(not optional, no default), e.g. \(missing[0])=…", column: text.endColumn)
+                throw CommandError(
+                    "\(entity.name) needs a value for \(missing.joined(separator: ", ")) "
+                        + "(not optional, no default), e.g. \(missing[0])=…", column: text.endColumn)
             }
         }
         var id: PersistentIdentifier?
@@ -61,16 +62,23 @@ extension Interpreter {
             objectNames[alias.text] = id
             name = [("name", .string("$" + alias.text))]
         }
-        emit((existing == nil ? id.description : "updated existing \(id)") + (alias.map { " as $\($0.text)" } ?? ""),
-             or: Self.result("insert", [("entity", .string(id.entityName)), ("id", .int(id.id)),
-                                       ("inserted", .bool(existing == nil))] + name))
+        emit(
+            (existing == nil ? id.description : "updated existing \(id)") + (alias.map { " as $\($0.text)" } ?? ""),
+            or: Self.result(
+                "insert",
+                [
+                    ("entity", .string(id.entityName)), ("id", .int(id.id)),
+                    ("inserted", .bool(existing == nil)),
+                ] + name))
     }
 
     /// The preview of an insert that updates `existing` (its upsert match):
     /// which unique values matched, then each given value or relationship
     /// that differs from what the object holds, as `name: old → new`.
-    private func previewUpsert(of existing: PersistentIdentifier, _ entity: Schema.Entity, _ values: [String: Value],
-                               _ related: [String: [PersistentIdentifier]]) throws(CommandError) {
+    private func previewUpsert(
+        of existing: PersistentIdentifier, _ entity: Schema.Entity, _ values: [String: Value],
+        _ related: [String: [PersistentIdentifier]]
+    ) throws(CommandError) {
         func given(_ member: String) -> String? {
             if let value = values[member] { return value.description }
             return related[member].map { $0.first?.description ?? "null" }
@@ -78,7 +86,8 @@ extension Interpreter {
         // The rules whose every member was given: the upsert matched on one of them.
         let rules = entity.uniquenessConstraints.filter { $0.allSatisfy { given($0) != nil } }
         let matched = rules.map { rule in
-            rule.count == 1 ? "\(rule[0]) \(given(rule[0]) ?? "")"
+            rule.count == 1
+                ? "\(rule[0]) \(given(rule[0]) ?? "")"
                 : "(\(rule.joined(separator: ", "))) = (\(rule.compactMap(given).joined(separator: ", ")))"
         }.joined(separator: " or ")
         preview("\(existing) already has \(matched), unique in \(entity.name): this insert updates it")
@@ -120,8 +129,14 @@ extension Interpreter {
                 }
             }
         }
-        emit("updated \(id)", or: Self.result("set", [("entity", .string(id.entityName)), ("id", .int(id.id)),
-                                                    ("properties", .array(assignments.map { .string($0.name) }))]))
+        emit(
+            "updated \(id)",
+            or: Self.result(
+                "set",
+                [
+                    ("entity", .string(id.entityName)), ("id", .int(id.id)),
+                    ("properties", .array(assignments.map { .string($0.name) })),
+                ]))
     }
 
     /// Refuses assignments that would give `id` — or an object a to-many
@@ -129,8 +144,10 @@ extension Interpreter {
     /// object holds in a unique attribute or constraint: the save's rule,
     /// asked before anything changes, so the refusal comes now, once, and
     /// leaves no undo step.
-    func checkUniqueness(of assignments: [Assignment], for id: PersistentIdentifier,
-                         in text: CommandLineText) throws(CommandError) {
+    func checkUniqueness(
+        of assignments: [Assignment], for id: PersistentIdentifier,
+        in text: CommandLineText
+    ) throws(CommandError) {
         var values: [String: Value] = [:]
         var related: [String: [PersistentIdentifier]?] = [:]
         for assignment in assignments {
@@ -155,7 +172,8 @@ extension Interpreter {
     /// The inverse of an entity's relationship, from the schema.
     func inverse(of relationship: String, in entity: String) -> Schema.Relationship? {
         guard let declared = schema.entity(named: entity)?.relationship(named: relationship),
-              let inverse = declared.inverse else { return nil }
+            let inverse = declared.inverse
+        else { return nil }
         return schema.entity(named: declared.destination)?.relationship(named: inverse)
     }
 
@@ -163,8 +181,10 @@ extension Interpreter {
     /// and `related` on `id` would break a uniqueness rule (the library's
     /// check, ``Folio/ModelContext/uniquenessConflicts(setting:related:of:)``);
     /// `column` says where in the line, given the rule's member names.
-    func refuseUniquenessConflicts(setting values: [String: Value], related: [String: [PersistentIdentifier]?],
-                                   of id: PersistentIdentifier, column: ([String]) -> Int) throws(CommandError) {
+    func refuseUniquenessConflicts(
+        setting values: [String: Value], related: [String: [PersistentIdentifier]?],
+        of id: PersistentIdentifier, column: ([String]) -> Int
+    ) throws(CommandError) {
         let conflicts = try read { () throws(ModelError) in
             try context.uniquenessConflicts(setting: values, related: related, of: id)
         }
@@ -179,17 +199,21 @@ extension Interpreter {
             return (try? context.related(member, of: id))?.first?.description ?? "null"
         }
         if members.count == 1 {
-            throw CommandError("\(others) already has \(members[0]) \(shown(members[0])), and \(id.entityName).\(members[0]) is unique",
-                               column: column(members), kind: .edit)
+            throw CommandError(
+                "\(others) already has \(members[0]) \(shown(members[0])), and \(id.entityName).\(members[0]) is unique",
+                column: column(members), kind: .edit)
         }
-        throw CommandError("\(others) already has (\(conflict.relationship)) = (\(members.map(shown).joined(separator: ", "))), "
-                           + "and together they are unique", column: column(members), kind: .edit)
+        throw CommandError(
+            "\(others) already has (\(conflict.relationship)) = (\(members.map(shown).joined(separator: ", "))), "
+                + "and together they are unique", column: column(members), kind: .edit)
     }
 
     /// Parses and checks every `name=value` word from `start` on: names, types,
     /// optionality, related ids and their entities. Nothing is changed.
-    func parseAssignments(_ text: CommandLineText, from start: Int, to end: Int? = nil,
-                          entity: Schema.Entity) throws(CommandError) -> [Assignment] {
+    func parseAssignments(
+        _ text: CommandLineText, from start: Int, to end: Int? = nil,
+        entity: Schema.Entity
+    ) throws(CommandError) -> [Assignment] {
         var assignments: [Assignment] = []
         var seen = Set<String>()
         for word in text.words[..<(end ?? text.words.count)].dropFirst(start) {
@@ -211,8 +235,9 @@ extension Interpreter {
                 assignments.append(.relationship(name, targets))
             } else {
                 let properties = entity.attributes.map(\.name) + entity.relationships.map(\.name)
-                throw CommandError("\(entity.name) has no attribute or relationship '\(name)'"
-                                   + NameSuggestions.hint(for: name, among: properties), column: word.column)
+                throw CommandError(
+                    "\(entity.name) has no attribute or relationship '\(name)'"
+                        + NameSuggestions.hint(for: name, among: properties), column: word.column)
             }
         }
         return assignments
@@ -220,8 +245,10 @@ extension Interpreter {
 
     /// A relationship's new contents: `3`, `Animal#3` or `null` for to-one;
     /// `[3, 4]`, `[]` or `null` for to-many.
-    func parseTargets(_ text: CommandLineText, _ range: Range<Int>, _ relationship: Schema.Relationship,
-                      subject: String) throws(CommandError) -> [PersistentIdentifier]? {
+    func parseTargets(
+        _ text: CommandLineText, _ range: Range<Int>, _ relationship: Schema.Relationship,
+        subject: String
+    ) throws(CommandError) -> [PersistentIdentifier]? {
         let raw = text.text(range)
         guard !raw.isEmpty else { throw CommandError("missing object id for \(subject)", column: range.lowerBound + 1) }
         if raw == "null" { return nil }
@@ -258,8 +285,10 @@ extension Interpreter {
     /// Whether `id` holds `target` through `relationship`, asked of the side
     /// that answers without listing a large to-many: a to-one on either side
     /// is one read, so linking into a category of a million animals stays O(1).
-    private func holds(_ id: PersistentIdentifier, _ relationship: Schema.Relationship,
-                       _ target: PersistentIdentifier) throws(CommandError) -> Bool {
+    private func holds(
+        _ id: PersistentIdentifier, _ relationship: Schema.Relationship,
+        _ target: PersistentIdentifier
+    ) throws(CommandError) -> Bool {
         let inverse = relationship.inverse.flatMap { schema.entity(named: relationship.destination)?.relationship(named: $0) }
         if relationship.isToMany, let inverse {
             return try read { () throws(ModelError) in try context.related(inverse.name, of: target) }.contains(id)
@@ -274,10 +303,12 @@ extension Interpreter {
         guard let entity = schema.entity(named: id.entityName) else { throw CommandError("no entity \(id.entityName)") }
         let relationshipWord = try word(text, 2, missing: "\(verb) needs a relationship of \(entity.name): \(usage)")
         guard let relationship = entity.relationship(named: relationshipWord.text) else {
-            let hint = NameSuggestions.hint(for: relationshipWord.text, among: entity.relationships.map(\.name),
-                                            listing: "relationships")
-            throw CommandError("\(entity.name) has no relationship '\(relationshipWord.text)'" + hint,
-                               column: relationshipWord.column)
+            let hint = NameSuggestions.hint(
+                for: relationshipWord.text, among: entity.relationships.map(\.name),
+                listing: "relationships")
+            throw CommandError(
+                "\(entity.name) has no relationship '\(relationshipWord.text)'" + hint,
+                column: relationshipWord.column)
         }
         let subject = "\(entity.name).\(relationship.name)"
         let targetWord = try word(text, 3, missing: "\(verb) needs the id of the \(relationship.destination) to \(verb)")
@@ -285,10 +316,14 @@ extension Interpreter {
         try expectEnd(text, after: 4)
         let holds = try holds(id, relationship, target)
         func result(changed: Bool) -> JSONText {
-            Self.result(verb, [("entity", .string(id.entityName)), ("id", .int(id.id)),
-                               ("relationship", .string(relationship.name)),
-                               ("target", .object([("entity", .string(target.entityName)), ("id", .int(target.id))])),
-                               ("changed", .bool(changed))])
+            Self.result(
+                verb,
+                [
+                    ("entity", .string(id.entityName)), ("id", .int(id.id)),
+                    ("relationship", .string(relationship.name)),
+                    ("target", .object([("entity", .string(target.entityName)), ("id", .int(target.id))])),
+                    ("changed", .bool(changed)),
+                ])
         }
         if unlinking {
             guard holds else {

@@ -5,14 +5,20 @@ extension Interpreter {
             let topic = text.words[1]
             try expectEnd(text, after: 2)
             guard let command = Self.commandsByName[topic.keyword],
-                  let entry = Self.commandsByName[command.helpTopic ?? command.name]?.help else {
+                let entry = Self.commandsByName[command.helpTopic ?? command.name]?.help
+            else {
                 throw CommandError("no command '\(topic.text)'" + Self.commandHint(for: topic.text), column: topic.column)
             }
             if options.json {
-                emit(Self.result("help", [("topic", .string(command.helpTopic ?? command.name)), ("usage", .array(entry.usage.map(JSONText.string))),
-                                          ("summary", .string(entry.summary)),
-                                          ("details", .array(entry.details.map(JSONText.string))),
-                                          ("examples", .array(entry.example.map(JSONText.string)))]))
+                emit(
+                    Self.result(
+                        "help",
+                        [
+                            ("topic", .string(command.helpTopic ?? command.name)), ("usage", .array(entry.usage.map(JSONText.string))),
+                            ("summary", .string(entry.summary)),
+                            ("details", .array(entry.details.map(JSONText.string))),
+                            ("examples", .array(entry.example.map(JSONText.string))),
+                        ]))
                 return
             }
             for usage in entry.usage { emit(usage) }
@@ -24,10 +30,21 @@ extension Interpreter {
         }
         let own = Self.commands.filter { $0.helpTopic == nil }
         if options.json {
-            emit(Self.result("help", [("commands", .array(own.map { command in
-                .object([("name", .string(command.name)), ("usage", .array(command.help.usage.map(JSONText.string))),
-                         ("summary", .string(command.help.summary))])
-            }))]))
+            emit(
+                Self.result(
+                    "help",
+                    [
+                        (
+                            "commands",
+                            .array(
+                                own.map { command in
+                                    .object([
+                                        ("name", .string(command.name)), ("usage", .array(command.help.usage.map(JSONText.string))),
+                                        ("summary", .string(command.help.summary)),
+                                    ])
+                                })
+                        )
+                    ]))
             return
         }
         let width = own.map(\.name.count).max() ?? 0

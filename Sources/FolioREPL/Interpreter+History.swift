@@ -9,9 +9,14 @@ extension Interpreter {
         let undoNames = context.undoManager?.undoStepNames ?? []
         let redoNames = context.undoManager?.redoStepNames ?? []
         if options.json {
-            emit(Self.result("history", [("undo", .array(undoNames.map(JSONText.string))),
-                                         ("redo", .array(redoNames.map(JSONText.string))),
-                                         ("savePoint", savePoint.map(JSONText.int) ?? .null)]))
+            emit(
+                Self.result(
+                    "history",
+                    [
+                        ("undo", .array(undoNames.map(JSONText.string))),
+                        ("redo", .array(redoNames.map(JSONText.string))),
+                        ("savePoint", savePoint.map(JSONText.int) ?? .null),
+                    ]))
             return
         }
         guard !undoNames.isEmpty || !redoNames.isEmpty else {
@@ -49,7 +54,8 @@ extension Interpreter {
             return
         }
         guard let before = stepsBefore, command != "undo", command != "redo",
-              undoManager.undoSteps > before.undo, let point = savePoint else { return }
+            undoManager.undoSteps > before.undo, let point = savePoint
+        else { return }
         // A new step discards the redoable ones: a save point among them is gone.
         if point > before.undo { savePoint = nil }
     }

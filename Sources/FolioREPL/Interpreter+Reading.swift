@@ -52,26 +52,37 @@ extension Interpreter {
 
     static func json(_ entity: Schema.Entity) -> JSONText {
         let attributes = entity.attributes.map { attribute -> JSONText in
-            var fields: [(String, JSONText)] = [("name", .string(attribute.name)), ("type", .string(attribute.type.description)),
-                                                ("optional", .bool(attribute.isOptional)),
-                                                ("options", .array(Schema.Attribute.Option.allCases
-                                                    .filter(attribute.options.contains).map { .string($0.rawValue) }))]
+            var fields: [(String, JSONText)] = [
+                ("name", .string(attribute.name)), ("type", .string(attribute.type.description)),
+                ("optional", .bool(attribute.isOptional)),
+                (
+                    "options",
+                    .array(
+                        Schema.Attribute.Option.allCases
+                            .filter(attribute.options.contains).map { .string($0.rawValue) })
+                ),
+            ]
             if let value = attribute.defaultStoredValue { fields.append(("default", JSONText(value))) }
             return .object(fields)
         }
         let relationships = entity.relationships.map { relationship -> JSONText in
-            .object([("name", .string(relationship.name)), ("destination", .string(relationship.destination)),
-                     ("toMany", .bool(relationship.isToMany)), ("optional", .bool(relationship.isOptional)),
-                     ("inverse", relationship.inverse.map(JSONText.string) ?? .null),
-                     ("deleteRule", .string(relationship.deleteRule.rawValue)),
-                     ("minimumCount", .int(relationship.minimumModelCount)),
-                     ("maximumCount", .int(relationship.maximumModelCount))])
+            .object([
+                ("name", .string(relationship.name)), ("destination", .string(relationship.destination)),
+                ("toMany", .bool(relationship.isToMany)), ("optional", .bool(relationship.isOptional)),
+                ("inverse", relationship.inverse.map(JSONText.string) ?? .null),
+                ("deleteRule", .string(relationship.deleteRule.rawValue)),
+                ("minimumCount", .int(relationship.minimumModelCount)),
+                ("maximumCount", .int(relationship.maximumModelCount)),
+            ])
         }
         let inherits: [(String, JSONText)] = entity.superentity.map { [("superentity", .string($0))] } ?? []
-        return .object([("name", .string(entity.name))] + inherits + [("attributes", .array(attributes)),
-                        ("relationships", .array(relationships)),
-                        ("uniquenessConstraints", .array(entity.uniquenessConstraints.map { .array($0.map(JSONText.string)) })),
-                        ("indexes", .array(entity.indexes.map { .array($0.map(JSONText.string)) }))])
+        return .object(
+            [("name", .string(entity.name))] + inherits + [
+                ("attributes", .array(attributes)),
+                ("relationships", .array(relationships)),
+                ("uniquenessConstraints", .array(entity.uniquenessConstraints.map { .array($0.map(JSONText.string)) })),
+                ("indexes", .array(entity.indexes.map { .array($0.map(JSONText.string)) })),
+            ])
     }
 
     // MARK: list
@@ -84,8 +95,10 @@ extension Interpreter {
         let page = descriptor.fetchLimit == nil ? Self.listPageSize : nil
         if let page { descriptor.fetchLimit = page }
         let ids = try fetch(descriptor, filter: query.filter, sortColumns: query.sortColumns)
-        let total = ids.count < (descriptor.fetchLimit ?? Int.max) && descriptor.fetchOffset == nil
-            ? ids.count : try fetch(filter: query.filter) { () throws(ModelError) in
+        let total =
+            ids.count < (descriptor.fetchLimit ?? Int.max) && descriptor.fetchOffset == nil
+            ? ids.count
+            : try fetch(filter: query.filter) { () throws(ModelError) in
                 try context.fetchCount(DynamicFetchDescriptor(entity: entity.name, predicate: query.descriptor.predicate))
             }
         let more = page.map { _ in max(0, total - (descriptor.fetchOffset ?? 0) - ids.count) } ?? 0
@@ -107,8 +120,10 @@ extension Interpreter {
         if !ids.isEmpty { for line in try table(ids, query.columns).lines() { try checkCancelled(); emit(line) } }
         if more > 0 { emit("… \(Self.number(more)) more (use limit/offset)") }
         let matched = ids.count + more  // what the query selects, beyond the page shown
-        emit(matched == total ? "\(Self.number(total)) \(entity.name)"
-             : "\(Self.number(matched)) of \(Self.number(total)) \(entity.name)")
+        emit(
+            matched == total
+                ? "\(Self.number(total)) \(entity.name)"
+                : "\(Self.number(matched)) of \(Self.number(total)) \(entity.name)")
     }
 
     static let listUsage = "list needs an entity: list ENTITY [COLUMN, …] [where PREDICATE] [sort KEY [desc]] [limit N] [offset N]"
@@ -120,7 +135,8 @@ extension Interpreter {
         while index < words.count {
             let keyword = words[index].keyword
             if ["where", "sort", "limit", "offset"].contains(keyword) {
-                let operatorAround = (index + 1 < words.count && isOperator(words[index + 1].keyword))
+                let operatorAround =
+                    (index + 1 < words.count && isOperator(words[index + 1].keyword))
                     || (index > start && isOperator(words[index - 1].keyword))
                 if !(inPredicate && operatorAround) { return index }
             }
@@ -136,8 +152,10 @@ extension Interpreter {
     }
 
     /// The predicate of a `where` clause.
-    func whereClause(_ text: CommandLineText, _ arguments: [CommandLineText.Word],
-                     missingColumn: Int) throws(CommandError) -> Filter {
+    func whereClause(
+        _ text: CommandLineText, _ arguments: [CommandLineText.Word],
+        missingColumn: Int
+    ) throws(CommandError) -> Filter {
         guard let first = arguments.first, let last = arguments.last else {
             throw CommandError("'where' needs a predicate, e.g. where name == 'Koala'", column: missingColumn)
         }
@@ -145,8 +163,10 @@ extension Interpreter {
     }
 
     /// `sort KEY [asc|desc] [, KEY [asc|desc]]…`: the keys and each key's column.
-    func sortClause(_ arguments: [CommandLineText.Word],
-                    missingColumn: Int) throws(CommandError) -> ([DynamicFetchDescriptor.SortKey], [Int]) {
+    func sortClause(
+        _ arguments: [CommandLineText.Word],
+        missingColumn: Int
+    ) throws(CommandError) -> ([DynamicFetchDescriptor.SortKey], [Int]) {
         var pieces: [(text: String, column: Int)] = []
         for argument in arguments {
             var offset = 0
@@ -175,7 +195,8 @@ extension Interpreter {
 
     /// Fetches, mapping predicate errors to line columns and a bad sort key to its column.
     func fetch(_ descriptor: DynamicFetchDescriptor, filter: Filter?, sortColumns: [Int] = []) throws(CommandError)
-        -> [PersistentIdentifier] {
+        -> [PersistentIdentifier]
+    {
         do {
             return try context.fetchIdentifiers(descriptor)
         } catch {
@@ -248,11 +269,17 @@ extension Interpreter {
         var relationships: [(String, JSONText)] = []
         for relationship in entity.relationships {
             let related = try read { () throws(ModelError) in try context.relatedCollection(relationship.name, of: id) }
-            relationships.append((relationship.name, relationship.isToMany
-                ? related.map { .array($0.map { .int($0.id) }) } ?? .null : related?.first.map { .int($0.id) } ?? .null))
+            relationships.append(
+                (
+                    relationship.name,
+                    relationship.isToMany
+                        ? related.map { .array($0.map { .int($0.id) }) } ?? .null : related?.first.map { .int($0.id) } ?? .null
+                ))
         }
-        return [("id", .int(id.id)), ("entity", .string(entity.name)),
-                ("attributes", .object(attributes)), ("relationships", .object(relationships))]
+        return [
+            ("id", .int(id.id)), ("entity", .string(entity.name)),
+            ("attributes", .object(attributes)), ("relationships", .object(relationships)),
+        ]
     }
 
     // MARK: count
@@ -283,7 +310,8 @@ extension Interpreter {
             return
         }
         emit(id.description)
-        let width = (entity.attributes.map(\.name) + entity.relationships.map(\.name))
+        let width =
+            (entity.attributes.map(\.name) + entity.relationships.map(\.name))
             .map { TerminalText.cellWidth(TerminalText.escaped($0)) }.max() ?? 0
         func line(_ name: String, _ value: String) {
             emit("  " + TerminalText.padded(TerminalText.escaped(name), toCells: width) + "  " + value)

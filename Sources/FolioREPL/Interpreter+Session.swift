@@ -10,7 +10,8 @@ extension Interpreter {
     /// Refuses a name that `$NAME` could not spell: letters, digits and `_`, not starting with a digit.
     func checkObjectName(_ word: CommandLineText.Word) throws(CommandError) {
         let scalars = word.text.unicodeScalars
-        let valid = scalars.first.map { !("0"..."9").contains($0) } == true
+        let valid =
+            scalars.first.map { !("0"..."9").contains($0) } == true
             && scalars.allSatisfy { $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
         guard valid else {
             throw CommandError("'\(word.text)' cannot name an object: use letters, digits and _, e.g. as rex", column: word.column)
@@ -23,7 +24,9 @@ extension Interpreter {
         let reference = CommandLineText.unquoted(word.text)
         let name = String(reference.dropFirst())
         guard let named = objectNames[name] else {
-            let hint = objectNames.isEmpty ? " (insert … as \(name) names one)"
+            let hint =
+                objectNames.isEmpty
+                ? " (insert … as \(name) names one)"
                 : NameSuggestions.hint(for: reference, among: objectNames.keys.sorted().map { "$" + $0 })
             throw CommandError("no object is named \(reference)" + hint, column: word.column)
         }
@@ -67,8 +70,11 @@ extension Interpreter {
         let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
         let line = "Time: " + String(format: "%.3f", milliseconds) + " ms"
         if options.json {
-            writeNote(JSONText.object([("level", .string("note")), ("kind", .string("timing")), ("message", .string(line)),
-                                       ("milliseconds", .number(String(format: "%.3f", milliseconds)))]).text + "\n")
+            writeNote(
+                JSONText.object([
+                    ("level", .string("note")), ("kind", .string("timing")), ("message", .string(line)),
+                    ("milliseconds", .number(String(format: "%.3f", milliseconds))),
+                ]).text + "\n")
         } else {
             emit(line)
         }

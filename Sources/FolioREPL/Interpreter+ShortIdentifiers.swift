@@ -32,8 +32,9 @@ extension Interpreter {
     /// 19 match nothing: 20 digits are a whole id).
     static func shortIdentifierMatch(_ digits: Substring, among candidates: [PersistentIdentifier]) -> ShortIdentifierMatch {
         guard digits.count >= shortIdentifierMinimum, digits.count <= 19,
-              digits.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.numericType != nil }),
-              let value = UInt64(digits) else { return .none }
+            digits.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.numericType != nil }),
+            let value = UInt64(digits)
+        else { return .none }
         var modulus: UInt64 = 1
         for _ in 0..<digits.count { modulus *= 10 }
         let smallest = modulus / 10  // an id with fewer digits than typed does not end with them
@@ -64,14 +65,16 @@ extension Interpreter {
     /// The object a short id names, or nil when it names none; an error when it names several.
     /// Deleted objects (until saved) are named too, to say they are deleted.
     func shortIdentifier(_ digits: Substring, entity: String?, typed: String, column: Int)
-        throws(CommandError) -> PersistentIdentifier? {
+        throws(CommandError) -> PersistentIdentifier?
+    {
         switch shortIdentifierMatch(digits, entity: entity) {
         case .one(let id):
             return id
         case .several(let first, let count):
             let more = count > first.count ? " and \(count - first.count) more" : ""
-            throw CommandError("'\(typed)' is ambiguous: it ends \(count) ids (\(first.map(\.description).joined(separator: ", "))"
-                               + "\(more)); type more of its digits, or the whole id", column: column)
+            throw CommandError(
+                "'\(typed)' is ambiguous: it ends \(count) ids (\(first.map(\.description).joined(separator: ", "))"
+                    + "\(more)); type more of its digits, or the whole id", column: column)
         case .none:
             let deleted = context.deletedIdentifiers.filter { entity == nil || $0.entityName == entity }
             if case .one(let id) = Self.shortIdentifierMatch(digits, among: deleted) {

@@ -37,8 +37,9 @@ extension Interpreter {
             }
         }
         guard end >= 3, words[end - 2].keyword == "to" else {
-            throw CommandError("export needs 'to PATH' at the end: " + Self.exportUsage,
-                               column: end < words.count ? words[end].column : text.endColumn)
+            throw CommandError(
+                "export needs 'to PATH' at the end: " + Self.exportUsage,
+                column: end < words.count ? words[end].column : text.endColumn)
         }
         let pathWord = words[end - 1]
         let start = words.count > 1 && words[1].keyword == "list" && schema.entity(named: words[1].text) == nil ? 2 : 1
@@ -50,7 +51,9 @@ extension Interpreter {
         var output = ""
         if asJSON {
             let paths = query.columns.map(\.path)
-            output = rows.isEmpty ? "[]\n"
+            output =
+                rows.isEmpty
+                ? "[]\n"
                 : "[\n" + rows.map { JSONText.object(Array(zip(paths, $0.map(\.json)))).text }.joined(separator: ",\n") + "\n]\n"
         } else {
             output = CSVText.line(query.columns.map(\.path))
@@ -63,9 +66,14 @@ extension Interpreter {
             throw CommandError("cannot write \(Self.displayPath(url)): \(Self.reason(error))", column: pathWord.column, kind: .file)
         }
         let formatName = asJSON ? "json" : "csv"
-        emit("exported \(Self.number(rows.count)) \(query.entity.name) to \(Self.displayPath(url))",
-             or: Self.result("export", [("entity", .string(query.entity.name)), ("rows", .int(rows.count)),
-                                       ("path", .string(url.path)), ("format", .string(formatName))]))
+        emit(
+            "exported \(Self.number(rows.count)) \(query.entity.name) to \(Self.displayPath(url))",
+            or: Self.result(
+                "export",
+                [
+                    ("entity", .string(query.entity.name)), ("rows", .int(rows.count)),
+                    ("path", .string(url.path)), ("format", .string(formatName)),
+                ]))
     }
 
     static let exportUsage = "export list ENTITY [COLUMN, …] [where PREDICATE] [sort KEY] [limit N] to PATH [--format csv|json] [--force]"
@@ -106,9 +114,10 @@ extension Interpreter {
             var isDirectory: ObjCBool = false
             if current.pathExtension.lowercased() == "folio" { return current }
             if FileManager.default.fileExists(atPath: current.path, isDirectory: &isDirectory), isDirectory.boolValue,
-               [DocumentPackage.manifestFileName, DocumentPackage.documentFileName].contains(where: {
-                   FileManager.default.fileExists(atPath: current.appendingPathComponent($0).path)
-               }) {
+                [DocumentPackage.manifestFileName, DocumentPackage.documentFileName].contains(where: {
+                    FileManager.default.fileExists(atPath: current.appendingPathComponent($0).path)
+                })
+            {
                 return current
             }
             current = current.deletingLastPathComponent()
@@ -148,7 +157,8 @@ extension Interpreter {
             throw fileError("\(name) does not exist")
         }
         // Never block on a FIFO or read a device: regular files only (a link to one is followed).
-        let type = (try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path))?[.type]
+        let type =
+            (try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path))?[.type]
             as? FileAttributeType ?? attributes[.type] as? FileAttributeType
         guard type == .typeRegular else { throw fileError("\(name) is not a regular file") }
         if let size = attributes[.size] as? Int, size > Self.maximumImportSize {
@@ -174,12 +184,16 @@ extension Interpreter {
             } else if let relationship = entity.relationship(named: field.text) {
                 properties.append((field.text, nil, relationship))
             } else if field.text == "id" {
-                throw at(field.line, field.column, "ids are given by the document: leave the id column out "
-                         + "(export list \(entity.name) COLUMN, … names the columns to write)")
+                throw at(
+                    field.line, field.column,
+                    "ids are given by the document: leave the id column out "
+                        + "(export list \(entity.name) COLUMN, … names the columns to write)")
             } else {
                 let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
-                throw at(field.line, field.column, "\(entity.name) has no attribute or relationship '\(field.text)'"
-                         + NameSuggestions.hint(for: field.text, among: names))
+                throw at(
+                    field.line, field.column,
+                    "\(entity.name) has no attribute or relationship '\(field.text)'"
+                        + NameSuggestions.hint(for: field.text, among: names))
             }
         }
         // Every row parsed and checked before anything changes.
@@ -198,7 +212,9 @@ extension Interpreter {
                 do throws(CommandError) {
                     if let attribute = property.attribute {
                         // Strings verbatim (a CSV field is already unquoted); others as insert reads them.
-                        let value = attribute.type == .string ? .string(field.text)
+                        let value =
+                            attribute.type == .string
+                            ? .string(field.text)
                             : try ValueLiteral.parse(field.text, as: attribute.type, for: subject)
                         if value == .null, !attribute.isOptional, attribute.type != .any {
                             throw CommandError("\(subject) is not optional; it cannot be null", column: 1)
@@ -206,8 +222,10 @@ extension Interpreter {
                         values[property.name] = value
                     } else if let relationship = property.relationship {
                         let fieldText = CommandLineText(field.text)
-                        related[property.name] = try parseTargets(fieldText, 0..<fieldText.scalars.count, relationship,
-                                                                  subject: subject) ?? []
+                        related[property.name] =
+                            try parseTargets(
+                                fieldText, 0..<fieldText.scalars.count, relationship,
+                                subject: subject) ?? []
                     }
                 } catch {
                     throw at(field.line, valueColumn + max(error.column, 1) - 1, error.message, kind: error.kind)
@@ -233,9 +251,14 @@ extension Interpreter {
                 if existing == nil { inserted += 1 } else { updated += 1 }
             }
         }
-        emit("imported \(Self.number(inserted)) \(entity.name) from \(name)"
-             + (updated > 0 ? " (\(Self.number(updated)) updated existing objects)" : ""),
-             or: Self.result("import", [("entity", .string(entity.name)), ("path", .string(url.path)),
-                                       ("inserted", .int(inserted)), ("updated", .int(updated))]))
+        emit(
+            "imported \(Self.number(inserted)) \(entity.name) from \(name)"
+                + (updated > 0 ? " (\(Self.number(updated)) updated existing objects)" : ""),
+            or: Self.result(
+                "import",
+                [
+                    ("entity", .string(entity.name)), ("path", .string(url.path)),
+                    ("inserted", .int(inserted)), ("updated", .int(updated)),
+                ]))
     }
 }

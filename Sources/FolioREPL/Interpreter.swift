@@ -189,8 +189,9 @@ public final class Interpreter {
             throw CommandError("unknown command '\(command.text)'" + Self.commandHint(for: command.text), column: command.column)
         }
         if isReadOnly, entry.edits.edits(text) {
-            throw CommandError("\(documentURL.lastPathComponent) is open read-only: '\(command.text)' would change it "
-                               + "(use 'save as PATH' to edit a copy)", column: command.column, kind: .readOnly)
+            throw CommandError(
+                "\(documentURL.lastPathComponent) is open read-only: '\(command.text)' would change it "
+                    + "(use 'save as PATH' to edit a copy)", column: command.column, kind: .readOnly)
         }
         return try entry.run(self)(text)
     }
@@ -233,8 +234,11 @@ public final class Interpreter {
     /// output is JSON (then as `{"level":"note","kind":"preview","message":…}`).
     func preview(_ line: String) {
         if options.json {
-            writeNote(JSONText.object([("level", .string("note")), ("kind", .string("preview")),
-                                       ("message", .string(line))]).text + "\n")
+            writeNote(
+                JSONText.object([
+                    ("level", .string("note")), ("kind", .string("preview")),
+                    ("message", .string(line)),
+                ]).text + "\n")
         } else if options.assumeYes {
             writeNote(TerminalText.escaped(line, keepingNewlines: true) + "\n")
         } else {
@@ -321,7 +325,8 @@ public final class Interpreter {
     /// ``shortIdentifierMinimum``); `destination` is the entity it must be of, with `role`
     /// saying why in the message (a short id is looked for among that entity's objects).
     func object(_ word: CommandLineText.Word, of destination: String? = nil, role: String? = nil)
-        throws(CommandError) -> PersistentIdentifier {
+        throws(CommandError) -> PersistentIdentifier
+    {
         let text = CommandLineText.unquoted(word.text)
         if text.hasPrefix("$") { return try namedObject(word, of: destination, role: role) }
         guard let (entityName, number) = Self.parseID(text) else {
@@ -335,8 +340,10 @@ public final class Interpreter {
             id = exact
         } else if let deleted = context.deletedIdentifiers.first(where: { $0.id == number }) {
             throw CommandError("\(deleted) is deleted ('undo' brings it back)", column: word.column)
-        } else if let short = try shortIdentifier(text.split(separator: "#").last ?? "", entity: entityName ?? destination,
-                                                  typed: text, column: word.column) {
+        } else if let short = try shortIdentifier(
+            text.split(separator: "#").last ?? "", entity: entityName ?? destination,
+            typed: text, column: word.column)
+        {
             id = short
         } else {
             throw CommandError("no object \(entityName.map { "\($0)#\(number)" } ?? "#\(number)")", column: word.column)

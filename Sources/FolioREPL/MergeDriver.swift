@@ -94,8 +94,10 @@ public enum MergeDriver {
     /// ``run(_:in:)`` with the package-file merge `engine` (tests pass a fake).
     static func run(_ arguments: [String], in directory: URL, merging engine: any PackageFileMerging) -> Outcome {
         guard arguments.count == 4 else {
-            return Outcome(status: .failed, message: "folio merge-file needs 4 arguments, BASE OURS THEIRS PATH "
-                           + "(Git passes %O %A %B %P), not \(arguments.count)")
+            return Outcome(
+                status: .failed,
+                message: "folio merge-file needs 4 arguments, BASE OURS THEIRS PATH "
+                    + "(Git passes %O %A %B %P), not \(arguments.count)")
         }
         let folder = URL(fileURLWithPath: directory.path, isDirectory: true)
         let files = arguments[0..<3].map { URL(fileURLWithPath: $0, relativeTo: folder) }
@@ -104,26 +106,33 @@ public enum MergeDriver {
             return textMerge(base: files[0], ours: files[1], theirs: files[2], path: path, in: directory)
         }
         for (file, role) in zip(files, ["base", "ours", "theirs"]) where !FileManager.default.isReadableFile(atPath: file.path) {
-            return Outcome(status: .failed, message: "folio merge-file: cannot read \(role) \(file.relativePath) for \(path): "
-                           + "no such readable file")
+            return Outcome(
+                status: .failed,
+                message: "folio merge-file: cannot read \(role) \(file.relativePath) for \(path): "
+                    + "no such readable file")
         }
         let merged: MergedFile
         do {
-            merged = try engine.merge(kind: kind, base: files[0], ours: files[1], theirs: files[2],
-                                      package: folder.appendingPathComponent(package, isDirectory: true))
+            merged = try engine.merge(
+                kind: kind, base: files[0], ours: files[1], theirs: files[2],
+                package: folder.appendingPathComponent(package, isDirectory: true))
         } catch {
             return Outcome(status: .failed, message: "folio merge-file: \(path): \(error)")
         }
         do {
             try merged.contents.write(to: files[1], options: .atomic)
         } catch {
-            return Outcome(status: .failed, message: "folio merge-file: cannot write the merged \(path) over "
-                           + "\(files[1].relativePath): \(error.localizedDescription)")
+            return Outcome(
+                status: .failed,
+                message: "folio merge-file: cannot write the merged \(path) over "
+                    + "\(files[1].relativePath): \(error.localizedDescription)")
         }
         guard merged.conflicts > 0 else { return Outcome(status: .clean, message: nil) }
         let count = merged.conflicts == 1 ? "1 conflict" : "\(merged.conflicts) conflicts"
-        return Outcome(status: .conflicts, message: "folio merge-file: \(path): \(count) recorded in the package; "
-                       + "open it in folio to resolve them (conflicts, resolve), then git add it")
+        return Outcome(
+            status: .conflicts,
+            message: "folio merge-file: \(path): \(count) recorded in the package; "
+                + "open it in folio to resolve them (conflicts, resolve), then git add it")
     }
 
     /// A file Folio does not merge, merged as Git would without the driver: `git merge-file`, line by line,
@@ -131,13 +140,19 @@ public enum MergeDriver {
     static func textMerge(base: URL, ours: URL, theirs: URL, path: String, in directory: URL) -> Outcome {
         do {
             let git = try GitProgram.onPath()
-            let run = try git.run(["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--",
-                                   ours.path, base.path, theirs.path], in: directory)
+            let run = try git.run(
+                [
+                    "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--",
+                    ours.path, base.path, theirs.path,
+                ], in: directory)
             // git merge-file exits with the number of conflicts (at most 127), or a negative number (255) on errors.
             switch run.status {
             case 0: return Outcome(status: .clean, message: nil)
-            case 1...127: return Outcome(status: .conflicts, message: "folio merge-file: \(path) is not a file Folio "
-                                         + "merges; merged line by line, with conflict markers")
+            case 1...127:
+                return Outcome(
+                    status: .conflicts,
+                    message: "folio merge-file: \(path) is not a file Folio "
+                        + "merges; merged line by line, with conflict markers")
             default: return Outcome(status: .failed, message: "folio merge-file: \(path): git merge-file: \(run.reason)")
             }
         } catch {

@@ -43,8 +43,9 @@ public enum PackageMergeCommand {
         } catch {
             return Outcome(status: .failed, output: "", message: "error: folio merge: \(error)")
         }
-        return Outcome(status: result.hasConflicts ? .conflicts : .clean,
-                       output: summary(result, destination: destination), message: nil)
+        return Outcome(
+            status: result.hasConflicts ? .conflicts : .clean,
+            output: summary(result, destination: destination), message: nil)
     }
 
     /// The lines `folio merge` prints: what was merged, then the conflicts.
@@ -52,16 +53,18 @@ public enum PackageMergeCommand {
         var lines: [String] = []
         switch result.method {
         case .fileByFile:
-            lines.append("merged into \(destination) file by file: \(count(result.mergedFiles, "file")) merged object by object, "
-                         + "\(count(result.takenFiles, "file")) taken from theirs, \(count(result.removedFiles, "file")) removed")
+            lines.append(
+                "merged into \(destination) file by file: \(count(result.mergedFiles, "file")) merged object by object, "
+                    + "\(count(result.takenFiles, "file")) taken from theirs, \(count(result.removedFiles, "file")) removed")
         case .wholeGraph:
             lines.append("merged into \(destination) as whole documents: \(count(result.objectCount ?? 0, "object"))")
         }
         if result.conflicts.isEmpty {
             lines.append("no conflicts")
         } else {
-            lines.append("\(count(result.conflicts.count, "conflict")) recorded: open \(destination) in folio and run "
-                         + "'conflicts' to resolve them")
+            lines.append(
+                "\(count(result.conflicts.count, "conflict")) recorded: open \(destination) in folio and run "
+                    + "'conflicts' to resolve them")
             for conflict in result.conflicts.prefix(maximumListed) { lines.append("  \(conflict)") }
             if result.conflicts.count > maximumListed { lines.append("  … and \(result.conflicts.count - maximumListed) more") }
         }

@@ -41,7 +41,8 @@ struct TextTable {
     /// something else: empty, `null`, or with spaces at either end.
     static func stringCell(_ string: String, quoted: Bool = false, limit: Int = 40) -> String {
         let literal = JSONText.string(string).text  // "…" with JSON's escapes
-        let needsQuotes = quoted || string.isEmpty || string == "null"
+        let needsQuotes =
+            quoted || string.isEmpty || string == "null"
             || string.first.map { $0.isWhitespace } == true || string.last.map { $0.isWhitespace } == true
         return TerminalText.truncated(needsQuotes ? literal : String(literal.dropFirst().dropLast()), toCells: limit)
     }

@@ -32,8 +32,10 @@ struct ValueLiteral {
     static let maximumNesting = 64
 
     /// Parses the scalars `range` of a line as a value of `type`; `.null` for a bare `null`.
-    static func parse(_ scalars: [Unicode.Scalar], _ range: Range<Int>, as type: ValueType,
-                      for subject: String) throws(CommandError) -> Value {
+    static func parse(
+        _ scalars: [Unicode.Scalar], _ range: Range<Int>, as type: ValueType,
+        for subject: String
+    ) throws(CommandError) -> Value {
         var parser = ValueLiteral(scalars: scalars, index: range.lowerBound, end: range.upperBound, subject: subject, depth: 0)
         return try parser.parseWhole(type)
     }
@@ -241,10 +243,12 @@ struct ValueLiteral {
         // The first ":" scalar: a text starting with a combining mark joins the colon into one Character.
         let scalars = text.unicodeScalars
         if let colon = scalars.firstIndex(of: ":"), let type = ValueType(String(scalars[..<colon])), !type.isCollection, !type.isOptionalElement,
-           type != .codable, type != .any {
+            type != .codable, type != .any
+        {
             guard let value = Value(text: text, as: .any) else {
-                throw CommandError("'\(String(scalars[scalars.index(after: colon)...]))' is not a valid \(type) for \(subject)",
-                                   column: column)
+                throw CommandError(
+                    "'\(String(scalars[scalars.index(after: colon)...]))' is not a valid \(type) for \(subject)",
+                    column: column)
             }
             return value
         }
@@ -255,15 +259,18 @@ struct ValueLiteral {
         if let colon = scalars.firstIndex(of: ":") {
             let tag = String(scalars[..<colon])
             if let suggestion = ValueType.suggestion(for: tag), let type = ValueType(suggestion), type != .string,
-               Value(text: String(scalars[scalars.index(after: colon)...]), as: type) != nil {
-                throw CommandError("'\(tag)' is not a type; did you mean '\(suggestion)'? (write \(suggestion):…, or quote the "
-                                   + "value for a string)", column: column)
+                Value(text: String(scalars[scalars.index(after: colon)...]), as: type) != nil
+            {
+                throw CommandError(
+                    "'\(tag)' is not a type; did you mean '\(suggestion)'? (write \(suggestion):…, or quote the "
+                        + "value for a string)", column: column)
             }
         }
         if text == "true" || text == "false" { return .bool(text == "true") }
         // A number or a date as predicates read one (the library's one rule), else a string.
         if let first = text.unicodeScalars.first, ("0"..."9").contains(first) || first == "-" || first == "+" || first == ".",
-           let value = LiteralSyntax.bareValue(text) {
+            let value = LiteralSyntax.bareValue(text)
+        {
             return value
         }
         return .string(text)
@@ -275,7 +282,10 @@ struct ValueLiteral {
         if let int = Value(text: text, as: .int) { return int }
         if let uint = Value(text: text, as: .uint) { return uint }
         if let first = text.unicodeScalars.first, ("0"..."9").contains(first) || first == "-" || first == ".",
-           let double = Value(text: text, as: .double) { return double }
+            let double = Value(text: text, as: .double)
+        {
+            return double
+        }
         return .string(text)
     }
 

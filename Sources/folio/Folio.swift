@@ -85,16 +85,19 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Run the commands in this file as a script.", valueName: "file"))
     var script: String?
 
-    @Flag(name: .customLong("save-at-end"),
-          help: "In a script: save the document when the script ends, if it has unsaved changes.")
+    @Flag(
+        name: .customLong("save-at-end"),
+        help: "In a script: save the document when the script ends, if it has unsaved changes.")
     var saveAtEnd = false
 
-    @Flag(name: .customLong("discard-at-end"),
-          help: "In a script: discard unsaved changes when the script ends (without it, that is an error).")
+    @Flag(
+        name: .customLong("discard-at-end"),
+        help: "In a script: discard unsaved changes when the script ends (without it, that is an error).")
     var discardAtEnd = false
 
-    @Flag(name: .customLong("read-only"),
-          help: "Open the document read-only: it opens even while another program writes it, and edits are refused.")
+    @Flag(
+        name: .customLong("read-only"),
+        help: "Open the document read-only: it opens even while another program writes it, and edits are refused.")
     var readOnly = false
 
     var interpreterOptions: Interpreter.Options { .init(assumeYes: yes, json: json, readOnly: readOnly) }

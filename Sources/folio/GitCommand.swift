@@ -30,8 +30,11 @@ extension FolioCommand.Git {
         @Flag(name: .long, help: "Report whether this repository is set up; change nothing (exit status 1 if not).")
         var check = false
 
-        @Option(name: .long, help: ArgumentHelp("The folio executable the driver runs (default: this one).",
-                                                valueName: "path"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The folio executable the driver runs (default: this one).",
+                valueName: "path"))
         var command: String?
 
         func run() throws {
@@ -51,9 +54,10 @@ extension FolioCommand.Git {
                 executable = path
             }
             do {
-                let setup = GitSetup(git: try GitProgram.onPath(),
-                                     directory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
-                                     command: executable)
+                let setup = GitSetup(
+                    git: try GitProgram.onPath(),
+                    directory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+                    command: executable)
                 if check {
                     let (isSetUp, report) = try setup.check()
                     Output.standard(report.map { $0 + "\n" }.joined())
@@ -92,8 +96,9 @@ extension FolioCommand {
         var path: String
 
         func run() throws {
-            let outcome = MergeDriver.run([base, ours, theirs, path],
-                                          in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            let outcome = MergeDriver.run(
+                [base, ours, theirs, path],
+                in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             if let message = outcome.message { Output.error(message) }
             if outcome.status != .clean { throw ExitCode(outcome.status.rawValue) }
         }
@@ -121,13 +126,15 @@ extension FolioCommand {
         var ours: String
         @Argument(help: ArgumentHelp("Their copy.", valueName: "theirs"))
         var theirs: String
-        @Option(name: [.customShort("o"), .customLong("output")],
-                help: ArgumentHelp("Where to write the merged package (must not exist).", valueName: "out"))
+        @Option(
+            name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("Where to write the merged package (must not exist).", valueName: "out"))
         var output: String?
 
         func run() throws {
-            let outcome = PackageMergeCommand.run(base: base, ours: ours, theirs: theirs, output: output,
-                                                  in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            let outcome = PackageMergeCommand.run(
+                base: base, ours: ours, theirs: theirs, output: output,
+                in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             Output.standard(outcome.output)
             if let message = outcome.message { Output.error(message) }
             if outcome.status != .clean { throw ExitCode(outcome.status.rawValue) }

@@ -23,8 +23,10 @@ enum Interruption {
 
     /// Runs a command (`body`) with ``requested()`` as its cancellation check,
     /// and with ``Output`` abandoning interrupted writes meanwhile.
-    static func during<Result, Failure: Error>(_ interpreter: Interpreter,
-                                               _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+    static func during<Result, Failure: Error>(
+        _ interpreter: Interpreter,
+        _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         interpreter.isCancelled = requested
         Output.abandonsInterruptedWrites = true
         defer { Output.abandonsInterruptedWrites = false }

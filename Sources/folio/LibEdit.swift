@@ -14,7 +14,8 @@ import Darwin
 /// (``LineEditor/readPlainLine(prompt:)``). `FOLIO_LIBEDIT` names the library
 /// to open instead; empty, it turns line editing off.
 struct LibEdit: @unchecked Sendable {
-    typealias CompletionFunction = @convention(c) (UnsafePointer<CChar>?, Int32, Int32)
+    typealias CompletionFunction =
+        @convention(c) (UnsafePointer<CChar>?, Int32, Int32)
         -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
     typealias GetCharacterFunction = @convention(c) (UnsafeMutablePointer<FILE>?) -> Int32
 
@@ -89,14 +90,15 @@ struct LibEdit: @unchecked Sendable {
             dlclose(handle)
             return .failure(LoadFailure(reason: "the library opened has no \(missing ?? "symbol")"))
         }
-        return .success(LibEdit(
-            readline: readline, addHistory: addHistory, usingHistory: usingHistory, stifleHistory: stifleHistory,
-            readHistory: readHistory, writeHistory: writeHistory, parseAndBind: parseAndBind, copyText: copyText,
-            readlineName: readlineName, basicWordBreakCharacters: basicWordBreakCharacters,
-            completionAppendCharacter: completionAppendCharacter,
-            attemptedCompletionFunction: attemptedCompletionFunction,
-            attemptedCompletionOver: attemptedCompletionOver, getCharacterFunction: getCharacterFunction,
-            lineBuffer: lineBuffer))
+        return .success(
+            LibEdit(
+                readline: readline, addHistory: addHistory, usingHistory: usingHistory, stifleHistory: stifleHistory,
+                readHistory: readHistory, writeHistory: writeHistory, parseAndBind: parseAndBind, copyText: copyText,
+                readlineName: readlineName, basicWordBreakCharacters: basicWordBreakCharacters,
+                completionAppendCharacter: completionAppendCharacter,
+                attemptedCompletionFunction: attemptedCompletionFunction,
+                attemptedCompletionOver: attemptedCompletionOver, getCharacterFunction: getCharacterFunction,
+                lineBuffer: lineBuffer))
     }
 
     /// Why libedit could not be used.

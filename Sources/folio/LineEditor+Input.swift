@@ -264,8 +264,10 @@ extension LineEditor {
                 return false
             }
             if interruptReceived.load(ordering: .relaxed) { return false }
-            var descriptors = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: wakeUpReadEnd, events: Int16(POLLIN), revents: 0)]
+            var descriptors = [
+                pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeUpReadEnd, events: Int16(POLLIN), revents: 0),
+            ]
             if poll(&descriptors, nfds_t(descriptors.count), -1) < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 inputClosed = true

@@ -53,8 +53,9 @@ enum LineEditor {
         installInterruptHandler()
         switch LibEdit.load(environment: ProcessInfo.processInfo.environment) {
         case .failure(let failure):
-            Output.diagnostic("note", kind: "lineEditing",
-                              "no line editing, history or completion: \(failure.reason) (Debian: apt-get install libedit2)")
+            Output.diagnostic(
+                "note", kind: "lineEditing",
+                "no line editing, history or completion: \(failure.reason) (Debian: apt-get install libedit2)")
             return
         case .success(let edit):
             libedit = edit
@@ -161,27 +162,28 @@ enum LineEditor {
     /// NULL-terminated array of strdup'ed strings that libedit frees: the text
     /// to put in place of `text` (the candidates' common prefix), then every
     /// candidate.
-    private static let complete: @convention(c) (UnsafePointer<CChar>?, Int32, Int32)
-        -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, _ in
-        LineEditor.libedit?.attemptedCompletionOver.pointee = 1  // never fall back to file names
-        // Far into a long line (pasted data with tabs) there is nothing to
-        // complete, and reading the line at every tab would be quadratic.
-        guard let completer = LineEditor.completer, start >= 0, start <= LineEditor.completionLimit else { return nil }
-        let word = text.map { String(cString: $0) } ?? ""
-        let candidates = completer(LineEditor.lineBeforeCursor(wordStart: Int(start), word: word))
-        guard !candidates.isEmpty else { return nil }
-        var replacement = commonPrefix(candidates)
-        if !replacement.hasPrefix(word) { replacement = word }  // never erase what was typed
-        // The candidates after the first are only listed (on a second Tab), and libedit sorts that list as text.
-        let strings = [replacement] + (candidates.count > 1 ? Interpreter.completionListing(candidates) : candidates)
-        // libedit frees the array and each string with free(): malloc and strdup them.
-        let count = strings.count + 1
-        guard let memory = malloc(MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * count) else { return nil }
-        let array = memory.bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: count)
-        for (index, string) in strings.enumerated() { array[index] = strdup(string) }
-        array[strings.count] = nil
-        return array
-    }
+    private static let complete:
+        @convention(c) (UnsafePointer<CChar>?, Int32, Int32)
+            -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, start, _ in
+                LineEditor.libedit?.attemptedCompletionOver.pointee = 1  // never fall back to file names
+                // Far into a long line (pasted data with tabs) there is nothing to
+                // complete, and reading the line at every tab would be quadratic.
+                guard let completer = LineEditor.completer, start >= 0, start <= LineEditor.completionLimit else { return nil }
+                let word = text.map { String(cString: $0) } ?? ""
+                let candidates = completer(LineEditor.lineBeforeCursor(wordStart: Int(start), word: word))
+                guard !candidates.isEmpty else { return nil }
+                var replacement = commonPrefix(candidates)
+                if !replacement.hasPrefix(word) { replacement = word }  // never erase what was typed
+                // The candidates after the first are only listed (on a second Tab), and libedit sorts that list as text.
+                let strings = [replacement] + (candidates.count > 1 ? Interpreter.completionListing(candidates) : candidates)
+                // libedit frees the array and each string with free(): malloc and strdup them.
+                let count = strings.count + 1
+                guard let memory = malloc(MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * count) else { return nil }
+                let array = memory.bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: count)
+                for (index, string) in strings.enumerated() { array[index] = strdup(string) }
+                array[strings.count] = nil
+                return array
+            }
 
     /// How far into a line, in characters (and bytes typed), Tab still completes.
     static let completionLimit: Int32 = 4096

@@ -34,8 +34,10 @@ enum Output {
     /// `LEVEL: message`) for people; with ``json``, one JSON object on one line,
     /// `{"level", "kind", "message", "line", "column"}`, `line` (1-based, in a
     /// script) and `column` (1-based) only when known.
-    static func diagnostic(_ level: String, kind: String, _ message: String, line: Int? = nil, column: Int = 0,
-                           text: String? = nil) {
+    static func diagnostic(
+        _ level: String, kind: String, _ message: String, line: Int? = nil, column: Int = 0,
+        text: String? = nil
+    ) {
         guard json else {
             error(text ?? "\(level): \(message)")
             return

@@ -96,7 +96,7 @@ enum Recovery {
     /// when the document has a recovery package.
     static func notice(for document: URL) -> String? {
         guard let url = url(for: document),
-              let attributes = (try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(DocumentPackage.manifestFileName).path))
+            let attributes = (try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(DocumentPackage.manifestFileName).path))
                 ?? (try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(DocumentPackage.documentFileName).path))
         else { return nil }
         let formatter = DateFormatter()
@@ -117,8 +117,9 @@ enum Recovery {
         guard let url = url(for: interpreter.documentURL) else {
             throw CommandError("no state folder outside the document for a recovery package (set XDG_STATE_HOME)")
         }
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         try interpreter.context.exportPackage(to: url)
         return url
     }
@@ -206,13 +207,14 @@ enum Recovery {
     /// Writes the recovery package (if there are unsaved changes), says where,
     /// and ends the process by `signal`'s default action.
     static func end(by signal: Int32) -> Never {
-        let reason = switch signal {
-        case SIGHUP: "hang-up"
-        case SIGTERM: "terminated"
-        case SIGINT: "interrupted"
-        case SIGPIPE: "output closed"
-        default: "signal \(signal)"
-        }
+        let reason =
+            switch signal {
+            case SIGHUP: "hang-up"
+            case SIGTERM: "terminated"
+            case SIGINT: "interrupted"
+            case SIGPIPE: "output closed"
+            default: "signal \(signal)"
+            }
         saveWork(reason: reason)
         resetToDefault(signal)
         var unblock = sigset_t()
@@ -227,12 +229,14 @@ enum Recovery {
     static func saveWork(reason: String) {
         do {
             if let url = try write() {
-                Output.diagnostic("warning", kind: "recovery", "\(reason); unsaved changes were written to \(url.path)",
-                                  text: "folio: \(reason); unsaved changes were written to \(url.path)")
+                Output.diagnostic(
+                    "warning", kind: "recovery", "\(reason); unsaved changes were written to \(url.path)",
+                    text: "folio: \(reason); unsaved changes were written to \(url.path)")
             }
         } catch {
-            Output.diagnostic("error", kind: "recovery", "\(reason); the unsaved changes could not be written: \(error)",
-                              text: "folio: \(reason); the unsaved changes could not be written: \(error)")
+            Output.diagnostic(
+                "error", kind: "recovery", "\(reason); the unsaved changes could not be written: \(error)",
+                text: "folio: \(reason); the unsaved changes could not be written: \(error)")
         }
     }
 }

@@ -74,10 +74,12 @@ final class ScriptSession {
                 throw ExitCode.failure
             }
         case .discard:
-            Output.diagnostic("note", kind: "unsavedChanges",
-                              "unsaved changes discarded at the end of the script (\(interpreter.changeCounts))")
+            Output.diagnostic(
+                "note", kind: "unsavedChanges",
+                "unsaved changes discarded at the end of the script (\(interpreter.changeCounts))")
         case .fail:
-            let message = "the script ended without save: its unsaved changes (\(interpreter.changeCounts)) were discarded; "
+            let message =
+                "the script ended without save: its unsaved changes (\(interpreter.changeCounts)) were discarded; "
                 + "end it with save, or run folio with --save-at-end (--discard-at-end to discard them on purpose)"
             Output.diagnostic("error", kind: "unsavedChanges", message)
             throw ExitCode.failure
@@ -113,8 +115,9 @@ final class ScriptSession {
     /// error's column (``ErrorPointer``); with `--json`, a JSON object. The
     /// script then ends with status 1.
     private func failure(_ lineNumber: Int, _ error: CommandError, in line: String) -> ExitCode {
-        Output.diagnostic("error", kind: error.kind.rawValue, error.message, line: lineNumber, column: error.column,
-                          text: ErrorPointer.report(error, in: line, lineNumber: lineNumber))
+        Output.diagnostic(
+            "error", kind: error.kind.rawValue, error.message, line: lineNumber, column: error.column,
+            text: ErrorPointer.report(error, in: line, lineNumber: lineNumber))
         return .failure
     }
 

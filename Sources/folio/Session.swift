@@ -18,8 +18,10 @@ enum Session {
         let interpreter: Interpreter
         // Said plainly, before the library's reasons why a package cannot be read.
         guard FileManager.default.fileExists(atPath: url.path) else {
-            Output.diagnostic("error", kind: "open", "\(url.relativePath) does not exist "
-                              + "(folio new PATH --schema FILE creates a document)")
+            Output.diagnostic(
+                "error", kind: "open",
+                "\(url.relativePath) does not exist "
+                    + "(folio new PATH --schema FILE creates a document)")
             throw ExitCode.failure
         }
         do {

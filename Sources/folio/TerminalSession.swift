@@ -115,8 +115,9 @@ struct TerminalSession {
             let (offset, column) = input.location(ofColumn: error.column)
             var located = error
             located.column = column
-            Output.diagnostic("error", kind: error.kind.rawValue, error.message, column: column,
-                              text: ErrorPointer.report(located, in: input.lines[offset]))
+            Output.diagnostic(
+                "error", kind: error.kind.rawValue, error.message, column: column,
+                text: ErrorPointer.report(located, in: input.lines[offset]))
             return .proceed
         }
     }

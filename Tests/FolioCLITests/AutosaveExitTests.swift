@@ -29,8 +29,9 @@ import FolioTestSupport
     /// Starts `AutosaveChild PACKAGE FIRST LAST`, its stdout to `output`.
     static func startChild(_ package: URL, _ versions: ClosedRange<Int>, output: URL) throws -> Process {
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = programProcess(childBinary, [package.path, String(versions.lowerBound), String(versions.upperBound)],
-                                     in: package.deletingLastPathComponent())
+        let process = programProcess(
+            childBinary, [package.path, String(versions.lowerBound), String(versions.upperBound)],
+            in: package.deletingLastPathComponent())
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -24,10 +24,12 @@ import FolioTestSupport
         var firstItem: UInt64 = 0
         do {
             let schema = try Schema([
-                .init("Box", attributes: [.init("name", .string)],
-                      relationships: [.init("items", to: "Item", toMany: true, inverse: "box", deleteRule: .cascade)]),
-                .init("Item", attributes: [.init("name", .string), .init("number", .int)],
-                      relationships: [.init("box", to: "Box", inverse: "items", deleteRule: .nullify)]),
+                .init(
+                    "Box", attributes: [.init("name", .string)],
+                    relationships: [.init("items", to: "Item", toMany: true, inverse: "box", deleteRule: .cascade)]),
+                .init(
+                    "Item", attributes: [.init("name", .string), .init("number", .int)],
+                    relationships: [.init("box", to: "Box", inverse: "items", deleteRule: .nullify)]),
             ])
             // In a scope of its own: the container and its lock are gone before folio opens the package.
             try {
@@ -56,10 +58,12 @@ import FolioTestSupport
     }
 
     static func terminal(_ document: URL, _ folder: TemporaryFolder) throws -> PseudoTerminal {
-        try PseudoTerminal(executable: folioBinary.path, arguments: [document.path], environment: [
-            "FOLIO_HISTORY": folder.appending("history").path, "HOME": folder.url.path, "TERM": "xterm",
-            "PATH": "/usr/bin:/bin", "XDG_STATE_HOME": folder.appending("state").path, "SWIFT_BACKTRACE": "enable=no",
-        ])
+        try PseudoTerminal(
+            executable: folioBinary.path, arguments: [document.path],
+            environment: [
+                "FOLIO_HISTORY": folder.appending("history").path, "HOME": folder.url.path, "TERM": "xterm",
+                "PATH": "/usr/bin:/bin", "XDG_STATE_HOME": folder.appending("state").path, "SWIFT_BACKTRACE": "enable=no",
+            ])
     }
 
     /// The table rows (`  17  item 16 …`) in visible text.

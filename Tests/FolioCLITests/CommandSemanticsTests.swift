@@ -44,13 +44,15 @@ import FolioTestSupport
         #expect(unasked.stderr.contains("needs confirmation (\"Update AnimalCategory#6?\")"), "\(unasked.stderr)")
         let upsert = try runFolio([animals.path, "--yes"], input: "insert AnimalCategory name=Bird\n", in: folder.url)
         #expect(upsert.stdout == "updated existing AnimalCategory#6\n")
-        #expect(upsert.stderr.hasPrefix("AnimalCategory#6 already has name \"Bird\", unique in AnimalCategory: this insert updates it\n"),
-                "\(upsert.stderr)")
+        #expect(
+            upsert.stderr.hasPrefix("AnimalCategory#6 already has name \"Bird\", unique in AnimalCategory: this insert updates it\n"),
+            "\(upsert.stderr)")
         let missing = try runFolio([animals.path], input: "insert Animal name=Okapi\n", in: folder.url)
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("Animal needs a value for diet"), "\(missing.stderr)")
-        let inserted = try runFolio([animals.path], input: "insert Animal name=Okapi diet=herbivorous\nsave\ncount Animal\n",
-                                    in: folder.url)
+        let inserted = try runFolio(
+            [animals.path], input: "insert Animal name=Okapi diet=herbivorous\nsave\ncount Animal\n",
+            in: folder.url)
         #expect(inserted.status == 0, "\(inserted.stderr)")
         let first = try #require(inserted.lines.first)
         #expect(first.hasPrefix("Animal#") && UInt64(first.dropFirst("Animal#".count)).map { $0 >> 32 != 0 } == true, "\(first)")
@@ -62,8 +64,10 @@ import FolioTestSupport
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let trips = try folder.copySample("Trips.folio")
-        let run = try runFolio([trips.path], input: "count Trip where startDate > 2025-07-01\n"
-                               + "count Trip where startDate >= 2025-06-28T00:00:00Z and endDate < 2025-07-04\n", in: folder.url)
+        let run = try runFolio(
+            [trips.path],
+            input: "count Trip where startDate > 2025-07-01\n"
+                + "count Trip where startDate >= 2025-06-28T00:00:00Z and endDate < 2025-07-04\n", in: folder.url)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.lines == ["3", "1"])
     }

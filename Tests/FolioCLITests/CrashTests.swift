@@ -65,7 +65,8 @@ import FolioTestSupport
     /// completeness: the manifest whole, every part and history file whole, each
     /// part's objects all of its entity.
     static func documentLines(_ package: URL, problems: inout [String]) -> [Substring]? {
-        let journal = (try? String(contentsOf: package.appendingPathComponent(".folio-journal"), encoding: .utf8))
+        let journal =
+            (try? String(contentsOf: package.appendingPathComponent(".folio-journal"), encoding: .utf8))
             .map { $0.split(separator: "\n").dropFirst().dropLast().map(String.init) } ?? []
         func read(_ path: String) -> Data? {
             if journal.contains(path) {
@@ -142,7 +143,7 @@ import FolioTestSupport
     // MARK: Workload 1: the Animals sample, enlarged (no blobs)
 
     static func animals(fillers: Int) -> Workload {
-        let categories = 6, animals = 30   // the sample's own
+        let categories = 6, animals = 30  // the sample's own
         return Workload(
             name: "animals",
             package: "Animals.folio",
@@ -211,9 +212,10 @@ import FolioTestSupport
             setUp: { folder, package in
                 _ = try folder.write(albumSchema, to: "album-schema.xml")
                 let filler = (0..<fillers).map { "insert Photo title=\"Filler photo \($0) with a long enough title\"\n" }
-                let setup = try runFolio(["new", package.path, "--schema", "album-schema.xml", "--yes"],
-                                         input: "insert Photo title=cover image=\(image(0).base64EncodedString())\n" + filler.joined() + "save\n",
-                                         in: folder.url, timeout: 300)
+                let setup = try runFolio(
+                    ["new", package.path, "--schema", "album-schema.xml", "--yes"],
+                    input: "insert Photo title=cover image=\(image(0).base64EncodedString())\n" + filler.joined() + "save\n",
+                    in: folder.url, timeout: 300)
                 try #require(setup.status == 0, "setup failed: \(setup.stderr)")
                 let first = try #require(setup.lines.first, "the setup printed nothing")
                 try #require(first.hasPrefix("Photo#"), "the cover's insert prints its id: \(first)")
@@ -238,17 +240,20 @@ import FolioTestSupport
                 func check(_ blob: Substring, is version: Int, _ what: String) {
                     named.insert(String(blob))
                     let data = try? Data(contentsOf: blobs.appendingPathComponent(String(blob)))
-                    if data == nil { imageProblems.append("\(what): blob \(blob) is missing") }
-                    else if data != images[version] { imageProblems.append("\(what): blob \(blob) does not hold image \(version)") }
+                    if data == nil {
+                        imageProblems.append("\(what): blob \(blob) is missing")
+                    } else if data != images[version] {
+                        imageProblems.append("\(what): blob \(blob) does not hold image \(version)")
+                    }
                 }
                 for line in lines where line.hasPrefix("<Photo ") {
                     photos += 1
                     guard let title = attribute("title", in: line) else { continue }
-                    if title == "cover" { cover = attribute("image", in: line) }
-                    else if title.hasPrefix("v"), let n = Int(title.dropFirst()) {
+                    if title == "cover" {
+                        cover = attribute("image", in: line)
+                    } else if title.hasPrefix("v"), let n = Int(title.dropFirst()) {
                         versions.append(n)
-                        if let blob = attribute("image", in: line) { check(blob, is: n, "v\(n)") }
-                        else { imageProblems.append("v\(n) has no image") }
+                        if let blob = attribute("image", in: line) { check(blob, is: n, "v\(n)") } else { imageProblems.append("v\(n) has no image") }
                     }
                 }
                 let version = checkVersions(versions, problems: &problems)
@@ -366,8 +371,11 @@ import FolioTestSupport
             let wasRunning = child.isRunning
             _ = sendSignal(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
-            if wasRunning, child.terminationReason == .uncaughtSignal { killed += 1 }
-            else { Issue.record("kill \(kill): the child was not killed mid-run (status \(child.terminationStatus))") }
+            if wasRunning, child.terminationReason == .uncaughtSignal {
+                killed += 1
+            } else {
+                Issue.record("kill \(kill): the child was not killed mid-run (status \(child.terminationStatus))")
+            }
 
             // A temporary file that is new or was rewritten: the kill interrupted the writing of manifest.xml.
             if let now = identity(of: temporary), now != staleTemporary { duringWrite += 1 }
@@ -394,8 +402,9 @@ import FolioTestSupport
         }
 
         // A stale temporary file never stops the next save, which removes it, and unreferenced blobs.
-        let last = try runFolio([package.path, "--yes"], input: workload.script(version + 1...version + 1) + workload.countScript,
-                                in: folder.url)
+        let last = try runFolio(
+            [package.path, "--yes"], input: workload.script(version + 1...version + 1) + workload.countScript,
+            in: folder.url)
         #expect(last.status == 0, "\(last.stderr)")
         #expect(Array(last.lines.suffix(workload.expectedCounts(0).count)) == workload.expectedCounts(version + 1))
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: package.path)) ?? []
@@ -405,7 +414,8 @@ import FolioTestSupport
         #expect(unreferencedParts(package) == 0, "the last save left unreferenced parts")
         #expect(blobTemporaries(package, folder: "parts").isEmpty, "the last save left part temporaries")
 
-        print("""
+        print(
+            """
             crash test (\(workload.name)): \(killed) kills survived of \(kills); \(version) versions saved, \(observed.count) \
             distinct versions observed after kills; \(duringWrite) kills interrupted the writing of manifest.xml, \
             \(duringPartWrite) that of a part, \(duringBlobWrite) that of a blob, \

@@ -79,8 +79,10 @@ func documentText(_ package: URL) throws -> String {
         // folio runs in a folder removed after it was entered: getcwd fails there.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "cd \"$1\" && rmdir \"$1\" && exec \"$2\" \"$3\" --yes --script \"$4\"", "sh",
-                             gone.path, folioBinary.path, animals.path, script.path]
+        process.arguments = [
+            "-c", "cd \"$1\" && rmdir \"$1\" && exec \"$2\" \"$3\" --yes --script \"$4\"", "sh",
+            gone.path, folioBinary.path, animals.path, script.path,
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

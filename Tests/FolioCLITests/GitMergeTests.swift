@@ -18,8 +18,9 @@ struct GitMergeTests {
 
     /// `folio Zoo.folio` running `script` (a save at the end) in the repository.
     static func edit(_ repository: GitRepository, _ script: String) throws -> ProgramRun {
-        let run = try runFolio([repository.file(package).path, "--save-at-end", "--yes"], input: script, in: repository.url,
-                               environment: GitRepository.environment)
+        let run = try runFolio(
+            [repository.file(package).path, "--save-at-end", "--yes"], input: script, in: repository.url,
+            environment: GitRepository.environment)
         #expect(run.status == 0, "folio failed: \(run.stdout)\(run.stderr)")
         return run
     }
@@ -50,15 +51,19 @@ struct GitMergeTests {
         _ = try edit(repository, "insert Animal name=\"Lion\" diet=\"carnivorous\" category=\(mammal)\n")
         _ = try repository.commitAll("a: Lion")
         try repository.switchTo("b")
-        _ = try edit(repository, "insert Animal name=\"Tiger\" diet=\"carnivorous\" category=\(mammal)\n"
-                     + "set \(animal) diet=\"omnivorous\"\n")
+        _ = try edit(
+            repository,
+            "insert Animal name=\"Tiger\" diet=\"carnivorous\" category=\(mammal)\n"
+                + "set \(animal) diet=\"omnivorous\"\n")
         _ = try repository.commitAll("b: Tiger, a diet")
     }
 
     /// Checks the package in the work tree holds both branches' edits and no conflict.
     static func expectBothEdits(_ repository: GitRepository) throws {
-        let run = try read(repository, "count Animal\nlist Animal where category.name == \"Mammal\" sort name\n"
-                           + "show \(animal)\nconflicts\n")
+        let run = try read(
+            repository,
+            "count Animal\nlist Animal where category.name == \"Mammal\" sort name\n"
+                + "show \(animal)\nconflicts\n")
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("32\n"), "30 animals and the two new ones: \(run.stdout)")
         #expect(run.stdout.contains("Lion"), "\(run.stdout)")
@@ -83,8 +88,10 @@ struct GitMergeTests {
         let repository = try Self.repository()
         // b saves first: its transaction is numbered below a's last token, which an app syncing from a holds.
         try repository.switchTo("b")
-        _ = try Self.edit(repository, "insert Animal name=\"Tiger\" diet=\"carnivorous\" category=\(Self.mammal)\n"
-                          + "set \(Self.animal) diet=\"omnivorous\"\n")
+        _ = try Self.edit(
+            repository,
+            "insert Animal name=\"Tiger\" diet=\"carnivorous\" category=\(Self.mammal)\n"
+                + "set \(Self.animal) diet=\"omnivorous\"\n")
         _ = try repository.commitAll("b: Tiger, a diet")
         try repository.switchTo("a")
         _ = try Self.edit(repository, "insert Animal name=\"Lion\" diet=\"carnivorous\" category=\(Self.mammal)\n")

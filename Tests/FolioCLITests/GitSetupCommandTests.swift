@@ -61,13 +61,14 @@ struct GitSetupCommandTests {
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("updated .gitattributes: **/*.folio/** merge=folio\n"))
         #expect(run.stdout.contains("commit .gitattributes"))
-        #expect(try repository.read(".gitattributes") == """
-            *.png binary
+        #expect(
+            try repository.read(".gitattributes") == """
+                *.png binary
 
-            # Folio document packages merge object by object (folio git setup; each clone runs it once)
-            **/*.folio/** merge=folio
+                # Folio document packages merge object by object (folio git setup; each clone runs it once)
+                **/*.folio/** merge=folio
 
-            """)
+                """)
         #expect(!FileManager.default.fileExists(atPath: repository.file("Sources/App/.gitattributes").path))
         #expect(try repository.attribute("binary", of: "logo.png") == "set")
         #expect(try repository.status() == [" M .gitattributes"])
@@ -82,8 +83,9 @@ struct GitSetupCommandTests {
             let run = try runFolio(arguments, in: folder.url, environment: environment)
             #expect(run.status == 2)
             #expect(run.stdout == "")
-            #expect(run.stderr.hasPrefix("error: \(folder.url.path) is not inside a Git work tree (git: fatal: not a git repository"),
-                    "\(run.stderr)")
+            #expect(
+                run.stderr.hasPrefix("error: \(folder.url.path) is not inside a Git work tree (git: fatal: not a git repository"),
+                "\(run.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: folder.appending(".gitattributes").path))
     }
@@ -94,12 +96,14 @@ struct GitSetupCommandTests {
         try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
         let log = folder.appending("driver.log")
         let command = tools.appendingPathComponent("folio")
-        try Data("""
+        try Data(
+            """
             #!/bin/sh
             printf '%s\\n' "$*" >> '\(log.path)'
             exec '\(BuiltProgram.folio.path)' "$@"
 
-            """.utf8).write(to: command)
+            """.utf8
+        ).write(to: command)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: command.path)
         return (command, log)
     }

@@ -36,8 +36,9 @@ import FolioTestSupport
         // And folio, a later process, shows this program's transaction with its author.
         let changes = try runFolio([animals.path], input: "changes\n", in: folder.url)
         #expect(changes.status == 0)
-        #expect(changes.stdout.hasPrefix("transaction \(token.transactionNumber)  ") && changes.stdout.contains("  by app  ("),
-                "\(changes.stdout)")
+        #expect(
+            changes.stdout.hasPrefix("transaction \(token.transactionNumber)  ") && changes.stdout.contains("  by app  ("),
+            "\(changes.stdout)")
         #expect(changes.stdout.contains("  update Animal #2: name\n"))
         #expect(changes.stdout.contains("transaction \(since[1].transactionIdentifier)  "))
     }

@@ -15,12 +15,14 @@ import FolioTestSupport
         let animals = try folder.copySample("Animals.folio")
         let before = try documentText(animals)
         let history = folder.url.appendingPathComponent("history")
-        let terminal = try PseudoTerminal(executable: folioBinary.path, arguments: [animals.path], environment: [
-            "FOLIO_HISTORY": history.path,
-            "HOME": folder.url.path,  // no ~/.editrc of the person running the tests
-            "TERM": "xterm",
-            "PATH": "/usr/bin:/bin",
-        ])
+        let terminal = try PseudoTerminal(
+            executable: folioBinary.path, arguments: [animals.path],
+            environment: [
+                "FOLIO_HISTORY": history.path,
+                "HOME": folder.url.path,  // no ~/.editrc of the person running the tests
+                "TERM": "xterm",
+                "PATH": "/usr/bin:/bin",
+            ])
 
         // The banner, then the prompt naming the document.
         try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
@@ -53,8 +55,9 @@ import FolioTestSupport
         terminal.type("help\r")
         #expect(terminal.waitFor("commands:", after: mark))
         try #require(terminal.waitFor("Animals> ", after: mark))
-        #expect(!PseudoTerminal.visibleText(Array(terminal.output[mark...])).contains("error:"),
-                "the interrupted line was not discarded: \(terminal.screenText)")
+        #expect(
+            !PseudoTerminal.visibleText(Array(terminal.output[mark...])).contains("error:"),
+            "the interrupted line was not discarded: \(terminal.screenText)")
 
         // A change puts * in the prompt; Ctrl-D then asks before quitting.
         mark = terminal.output.count
@@ -113,8 +116,10 @@ import FolioTestSupport
         try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
         let mark = terminal.output.count
         terminal.type("count Animl\r")
-        #expect(terminal.waitFor("error: column 7: no entity named 'Animl'; did you mean 'Animal'?\n  count Animl\n        ^\n",
-                                 after: mark), "\(terminal.screenText)")
+        #expect(
+            terminal.waitFor(
+                "error: column 7: no entity named 'Animl'; did you mean 'Animal'?\n  count Animl\n        ^\n",
+                after: mark), "\(terminal.screenText)")
         #expect(terminal.waitFor("Animals> ", after: mark))
         terminal.type("quit\r")
         #expect(terminal.waitForExit() == 0)
@@ -133,8 +138,9 @@ import FolioTestSupport
         mark = terminal.output.count
         let overlong = "insert Animal name='\(String(repeating: "b", count: 1_500_000))'"
         try #require(terminal.paste(overlong + "\rcount Animal\r"))
-        #expect(terminal.waitFor("error: the line is over the limit of 1048576 bytes; nothing of it was run\n", after: mark, timeout: 60),
-                "the long line was not refused")
+        #expect(
+            terminal.waitFor("error: the line is over the limit of 1048576 bytes; nothing of it was run\n", after: mark, timeout: 60),
+            "the long line was not refused")
         #expect(terminal.waitFor("\n30\n", after: mark, timeout: 30), "the next line was lost, or the insert ran")
 
         mark = terminal.output.count
@@ -167,8 +173,10 @@ import FolioTestSupport
         let mark = terminal.output.count
         // Over a kilobyte arrives at once: a paste. The tab inside a quoted value stays in it.
         let padding = String(repeating: "x", count: 1200)
-        let lines = ["insert AnimalCategory name='Cryptid\t\(padding)'", "count AnimalCategory where name != '\(padding)'",
-                     "count Animal"]
+        let lines = [
+            "insert AnimalCategory name='Cryptid\t\(padding)'", "count AnimalCategory where name != '\(padding)'",
+            "count Animal",
+        ]
         try #require(terminal.paste(lines.joined(separator: "\r") + "\r"))
         #expect(terminal.waitFor("\n30\nAnimals*> ", after: mark, timeout: 30), "\(terminal.screenText.suffix(400))")
         let screen = PseudoTerminal.visibleText(Array(terminal.output[mark...]))
@@ -180,8 +188,9 @@ import FolioTestSupport
         // The new category's id is in its writer's lane: any AnimalCategory#N line.
         let results = screen.split(separator: "\n").map(String.init)
             .filter { $0.hasPrefix("AnimalCategory#") && UInt64($0.dropFirst("AnimalCategory#".count)) != nil || ["7", "30"].contains($0) }
-        #expect(results.map { $0.hasPrefix("AnimalCategory#") ? "AnimalCategory#new" : $0 } == ["AnimalCategory#new", "7", "30"],
-                "\(screen.suffix(600))")
+        #expect(
+            results.map { $0.hasPrefix("AnimalCategory#") ? "AnimalCategory#new" : $0 } == ["AnimalCategory#new", "7", "30"],
+            "\(screen.suffix(600))")
         terminal.type("quit!\r")
         #expect(terminal.waitForExit() == 0)
     }

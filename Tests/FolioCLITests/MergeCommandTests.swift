@@ -23,11 +23,11 @@ import FolioTestSupport
         return folder
     }
 
-
     @Test("disjoint edits merge with exit 0, and the result opens with both edits")
     func disjoint() throws {
-        let folder = try Self.versions(ours: "set 2 diet=omnivorous",
-                                       theirs: "set 3 name=\"Tree Frog\"\ninsert Animal name=Tiger diet=carnivorous category=1")
+        let folder = try Self.versions(
+            ours: "set 2 diet=omnivorous",
+            theirs: "set 3 name=\"Tree Frog\"\ninsert Animal name=Tiger diet=carnivorous category=1")
         let before = try runFolio(["Base.folio"], input: "count Animal\n", in: folder.url)
         let merge = try runFolio(["merge", "Base.folio", "Ours.folio", "Theirs.folio", "-o", "Out.folio"], in: folder.url)
         #expect(merge.status == 0, "\(merge.stderr)")
@@ -49,8 +49,9 @@ import FolioTestSupport
 
     @Test("the merged package's history ends with a transaction by merge, which 'changes since' ours' last token lists")
     func mergeTransactionListed() throws {
-        let folder = try Self.versions(ours: "set 2 diet=omnivorous",
-                                       theirs: "set 4 name=\"Mexican Axolotl\"\ninsert Animal name=Tiger diet=carnivorous category=1")
+        let folder = try Self.versions(
+            ours: "set 2 diet=omnivorous",
+            theirs: "set 4 name=\"Mexican Axolotl\"\ninsert Animal name=Tiger diet=carnivorous category=1")
         let ours = try runFolio(["Ours.folio"], input: "changes\n", in: folder.url)
         let headings = ours.lines.filter { $0.hasPrefix("transaction ") }
         let token = try #require(headings.last?.split(separator: " ").dropFirst().first.map(String.init))
@@ -73,8 +74,9 @@ import FolioTestSupport
         let merge = try runFolio(["merge", "Base.folio", "Ours.folio", "Theirs.folio", "-o", "Out.folio"], in: folder.url)
         #expect(merge.status == 1, "\(merge.stderr)")
         #expect(merge.stderr == "")
-        #expect(merge.stdout.contains("1 conflict recorded: open Out.folio in folio and run 'conflicts' to resolve them\n"),
-                "\(merge.stdout)")
+        #expect(
+            merge.stdout.contains("1 conflict recorded: open Out.folio in folio and run 'conflicts' to resolve them\n"),
+            "\(merge.stdout)")
         #expect(merge.stdout.contains("diet"), "\(merge.stdout)")
         let opened = try runFolio(["Out.folio"], input: "show 2\nconflicts\n", in: folder.url)
         #expect(opened.status == 0, "\(opened.stderr)")

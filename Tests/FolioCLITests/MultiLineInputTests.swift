@@ -8,18 +8,20 @@ import FolioTestSupport
     func script() throws {
         let folder = try TemporaryFolder()
         let animals = try folder.copySample("Animals.folio")
-        let ok = try runFolio([animals.path, "--discard-at-end"], input: "list Animal name, \\\n  diet where name == 'Koala'\ncount Animal\n",
-                              in: folder.url)
+        let ok = try runFolio(
+            [animals.path, "--discard-at-end"], input: "list Animal name, \\\n  diet where name == 'Koala'\ncount Animal\n",
+            in: folder.url)
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.lines == ["name   diet", "-----  -----------", "Koala  herbivorous", "1 Animal", "30"])
         let failing = try runFolio([animals.path], input: "count Animal\nlist Animal name,\\\n  nme \\\n  limit 2\n", in: folder.url)
         #expect(failing.status == 1)
-        #expect(failing.stderr == """
-            error: 3: column 3: Animal has no attribute or relationship 'nme'; did you mean 'name'?
-                nme \\
-                ^
+        #expect(
+            failing.stderr == """
+                error: 3: column 3: Animal has no attribute or relationship 'nme'; did you mean 'name'?
+                    nme \\
+                    ^
 
-            """)
+                """)
     }
 
     @Test("an unfinished command at the end of a script runs as it is and fails at what is open")

@@ -21,12 +21,14 @@ import FolioTestSupport
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         _ = try folder.write(NewCommandTests.schema, to: "notes-schema.xml")
-        let run = try runFolio(["new", "Notes.folio", "--schema", "notes-schema.xml"], input: """
-            count Note
-            insert Note title=Hello stars=3
-            save
-            count Note
-            """, in: folder.url)
+        let run = try runFolio(
+            ["new", "Notes.folio", "--schema", "notes-schema.xml"],
+            input: """
+                count Note
+                insert Note title=Hello stars=3
+                save
+                count Note
+                """, in: folder.url)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr == "")
         #expect(run.lines.first == "0")

@@ -12,9 +12,11 @@ import FolioTestSupport
     func reopenAfterAnotherProcessSaves() throws {
         let folder = try TemporaryFolder()
         let animals = try folder.copySample("Animals.folio")
-        let reader = try PseudoTerminal(executable: folioBinary.path, arguments: ["--read-only", animals.path], environment: [
-            "FOLIO_HISTORY": folder.appending("history").path, "HOME": folder.url.path, "TERM": "xterm", "PATH": "/usr/bin:/bin",
-        ])
+        let reader = try PseudoTerminal(
+            executable: folioBinary.path, arguments: ["--read-only", animals.path],
+            environment: [
+                "FOLIO_HISTORY": folder.appending("history").path, "HOME": folder.url.path, "TERM": "xterm", "PATH": "/usr/bin:/bin",
+            ])
         try #require(reader.waitFor("Animals (read-only)> "), "no prompt: \(reader.screenText)")
 
         // Another process deletes a category (cascading to its animals) and saves.
@@ -36,9 +38,11 @@ import FolioTestSupport
         #expect(reader.waitForExit() == 0)
 
         // A writer on the terminal: diff lists its edit; an upsert asks, and "n" changes nothing.
-        let editor = try PseudoTerminal(executable: folioBinary.path, arguments: [animals.path], environment: [
-            "FOLIO_HISTORY": folder.appending("history").path, "HOME": folder.url.path, "TERM": "xterm", "PATH": "/usr/bin:/bin",
-        ])
+        let editor = try PseudoTerminal(
+            executable: folioBinary.path, arguments: [animals.path],
+            environment: [
+                "FOLIO_HISTORY": folder.appending("history").path, "HOME": folder.url.path, "TERM": "xterm", "PATH": "/usr/bin:/bin",
+            ])
         try #require(editor.waitFor("Animals> "), "no prompt: \(editor.screenText)")
         mark = editor.output.count
         editor.type("set 2 name=Eft\r")
@@ -49,8 +53,9 @@ import FolioTestSupport
         #expect(editor.waitFor("0 inserted, 1 changed, 0 deleted", after: mark), "\(editor.screenText)")
         mark = editor.output.count
         editor.type("insert AnimalCategory name=Bird\r")
-        #expect(editor.waitFor("AnimalCategory#6 already has name \"Bird\", unique in AnimalCategory: this insert updates it", after: mark),
-                "\(editor.screenText)")
+        #expect(
+            editor.waitFor("AnimalCategory#6 already has name \"Bird\", unique in AnimalCategory: this insert updates it", after: mark),
+            "\(editor.screenText)")
         #expect(editor.waitFor("Update AnimalCategory#6? [y/N] ", after: mark), "\(editor.screenText)")
         editor.type("n\r")
         #expect(editor.waitFor("cancelled", after: mark), "\(editor.screenText)")

@@ -228,14 +228,18 @@ extension PseudoTerminal {
     /// The built `folio` on `package`, on a new terminal: its history in
     /// `folder` (or none), `HOME` there (no ~/.editrc of the person running
     /// the tests), `TERM=xterm`, and `extra` added to that environment.
-    static func folio(on package: URL, in folder: TemporaryFolder, history: Bool = true,
-                      environment extra: [String: String] = [:]) throws -> PseudoTerminal {
-        try PseudoTerminal(executable: folioBinary.path, arguments: [package.path], environment: [
-            "FOLIO_HISTORY": history ? folder.url.appendingPathComponent("history").path : "",
-            "HOME": folder.url.path,
-            "TERM": "xterm",
-            "PATH": "/usr/bin:/bin",
-        ].merging(extra) { _, new in new })
+    static func folio(
+        on package: URL, in folder: TemporaryFolder, history: Bool = true,
+        environment extra: [String: String] = [:]
+    ) throws -> PseudoTerminal {
+        try PseudoTerminal(
+            executable: folioBinary.path, arguments: [package.path],
+            environment: [
+                "FOLIO_HISTORY": history ? folder.url.appendingPathComponent("history").path : "",
+                "HOME": folder.url.path,
+                "TERM": "xterm",
+                "PATH": "/usr/bin:/bin",
+            ].merging(extra) { _, new in new })
     }
 }
 

@@ -63,8 +63,10 @@ import FolioTestSupport
         defer { folder.remove() }
         let animals = try folder.copySample("Animals.folio")
         let before = try documentText(animals)
-        for command in ["insert AnimalCategory name=Cryptid", "set Animal 2 name=Salamander", "delete Animal 2",
-                        "unlink AnimalCategory 1 animals 2", "save"] {
+        for command in [
+            "insert AnimalCategory name=Cryptid", "set Animal 2 name=Salamander", "delete Animal 2",
+            "unlink AnimalCategory 1 animals 2", "save",
+        ] {
             let run = try runFolio(["--read-only", "--yes", animals.path], input: "count Animal\n\(command)\n", in: folder.url)
             #expect(run.status == 1, "\(command)")
             #expect(run.lines == ["30"])
@@ -75,8 +77,9 @@ import FolioTestSupport
 
         // save as writes a copy, which is then edited normally.
         let copy = folder.url.appendingPathComponent("Copy.folio")
-        let run = try runFolio(["--read-only", animals.path],
-                               input: "save as \(copy.path)\ninsert AnimalCategory name=Cryptid\nsave\n", in: folder.url)
+        let run = try runFolio(
+            ["--read-only", animals.path],
+            input: "save as \(copy.path)\ninsert AnimalCategory name=Cryptid\nsave\n", in: folder.url)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try documentText(copy).contains("Cryptid"))
         #expect(try documentText(animals) == before)

@@ -12,8 +12,8 @@ import FolioTestSupport
     static func tourLines() throws -> [String] {
         let text = try String(contentsOf: readme, encoding: .utf8)
         guard let heading = text.range(of: "## A short tour of `folio`"),
-              let open = text.range(of: "```\n", range: heading.upperBound..<text.endIndex),
-              let close = text.range(of: "```\n", range: open.upperBound..<text.endIndex)
+            let open = text.range(of: "```\n", range: heading.upperBound..<text.endIndex),
+            let close = text.range(of: "```\n", range: open.upperBound..<text.endIndex)
         else { return [] }
         return text[open.upperBound..<close.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
             .dropLast().map(String.init)
@@ -27,15 +27,20 @@ import FolioTestSupport
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("SampleDocuments"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: SampleDocuments.folder.appendingPathComponent("Animals.folio"),
-                                        to: folder.url.appendingPathComponent(documentPath))
+        try FileManager.default.copyItem(
+            at: SampleDocuments.folder.appendingPathComponent("Animals.folio"),
+            to: folder.url.appendingPathComponent(documentPath))
         // In the folder, so the package is named as the README names it.
-        let terminal = try PseudoTerminal(executable: "/bin/sh", arguments: ["-c", "cd \"$0\" && exec \"$1\" \"$2\"",
-                                                                              folder.url.path, folioBinary.path, documentPath],
-                                          environment: [
-                                              "FOLIO_HISTORY": folder.url.appendingPathComponent("history").path,
-                                              "HOME": folder.url.path, "TERM": "xterm", "PATH": "/usr/bin:/bin",
-                                          ])
+        let terminal = try PseudoTerminal(
+            executable: "/bin/sh",
+            arguments: [
+                "-c", "cd \"$0\" && exec \"$1\" \"$2\"",
+                folder.url.path, folioBinary.path, documentPath,
+            ],
+            environment: [
+                "FOLIO_HISTORY": folder.url.appendingPathComponent("history").path,
+                "HOME": folder.url.path, "TERM": "xterm", "PATH": "/usr/bin:/bin",
+            ])
         // What a person types: the text after each prompt, and the answer to each question.
         let prompt = #/^(\w+\*?> |[^?]+\? \[y/N\] )(.*)$/#
         var mark = 0

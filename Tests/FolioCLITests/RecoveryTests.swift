@@ -17,14 +17,17 @@ import FolioTestSupport
 
     /// Runs folio as a script on a pipe, sends `lines`, waits until stdout holds
     /// `until`, then sends `signal`; returns how it ended and its stderr.
-    static func scriptThenSignal(_ signal: Int32, document: URL, state: URL, lines: String, until: String,
-                                 in folder: URL) throws -> (reason: Process.TerminationReason, status: Int32, stderr: String) {
+    static func scriptThenSignal(
+        _ signal: Int32, document: URL, state: URL, lines: String, until: String,
+        in folder: URL
+    ) throws -> (reason: Process.TerminationReason, status: Int32, stderr: String) {
         let outputFile = folder.appendingPathComponent(".out-\(UUID().uuidString)")
         let errorFile = folder.appendingPathComponent(".err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        let process = programProcess(folioBinary, [document.path], in: folder,
-                                     environment: ["XDG_STATE_HOME": state.path, "SWIFT_BACKTRACE": "enable=no"])
+        let process = programProcess(
+            folioBinary, [document.path], in: folder,
+            environment: ["XDG_STATE_HOME": state.path, "SWIFT_BACKTRACE": "enable=no"])
         let input = Pipe()
         process.standardInput = input
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
@@ -33,7 +36,8 @@ import FolioTestSupport
         input.fileHandleForWriting.write(Data(lines.utf8))
         let deadline = Date(timeIntervalSinceNow: 30)
         while deadline.timeIntervalSinceNow > 0,
-              !((try? String(contentsOf: outputFile, encoding: .utf8)) ?? "").contains(until) {
+            !((try? String(contentsOf: outputFile, encoding: .utf8)) ?? "").contains(until)
+        {
             usleep(20_000)
         }
         usleep(200_000)  // back at the read of the next line
@@ -46,7 +50,9 @@ import FolioTestSupport
         return (process.terminationReason, process.terminationStatus, try String(contentsOf: errorFile, encoding: .utf8))
     }
 
-    @Test("SIGTERM, SIGHUP, Ctrl-C (SIGINT) in a script and a trap signal write the unsaved edit to a recovery package in the state folder and end by that signal")
+    @Test(
+        "SIGTERM, SIGHUP, Ctrl-C (SIGINT) in a script and a trap signal write the unsaved edit to a recovery package in the state folder and end by that signal"
+    )
     func signalsWriteRecovery() throws {
         for signal in [SIGTERM, SIGHUP, SIGINT, SIGSEGV, SIGILL] {
             let folder = try TemporaryFolder()
@@ -54,9 +60,12 @@ import FolioTestSupport
             let animals = try folder.copySample("Animals.folio")
             let before = try documentText(animals)
             let state = folder.url.appendingPathComponent("state")
-            let ended = try Self.scriptThenSignal(signal, document: animals, state: state,
-                                                  lines: "set 2 name=Recovered\ncount Animal\n", until: "30\n", in: folder.url)
-            #expect(ended.reason == .uncaughtSignal && ended.status == signal, "signal \(signal): \(ended) out: \((try? String(contentsOf: folder.url, encoding: .utf8)) ?? "")")
+            let ended = try Self.scriptThenSignal(
+                signal, document: animals, state: state,
+                lines: "set 2 name=Recovered\ncount Animal\n", until: "30\n", in: folder.url)
+            #expect(
+                ended.reason == .uncaughtSignal && ended.status == signal,
+                "signal \(signal): \(ended) out: \((try? String(contentsOf: folder.url, encoding: .utf8)) ?? "")")
             let packages = Self.recoveryPackages(in: state)
             try #require(packages.count == 1, "signal \(signal): \(ended.stderr)")
             let recovery = packages[0]
@@ -69,10 +78,12 @@ import FolioTestSupport
             #expect(!inside.contains { $0.hasSuffix(".folio") }, "\(inside)")
 
             // The next open names the recovery package; it opens like any document.
-            let reopened = try runFolio([animals.path], input: "count Animal\n", in: folder.url,
-                                        environment: ["XDG_STATE_HOME": state.path])
-            #expect(reopened.stderr.contains("were recovered to \(recovery.path); open it with: folio \(recovery.path)"),
-                    "\(reopened.stderr)")
+            let reopened = try runFolio(
+                [animals.path], input: "count Animal\n", in: folder.url,
+                environment: ["XDG_STATE_HOME": state.path])
+            #expect(
+                reopened.stderr.contains("were recovered to \(recovery.path); open it with: folio \(recovery.path)"),
+                "\(reopened.stderr)")
             let shown = try runFolio([recovery.path], input: "show 2\n", in: folder.url, environment: ["XDG_STATE_HOME": state.path])
             #expect(shown.status == 0)
             #expect(shown.stdout.contains("\"Recovered\""), "\(shown.stdout)")
@@ -112,8 +123,9 @@ import FolioTestSupport
         defer { folder.remove() }
         let animals = try folder.copySample("Animals.folio")
         let state = folder.url.appendingPathComponent("state")
-        let ended = try Self.scriptThenSignal(SIGTERM, document: animals, state: state,
-                                              lines: "set 2 name=Foo\nundo\ncount Animal\n", until: "30\n", in: folder.url)
+        let ended = try Self.scriptThenSignal(
+            SIGTERM, document: animals, state: state,
+            lines: "set 2 name=Foo\nundo\ncount Animal\n", until: "30\n", in: folder.url)
         #expect(ended.reason == .uncaughtSignal && ended.status == SIGTERM)
         #expect(Self.recoveryPackages(in: state).isEmpty)
         #expect(ended.stderr.isEmpty, "\(ended.stderr)")
@@ -125,8 +137,9 @@ import FolioTestSupport
         defer { folder.remove() }
         let animals = try folder.copySample("Animals.folio")
         let before = try FileManager.default.contentsOfDirectory(atPath: animals.path).sorted()
-        let ended = try Self.scriptThenSignal(SIGTERM, document: animals, state: animals.appendingPathComponent("state"),
-                                              lines: "set 2 name=Recovered\ncount Animal\n", until: "30\n", in: folder.url)
+        let ended = try Self.scriptThenSignal(
+            SIGTERM, document: animals, state: animals.appendingPathComponent("state"),
+            lines: "set 2 name=Recovered\ncount Animal\n", until: "30\n", in: folder.url)
         #expect(ended.reason == .uncaughtSignal && ended.status == SIGTERM)
         #expect(ended.stderr.contains("could not be written"), "\(ended.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: animals.path).sorted() == before)
@@ -138,13 +151,15 @@ import FolioTestSupport
         defer { folder.remove() }
         let animals = try folder.copySample("Animals.folio")
         let state = folder.url.appendingPathComponent("state")
-        let terminal = try PseudoTerminal(executable: folioBinary.path, arguments: [animals.path], environment: [
-            "FOLIO_HISTORY": folder.url.appendingPathComponent("history").path,
-            "HOME": folder.url.path,
-            "TERM": "xterm",
-            "PATH": "/usr/bin:/bin",
-            "XDG_STATE_HOME": state.path,
-        ])
+        let terminal = try PseudoTerminal(
+            executable: folioBinary.path, arguments: [animals.path],
+            environment: [
+                "FOLIO_HISTORY": folder.url.appendingPathComponent("history").path,
+                "HOME": folder.url.path,
+                "TERM": "xterm",
+                "PATH": "/usr/bin:/bin",
+                "XDG_STATE_HOME": state.path,
+            ])
         try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
         let mark = terminal.output.count
         terminal.type("set 2 name=Recovered\r")

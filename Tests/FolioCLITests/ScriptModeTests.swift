@@ -18,8 +18,11 @@ import FolioTestSupport
         #expect(run.stderr.contains("column 1"))
         #expect(run.stderr.contains("frobnicate"))
         // The error line, the line echoed, the caret under column 1.
-        #expect(run.stderr.split(separator: "\n") == ["error: 2: column 1: unknown command 'frobnicate'; try 'help'",
-                                                      "  frobnicate Animal", "  ^"])
+        #expect(
+            run.stderr.split(separator: "\n") == [
+                "error: 2: column 1: unknown command 'frobnicate'; try 'help'",
+                "  frobnicate Animal", "  ^",
+            ])
     }
 
     @Test("a script error shows the line with a caret under the offending word, and suggests close names")
@@ -29,11 +32,12 @@ import FolioTestSupport
         let animals = try folder.copySample("Animals.folio")
         let run = try runFolio([animals.path], input: "count Animal\nlist Animal sort nam\n", in: folder.url)
         #expect(run.status == 1)
-        #expect(run.stderr.split(separator: "\n") == [
-            "error: 2: column 18: cannot sort by 'nam': Animal has no property 'nam'; did you mean 'name'?",
-            "  list Animal sort nam",
-            "                   ^",
-        ])
+        #expect(
+            run.stderr.split(separator: "\n") == [
+                "error: 2: column 18: cannot sort by 'nam': Animal has no property 'nam'; did you mean 'name'?",
+                "  list Animal sort nam",
+                "                   ^",
+            ])
     }
 
     @Test("a 1 MB line in a script is read and run, and an error in it points into a window of the line")
@@ -42,8 +46,9 @@ import FolioTestSupport
         defer { folder.remove() }
         let animals = try folder.copySample("Animals.folio")
         let name = String(repeating: "a", count: 1_000_000)
-        let run = try runFolio([animals.path], input: "count Animal where name != '\(name)'\ncount Animal where nme == '\(name)'\n",
-                               in: folder.url)
+        let run = try runFolio(
+            [animals.path], input: "count Animal where name != '\(name)'\ncount Animal where nme == '\(name)'\n",
+            in: folder.url)
         #expect(run.stdout == "30\n", "the 30 named animals")
         let lines = run.stderr.split(separator: "\n")
         #expect(lines.first == "error: 2: column 20: Animal has no property 'nme'; did you mean 'name'?")
@@ -62,8 +67,9 @@ import FolioTestSupport
         let run = try runFolio([animals.path], input: "count Animal\n\(line)\nsave\n", in: folder.url)
         #expect(run.status == 1)
         #expect(run.stdout == "30\n")
-        #expect(run.stderr.hasPrefix("error: 2: the line is \(line.utf8.count) bytes long, over the limit of 1048576 bytes"),
-                "\(run.stderr.prefix(200))")
+        #expect(
+            run.stderr.hasPrefix("error: 2: the line is \(line.utf8.count) bytes long, over the limit of 1048576 bytes"),
+            "\(run.stderr.prefix(200))")
         #expect(run.stderr.utf8.count < 1_000)
     }
 
@@ -143,15 +149,18 @@ import FolioTestSupport
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let animals = try folder.copySample("Animals.folio")
-        let run = try runFolio([animals.path], input: """
-            insert AnimalCategory name=Cryptid
-            save
-            count AnimalCategory
-            """, in: folder.url)
+        let run = try runFolio(
+            [animals.path],
+            input: """
+                insert AnimalCategory name=Cryptid
+                save
+                count AnimalCategory
+                """, in: folder.url)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr == "")
-        #expect(run.lines.first?.range(of: #"^(AnimalCategory)?#?\d+$"#, options: .regularExpression) != nil,
-                "insert prints the new id alone: \(run.stdout)")
+        #expect(
+            run.lines.first?.range(of: #"^(AnimalCategory)?#?\d+$"#, options: .regularExpression) != nil,
+            "insert prints the new id alone: \(run.stdout)")
         #expect(run.lines.last == "7")
         let document = try documentText(animals)
         #expect(document.contains(#"name="Cryptid""#))
@@ -170,7 +179,8 @@ import FolioTestSupport
         let run = try runFolio([animals.path], input: script, in: folder.url)
         #expect(run.status == 1)
         #expect(run.lines.count == 50, "the ids are still printed")
-        #expect(run.stderr == "error: the script ended without save: its unsaved changes (50 inserted, 0 changed, 0 deleted) "
+        #expect(
+            run.stderr == "error: the script ended without save: its unsaved changes (50 inserted, 0 changed, 0 deleted) "
                 + "were discarded; end it with save, or run folio with --save-at-end (--discard-at-end to discard them on purpose)\n")
         #expect(try documentText(animals) == before)
     }
@@ -239,10 +249,12 @@ import FolioTestSupport
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let animals = try folder.copySample("Animals.folio")
-        let commands = ["help", "help list", "schema", "list AnimalCategory sort name", "count Animal", "show 2",
-                        "insert AnimalCategory name=Cryptid as cryptid", "set 2 name=Eft", "link 2 category $cryptid", "unlink $cryptid animals 2",
-                        "delete 24", "undo", "redo", "history", "status", "save", "changes", "revert", "delete all Animal",
-                        "revert", "save as Copy.folio", "# a comment", "", "list Animal where nme == 'x'"]
+        let commands = [
+            "help", "help list", "schema", "list AnimalCategory sort name", "count Animal", "show 2",
+            "insert AnimalCategory name=Cryptid as cryptid", "set 2 name=Eft", "link 2 category $cryptid", "unlink $cryptid animals 2",
+            "delete 24", "undo", "redo", "history", "status", "save", "changes", "revert", "delete all Animal",
+            "revert", "save as Copy.folio", "# a comment", "", "list Animal where nme == 'x'",
+        ]
         let run = try runFolio([animals.path, "--json", "--yes"], input: commands.joined(separator: "\n") + "\n", in: folder.url)
         #expect(run.status == 1)
         func objects(_ text: String) throws -> [[String: Any]] {
@@ -304,13 +316,16 @@ import FolioTestSupport
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let animals = try folder.copySample("Animals.folio")
-        let run = try runFolio([animals.path, "--yes"], input: "delete 24\ncount Animal\ninsert AnimalCategory name=X\nrevert\n",
-                               in: folder.url)
+        let run = try runFolio(
+            [animals.path, "--yes"], input: "delete 24\ncount Animal\ninsert AnimalCategory name=X\nrevert\n",
+            in: folder.url)
         #expect(run.status == 0, "\(run.stderr)")
         // The new category's id is in its writer's lane.
-        #expect(run.lines.count == 4 && run.lines[2].hasPrefix("AnimalCategory#") && UInt64(run.lines[2].dropFirst("AnimalCategory#".count)) != nil,
-                "\(run.lines)")
-        #expect(run.lines.enumerated().filter { $0.offset != 2 }.map(\.element)
+        #expect(
+            run.lines.count == 4 && run.lines[2].hasPrefix("AnimalCategory#") && UInt64(run.lines[2].dropFirst("AnimalCategory#".count)) != nil,
+            "\(run.lines)")
+        #expect(
+            run.lines.enumerated().filter { $0.offset != 2 }.map(\.element)
                 == ["deleted 8 objects", "23", "reverted to Animals.folio as last saved (undo history cleared)"])
         #expect(run.stderr == "deletes 1 AnimalCategory, also deletes 7 Animal\ndiscards 1 inserted, 0 changed, 8 deleted\n")
     }

@@ -8,8 +8,9 @@ import FolioTestSupport
     func exportThenImport() throws {
         let folder = try TemporaryFolder()
         let animals = try folder.copySample("Animals.folio")
-        let export = try runFolio([animals.path], input: "export list Animal name, diet where category.name == 'Fish' to fish.csv\n",
-                                  in: folder.url)
+        let export = try runFolio(
+            [animals.path], input: "export list Animal name, diet where category.name == 'Fish' to fish.csv\n",
+            in: folder.url)
         #expect(export.status == 0, "\(export.stderr)")
         #expect(export.stdout == "exported 4 Animal to fish.csv\n")
         let other = folder.appending("Other.folio")

@@ -13,18 +13,18 @@ import Testing
             }
             """#,
             expandedSource: #"""
-            final class Animal {
-                static var _$indexes: [[AnyKeyPath]] {
-                    let lists: [[PartialKeyPath<Animal>]] = [[\.name], [\.age, \.weight]]
-                    return lists.map {
-                        $0.map {
-                            $0 as AnyKeyPath
+                final class Animal {
+                    static var _$indexes: [[AnyKeyPath]] {
+                        let lists: [[PartialKeyPath<Animal>]] = [[\.name], [\.age, \.weight]]
+                        return lists.map {
+                            $0.map {
+                                $0 as AnyKeyPath
+                            }
                         }
                     }
+                    var name: String
                 }
-                var name: String
-            }
-            """#,
+                """#,
             macros: ["Index": folioMacros["Index"]!]
         )
     }
@@ -38,17 +38,17 @@ import Testing
             }
             """#,
             expandedSource: #"""
-            public final class Animal {
-                public static var _$indexes: [[AnyKeyPath]] {
-                    let lists: [[PartialKeyPath<Animal>]] = [[\.name]]
-                    return lists.map {
-                        $0.map {
-                            $0 as AnyKeyPath
+                public final class Animal {
+                    public static var _$indexes: [[AnyKeyPath]] {
+                        let lists: [[PartialKeyPath<Animal>]] = [[\.name]]
+                        return lists.map {
+                            $0.map {
+                                $0 as AnyKeyPath
+                            }
                         }
                     }
                 }
-            }
-            """#,
+                """#,
             macros: ["Index": folioMacros["Index"]!]
         )
     }
@@ -62,20 +62,21 @@ import Testing
             }
             """#,
             expandedSource: #"""
-            final class Animal {
-            }
-            """#,
+                final class Animal {
+                }
+                """#,
             diagnostics: [
-                DiagnosticSpec(message: "'#Index' needs the model class its key paths start from: '#Index<Animal>(...)'",
-                               line: 2, column: 6, fixIts: [FixItSpec(message: "Insert '<Animal>'")]),
+                DiagnosticSpec(
+                    message: "'#Index' needs the model class its key paths start from: '#Index<Animal>(...)'",
+                    line: 2, column: 6, fixIts: [FixItSpec(message: "Insert '<Animal>'")])
             ],
             macros: ["Index": folioMacros["Index"]!],
             applyFixIts: ["Insert '<Animal>'"],
             fixedSource: #"""
-            final class Animal {
-                #Index<Animal>([\.name])
-            }
-            """#
+                final class Animal {
+                    #Index<Animal>([\.name])
+                }
+                """#
         )
     }
 
@@ -88,20 +89,21 @@ import Testing
             }
             """#,
             expandedSource: #"""
-            final class Animal {
-            }
-            """#,
+                final class Animal {
+                }
+                """#,
             diagnostics: [
-                DiagnosticSpec(message: "an index needs at least one key path", line: 2, column: 30,
-                               fixIts: [FixItSpec(message: "Remove the empty index")]),
+                DiagnosticSpec(
+                    message: "an index needs at least one key path", line: 2, column: 30,
+                    fixIts: [FixItSpec(message: "Remove the empty index")])
             ],
             macros: ["Index": folioMacros["Index"]!],
             applyFixIts: ["Remove the empty index"],
             fixedSource: #"""
-            final class Animal {
-                #Index<Animal>([\.name])
-            }
-            """#
+                final class Animal {
+                    #Index<Animal>([\.name])
+                }
+                """#
         )
     }
 
@@ -117,16 +119,18 @@ import Testing
             }
             """#,
             expandedSource: #"""
-            final class Animal {
-            }
-            struct Plan {
-            }
-            """#,
+                final class Animal {
+                }
+                struct Plan {
+                }
+                """#,
             diagnostics: [
-                DiagnosticSpec(message: "'#Index' needs at least one index: an array of key paths, such as '[\\.name]'",
-                               line: 2, column: 5),
-                DiagnosticSpec(message: "'#Index' declares a model's indexes; write it inside the '@Model' class",
-                               line: 5, column: 5),
+                DiagnosticSpec(
+                    message: "'#Index' needs at least one index: an array of key paths, such as '[\\.name]'",
+                    line: 2, column: 5),
+                DiagnosticSpec(
+                    message: "'#Index' declares a model's indexes; write it inside the '@Model' class",
+                    line: 5, column: 5),
             ],
             macros: ["Index": folioMacros["Index"]!]
         )
@@ -142,25 +146,25 @@ import Testing
             }
             """#,
             expandedSource: #"""
-            final class Visit {
-                static var _$uniquenessConstraints: [[AnyKeyPath]] {
-                    let lists: [[PartialKeyPath<Visit>]] = [[\.code]]
-                    return lists.map {
-                        $0.map {
-                            $0 as AnyKeyPath
+                final class Visit {
+                    static var _$uniquenessConstraints: [[AnyKeyPath]] {
+                        let lists: [[PartialKeyPath<Visit>]] = [[\.code]]
+                        return lists.map {
+                            $0.map {
+                                $0 as AnyKeyPath
+                            }
+                        }
+                    }
+                    static var _$indexes: [[AnyKeyPath]] {
+                        let lists: [[PartialKeyPath<Visit>]] = [[\.day]]
+                        return lists.map {
+                            $0.map {
+                                $0 as AnyKeyPath
+                            }
                         }
                     }
                 }
-                static var _$indexes: [[AnyKeyPath]] {
-                    let lists: [[PartialKeyPath<Visit>]] = [[\.day]]
-                    return lists.map {
-                        $0.map {
-                            $0 as AnyKeyPath
-                        }
-                    }
-                }
-            }
-            """#,
+                """#,
             macros: ["Unique": folioMacros["Unique"]!, "Index": folioMacros["Index"]!]
         )
     }

@@ -13,23 +13,23 @@ import Testing
             }
             """,
             expandedSource: """
-            actor TodoActor {
-                func deleteAll() throws {}
+                actor TodoActor {
+                    func deleteAll() throws {}
 
-                nonisolated let modelExecutor: any Folio.ModelExecutor
+                    nonisolated let modelExecutor: any Folio.ModelExecutor
 
-                nonisolated let modelContainer: Folio.ModelContainer
+                    nonisolated let modelContainer: Folio.ModelContainer
 
-                init(modelContainer: Folio.ModelContainer) {
-                    let modelContext = Folio.ModelContext(modelContainer)
-                    self.modelExecutor = Folio.DefaultSerialModelExecutor(modelContext: modelContext)
-                    self.modelContainer = modelContainer
+                    init(modelContainer: Folio.ModelContainer) {
+                        let modelContext = Folio.ModelContext(modelContainer)
+                        self.modelExecutor = Folio.DefaultSerialModelExecutor(modelContext: modelContext)
+                        self.modelContainer = modelContainer
+                    }
                 }
-            }
 
-            extension TodoActor: Folio.ModelActor {
-            }
-            """
+                extension TodoActor: Folio.ModelActor {
+                }
+                """
         )
     }
 
@@ -42,22 +42,22 @@ import Testing
             }
             """,
             expandedSource: """
-            public actor Importer {
+                public actor Importer {
 
-                public nonisolated let modelExecutor: any Folio.ModelExecutor
+                    public nonisolated let modelExecutor: any Folio.ModelExecutor
 
-                public nonisolated let modelContainer: Folio.ModelContainer
+                    public nonisolated let modelContainer: Folio.ModelContainer
 
-                public init(modelContainer: Folio.ModelContainer) {
-                    let modelContext = Folio.ModelContext(modelContainer)
-                    self.modelExecutor = Folio.DefaultSerialModelExecutor(modelContext: modelContext)
-                    self.modelContainer = modelContainer
+                    public init(modelContainer: Folio.ModelContainer) {
+                        let modelContext = Folio.ModelContext(modelContainer)
+                        self.modelExecutor = Folio.DefaultSerialModelExecutor(modelContext: modelContext)
+                        self.modelContainer = modelContainer
+                    }
                 }
-            }
 
-            extension Importer: Folio.ModelActor {
-            }
-            """
+                extension Importer: Folio.ModelActor {
+                }
+                """
         )
     }
 
@@ -70,22 +70,22 @@ import Testing
             }
             """,
             expandedSource: """
-            package actor Importer {
+                package actor Importer {
 
-                package nonisolated let modelExecutor: any Folio.ModelExecutor
+                    package nonisolated let modelExecutor: any Folio.ModelExecutor
 
-                package nonisolated let modelContainer: Folio.ModelContainer
+                    package nonisolated let modelContainer: Folio.ModelContainer
 
-                package init(modelContainer: Folio.ModelContainer) {
-                    let modelContext = Folio.ModelContext(modelContainer)
-                    self.modelExecutor = Folio.DefaultSerialModelExecutor(modelContext: modelContext)
-                    self.modelContainer = modelContainer
+                    package init(modelContainer: Folio.ModelContainer) {
+                        let modelContext = Folio.ModelContext(modelContainer)
+                        self.modelExecutor = Folio.DefaultSerialModelExecutor(modelContext: modelContext)
+                        self.modelContainer = modelContainer
+                    }
                 }
-            }
 
-            extension Importer: Folio.ModelActor {
-            }
-            """
+                extension Importer: Folio.ModelActor {
+                }
+                """
         )
     }
 }

@@ -10,8 +10,9 @@ import Testing
 @Suite struct ModelSubclassMacroTests {
     static func macros(conformances: [String]) -> [String: MacroSpec] {
         var macros = folioMacros
-        macros["Model"] = MacroSpec(type: ModelMacro.self,
-                                    conformances: conformances.map { TypeSyntax(IdentifierTypeSyntax(name: .identifier($0))) })
+        macros["Model"] = MacroSpec(
+            type: ModelMacro.self,
+            conformances: conformances.map { TypeSyntax(IdentifierTypeSyntax(name: .identifier($0))) })
         return macros
     }
 
@@ -81,12 +82,12 @@ import Testing
             }
             """,
             expandedSource: """
-            final class BusinessTrip: Trip {
-            \(Self.perdiemProperty)
+                final class BusinessTrip: Trip {
+                \(Self.perdiemProperty)
 
-            \(Self.subclassMembers("BusinessTrip"))
-            }
-            """,
+                \(Self.subclassMembers("BusinessTrip"))
+                }
+                """,
             macros: Self.macros(conformances: []))
     }
 
@@ -100,12 +101,12 @@ import Testing
             }
             """,
             expandedSource: """
-            final class SummitTrip: BusinessTrip {
-            \(Self.perdiemProperty)
+                final class SummitTrip: BusinessTrip {
+                \(Self.perdiemProperty)
 
-            \(Self.subclassMembers("SummitTrip"))
-            }
-            """,
+                \(Self.subclassMembers("SummitTrip"))
+                }
+                """,
             macros: Self.macros(conformances: []))
     }
 
@@ -125,29 +126,29 @@ import Testing
             }
             """,
             expandedSource: #"""
-            final class Note: Stamped {
-            \#(Self.perdiemProperty)
+                final class Note: Stamped {
+                \#(Self.perdiemProperty)
 
-                init(perdiem: Double) {
-                    self.perdiem = perdiem
+                    init(perdiem: Double) {
+                        self.perdiem = perdiem
+                    }
+
+                    \#(backingDataMembers(of: "Note"))
+
+                    static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
+                        [
+                            Folio.Schema.PropertyMetadata("perdiem", \Note.perdiem)
+                        ]
+                    }
+
+                    \#(backingDataInitializer(markers: ["perdiem"]))
+
+                    \#(unregisteringDeinit(of: "Note"))
                 }
 
-                \#(backingDataMembers(of: "Note"))
-
-                static var schemaMetadata: [Folio.Schema.PropertyMetadata] {
-                    [
-                        Folio.Schema.PropertyMetadata("perdiem", \Note.perdiem)
-                    ]
+                extension Note: Folio.PersistentModel, Observation.Observable {
                 }
-
-                \#(backingDataInitializer(markers: ["perdiem"]))
-
-                \#(unregisteringDeinit(of: "Note"))
-            }
-
-            extension Note: Folio.PersistentModel, Observation.Observable {
-            }
-            """#
+                """#
         )
     }
 }

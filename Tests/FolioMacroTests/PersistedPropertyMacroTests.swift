@@ -6,7 +6,9 @@ import Testing
 @Suite struct PersistedPropertyMacroTests {
     let macros: [String: MacroSpec] = ["_PersistedProperty": MacroSpec(type: PersistedPropertyMacro.self)]
 
-    @Test("A persisted property reads and writes through the backing data, which keeps its value until insertion; a private _name marker makes initializers set it")
+    @Test(
+        "A persisted property reads and writes through the backing data, which keeps its value until insertion; a private _name marker makes initializers set it"
+    )
     func accessorsAndPeer() {
         assertExpansion(
             """
@@ -16,28 +18,28 @@ import Testing
             }
             """,
             expandedSource: #"""
-            final class Trip {
-                var destination: String {
-                    @storageRestrictions(accesses: _$backingData, initializes: _destination)
-                    init(initialValue) {
-                        Folio.BackingData._initialize(&_$backingData, initialValue, at: -1, named: "destination")
-                        _destination = Folio._PersistedPropertyMarker()
-                    }
-                    get {
-                        Folio.BackingData._reading(&_$backingData) {
-                            $0.value(of: self, {
-                                    \.destination
-                                }, at: -1, named: "destination")
+                final class Trip {
+                    var destination: String {
+                        @storageRestrictions(accesses: _$backingData, initializes: _destination)
+                        init(initialValue) {
+                            Folio.BackingData._initialize(&_$backingData, initialValue, at: -1, named: "destination")
+                            _destination = Folio._PersistedPropertyMarker()
+                        }
+                        get {
+                            Folio.BackingData._reading(&_$backingData) {
+                                $0.value(of: self, {
+                                        \.destination
+                                    }, at: -1, named: "destination")
+                            }
+                        }
+                        set {
+                            _$backingData.setValue(newValue, of: self, \.destination, at: -1, named: "destination")
                         }
                     }
-                    set {
-                        _$backingData.setValue(newValue, of: self, \.destination, at: -1, named: "destination")
-                    }
-                }
 
-                private var _destination: Folio._PersistedPropertyMarker
-            }
-            """#,
+                    private var _destination: Folio._PersistedPropertyMarker
+                }
+                """#,
             macros: macros
         )
     }
@@ -51,28 +53,28 @@ import Testing
             }
             """,
             expandedSource: #"""
-            final class Animal {
-                var category: AnimalCategory? {
-                    @storageRestrictions(accesses: _$backingData, initializes: _category)
-                    init(initialValue) {
-                        Folio.BackingData._initialize(&_$backingData, initialValue, at: -1, named: "category")
-                        _category = Folio._PersistedPropertyMarker()
-                    }
-                    get {
-                        Folio.BackingData._reading(&_$backingData) {
-                            $0.value(of: self, {
-                                    \.category
-                                }, at: -1, named: "category")
+                final class Animal {
+                    var category: AnimalCategory? {
+                        @storageRestrictions(accesses: _$backingData, initializes: _category)
+                        init(initialValue) {
+                            Folio.BackingData._initialize(&_$backingData, initialValue, at: -1, named: "category")
+                            _category = Folio._PersistedPropertyMarker()
+                        }
+                        get {
+                            Folio.BackingData._reading(&_$backingData) {
+                                $0.value(of: self, {
+                                        \.category
+                                    }, at: -1, named: "category")
+                            }
+                        }
+                        set {
+                            _$backingData.setValue(newValue, of: self, \.category, at: -1, named: "category")
                         }
                     }
-                    set {
-                        _$backingData.setValue(newValue, of: self, \.category, at: -1, named: "category")
-                    }
-                }
 
-                private var _category: Folio._PersistedPropertyMarker
-            }
-            """#,
+                    private var _category: Folio._PersistedPropertyMarker
+                }
+                """#,
             macros: macros
         )
     }
@@ -86,28 +88,28 @@ import Testing
             }
             """,
             expandedSource: #"""
-            final class Lesson {
-                var `class`: String {
-                    @storageRestrictions(accesses: _$backingData, initializes: _class)
-                    init(initialValue) {
-                        Folio.BackingData._initialize(&_$backingData, initialValue, at: -1, named: "class")
-                        _class = Folio._PersistedPropertyMarker()
-                    }
-                    get {
-                        Folio.BackingData._reading(&_$backingData) {
-                            $0.value(of: self, {
-                                    \.`class`
-                                }, at: -1, named: "class")
+                final class Lesson {
+                    var `class`: String {
+                        @storageRestrictions(accesses: _$backingData, initializes: _class)
+                        init(initialValue) {
+                            Folio.BackingData._initialize(&_$backingData, initialValue, at: -1, named: "class")
+                            _class = Folio._PersistedPropertyMarker()
+                        }
+                        get {
+                            Folio.BackingData._reading(&_$backingData) {
+                                $0.value(of: self, {
+                                        \.`class`
+                                    }, at: -1, named: "class")
+                            }
+                        }
+                        set {
+                            _$backingData.setValue(newValue, of: self, \.`class`, at: -1, named: "class")
                         }
                     }
-                    set {
-                        _$backingData.setValue(newValue, of: self, \.`class`, at: -1, named: "class")
-                    }
-                }
 
-                private var _class: Folio._PersistedPropertyMarker
-            }
-            """#,
+                    private var _class: Folio._PersistedPropertyMarker
+                }
+                """#,
             macros: macros
         )
     }
@@ -121,10 +123,10 @@ import Testing
             }
             """,
             expandedSource: """
-            final class Trip {
-                @Transient var isSelected = false
-            }
-            """,
+                final class Trip {
+                    @Transient var isSelected = false
+                }
+                """,
             macros: macros
         )
     }
@@ -138,10 +140,10 @@ import Testing
             }
             """,
             expandedSource: """
-            final class Trip {
-                var title: String { "Trip" }
-            }
-            """,
+                final class Trip {
+                    var title: String { "Trip" }
+                }
+                """,
             macros: macros
         )
     }

@@ -60,8 +60,10 @@ func assertExpansion(
 
 /// The backing data, the shared row and `persistentBackingData`, ahead of `schemaMetadata`;
 /// `_$makesModelsAnywhere` when every stored property starts as a literal (or has no initial value).
-func backingDataMembers(of className: String, access: String = "", literalInitialValues: Bool = true,
-                        indent: String = "    ") -> String {
+func backingDataMembers(
+    of className: String, access: String = "", literalInitialValues: Bool = true,
+    indent: String = "    "
+) -> String {
     let anywhere = #"""
 
 
@@ -69,7 +71,8 @@ func backingDataMembers(of className: String, access: String = "", literalInitia
             Folio.BackingData._isNonisolated(\#(className).init(backingData:))
         }
         """#
-    return lines(#"""
+    return lines(
+        #"""
         @exclusivity(unchecked) private nonisolated(unsafe) var _$backingData: Folio.BackingData = Folio.BackingData._initial(for: \#(className).self)
 
         @exclusivity(unchecked) \#(access)nonisolated(unsafe) var _$sharedRow = Folio._SharedBackingRow()
@@ -98,7 +101,8 @@ func backingDataMembers(of className: String, access: String = "", literalInitia
 /// `_$ownSchemaMetadata` (what a subclass overrides), then `init(backingData:)`,
 /// setting the markers of the persisted properties named.
 func backingDataInitializer(markers: [String], access: String = "", indent: String = "    ") -> String {
-    lines("""
+    lines(
+        """
         \(access)class var _$ownSchemaMetadata: [Folio.Schema.PropertyMetadata] {
             schemaMetadata
         }
@@ -113,7 +117,8 @@ func backingDataInitializer(markers: [String], access: String = "", indent: Stri
 
 /// `_$unregistersOnDeinit` and the `deinit` that unregisters the instance.
 func unregisteringDeinit(of className: String, access: String = "", indent: String = "    ") -> String {
-    lines("""
+    lines(
+        """
         nonisolated \(access)static var _$unregistersOnDeinit: Bool {
             Folio.BackingData._isNonisolated(\(className).init(backingData:))
         }

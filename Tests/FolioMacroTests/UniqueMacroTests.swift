@@ -13,18 +13,18 @@ import Testing
             }
             """#,
             expandedSource: #"""
-            final class Visit {
-                static var _$uniquenessConstraints: [[AnyKeyPath]] {
-                    let lists: [[PartialKeyPath<Visit>]] = [[\.city, \.day], [\.code]]
-                    return lists.map {
-                        $0.map {
-                            $0 as AnyKeyPath
+                final class Visit {
+                    static var _$uniquenessConstraints: [[AnyKeyPath]] {
+                        let lists: [[PartialKeyPath<Visit>]] = [[\.city, \.day], [\.code]]
+                        return lists.map {
+                            $0.map {
+                                $0 as AnyKeyPath
+                            }
                         }
                     }
+                    var city: String
                 }
-                var city: String
-            }
-            """#,
+                """#,
             macros: ["Unique": folioMacros["Unique"]!]
         )
     }
@@ -38,17 +38,17 @@ import Testing
             }
             """#,
             expandedSource: #"""
-            public final class Visit {
-                public static var _$uniquenessConstraints: [[AnyKeyPath]] {
-                    let lists: [[PartialKeyPath<Visit>]] = [[\.code]]
-                    return lists.map {
-                        $0.map {
-                            $0 as AnyKeyPath
+                public final class Visit {
+                    public static var _$uniquenessConstraints: [[AnyKeyPath]] {
+                        let lists: [[PartialKeyPath<Visit>]] = [[\.code]]
+                        return lists.map {
+                            $0.map {
+                                $0 as AnyKeyPath
+                            }
                         }
                     }
                 }
-            }
-            """#,
+                """#,
             macros: ["Unique": folioMacros["Unique"]!]
         )
     }
@@ -62,20 +62,21 @@ import Testing
             }
             """#,
             expandedSource: #"""
-            final class Visit {
-            }
-            """#,
+                final class Visit {
+                }
+                """#,
             diagnostics: [
-                DiagnosticSpec(message: "'#Unique' needs the model class its key paths start from: '#Unique<Visit>(...)'",
-                               line: 2, column: 6, fixIts: [FixItSpec(message: "Insert '<Visit>'")]),
+                DiagnosticSpec(
+                    message: "'#Unique' needs the model class its key paths start from: '#Unique<Visit>(...)'",
+                    line: 2, column: 6, fixIts: [FixItSpec(message: "Insert '<Visit>'")])
             ],
             macros: ["Unique": folioMacros["Unique"]!],
             applyFixIts: ["Insert '<Visit>'"],
             fixedSource: #"""
-            final class Visit {
-                #Unique<Visit>([\.code])
-            }
-            """#
+                final class Visit {
+                    #Unique<Visit>([\.code])
+                }
+                """#
         )
     }
 
@@ -88,20 +89,21 @@ import Testing
             }
             """#,
             expandedSource: #"""
-            final class Visit {
-            }
-            """#,
+                final class Visit {
+                }
+                """#,
             diagnostics: [
-                DiagnosticSpec(message: "a uniqueness constraint needs at least one key path", line: 2, column: 30,
-                               fixIts: [FixItSpec(message: "Remove the empty constraint")]),
+                DiagnosticSpec(
+                    message: "a uniqueness constraint needs at least one key path", line: 2, column: 30,
+                    fixIts: [FixItSpec(message: "Remove the empty constraint")])
             ],
             macros: ["Unique": folioMacros["Unique"]!],
             applyFixIts: ["Remove the empty constraint"],
             fixedSource: #"""
-            final class Visit {
-                #Unique<Visit>([\.code])
-            }
-            """#
+                final class Visit {
+                    #Unique<Visit>([\.code])
+                }
+                """#
         )
     }
 
@@ -117,16 +119,18 @@ import Testing
             }
             """#,
             expandedSource: #"""
-            final class Visit {
-            }
-            struct Plan {
-            }
-            """#,
+                final class Visit {
+                }
+                struct Plan {
+                }
+                """#,
             diagnostics: [
-                DiagnosticSpec(message: "'#Unique' needs at least one constraint: an array of key paths, such as '[\\.name]'",
-                               line: 2, column: 5),
-                DiagnosticSpec(message: "'#Unique' declares a model's uniqueness constraints; write it inside the '@Model' class",
-                               line: 5, column: 5),
+                DiagnosticSpec(
+                    message: "'#Unique' needs at least one constraint: an array of key paths, such as '[\\.name]'",
+                    line: 2, column: 5),
+                DiagnosticSpec(
+                    message: "'#Unique' declares a model's uniqueness constraints; write it inside the '@Model' class",
+                    line: 5, column: 5),
             ],
             macros: ["Unique": folioMacros["Unique"]!]
         )

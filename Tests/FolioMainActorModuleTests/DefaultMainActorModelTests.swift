@@ -66,8 +66,10 @@ nonisolated final class Timer {
         for (label, seconds) in [("tea", 180), ("egg", 420), ("pasta", 600)] {
             context.insert(Timer(label: label, seconds: seconds))
         }
-        let long = try context.fetch(FetchDescriptor<Timer>(predicate: #Predicate { $0.seconds > 200 },
-                                                            sortBy: [SortDescriptor(\.seconds, order: .reverse)]))
+        let long = try context.fetch(
+            FetchDescriptor<Timer>(
+                predicate: #Predicate { $0.seconds > 200 },
+                sortBy: [SortDescriptor(\.seconds, order: .reverse)]))
         #expect(long.map(\.label) == ["pasta", "egg"])
     }
 }

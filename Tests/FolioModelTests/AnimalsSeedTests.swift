@@ -146,8 +146,8 @@ final class AnimalListView {
     }
 
     @Test func `swiping to delete removes the animals and unselects the deleted selection`() {
-        view.navigationContext.selectedAnimal = view.animals[2]   // Dog
-        view.removeAnimals(at: IndexSet([0, 2]))                   // Bear and Dog
+        view.navigationContext.selectedAnimal = view.animals[2]  // Dog
+        view.removeAnimals(at: IndexSet([0, 2]))  // Bear and Dog
 
         #expect(view.navigationContext.selectedAnimal == nil)
         #expect(view.animals.map(\.name) == ["Cat", "Elephant", "Frog", "Gecko", "Horse", "Robin", "Sparrow"])
@@ -161,7 +161,7 @@ final class AnimalListView {
         #expect(view.navigationContext.selectedAnimal == nil)
         #expect(!view.animals.contains { $0.name == "Gecko" })
         #expect(gecko.modelContext == nil)
-        #expect(gecko.name == "Gecko")   // still readable after the save, as the life cycle promises
+        #expect(gecko.name == "Gecko")  // still readable after the save, as the life cycle promises
     }
 
     @Test func `reloading the sample data deletes every category and, by cascade, every animal, then inserts them again`() throws {

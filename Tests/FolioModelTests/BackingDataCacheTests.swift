@@ -19,8 +19,9 @@ import FolioTestSupport
     }
 
     static func sighting(_ name: String, age: Int = 1) -> Sighting {
-        Sighting(name: name, nickname: nil, age: age, small: nil, score: 0.5, rating: 1, born: Date(timeIntervalSinceReferenceDate: 0),
-                 code: UUID(), amount: 1, flag: false, tags: [])
+        Sighting(
+            name: name, nickname: nil, age: age, small: nil, score: 0.5, rating: 1, born: Date(timeIntervalSinceReferenceDate: 0),
+            code: UUID(), amount: 1, flag: false, tags: [])
     }
 
     @Test func `a rollback makes every model read the saved state, even when rows moved`() throws {
@@ -125,9 +126,10 @@ import FolioTestSupport
 
     @Test func `a fetched model reads every stored type as the dynamic API does`() throws {
         let context = ModelContext(try container())
-        let sighting = Sighting(name: "é", nickname: "n", age: -5, small: -3, score: -0.25, rating: .pi,
-                                born: Date(timeIntervalSinceReferenceDate: 12.5), code: UUID(), amount: Decimal(string: "1.5") ?? 1,
-                                flag: true, tags: ["a", "b"])
+        let sighting = Sighting(
+            name: "é", nickname: "n", age: -5, small: -3, score: -0.25, rating: .pi,
+            born: Date(timeIntervalSinceReferenceDate: 12.5), code: UUID(), amount: Decimal(string: "1.5") ?? 1,
+            flag: true, tags: ["a", "b"])
         sighting.serial = .max
         context.insert(sighting)
         try context.save()
@@ -232,7 +234,9 @@ import FolioTestSupport
                 // Another context's save, merged into `main` by its next fetch.
                 let ids = try other.fetchIdentifiers(FetchDescriptor<Sighting>())
                 if let id = ids.randomElement(using: &rng) {
-                    if Int.random(in: 0..<4, using: &rng) == 0 { try other.delete(id) } else {
+                    if Int.random(in: 0..<4, using: &rng) == 0 {
+                        try other.delete(id)
+                    } else {
                         try other.setValue(.int(Int64.random(in: 100...199, using: &rng)), for: "age", of: id)
                         try other.setValue(.string("merged"), for: "name", of: id)
                     }

@@ -227,13 +227,21 @@ final class Specimen {
     @Test func `setting a property notifies Observation, inserted or not`() throws {
         let specimen = Specimen()
         let changes = Mutex(0)
-        withObservationTracking { _ = specimen.text } onChange: { changes.withLock { $0 += 1 } }
+        withObservationTracking {
+            _ = specimen.text
+        } onChange: {
+            changes.withLock { $0 += 1 }
+        }
         specimen.text = "one"
         #expect(changes.withLock { $0 } == 1)
 
         let context = ModelContext(try ModelContainer(for: Specimen.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
         context.insert(specimen)
-        withObservationTracking { _ = specimen.text } onChange: { changes.withLock { $0 += 1 } }
+        withObservationTracking {
+            _ = specimen.text
+        } onChange: {
+            changes.withLock { $0 += 1 }
+        }
         specimen.text = "two"
         #expect(changes.withLock { $0 } == 2)
     }
@@ -251,11 +259,19 @@ final class Specimen {
 
         let changes = Mutex<[String]>([])
         func observe() {
-            withObservationTracking { _ = robin.name } onChange: { changes.withLock { $0.append("name") } }
-            withObservationTracking { _ = birds.animals } onChange: { changes.withLock { $0.append("animals") } }
+            withObservationTracking {
+                _ = robin.name
+            } onChange: {
+                changes.withLock { $0.append("name") }
+            }
+            withObservationTracking {
+                _ = birds.animals
+            } onChange: {
+                changes.withLock { $0.append("animals") }
+            }
         }
         observe()
-        context.undoManager?.undo()                 // unlinks: the category's list changes
+        context.undoManager?.undo()  // unlinks: the category's list changes
         #expect(changes.withLock { $0 } == ["animals"])
         #expect(birds.animals.isEmpty)
 

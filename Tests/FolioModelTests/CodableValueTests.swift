@@ -128,8 +128,9 @@ enum CVv2 {
     }
 
     @Model final class CVDoc {
-        var info: Info = Info(name: "", count: 0, rating: 0, tags: [], extra: .init(level: 0),
-                              id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), maybe: nil)
+        var info: Info = Info(
+            name: "", count: 0, rating: 0, tags: [], extra: .init(level: 0),
+            id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), maybe: nil)
     }
 }
 
@@ -245,11 +246,12 @@ enum CVv2 {
         context.insert(record)
         // JSONEncoder wrote Decimals and Dates as JSON numbers, and the detour read back
         // every integral number as an int.
-        try context.setValue(.dictionary([
-            "unsigned": .int(7), "small": .double(3), "signed": .int(-5), "nan": .int(0), "infinity": .double(1e300),
-            "negativeZero": .int(0), "single": .double(0.5), "amount": .double(12.5), "when": .int(5),
-            "bytes": .string("AAH+/w=="), "link": .string("https://example.com/?a=b"), "id": .string(Self.id.uuidString),
-        ]), for: "scalars", of: record.persistentModelID)
+        try context.setValue(
+            .dictionary([
+                "unsigned": .int(7), "small": .double(3), "signed": .int(-5), "nan": .int(0), "infinity": .double(1e300),
+                "negativeZero": .int(0), "single": .double(0.5), "amount": .double(12.5), "when": .int(5),
+                "bytes": .string("AAH+/w=="), "link": .string("https://example.com/?a=b"), "id": .string(Self.id.uuidString),
+            ]), for: "scalars", of: record.persistentModelID)
         let scalars = record.scalars
         #expect(scalars.unsigned == 7)
         #expect(scalars.small == 3)
@@ -273,8 +275,9 @@ enum CVv2 {
         context.autosaveErrorHandler = { reports.add("\($0)") }
         let record = CVRecord()
         context.insert(record)
-        try context.setValue(.dictionary(["unsigned": .string("many"), "small": .int(300), "amount": .string("12abc")]),
-                             for: "scalars", of: record.persistentModelID)
+        try context.setValue(
+            .dictionary(["unsigned": .string("many"), "small": .int(300), "amount": .string("12abc")]),
+            for: "scalars", of: record.persistentModelID)
         let scalars = record.scalars
         #expect(scalars.unsigned == 0)
         #expect(scalars.small == 0)

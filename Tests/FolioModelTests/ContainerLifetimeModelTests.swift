@@ -44,17 +44,20 @@ final class Dropped {
     weak var actor: TripCleaner?
 
     var leftovers: [String] {
-        [("container", container as AnyObject?), ("context", context), ("undo manager", undoManager),
-         ("trip", trip), ("accommodation", accommodation), ("actor", actor)]
-            .compactMap { $0.1 == nil ? nil : $0.0 }
+        [
+            ("container", container as AnyObject?), ("context", context), ("undo manager", undoManager),
+            ("trip", trip), ("accommodation", accommodation), ("actor", actor),
+        ]
+        .compactMap { $0.1 == nil ? nil : $0.0 }
     }
 }
 
 @Suite struct ContainerLifetimeModelTests {
     /// The README's "Typed models" example, as written there.
     @MainActor static func readmeTypedExample(_ url: URL, round: Int, _ dropped: Dropped) throws {
-        let container = try ModelContainer(for: ReadmeTravel.Trip.self,
-                                           configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(
+            for: ReadmeTravel.Trip.self,
+            configurations: ModelConfiguration(url: url))
         let context = container.mainContext
         context.undoManager = UndoManager()
         let trip = ReadmeTravel.Trip(name: "Rome \(round)", destination: "Italy")
@@ -62,8 +65,10 @@ final class Dropped {
         context.insert(trip)
         try context.save()
 
-        let trips = try context.fetch(FetchDescriptor<ReadmeTravel.Trip>(predicate: #Predicate { $0.destination == "Italy" },
-                                                                          sortBy: [SortDescriptor(\.name)]))
+        let trips = try context.fetch(
+            FetchDescriptor<ReadmeTravel.Trip>(
+                predicate: #Predicate { $0.destination == "Italy" },
+                sortBy: [SortDescriptor(\.name)]))
         #expect(trips.count == round + 1, "the earlier rounds' saves are there")
         context.delete(trip)
         context.undoManager?.undo()

@@ -61,9 +61,11 @@ final class Country {
     @Test func `delete where visited removes exactly the visited countries`() throws {
         let viewContext = context
         // Delete visited countries
-        try viewContext.delete(model: Country.self, where: #Predicate {
-          $0.visited
-        })
+        try viewContext.delete(
+            model: Country.self,
+            where: #Predicate {
+                $0.visited
+            })
         #expect(names == ["Japan", "Kenya"])
         #expect(context.deletedModelsArray.count == 2)
     }

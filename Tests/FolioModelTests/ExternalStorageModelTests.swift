@@ -65,8 +65,9 @@ final class Memo {
         let context = ModelContext(try container(allowsSave: false))
         let exact = try context.fetch(FetchDescriptor<Memo>(predicate: #Predicate { $0.notes == "Lorem" }))
         #expect(exact.map(\.title) == ["e-short"])
-        let prefixed = try context.fetch(FetchDescriptor<Memo>(
-            predicate: #Predicate { $0.notes?.starts(with: "Lorem") == true }, sortBy: [SortDescriptor(\.title)]))
+        let prefixed = try context.fetch(
+            FetchDescriptor<Memo>(
+                predicate: #Predicate { $0.notes?.starts(with: "Lorem") == true }, sortBy: [SortDescriptor(\.title)]))
         #expect(prefixed.map(\.title) == ["c-large", "e-short"])
         let none = try context.fetch(FetchDescriptor<Memo>(predicate: #Predicate { $0.notes == nil }))
         #expect(none.map(\.title) == ["a-nil"])

@@ -20,8 +20,9 @@ import FolioTestSupport
     }
 
     static func sighting(_ number: Int) -> Sighting {
-        Sighting(name: "s\(number)", nickname: nil, age: number, small: nil, score: 0, rating: 0, born: .distantPast,
-                 code: UUID(), amount: 0, flag: number.isMultiple(of: 2), tags: [])
+        Sighting(
+            name: "s\(number)", nickname: nil, age: number, small: nil, score: 0, rating: 0, born: .distantPast,
+            code: UUID(), amount: 0, flag: number.isMultiple(of: 2), tags: [])
     }
 
     /// A context over a reopened package: no model made yet.
@@ -79,7 +80,8 @@ import FolioTestSupport
                 for model in try context.fetch(FetchDescriptor<Sighting>()) where Int.random(in: 0..<6, using: &rng) == 0 {
                     context.delete(model)
                 }
-                let predicates: [(String, Predicate<Sighting>?)] = [("none", nil)]
+                let predicates: [(String, Predicate<Sighting>?)] =
+                    [("none", nil)]
                     + (TypedFetchTests.compiled + TypedFetchTests.evaluatedOnModels).map { ($0.0, $0.1) }
                 let sorts: [(String, [SortDescriptor<Sighting>])] = [("none", [])] + TypedFetchTests.compiledSorts
                 for query in queries {
@@ -91,7 +93,8 @@ import FolioTestSupport
                     descriptor.fetchLimit = Bool.random(using: &rng) ? nil : Int.random(in: -1...30, using: &rng)
                     descriptor.includePendingChanges = Bool.random(using: &rng)
                     let batchSize = Int.random(in: -1...12, using: &rng)
-                    let label = "\(predicateName), sort \(sortName), offset \(descriptor.fetchOffset as Any), "
+                    let label =
+                        "\(predicateName), sort \(sortName), offset \(descriptor.fetchOffset as Any), "
                         + "limit \(descriptor.fetchLimit as Any), pending \(descriptor.includePendingChanges), batch \(batchSize)"
 
                     let expected = try context.fetch(descriptor)
@@ -374,8 +377,10 @@ import FolioTestSupport
         do {
             let container = try ModelContainer(for: Sighting.self, configurations: ModelConfiguration(url: url))
             let context = container.mainContext
-            let adults = try context.fetch(FetchDescriptor<Sighting>(predicate: #Predicate { $0.age >= 18 },
-                                                                     sortBy: [SortDescriptor(\.name)]), batchSize: 8)
+            let adults = try context.fetch(
+                FetchDescriptor<Sighting>(
+                    predicate: #Predicate { $0.age >= 18 },
+                    sortBy: [SortDescriptor(\.name)]), batchSize: 8)
             #expect(adults.count == 32)
             for sighting in adults { sighting.nickname = "adult \(sighting.age)" }
             try context.save()

@@ -30,8 +30,9 @@ final class Venue {
 
 @Suite struct HistoryTests {
     static func container(_ folder: TemporaryFolder) throws -> ModelContainer {
-        try ModelContainer(for: Ticket.self, Venue.self,
-                           configurations: ModelConfiguration(url: folder.url.appendingPathComponent("Tickets.folio")))
+        try ModelContainer(
+            for: Ticket.self, Venue.self,
+            configurations: ModelConfiguration(url: folder.url.appendingPathComponent("Tickets.folio")))
     }
 
     @Test @MainActor func `changes are typed by model: inserts and updates cast to their class, updated attributes as key paths`() throws {
@@ -115,7 +116,8 @@ final class Venue {
         #expect(codes == ["C2"])
         // Processed: the app deletes what it no longer needs.
         try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= token }))
-        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map(\.transactionIdentifier)
-            == news.map(\.transactionIdentifier))
+        #expect(
+            try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map(\.transactionIdentifier)
+                == news.map(\.transactionIdentifier))
     }
 }

@@ -37,8 +37,10 @@ import FolioTestSupport
             switch planned.roll / 10 {
             case 0..<4:
                 let age = Int.random(in: 0...4, using: &rng)
-                context.insert(IndexedCow(name: names.randomElement(using: &rng)!, age: age, weight: weight(), born: day(),
-                                          tag: Bool.random(using: &rng) ? nil : "t", serial: age))
+                context.insert(
+                    IndexedCow(
+                        name: names.randomElement(using: &rng)!, age: age, weight: weight(), born: day(),
+                        tag: Bool.random(using: &rng) ? nil : "t", serial: age))
             case 4..<6:
                 guard let cow = cows.randomElement(using: &rng) else { break }
                 switch Int.random(in: 0..<4, using: &rng) {
@@ -60,16 +62,20 @@ import FolioTestSupport
             let date = day()
             let pairs: [(String, Predicate<IndexedCow>, Predicate<IndexedCow>)] = [
                 ("name == \(name)", #Predicate { $0.name == name }, #Predicate { $0.name == name || false }),
-                ("age == \(age), weight > \(limit)", #Predicate { $0.age == age && $0.weight > limit },
-                 #Predicate { $0.serial == age && $0.weight > limit }),
-                ("\(age) <= age < \(upper)", #Predicate { age <= $0.age && $0.age < upper },
-                 #Predicate { age <= $0.serial && $0.serial < upper }),
+                (
+                    "age == \(age), weight > \(limit)", #Predicate { $0.age == age && $0.weight > limit },
+                    #Predicate { $0.serial == age && $0.weight > limit }
+                ),
+                (
+                    "\(age) <= age < \(upper)", #Predicate { age <= $0.age && $0.age < upper },
+                    #Predicate { age <= $0.serial && $0.serial < upper }
+                ),
                 ("born <= \(date)", #Predicate { $0.born <= date }, #Predicate { $0.born <= date || false }),
             ]
             for (label, indexed, scanned) in pairs {
                 let sorted = [SortDescriptor(\IndexedCow.weight), SortDescriptor(\IndexedCow.name, order: .reverse)]
                 guard try ids(FetchDescriptor(predicate: indexed)) == ids(FetchDescriptor(predicate: scanned)),
-                      try ids(FetchDescriptor(predicate: indexed, sortBy: sorted)) == ids(FetchDescriptor(predicate: scanned, sortBy: sorted))
+                    try ids(FetchDescriptor(predicate: indexed, sortBy: sorted)) == ids(FetchDescriptor(predicate: scanned, sortBy: sorted))
                 else {
                     Issue.record("step \(step): \(label) differs from the scan")
                     return

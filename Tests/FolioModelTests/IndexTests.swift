@@ -41,9 +41,11 @@ final class IndexedPen {
         let container = try ModelContainer(for: IndexedCow.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = container.mainContext
         for i in 0..<count {
-            context.insert(IndexedCow(name: "cow\(i % 40)", age: i % 9, weight: Double(400 + i % 13), 
-                                      born: Date(timeIntervalSinceReferenceDate: Double(i % 30) * 86_400),
-                                      tag: i % 5 == 0 ? nil : "t\(i % 3)", serial: i % 9))
+            context.insert(
+                IndexedCow(
+                    name: "cow\(i % 40)", age: i % 9, weight: Double(400 + i % 13),
+                    born: Date(timeIntervalSinceReferenceDate: Double(i % 30) * 86_400),
+                    tag: i % 5 == 0 ? nil : "t\(i % 3)", serial: i % 9))
         }
         try context.save()
         return (container, context)

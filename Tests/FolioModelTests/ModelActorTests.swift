@@ -68,7 +68,8 @@ actor TodoActor {
         #expect(frodo.name == "Keep Mr. Frodo safe from that Gollum")
 
         // And the package on disk no longer holds it.
-        let reopened = ModelContext(try ModelContainer(for: Todo.self, configurations: ModelConfiguration(url: folder.url.appendingPathComponent("Todos.folio"), allowsSave: false)))
+        let reopened = ModelContext(
+            try ModelContainer(for: Todo.self, configurations: ModelConfiguration(url: folder.url.appendingPathComponent("Todos.folio"), allowsSave: false)))
         #expect(try reopened.fetchCount(FetchDescriptor<Todo>()) == 2)
     }
 

@@ -20,7 +20,7 @@ final class Item {
         // As Xcode's template writes it (in memory here, to leave no file behind).
         let sharedModelContainer: ModelContainer = try { () throws -> ModelContainer in
             let schema = Schema([
-                Item.self,
+                Item.self
             ])
             let modelConfiguration = ModelConfiguration(schema: schema, isStoredInMemoryOnly: true)
             do {

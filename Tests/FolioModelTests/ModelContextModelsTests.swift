@@ -236,7 +236,11 @@ final class Badge {
         main.insert(label)
         try main.save()
         let fired = Mutex(false)
-        withObservationTracking { _ = label.note } onChange: { fired.withLock { $0 = true } }
+        withObservationTracking {
+            _ = label.note
+        } onChange: {
+            fired.withLock { $0 = true }
+        }
 
         let background = ModelContext(container)
         let other = try #require(try background.fetch(FetchDescriptor<Label>()).first)
@@ -313,7 +317,8 @@ final class Badge {
         #expect(category.animals.map(\.name) == animals.map(\.name))
     }
 
-    @Test func `a class may have its models made on any thread only when its initializer is nonisolated, its initial values literals and it has no superclass`() {
+    @Test func `a class may have its models made on any thread only when its initializer is nonisolated, its initial values literals and it has no superclass`()
+    {
         #expect(Country._$makesModelsAnywhere && ModelContext.makesModelsAnywhere(Country.self))
         #expect(DerivedNote._$makesModelsAnywhere && !ModelContext.makesModelsAnywhere(DerivedNote.self))
         #expect(!BackingData._isNonisolated(makeOnTheMainActor))
@@ -341,8 +346,8 @@ final class Badge {
         for country in countries {
             let id = country.persistentModelID
             guard context.registeredModel(for: id) as Country? === country,
-                  case .string(let name) = try context.value("name", of: id), name == country.name,
-                  case .bool(let visited) = try context.value("visited", of: id), visited == country.visited
+                case .string(let name) = try context.value("name", of: id), name == country.name,
+                case .bool(let visited) = try context.value("visited", of: id), visited == country.visited
             else { mismatches += 1; continue }
         }
         #expect(mismatches == 0)
@@ -455,8 +460,10 @@ final class Badge {
             #expect(Self.backings(books) == ProcessInfo.processInfo.activeProcessorCount, "one backing data per slice")
         }
         var wrong = 0
-        for (index, book) in books.enumerated() where book.pages != index || book.title != "book \(index)"
-            || book.shelf?.label != Self.label(of: index) {
+        for (index, book) in books.enumerated()
+        where book.pages != index || book.title != "book \(index)"
+            || book.shelf?.label != Self.label(of: index)
+        {
             wrong += 1
         }
         #expect(wrong == 0)
@@ -487,12 +494,20 @@ final class Badge {
             }
             // Observed, then edited through the dynamic API and undone.
             let told = Mutex<[String]>([])
-            withObservationTracking { _ = book.pages } onChange: { told.withLock { $0.append("dynamic") } }
+            withObservationTracking {
+                _ = book.pages
+            } onChange: {
+                told.withLock { $0.append("dynamic") }
+            }
             #expect(!book._$sharedRow.isShared && neighbour._$heldBackingData === shared)
             try context.setValue(.int(-7), for: "pages", of: book.persistentModelID)
             #expect(book.pages == -7)
             context.processPendingChanges()
-            withObservationTracking { _ = book.pages } onChange: { told.withLock { $0.append("undo") } }
+            withObservationTracking {
+                _ = book.pages
+            } onChange: {
+                told.withLock { $0.append("undo") }
+            }
             context.undoManager?.undo()
             #expect(book.pages == index)
             #expect(told.withLock { $0 } == ["dynamic", "undo"])
@@ -547,7 +562,8 @@ final class Badge {
         #expect(again.last === books.last && again.first === books.first)
     }
 
-    @Test @MainActor func `models made on every core read what the dynamic API reads through any fetches, edits, merges, undo, redo, rollbacks, saves and drops`() async throws {
+    @Test @MainActor
+    func `models made on every core read what the dynamic API reads through any fetches, edits, merges, undo, redo, rollbacks, saves and drops`() async throws {
         let seedFolder = try TemporaryFolder("every-core-seed")
         let seeded = seedFolder.appending("Books.folio")
         try Self.seed(at: seeded)

@@ -17,7 +17,11 @@ import FolioTestSupport
     /// A flag raised when the next edit changes what reading `name` saw.
     static func observing(_ stamp: Stamp) -> Flag {
         let flag = Flag()
-        withObservationTracking { _ = stamp.name } onChange: { flag.raised.withLock { $0 = true } }
+        withObservationTracking {
+            _ = stamp.name
+        } onChange: {
+            flag.raised.withLock { $0 = true }
+        }
         return flag
     }
 

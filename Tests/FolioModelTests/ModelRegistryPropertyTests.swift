@@ -29,8 +29,10 @@ import FolioTestSupport
         case removeHeld
     }
 
-    static func apply(_ operation: Operation, id: UInt64, step: Int, to registry: inout ModelRegistry,
-                      _ expected: inout [UInt64: any PersistentModel]) {
+    static func apply(
+        _ operation: Operation, id: UInt64, step: Int, to registry: inout ModelRegistry,
+        _ expected: inout [UInt64: any PersistentModel]
+    ) {
         switch operation {
         case .register(let weakly):
             let model = Self.model(step, weakly: weakly)
@@ -60,17 +62,19 @@ import FolioTestSupport
             // Clustered numbers (near `base`), as a fetch's, and scattered ones, as a sorted batch's.
             for (step, planned) in plan.enumerated() {
                 var rng = planned.choices
-                let id: UInt64 = switch Int.random(in: 0..<10, using: &rng) {
-                case 0: Self.far.randomElement(using: &rng) ?? 0
-                case 1...5: min(base + UInt64.random(in: 0...40, using: &rng), Self.near.upperBound)
-                default: UInt64.random(in: Self.near, using: &rng)
-                }
-                let operation: Operation = switch planned.roll / 10 {
-                case 0...4: .register(weakly: Int.random(in: 0..<4, using: &rng) == 0)
-                case 5...6: .remove
-                case 7: .removeAnother
-                default: .removeHeld
-                }
+                let id: UInt64 =
+                    switch Int.random(in: 0..<10, using: &rng) {
+                    case 0: Self.far.randomElement(using: &rng) ?? 0
+                    case 1...5: min(base + UInt64.random(in: 0...40, using: &rng), Self.near.upperBound)
+                    default: UInt64.random(in: Self.near, using: &rng)
+                    }
+                let operation: Operation =
+                    switch planned.roll / 10 {
+                    case 0...4: .register(weakly: Int.random(in: 0..<4, using: &rng) == 0)
+                    case 5...6: .remove
+                    case 7: .removeAnother
+                    default: .removeHeld
+                    }
                 Self.apply(operation, id: id, step: step, to: &registry, &expected)
                 let label = "step \(step), id \(id)"
                 #expect(registry[id].map { ObjectIdentifier($0) } == expected[id].map { ObjectIdentifier($0) }, "\(label)")
@@ -168,11 +172,12 @@ import FolioTestSupport
                 var rng = planned.choices
                 let band = bands[Int.random(in: 0..<bands.count, using: &rng)]
                 let id = UInt64.random(in: band, using: &rng)
-                let operation: Operation = switch planned.roll / 10 {
-                case 0...5: .register(weakly: Int.random(in: 0..<3, using: &rng) == 0)
-                case 6...7: .remove
-                default: .removeHeld
-                }
+                let operation: Operation =
+                    switch planned.roll / 10 {
+                    case 0...5: .register(weakly: Int.random(in: 0..<3, using: &rng) == 0)
+                    case 6...7: .remove
+                    default: .removeHeld
+                    }
                 Self.apply(operation, id: id, step: step, to: &registry, &expected)
                 #expect(registry.count == expected.count, "step \(step), id \(id)")
                 for (number, model) in expected {

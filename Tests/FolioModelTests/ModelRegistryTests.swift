@@ -35,8 +35,10 @@ final class RegistryDiary {
 
 @Suite struct ModelRegistryTests {
     func context() throws -> ModelContext {
-        ModelContext(try ModelContainer(for: RegistryKeeper.self, RegistryDiary.self,
-                                        configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        ModelContext(
+            try ModelContainer(
+                for: RegistryKeeper.self, RegistryDiary.self,
+                configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
     }
 
     @Test func `a model the program drops is freed, and the context makes a new one for its object`() throws {

@@ -19,12 +19,18 @@ import FolioTestSupport
         guard ObservationTrackingProbe.getter != nil else { return }
         #expect(!ObservationTrackingProbe.mayBeTracking)
         var inside = false
-        withObservationTracking { inside = ObservationTrackingProbe.mayBeTracking } onChange: {}
+        withObservationTracking {
+            inside = ObservationTrackingProbe.mayBeTracking
+        } onChange: {
+        }
         #expect(inside)
         #expect(!ObservationTrackingProbe.mayBeTracking)
         let elsewhere = await Task.detached { () -> [Bool] in
             var seen = [ObservationTrackingProbe.mayBeTracking]
-            withObservationTracking { seen.append(ObservationTrackingProbe.mayBeTracking) } onChange: {}
+            withObservationTracking {
+                seen.append(ObservationTrackingProbe.mayBeTracking)
+            } onChange: {
+            }
             return seen
         }.value
         #expect(elsewhere == [false, true])
@@ -42,12 +48,20 @@ import FolioTestSupport
             #expect(fetched[0].persistentBackingData.observation == nil)
         }
         let changes = Mutex(0)
-        withObservationTracking { _ = fetched[0].name } onChange: { changes.withLock { $0 += 1 } }
+        withObservationTracking {
+            _ = fetched[0].name
+        } onChange: {
+            changes.withLock { $0 += 1 }
+        }
         #expect(fetched[0].persistentBackingData.observation != nil)
         fetched[0].name = "Birds"
         #expect(changes.withLock { $0 } == 1)
         // The dynamic API tells it too.
-        withObservationTracking { _ = fetched[0].name } onChange: { changes.withLock { $0 += 1 } }
+        withObservationTracking {
+            _ = fetched[0].name
+        } onChange: {
+            changes.withLock { $0 += 1 }
+        }
         try context.setValue(.string("Avians"), for: "name", of: fetched[0].persistentModelID)
         #expect(changes.withLock { $0 } == 2)
     }
@@ -57,7 +71,8 @@ import FolioTestSupport
         var proven = false
         withObservationTracking {
             if let getter = ObservationTrackingProbe.locate() { proven = ObservationTrackingProbe.prove(getter) }
-        } onChange: {}
+        } onChange: {
+        }
         #expect(proven)
         #endif
     }
@@ -81,8 +96,9 @@ import FolioTestSupport
         #expect(ELFSymbols(Data()).value(of: "main") == nil)
         #expect(ELFSymbols(Data([0x7F, 0x45, 0x4C, 0x46, 2, 1] + [UInt8](repeating: 0xFF, count: 200))).value(of: "main") == nil)
         #if os(Linux)
-        let path = try #require(ObservationTrackingProbe.mappedFile(
-            containing: UInt(bitPattern: try #require(dlsym(nil, "$s11Observation0A9RegistrarVACycfC")))))
+        let path = try #require(
+            ObservationTrackingProbe.mappedFile(
+                containing: UInt(bitPattern: try #require(dlsym(nil, "$s11Observation0A9RegistrarVACycfC")))))
         let image = try #require(FileManager.default.contents(atPath: path))
         #expect(ELFSymbols(image).value(of: "_swift_observation_tls_get") != nil)
         // The code the file holds for an exported function is the code loaded;
@@ -109,14 +125,16 @@ import FolioTestSupport
         var refused: [Bool] = []
         withObservationTracking {
             refused = [ObservationTrackingProbe.prove(none), ObservationTrackingProbe.prove(constant)]
-        } onChange: {}
+        } onChange: {
+        }
         #expect(refused == [false, false])
     }
 
     @Test func `a symbol table with bytes of its headers changed finds nothing or a value, reading no further than it has`() async throws {
         #if os(Linux)
-        let path = try #require(ObservationTrackingProbe.mappedFile(
-            containing: UInt(bitPattern: try #require(dlsym(nil, "$s11Observation0A9RegistrarVACycfC")))))
+        let path = try #require(
+            ObservationTrackingProbe.mappedFile(
+                containing: UInt(bitPattern: try #require(dlsym(nil, "$s11Observation0A9RegistrarVACycfC")))))
         let image = try #require(FileManager.default.contents(atPath: path))
         let sections = Int(image[40..<48].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
         let sectionBytes = Int(image[60..<62].withUnsafeBytes { $0.loadUnaligned(as: UInt16.self) }) * 64
@@ -124,11 +142,12 @@ import FolioTestSupport
         await checkProperty(count: 200, input: Gen.int(in: 0...Int(UInt32.max)).array(of: 1...6), Gen.int(in: 0...Int.max)) { edits, cut in
             var copy = image
             for edit in edits {
-                let at = switch edit % 3 {
-                case 0: (edit >> 2) % 64
-                case 1: sections + (edit >> 2) % max(1, sectionBytes)
-                default: (edit >> 2) % copy.count
-                }
+                let at =
+                    switch edit % 3 {
+                    case 0: (edit >> 2) % 64
+                    case 1: sections + (edit >> 2) % max(1, sectionBytes)
+                    default: (edit >> 2) % copy.count
+                    }
                 let byte: UInt8 = [0, 0xFF, 0x7F, 0x80, UInt8(truncatingIfNeeded: edit >> 24)][(edit >> 8) % 5]
                 if at < copy.count { copy[at] = byte }
             }

@@ -162,8 +162,9 @@ import FolioTestSupport
         #expect((1..<(UInt64(1) << 31)).contains(b.id >> 32) && c.id == b.id + 1)
         #expect(b.id >> 32 != a.id >> 32, "a later session is a writer of its own")
         // Exhaustion is a writer without a free lane (LaneIdentifierTests), said so.
-        #expect("\(GraphError.identifiersExhausted(entity: "Stamp"))" == "Stamp: no identifier is left for a new object: "
-            + "no free lane was found for this writer (identifiers are never reused)")
+        #expect(
+            "\(GraphError.identifiersExhausted(entity: "Stamp"))" == "Stamp: no identifier is left for a new object: "
+                + "no free lane was found for this writer (identifiers are never reused)")
         #expect(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Stamp")).count == 3)
     }
 }

@@ -29,10 +29,10 @@ import FolioTestSupport
         let before = observer.reevaluatedCount
 
         let young = try #require(try context.fetch(FetchDescriptor<Sighting>(predicate: #Predicate { $0.age == 7 })).first)
-        young.age = 2000                       // enters the results
-        young.name = "zzz"                     // moves to the end
+        young.age = 2000  // enters the results
+        young.name = "zzz"  // moves to the end
         let old = try #require(try context.fetch(FetchDescriptor<Sighting>(predicate: #Predicate { $0.age == 4321 })).first)
-        context.delete(old)                    // leaves them
+        context.delete(old)  // leaves them
         try context.save()
 
         #expect(observer.results.count == Self.count - 1000)

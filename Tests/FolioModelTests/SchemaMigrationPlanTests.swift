@@ -99,14 +99,17 @@ enum FailingNotebookPlan: SchemaMigrationPlan {
 
     static var schemas: [any VersionedSchema.Type] { [NotebookV1.self, NotebookV2.self, NotebookV3.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: NotebookV2.self, toVersion: NotebookV3.self,
-                 willMigrate: { context in
-                     // Edits made before the failure must not reach the package either.
-                     for note in try context.fetch(FetchDescriptor<NotebookV2.Note>()) { context.delete(note) }
-                     try context.save()
-                     throw Refusal()
-                 },
-                 didMigrate: nil)]
+        [
+            .custom(
+                fromVersion: NotebookV2.self, toVersion: NotebookV3.self,
+                willMigrate: { context in
+                    // Edits made before the failure must not reach the package either.
+                    for note in try context.fetch(FetchDescriptor<NotebookV2.Note>()) { context.delete(note) }
+                    try context.save()
+                    throw Refusal()
+                },
+                didMigrate: nil)
+        ]
     }
 }
 
@@ -146,9 +149,10 @@ struct SchemaMigrationPlanTests {
         let (willBefore, didBefore) = (Self.runs("willMigrate"), Self.runs("didMigrate"))
 
         do {
-            let container = try ModelContainer(for: Schema(versionedSchema: NotebookV3.self),
-                                               migrationPlan: NotebookMigrationPlan.self,
-                                               configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: NotebookV3.self),
+                migrationPlan: NotebookMigrationPlan.self,
+                configurations: ModelConfiguration(url: url))
             let context = ModelContext(container)
             let notes = try context.fetch(FetchDescriptor<NotebookV3.Note>(sortBy: [SortDescriptor(\.title)]))
             #expect(notes.map(\.title) == ["Groceries", "Ideas"])
@@ -163,9 +167,11 @@ struct SchemaMigrationPlanTests {
         #expect(document.contains("unique=\"true\""))
 
         // Opened again with the plan: it records version 3, so no stage runs.
-        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: NotebookV3.self),
-                                                      migrationPlan: NotebookMigrationPlan.self,
-                                                      configurations: ModelConfiguration(url: url)))
+        let context = ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: NotebookV3.self),
+                migrationPlan: NotebookMigrationPlan.self,
+                configurations: ModelConfiguration(url: url)))
         #expect(try context.fetchCount(FetchDescriptor<NotebookV3.Note>()) == 2)
         #expect(Self.runs("willMigrate") == willBefore + 1)
         // Upserts keep working on the migrated unique attribute.
@@ -179,8 +185,10 @@ struct SchemaMigrationPlanTests {
         let url = folder.url.appendingPathComponent("Notes.folio")
         try Self.savedByVersion1(at: url, schema: Schema(versionedSchema: NotebookV1.self))
         #expect(try Self.document(of: url).contains("<schema version=\"1.0.0\">"))
-        let context = ModelContext(try ModelContainer(for: NotebookV3.Note.self, migrationPlan: NotebookMigrationPlan.self,
-                                                      configurations: ModelConfiguration(url: url)))
+        let context = ModelContext(
+            try ModelContainer(
+                for: NotebookV3.Note.self, migrationPlan: NotebookMigrationPlan.self,
+                configurations: ModelConfiguration(url: url)))
         #expect(try context.fetchCount(FetchDescriptor<NotebookV3.Note>()) == 2)
         #expect(try Self.document(of: url).contains("<schema version=\"3.0.0\">"))
     }
@@ -191,8 +199,9 @@ struct SchemaMigrationPlanTests {
         let url = folder.url.appendingPathComponent("Notes.folio")
         try Self.savedByVersion1(at: url)
         func titles() throws -> [String] {
-            let container = try ModelContainer(for: Schema(versionedSchema: SameModelsV2.self), migrationPlan: ExclaimPlan.self,
-                                               configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: SameModelsV2.self), migrationPlan: ExclaimPlan.self,
+                configurations: ModelConfiguration(url: url))
             return try ModelContext(container).fetch(FetchDescriptor<NotebookV1.Note>()).map(\.title).sorted()
         }
         // Saved without a version: the first version with its models, so the stage runs once.
@@ -208,8 +217,9 @@ struct SchemaMigrationPlanTests {
         try Self.savedByVersion1(at: url)
         let before = try Self.files(of: url)
         let error = #expect(throws: ModelError.self) {
-            _ = try ModelContainer(for: Schema(versionedSchema: NotebookV3.self), migrationPlan: FailingNotebookPlan.self,
-                                   configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(
+                for: Schema(versionedSchema: NotebookV3.self), migrationPlan: FailingNotebookPlan.self,
+                configurations: ModelConfiguration(url: url))
         }
         guard case .migration(_, .stageFailed(let from, let to, let step, let message))? = error else {
             Issue.record("expected a failed stage, got \(String(describing: error))")
@@ -227,8 +237,10 @@ struct SchemaMigrationPlanTests {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Notes.folio")
         do {
-            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: NotebookV3.self),
-                                                          configurations: ModelConfiguration(url: url)))
+            let context = ModelContext(
+                try ModelContainer(
+                    for: Schema(versionedSchema: NotebookV3.self),
+                    configurations: ModelConfiguration(url: url)))
             context.insert(NotebookV3.Note(title: "From the future"))
             try context.save()
         }
@@ -239,8 +251,9 @@ struct SchemaMigrationPlanTests {
         }
         for plan in [PlanToV2.self, nil] as [(any SchemaMigrationPlan.Type)?] {
             let error = #expect(throws: ModelError.self) {
-                _ = try ModelContainer(for: Schema(versionedSchema: NotebookV2.self), migrationPlan: plan,
-                                       configurations: ModelConfiguration(url: url))
+                _ = try ModelContainer(
+                    for: Schema(versionedSchema: NotebookV2.self), migrationPlan: plan,
+                    configurations: ModelConfiguration(url: url))
             }
             guard case .migration(_, .backwardMigration(let stored, let current))? = error else {
                 Issue.record("expected a backward migration, got \(String(describing: error))")
@@ -261,8 +274,9 @@ struct SchemaMigrationPlanTests {
         }
         let before = try Self.files(of: url)
         let error = #expect(throws: ModelError.self) {
-            _ = try ModelContainer(for: Schema(versionedSchema: NotebookV3.self), migrationPlan: NotebookMigrationPlan.self,
-                                   configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(
+                for: Schema(versionedSchema: NotebookV3.self), migrationPlan: NotebookMigrationPlan.self,
+                configurations: ModelConfiguration(url: url))
         }
         guard case .migration(_, .unknownModelVersion(let stored))? = error else {
             Issue.record("expected an unknown model version, got \(String(describing: error))")
@@ -277,16 +291,19 @@ struct SchemaMigrationPlanTests {
         let url = folder.url.appendingPathComponent("Notes.folio")
         try Self.savedByVersion1(at: url)
         let before = try Self.files(of: url)
-        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: NotebookV3.self),
-                                                      migrationPlan: NotebookMigrationPlan.self,
-                                                      configurations: ModelConfiguration(url: url, allowsSave: false)))
+        let context = ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: NotebookV3.self),
+                migrationPlan: NotebookMigrationPlan.self,
+                configurations: ModelConfiguration(url: url, allowsSave: false)))
         #expect(try context.fetch(FetchDescriptor<NotebookV3.Note>()).map(\.title).sorted() == ["Groceries", "Ideas"])
         #expect(try Self.files(of: url) == before)
     }
 
     @Test func `an in-memory container takes a plan and starts empty`() throws {
-        let container = try ModelContainer(for: Schema(versionedSchema: NotebookV3.self), migrationPlan: NotebookMigrationPlan.self,
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: NotebookV3.self), migrationPlan: NotebookMigrationPlan.self,
+            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<NotebookV3.Note>()) == 0)
     }
 
@@ -298,8 +315,10 @@ struct SchemaMigrationPlanTests {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Notes.folio")
         try Self.savedByVersion1(at: url)
-        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: NotebookV2.self), migrationPlan: NoStages.self,
-                                                      configurations: ModelConfiguration(url: url)))
+        let context = ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: NotebookV2.self), migrationPlan: NoStages.self,
+                configurations: ModelConfiguration(url: url)))
         #expect(try context.fetchCount(FetchDescriptor<NotebookV2.Note>()) == 3)
         #expect(try Self.document(of: url).contains("<schema version=\"2.0.0\">"))
     }
@@ -330,8 +349,10 @@ struct SchemaMigrationPlanTests {
         enum TwoStagesFromOne: SchemaMigrationPlan {
             static var schemas: [any VersionedSchema.Type] { [NotebookV1.self, NotebookV2.self, NotebookV3.self] }
             static var stages: [MigrationStage] {
-                [.lightweight(fromVersion: NotebookV1.self, toVersion: NotebookV2.self),
-                 .lightweight(fromVersion: NotebookV1.self, toVersion: NotebookV3.self)]
+                [
+                    .lightweight(fromVersion: NotebookV1.self, toVersion: NotebookV2.self),
+                    .lightweight(fromVersion: NotebookV1.self, toVersion: NotebookV3.self),
+                ]
             }
         }
         let plans: [String: any SchemaMigrationPlan.Type] = [
@@ -343,8 +364,9 @@ struct SchemaMigrationPlanTests {
         try Self.savedByVersion1(at: url)
         let before = try Self.files(of: url)
         let error = #expect(throws: ModelError.self) {
-            _ = try ModelContainer(for: Schema(versionedSchema: NotebookV3.self), migrationPlan: plans[plan],
-                                   configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(
+                for: Schema(versionedSchema: NotebookV3.self), migrationPlan: plans[plan],
+                configurations: ModelConfiguration(url: url))
         }
         guard case .migration(_, .invalidPlan(let found))? = error else {
             Issue.record("expected an invalid plan, got \(String(describing: error))")
@@ -356,8 +378,9 @@ struct SchemaMigrationPlanTests {
 
     @Test func `a container whose models are none of the plan's versions is refused`() throws {
         let error = #expect(throws: ModelError.self) {
-            _ = try ModelContainer(for: TravelV1.Trip.self, migrationPlan: NotebookMigrationPlan.self,
-                                   configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            _ = try ModelContainer(
+                for: TravelV1.Trip.self, migrationPlan: NotebookMigrationPlan.self,
+                configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         }
         guard case .migration(_, .invalidPlan(let reason))? = error else {
             Issue.record("expected an invalid plan, got \(String(describing: error))")

@@ -46,7 +46,7 @@ final class Gadget {
         #expect(value("serial") as? UUID == Gadget.serialDefault)
         #expect(value("count") as? Int == 3)
         #expect(value("small") as? Int16 == -7)
-        #expect(value("small") as? Int == nil)   // the declared width, not another
+        #expect(value("small") as? Int == nil)  // the declared width, not another
         #expect(value("big") as? UInt64 == 9)
         #expect(value("made") as? Date == Date(timeIntervalSinceReferenceDate: 1000))
         #expect(value("bytes") as? Data == Data([1, 2]))
@@ -96,8 +96,9 @@ final class Gadget {
     @Test func `uniquenessConstraints lists a unique attribute as a group of one, and the two spellings are one schema`() throws {
         #expect(try Self.gadget().uniquenessConstraints == [["name"]])
         let byOption = Schema.Entity("Tag", attributes: [.init("name", .string, options: [.unique]), .init("note", .string)])
-        let byConstraint = Schema.Entity("Tag", attributes: [.init("name", .string), .init("note", .string)],
-                                         uniquenessConstraints: [["name"]])
+        let byConstraint = Schema.Entity(
+            "Tag", attributes: [.init("name", .string), .init("note", .string)],
+            uniquenessConstraints: [["name"]])
         #expect(byOption == byConstraint)
         #expect(byConstraint.attribute(named: "name")?.isUnique == true)
         #expect(byOption.uniquenessConstraints == [["name"]])
@@ -134,8 +135,9 @@ final class Gadget {
     @Test func `SwiftData's other attribute options are recorded in the package and read back, so its schema equals the classes'`() throws {
         let attributes: [Schema.Attribute] = Schema.Attribute.Option.allCases.map { option in
             // `.codable` stores a composite value: its attribute's type says so.
-            Schema.Attribute("field\(option.rawValue.prefix(1).uppercased() + option.rawValue.dropFirst())",
-                             option == .codable ? .codable : .string, isOptional: true, options: [option])
+            Schema.Attribute(
+                "field\(option.rawValue.prefix(1).uppercased() + option.rawValue.dropFirst())",
+                option == .codable ? .codable : .string, isOptional: true, options: [option])
         }
         let schema = try Schema([Schema.Entity("Article", attributes: attributes)])
         let folder = try TemporaryFolder()
@@ -155,4 +157,3 @@ final class Gadget {
         #expect(reopened.schema.entity(named: "Article")?.attribute(named: "fieldEphemeral")?.isTransient == true)
     }
 }
-

@@ -99,8 +99,10 @@ actor ShareBookReader {
         let context = ModelContext(container)
         let shelves = (0..<3).map { ShareShelf(label: "shelf \($0)") }
         for index in 0..<count {
-            context.insert(ShareBook(title: "book \(index)", pages: 10 * index + 1, note: index % 3 == 0 ? nil : "note \(index)",
-                                     words: (0..<(index % 4)).map { "w\(index).\($0)" }, shelf: index % 4 == 3 ? nil : shelves[index % 3]))
+            context.insert(
+                ShareBook(
+                    title: "book \(index)", pages: 10 * index + 1, note: index % 3 == 0 ? nil : "note \(index)",
+                    words: (0..<(index % 4)).map { "w\(index).\($0)" }, shelf: index % 4 == 3 ? nil : shelves[index % 3]))
         }
         try context.save()
     }
@@ -108,7 +110,8 @@ actor ShareBookReader {
     /// The values the dynamic API reads for a book's object.
     static func dynamicValues(_ id: PersistentIdentifier, in context: ModelContext) throws -> (String, Int, String?, String?) {
         guard case .string(let title) = try context.value("title", of: id),
-              case .int(let pages) = try context.value("pages", of: id) else { throw ShareTestError.unexpectedValue }
+            case .int(let pages) = try context.value("pages", of: id)
+        else { throw ShareTestError.unexpectedValue }
         let note: String? = if case .string(let note) = try context.value("note", of: id) { note } else { nil }
         let shelf = try context.related("shelf", of: id).first
         let label: String? = try shelf.map { shelf in
@@ -163,11 +166,19 @@ actor ShareBookReader {
         context.processPendingChanges()
 
         let changes = Mutex(0)
-        withObservationTracking { _ = book.pages } onChange: { changes.withLock { $0 += 1 } }
+        withObservationTracking {
+            _ = book.pages
+        } onChange: {
+            changes.withLock { $0 += 1 }
+        }
         context.undoManager?.undo()
         #expect(changes.withLock { $0 } == 1, "the undo told the observer")
         #expect(book.pages == 41)
-        withObservationTracking { _ = book.pages } onChange: { changes.withLock { $0 += 1 } }
+        withObservationTracking {
+            _ = book.pages
+        } onChange: {
+            changes.withLock { $0 += 1 }
+        }
         context.undoManager?.redo()
         #expect(changes.withLock { $0 } == 2, "the redo told the observer")
         #expect(book.pages == 999)
@@ -186,24 +197,40 @@ actor ShareBookReader {
         // An edit of the object made through the dynamic API, then undone: the
         // model was only ever read under tracking.
         let first = books[1]
-        withObservationTracking { _ = first.pages } onChange: { changed.withLock { $0.append("dynamic") } }
+        withObservationTracking {
+            _ = first.pages
+        } onChange: {
+            changed.withLock { $0.append("dynamic") }
+        }
         #expect(!first._$sharedRow.isShared, "a tracked read gives the model its own registrar")
         try context.setValue(.int(77), for: "pages", of: first.persistentModelID)
         #expect(first.pages == 77)
         context.processPendingChanges()
-        withObservationTracking { _ = first.pages } onChange: { changed.withLock { $0.append("undo") } }
+        withObservationTracking {
+            _ = first.pages
+        } onChange: {
+            changed.withLock { $0.append("undo") }
+        }
         context.undoManager?.undo()
         #expect(first.pages == 11)
 
         // A to-one read under tracking, then the link changed through the dynamic API.
         let second = books[2]
-        withObservationTracking { _ = second.shelf } onChange: { changed.withLock { $0.append("shelf") } }
+        withObservationTracking {
+            _ = second.shelf
+        } onChange: {
+            changed.withLock { $0.append("shelf") }
+        }
         try context.setRelated([], for: "shelf", of: second.persistentModelID)
         #expect(second.shelf == nil)
 
         // Another context's save, merged here.
         let third = books[4]
-        withObservationTracking { _ = third.title } onChange: { changed.withLock { $0.append("merge") } }
+        withObservationTracking {
+            _ = third.title
+        } onChange: {
+            changed.withLock { $0.append("merge") }
+        }
         let other = ModelContext(container)
         let copy = try #require(try other.fetch(FetchDescriptor<ShareBook>(predicate: #Predicate { $0.title == "book 4" })).first)
         copy.title = "retitled"
@@ -384,8 +411,9 @@ actor ShareBookReader {
     @Test func `a to-one destination read through fetched models stays readable and the same model once its other holders are dropped`() throws {
         try seed()
         let context = ModelContext(try container())
-        #expect(try #require(context.graph.layout.entityIndex["ShareShelf"]) > (try #require(context.graph.layout.entityIndex["ShareBook"])),
-                "the destination is a later entity, so the shared backing data keeps it")
+        #expect(
+            try #require(context.graph.layout.entityIndex["ShareShelf"]) > (try #require(context.graph.layout.entityIndex["ShareBook"])),
+            "the destination is a later entity, so the shared backing data keeps it")
         let books = try context.fetch(FetchDescriptor<ShareBook>(sortBy: [SortDescriptor(\.pages)]))
         var first: [Int: ObjectIdentifier] = [:]
         do {
@@ -551,7 +579,10 @@ actor ShareBookReader {
         weak let shared = book._$heldBackingData
         #expect(shared != nil)
         var read: (Int, String?)?
-        withObservationTracking { read = (book.pages, book.shelf?.label) } onChange: {}
+        withObservationTracking {
+            read = (book.pages, book.shelf?.label)
+        } onChange: {
+        }
         #expect(read?.0 == 51)
         #expect(read?.1 == "shelf 2")
         #expect(!book._$sharedRow.isShared)
@@ -603,21 +634,22 @@ actor ShareBookReader {
         case fetch, read, merge, edit, dynamicEdit, relink, undo, redo, rollback, drop, save, trackedRead, delete
 
         init(roll: Int) {
-            self = switch roll {
-            case 0..<12: .fetch
-            case 12..<20: .read
-            case 20..<24: .merge
-            case 24..<36: .edit
-            case 36..<44: .dynamicEdit
-            case 44..<50: .relink
-            case 50..<58: .undo
-            case 58..<64: .redo
-            case 64..<69: .rollback
-            case 69..<80: .drop
-            case 80..<85: .save
-            case 85..<94: .trackedRead
-            default: .delete
-            }
+            self =
+                switch roll {
+                case 0..<12: .fetch
+                case 12..<20: .read
+                case 20..<24: .merge
+                case 24..<36: .edit
+                case 36..<44: .dynamicEdit
+                case 44..<50: .relink
+                case 50..<58: .undo
+                case 58..<64: .redo
+                case 64..<69: .rollback
+                case 69..<80: .drop
+                case 80..<85: .save
+                case 85..<94: .trackedRead
+                default: .delete
+                }
         }
     }
 
@@ -717,7 +749,11 @@ actor ShareBookReader {
                     if let book = inContext.randomElement(using: &rng) {
                         let watch = Observed(book)
                         let told = watch.told
-                        withObservationTracking { _ = book.pages } onChange: { told.value.withLock { $0 = true } }
+                        withObservationTracking {
+                            _ = book.pages
+                        } onChange: {
+                            told.value.withLock { $0 = true }
+                        }
                         observed.append(watch)
                     }
                 case .delete:
@@ -736,8 +772,9 @@ actor ShareBookReader {
             #expect(strays.isEmpty, "\(label): \(strays.count) registry entries for dropped books")
             // The columns count the models sharing a backing data of this graph, whichever made them.
             if let columns = context.columns(for: ShareBook.self) {
-                let sharing = Set(alive.filter { $0._$sharedRow.isShared && $0._$heldBackingData.sharedLocation($0._$sharedRow) != nil }
-                    .map(ObjectIdentifier.init))
+                let sharing = Set(
+                    alive.filter { $0._$sharedRow.isShared && $0._$heldBackingData.sharedLocation($0._$sharedRow) != nil }
+                        .map(ObjectIdentifier.init))
                 #expect(columns.sharingModels == sharing.count, "\(label)")
             }
             // A model observed and changed since (by an edit, a dynamic edit, undo, redo or a merge) told its observer.
@@ -747,7 +784,10 @@ actor ShareBookReader {
         }
     }
 
-    @Test @MainActor func `fetched models read what the dynamic API reads, and tell their observers, through any fetches, edits, merges, undo, redo, rollbacks and drops`() async throws {
+    @Test @MainActor
+    func `fetched models read what the dynamic API reads, and tell their observers, through any fetches, edits, merges, undo, redo, rollbacks and drops`()
+        async throws
+    {
         await checkProperty(count: 40, input: SessionStep.generator.array(of: 1...40)) { plan in
             // A package of its own per session: a session saves.
             let seeded = try SharedBackingRowTests()

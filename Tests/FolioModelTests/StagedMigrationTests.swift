@@ -21,10 +21,13 @@ enum SameModelsV2: VersionedSchema {
 enum ExclaimPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [SameModelsV1.self, SameModelsV2.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: SameModelsV1.self, toVersion: SameModelsV2.self, willMigrate: nil,
-                 didMigrate: { context in
-                     for note in try context.fetch(FetchDescriptor<NotebookV1.Note>()) { note.title += "!" }
-                 })]
+        [
+            .custom(
+                fromVersion: SameModelsV1.self, toVersion: SameModelsV2.self, willMigrate: nil,
+                didMigrate: { context in
+                    for note in try context.fetch(FetchDescriptor<NotebookV1.Note>()) { note.title += "!" }
+                })
+        ]
     }
 }
 
@@ -63,14 +66,19 @@ enum ReentrantPlan: SchemaMigrationPlan {
     static let backupURL = temporaryPackageURL("stage-backup")
     static var schemas: [any VersionedSchema.Type] { [NotebookV1.self, NotebookV2.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: NotebookV1.self, toVersion: NotebookV2.self,
-                 willMigrate: { _ in
-                     let backup = ModelContext(try ModelContainer(for: NotebookV1.Note.self,
-                                                                  configurations: ModelConfiguration(url: backupURL)))
-                     backup.insert(NotebookV1.Note(title: "backup"))
-                     try backup.save()
-                 },
-                 didMigrate: nil)]
+        [
+            .custom(
+                fromVersion: NotebookV1.self, toVersion: NotebookV2.self,
+                willMigrate: { _ in
+                    let backup = ModelContext(
+                        try ModelContainer(
+                            for: NotebookV1.Note.self,
+                            configurations: ModelConfiguration(url: backupURL)))
+                    backup.insert(NotebookV1.Note(title: "backup"))
+                    try backup.save()
+                },
+                didMigrate: nil)
+        ]
     }
 }
 
@@ -121,8 +129,10 @@ struct StagedMigrationTests {
 
     /// A version 1 package with two notes of distinct titles.
     static func savedByVersion1(at url: URL) throws {
-        let context = ModelContext(try ModelContainer(for: Schema([NotebookV1.Note.self]),
-                                                      configurations: ModelConfiguration(url: url)))
+        let context = ModelContext(
+            try ModelContainer(
+                for: Schema([NotebookV1.Note.self]),
+                configurations: ModelConfiguration(url: url)))
         context.insert(NotebookV1.Note(title: "Groceries", body: "milk eggs bread"))
         context.insert(NotebookV1.Note(title: "Ideas", body: "a REPL for documents"))
         try context.save()
@@ -130,7 +140,9 @@ struct StagedMigrationTests {
 
     // MARK: A plan meets a store already open in the process
 
-    @Test func `a container with a plan is refused while the package is open in the process at an earlier version, and runs its stages once it is closed`() throws {
+    @Test func `a container with a plan is refused while the package is open in the process at an earlier version, and runs its stages once it is closed`()
+        throws
+    {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Notes.folio")
         try Self.savedByVersion1(at: url)
@@ -141,8 +153,9 @@ struct StagedMigrationTests {
             let before = try SchemaMigrationPlanTests.files(of: url)
             // The plan cannot run on a store other contexts already use: the container is refused.
             let error = #expect(throws: ModelError.self) {
-                _ = try ModelContainer(for: Schema(versionedSchema: NotebookV3.self), migrationPlan: NotebookMigrationPlan.self,
-                                       configurations: ModelConfiguration(url: url))
+                _ = try ModelContainer(
+                    for: Schema(versionedSchema: NotebookV3.self), migrationPlan: NotebookMigrationPlan.self,
+                    configurations: ModelConfiguration(url: url))
             }
             guard case .configuration(let message)? = error else {
                 Issue.record("expected a configuration error, got \(String(describing: error))")
@@ -153,9 +166,11 @@ struct StagedMigrationTests {
             _ = plain
         }
         // Once the other container is gone, the plan runs.
-        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: NotebookV3.self),
-                                                      migrationPlan: NotebookMigrationPlan.self,
-                                                      configurations: ModelConfiguration(url: url)))
+        let context = ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: NotebookV3.self),
+                migrationPlan: NotebookMigrationPlan.self,
+                configurations: ModelConfiguration(url: url)))
         let notes = try context.fetch(FetchDescriptor<NotebookV3.Note>(sortBy: [SortDescriptor(\.title)]))
         #expect(notes.map(\.wordCount) == [3, 4])
     }
@@ -166,8 +181,10 @@ struct StagedMigrationTests {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Notes.folio")
         func open() throws -> ModelContext {
-            ModelContext(try ModelContainer(for: NotebookV1.Note.self, migrationPlan: ExclaimPlan.self,
-                                            configurations: ModelConfiguration(url: url)))
+            ModelContext(
+                try ModelContainer(
+                    for: NotebookV1.Note.self, migrationPlan: ExclaimPlan.self,
+                    configurations: ModelConfiguration(url: url)))
         }
         do {
             let context = try open()
@@ -187,9 +204,11 @@ struct StagedMigrationTests {
         let url = folder.url.appendingPathComponent("Notes.folio")
         // Saved by the app with its plan: the stage ran once, the package records 1.1.0.
         do {
-            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: SameModelsV2.self),
-                                                          migrationPlan: ExclaimPlan.self,
-                                                          configurations: ModelConfiguration(url: url)))
+            let context = ModelContext(
+                try ModelContainer(
+                    for: Schema(versionedSchema: SameModelsV2.self),
+                    migrationPlan: ExclaimPlan.self,
+                    configurations: ModelConfiguration(url: url)))
             context.insert(NotebookV1.Note(title: "Ideas"))
             try context.save()
         }
@@ -197,18 +216,24 @@ struct StagedMigrationTests {
         // Another program (or the same classes with a `Date.now` default, in another process) opens it
         // without a plan: its schema differs from the stored one only in a default.
         do {
-            let tool = try Schema([Schema.Entity("Note", attributes: [
-                .init("title", .string), .init("body", .string, defaultValue: .string("(empty)")),
-            ])])
+            let tool = try Schema([
+                Schema.Entity(
+                    "Note",
+                    attributes: [
+                        .init("title", .string), .init("body", .string, defaultValue: .string("(empty)")),
+                    ])
+            ])
             let context = ModelContext(try ModelContainer(for: tool, configurations: ModelConfiguration(url: url)))
             try context.insert("Note", ["title": .string("Plans")])
             try context.save()
         }
         #expect(try Self.document(of: url).contains("<schema version=\"1.1.0\">"), "the recorded version was dropped")
         // And the app, with its plan, now starts again from 1.0.0.
-        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: SameModelsV2.self),
-                                                      migrationPlan: ExclaimPlan.self,
-                                                      configurations: ModelConfiguration(url: url)))
+        let context = ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: SameModelsV2.self),
+                migrationPlan: ExclaimPlan.self,
+                configurations: ModelConfiguration(url: url)))
         let titles = try context.fetch(FetchDescriptor<NotebookV1.Note>()).map(\.title).sorted()
         #expect(titles == ["Ideas", "Plans"])
     }
@@ -219,15 +244,18 @@ struct StagedMigrationTests {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Boxes.folio")
         do {
-            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: PayloadV1.self),
-                                                          configurations: ModelConfiguration(url: url)))
+            let context = ModelContext(
+                try ModelContainer(
+                    for: Schema(versionedSchema: PayloadV1.self),
+                    configurations: ModelConfiguration(url: url)))
             context.insert(PayloadV1.Box(kind: .retired))
             try context.save()
         }
         let before = try Self.document(of: url)
         #expect(throws: ModelError.self) {
-            _ = try ModelContainer(for: Schema(versionedSchema: PayloadV2.self), migrationPlan: PayloadPlan.self,
-                                   configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(
+                for: Schema(versionedSchema: PayloadV2.self), migrationPlan: PayloadPlan.self,
+                configurations: ModelConfiguration(url: url))
         }
         #expect(try Self.document(of: url) == before, "the package was rewritten (version 2.0.0) by a container that failed to open")
     }
@@ -258,9 +286,11 @@ struct StagedMigrationTests {
         let url = folder.url.appendingPathComponent("Notes.folio")
         try Self.savedByVersion1(at: url)
         defer { try? FileManager.default.removeItem(at: ReentrantPlan.backupURL) }
-        let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: NotebookV2.self),
-                                                      migrationPlan: ReentrantPlan.self,
-                                                      configurations: ModelConfiguration(url: url)))
+        let context = ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: NotebookV2.self),
+                migrationPlan: ReentrantPlan.self,
+                configurations: ModelConfiguration(url: url)))
         #expect(try context.fetchCount(FetchDescriptor<NotebookV2.Note>()) == 2)
         #expect(FileManager.default.fileExists(atPath: ReentrantPlan.backupURL.path))
     }
@@ -268,8 +298,10 @@ struct StagedMigrationTests {
     @Test func `a plan renaming an attribute twice renames the history through both steps; the rewritten package reopens with it`() throws {
         let url = temporaryPackageURL("memo")
         do {
-            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: MemoV1.self),
-                                                          configurations: ModelConfiguration(url: url)))
+            let context = ModelContext(
+                try ModelContainer(
+                    for: Schema(versionedSchema: MemoV1.self),
+                    configurations: ModelConfiguration(url: url)))
             let memo = MemoV1.Memo(text: "first")
             context.insert(memo)
             try context.save()
@@ -277,8 +309,9 @@ struct StagedMigrationTests {
             try context.save()
         }
         for _ in 0..<2 {
-            let container = try ModelContainer(for: Schema(versionedSchema: MemoV3.self), migrationPlan: MemoPlan.self,
-                                               configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: MemoV3.self), migrationPlan: MemoPlan.self,
+                configurations: ModelConfiguration(url: url))
             let context = ModelContext(container)
             #expect(try context.fetch(FetchDescriptor<MemoV3.Memo>()).map(\.content) == ["second"])
             let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())

@@ -73,10 +73,11 @@ struct Weather {
         let start = Date.now
         for (offset, name) in ["Paris", "Past", "Kyoto", "Lima"].enumerated() {
             let shift = name == "Past" ? -10 * Self.day : Double(4 - offset) * Self.day
-            let trip = Trip(name: name,
-                            destination: "\(name) centre",
-                            startDate: start + shift,
-                            endDate: start + shift + Self.day)
+            let trip = Trip(
+                name: name,
+                destination: "\(name) centre",
+                startDate: start + shift,
+                endDate: start + shift + Self.day)
             context.insert(trip)
         }
         try context.save()
@@ -98,8 +99,10 @@ struct Weather {
         #expect(results.map(\.name) == ["Lima", "Kyoto", "Paris"])
 
         // Saved: a fresh container on the same package sees the same trips.
-        let reopened = ModelContext(try ModelContainer(for: Trip.self, Accommodation.self,
-                                                       configurations: ModelConfiguration(url: url, allowsSave: false)))
+        let reopened = ModelContext(
+            try ModelContainer(
+                for: Trip.self, Accommodation.self,
+                configurations: ModelConfiguration(url: url, allowsSave: false)))
         #expect(try reopened.fetch(upcomingTrips).map(\.destination) == ["Lima centre", "Kyoto centre", "Paris centre"])
     }
 
@@ -117,8 +120,9 @@ struct Weather {
 
     @Test func `deleting a trip cascades to its accommodation`() throws {
         let context = ModelContext(try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
-        let trip = Trip(name: "Cairo", destination: "Egypt", startDate: .now, endDate: .now,
-                        accommodation: Accommodation(name: "Nile Hotel"))
+        let trip = Trip(
+            name: "Cairo", destination: "Egypt", startDate: .now, endDate: .now,
+            accommodation: Accommodation(name: "Nile Hotel"))
         context.insert(trip)
         #expect(try context.fetchCount(FetchDescriptor<Accommodation>()) == 1)
         #expect(trip.accommodation?.trip === trip)

@@ -29,8 +29,10 @@ final class Sighting {
     var site: Site?
     @Transient var scratch = 0
 
-    init(name: String, nickname: String?, age: Int, small: Int8?, score: Double, rating: Float, born: Date,
-         code: UUID, amount: Decimal, flag: Bool, tags: [String]) {
+    init(
+        name: String, nickname: String?, age: Int, small: Int8?, score: Double, rating: Float, born: Date,
+        code: UUID, amount: Decimal, flag: Bool, tags: [String]
+    ) {
         self.name = name
         self.nickname = nickname
         self.age = age
@@ -155,7 +157,8 @@ final class Sighting {
 
     /// What Foundation gives on the models: every model in insertion order, filtered and sorted.
     static func expected(_ context: ModelContext, _ predicate: Predicate<Sighting>?, _ sort: [SortDescriptor<Sighting>]) throws
-        -> [PersistentIdentifier] {
+        -> [PersistentIdentifier]
+    {
         var models = try context.fetch(FetchDescriptor<Sighting>())
         if let predicate { models = try models.filter { try predicate.evaluate($0) } }
         return models.sorted(using: sort).map(\.persistentModelID)

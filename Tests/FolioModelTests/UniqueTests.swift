@@ -152,12 +152,13 @@ final class Holder {
             let url = folder.appending(path: "\(name).folio")
             // The old models stored "LooseTour"; rename the entity in the schema the way a package keeps it.
             var schema = Schema([LooseTour.self])
-            schema = try Schema(schema.entities.map { entity in
-                var entity = entity
-                entity.name = "Tour"
-                entity.attributes += [.init("code", .string, isOptional: true), .init("note", .string, defaultValue: .string(""))]
-                return entity
-            } + [Schema.Entity("TourGuide", attributes: [.init("name", .string)])])
+            schema = try Schema(
+                schema.entities.map { entity in
+                    var entity = entity
+                    entity.name = "Tour"
+                    entity.attributes += [.init("code", .string, isOptional: true), .init("note", .string, defaultValue: .string(""))]
+                    return entity
+                } + [Schema.Entity("TourGuide", attributes: [.init("name", .string)])])
             do {  // the old container, and its lock on the package, end here
                 let old = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
                 for (index, day) in days.enumerated() {
@@ -225,7 +226,7 @@ final class Holder {
 
         context.insert(Flow(label: "Login", snapshot: beta))
         context.insert(Flow(label: "Login", snapshot: nil))
-        context.insert(Flow(label: "Login", snapshot: nil))   // nil matches nothing, as in SQL
+        context.insert(Flow(label: "Login", snapshot: nil))  // nil matches nothing, as in SQL
         #expect(try context.fetchCount(FetchDescriptor<Flow>()) == 4)
         try context.save()
 
@@ -343,8 +344,8 @@ final class Holder {
             context.insert(ada)
             context.insert(AccessBadge(number: 1, holder: ada))
             try context.save()
-            context.insert(AccessBadge(number: 2, holder: ada))     // the same holder: updates badge 1
-            context.insert(AccessBadge(number: 3))                  // no holder: never clashes
+            context.insert(AccessBadge(number: 2, holder: ada))  // the same holder: updates badge 1
+            context.insert(AccessBadge(number: 3))  // no holder: never clashes
             context.insert(AccessBadge(number: 4))
             try context.save()
             #expect(try context.fetch(FetchDescriptor<AccessBadge>(sortBy: [SortDescriptor(\.number)])).map(\.number) == [2, 3, 4])

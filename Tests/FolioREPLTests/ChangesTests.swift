@@ -46,7 +46,8 @@ import FolioTestSupport
         try session.run("save")
         let first = try #require(Self.transactionNumbers(try session.run("changes").split(separator: "\n").map(String.init)).first)
         let second = try session.run("changes since \(first)")
-        #expect(second.hasPrefix("transaction ") && second.split(separator: "\n").count == 2
+        #expect(
+            second.hasPrefix("transaction ") && second.split(separator: "\n").count == 2
                 && second.hasSuffix("\n  update Animal #2: name\n"), "\(second)")
     }
 
@@ -106,8 +107,9 @@ import FolioTestSupport
         session = nil
         // The one history file this session's save wrote (format 3: one per writer).
         let history = url.appendingPathComponent("history")
-        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: history.path)
-            .first { !$0.hasPrefix("00000000-") && !$0.hasPrefix(".") })
+        let file = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: history.path)
+                .first { !$0.hasPrefix("00000000-") && !$0.hasPrefix(".") })
         let text = try String(contentsOf: history.appendingPathComponent(file), encoding: .utf8)
         let edited = text.replacingOccurrences(of: #"ids="\#(olm)""#, with: #"ids="\#(olm)-\#(last)""#)
         #expect(edited != text)

@@ -6,8 +6,8 @@ import Testing
 
     @Test("words split at spaces; quotes and brackets group; columns count from 1")
     func grouping() {
-        #expect(words("insert Animal name=\"Tree Frog\" tags=[a, b] map={k: v w}") ==
-                ["insert", "Animal", "name=\"Tree Frog\"", "tags=[a, b]", "map={k: v w}"])
+        #expect(
+            words("insert Animal name=\"Tree Frog\" tags=[a, b] map={k: v w}") == ["insert", "Animal", "name=\"Tree Frog\"", "tags=[a, b]", "map={k: v w}"])
         #expect(words("  list\tAnimal   where (a == 1 or b == 2)") == ["list", "Animal", "where", "(a == 1 or b == 2)"])
         #expect(words("list Animal where name == 'a b' sort name") == ["list", "Animal", "where", "name", "==", "'a b'", "sort", "name"])
         #expect(CommandLineText("  set  2").words.map(\.column) == [3, 8])

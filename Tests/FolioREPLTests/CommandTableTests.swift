@@ -29,8 +29,10 @@ import Testing
     func readOnlyFollowsTheDeclaration() throws {
         let session = try Session("Animals")
         let readOnly = try Session(url: session.url, options: .init(readOnly: true))
-        let lines = ["insert AnimalCategory name=X", "set 2 name=Y", "link 24 animals 2", "unlink 24 animals 2",
-                     "delete 2", "save", "import Animal from /nonexistent.csv", "resolve 1 ours"]
+        let lines = [
+            "insert AnimalCategory name=X", "set 2 name=Y", "link 24 animals 2", "unlink 24 animals 2",
+            "delete 2", "save", "import Animal from /nonexistent.csv", "resolve 1 ours",
+        ]
         for line in lines {
             let name = String(line.prefix { $0 != " " })
             #expect(Interpreter.commandsByName[name]?.edits.edits(CommandLineText(line)) == true, "\(line)")

@@ -72,8 +72,11 @@ import Testing
         #expect(complete("show 3") == ["3", "30", "31", "32", "33", "34", "35", "36"])
         #expect(complete("show Animal#3") == ["Animal#3", "Animal#30", "Animal#31", "Animal#33", "Animal#34", "Animal#35", "Animal#36"])
         #expect(complete("show Ani") == [])
-        #expect(complete("show AnimalCategory#") == ["AnimalCategory#1", "AnimalCategory#6", "AnimalCategory#13",
-                                                     "AnimalCategory#18", "AnimalCategory#24", "AnimalCategory#32"])
+        #expect(
+            complete("show AnimalCategory#") == [
+                "AnimalCategory#1", "AnimalCategory#6", "AnimalCategory#13",
+                "AnimalCategory#18", "AnimalCategory#24", "AnimalCategory#32",
+            ])
         #expect(complete("show ").count == 36)
         #expect(complete("set 1") == ["1", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19"])
         #expect(complete("link 2") == ["2", "20", "21", "22", "23", "24", "25", "26", "27", "28", "29"])
@@ -90,8 +93,11 @@ import Testing
         let listed = Interpreter.completionListing(ids)
         #expect(listed.sorted { $0.lowercased() < $1.lowercased() } == listed)
         #expect(listed.prefix(3) == [" 1", " 2", " 3"])
-        #expect(Interpreter.completionListing(complete("show AnimalCategory#")) == ["AnimalCategory# 1", "AnimalCategory# 6", "AnimalCategory#13",
-                                                                        "AnimalCategory#18", "AnimalCategory#24", "AnimalCategory#32"])
+        #expect(
+            Interpreter.completionListing(complete("show AnimalCategory#")) == [
+                "AnimalCategory# 1", "AnimalCategory# 6", "AnimalCategory#13",
+                "AnimalCategory#18", "AnimalCategory#24", "AnimalCategory#32",
+            ])
         #expect(Interpreter.completionListing(["all", "everything", "9", "10"]) == ["all", "everything", " 9", "10"])
         #expect(Interpreter.completionListing(["list", "link"]) == ["list", "link"])
         #expect(complete("save ") == ["as"])

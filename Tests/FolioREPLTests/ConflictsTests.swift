@@ -20,13 +20,18 @@ import Testing
     /// Newt's diet (both changed it), Tree Frog's category (both changed it),
     /// and Dodo (deleted by ours, edited by theirs).
     static let records = [
-        MergeConflict(kind: .value, id: newt, property: "diet", base: .value(.string("herbivorous")),
-                      ours: .value(.string("carnivorous")), theirs: .value(.string("omnivorous"))),
-        MergeConflict(kind: .value, id: frog, property: "category", base: .related([birds]),
-                      ours: .related([amphibians]), theirs: .related([birds])),
-        MergeConflict(kind: .deletedAndEdited, id: dodo, base: nil, ours: nil,
-                      theirs: .object(["name": .value(.string("Dodo")), "diet": .value(.string("herbivorous")),
-                                       "category": .related([birds])])),
+        MergeConflict(
+            kind: .value, id: newt, property: "diet", base: .value(.string("herbivorous")),
+            ours: .value(.string("carnivorous")), theirs: .value(.string("omnivorous"))),
+        MergeConflict(
+            kind: .value, id: frog, property: "category", base: .related([birds]),
+            ours: .related([amphibians]), theirs: .related([birds])),
+        MergeConflict(
+            kind: .deletedAndEdited, id: dodo, base: nil, ours: nil,
+            theirs: .object([
+                "name": .value(.string("Dodo")), "diet": .value(.string("herbivorous")),
+                "category": .related([birds]),
+            ])),
     ]
 
     func session(_ records: [MergeConflict] = records, options: Interpreter.Options = .init()) throws -> Session {
@@ -44,13 +49,14 @@ import Testing
     @Test("conflicts lists the records numbered, each with base, ours (kept) and theirs, and how to resolve")
     func listing() throws {
         let session = try session()
-        #expect(try session.run("conflicts") == """
-            1. Animal#2.diet: both sides changed it — base "herbivorous", ours "carnivorous" (kept), theirs "omnivorous"
-            2. Animal#3.category: both sides changed it — base AnimalCategory#6, ours AnimalCategory#1 (kept), theirs AnimalCategory#6
-            3. Animal#999: one side deleted it, the other edited it (deleted) — ours none, theirs {diet="herbivorous", name="Dodo"}
-            resolve one with 'resolve N ours|theirs|base|merged' or 'resolve N to VALUE'
+        #expect(
+            try session.run("conflicts") == """
+                1. Animal#2.diet: both sides changed it — base "herbivorous", ours "carnivorous" (kept), theirs "omnivorous"
+                2. Animal#3.category: both sides changed it — base AnimalCategory#6, ours AnimalCategory#1 (kept), theirs AnimalCategory#6
+                3. Animal#999: one side deleted it, the other edited it (deleted) — ours none, theirs {diet="herbivorous", name="Dodo"}
+                resolve one with 'resolve N ours|theirs|base|merged' or 'resolve N to VALUE'
 
-            """)
+                """)
         let empty = try Session("Animals")
         #expect(try empty.run("conflicts") == "no conflicts\n")
         #expect(empty.error("conflicts 1") == CommandError("unexpected '1'", column: 11))
@@ -121,8 +127,10 @@ import Testing
         try session.run("undo")
         #expect(try session.count("Animal") == 30)
         #expect(session.interpreter.context.conflicts == Self.records)
-        #expect(session.error("resolve 3 to Dodo") == CommandError(
-            "a whole object cannot be typed: choose ours, theirs, base or merged", column: 14))
+        #expect(
+            session.error("resolve 3 to Dodo")
+                == CommandError(
+                    "a whole object cannot be typed: choose ours, theirs, base or merged", column: 14))
     }
 
     @Test("resolve N to VALUE sets an attribute to the value typed, or a relationship to the objects typed")
@@ -131,8 +139,9 @@ import Testing
         #expect(try session.run("resolve 1 to insectivorous") == "resolved 1 conflict; 2 left\n")
         #expect(try diet(session) == .string("insectivorous"))
         #expect(try session.run("resolve 1 to 24") == "resolved 1 conflict; 1 left\n")
-        #expect(try session.interpreter.context.related("category", of: Self.frog)
-            == [PersistentIdentifier(entityName: "AnimalCategory", id: 24)])
+        #expect(
+            try session.interpreter.context.related("category", of: Self.frog)
+                == [PersistentIdentifier(entityName: "AnimalCategory", id: 24)])
         try session.run("undo")
         #expect(try session.interpreter.context.related("category", of: Self.frog) == [Self.amphibians])
     }
@@ -155,8 +164,10 @@ import Testing
     func resolveAllAtomic() throws {
         var records = Self.records
         // A record whose theirs is not a value the attribute takes.
-        records.append(MergeConflict(kind: .value, id: PersistentIdentifier(entityName: "Animal", id: 4), property: "diet",
-                                     base: .value(.string("a")), ours: .value(.string("carnivorous")), theirs: .value(.int(3))))
+        records.append(
+            MergeConflict(
+                kind: .value, id: PersistentIdentifier(entityName: "Animal", id: 4), property: "diet",
+                base: .value(.string("a")), ours: .value(.string("carnivorous")), theirs: .value(.int(3))))
         let session = try session(records)
         let error = try #require(session.error("resolve all theirs"))
         #expect(error.column == 9)
@@ -170,26 +181,40 @@ import Testing
     @Test("resolve errors point at the word at fault; a failing resolve changes nothing")
     func errors() throws {
         let session = try session()
-        #expect(session.error("resolve") == CommandError(
-            "usage: resolve N ours|theirs|base|merged, or resolve N to VALUE", column: 8))
-        #expect(session.error("resolve 1") == CommandError(
-            "usage: resolve N ours|theirs|base|merged, or resolve N to VALUE", column: 9))
-        #expect(session.error("resolve 9 ours") == CommandError(
-            "'9' is not a conflict number (1 to 3; see 'conflicts')", column: 9))
-        #expect(session.error("resolve x ours") == CommandError(
-            "'x' is not a conflict number (1 to 3; see 'conflicts')", column: 9))
-        #expect(session.error("resolve 1 mine") == CommandError(
-            "'mine' is not a choice: ours, theirs, base, merged, or to VALUE", column: 11))
+        #expect(
+            session.error("resolve")
+                == CommandError(
+                    "usage: resolve N ours|theirs|base|merged, or resolve N to VALUE", column: 8))
+        #expect(
+            session.error("resolve 1")
+                == CommandError(
+                    "usage: resolve N ours|theirs|base|merged, or resolve N to VALUE", column: 9))
+        #expect(
+            session.error("resolve 9 ours")
+                == CommandError(
+                    "'9' is not a conflict number (1 to 3; see 'conflicts')", column: 9))
+        #expect(
+            session.error("resolve x ours")
+                == CommandError(
+                    "'x' is not a conflict number (1 to 3; see 'conflicts')", column: 9))
+        #expect(
+            session.error("resolve 1 mine")
+                == CommandError(
+                    "'mine' is not a choice: ours, theirs, base, merged, or to VALUE", column: 11))
         #expect(session.error("resolve 1 to") == CommandError("a value is missing after 'to'", column: 13))
-        #expect(session.error("resolve all to x") == CommandError(
-            "'resolve all to VALUE' cannot be: give one conflict's number", column: 9))
+        #expect(
+            session.error("resolve all to x")
+                == CommandError(
+                    "'resolve all to VALUE' cannot be: give one conflict's number", column: 9))
         #expect(session.error("resolve 1 ours extra") == CommandError("unexpected 'extra'", column: 16))
         // An Animal given for a category.
         #expect(session.error("resolve 2 to 2") != nil)
         #expect(session.interpreter.context.conflicts == Self.records)
         #expect(session.interpreter.context.undoManager?.canUndo == false)
-        #expect(try Session("Animals").error("resolve 1 ours") == CommandError(
-            "'1' is not a conflict number (there are no conflicts; see 'conflicts')", column: 9))
+        #expect(
+            try Session("Animals").error("resolve 1 ours")
+                == CommandError(
+                    "'1' is not a conflict number (there are no conflicts; see 'conflicts')", column: 9))
     }
 
     @Test("saving with conflicts left is allowed and keeps them recorded")

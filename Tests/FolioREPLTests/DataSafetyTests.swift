@@ -247,7 +247,7 @@ import FolioTestSupport
         let (session, saved) = try Self.sessionWithSavedAndUnsavedWork()
         defer { Self.remove(session) }
         let memory = try Self.inMemory(session)
-        let unwritable = "/proc/folio-test-\(UUID().uuidString).folio"   // /proc refuses new entries, even to root
+        let unwritable = "/proc/folio-test-\(UUID().uuidString).folio"  // /proc refuses new entries, even to root
 
         let error = try #require(session.error("save as \(unwritable)"))
         #expect(error.message.hasPrefix("\(unwritable): mkdir failed: "), "\(error)")
@@ -270,9 +270,9 @@ import FolioTestSupport
         let memory = try Self.inMemory(session)
         let other = session.url.deletingLastPathComponent().appendingPathComponent("Other.folio")
         try FileManager.default.copyItem(at: sampleFolder.appendingPathComponent("Countries.folio"), to: other)
-        let holder = try ModelContainer(contentsOf: other)   // another writer has it open
+        let holder = try ModelContainer(contentsOf: other)  // another writer has it open
         let before = OnDisk(other)
-        session.answer = true   // "Replace it?" yes: but it is in use
+        session.answer = true  // "Replace it?" yes: but it is in use
 
         let error = session.error("save as \(other.path)")
         #expect(error?.message.contains("open for writing elsewhere") == true, "\(String(describing: error))")

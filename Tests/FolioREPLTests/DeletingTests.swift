@@ -41,12 +41,13 @@ import Testing
     func nullified() throws {
         let session = try Session("Animals")
         session.answer = true
-        #expect(try session.run("delete 2 3") == """
-            deletes 2 Animal, unlinks 1 surviving object
-              unlinks 2 from AnimalCategory#1.animals
-            deleted 2 objects
+        #expect(
+            try session.run("delete 2 3") == """
+                deletes 2 Animal, unlinks 1 surviving object
+                  unlinks 2 from AnimalCategory#1.animals
+                deleted 2 objects
 
-            """)
+                """)
         #expect(try session.count("Animal") == 28)
     }
 
@@ -84,10 +85,12 @@ import Testing
         let folder = try sampleCopy("Animals").deletingLastPathComponent()
         let url = folder.appendingPathComponent("Library.folio")
         let schema = try Schema([
-            .init("Library", attributes: [.init("name", .string)],
-                  relationships: [.init("books", to: "Book", toMany: true, inverse: "library", deleteRule: .deny)]),
-            .init("Book", attributes: [.init("title", .string)],
-                  relationships: [.init("library", to: "Library", inverse: "books")]),
+            .init(
+                "Library", attributes: [.init("name", .string)],
+                relationships: [.init("books", to: "Book", toMany: true, inverse: "library", deleteRule: .deny)]),
+            .init(
+                "Book", attributes: [.init("title", .string)],
+                relationships: [.init("library", to: "Library", inverse: "books")]),
         ])
         var libraryID: UInt64 = 0, bookID: UInt64 = 0
         do {  // the setup's container releases the package's write lock when it goes
@@ -101,14 +104,15 @@ import Testing
 
         let session = try Session(url: url)
         session.answer = true
-        #expect(try session.run("delete \(libraryID)") == """
-            deletes 1 Library, unlinks 1 surviving object, DENIED by 1 rule
-              unlinks 1 from Book#\(bookID).library
-              DENY: Library#\(libraryID) cannot be deleted: books still holds Book#\(bookID)
-              save will refuse while this deny rule is broken
-            deleted 1 object
+        #expect(
+            try session.run("delete \(libraryID)") == """
+                deletes 1 Library, unlinks 1 surviving object, DENIED by 1 rule
+                  unlinks 1 from Book#\(bookID).library
+                  DENY: Library#\(libraryID) cannot be deleted: books still holds Book#\(bookID)
+                  save will refuse while this deny rule is broken
+                deleted 1 object
 
-            """)
+                """)
         #expect(session.error("save") == CommandError("save refused: Library#\(libraryID) cannot be deleted: books still holds Book#\(bookID)"))
         #expect(session.error("save")?.kind == .validation)
         try session.run("undo")
@@ -124,12 +128,16 @@ import Testing
         #expect(session.error("delete") == CommandError("delete needs ids, ENTITY where PREDICATE, all ENTITY or everything", column: 7))
         #expect(session.error("delete abc") == CommandError("'abc' is not an object id or an entity", column: 8))
         #expect(session.error("delete 2 999") == CommandError("no object #999", column: 10))
-        #expect(session.error("delete Animal") == CommandError(
-            "to delete every Animal write 'delete all Animal'; or 'delete Animal where …'", column: 14))
+        #expect(
+            session.error("delete Animal")
+                == CommandError(
+                    "to delete every Animal write 'delete all Animal'; or 'delete Animal where …'", column: 14))
         #expect(session.error("delete Animal wher x") == CommandError("unexpected 'wher'; expected where", column: 15))
         #expect(session.error("delete Animal where dit == 'x'") == CommandError("Animal has no property 'dit'; did you mean 'diet'?", column: 21))
-        #expect(session.error("delete Animal where diet == ") == CommandError(
-            "expected a value or a property name, found end of predicate", column: 28))
+        #expect(
+            session.error("delete Animal where diet == ")
+                == CommandError(
+                    "expected a value or a property name, found end of predicate", column: 28))
         #expect(session.error("delete all") == CommandError("delete all needs an entity, e.g. delete all Animal", column: 11))
         #expect(session.error("delete all Animl") == CommandError("no entity named 'Animl'; did you mean 'Animal'?", column: 12))
         #expect(session.error("delete all Animal now") == CommandError("unexpected 'now'", column: 19))

@@ -13,16 +13,17 @@ import Testing
         try session.run("set 2 name=\"Great Crested Newt\" category=6")
         let kiwi = try firstNumber(in: try session.run("insert Animal name=Kiwi diet=omnivorous category=6"))
         try session.run("delete 3")
-        #expect(try session.run("diff") == """
-            ~ AnimalCategory#1: animals -Animal#2 -Animal#3
-            ~ Animal#2: name "Newt" → "Great Crested Newt"
-            ~ Animal#2: category AnimalCategory#1 → AnimalCategory#6
-            - Animal#3: name="Tree Frog", diet="carnivorous", category=AnimalCategory#1
-            ~ AnimalCategory#6: animals +Animal#2 +Animal#\(kiwi)
-            + Animal#\(kiwi): name="Kiwi", diet="omnivorous", category=AnimalCategory#6
-            1 inserted, 3 changed, 1 deleted
+        #expect(
+            try session.run("diff") == """
+                ~ AnimalCategory#1: animals -Animal#2 -Animal#3
+                ~ Animal#2: name "Newt" → "Great Crested Newt"
+                ~ Animal#2: category AnimalCategory#1 → AnimalCategory#6
+                - Animal#3: name="Tree Frog", diet="carnivorous", category=AnimalCategory#1
+                ~ AnimalCategory#6: animals +Animal#2 +Animal#\(kiwi)
+                + Animal#\(kiwi): name="Kiwi", diet="omnivorous", category=AnimalCategory#6
+                1 inserted, 3 changed, 1 deleted
 
-            """)
+                """)
         // Undo takes a difference back; back at the save there is none.
         try session.run("undo 3")
         #expect(try session.run("diff") == "no unsaved changes\n")

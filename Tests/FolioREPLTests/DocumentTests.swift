@@ -50,24 +50,26 @@ import Testing
         let kiwi = try firstNumber(in: try session.run("insert Animal name=Kiwi diet=omnivorous"))
         try session.run("delete 24")
         try session.run("undo")
-        #expect(try session.run("history") == """
-              -- saved
-              1  Set Animal#2.name
-              2  Insert Animal#\(kiwi)
-            > you are here
-              3  Delete AnimalCategory#24 (8 objects)  (undone; redo)
+        #expect(
+            try session.run("history") == """
+                  -- saved
+                  1  Set Animal#2.name
+                  2  Insert Animal#\(kiwi)
+                > you are here
+                  3  Delete AnimalCategory#24 (8 objects)  (undone; redo)
 
-            """)
+                """)
         try session.run("save")
         try session.run("undo")
-        #expect(try session.run("history") == """
-              1  Set Animal#2.name
-            > you are here
-              2  Insert Animal#\(kiwi)  (undone; redo)
-              -- saved
-              3  Delete AnimalCategory#24 (8 objects)  (undone; redo)
+        #expect(
+            try session.run("history") == """
+                  1  Set Animal#2.name
+                > you are here
+                  2  Insert Animal#\(kiwi)  (undone; redo)
+                  -- saved
+                  3  Delete AnimalCategory#24 (8 objects)  (undone; redo)
 
-            """)
+                """)
         try session.run("redo")
         #expect(try session.run("history").contains("> you are here (saved)\n"))
     }
@@ -90,24 +92,26 @@ import Testing
     func status() throws {
         let session = try Session("Animals")
         session.answer = true
-        #expect(try session.run("status") == """
-            document: \(session.url.path)
-            unsaved changes: no
-            undo: nothing
-            redo: nothing
+        #expect(
+            try session.run("status") == """
+                document: \(session.url.path)
+                unsaved changes: no
+                undo: nothing
+                redo: nothing
 
-            """)
+                """)
         try session.run("insert Animal name=Kiwi diet=omnivorous")
         try session.run("set 2 name=Eft")
         try session.run("delete 24")
         try session.run("undo")
-        #expect(try session.run("status") == """
-            document: \(session.url.path)
-            unsaved changes: yes (1 inserted, 1 changed, 0 deleted)
-            undo: Set Animal#2.name (2 steps)
-            redo: Delete AnimalCategory#24 (8 objects) (1 step)
+        #expect(
+            try session.run("status") == """
+                document: \(session.url.path)
+                unsaved changes: yes (1 inserted, 1 changed, 0 deleted)
+                undo: Set Animal#2.name (2 steps)
+                redo: Delete AnimalCategory#24 (8 objects) (1 step)
 
-            """)
+                """)
         #expect(session.error("status now") == CommandError("unexpected 'now'", column: 8))
     }
 
@@ -151,11 +155,12 @@ import Testing
         session.answer = true
         try session.run("insert Animal name=Kiwi diet=omnivorous")
         let copy = session.url.deletingLastPathComponent().appendingPathComponent("My Zoo.folio")
-        #expect(try session.run("save as \"\(copy.path)\"") == """
-            saved as \(copy.path); now editing it (undo history starts afresh)
-            Animals.folio itself keeps its last saved state
+        #expect(
+            try session.run("save as \"\(copy.path)\"") == """
+                saved as \(copy.path); now editing it (undo history starts afresh)
+                Animals.folio itself keeps its last saved state
 
-            """)
+                """)
         #expect(session.interpreter.documentURL.path == copy.path)
         #expect(session.interpreter.prompt == "My Zoo> ")
         #expect(!session.interpreter.hasUnsavedChanges)

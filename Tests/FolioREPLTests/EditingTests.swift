@@ -34,12 +34,13 @@ import FolioTestSupport
     func upsert() throws {
         let session = try Session("Animals")
         // A mistyped key must not overwrite another row unasked: "no" changes nothing.
-        #expect(try session.run("insert AnimalCategory name=Mammal") == """
-            AnimalCategory#24 already has name "Mammal", unique in AnimalCategory: this insert updates it
-              (every value given is the one it holds)
-            cancelled
+        #expect(
+            try session.run("insert AnimalCategory name=Mammal") == """
+                AnimalCategory#24 already has name "Mammal", unique in AnimalCategory: this insert updates it
+                  (every value given is the one it holds)
+                cancelled
 
-            """)
+                """)
         #expect(session.questions == ["Update AnimalCategory#24? [y/N] "])
         #expect(session.interpreter.context.undoManager?.undoActionNames == [])
         session.answer = true
@@ -47,12 +48,13 @@ import FolioTestSupport
         #expect(try session.count("AnimalCategory") == 6)
         #expect(!session.interpreter.hasUnsavedChanges)
         let dogs = try Session("Dogs")
-        #expect(try dogs.run("insert Person _id=2 name=\"Maria José\"") == """
-            Person#6 already has _id 2, unique in Person: this insert updates it
-              name: "Maria" → "Maria José"
-            cancelled
+        #expect(
+            try dogs.run("insert Person _id=2 name=\"Maria José\"") == """
+                Person#6 already has _id 2, unique in Person: this insert updates it
+                  name: "Maria" → "Maria José"
+                cancelled
 
-            """)
+                """)
         #expect(try value(dogs, "name", of: 6) == .string("Maria"))
         dogs.answer = true
         #expect(try dogs.run("insert Person _id=2 name=\"Maria José\"").hasSuffix("updated existing Person#6\n"))
@@ -63,7 +65,8 @@ import FolioTestSupport
     @Test("insert reads every kind of value by the attribute's type")
     func insertTypedValues() throws {
         let dogs = try Session("Dogs")
-        let line = "insert Dog name=Buddy age=2 color=tan currentCity=Oslo citiesVisited=[Oslo, \"Bergen\"] favoriteParksByCity={Oslo: Frognerparken}"
+        let line =
+            "insert Dog name=Buddy age=2 color=tan currentCity=Oslo citiesVisited=[Oslo, \"Bergen\"] favoriteParksByCity={Oslo: Frognerparken}"
             + " companion=int:4 owner=Person#5 favoriteToy=1"
         let output = try dogs.run(line)
         let buddy = try firstNumber(in: output)
@@ -103,14 +106,20 @@ import FolioTestSupport
         #expect(session.error("insert Animal =x") == CommandError("expected a name before '='", column: 15))
         #expect(session.error("insert Animal name=a name=b") == CommandError("'name' is given twice", column: 22))
         #expect(session.error("insert Animal name=\"a\"b") == CommandError("unexpected 'b' after the value for Animal.name", column: 23))
-        #expect(session.error("insert Animal category=2") == CommandError(
-            "Animal.category holds AnimalCategory objects, not Animal#2", column: 24))
+        #expect(
+            session.error("insert Animal category=2")
+                == CommandError(
+                    "Animal.category holds AnimalCategory objects, not Animal#2", column: 24))
         #expect(session.error("insert Animal category=[1]") == CommandError("Animal.category is to-one: give one id or null", column: 24))
         #expect(session.error("insert Animal category=99") == CommandError("no object #99", column: 24))
-        #expect(session.error("insert AnimalCategory animals=3") == CommandError(
-            "AnimalCategory.animals is to-many: give a list of ids, e.g. [3, 4]", column: 31))
-        #expect(session.error("insert AnimalCategory animals=[2, 1]") == CommandError(
-            "AnimalCategory.animals holds Animal objects, not AnimalCategory#1", column: 35))
+        #expect(
+            session.error("insert AnimalCategory animals=3")
+                == CommandError(
+                    "AnimalCategory.animals is to-many: give a list of ids, e.g. [3, 4]", column: 31))
+        #expect(
+            session.error("insert AnimalCategory animals=[2, 1]")
+                == CommandError(
+                    "AnimalCategory.animals holds Animal objects, not AnimalCategory#1", column: 35))
         #expect(session.error("insert AnimalCategory animals=[2, 2]") == CommandError("Animal#2 is in the list twice", column: 35))
         #expect(session.error("insert AnimalCategory animals=[2,,3]") == CommandError("expected an id between commas", column: 34))
         #expect(try session.count("Animal") == 30)
@@ -123,15 +132,23 @@ import FolioTestSupport
         #expect(dogs.error("insert Dog citiesVisited=[Oslo, Oslo]") == CommandError("\"Oslo\" is in the set twice", column: 33))
         #expect(dogs.error("insert Dog age=[3]") == CommandError("Dog.age holds one int, not a list", column: 16))
         let countries = try Session("Countries")
-        #expect(countries.error("insert Country name=X visited=maybe") == CommandError(
-            "'maybe' is not a valid bool for Country.visited", column: 31))
-        #expect(countries.error("insert Country name=X visited=null") == CommandError(
-            "Country.visited is not optional; it cannot be null", column: 31))
-        #expect(countries.error("insert Country name=X population=1e3") == CommandError(
-            "'1e3' is not a valid int for Country.population", column: 34))
+        #expect(
+            countries.error("insert Country name=X visited=maybe")
+                == CommandError(
+                    "'maybe' is not a valid bool for Country.visited", column: 31))
+        #expect(
+            countries.error("insert Country name=X visited=null")
+                == CommandError(
+                    "Country.visited is not optional; it cannot be null", column: 31))
+        #expect(
+            countries.error("insert Country name=X population=1e3")
+                == CommandError(
+                    "'1e3' is not a valid int for Country.population", column: 34))
         let trips = try Session("Trips")
-        #expect(trips.error("insert Trip name=T startDate=2025-13-01") == CommandError(
-            "'2025-13-01' is not a valid date for Trip.startDate", column: 30))
+        #expect(
+            trips.error("insert Trip name=T startDate=2025-13-01")
+                == CommandError(
+                    "'2025-13-01' is not a valid date for Trip.startDate", column: 30))
     }
 
     @Test("set changes attributes and to-one relationships by id or null, as one undo step")
@@ -174,8 +191,10 @@ import FolioTestSupport
         #expect(session.error("set 2 nme=x") == CommandError("Animal has no attribute or relationship 'nme'; did you mean 'name'?", column: 7))
         #expect(session.error("set 2 name=x name=y") == CommandError("'name' is given twice", column: 14))
         #expect(session.error("set 2 name=Eft category=999") == CommandError("no object #999", column: 25))
-        #expect(session.error("set 2 name=Eft category=3") == CommandError(
-            "Animal.category holds AnimalCategory objects, not Animal#3", column: 25))
+        #expect(
+            session.error("set 2 name=Eft category=3")
+                == CommandError(
+                    "Animal.category holds AnimalCategory objects, not Animal#3", column: 25))
         #expect(try value(session, "name", of: 2) == .string("Newt"))
         #expect(!session.interpreter.hasUnsavedChanges)
     }
@@ -206,10 +225,14 @@ import FolioTestSupport
     @Test("insert refuses a new object without its required attributes, naming them; defaults and optionals may be left out")
     func insertRequired() throws {
         let session = try Session("Animals")
-        #expect(session.error("insert Animal name=Okapi") == CommandError(
-            "Animal needs a value for diet (not optional, no default), e.g. diet=…", column: 25))
-        #expect(session.error("insert Animal") == CommandError(
-            "Animal needs a value for name, diet (not optional, no default), e.g. name=…", column: 14))
+        #expect(
+            session.error("insert Animal name=Okapi")
+                == CommandError(
+                    "Animal needs a value for diet (not optional, no default), e.g. diet=…", column: 25))
+        #expect(
+            session.error("insert Animal")
+                == CommandError(
+                    "Animal needs a value for name, diet (not optional, no default), e.g. name=…", column: 14))
         #expect(try session.count("Animal") == 30)
         #expect(session.interpreter.context.undoManager?.undoActionNames == [])
         let okapi = try session.run("insert Animal name=Okapi diet=herbivorous")
@@ -236,7 +259,10 @@ import FolioTestSupport
         #expect(try session.run("link 2 category 24") == "Animal#2.category already holds AnimalCategory#24\n")
         #expect(try session.run("unlink AnimalCategory#24 animals Animal#2") == "unlinked Animal#2 from AnimalCategory#24.animals\n")
         #expect(try related(session, "category", of: 2) == [])
-        #expect(session.interpreter.context.undoManager?.undoActionNames == ["Link Animal#2 to AnimalCategory#24.animals", "Unlink Animal#2 from AnimalCategory#24.animals"])
+        #expect(
+            session.interpreter.context.undoManager?.undoActionNames == [
+                "Link Animal#2 to AnimalCategory#24.animals", "Unlink Animal#2 from AnimalCategory#24.animals",
+            ])
         try session.run("undo 2")
         #expect(try related(session, "animals", of: 1) == [2, 3, 4, 5])
 
@@ -249,8 +275,10 @@ import FolioTestSupport
     func linkErrors() throws {
         let session = try Session("Animals")
         #expect(session.error("link") == CommandError("link needs link ID RELATIONSHIP ID, e.g. link 2 category 1", column: 5))
-        #expect(session.error("link 2") == CommandError(
-            "link needs a relationship of Animal: link ID RELATIONSHIP ID, e.g. link 2 category 1", column: 7))
+        #expect(
+            session.error("link 2")
+                == CommandError(
+                    "link needs a relationship of Animal: link ID RELATIONSHIP ID, e.g. link 2 category 1", column: 7))
         #expect(session.error("link 2 categry 1") == CommandError("Animal has no relationship 'categry'; did you mean 'category'?", column: 8))
         #expect(session.error("link 2 name 1") == CommandError("Animal has no relationship 'name'; relationships: category", column: 8))
         #expect(session.error("link 2 category") == CommandError("link needs the id of the AnimalCategory to link", column: 16))
@@ -266,10 +294,15 @@ import FolioTestSupport
         let folder = try temporaryFolderURL("repl-tests")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("Notes.folio")
-        let graph = ObjectGraph(schema: try Schema([
-            .init("Note", attributes: [.init("title", .string),
-                                       .init("notes", .string, isOptional: true, options: [.externalStorage])]),
-        ]))
+        let graph = ObjectGraph(
+            schema: try Schema([
+                .init(
+                    "Note",
+                    attributes: [
+                        .init("title", .string),
+                        .init("notes", .string, isOptional: true, options: [.externalStorage]),
+                    ])
+            ]))
         let first = try graph.insert("Note", ["title": .string("first"), "notes": .string("kept beside the XML ✓")]).id
         let second = try graph.insert("Note", ["title": .string("second")]).id
         try DocumentPackage(url: url).write(graph)
@@ -294,11 +327,13 @@ import FolioTestSupport
         let folder = try temporaryFolderURL("repl-tests")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("Baskets.folio")
-        let graph = ObjectGraph(schema: try Schema([
-            .init("Basket", attributes: [.init("name", .string)],
-                  relationships: [.init("fruits", to: "Fruit", toMany: true, isOptional: true, inverse: "basket")]),
-            .init("Fruit", attributes: [.init("name", .string)], relationships: [.init("basket", to: "Basket", inverse: "fruits")]),
-        ]))
+        let graph = ObjectGraph(
+            schema: try Schema([
+                .init(
+                    "Basket", attributes: [.init("name", .string)],
+                    relationships: [.init("fruits", to: "Fruit", toMany: true, isOptional: true, inverse: "basket")]),
+                .init("Fruit", attributes: [.init("name", .string)], relationships: [.init("basket", to: "Basket", inverse: "fruits")]),
+            ]))
         let basket = try graph.insert("Basket", ["name": .string("b")]).id
         let fruit = try graph.insert("Fruit", ["name": .string("f")]).id
         try DocumentPackage(url: url).write(graph)

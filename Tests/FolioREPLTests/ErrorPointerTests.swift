@@ -21,16 +21,18 @@ import Testing
     @Test("the report is error, line number, column and message, then the line and the caret")
     func report() {
         let error = CommandError("unknown command 'lst'; did you mean 'list'?", column: 3)
-        #expect(ErrorPointer.report(error, in: "  lst Animal", lineNumber: 4) == """
-            error: 4: column 3: unknown command 'lst'; did you mean 'list'?
-                lst Animal
-                ^
-            """)
-        #expect(ErrorPointer.report(error, in: "  lst Animal") == """
-            error: column 3: unknown command 'lst'; did you mean 'list'?
-                lst Animal
-                ^
-            """)
+        #expect(
+            ErrorPointer.report(error, in: "  lst Animal", lineNumber: 4) == """
+                error: 4: column 3: unknown command 'lst'; did you mean 'list'?
+                    lst Animal
+                    ^
+                """)
+        #expect(
+            ErrorPointer.report(error, in: "  lst Animal") == """
+                error: column 3: unknown command 'lst'; did you mean 'list'?
+                    lst Animal
+                    ^
+                """)
     }
 
     @Test("a message quoting a huge word is cut in its middle; its start and end stay")
@@ -56,7 +58,8 @@ import Testing
     func pastTheEnd() throws {
         let session = try Session("Animals")
         let error = try #require(session.error("list Animal where"))
-        #expect(ErrorPointer.lines(pointingAt: error.column, in: "list Animal where")
+        #expect(
+            ErrorPointer.lines(pointingAt: error.column, in: "list Animal where")
                 == ["  list Animal where", "                   ^"])
     }
 

@@ -11,7 +11,8 @@ import FolioTestSupport
         let folder = try TemporaryFolder("export")
         let source = try Session(url: try folder.copySample("Animals.folio"))
         let file = folder.appending("birds.csv")
-        #expect(try source.run("export list Animal name, diet, category where category.name == 'Bird' sort name to \(file.path)")
+        #expect(
+            try source.run("export list Animal name, diet, category where category.name == 'Bird' sort name to \(file.path)")
                 == "exported 6 Animal to \(file.path)\n")
         let csv = try String(contentsOf: file, encoding: .utf8)
         #expect(csv.hasPrefix("name,diet,category\nBald Eagle,carnivorous,6\nBarn Owl,carnivorous,6\n"))
@@ -44,7 +45,8 @@ import FolioTestSupport
         let session = try Session(url: try folder.copySample("Animals.folio"))
         let file = folder.appending("categories.json")
         try session.run("export list AnimalCategory name, animals.@count limit 2 to \(file.path)")
-        #expect(try String(contentsOf: file, encoding: .utf8)
+        #expect(
+            try String(contentsOf: file, encoding: .utf8)
                 == "[\n{\"name\":\"Amphibian\",\"animals.@count\":4},\n{\"name\":\"Bird\",\"animals.@count\":6}\n]\n")
         let other = folder.appending("categories.txt")
         try session.run("export list AnimalCategory name where name == 'none' to \(other.path) --format json")
@@ -84,10 +86,12 @@ import FolioTestSupport
             return session.error("import Animal from \(file.path)")?.message
                 .replacingOccurrences(of: file.path, with: "in.csv")
         }
-        #expect(try error("name,diet,category\nA,herbivorous,6\nB,herbivorous,abc\n")
+        #expect(
+            try error("name,diet,category\nA,herbivorous,6\nB,herbivorous,abc\n")
                 == "in.csv line 3, column 15: 'abc' is not an object id (write 42 or Animal#42)")
         #expect(try error("name,diet,category\nA,herbivorous,6\nB,herbivorous,\"99\"\n") == "in.csv line 3, column 16: no object #99")
-        #expect(try error("name,diet,category\n\"A\nB\",herbivorous,6\nC,herbivorous\n")
+        #expect(
+            try error("name,diet,category\n\"A\nB\",herbivorous,6\nC,herbivorous\n")
                 == "in.csv line 4, column 14: expected 3 fields as the header names, found 2")
         #expect(try error("name,dyet\n") == "in.csv line 1, column 6: Animal has no attribute or relationship 'dyet'; did you mean 'diet'?")
         #expect(try error("id,name\n1,x\n")?.hasPrefix("in.csv line 1, column 1: ids are given by the document") == true)
@@ -104,9 +108,11 @@ import FolioTestSupport
     func importValues() throws {
         let folder = try TemporaryFolder("import")
         let session = try Session(url: try folder.copySample("Trips.folio"))
-        let file = try folder.write("name,destination,startDate,endDate\nRome,Italy,2025-07-01,2025-07-10\n"
-                                    + "Spring Break,Mexico,2025-03-01,2025-03-08\n", to: "trips.csv")
-        #expect(try session.run("import Trip from \(file.path)")
+        let file = try folder.write(
+            "name,destination,startDate,endDate\nRome,Italy,2025-07-01,2025-07-10\n"
+                + "Spring Break,Mexico,2025-03-01,2025-03-08\n", to: "trips.csv")
+        #expect(
+            try session.run("import Trip from \(file.path)")
                 == "imported 1 Trip from \(file.path) (1 updated existing objects)\n")
         #expect(try session.count("Trip", "name == 'Rome' and startDate == 2025-07-01") == 1)
         #expect(try session.count("Trip", "name == 'Spring Break' and destination == 'Mexico'") == 1)

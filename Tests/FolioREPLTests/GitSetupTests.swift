@@ -18,7 +18,8 @@ import Testing
     func keepsOtherLines() {
         #expect(GitSetup.addingAttributes(to: "*.png binary\n") == "*.png binary\n\n" + Self.block)
         #expect(GitSetup.addingAttributes(to: "*.png binary") == "*.png binary\n\n" + Self.block)
-        #expect(GitSetup.addingAttributes(to: "*.png binary\r\n*.sh text\r\n")
+        #expect(
+            GitSetup.addingAttributes(to: "*.png binary\r\n*.sh text\r\n")
                 == "*.png binary\r\n*.sh text\r\n\r\n" + Self.block.replacingOccurrences(of: "\n", with: "\r\n"))
     }
 

@@ -11,18 +11,30 @@ import Testing
         let url = try sampleCopy("Animals").deletingLastPathComponent().appendingPathComponent("Journeys.folio")
         let schema = try Schema([
             .init("Trip", attributes: [.init("name", .string), .init("destination", .string)]),
-            .init("BusinessTrip", attributes: [.init("name", .string), .init("destination", .string), .init("perdiem", .double)],
-                  superentity: "Trip"),
-            .init("PersonalTrip", attributes: [.init("name", .string), .init("destination", .string), .init("reason", .string)],
-                  superentity: "Trip"),
+            .init(
+                "BusinessTrip", attributes: [.init("name", .string), .init("destination", .string), .init("perdiem", .double)],
+                superentity: "Trip"),
+            .init(
+                "PersonalTrip", attributes: [.init("name", .string), .init("destination", .string), .init("reason", .string)],
+                superentity: "Trip"),
         ])
         // The setup's container releases the package's write lock when it goes.
         let setup = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
         let commute = try setup.insert("Trip", ["name": .string("Commute"), "destination": .string("Lyon")]).id
-        let summit = try setup.insert("BusinessTrip", ["name": .string("Summit"), "destination": .string("Oslo"),
-                                                       "perdiem": .double(120)]).id
-        let holiday = try setup.insert("PersonalTrip", ["name": .string("Holiday"), "destination": .string("Rome"),
-                                                        "reason": .string("sun")]).id
+        let summit = try setup.insert(
+            "BusinessTrip",
+            [
+                "name": .string("Summit"), "destination": .string("Oslo"),
+                "perdiem": .double(120),
+            ]
+        ).id
+        let holiday = try setup.insert(
+            "PersonalTrip",
+            [
+                "name": .string("Holiday"), "destination": .string("Rome"),
+                "reason": .string("sun"),
+            ]
+        ).id
         try setup.save()
         return (url, commute, summit, holiday)
     }

@@ -73,7 +73,8 @@ import Testing
 
     @Test("JSON text escapes strings and keeps key order")
     func text() {
-        #expect(JSONText.object([("b", .string("a\"\\\n\u{1}")), ("a", .array([.null, .bool(true), .int(3)]))]).text
+        #expect(
+            JSONText.object([("b", .string("a\"\\\n\u{1}")), ("a", .array([.null, .bool(true), .int(3)]))]).text
                 == "{\"b\":\"a\\\"\\\\\\n\\u0001\",\"a\":[null,true,3]}")
         #expect(JSONText(.double(.infinity)).text == "\"inf\"")
         #expect(JSONText(.set([.string("b"), .string("a")])).text == "[\"a\",\"b\"]")
@@ -198,7 +199,8 @@ import Testing
         #expect(readOnly.error("insert AnimalCategory name=X")?.kind == .readOnly)
         // The kind classifies; equality is message and column.
         #expect(CommandError("x", column: 2, kind: .file) == CommandError("x", column: 2))
-        #expect(CommandError.Kind.allCases.map(\.rawValue)
+        #expect(
+            CommandError.Kind.allCases.map(\.rawValue)
                 == ["command", "predicate", "edit", "validation", "file", "readOnly", "confirmation", "cancelled"])
     }
 }

@@ -8,22 +8,24 @@ import Testing
     @Test("list shows only the columns named, key paths through to-one relationships included")
     func namedColumns() throws {
         let session = try Session("Animals")
-        #expect(try session.run("list Animal name, category.name, category where name beginswith 'K' sort name") == """
-            name           category.name  category
-            -------------  -------------  --------
-            Koala          Mammal               24
-            Komodo Dragon  Reptile              32
-            2 Animal
+        #expect(
+            try session.run("list Animal name, category.name, category where name beginswith 'K' sort name") == """
+                name           category.name  category
+                -------------  -------------  --------
+                Koala          Mammal               24
+                Komodo Dragon  Reptile              32
+                2 Animal
 
-            """)
-        #expect(try session.run("list AnimalCategory id,name animals.@count animals limit 2") == """
-            id  name       animals.@count  animals
-            --  ---------  --------------  ---------------------
-             1  Amphibian               4  [2, 3, 4, 5]
-             6  Bird                    6  [7, 8, 9, 10, 11, 12]
-            2 of 6 AnimalCategory
+                """)
+        #expect(
+            try session.run("list AnimalCategory id,name animals.@count animals limit 2") == """
+                id  name       animals.@count  animals
+                --  ---------  --------------  ---------------------
+                 1  Amphibian               4  [2, 3, 4, 5]
+                 6  Bird                    6  [7, 8, 9, 10, 11, 12]
+                2 of 6 AnimalCategory
 
-            """)
+                """)
     }
 
     @Test("a key path through an empty to-one relationship shows null")
@@ -37,10 +39,12 @@ import Testing
     func columnErrors() throws {
         let session = try Session("Animals")
         #expect(session.error("list Animal nme") == CommandError("Animal has no attribute or relationship 'nme'; did you mean 'name'?", column: 13))
-        #expect(session.error("list Animal name, category.nme")
+        #expect(
+            session.error("list Animal name, category.nme")
                 == CommandError("AnimalCategory has no attribute or relationship 'nme'; did you mean 'name'?", column: 28))
         #expect(session.error("list Animal name.x") == CommandError("Animal.name is an attribute: nothing follows it in a key path", column: 17))
-        #expect(session.error("list AnimalCategory animals.name")
+        #expect(
+            session.error("list AnimalCategory animals.name")
                 == CommandError("AnimalCategory.animals is to-many: only animals.@count follows it", column: 29))
         #expect(session.error("list Animal name,,diet") == CommandError("expected a column between commas", column: 18))
     }

@@ -53,12 +53,16 @@ import FolioTestSupport
     func clean() throws {
         let folder = try Self.files()
         let fake = FakeMerge()
-        let outcome = MergeDriver.run([".merge_file_O", ".merge_file_A", ".merge_file_B", "Zoo.folio/parts/Animal/00000000-0000.xml"],
-                                      in: folder.url, merging: fake)
+        let outcome = MergeDriver.run(
+            [".merge_file_O", ".merge_file_A", ".merge_file_B", "Zoo.folio/parts/Animal/00000000-0000.xml"],
+            in: folder.url, merging: fake)
         #expect(outcome == MergeDriver.Outcome(status: .clean, message: nil))
         #expect(fake.calls.count == 1)
-        #expect(fake.calls.first.map { $0.kind == .part(entity: "Animal") && $0.base == "base\n" && $0.ours == "ours\n"
-                                      && $0.theirs == "theirs\n" } == true)
+        #expect(
+            fake.calls.first.map {
+                $0.kind == .part(entity: "Animal") && $0.base == "base\n" && $0.ours == "ours\n"
+                    && $0.theirs == "theirs\n"
+            } == true)
         #expect(try String(contentsOf: folder.appending(".merge_file_A"), encoding: .utf8) == "merged\n")
         #expect(try String(contentsOf: folder.appending(".merge_file_B"), encoding: .utf8) == "theirs\n")
     }
@@ -68,10 +72,12 @@ import FolioTestSupport
         let folder = try Self.files()
         let fake = FakeMerge()
         fake.answer = .success(MergedFile(contents: Data("with conflicts\n".utf8), conflicts: 2))
-        let outcome = MergeDriver.run([".merge_file_O", ".merge_file_A", ".merge_file_B", "Zoo.folio/manifest.xml"],
-                                      in: folder.url, merging: fake)
+        let outcome = MergeDriver.run(
+            [".merge_file_O", ".merge_file_A", ".merge_file_B", "Zoo.folio/manifest.xml"],
+            in: folder.url, merging: fake)
         #expect(outcome.status == .conflicts)
-        #expect(outcome.message == "folio merge-file: Zoo.folio/manifest.xml: 2 conflicts recorded in the package; "
+        #expect(
+            outcome.message == "folio merge-file: Zoo.folio/manifest.xml: 2 conflicts recorded in the package; "
                 + "open it in folio to resolve them (conflicts, resolve), then git add it")
         #expect(try String(contentsOf: folder.appending(".merge_file_A"), encoding: .utf8) == "with conflicts\n")
     }
@@ -81,8 +87,9 @@ import FolioTestSupport
         let folder = try Self.files()
         let fake = FakeMerge()
         fake.answer = .failure(GitError("schemas differ"))
-        let outcome = MergeDriver.run([".merge_file_O", ".merge_file_A", ".merge_file_B", "Zoo.folio/history/00000001-00000001.xml"],
-                                      in: folder.url, merging: fake)
+        let outcome = MergeDriver.run(
+            [".merge_file_O", ".merge_file_A", ".merge_file_B", "Zoo.folio/history/00000001-00000001.xml"],
+            in: folder.url, merging: fake)
         #expect(outcome == MergeDriver.Outcome(status: .failed, message: "folio merge-file: Zoo.folio/history/00000001-00000001.xml: schemas differ"))
         #expect(fake.calls.first?.kind == .history)
         #expect(try String(contentsOf: folder.appending(".merge_file_A"), encoding: .utf8) == "ours\n")
@@ -92,11 +99,14 @@ import FolioTestSupport
     func argumentErrors() throws {
         let folder = try Self.files()
         let fake = FakeMerge()
-        for arguments in [[], [".merge_file_O", ".merge_file_A", ".merge_file_B"],
-                          [".merge_file_O", ".merge_file_A", ".merge_file_B", "Zoo.folio/manifest.xml", "extra"]] {
+        for arguments in [
+            [], [".merge_file_O", ".merge_file_A", ".merge_file_B"],
+            [".merge_file_O", ".merge_file_A", ".merge_file_B", "Zoo.folio/manifest.xml", "extra"],
+        ] {
             let outcome = MergeDriver.run(arguments, in: folder.url, merging: fake)
             #expect(outcome.status == .failed)
-            #expect(outcome.message == "folio merge-file needs 4 arguments, BASE OURS THEIRS PATH (Git passes %O %A %B %P), "
+            #expect(
+                outcome.message == "folio merge-file needs 4 arguments, BASE OURS THEIRS PATH (Git passes %O %A %B %P), "
                     + "not \(arguments.count)")
         }
         let missing = MergeDriver.run([".merge_file_O", ".merge_file_A", "missing", "Zoo.folio/blobs/ab/cd"], in: folder.url, merging: fake)
@@ -119,8 +129,9 @@ import FolioTestSupport
         #expect(throws: PackageFileMerge.Failure.self) { try merge.merge(kind: .blob, base: a, ours: b, theirs: c, package: package) }
     }
 
-    @Test("a file Folio does not merge merges line by line, as Git would: clean, or with conflict markers and exit 1",
-          .enabled(if: GitRepository.isAvailable, GitRepository.unavailableReason))
+    @Test(
+        "a file Folio does not merge merges line by line, as Git would: clean, or with conflict markers and exit 1",
+        .enabled(if: GitRepository.isAvailable, GitRepository.unavailableReason))
     func textFallback() throws {
         let folder = try TemporaryFolder("merge-driver")
         _ = try folder.write("one\ntwo\nthree\n", to: "O")

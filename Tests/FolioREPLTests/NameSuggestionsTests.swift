@@ -21,7 +21,8 @@ import Testing
         #expect(NameSuggestions.hint(for: "x", among: ["ab", "ac"]) == "")
         #expect(NameSuggestions.hint(for: "zzz", among: ["category"], listing: "relationships") == "; relationships: category")
         #expect(NameSuggestions.hint(for: "zzz", among: ["a1", "b2", "c3", "d4"], listing: "entities") == "")
-        #expect(NameSuggestions.hint(for: "Entity1", among: ["Entity1a", "Entity1b", "Entity12"])
+        #expect(
+            NameSuggestions.hint(for: "Entity1", among: ["Entity1a", "Entity1b", "Entity12"])
                 == "; did you mean 'Entity1a', 'Entity1b' or 'Entity12'?")
     }
 
@@ -46,7 +47,8 @@ import Testing
         let session = try Session("Animals")
         #expect(session.error("insert Animal nme=x")?.message == "Animal has no attribute or relationship 'nme'; did you mean 'name'?")
         #expect(session.error("show Animl#2")?.message == "no entity named 'Animl'; did you mean 'Animal'?")
-        #expect(session.error("count Animal where categori.name == 'Bird'")?.message
+        #expect(
+            session.error("count Animal where categori.name == 'Bird'")?.message
                 == "Animal has no property 'categori'; did you mean 'category'?")
         #expect(session.error("link 2 categroy 1")?.message == "Animal has no relationship 'categroy'; did you mean 'category'?")
     }
@@ -55,7 +57,8 @@ import Testing
     func manyNames() {
         let names = (0..<20_000).map { "Entity\($0)" }
         #expect(NameSuggestions.closest(to: "Entity123x", among: names) == ["Entity123", "Entity1230", "Entity1231"])
-        #expect(NameSuggestions.hint(for: "Entity123x", among: names, listing: "entities")
+        #expect(
+            NameSuggestions.hint(for: "Entity123x", among: names, listing: "entities")
                 == "; did you mean 'Entity123', 'Entity1230' or 'Entity1231'?")
         #expect(NameSuggestions.hint(for: "Zebra", among: names, listing: "entities") == "")
     }
@@ -66,8 +69,9 @@ import Testing
         let entities = (0..<9_999).map { Schema.Entity("Entity\($0)", attributes: [.init("name", .string)]) }
         let schema = try Schema(entities)
         let container = try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let interpreter = Interpreter(context: ModelContext(container),
-                                      documentURL: URL(fileURLWithPath: "/nonexistent/Large.folio"))
+        let interpreter = Interpreter(
+            context: ModelContext(container),
+            documentURL: URL(fileURLWithPath: "/nonexistent/Large.folio"))
         for (line, column) in [("list Entity123x", 6), ("count Entity99990", 7), ("insert Entty5 name=x", 8)] {
             do {
                 _ = try interpreter.execute(line)

@@ -19,11 +19,13 @@ import Testing
         #expect(try session.run("show $koala").hasPrefix("Animal#\(koala)\n  name      \"Wombat\""))
         #expect(try session.count("Animal", "category.name == 'Marsupial'") == 2)
         try session.run("delete $koala")
-        #expect(session.error("show $koala")
+        #expect(
+            session.error("show $koala")
                 == CommandError("$koala was Animal#\(koala), which is no longer in the document (deleted, or its insert undone)", column: 6))
         try session.run("save")
         try session.run("delete $marsupials")
-        #expect(session.error("link $marsupials animals 3")
+        #expect(
+            session.error("link $marsupials animals 3")
                 == CommandError("$marsupials is AnimalCategory#\(marsupials), which is deleted ('undo' brings it back)", column: 6))
     }
 
@@ -33,12 +35,15 @@ import Testing
         #expect(session.error("show $rex") == CommandError("no object is named $rex (insert … as rex names one)", column: 6))
         let rex = try firstNumber(in: try session.run("insert Animal name=Rex diet=carnivorous as rex"))
         #expect(session.error("show $rx") == CommandError("no object is named $rx; did you mean '$rex'?", column: 6))
-        #expect(session.error("link 2 category $rex")
+        #expect(
+            session.error("link 2 category $rex")
                 == CommandError("Animal.category holds AnimalCategory objects, not Animal#\(rex) ($rex)", column: 17))
-        #expect(session.error("insert Animal name=Max diet=x as 2x")
+        #expect(
+            session.error("insert Animal name=Max diet=x as 2x")
                 == CommandError("'2x' cannot name an object: use letters, digits and _, e.g. as rex", column: 34))
         try session.run("undo")
-        #expect(session.error("show $rex") == CommandError("$rex was Animal#\(rex), which is no longer in the document (deleted, or its insert undone)", column: 6))
+        #expect(
+            session.error("show $rex") == CommandError("$rex was Animal#\(rex), which is no longer in the document (deleted, or its insert undone)", column: 6))
     }
 
     @Test("an insert that updates an existing object by its unique value names that object")

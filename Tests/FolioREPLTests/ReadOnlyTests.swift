@@ -12,8 +12,10 @@ import Testing
         #expect(session.interpreter.isReadOnly)
         #expect(session.interpreter.prompt == "Animals (read-only)> ")
         #expect(try session.count("Animal") == 30)
-        for command in ["insert Animal name=Kiwi", "set 2 name=Eft", "link 2 category 6", "unlink 2 category 1",
-                        "delete 24", "save"] {
+        for command in [
+            "insert Animal name=Kiwi", "set 2 name=Eft", "link 2 category 6", "unlink 2 category 1",
+            "delete 24", "save",
+        ] {
             let error = session.error(command)
             #expect(error?.message.hasPrefix("Animals.folio is open read-only") == true, "\(command): \(String(describing: error))")
             #expect(error?.column == 1)
@@ -25,7 +27,7 @@ import Testing
     @Test("a read-only interpreter opens a package another holder has open for writing")
     func opensWhileLocked() throws {
         let url = try sampleCopy("Animals")
-        let writer = try ModelContainer(contentsOf: url)   // this process's writer: shared, not refused
+        let writer = try ModelContainer(contentsOf: url)  // this process's writer: shared, not refused
         let session = try Session(url: url, options: .init(readOnly: true))
         #expect(try session.count("Animal") == 30)
         let edit = ModelContext(writer)

@@ -7,16 +7,17 @@ import Testing
     @Test("schema shows attributes with types and options and relationships with destination, shape, inverse and rule")
     func schema() throws {
         let session = try Session("Animals")
-        #expect(try session.run("schema") == """
-            AnimalCategory
-              name     string, unique
-              animals  -> Animal, to-many, inverse category, cascade
-            Animal
-              name      string
-              diet      string
-              category  -> AnimalCategory, to-one, inverse animals, nullify
+        #expect(
+            try session.run("schema") == """
+                AnimalCategory
+                  name     string, unique
+                  animals  -> Animal, to-many, inverse category, cascade
+                Animal
+                  name      string
+                  diet      string
+                  category  -> AnimalCategory, to-one, inverse animals, nullify
 
-            """)
+                """)
         let countries = try Session("Countries")
         #expect(try countries.run("schema").contains("  population  int, optional\n"))
         let trips = try Session("Trips")
@@ -28,8 +29,9 @@ import Testing
     func uniquenessConstraints() throws {
         let url = try sampleCopy("Animals").deletingLastPathComponent().appendingPathComponent("Tours.folio")
         let schema = try Schema([
-            .init("Tour", attributes: [.init("city", .string), .init("day", .int), .init("note", .string, isOptional: true)],
-                  uniquenessConstraints: [["city", "day"]]),
+            .init(
+                "Tour", attributes: [.init("city", .string), .init("day", .int), .init("note", .string, isOptional: true)],
+                uniquenessConstraints: [["city", "day"]])
         ])
         var rome: UInt64 = 0
         do {  // the setup's container releases the package's write lock when it goes
@@ -38,14 +40,15 @@ import Testing
             try setup.save()
         }
         let session = try Session(url: url)
-        #expect(try session.run("schema") == """
-            Tour
-              city         string
-              day          int
-              note         string, optional
-              (city, day)  unique together
+        #expect(
+            try session.run("schema") == """
+                Tour
+                  city         string
+                  day          int
+                  note         string, optional
+                  (city, day)  unique together
 
-            """)
+                """)
         session.answer = true  // the upsert asks first
         #expect(try session.run("insert Tour city=Rome day=3 note=again").hasSuffix("updated existing Tour#\(rome)\n"))
         let day4 = try session.run("insert Tour city=Rome day=4")
@@ -58,8 +61,9 @@ import Testing
     func indexes() throws {
         let url = try sampleCopy("Animals").deletingLastPathComponent().appendingPathComponent("Herd.folio")
         let schema = try Schema([
-            .init("Cow", attributes: [.init("name", .string), .init("age", .int), .init("weight", .double)],
-                  indexes: [["name"], ["age", "weight"]]),
+            .init(
+                "Cow", attributes: [.init("name", .string), .init("age", .int), .init("weight", .double)],
+                indexes: [["name"], ["age", "weight"]])
         ])
         do {  // the setup's container releases the package's write lock when it goes
             let setup = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
@@ -69,15 +73,16 @@ import Testing
             try setup.save()
         }
         let session = try Session(url: url)
-        #expect(try session.run("schema") == """
-            Cow
-              name           string
-              age            int
-              weight         double
-              (name)         index
-              (age, weight)  index
+        #expect(
+            try session.run("schema") == """
+                Cow
+                  name           string
+                  age            int
+                  weight         double
+                  (name)         index
+                  (age, weight)  index
 
-            """)
+                """)
         let indexed = try session.run("list Cow where age == 3 and weight >= 500")
         #expect(indexed.contains("Daisy") && indexed.contains("Molly") && !indexed.contains("Rosie") && !indexed.contains("Bella"))
         // The same question no index can answer (a disjunction): the same rows, in the same order.
@@ -93,12 +98,17 @@ import Testing
     func uniquenessOverRelationships() throws {
         let url = try sampleCopy("Animals").deletingLastPathComponent().appendingPathComponent("Flows.folio")
         let schema = try Schema([
-            .init("Flow", attributes: [.init("label", .string, options: [.unique]), .init("step", .int),
-                                       .init("note", .string, isOptional: true)],
-                  relationships: [.init("snapshot", to: "Snapshot", inverse: "flows")],
-                  uniquenessConstraints: [["snapshot", "step"]]),
-            .init("Snapshot", attributes: [.init("name", .string)],
-                  relationships: [.init("flows", to: "Flow", toMany: true, inverse: "snapshot")]),
+            .init(
+                "Flow",
+                attributes: [
+                    .init("label", .string, options: [.unique]), .init("step", .int),
+                    .init("note", .string, isOptional: true),
+                ],
+                relationships: [.init("snapshot", to: "Snapshot", inverse: "flows")],
+                uniquenessConstraints: [["snapshot", "step"]]),
+            .init(
+                "Snapshot", attributes: [.init("name", .string)],
+                relationships: [.init("flows", to: "Flow", toMany: true, inverse: "snapshot")]),
         ])
         var snap: UInt64 = 0, flow: UInt64 = 0
         do {  // the setup's container releases the package's write lock when it goes
@@ -110,18 +120,19 @@ import Testing
         }
         let session = try Session(url: url)
         // The unique attribute shows as its option, not again as a constraint.
-        #expect(try session.run("schema") == """
-            Flow
-              label             string, unique
-              step              int
-              note              string, optional
-              snapshot          -> Snapshot, to-one, inverse flows, nullify
-              (snapshot, step)  unique together
-            Snapshot
-              name   string
-              flows  -> Flow, to-many, inverse snapshot, nullify
+        #expect(
+            try session.run("schema") == """
+                Flow
+                  label             string, unique
+                  step              int
+                  note              string, optional
+                  snapshot          -> Snapshot, to-one, inverse flows, nullify
+                  (snapshot, step)  unique together
+                Snapshot
+                  name   string
+                  flows  -> Flow, to-many, inverse snapshot, nullify
 
-            """)
+                """)
         session.answer = true  // the upsert asks first
         #expect(try session.run("insert Flow label=b step=1 snapshot=\(snap) note=again").hasSuffix("updated existing Flow#\(flow)\n"))
         let inserted = try session.run("insert Flow label=c step=1 snapshot=null")
@@ -151,8 +162,10 @@ import Testing
         #expect(try trips.run("count Trip where endDate == 2025-06-22T12:00:00Z and startDate >= 2025-06-21T00:00:00Z") == "1\n")
         #expect(try trips.run("count Trip where startDate in [2025-06-21, 2026-01-10]") == "2\n")
         #expect(try trips.run("count Trip where name == \"Sol\\u0073tice\"") == "1\n")
-        #expect(trips.error("list Trip where startDate > 2025-7-01") == CommandError(
-            "'2025-7-01' is not a number or a date (dates are written 2025-07-01 or 2025-07-01T09:30:00Z)", column: 29))
+        #expect(
+            trips.error("list Trip where startDate > 2025-7-01")
+                == CommandError(
+                    "'2025-7-01' is not a number or a date (dates are written 2025-07-01 or 2025-07-01T09:30:00Z)", column: 29))
         #expect(trips.error("list Trip where name == 'a\\qb'") == CommandError("unknown escape '\\q'", column: 27))
         #expect(trips.error("insert Trip name='a\\qb'") == CommandError("unknown escape '\\q'", column: 20))
         // help says so.
@@ -165,35 +178,38 @@ import Testing
     @Test("list prints an aligned table: id, attributes, to-one ids, to-many counts, then a count line")
     func listTable() throws {
         let session = try Session("Animals")
-        #expect(try session.run("list AnimalCategory") == """
-            id  name          animals.@count
-            --  ------------  --------------
-             1  Amphibian                  4
-             6  Bird                       6
-            13  Fish                       4
-            18  Invertebrate               5
-            24  Mammal                     7
-            32  Reptile                    4
-            6 AnimalCategory
+        #expect(
+            try session.run("list AnimalCategory") == """
+                id  name          animals.@count
+                --  ------------  --------------
+                 1  Amphibian                  4
+                 6  Bird                       6
+                13  Fish                       4
+                18  Invertebrate               5
+                24  Mammal                     7
+                32  Reptile                    4
+                6 AnimalCategory
 
-            """)
-        #expect(try session.run("list Animal where diet == 'herbivorous' sort name desc limit 3") == """
-            id  name               diet         category
-            --  -----------------  -----------  --------
-            19  Monarch Butterfly  herbivorous        18
-            28  Koala              herbivorous        24
-            11  Hummingbird        herbivorous         6
-            3 of 9 Animal
+                """)
+        #expect(
+            try session.run("list Animal where diet == 'herbivorous' sort name desc limit 3") == """
+                id  name               diet         category
+                --  -----------------  -----------  --------
+                19  Monarch Butterfly  herbivorous        18
+                28  Koala              herbivorous        24
+                11  Hummingbird        herbivorous         6
+                3 of 9 Animal
 
-            """)
-        #expect(try session.run("list Animal where category.name == 'Fish' sort diet, name desc offset 1 limit 2") == """
-            id  name               diet         category
-            --  -----------------  -----------  --------
-            16  Great White Shark  carnivorous        13
-            14  Goldfish           omnivorous         13
-            2 of 4 Animal
+                """)
+        #expect(
+            try session.run("list Animal where category.name == 'Fish' sort diet, name desc offset 1 limit 2") == """
+                id  name               diet         category
+                --  -----------------  -----------  --------
+                16  Great White Shark  carnivorous        13
+                14  Goldfish           omnivorous         13
+                2 of 4 Animal
 
-            """)
+                """)
         #expect(try session.run("list Animal where name == 'Dodo'") == "0 Animal\n")
     }
 
@@ -222,24 +238,32 @@ import Testing
         #expect(try session.run("list Animal offset 1 limit 9223372036854775807").hasSuffix("\n29 of 30 Animal\n"))
         #expect(try session.run("list Animal offset 9223372036854775807 limit 9223372036854775807") == "0 of 30 Animal\n")
         #expect(try session.run("list Animal sort name offset 29 limit 9223372036854775807").hasSuffix("\n1 of 30 Animal\n"))
-        #expect(session.error("list Animal limit 9223372036854775808") == CommandError(
-            "'9223372036854775808' is not a number of rows", column: 19))
+        #expect(
+            session.error("list Animal limit 9223372036854775808")
+                == CommandError(
+                    "'9223372036854775808' is not a number of rows", column: 19))
     }
 
     @Test("list errors name the column: entity, predicate (shifted to the line), sort key, numbers, clauses")
     func listErrors() throws {
         let session = try Session("Animals")
-        #expect(session.error("list") == CommandError(
-            "list needs an entity: list ENTITY [COLUMN, …] [where PREDICATE] [sort KEY [desc]] [limit N] [offset N]", column: 5))
+        #expect(
+            session.error("list")
+                == CommandError(
+                    "list needs an entity: list ENTITY [COLUMN, …] [where PREDICATE] [sort KEY [desc]] [limit N] [offset N]", column: 5))
         #expect(session.error("list Animl") == CommandError("no entity named 'Animl'; did you mean 'Animal'?", column: 6))
-        #expect(session.error("list Animal where name = = 'x'") == CommandError(
-            "expected a value or a property name, found '='", column: 26))
+        #expect(
+            session.error("list Animal where name = = 'x'")
+                == CommandError(
+                    "expected a value or a property name, found '='", column: 26))
         #expect(session.error("list Animal where nme == 'x' sort name") == CommandError("Animal has no property 'nme'; did you mean 'name'?", column: 19))
         #expect(session.error("list Animal where") == CommandError("'where' needs a predicate, e.g. where name == 'Koala'", column: 18))
         #expect(session.error("list Animal where sort name") == CommandError("'where' needs a predicate, e.g. where name == 'Koala'", column: 19))
         #expect(session.error("list Animal sort nam") == CommandError("cannot sort by 'nam': Animal has no property 'nam'; did you mean 'name'?", column: 18))
-        #expect(session.error("list Animal sort name, category") == CommandError(
-            "cannot sort by 'category': 'category' is a relationship; sort by one of its attributes", column: 24))
+        #expect(
+            session.error("list Animal sort name, category")
+                == CommandError(
+                    "cannot sort by 'category': 'category' is a relationship; sort by one of its attributes", column: 24))
         #expect(session.error("list Animal sort") == CommandError("'sort' needs a key, e.g. sort name desc", column: 17))
         #expect(session.error("list Animal sort desc") == CommandError("'desc' needs a key before it", column: 18))
         #expect(session.error("list Animal limit ten") == CommandError("'ten' is not a number of rows", column: 19))
@@ -260,8 +284,10 @@ import Testing
         #expect(session.error("count Contry") == CommandError("no entity named 'Contry'; did you mean 'Country'?", column: 7))
         #expect(session.error("count Country visited") == CommandError("unexpected 'visited'; expected where", column: 15))
         #expect(session.error("count Country where visted == true") == CommandError("Country has no property 'visted'; did you mean 'visited'?", column: 21))
-        #expect(session.error("count Country where visited == ") == CommandError(
-            "expected a value or a property name, found end of predicate", column: 31))
+        #expect(
+            session.error("count Country where visited == ")
+                == CommandError(
+                    "expected a value or a property name, found end of predicate", column: 31))
     }
 
     @Test("show prints every attribute and relationship; ids as 42 or Entity#42")
@@ -276,13 +302,14 @@ import Testing
         #expect(try session.run("show 1") == expected)
         #expect(try session.run("show AnimalCategory#1") == expected)
         #expect(try session.run("show #1") == expected)
-        #expect(try session.run("show 2") == """
-            Animal#2
-              name      "Newt"
-              diet      "carnivorous"
-              category  AnimalCategory#1
+        #expect(
+            try session.run("show 2") == """
+                Animal#2
+                  name      "Newt"
+                  diet      "carnivorous"
+                  category  AnimalCategory#1
 
-            """)
+                """)
         let dogs = try Session("Dogs")
         let rex = try dogs.run("show Dog#13")
         #expect(rex.contains("  citiesVisited        [\"Portland\",\"Seattle\"]\n"))

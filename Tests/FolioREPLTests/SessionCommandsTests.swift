@@ -29,7 +29,8 @@ import Testing
     func foreignCommands() throws {
         let session = try Session("Animals")
         for command in ["\\d", "\\dt", ".tables", ".schema"] {
-            #expect(session.error(command)?.message
+            #expect(
+                session.error(command)?.message
                     == "unknown command '\(command)'; folio's 'schema' shows the entities, attributes and relationships, 'list ENTITY' the objects")
         }
         #expect(session.error("SELECT * FROM Animal")?.message.contains("folio has no SQL: 'list ENTITY [COLUMN, …] [where PREDICATE]'") == true)

@@ -9,12 +9,12 @@ import FolioTestSupport
 /// the full id always works.
 @Suite struct ShortIdentifiersTests {
     // Lane identifiers (`lane << 32 | seq`) as two writers make them, and one legacy id (12).
-    static let rex: UInt64 = 7_483_920_175_308_390_401     // Animal, ends …0401
-    static let tom: UInt64 = 7_483_920_175_308_391_401     // Animal, ends …1401
-    static let kit: UInt64 = 7_483_920_175_308_390_777     // Animal, ends …0777
+    static let rex: UInt64 = 7_483_920_175_308_390_401  // Animal, ends …0401
+    static let tom: UInt64 = 7_483_920_175_308_391_401  // Animal, ends …1401
+    static let kit: UInt64 = 7_483_920_175_308_390_777  // Animal, ends …0777
     static let mammal: UInt64 = 7_483_920_175_308_390_402  // Category
-    static let bird: UInt64 = 5_000_000_000_000_000_777    // Category, ends …0777 too
-    static let reptile: UInt64 = 12                        // Category, a legacy id
+    static let bird: UInt64 = 5_000_000_000_000_000_777  // Category, ends …0777 too
+    static let reptile: UInt64 = 12  // Category, a legacy id
     /// Seven animals ending in 555, for a list of candidates cut at five.
     static let fives: [UInt64] = (1...7).map { UInt64($0) * 1_000_000_000_000_000_000 + 555 }
 
@@ -22,7 +22,8 @@ import FolioTestSupport
     static func session() throws -> Session {
         let package = temporaryPackageURL("Short")
         try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
-        let animals = [(rex, "Rex", mammal), (tom, "Tom", mammal), (kit, "Kit", bird)]
+        let animals =
+            [(rex, "Rex", mammal), (tom, "Tom", mammal), (kit, "Kit", bird)]
             + fives.enumerated().map { (UInt64($0.element), "Five\($0.offset)", reptile) }
         let categories = [(mammal, "Mammal"), (bird, "Bird"), (reptile, "Reptile")]
         func members(_ category: UInt64) -> String {
@@ -73,15 +74,21 @@ import FolioTestSupport
     @Test("an ambiguous trailing part is an error listing the candidates, at most five")
     func ambiguous() throws {
         let session = try Self.session()
-        #expect(session.error("show 401") == CommandError(
-            "'401' is ambiguous: it ends 2 ids (Animal#\(Self.rex), Animal#\(Self.tom)); type more of its digits, or the whole id",
-            column: 6))
-        #expect(session.error("show 777") == CommandError(
-            "'777' is ambiguous: it ends 2 ids (Category#\(Self.bird), Animal#\(Self.kit)); type more of its digits, or the whole id",
-            column: 6))
+        #expect(
+            session.error("show 401")
+                == CommandError(
+                    "'401' is ambiguous: it ends 2 ids (Animal#\(Self.rex), Animal#\(Self.tom)); type more of its digits, or the whole id",
+                    column: 6))
+        #expect(
+            session.error("show 777")
+                == CommandError(
+                    "'777' is ambiguous: it ends 2 ids (Category#\(Self.bird), Animal#\(Self.kit)); type more of its digits, or the whole id",
+                    column: 6))
         let five = Self.fives.prefix(5).map { "Animal#\($0)" }.joined(separator: ", ")
-        #expect(session.error("show 555") == CommandError(
-            "'555' is ambiguous: it ends 7 ids (\(five) and 2 more); type more of its digits, or the whole id", column: 6))
+        #expect(
+            session.error("show 555")
+                == CommandError(
+                    "'555' is ambiguous: it ends 7 ids (\(five) and 2 more); type more of its digits, or the whole id", column: 6))
     }
 
     @Test("the entity typed, or the one the place takes, narrows the candidates")
@@ -120,8 +127,10 @@ import FolioTestSupport
 
     @Test("matching by trailing digits: leading zeros count, shorter ids never match")
     func matching() throws {
-        let ids = [PersistentIdentifier(entityName: "A", id: 401), PersistentIdentifier(entityName: "A", id: 10_401),
-                   PersistentIdentifier(entityName: "A", id: 21_401)]
+        let ids = [
+            PersistentIdentifier(entityName: "A", id: 401), PersistentIdentifier(entityName: "A", id: 10_401),
+            PersistentIdentifier(entityName: "A", id: 21_401),
+        ]
         guard case .one(let one) = Interpreter.shortIdentifierMatch("0401", among: ids) else {
             Issue.record("0401 should name 10401 only among these")
             return

@@ -54,9 +54,13 @@ import FolioTestSupport
         let folder = try temporaryFolderURL("terminal")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("Z\u{1B}[2Jo\u{07}.folio")
-        let schema = try Schema([Schema.Entity("Thing", attributes: [
-            Schema.Attribute("label", .string, defaultValue: .string("x\u{1B}]0;t\u{07}")),
-        ])])
+        let schema = try Schema([
+            Schema.Entity(
+                "Thing",
+                attributes: [
+                    Schema.Attribute("label", .string, defaultValue: .string("x\u{1B}]0;t\u{07}"))
+                ])
+        ])
         try DocumentPackage(url: url).write(ObjectGraph(schema: schema))
         let session = try Session(url: url)
         let output = try session.run("schema")

@@ -46,8 +46,9 @@ import FolioTestSupport
 
     @Test("right-aligned columns end at the same cell; trailing spaces are trimmed")
     func rightAlignment() {
-        let table = TextTable(headers: ["id", "name", "n"], rightAligned: [true, false, true],
-                              rows: [["1", "日本", "5"], ["22", "a", "12"], ["3", "🐕🐕🐕", "7"]])
+        let table = TextTable(
+            headers: ["id", "name", "n"], rightAligned: [true, false, true],
+            rows: [["1", "日本", "5"], ["22", "a", "12"], ["3", "🐕🐕🐕", "7"]])
         let lines = table.lines()
         #expect(lines == ["id  name     n", "--  ------  --", " 1  日本     5", "22  a       12", " 3  🐕🐕🐕   7"])
         #expect(Set(lines.dropFirst().map { TerminalText.cellWidth($0) }) == [14])

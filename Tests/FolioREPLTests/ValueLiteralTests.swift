@@ -36,7 +36,8 @@ import Testing
         #expect(try parse("'2024-03-06'", .date) == Value(text: "2024-03-06", as: .date))
         #expect(try parse("12.50", .decimal) == .decimal(Decimal(string: "12.5") ?? 0))
         #expect(try parse("https://example.com/a?b=c,d", .url) == .url(try #require(URL(string: "https://example.com/a?b=c,d"))))
-        #expect(try parse("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", .uuid)
+        #expect(
+            try parse("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", .uuid)
                 == .uuid(try #require(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))))
         #expect(try parse("aGk=", .data) == .data(Data("hi".utf8)))
     }
@@ -48,23 +49,28 @@ import Testing
         #expect(try parse("[New York, 'Bo, ston']", .set(.string)) == .set([.string("New York"), .string("Bo, ston")]))
         #expect(try parse("[]", .set(.string)) == .set([]))
         #expect(try parse("[ 1 , 2,3 ]", .array(.int)) == .array([.int(1), .int(2), .int(3)]))
-        #expect(try parse("[2024-03-06, 2024-03-07T01:02:03Z]", .array(.date))
+        #expect(
+            try parse("[2024-03-06, 2024-03-07T01:02:03Z]", .array(.date))
                 == .array([try #require(Value(text: "2024-03-06", as: .date)), try #require(Value(text: "2024-03-07T01:02:03Z", as: .date))]))
-        #expect(try parse("{Paris: Jardin du Luxembourg, 'New York': Central Park}", .dictionary(.string))
+        #expect(
+            try parse("{Paris: Jardin du Luxembourg, 'New York': Central Park}", .dictionary(.string))
                 == .dictionary(["Paris": .string("Jardin du Luxembourg"), "New York": .string("Central Park")]))
         #expect(try parse("{\"a\":\"b\"}", .dictionary(.string)) == .dictionary(["a": .string("b")]))
         #expect(try parse("{}", .dictionary(.int)) == .dictionary([:]))
-        #expect(try parse("{a: [1, 2], b: []}", .dictionary(.array(.int)))
+        #expect(
+            try parse("{a: [1, 2], b: []}", .dictionary(.array(.int)))
                 == .dictionary(["a": .array([.int(1), .int(2)]), "b": .array([])]))
         #expect(try parse("'[\"x\",\"y\"]'", .set(.string)) == .set([.string("x"), .string("y")]))
     }
 
     @Test("composite values infer numbers, booleans and null; any-values infer or take a type tag")
     func compositeAndAny() throws {
-        #expect(try parse("{name: Rex, age: 3, good: true, toy: null, tags: [a, 2.5]}", .codable) == .dictionary([
-            "name": .string("Rex"), "age": .int(3), "good": .bool(true), "toy": .null,
-            "tags": .array([.string("a"), .double(2.5)]),
-        ]))
+        #expect(
+            try parse("{name: Rex, age: 3, good: true, toy: null, tags: [a, 2.5]}", .codable)
+                == .dictionary([
+                    "name": .string("Rex"), "age": .int(3), "good": .bool(true), "toy": .null,
+                    "tags": .array([.string("a"), .double(2.5)]),
+                ]))
         #expect(try parse("3", .any) == .int(3))
         #expect(try parse("\"3\"", .any) == .string("3"))
         #expect(try parse("int:3", .any) == .int(3))
@@ -98,8 +104,10 @@ import Testing
         #expect(error("[1, ]", .array(.int)) == CommandError("expected a value for Dog.x, found ']'", column: 5))
         #expect(error("[a, a]", .set(.string)) == CommandError("\"a\" is in the set twice", column: 5))
         #expect(error("[null]", .array(.int)) == CommandError("null cannot be an element of Dog.x", column: 2))
-        #expect(error("x", .set(.string)) == CommandError(
-            "'x' is not a valid set(string) for Dog.x; write [a, b] or {key: value}", column: 1))
+        #expect(
+            error("x", .set(.string))
+                == CommandError(
+                    "'x' is not a valid set(string) for Dog.x; write [a, b] or {key: value}", column: 1))
         #expect(error("[a]", .int) == CommandError("Dog.x holds one int, not a list", column: 1))
         #expect(error("{a: 1}", .array(.int)) == CommandError("Dog.x holds an array(int), not a dictionary", column: 1))
         #expect(error("{a 1}", .dictionary(.int)) == CommandError("expected ':' after key 'a 1', found '}'", column: 5))
@@ -135,8 +143,11 @@ import Testing
         func error(_ text: String) -> CommandError? {
             do { _ = try parse(text, .any); return nil } catch { return error }
         }
-        #expect(error("integer:3") == CommandError("'integer' is not a type; did you mean 'int'? (write int:…, or quote the value for a string)",
-                                                   column: 1))
+        #expect(
+            error("integer:3")
+                == CommandError(
+                    "'integer' is not a type; did you mean 'int'? (write int:…, or quote the value for a string)",
+                    column: 1))
         #expect(error("boolean:true")?.message.contains("did you mean 'bool'?") == true)
         #expect(try parse("\"integer:3\"", .any) == .string("integer:3"))
         #expect(try parse("text:hello", .any) == .string("text:hello"))

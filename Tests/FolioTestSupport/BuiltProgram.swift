@@ -46,8 +46,10 @@ public struct ProgramTimedOut: Error, CustomStringConvertible {
 /// with `environment` added to the tests' own and `FOLIO_HISTORY` pointed into
 /// `directory` (so no test touches the user's history). The caller sets its
 /// streams, starts it and waits for it.
-public func programProcess(_ program: URL, _ arguments: [String], in directory: URL,
-                           environment extra: [String: String] = [:]) -> Process {
+public func programProcess(
+    _ program: URL, _ arguments: [String], in directory: URL,
+    environment extra: [String: String] = [:]
+) -> Process {
     let process = Process()
     process.executableURL = program
     process.arguments = arguments
@@ -65,8 +67,10 @@ public func programProcess(_ program: URL, _ arguments: [String], in directory: 
 /// no test can hang.
 ///
 /// - Throws: ``ProgramTimedOut`` when it was killed, or the error that kept it from starting.
-public func runProgram(_ program: URL, _ arguments: [String], input: String = "", in directory: URL,
-                       timeout: TimeInterval = 60, environment extra: [String: String] = [:]) throws -> ProgramRun {
+public func runProgram(
+    _ program: URL, _ arguments: [String], input: String = "", in directory: URL,
+    timeout: TimeInterval = 60, environment extra: [String: String] = [:]
+) throws -> ProgramRun {
     let inputFile = directory.appendingPathComponent(".stdin-\(UUID().uuidString)")
     let outputFile = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
     let errorFile = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
@@ -89,18 +93,22 @@ public func runProgram(_ program: URL, _ arguments: [String], input: String = ""
     let timedOut = process.isRunning
     if timedOut { process.terminate() }
     process.waitUntilExit()
-    let run = ProgramRun(status: process.terminationStatus,
-                         stdout: try String(contentsOf: outputFile, encoding: .utf8),
-                         stderr: try String(contentsOf: errorFile, encoding: .utf8))
+    let run = ProgramRun(
+        status: process.terminationStatus,
+        stdout: try String(contentsOf: outputFile, encoding: .utf8),
+        stderr: try String(contentsOf: errorFile, encoding: .utf8))
     if timedOut {
-        throw ProgramTimedOut(command: ([program.lastPathComponent] + arguments).joined(separator: " "),
-                              timeout: timeout, partial: run)
+        throw ProgramTimedOut(
+            command: ([program.lastPathComponent] + arguments).joined(separator: " "),
+            timeout: timeout, partial: run)
     }
     return run
 }
 
 /// ``runProgram(_:_:input:in:timeout:environment:)`` for the built `folio`.
-public func runFolio(_ arguments: [String], input: String = "", in directory: URL, timeout: TimeInterval = 60,
-                     environment extra: [String: String] = [:]) throws -> ProgramRun {
+public func runFolio(
+    _ arguments: [String], input: String = "", in directory: URL, timeout: TimeInterval = 60,
+    environment extra: [String: String] = [:]
+) throws -> ProgramRun {
     try runProgram(BuiltProgram.folio, arguments, input: input, in: directory, timeout: timeout, environment: extra)
 }

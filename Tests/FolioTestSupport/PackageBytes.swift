@@ -58,7 +58,8 @@ public func packageText(_ package: URL) throws -> String {
 /// included), in path order: to check that something is in no file at all.
 public func allPackageBytes(_ package: URL) throws -> Data {
     var data = Data()
-    let files = FileManager.default.enumerator(at: package, includingPropertiesForKeys: [.isRegularFileKey])?
+    let files =
+        FileManager.default.enumerator(at: package, includingPropertiesForKeys: [.isRegularFileKey])?
         .compactMap { $0 as? URL } ?? []
     for file in files.sorted(by: { $0.path < $1.path })
     where (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {

@@ -27,14 +27,16 @@ public func checkProperty<InputValue, ResultValue>(
     sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     let budget = ShrinkBudget()
-    await propertyCheck(count: count, input: input, perform: { value in
-        let description = String(describing: value)
-        guard budget.admits(description) else { return }
-        let failed = await countsIssues(isolation: isolation) {
-            do { try await body(value) } catch { Issue.record(error, sourceLocation: sourceLocation) }
-        }
-        if failed { budget.failed(description) }
-    }, isolation: isolation, sourceLocation: sourceLocation)
+    await propertyCheck(
+        count: count, input: input,
+        perform: { value in
+            let description = String(describing: value)
+            guard budget.admits(description) else { return }
+            let failed = await countsIssues(isolation: isolation) {
+                do { try await body(value) } catch { Issue.record(error, sourceLocation: sourceLocation) }
+            }
+            if failed { budget.failed(description) }
+        }, isolation: isolation, sourceLocation: sourceLocation)
 }
 
 /// How many smaller inputs a failed property check may still try.
@@ -92,8 +94,9 @@ public func checkProperty<InA, InB, OutA, OutB>(
     isolation: isolated (any Actor)? = #isolation,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-    await checkProperty(count: count, input: zip(g0, g1), perform: { try await body($0.0, $0.1) },
-                        isolation: isolation, sourceLocation: sourceLocation)
+    await checkProperty(
+        count: count, input: zip(g0, g1), perform: { try await body($0.0, $0.1) },
+        isolation: isolation, sourceLocation: sourceLocation)
 }
 
 /// ``checkProperty(count:input:perform:isolation:sourceLocation:)`` with three inputs.
@@ -106,8 +109,9 @@ public func checkProperty<InA, InB, InC, OutA, OutB, OutC>(
     isolation: isolated (any Actor)? = #isolation,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-    await checkProperty(count: count, input: zip(g0, g1, g2), perform: { try await body($0.0, $0.1, $0.2) },
-                        isolation: isolation, sourceLocation: sourceLocation)
+    await checkProperty(
+        count: count, input: zip(g0, g1, g2), perform: { try await body($0.0, $0.1, $0.2) },
+        isolation: isolation, sourceLocation: sourceLocation)
 }
 
 /// ``checkProperty(count:input:perform:isolation:sourceLocation:)`` with four inputs.
@@ -121,6 +125,7 @@ public func checkProperty<InA, InB, InC, InD, OutA, OutB, OutC, OutD>(
     isolation: isolated (any Actor)? = #isolation,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-    await checkProperty(count: count, input: zip(g0, g1, g2, g3), perform: { try await body($0.0, $0.1, $0.2, $0.3) },
-                        isolation: isolation, sourceLocation: sourceLocation)
+    await checkProperty(
+        count: count, input: zip(g0, g1, g2, g3), perform: { try await body($0.0, $0.1, $0.2, $0.3) },
+        isolation: isolation, sourceLocation: sourceLocation)
 }

@@ -56,12 +56,17 @@ import FolioTestSupport
     static func session(plan: [SessionStep]) throws {
         var rng = SeededGenerator(seed: 0)
         let schema = try Schema([
-            .init("Cow", attributes: [.init("name", .string), .init("age", .int), .init("weight", .double, isOptional: true),
-                                      .init("born", .date), .init("flag", .bool)],
-                  relationships: [.init("herd", to: "Herd", inverse: "cows")],
-                  indexes: [["name"], ["age", "weight"], ["born"], ["flag", "age"]]),
-            .init("Herd", attributes: [.init("name", .string)],
-                  relationships: [.init("cows", to: "Cow", toMany: true, inverse: "herd", deleteRule: .cascade)]),
+            .init(
+                "Cow",
+                attributes: [
+                    .init("name", .string), .init("age", .int), .init("weight", .double, isOptional: true),
+                    .init("born", .date), .init("flag", .bool),
+                ],
+                relationships: [.init("herd", to: "Herd", inverse: "cows")],
+                indexes: [["name"], ["age", "weight"], ["born"], ["flag", "age"]]),
+            .init(
+                "Herd", attributes: [.init("name", .string)],
+                relationships: [.init("cows", to: "Cow", toMany: true, inverse: "herd", deleteRule: .cascade)]),
         ])
         let container = try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let main = ModelContext(container)
@@ -76,7 +81,8 @@ import FolioTestSupport
             case 0..<3:
                 let cow = try context.insert("Cow", randomValues(&rng))
                 if let herd = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Herd")).randomElement(using: &rng),
-                   Bool.random(using: &rng) {
+                    Bool.random(using: &rng)
+                {
                     try context.link(cow, "herd", to: herd)
                 }
                 return "insert"

@@ -8,12 +8,17 @@ import Folio
 @Suite struct AttributeIndexTests {
     static func schema() throws -> Schema {
         try Schema([
-            .init("Cow", attributes: [.init("name", .string), .init("age", .int), .init("weight", .double, isOptional: true),
-                                      .init("born", .date), .init("serial", .int)],
-                  relationships: [.init("herd", to: "Herd", inverse: "cows")],
-                  indexes: [["name"], ["age", "weight"], ["born"]]),
-            .init("Herd", attributes: [.init("name", .string)],
-                  relationships: [.init("cows", to: "Cow", toMany: true, inverse: "herd", deleteRule: .cascade)]),
+            .init(
+                "Cow",
+                attributes: [
+                    .init("name", .string), .init("age", .int), .init("weight", .double, isOptional: true),
+                    .init("born", .date), .init("serial", .int),
+                ],
+                relationships: [.init("herd", to: "Herd", inverse: "cows")],
+                indexes: [["name"], ["age", "weight"], ["born"]]),
+            .init(
+                "Herd", attributes: [.init("name", .string)],
+                relationships: [.init("cows", to: "Cow", toMany: true, inverse: "herd", deleteRule: .cascade)]),
         ])
     }
 
@@ -21,10 +26,14 @@ import Folio
     static func herd(_ count: Int) throws -> ModelContext {
         let context = try makeContext(try schema())
         for i in 0..<count {
-            try context.insert("Cow", ["name": .string("cow\(i % 50)"), "age": .int(Int64(i % 10)),
-                                       "weight": i % 11 == 0 ? .null : .double(Double(100 + i % 7)),
-                                       "born": .date(Date(timeIntervalSinceReferenceDate: Double(i * 86_400))),
-                                       "serial": .int(Int64(i % 10))])
+            try context.insert(
+                "Cow",
+                [
+                    "name": .string("cow\(i % 50)"), "age": .int(Int64(i % 10)),
+                    "weight": i % 11 == 0 ? .null : .double(Double(100 + i % 7)),
+                    "born": .date(Date(timeIntervalSinceReferenceDate: Double(i * 86_400))),
+                    "serial": .int(Int64(i % 10)),
+                ])
         }
         context.processPendingChanges()
         return context
@@ -32,12 +41,18 @@ import Folio
 
     /// The identifiers a predicate selects, and those a scan selects: the same
     /// predicate behind `or false`, which no index answers.
-    static func indexedAndScanned(_ context: ModelContext, _ predicate: String, sortBy: [DynamicFetchDescriptor.SortKey] = [],
-                                  limit: Int? = nil) throws -> (indexed: [PersistentIdentifier], scanned: [PersistentIdentifier]) {
-        let indexed = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Cow", predicate: try ObjectPredicate(predicate),
-                                                                          sortBy: sortBy, fetchLimit: limit))
-        let scanned = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Cow", predicate: try ObjectPredicate("(\(predicate)) or false"),
-                                                                          sortBy: sortBy, fetchLimit: limit))
+    static func indexedAndScanned(
+        _ context: ModelContext, _ predicate: String, sortBy: [DynamicFetchDescriptor.SortKey] = [],
+        limit: Int? = nil
+    ) throws -> (indexed: [PersistentIdentifier], scanned: [PersistentIdentifier]) {
+        let indexed = try context.fetchIdentifiers(
+            DynamicFetchDescriptor(
+                entity: "Cow", predicate: try ObjectPredicate(predicate),
+                sortBy: sortBy, fetchLimit: limit))
+        let scanned = try context.fetchIdentifiers(
+            DynamicFetchDescriptor(
+                entity: "Cow", predicate: try ObjectPredicate("(\(predicate)) or false"),
+                sortBy: sortBy, fetchLimit: limit))
         return (indexed, scanned)
     }
 
@@ -136,8 +151,10 @@ import Folio
         // The fourth cow inserted (cow3 until renamed).
         let fourth = try #require(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Cow", predicate: try ObjectPredicate("name == 'cow3'"))).first)
         try context.setValue(.string("cow1"), for: "name", of: fourth)
-        let saved = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Cow", predicate: try ObjectPredicate("name == 'cow1'"),
-                                                                        includePendingChanges: false))
+        let saved = try context.fetchIdentifiers(
+            DynamicFetchDescriptor(
+                entity: "Cow", predicate: try ObjectPredicate("name == 'cow1'"),
+                includePendingChanges: false))
         #expect(saved.count == 2)
         #expect(context.baseline.attributeIndexes.isEmpty)
         let current = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Cow", predicate: try ObjectPredicate("name == 'cow1'")))

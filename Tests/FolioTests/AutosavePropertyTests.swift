@@ -139,7 +139,9 @@ import FolioTestSupport
         #expect(reported.count <= valve.injectedCount, "\(reported.count) reports, \(valve.injectedCount) failures")
     }
 
-    @Test("random edits, autosaves, undo, saves and held or failing background writes always leave a whole published state on disk, and the latest once caught up")
+    @Test(
+        "random edits, autosaves, undo, saves and held or failing background writes always leave a whole published state on disk, and the latest once caught up"
+    )
     func randomSessions() async {
         // 30 sessions of up to 120 steps: about 1,800 steps, every action of the
         // table about 180 times or more (an edit left without its autosave, 2 in

@@ -65,8 +65,11 @@ import Folio
     }
 
     static func category(_ context: ModelContext, _ name: String) throws -> PersistentIdentifier {
-        try #require(try context.fetchIdentifiers(DynamicFetchDescriptor(
-            entity: "AnimalCategory", predicate: try ObjectPredicate("name == '\(name)'"))).first)
+        try #require(
+            try context.fetchIdentifiers(
+                DynamicFetchDescriptor(
+                    entity: "AnimalCategory", predicate: try ObjectPredicate("name == '\(name)'"))
+            ).first)
     }
 
     @Test("an autosave after a cascade delete returns before the package is written, and the write follows")

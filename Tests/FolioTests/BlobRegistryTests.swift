@@ -32,7 +32,9 @@ import FolioTestSupport
     func preservesItsOwnFile() throws {
         let (path, _) = try Self.twoFiles()
         let identity = try #require(FileIO.identity(path))
-        let blob = LazyBlob(name: (path as NSString).lastPathComponent, package: Self.package(of: path), folder: Self.folder(of: path), read: { try Data(contentsOf: URL(fileURLWithPath: path)) })
+        let blob = LazyBlob(
+            name: (path as NSString).lastPathComponent, package: Self.package(of: path), folder: Self.folder(of: path),
+            read: { try Data(contentsOf: URL(fileURLWithPath: path)) })
         BlobRegistry.register(blob, identity: identity)
         BlobRegistry.preserve(identity, item: PackageFolder(path: Self.package(of: path)).item((path as NSString).lastPathComponent, in: Self.folder(of: path)))
         try FileManager.default.removeItem(atPath: path)
@@ -45,9 +47,12 @@ import FolioTestSupport
         // As when `other` is made after `path`'s removal and the file system hands out the freed number again.
         let reused = try #require(FileIO.identity(other))
         try FileManager.default.removeItem(atPath: path)
-        let blob = LazyBlob(name: (path as NSString).lastPathComponent, package: Self.package(of: path), folder: Self.folder(of: path), read: { try Data(contentsOf: URL(fileURLWithPath: path)) })
+        let blob = LazyBlob(
+            name: (path as NSString).lastPathComponent, package: Self.package(of: path), folder: Self.folder(of: path),
+            read: { try Data(contentsOf: URL(fileURLWithPath: path)) })
         BlobRegistry.register(blob, identity: reused)
-        BlobRegistry.preserve(reused, item: PackageFolder(path: Self.package(of: other)).item((other as NSString).lastPathComponent, in: Self.folder(of: other)))
+        BlobRegistry.preserve(
+            reused, item: PackageFolder(path: Self.package(of: other)).item((other as NSString).lastPathComponent, in: Self.folder(of: other)))
         try FileManager.default.removeItem(atPath: other)
         #expect(throws: (any Error).self) { try blob.load() }
     }

@@ -37,9 +37,10 @@ import Testing
 
     @Test("dictionaries merge key by key; a key changed on both sides is a conflict of that key")
     func dictionaries() throws {
-        let outcome = try merge(.dictionary, .dictionary(["a": .int(1), "b": .int(1), "c": .int(1)]),
-                                .dictionary(["a": .int(2), "b": .int(1), "c": .int(5)]),
-                                .dictionary(["a": .int(1), "c": .int(6), "d": .int(1)]))
+        let outcome = try merge(
+            .dictionary, .dictionary(["a": .int(1), "b": .int(1), "c": .int(1)]),
+            .dictionary(["a": .int(2), "b": .int(1), "c": .int(5)]),
+            .dictionary(["a": .int(1), "c": .int(6), "d": .int(1)]))
         #expect(outcome.cell == .value(.dictionary(["a": .int(2), "c": .int(5), "d": .int(1)])))
         #expect(outcome.conflicts.count == 1)
         #expect(outcome.conflicts.first?.key == "c" && outcome.conflicts.first?.theirs == .int(6))
@@ -47,8 +48,9 @@ import Testing
 
     @Test("a key removed on one side and changed on the other is a conflict recording the removal as nil")
     func removedAndChangedKey() throws {
-        let outcome = try merge(.dictionary, .dictionary(["k": .int(1), "z": .int(0)]), .dictionary(["z": .int(1)]),
-                                .dictionary(["k": .int(2), "z": .int(0)]))
+        let outcome = try merge(
+            .dictionary, .dictionary(["k": .int(1), "z": .int(0)]), .dictionary(["z": .int(1)]),
+            .dictionary(["k": .int(2), "z": .int(0)]))
         #expect(outcome.cell == .value(.dictionary(["z": .int(1)])))
         #expect(outcome.conflicts.first?.key == "k" && outcome.conflicts.first?.ours == nil)
     }

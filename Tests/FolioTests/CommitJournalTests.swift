@@ -61,8 +61,9 @@ import FolioTestSupport
         #expect(try Self.contents(folder) == Self.old)
     }
 
-    @Test("stopped after the journal is durable, at any rename, a reader reads the new files through it and a writer rolls it forward",
-          arguments: [CommitJournal.Stage.journalDurable, .renamed(1), .renamed(2), .renamed(3)])
+    @Test(
+        "stopped after the journal is durable, at any rename, a reader reads the new files through it and a writer rolls it forward",
+        arguments: [CommitJournal.Stage.journalDurable, .renamed(1), .renamed(2), .renamed(3)])
     func afterCommitPoint(stage: CommitJournal.Stage) throws {
         let folder = try Self.package()
         try Self.interruptedCommit(at: stage, in: folder)
@@ -80,10 +81,12 @@ import FolioTestSupport
     @Test("a journal naming anything but the layout's own files, or cut short, is refused and renames nothing")
     func hostileJournal() throws {
         let folder = try Self.package()
-        for text in ["folio commit journal 1\n../outside.xml\nend\n", "folio commit journal 1\nparts/Animal/notes.txt\nend\n",
-                     "folio commit journal 1\nparts/../x/1a2b3c4d-0000.xml\nend\n", "folio commit journal 1\n/etc/passwd\nend\n",
-                     "folio commit journal 1\nparts/Animal/1a2b3c4d-0000.xml\n", "something else\nend\n",
-                     "folio commit journal 1\nblobs/1-photo-0123456789abcdef.bin\nend\n"] {
+        for text in [
+            "folio commit journal 1\n../outside.xml\nend\n", "folio commit journal 1\nparts/Animal/notes.txt\nend\n",
+            "folio commit journal 1\nparts/../x/1a2b3c4d-0000.xml\nend\n", "folio commit journal 1\n/etc/passwd\nend\n",
+            "folio commit journal 1\nparts/Animal/1a2b3c4d-0000.xml\n", "something else\nend\n",
+            "folio commit journal 1\nblobs/1-photo-0123456789abcdef.bin\nend\n",
+        ] {
             try Data(text.utf8).write(to: URL(fileURLWithPath: folder.path(of: CommitJournal.fileName)))
             #expect(throws: PackageError.self, "\(text)") { try CommitJournal.rollForward(in: folder) }
         }

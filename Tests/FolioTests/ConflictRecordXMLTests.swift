@@ -11,15 +11,21 @@ import Folio
 @Suite struct ConflictRecordXMLTests {
     static func makeSchema() throws -> Schema {
         try Schema([
-        Schema.Entity("Category", attributes: [Schema.Attribute("name", .string)],
-                      relationships: [Schema.Relationship("animals", to: "Animal", toMany: true, inverse: "category",
-                                                         deleteRule: .cascade)]),
-        Schema.Entity("Animal", attributes: [
-            Schema.Attribute("name", .string),
-            Schema.Attribute("diet", .string, isOptional: true),
-            Schema.Attribute("age", .int),
-            Schema.Attribute("notes", .dictionary(.string)),
-        ], relationships: [Schema.Relationship("category", to: "Category", inverse: "animals")]),
+            Schema.Entity(
+                "Category", attributes: [Schema.Attribute("name", .string)],
+                relationships: [
+                    Schema.Relationship(
+                        "animals", to: "Animal", toMany: true, inverse: "category",
+                        deleteRule: .cascade)
+                ]),
+            Schema.Entity(
+                "Animal",
+                attributes: [
+                    Schema.Attribute("name", .string),
+                    Schema.Attribute("diet", .string, isOptional: true),
+                    Schema.Attribute("age", .int),
+                    Schema.Attribute("notes", .dictionary(.string)),
+                ], relationships: [Schema.Relationship("category", to: "Category", inverse: "animals")]),
         ])
     }
 
@@ -27,8 +33,10 @@ import Folio
     static func attributes(of line: String) throws -> [String: String] {
         final class Reader: NSObject, XMLParserDelegate {
             var found: [String: String]?
-            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                        attributes: [String: String] = [:]) {
+            func parser(
+                _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]
+            ) {
                 if name == ConflictRecordXML.elementName { found = attributes }
             }
         }
@@ -55,41 +63,49 @@ import Folio
 
     @Test("a value both sides changed reads back with its three versions, nil and escapes included")
     func valueConflict() throws {
-        let conflict = MergeConflict(kind: .value, id: Self.animal, property: "diet", base: .value(.null),
-                                     ours: .value(.string("meat & \"fish\"")), theirs: .value(.string("bell\u{7}")))
+        let conflict = MergeConflict(
+            kind: .value, id: Self.animal, property: "diet", base: .value(.null),
+            ours: .value(.string("meat & \"fish\"")), theirs: .value(.string("bell\u{7}")))
         #expect(try Self.roundTrip(conflict) == conflict)
-        let missingBase = MergeConflict(kind: .value, id: Self.animal, property: "age", ours: .value(.int(3)),
-                                        theirs: .value(.int(-4)))
+        let missingBase = MergeConflict(
+            kind: .value, id: Self.animal, property: "age", ours: .value(.int(3)),
+            theirs: .value(.int(-4)))
         #expect(try Self.roundTrip(missingBase) == missingBase)
     }
 
     @Test("a dictionary key removed on one side and changed on the other reads back with its key")
     func keyConflict() throws {
-        let conflict = MergeConflict(kind: .value, id: Self.animal, property: "notes", key: "vet <2024>",
-                                     base: .value(.string("ok")), ours: nil, theirs: .value(.string("limps")))
+        let conflict = MergeConflict(
+            kind: .value, id: Self.animal, property: "notes", key: "vet <2024>",
+            base: .value(.string("ok")), ours: nil, theirs: .value(.string("limps")))
         #expect(try Self.roundTrip(conflict) == conflict)
     }
 
     @Test("a relationship's versions are identifiers, an empty one included")
     func relationshipConflict() throws {
-        let conflict = MergeConflict(kind: .value, id: Self.animal, property: "category", base: .related([]),
-                                     ours: .related([Self.mammals]), theirs: .related([Self.birds]))
+        let conflict = MergeConflict(
+            kind: .value, id: Self.animal, property: "category", base: .related([]),
+            ours: .related([Self.mammals]), theirs: .related([Self.birds]))
         #expect(try Self.roundTrip(conflict) == conflict)
     }
 
     @Test("a whole object a merge removed reads back with every value and link")
     func objectConflict() throws {
-        let object: MergeConflict.Content = .object(["name": .value(.string("Lion")), "diet": .value(.null),
-                                                     "age": .value(.int(4)), "notes": .value(.dictionary(["a": .string("b")])),
-                                                     "category": .related([Self.mammals])])
+        let object: MergeConflict.Content = .object([
+            "name": .value(.string("Lion")), "diet": .value(.null),
+            "age": .value(.int(4)), "notes": .value(.dictionary(["a": .string("b")])),
+            "category": .related([Self.mammals]),
+        ])
         let conflict = MergeConflict(kind: .deletedAndEdited, id: Self.animal, base: nil, ours: nil, theirs: object)
         #expect(try Self.roundTrip(conflict) == conflict)
     }
 
     @Test("a cascade's record names the link that removed the object and holds the whole object: both read back")
     func cascadeRecordKeepsItsObject() throws {
-        let removed: MergeConflict.Content = .object(["name": .value(.string("Lion")), "diet": .value(.null),
-                                                      "age": .value(.int(4)), "category": .related([Self.mammals])])
+        let removed: MergeConflict.Content = .object([
+            "name": .value(.string("Lion")), "diet": .value(.null),
+            "age": .value(.int(4)), "category": .related([Self.mammals]),
+        ])
         let conflict = MergeConflict(kind: .cascade, id: Self.animal, property: "category", ours: removed, theirs: removed)
         #expect(try Self.roundTrip(conflict) == conflict)
     }
@@ -99,8 +115,10 @@ import Folio
         let schema = try Self.makeSchema()
         #expect(ConflictRecordXML.read(["f.id": "7", "kind": "sideways"], entity: "Animal", schema: schema) == nil)
         #expect(ConflictRecordXML.read(["f.id": "7", "kind": "value"], entity: "Plant", schema: schema) == nil)
-        #expect(ConflictRecordXML.read(["f.id": "7", "kind": "value", "property": "age", "ours": "three"],
-                                       entity: "Animal", schema: schema) == nil)
+        #expect(
+            ConflictRecordXML.read(
+                ["f.id": "7", "kind": "value", "property": "age", "ours": "three"],
+                entity: "Animal", schema: schema) == nil)
         #expect(ConflictRecordXML.read(["f.id": "x", "kind": "value"], entity: "Animal", schema: schema) == nil)
     }
 }

@@ -10,11 +10,16 @@ import Folio
 
     /// A base with one category (`mammals`) holding Rex (friend of Tom) and Tom.
     func zoo(rule: Schema.Relationship.DeleteRule = .nullify, maximum: Int = 0) throws
-        -> (MergeFixture, mammals: PersistentIdentifier, rex: PersistentIdentifier, tom: PersistentIdentifier) {
+        -> (MergeFixture, mammals: PersistentIdentifier, rex: PersistentIdentifier, tom: PersistentIdentifier)
+    {
         let graph = ObjectGraph(schema: try mergeZooSchema(rule: rule, maximum: maximum))
         let mammals = try graph.insert("Category", ["name": .string("Mammal")])
-        let rex = try graph.insert("Animal", ["name": .string("Rex"), "age": .int(3),
-                                              "notes": .dictionary(["diet": .string("grass"), "home": .string("barn")])])
+        let rex = try graph.insert(
+            "Animal",
+            [
+                "name": .string("Rex"), "age": .int(3),
+                "notes": .dictionary(["diet": .string("grass"), "home": .string("barn")]),
+            ])
         let tom = try graph.insert("Animal", ["name": .string("Tom"), "age": .int(5)])
         try graph.link(rex, "category", to: mammals)
         try graph.link(tom, "category", to: mammals)
@@ -31,8 +36,9 @@ import Folio
     }
 
     static func container(over graph: ObjectGraph) -> ModelContainer {
-        let core = ContainerCore(schema: graph.schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)],
-                                 modelValueChecks: graph.schema.modelValueChecks, sharedDocument: SharedDocument.inMemory(graph))
+        let core = ContainerCore(
+            schema: graph.schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)],
+            modelValueChecks: graph.schema.modelValueChecks, sharedDocument: SharedDocument.inMemory(graph))
         return ModelContainer(core: core)
     }
 
@@ -47,9 +53,11 @@ import Folio
     /// the record is gone, the context has changes, and it was one undo step
     /// whose undo restores what `read` gave and the record (and no changes
     /// left), and whose redo applies both again.
-    func expectResolution<T: Equatable>(_ context: ModelContext, _ conflict: MergeConflict,
-                                        _ resolution: MergeConflict.Resolution, gives expected: T,
-                                        _ read: () throws -> T, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectResolution<T: Equatable>(
+        _ context: ModelContext, _ conflict: MergeConflict,
+        _ resolution: MergeConflict.Resolution, gives expected: T,
+        _ read: () throws -> T, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let undoManager = try #require(context.undoManager)
         context.processPendingChanges()
         let before = try read()
@@ -94,17 +102,19 @@ import Folio
         let context = context(over: try fixture.merge())
         let conflict = try record(context, .value)
         #expect(conflict.property == "age")
-        let expected: Value = switch resolution {
-        case .merged, .ours: .int(4)
-        case .theirs: .int(6)
-        case .base: .int(3)
-        default: .int(9)
-        }
+        let expected: Value =
+            switch resolution {
+            case .merged, .ours: .int(4)
+            case .theirs: .int(6)
+            case .base: .int(3)
+            default: .int(9)
+            }
         try expectResolution(context, conflict, resolution, gives: expected) { try context.value("age", of: rex) }
     }
 
-    @Test("a dictionary key conflict sets only that key; a key one side removed is removed or put back",
-          arguments: [MergeConflict.Resolution.merged, .ours, .theirs, .base, .content(.value(.string("hay")))])
+    @Test(
+        "a dictionary key conflict sets only that key; a key one side removed is removed or put back",
+        arguments: [MergeConflict.Resolution.merged, .ours, .theirs, .base, .content(.value(.string("hay")))])
     func dictionaryKey(_ resolution: MergeConflict.Resolution) throws {
         let (fixture, _, rex, _) = try zoo()
         // Both change "diet"; ours removes "home", theirs changes it.
@@ -117,28 +127,31 @@ import Folio
         #expect(home.ours == nil)
         func notes() throws -> Value { try context.value("notes", of: rex) }
 
-        let dietValue: Value = switch resolution {
-        case .merged, .ours: .string("meat")
-        case .theirs: .string("fish")
-        case .base: .string("grass")
-        default: .string("hay")
-        }
+        let dietValue: Value =
+            switch resolution {
+            case .merged, .ours: .string("meat")
+            case .theirs: .string("fish")
+            case .base: .string("grass")
+            default: .string("hay")
+            }
         try expectResolution(context, diet, resolution, gives: .dictionary(["diet": dietValue]), notes)
 
-        let homeValue: Value? = switch resolution {
-        case .merged, .ours: nil
-        case .theirs: .string("field")
-        case .base: .string("barn")
-        default: .string("hay")
-        }
+        let homeValue: Value? =
+            switch resolution {
+            case .merged, .ours: nil
+            case .theirs: .string("field")
+            case .base: .string("barn")
+            default: .string("hay")
+            }
         var expected: [String: Value] = ["diet": dietValue]
         expected["home"] = homeValue
         try expectResolution(context, home, resolution, gives: .dictionary(expected), notes)
         #expect(context.conflicts.isEmpty)
     }
 
-    @Test("a to-one conflict sets the link to a side's object, the base's, or one given; the inverse list follows",
-          arguments: ["merged", "ours", "theirs", "base", "content"])
+    @Test(
+        "a to-one conflict sets the link to a side's object, the base's, or one given; the inverse list follows",
+        arguments: ["merged", "ours", "theirs", "base", "content"])
     func toOne(_ choice: String) throws {
         let (fixture, mammals, rex, _) = try zoo()
         let birds = try fixture.base.insert("Category", ["name": .string("Bird")])
@@ -150,13 +163,14 @@ import Folio
         let context = context(over: try sides.merge())
         let conflict = try record(context, .value)
         #expect(conflict.property == "category")
-        let (resolution, expected): (MergeConflict.Resolution, PersistentIdentifier) = switch choice {
-        case "merged": (.merged, birds)
-        case "ours": (.ours, birds)
-        case "theirs": (.theirs, fish)
-        case "base": (.base, mammals)
-        default: (.content(.related([reptiles])), reptiles)
-        }
+        let (resolution, expected): (MergeConflict.Resolution, PersistentIdentifier) =
+            switch choice {
+            case "merged": (.merged, birds)
+            case "ours": (.ours, birds)
+            case "theirs": (.theirs, fish)
+            case "base": (.base, mammals)
+            default: (.content(.related([reptiles])), reptiles)
+            }
         try expectResolution(context, conflict, resolution, gives: [[expected], [rex]]) {
             [try context.related("category", of: rex), try context.related("animals", of: expected).filter { $0 == rex }]
         }
@@ -182,14 +196,16 @@ import Folio
         #expect(context.conflicts.isEmpty)
     }
 
-    @Test("a value record on a to-many relationship sets the list to the chosen side's objects that still exist",
-          arguments: [MergeConflict.Resolution.ours, .theirs, .base])
+    @Test(
+        "a value record on a to-many relationship sets the list to the chosen side's objects that still exist",
+        arguments: [MergeConflict.Resolution.ours, .theirs, .base])
     func toManyValue(_ resolution: MergeConflict.Resolution) throws {
         let (fixture, mammals, rex, tom) = try zoo()
         let context = context(over: try fixture.merge())
         let gone = PersistentIdentifier(entityName: "Animal", id: 999_999)
-        let conflict = MergeConflict(kind: .value, id: tom, property: "friends", base: .related([]),
-                                     ours: .related([]), theirs: .related([gone, rex]))
+        let conflict = MergeConflict(
+            kind: .value, id: tom, property: "friends", base: .related([]),
+            ours: .related([]), theirs: .related([gone, rex]))
         context.graph.conflicts = [conflict]
         context.baseline.conflicts = [conflict]
         #expect(try context.related("friends", of: tom) == [rex])
@@ -212,18 +228,22 @@ import Folio
         #expect(!context.contains(tom))
         func tomState() throws -> [String] {
             guard context.contains(tom) else { return ["gone"] }
-            return [try context.value("name", of: tom).description, try context.value("age", of: tom).description,
-                    ids(try context.related("category", of: tom)), ids(try context.related("friends", of: tom))]
+            return [
+                try context.value("name", of: tom).description, try context.value("age", of: tom).description,
+                ids(try context.related("category", of: tom)), ids(try context.related("friends", of: tom)),
+            ]
         }
-        try expectResolution(context, conflict, .theirs,
-                             gives: [Value.string("Tom").description, Value.int(7).description, "", rex.description], tomState)
+        try expectResolution(
+            context, conflict, .theirs,
+            gives: [Value.string("Tom").description, Value.int(7).description, "", rex.description], tomState)
         // Saved with the same identifier: another context sees Tom.
         try context.save()
         #expect(try ModelContext(context.container).value("age", of: tom) == .int(7))
     }
 
-    @Test("deleted and edited: base brings back the base version; ours and merged leave it deleted",
-          arguments: [MergeConflict.Resolution.base, .ours, .merged])
+    @Test(
+        "deleted and edited: base brings back the base version; ours and merged leave it deleted",
+        arguments: [MergeConflict.Resolution.base, .ours, .merged])
     func deletedAndEditedOtherChoices(_ resolution: MergeConflict.Resolution) throws {
         let (fixture, _, _, tom) = try zoo()
         try fixture.ours.remove(tom)
@@ -249,8 +269,10 @@ import Folio
         #expect(!context.contains(lion))
         func lionState() throws -> [String] {
             guard context.contains(lion) else { return ["gone"] }
-            return [try context.value("name", of: lion).description, ids(try context.related("category", of: lion)),
-                    ids(try context.related("friends", of: lion))]
+            return [
+                try context.value("name", of: lion).description, ids(try context.related("category", of: lion)),
+                ids(try context.related("friends", of: lion)),
+            ]
         }
         try expectResolution(context, conflict, .ours, gives: [Value.string("Lion").description, "", rex.description], lionState)
         context.undoManager?.undo()
@@ -321,10 +343,12 @@ import Folio
 
         // linkTaken: two passports given one owner.
         let schema = try Schema([
-            .init("Person", attributes: [.init("name", .string)],
-                  relationships: [.init("passport", to: "Passport", inverse: "owner")]),
-            .init("Passport", attributes: [.init("number", .string)],
-                  relationships: [.init("owner", to: "Person", inverse: "passport")]),
+            .init(
+                "Person", attributes: [.init("name", .string)],
+                relationships: [.init("passport", to: "Passport", inverse: "owner")]),
+            .init(
+                "Passport", attributes: [.init("number", .string)],
+                relationships: [.init("owner", to: "Person", inverse: "passport")]),
         ])
         let base = ObjectGraph(schema: schema)
         let ann = try base.insert("Person", ["name": .string("Ann")])
@@ -379,8 +403,10 @@ import Folio
         let conflict = try record(context, .cascade)
         let steps = undoManager.undoCount
         // A category link to an animal: the object comes back, then the link fails.
-        let wrong = MergeConflict.Content.object(["name": .value(.string("Lion")),
-                                                  "category": .related([rex])])
+        let wrong = MergeConflict.Content.object([
+            "name": .value(.string("Lion")),
+            "category": .related([rex]),
+        ])
         #expect(throws: ModelError.self) { try context.resolve(conflict, keeping: .content(wrong)) }
         #expect(!context.contains(lion))
         #expect(context.conflicts == [conflict])

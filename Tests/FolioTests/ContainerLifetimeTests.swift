@@ -49,10 +49,12 @@ import FolioTestSupport
         weak.undoManager = context.undoManager
         weak.sharedDocument = container.sharedDocument
 
-        let mammals = try context.fetchIdentifiers(DynamicFetchDescriptor(
-            entity: "AnimalCategory", predicate: try ObjectPredicate("name == 'Mammal'")))
-        _ = try context.fetchIdentifiers(DynamicFetchDescriptor(
-            entity: "Animal", predicate: try ObjectPredicate("category.name == 'Mammal'"), sortBy: [.init("name")]))
+        let mammals = try context.fetchIdentifiers(
+            DynamicFetchDescriptor(
+                entity: "AnimalCategory", predicate: try ObjectPredicate("name == 'Mammal'")))
+        _ = try context.fetchIdentifiers(
+            DynamicFetchDescriptor(
+                entity: "Animal", predicate: try ObjectPredicate("category.name == 'Mammal'"), sortBy: [.init("name")]))
         #expect(try context.deletionPreview(for: mammals).summary == "deletes 1 AnimalCategory, also deletes 7 Animal")
         try context.delete(mammals)
         #expect(context.isDeleted(mammals[0]))
@@ -109,9 +111,9 @@ import FolioTestSupport
                 weak.undoManager = context.undoManager
                 weak.sharedDocument = container.sharedDocument
                 _ = try context.insert("AnimalCategory", ["name": .string("Fungus \(UUID())")])
-                context.processPendingChanges()   // autosaves
+                context.processPendingChanges()  // autosaves
                 #expect(!context.hasChanges)
-                context.undoManager?.undo()       // registrations hold the context weakly
+                context.undoManager?.undo()  // registrations hold the context weakly
                 #expect(context.hasChanges)
                 context.undoManager?.redo()
             }
@@ -180,7 +182,7 @@ import FolioTestSupport
         }
         #expect(weakContext == nil)
         #expect(manager.canUndo)
-        manager.undo()   // the target is gone: nothing to do, nothing crashes
+        manager.undo()  // the target is gone: nothing to do, nothing crashes
     }
 
     @Test("threads that open, save and drop containers on one package at the same time are never refused as locked")
@@ -218,10 +220,10 @@ import FolioTestSupport
         var going: PackageLock? = try PackageLock(path: url.path)
         let slot = PackageLockSlot()
         slot.held = going
-        slot.holderDidFlush()   // its teardown has written the package
+        slot.holderDidFlush()  // its teardown has written the package
         DocumentRegistry.shared.register(DocumentRegistry.Entry(sharedDocument: nil, slot: slot), for: key)
         let context = ModelContext(try ModelContainer(contentsOf: url))
-        going = nil   // the old store finishes going; the new one holds the lock
+        going = nil  // the old store finishes going; the new one holds the lock
         #expect(throws: PackageError.locked(path: url.path)) { _ = try PackageLock(path: url.path) }
         try context.insert("Animal")
         try context.save()
@@ -243,7 +245,11 @@ import FolioTestSupport
         init(at stage: DocumentRegistry.TeardownStage) { self.stage = stage }
 
         func hook(_ reachedStage: DocumentRegistry.TeardownStage) {
-            guard reachedStage == stage, lock.withLock({ defer { isUsed = true }; return !isUsed }) else { return }
+            guard reachedStage == stage,
+                lock.withLock({
+                    defer { isUsed = true }; return !isUsed
+                })
+            else { return }
             reached.signal()
             proceed.wait()
         }
@@ -368,7 +374,7 @@ import FolioTestSupport
         _ = consume store
         let outcome = Outcome()
         let first = DispatchGroup()
-        TeardownHold.run(in: first) { kept.context = nil }   // the teardown is held there, before it writes
+        TeardownHold.run(in: first) { kept.context = nil }  // the teardown is held there, before it writes
         try #require(hold.waitUntilHeld())
         let second = DispatchGroup()
         TeardownHold.run(in: second) {

@@ -13,9 +13,11 @@ import FolioTestSupport
     /// Two contexts on one in-memory container of ``mergeZooSchema(rule:minimum:maximum:)``
     /// (sets, maps, a list without inverse, a to-one with its inverse list).
     @MainActor static func twoContexts(rule: Schema.Relationship.DeleteRule = .cascade) throws
-        -> (container: ModelContainer, ours: ModelContext, theirs: ModelContext) {
-        let container = try ModelContainer(for: try mergeZooSchema(rule: rule),
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        -> (container: ModelContainer, ours: ModelContext, theirs: ModelContext)
+    {
+        let container = try ModelContainer(
+            for: try mergeZooSchema(rule: rule),
+            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         return (container, ModelContext(container), ModelContext(container))
     }
 
@@ -68,8 +70,9 @@ import FolioTestSupport
     /// state now saved — object by object: every attribute, set, map, list
     /// and link alike. (The schema's one unique key is never shared here, and
     /// it has no one-to-one: the two rules where a context differs on purpose.)
-    @Test("a context's merge of another context's save equals the document merge of the same three versions",
-          arguments: [Schema.Relationship.DeleteRule.cascade, .nullify])
+    @Test(
+        "a context's merge of another context's save equals the document merge of the same three versions",
+        arguments: [Schema.Relationship.DeleteRule.cascade, .nullify])
     @MainActor func equalsTheDocumentMerge(rule: Schema.Relationship.DeleteRule) async {
         await checkProperty(count: 60, input: SessionStep.generator.array(of: 1...40)) { plan in
             let (container, ours, theirs) = try Self.twoContexts(rule: rule)
@@ -110,8 +113,9 @@ import FolioTestSupport
     @MainActor func cascadeFromAnUnsavedDelete() throws {
         let url = temporaryPackageURL()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        var container: ModelContainer? = try ModelContainer(for: try mergeZooSchema(rule: .cascade),
-                                                            configurations: ModelConfiguration(url: url))
+        var container: ModelContainer? = try ModelContainer(
+            for: try mergeZooSchema(rule: .cascade),
+            configurations: ModelConfiguration(url: url))
         let ours = ModelContext(container!), theirs = ModelContext(container!)
         let mammals = try ours.insert("Category", ["name": .string("Mammal")])
         try ours.save()

@@ -20,11 +20,13 @@ import FolioTestSupport
 
     @Test("edge dates are written as before: negative, before year 1, past 9999, non-finite, within 1e-20 s of 2001")
     func edgeDates() {
-        let intervals = EdgeValues.dates.map(\.timeIntervalSinceReferenceDate)
+        let intervals =
+            EdgeValues.dates.map(\.timeIntervalSinceReferenceDate)
             + [-1e-50, 1e-45, -63_113_904_000, -63_113_904_001, 252_423_993_599.5, 252_423_993_600, -0.5, 0.999_999_999_999]
         for interval in intervals {
-            #expect(Self.appended(interval) == ReferenceDocumentWriter.dateString(Date(timeIntervalSinceReferenceDate: interval)),
-                    "\(interval)")
+            #expect(
+                Self.appended(interval) == ReferenceDocumentWriter.dateString(Date(timeIntervalSinceReferenceDate: interval)),
+                "\(interval)")
             #expect(DateText.string(Date(timeIntervalSinceReferenceDate: interval)) == Self.appended(interval))
         }
     }
@@ -53,35 +55,40 @@ import FolioTestSupport
         }
         func number(_ range: Range<Int>) -> Int64? {
             guard range.upperBound <= bytes.count,
-                  bytes[range].allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+                bytes[range].allSatisfy({ (0x30...0x39).contains($0) })
+            else { return nil }
             return Int64(String(decoding: bytes[range], as: UTF8.self))
         }
         func byte(_ index: Int, is character: Character) -> Bool {
             index < bytes.count && Character(Unicode.Scalar(bytes[index])) == character
         }
         guard let year = number(0..<4), byte(4, is: "-"), let month = number(5..<7), byte(7, is: "-"),
-              let day = number(8..<10), (1...12).contains(month), day >= 1 else { return nil }
+            let day = number(8..<10), (1...12).contains(month), day >= 1
+        else { return nil }
         let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
         let monthDays: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
         guard day <= monthDays[Int(month) - 1] else { return nil }
         // Days from 0001-01-01 in the proleptic Gregorian calendar (year 0 is a leap year before it).
         func floorDivision(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
         let yearsBefore = year - 1
-        var days = yearsBefore * 365 + floorDivision(yearsBefore, 4) - floorDivision(yearsBefore, 100)
+        var days =
+            yearsBefore * 365 + floorDivision(yearsBefore, 4) - floorDivision(yearsBefore, 100)
             + floorDivision(yearsBefore, 400)
         days += monthDays.prefix(Int(month) - 1).reduce(0, +) + day - 1
         // 0001-01-01 is 730 485 days before 2001-01-01.
         var seconds = (days - 730_485) * 86_400
         if bytes.count == 10 { return Date(timeIntervalSinceReferenceDate: Double(seconds)) }
         guard byte(10, is: "T"), let hour = number(11..<13), byte(13, is: ":"), let minute = number(14..<16),
-              byte(16, is: ":"), let second = number(17..<19), hour < 24, minute < 60, second < 60,
-              byte(bytes.count - 1, is: "Z") else { return nil }
+            byte(16, is: ":"), let second = number(17..<19), hour < 24, minute < 60, second < 60,
+            byte(bytes.count - 1, is: "Z")
+        else { return nil }
         seconds += hour * 3600 + minute * 60 + second
         guard bytes.count > 20 else { return bytes.count == 20 ? Date(timeIntervalSinceReferenceDate: Double(seconds)) : nil }
         let digits = bytes[20..<(bytes.count - 1)]
         guard byte(19, is: "."), !digits.isEmpty, digits.count <= DateText.maximumFractionDigits,
-              digits.allSatisfy({ (0x30...0x39).contains($0) }),
-              let fraction = Double("0." + String(decoding: digits, as: UTF8.self)), fraction < 1 else { return nil }
+            digits.allSatisfy({ (0x30...0x39).contains($0) }),
+            let fraction = Double("0." + String(decoding: digits, as: UTF8.self)), fraction < 1
+        else { return nil }
         return Date(timeIntervalSinceReferenceDate: Double(seconds) + fraction)
     }
 
@@ -107,8 +114,11 @@ import FolioTestSupport
             let date = Self.date(&rng)
             let text = DateText.string(date)
             let back = DateText.parse(text)
-            #expect(Self.same(back, date) || (date.timeIntervalSinceReferenceDate.isNaN
-                                              && back?.timeIntervalSinceReferenceDate.isNaN == true), "\(text)")
+            #expect(
+                Self.same(back, date)
+                    || (date.timeIntervalSinceReferenceDate.isNaN
+                        && back?.timeIntervalSinceReferenceDate.isNaN == true),
+                "\(text)")
         }
     }
 

@@ -98,10 +98,12 @@ import FolioTestSupport
     @Test("cascade chains are transitive and cycles terminate")
     func cascadeChainsAndCycles() throws {
         let schema = try Schema([
-            .init("Node", attributes: [.init("label", .int)], relationships: [
-                .init("children", to: "Node", toMany: true, inverse: "parent", deleteRule: .cascade),
-                .init("parent", to: "Node", inverse: "children", deleteRule: .cascade),
-            ]),
+            .init(
+                "Node", attributes: [.init("label", .int)],
+                relationships: [
+                    .init("children", to: "Node", toMany: true, inverse: "parent", deleteRule: .cascade),
+                    .init("parent", to: "Node", inverse: "children", deleteRule: .cascade),
+                ])
         ])
         let context = try makeContext(schema)
         var nodes = [try context.insert("Node", ["label": .int(0)])]

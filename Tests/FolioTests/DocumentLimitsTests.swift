@@ -14,8 +14,10 @@ import FolioTestSupport
         maximumValueBytes: 96, maximumNesting: 4, maximumBlobBytes: 16, maximumObjects: 12,
         maximumAttributesPerElement: 10_000, maximumNameBytes: 1_024, maximumMarkupBytes: 1 << 16)
 
-    static let pool: [Unicode.Scalar] = ["a", "Z", " ", "&", "<", ">", "\"", "'", "\n", "\t", "\r", "\u{0}", "\u{1F}",
-                                         "\u{7F}", "é", "\u{301}", "\u{FFFE}", "\u{FFFF}", "🦊", "\\", "[", "{", ":"]
+    static let pool: [Unicode.Scalar] = [
+        "a", "Z", " ", "&", "<", ">", "\"", "'", "\n", "\t", "\r", "\u{0}", "\u{1F}",
+        "\u{7F}", "é", "\u{301}", "\u{FFFE}", "\u{FFFF}", "🦊", "\\", "[", "{", ":",
+    ]
 
     /// A random string whose written size is near `target`: scalars are added
     /// until it reaches `target` plus a random overshoot of 0–3 bytes.
@@ -112,8 +114,14 @@ import FolioTestSupport
 
     @Test("the size counted at the edit is exactly the bytes the writer puts between the quotes, for any string")
     func writtenSizeOfAStringIsExact() async throws {
-        let schema = try Schema([Schema.Entity("T", attributes: [Schema.Attribute("s", .string),
-                                                                 Schema.Attribute("a", .any, isOptional: true)])])
+        let schema = try Schema([
+            Schema.Entity(
+                "T",
+                attributes: [
+                    Schema.Attribute("s", .string),
+                    Schema.Attribute("a", .any, isOptional: true),
+                ])
+        ])
         // Scalars drawn from the pool by index: a failure shrinks to the fewest, each toward the first.
         await checkProperty(count: 200, input: Gen.int(in: 0...(Self.pool.count - 1)).array(of: 0...40)) { picks in
             var scalars = String.UnicodeScalarView()
@@ -232,8 +240,13 @@ import FolioTestSupport
 
     @Test("an externally stored value over the blob limit is refused at the edit, and a blob file over it at open")
     func blobsAreBounded() throws {
-        let schema = try Schema([Schema.Entity("T", attributes: [
-            Schema.Attribute("photo", .data, isOptional: true, options: [.externalStorage])])])
+        let schema = try Schema([
+            Schema.Entity(
+                "T",
+                attributes: [
+                    Schema.Attribute("photo", .data, isOptional: true, options: [.externalStorage])
+                ])
+        ])
         let graph = ObjectGraph(schema: schema)
         graph.limits = Self.small
         #expect(throws: GraphError.limitExceeded(entity: "T", attribute: "photo", limit: .blobBytes, size: 17, maximum: 16)) {
@@ -259,8 +272,11 @@ import FolioTestSupport
     func schemasAreBounded() throws {
         let limit = DocumentLimits.standard.maximumAttributesPerElement
         let wide = (0..<limit).map { Schema.Attribute("a\($0)", .int) }
-        #expect(throws: SchemaError.limitExceeded(entity: "Wide", property: "", limit: .attributesPerElement,
-                                                  size: limit + 1, maximum: limit)) {
+        #expect(
+            throws: SchemaError.limitExceeded(
+                entity: "Wide", property: "", limit: .attributesPerElement,
+                size: limit + 1, maximum: limit)
+        ) {
             try Schema([Schema.Entity("Wide", attributes: wide)])
         }
         _ = try Schema([Schema.Entity("Wide", attributes: Array(wide.dropLast()))])
@@ -272,8 +288,9 @@ import FolioTestSupport
     func aTooLongLinkListRefusesTheSave() throws {
         // Numbered as format 2 did: the sizes below count the digits of ids 2…33.
         let graph = legacyNumberedGraph(try zooSchema())
-        graph.limits = DocumentLimits(maximumValueBytes: 64, maximumNesting: 4, maximumBlobBytes: 16, maximumObjects: 100,
-                                      maximumAttributesPerElement: 10_000, maximumNameBytes: 1_024, maximumMarkupBytes: 1 << 16)
+        graph.limits = DocumentLimits(
+            maximumValueBytes: 64, maximumNesting: 4, maximumBlobBytes: 16, maximumObjects: 100,
+            maximumAttributesPerElement: 10_000, maximumNameBytes: 1_024, maximumMarkupBytes: 1 << 16)
         let category = try graph.insert("AnimalCategory", ["name": .string("Mammal")])
         let package = DocumentPackage(url: temporaryPackageURL())
         defer { try? FileManager.default.removeItem(at: package.url.deletingLastPathComponent()) }
@@ -283,8 +300,11 @@ import FolioTestSupport
         for index in 0..<32 {
             try graph.link(try graph.insert("Animal", ["name": .string("a\(index)")]), "category", to: category)
         }
-        #expect(throws: PackageError.unwritable(entity: "AnimalCategory", id: category.id, property: "animals", limit: .valueBytes,
-                                                size: 87, maximum: 64)) {
+        #expect(
+            throws: PackageError.unwritable(
+                entity: "AnimalCategory", id: category.id, property: "animals", limit: .valueBytes,
+                size: 87, maximum: 64)
+        ) {
             try package.write(graph)
         }
         #expect(try packageDocument(package.url) == saved)
@@ -292,8 +312,9 @@ import FolioTestSupport
 
     @Test("the error names entity, attribute, size and limit, and says what to do")
     func theErrorIsActionable() {
-        let error = GraphError.limitExceeded(entity: "Animal", attribute: "name", limit: .valueBytes, size: 300_000_000,
-                                             maximum: 268_435_456)
+        let error = GraphError.limitExceeded(
+            entity: "Animal", attribute: "name", limit: .valueBytes, size: 300_000_000,
+            maximum: 268_435_456)
         #expect(error.description.contains("Animal.name"))
         #expect(error.description.contains("300000000"))
         #expect(error.description.contains("268435456"))

@@ -51,8 +51,10 @@ import FolioTestSupport
 
     @Test("a manifest naming a file outside parts/, or a name Folio does not write, is refused before anything is read")
     func partNamesStayInside() throws {
-        for name in ["../../outside.xml", "/etc/passwd", "Animal-2-0123456789abcdef.xml/../x", "Animal-2-notahash.xml",
-                     "AnimalCategory-2-0123456789abcdef.xml"] {
+        for name in [
+            "../../outside.xml", "/etc/passwd", "Animal-2-0123456789abcdef.xml/../x", "Animal-2-notahash.xml",
+            "AnimalCategory-2-0123456789abcdef.xml",
+        ] {
             try Self.withSavedPackage { package, manifest in
                 let file = try Self.part(package, "Animal")
                 try manifest.replacingOccurrences(of: file, with: name).write(toFile: package.manifestPath, atomically: false, encoding: .utf8)
@@ -90,8 +92,8 @@ import FolioTestSupport
     @Test("a part holding another entity's objects, an identifier outside its range, or objects out of order is refused")
     func partContent() throws {
         let cases: [(String, String)] = [
-            ("f.id=\"3\"", "f.id=\"99\""),           // outside first...last
-            ("f.id=\"3\"", "f.id=\"2\""),            // twice, not ascending
+            ("f.id=\"3\"", "f.id=\"99\""),  // outside first...last
+            ("f.id=\"3\"", "f.id=\"2\""),  // twice, not ascending
             ("<Animal f.id=\"5\"", "<AnimalCategory f.id=\"5\" name=\"Other\"/>"),
         ]
         for (old, new) in cases {
@@ -281,9 +283,11 @@ import FolioTestSupport
         try Self.withManyParts(animals: 300) { package, _ in
             let manifest = try String(contentsOfFile: package.manifestPath, encoding: .utf8)
             let part = try #require(package.readManifest()?.parts.first { $0.entity == "Animal" })
-            try manifest.replacingOccurrences(of: "count=\"\(part.count)\" file=\"\(part.file)\"",
-                                              with: "count=\"\(part.count - 1)\" file=\"\(part.file)\"")
-                .write(toFile: package.manifestPath, atomically: false, encoding: .utf8)
+            try manifest.replacingOccurrences(
+                of: "count=\"\(part.count)\" file=\"\(part.file)\"",
+                with: "count=\"\(part.count - 1)\" file=\"\(part.file)\""
+            )
+            .write(toFile: package.manifestPath, atomically: false, encoding: .utf8)
             // The part's own count says the same, so only the objects disagree.
             let partPath = package.partsPath + "/" + part.file
             try String(contentsOfFile: partPath, encoding: .utf8)
@@ -322,8 +326,10 @@ import FolioTestSupport
     func randomManyParts() async throws {
         // The schema comes from a seed; the graph from one seed per object and edit, and the
         // part size is drawn: a failure shrinks to the fewest objects, at the smallest parts.
-        await checkProperty(count: 60, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator,
-                            Gen.int(in: 64...1_024)) { seed, plan, target in
+        await checkProperty(
+            count: 60, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator,
+            Gen.int(in: 64...1_024)
+        ) { seed, plan, target in
             var rng = SeededGenerator(seed: seed)
             let schema = RandomGraphs.schema(&rng)
             let graph = try RandomGraphs.graph(schema, plan)
@@ -340,8 +346,9 @@ import FolioTestSupport
             #expect(back.snapshot() == graph.snapshot(), "schema seed \(seed)")
             #expect(back.invariantViolations().isEmpty, "schema seed \(seed)")
             for entity in schema.entities {
-                #expect(try back.identifiers(of: entity.name) == graph.identifiers(of: entity.name).sorted { $0.id < $1.id },
-                        "schema seed \(seed)")
+                #expect(
+                    try back.identifiers(of: entity.name) == graph.identifiers(of: entity.name).sorted { $0.id < $1.id },
+                    "schema seed \(seed)")
             }
         }
     }

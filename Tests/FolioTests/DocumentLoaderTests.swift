@@ -106,10 +106,11 @@ import Folio
     // MARK: Objects
 
     @Test func anUnknownEntityElementIsRefused() throws {
-        let document = F.document(objects: """
-                <AnimalCategory f.id="1" name="Mammal"/>
-                <Plant f.id="2" name="Fern"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <AnimalCategory f.id="1" name="Mammal"/>
+                    <Plant f.id="2" name="Fern"/>
+                """)
         try F.withPackage(document) { package in
             guard case .unknownEntity(let location, let name)? = F.readFailure(package) else {
                 Issue.record("expected .unknownEntity")
@@ -121,10 +122,11 @@ import Folio
     }
 
     @Test func anUnknownPropertyAttributeIsRefused() throws {
-        let document = F.document(objects: """
-                <Animal f.id="2" name="Rex" age="3"/>
-                <Animal f.id="3" name="Tom" age="2" colour="grey"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <Animal f.id="2" name="Rex" age="3"/>
+                    <Animal f.id="3" name="Tom" age="2" colour="grey"/>
+                """)
         try F.withPackage(document) { package in
             guard case .unknownProperty(let location, let entity, let name)? = F.readFailure(package) else {
                 Issue.record("expected .unknownProperty")
@@ -137,20 +139,23 @@ import Folio
     }
 
     /// A value of the wrong type, checked for several attribute types.
-    private func expectInvalidValue(_ attributes: String, attribute: String, text: String, expected: String,
-                                    sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let document = F.document(objects: """
-                <Animal f.id="2" name="Rex" age="3"/>
-                <Animal f.id="3" name="Tom" \(attributes)/>
-            """)
+    private func expectInvalidValue(
+        _ attributes: String, attribute: String, text: String, expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let document = F.document(
+            objects: """
+                    <Animal f.id="2" name="Rex" age="3"/>
+                    <Animal f.id="3" name="Tom" \(attributes)/>
+                """)
         try F.withPackage(document) { package in
-            guard case .invalidValue(let location, let entity, let name, let found, let type)?
-                    = F.readFailure(package, sourceLocation: sourceLocation) else {
+            guard case .invalidValue(let location, let entity, let name, let found, let type)? = F.readFailure(package, sourceLocation: sourceLocation) else {
                 Issue.record("expected .invalidValue for \(attributes)", sourceLocation: sourceLocation)
                 return
             }
-            F.expectLocation(location, isIn: package, line: F.line(of: "\"Tom\"", in: document),
-                             sourceLocation: sourceLocation)
+            F.expectLocation(
+                location, isIn: package, line: F.line(of: "\"Tom\"", in: document),
+                sourceLocation: sourceLocation)
             #expect(entity == "Animal", sourceLocation: sourceLocation)
             #expect(name == attribute, sourceLocation: sourceLocation)
             #expect(found == text, sourceLocation: sourceLocation)
@@ -167,8 +172,9 @@ import Folio
     }
 
     @Test func aBadDateIsRefusedAsAnInvalidValue() throws {
-        try expectInvalidValue(#"age="2" born="2024-13-45T00:00:00Z""#, attribute: "born",
-                               text: "2024-13-45T00:00:00Z", expected: "date")
+        try expectInvalidValue(
+            #"age="2" born="2024-13-45T00:00:00Z""#, attribute: "born",
+            text: "2024-13-45T00:00:00Z", expected: "date")
         try expectInvalidValue(#"age="2" born="yesterday""#, attribute: "born", text: "yesterday", expected: "date")
     }
 
@@ -181,10 +187,11 @@ import Folio
     }
 
     @Test func aMissingRequiredAttributeIsRefusedAsAMissingValue() throws {
-        let document = F.document(objects: """
-                <Animal f.id="2" name="Rex" age="3"/>
-                <Animal f.id="3" name="Tom"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <Animal f.id="2" name="Rex" age="3"/>
+                    <Animal f.id="3" name="Tom"/>
+                """)
         try F.withPackage(document) { package in
             guard case .missingValue(let location, let entity, let attribute)? = F.readFailure(package) else {
                 Issue.record("expected .missingValue")
@@ -199,10 +206,11 @@ import Folio
     @Test("an attribute written both plainly and escaped on one object is refused as written twice, at that object")
     func anAttributeWrittenTwiceIsRefused() throws {
         // The first object writes each attribute once: what it wrote must not count for the next.
-        let document = F.document(objects: """
-                <Animal f.id="2" name="Rex" age="3"/>
-                <Animal f.id="3" name="Tom" name.esc="Tom" age="2"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <Animal f.id="2" name="Rex" age="3"/>
+                    <Animal f.id="3" name="Tom" name.esc="Tom" age="2"/>
+                """)
         try F.withPackage(document) { package in
             guard case .unexpectedContent(let location, let found, _)? = F.readFailure(package) else {
                 Issue.record("expected .unexpectedContent")
@@ -217,18 +225,21 @@ import Folio
     func attributesInAnyOrderReadTheirOwnValues() throws {
         // The loader caches which attribute each position held on the previous object: a
         // different order must miss the cache, not reuse it.
-        let document = F.document(objects: """
-                <AnimalCategory f.id="1" name="Mammal" animals="2 3 4"/>
-                <Animal f.id="2" name="Rex" age="3" category="1"/>
-                <Animal age="4" category="1" f.id="3" name="Tom" legs="4"/>
-                <Animal category="1" legs="2" name="Kit" f.id="4" age="5" tame="true"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <AnimalCategory f.id="1" name="Mammal" animals="2 3 4"/>
+                    <Animal f.id="2" name="Rex" age="3" category="1"/>
+                    <Animal age="4" category="1" f.id="3" name="Tom" legs="4"/>
+                    <Animal category="1" legs="2" name="Kit" f.id="4" age="5" tame="true"/>
+                """)
         try F.withPackage(document) { package in
             let graph = try package.read()
             #expect(graph.invariantViolations().isEmpty)
-            let (rex, tom, kit) = (PersistentIdentifier(entityName: "Animal", id: 2),
-                                   PersistentIdentifier(entityName: "Animal", id: 3),
-                                   PersistentIdentifier(entityName: "Animal", id: 4))
+            let (rex, tom, kit) = (
+                PersistentIdentifier(entityName: "Animal", id: 2),
+                PersistentIdentifier(entityName: "Animal", id: 3),
+                PersistentIdentifier(entityName: "Animal", id: 4)
+            )
             #expect(try graph.value("name", of: rex) == .string("Rex") && graph.value("age", of: rex) == .int(3))
             #expect(try graph.value("name", of: tom) == .string("Tom") && graph.value("age", of: tom) == .int(4))
             #expect(try graph.value("legs", of: tom) == .int(4) && graph.value("legs", of: rex) == .null)
@@ -239,10 +250,11 @@ import Folio
     }
 
     @Test func aMissingIdentifierIsRefusedAsAMissingValue() throws {
-        let document = F.document(objects: """
-                <AnimalCategory f.id="1" name="Mammal"/>
-                <AnimalCategory name="Bird"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <AnimalCategory f.id="1" name="Mammal"/>
+                    <AnimalCategory name="Bird"/>
+                """)
         try F.withPackage(document) { package in
             guard case .missingValue(let location, let entity, let attribute)? = F.readFailure(package) else {
                 Issue.record("expected .missingValue")
@@ -256,10 +268,11 @@ import Folio
 
     @Test func duplicateIdentifiersAreRefusedAsInvalidIdentifiers() throws {
         // The same id on two objects of different entities: ids are unique across the document.
-        let document = F.document(objects: """
-                <AnimalCategory f.id="2" name="Mammal"/>
-                <Animal f.id="2" name="Rex" age="3"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <AnimalCategory f.id="2" name="Mammal"/>
+                    <Animal f.id="2" name="Rex" age="3"/>
+                """)
         try F.withPackage(document) { package in
             guard case .invalidIdentifier(let location, let entity, let id)? = F.readFailure(package) else {
                 Issue.record("expected .invalidIdentifier")
@@ -287,10 +300,12 @@ import Folio
     }
 
     @Test func aNextIDNotAboveTheLargestIdentifierIsRefused() throws {
-        let document = F.document(nextID: "3", objects: """
-                <AnimalCategory f.id="1" name="Mammal" animals="3"/>
-                <Animal f.id="3" name="Rex" age="3" category="1"/>
-            """)
+        let document = F.document(
+            nextID: "3",
+            objects: """
+                    <AnimalCategory f.id="1" name="Mammal" animals="3"/>
+                    <Animal f.id="3" name="Rex" age="3" category="1"/>
+                """)
         try F.withPackage(document) { package in
             guard case .invalidIdentifier(let location, let entity, let id)? = F.readFailure(package) else {
                 Issue.record("expected .invalidIdentifier")
@@ -330,13 +345,13 @@ import Folio
     // MARK: References
 
     @Test func aDanglingReferenceIsRefused() throws {
-        let document = F.document(objects: """
-                <AnimalCategory f.id="1" name="Mammal"/>
-                <Animal f.id="2" name="Rex" age="3" category="999"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <AnimalCategory f.id="1" name="Mammal"/>
+                    <Animal f.id="2" name="Rex" age="3" category="999"/>
+                """)
         try F.withPackage(document) { package in
-            guard case .danglingReference(let location, let entity, let id, let relationship, let target)?
-                    = F.readFailure(package) else {
+            guard case .danglingReference(let location, let entity, let id, let relationship, let target)? = F.readFailure(package) else {
                 Issue.record("expected .danglingReference")
                 return
             }
@@ -360,8 +375,7 @@ import Folio
         }
         let document = F.document(nextID: nil, objects: lines.joined(separator: "\n"))
         try F.withPackage(document) { package in
-            guard case .danglingReference(let location, let entity, let id, let relationship, let target)?
-                    = F.readFailure(package) else {
+            guard case .danglingReference(let location, let entity, let id, let relationship, let target)? = F.readFailure(package) else {
                 Issue.record("expected .danglingReference")
                 return
             }
@@ -381,19 +395,23 @@ import Folio
         #expect(document.utf8.count > 1 << 20)
         try F.withPackage(document) { package in
             let graph = try package.read()
-            #expect(try graph.value("name", of: PersistentIdentifier(entityName: "AnimalCategory", id: 20_001))
+            #expect(
+                try graph.value("name", of: PersistentIdentifier(entityName: "AnimalCategory", id: 20_001))
                     == .string("Cats & dogs <3"))
-            #expect(try graph.value("name", of: PersistentIdentifier(entityName: "AnimalCategory", id: 7))
+            #expect(
+                try graph.value("name", of: PersistentIdentifier(entityName: "AnimalCategory", id: 7))
                     == .string("Category number 7, with a longer name"))
         }
     }
 
     @Test("a document in UTF-16 reads its references decoded, like one in UTF-8")
     func aUTF16DocumentDecodesReferences() throws {
-        let text = F.document(objects: """
-                <AnimalCategory f.id="1" name="Cats &amp; dogs" animals="2"/>
-                <Animal f.id="2" name="Tom &#38; Jerry" age="3" category="1"/>
-            """).replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding=\"UTF-16\"")
+        let text = F.document(
+            objects: """
+                    <AnimalCategory f.id="1" name="Cats &amp; dogs" animals="2"/>
+                    <Animal f.id="2" name="Tom &#38; Jerry" age="3" category="1"/>
+                """
+        ).replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding=\"UTF-16\"")
         // Little-endian with its byte-order mark.
         let bytes: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8($0 >> 8)] }
         try F.withPackage(bytes: bytes) { package in
@@ -404,14 +422,14 @@ import Folio
     }
 
     @Test func aReferenceToAnObjectOfTheWrongEntityIsRefused() throws {
-        let document = F.document(objects: """
-                <AnimalCategory f.id="1" name="Mammal"/>
-                <Animal f.id="2" name="Rex" age="3"/>
-                <Animal f.id="3" name="Tom" age="2" category="2"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <AnimalCategory f.id="1" name="Mammal"/>
+                    <Animal f.id="2" name="Rex" age="3"/>
+                    <Animal f.id="3" name="Tom" age="2" category="2"/>
+                """)
         try F.withPackage(document) { package in
-            guard case .wrongDestination(let location, let entity, let id, let relationship, let target, let expected)?
-                    = F.readFailure(package) else {
+            guard case .wrongDestination(let location, let entity, let id, let relationship, let target, let expected)? = F.readFailure(package) else {
                 Issue.record("expected .wrongDestination")
                 return
             }
@@ -427,17 +445,21 @@ import Folio
     // MARK: Inverses
 
     /// Reads the document and checks it is refused with `.inverseMismatch` from the named side.
-    private func expectInverseMismatch(_ document: String, entity expectedEntity: String, id expectedID: UInt64,
-                                       relationship expectedRelationship: String, target expectedTarget: UInt64,
-                                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectInverseMismatch(
+        _ document: String, entity expectedEntity: String, id expectedID: UInt64,
+        relationship expectedRelationship: String, target expectedTarget: UInt64,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         try F.withPackage(document) { package in
-            guard case .inverseMismatch(let location, let entity, let id, let relationship, let target)?
-                    = F.readFailure(package, sourceLocation: sourceLocation) else {
+            guard
+                case .inverseMismatch(let location, let entity, let id, let relationship, let target)? = F.readFailure(package, sourceLocation: sourceLocation)
+            else {
                 Issue.record("expected .inverseMismatch", sourceLocation: sourceLocation)
                 return
             }
-            F.expectLocation(location, isIn: package, line: F.line(of: "f.id=\"\(expectedID)\"", in: document),
-                             sourceLocation: sourceLocation)
+            F.expectLocation(
+                location, isIn: package, line: F.line(of: "f.id=\"\(expectedID)\"", in: document),
+                sourceLocation: sourceLocation)
             #expect(entity == expectedEntity, sourceLocation: sourceLocation)
             #expect(id == expectedID, sourceLocation: sourceLocation)
             #expect(relationship == expectedRelationship, sourceLocation: sourceLocation)
@@ -446,88 +468,114 @@ import Folio
     }
 
     @Test func aToManyListingAnObjectWhoseToOnePointsElsewhereIsAnInverseMismatch() throws {
-        try expectInverseMismatch(F.document(objects: """
-                <AnimalCategory f.id="1" name="Mammal" animals="3"/>
-                <AnimalCategory f.id="2" name="Bird" animals="3"/>
-                <Animal f.id="3" name="Rex" age="3" category="2"/>
-            """), entity: "AnimalCategory", id: 1, relationship: "animals", target: 3)
+        try expectInverseMismatch(
+            F.document(
+                objects: """
+                        <AnimalCategory f.id="1" name="Mammal" animals="3"/>
+                        <AnimalCategory f.id="2" name="Bird" animals="3"/>
+                        <Animal f.id="3" name="Rex" age="3" category="2"/>
+                    """), entity: "AnimalCategory", id: 1, relationship: "animals", target: 3)
     }
 
     @Test func aToManyListingAnObjectWhoseToOneIsEmptyIsAnInverseMismatch() throws {
-        try expectInverseMismatch(F.document(objects: """
-                <AnimalCategory f.id="1" name="Mammal" animals="3"/>
-                <Animal f.id="3" name="Rex" age="3"/>
-            """), entity: "AnimalCategory", id: 1, relationship: "animals", target: 3)
+        try expectInverseMismatch(
+            F.document(
+                objects: """
+                        <AnimalCategory f.id="1" name="Mammal" animals="3"/>
+                        <Animal f.id="3" name="Rex" age="3"/>
+                    """), entity: "AnimalCategory", id: 1, relationship: "animals", target: 3)
     }
 
     @Test func aToOneNotListedByItsToManyInverseIsAnInverseMismatch() throws {
-        try expectInverseMismatch(F.document(objects: """
-                <AnimalCategory f.id="1" name="Mammal" animals="2"/>
-                <Animal f.id="2" name="Rex" age="3" category="1"/>
-                <Animal f.id="3" name="Tom" age="2" category="1"/>
-            """), entity: "Animal", id: 3, relationship: "category", target: 1)
+        try expectInverseMismatch(
+            F.document(
+                objects: """
+                        <AnimalCategory f.id="1" name="Mammal" animals="2"/>
+                        <Animal f.id="2" name="Rex" age="3" category="1"/>
+                        <Animal f.id="3" name="Tom" age="2" category="1"/>
+                    """), entity: "Animal", id: 3, relationship: "category", target: 1)
     }
 
     @Test func anAsymmetricManyToManyIsAnInverseMismatch() throws {
         // Person 1 lists club 3, which does not list person 1.
-        try expectInverseMismatch(F.document(schema: F.societySchema, objects: """
-                <Person f.id="1" name="Ada" clubs="3"/>
-                <Person f.id="2" name="Bob" clubs="3"/>
-                <Club f.id="3" name="Chess" members="2"/>
-            """), entity: "Person", id: 1, relationship: "clubs", target: 3)
+        try expectInverseMismatch(
+            F.document(
+                schema: F.societySchema,
+                objects: """
+                        <Person f.id="1" name="Ada" clubs="3"/>
+                        <Person f.id="2" name="Bob" clubs="3"/>
+                        <Club f.id="3" name="Chess" members="2"/>
+                    """), entity: "Person", id: 1, relationship: "clubs", target: 3)
     }
 
     @Test func aManyToManyListedOnlyFromTheOtherSideIsAnInverseMismatch() throws {
         // Club 3 lists person 1, who does not list it.
-        try expectInverseMismatch(F.document(schema: F.societySchema, objects: """
-                <Person f.id="1" name="Ada"/>
-                <Club f.id="3" name="Chess" members="1"/>
-            """), entity: "Club", id: 3, relationship: "members", target: 1)
+        try expectInverseMismatch(
+            F.document(
+                schema: F.societySchema,
+                objects: """
+                        <Person f.id="1" name="Ada"/>
+                        <Club f.id="3" name="Chess" members="1"/>
+                    """), entity: "Club", id: 3, relationship: "members", target: 1)
     }
 
     @Test func anAsymmetricOneToOneIsAnInverseMismatch() throws {
         // Person 1 has passport 3, whose owner is person 2 (who has no passport).
-        try expectInverseMismatch(F.document(schema: F.societySchema, objects: """
-                <Person f.id="1" name="Ada" passport="3"/>
-                <Person f.id="2" name="Bob"/>
-                <Passport f.id="3" number="X1" owner="2"/>
-            """), entity: "Person", id: 1, relationship: "passport", target: 3)
+        try expectInverseMismatch(
+            F.document(
+                schema: F.societySchema,
+                objects: """
+                        <Person f.id="1" name="Ada" passport="3"/>
+                        <Person f.id="2" name="Bob"/>
+                        <Passport f.id="3" number="X1" owner="2"/>
+                    """), entity: "Person", id: 1, relationship: "passport", target: 3)
     }
 
     @Test func aOneToOneSetOnlyOnTheOtherSideIsAnInverseMismatch() throws {
-        try expectInverseMismatch(F.document(schema: F.societySchema, objects: """
-                <Person f.id="1" name="Ada"/>
-                <Passport f.id="3" number="X1" owner="1"/>
-            """), entity: "Passport", id: 3, relationship: "owner", target: 1)
+        try expectInverseMismatch(
+            F.document(
+                schema: F.societySchema,
+                objects: """
+                        <Person f.id="1" name="Ada"/>
+                        <Passport f.id="3" number="X1" owner="1"/>
+                    """), entity: "Passport", id: 3, relationship: "owner", target: 1)
     }
 
     @Test func anObjectListedTwiceInAToManyIsAnInverseMismatch() throws {
-        try expectInverseMismatch(F.document(objects: """
-                <AnimalCategory f.id="1" name="Mammal" animals="2 2"/>
-                <Animal f.id="2" name="Rex" age="3" category="1"/>
-            """), entity: "AnimalCategory", id: 1, relationship: "animals", target: 2)
+        try expectInverseMismatch(
+            F.document(
+                objects: """
+                        <AnimalCategory f.id="1" name="Mammal" animals="2 2"/>
+                        <Animal f.id="2" name="Rex" age="3" category="1"/>
+                    """), entity: "AnimalCategory", id: 1, relationship: "animals", target: 2)
     }
 
     @Test func anObjectListedTwiceInAManyToManyIsAnInverseMismatch() throws {
-        try expectInverseMismatch(F.document(schema: F.societySchema, objects: """
-                <Person f.id="1" name="Ada" clubs="3 3"/>
-                <Club f.id="3" name="Chess" members="1"/>
-            """), entity: "Person", id: 1, relationship: "clubs", target: 3)
+        try expectInverseMismatch(
+            F.document(
+                schema: F.societySchema,
+                objects: """
+                        <Person f.id="1" name="Ada" clubs="3 3"/>
+                        <Club f.id="3" name="Chess" members="1"/>
+                    """), entity: "Person", id: 1, relationship: "clubs", target: 3)
     }
 
     @Test func anObjectListedTwiceInAToManyWithoutInverseIsRefused() throws {
         // Person.favorites has no inverse. Listing a club twice must not load a
         // graph whose to-many holds an object twice.
-        let document = F.document(schema: F.societySchema, objects: """
-                <Person f.id="1" name="Ada" favorites="3 3"/>
-                <Club f.id="3" name="Chess"/>
-            """)
+        let document = F.document(
+            schema: F.societySchema,
+            objects: """
+                    <Person f.id="1" name="Ada" favorites="3 3"/>
+                    <Club f.id="3" name="Chess"/>
+                """)
         try F.withPackage(document) { package in
             let error: PackageError
             do throws(PackageError) {
                 let graph = try package.read()
                 let favorites = try? graph.related("favorites", of: PersistentIdentifier(entityName: "Person", id: 1))
-                Issue.record("""
+                Issue.record(
+                    """
                     loaded a to-many holding an object twice: \(String(describing: favorites)); \
                     violations: \(graph.invariantViolations())
                     """)
@@ -537,7 +585,7 @@ import Folio
             }
             switch error {
             case .inverseMismatch(let location, let entity, let id, let relationship, let target),
-                 .danglingReference(let location, let entity, let id, let relationship, let target):
+                .danglingReference(let location, let entity, let id, let relationship, let target):
                 F.expectLocation(location, isIn: package, line: F.line(of: "\"Ada\"", in: document))
                 #expect(entity == "Person")
                 #expect(id == 1)
@@ -589,8 +637,10 @@ import Folio
     // MARK: Schema
 
     /// Reads a document with the given schema and checks it is refused with `.invalidSchema(expected)`.
-    private func expectInvalidSchema(_ schema: String, _ expected: SchemaError,
-                                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectInvalidSchema(
+        _ schema: String, _ expected: SchemaError,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let document = F.document(schema: schema, objects: "")
         try F.withPackage(document) { package in
             guard case .invalidSchema(let location, let error)? = F.readFailure(package, sourceLocation: sourceLocation) else {
@@ -605,7 +655,8 @@ import Folio
     }
 
     @Test func aRelationshipToAnUnknownEntityIsAnInvalidSchema() throws {
-        try expectInvalidSchema("""
+        try expectInvalidSchema(
+            """
               <schema>
                 <entity name="Animal">
                   <attribute name="name" type="string"/>
@@ -616,7 +667,8 @@ import Folio
     }
 
     @Test func anInverseThatDoesNotPointBackIsAnInvalidSchema() throws {
-        try expectInvalidSchema("""
+        try expectInvalidSchema(
+            """
               <schema>
                 <entity name="Owner">
                   <relationship name="pets" destination="Pet" to-many="true" inverse="owner"/>
@@ -629,7 +681,8 @@ import Folio
     }
 
     @Test func anInverseThatDoesNotExistIsAnInvalidSchema() throws {
-        try expectInvalidSchema("""
+        try expectInvalidSchema(
+            """
               <schema>
                 <entity name="Owner">
                   <relationship name="pets" destination="Pet" to-many="true" inverse="keeper"/>
@@ -642,7 +695,8 @@ import Folio
     }
 
     @Test func duplicateEntityNamesAreAnInvalidSchema() throws {
-        try expectInvalidSchema("""
+        try expectInvalidSchema(
+            """
               <schema>
                 <entity name="Animal">
                   <attribute name="name" type="string"/>
@@ -757,8 +811,9 @@ import Folio
               <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
               <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
             ]>
-            """ + F.document(objects: #"    <AnimalCategory f.id="1" name="&lol9;"/>"#)
-                .replacingOccurrences(of: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", with: "\n")
+            """
+            + F.document(objects: #"    <AnimalCategory f.id="1" name="&lol9;"/>"#)
+            .replacingOccurrences(of: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", with: "\n")
         try F.withPackage(document) { package in
             let error: PackageError? = F.readFailure(package)
             guard case .forbiddenDeclaration(let location, let what)? = error else {
@@ -776,8 +831,9 @@ import Folio
         let document = """
             <?xml version="1.0" encoding="UTF-8"?>
             <!DOCTYPE folio [<!ENTITY xxe SYSTEM "\(systemID)">]>
-            """ + F.document(objects: #"    <AnimalCategory f.id="1" name="&xxe;"/>"#)
-                .replacingOccurrences(of: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", with: "\n")
+            """
+            + F.document(objects: #"    <AnimalCategory f.id="1" name="&xxe;"/>"#)
+            .replacingOccurrences(of: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", with: "\n")
         try F.withPackage(document) { package in
             let error: PackageError? = F.readFailure(package)
             guard case .forbiddenDeclaration(let location, _)? = error else {
@@ -859,9 +915,10 @@ import Folio
 
     @Test func aNamespacedAttributeIsRefused() throws {
         // zoo:name is not the property name; it must not be read as if it were.
-        let document = F.document(objects: """
-                <Animal xmlns:zoo="urn:example:zoo" f.id="2" zoo:name="Rex" age="3"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <Animal xmlns:zoo="urn:example:zoo" f.id="2" zoo:name="Rex" age="3"/>
+                """)
         try F.withPackage(document) { package in
             let error = F.readFailure(package)
             switch error {
@@ -875,7 +932,8 @@ import Folio
 
     @Test func deepNestingInsideAnObjectIsRefusedAtItsFirstMisplacedElement() throws {
         let depth = 10_000
-        let objects = "    <Animal f.id=\"2\" name=\"Rex\" age=\"3\">\n"
+        let objects =
+            "    <Animal f.id=\"2\" name=\"Rex\" age=\"3\">\n"
             + String(repeating: "<x>", count: depth) + String(repeating: "</x>", count: depth)
             + "\n    </Animal>"
         let document = F.document(objects: objects)
@@ -892,7 +950,8 @@ import Folio
 
     @Test func deepNestingAtTheRootIsRefusedAtItsSecondElement() throws {
         let depth = 10_000
-        let document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        let document =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             + String(repeating: "<folio format=\"1\">", count: depth) + String(repeating: "</folio>", count: depth) + "\n"
         try F.withPackage(document) { package in
             let error: PackageError? = F.readFailure(package)
@@ -921,11 +980,12 @@ import Folio
     }
 
     @Test func textInsideObjectsIsRefusedAsUnexpectedContent() throws {
-        let document = F.document(objects: """
-                <AnimalCategory f.id="1" name="Mammal"/>
-                hello
-                <Animal f.id="2" name="Rex" age="3"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <AnimalCategory f.id="1" name="Mammal"/>
+                    hello
+                    <Animal f.id="2" name="Rex" age="3"/>
+                """)
         try F.withPackage(document) { package in
             guard case .unexpectedContent(let location, let found, _)? = F.readFailure(package) else {
                 Issue.record("expected .unexpectedContent")
@@ -951,10 +1011,11 @@ import Folio
     }
 
     @Test func aNamespacedElementIsRefusedAsUnexpectedContent() throws {
-        let document = F.document(objects: """
-                <AnimalCategory f.id="1" name="Mammal"/>
-                <zoo:Animal xmlns:zoo="urn:example:zoo" f.id="2" name="Rex" age="3"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <AnimalCategory f.id="1" name="Mammal"/>
+                    <zoo:Animal xmlns:zoo="urn:example:zoo" f.id="2" name="Rex" age="3"/>
+                """)
         try F.withPackage(document) { package in
             guard case .unexpectedContent(let location, let found, _)? = F.readFailure(package) else {
                 Issue.record("expected .unexpectedContent")
@@ -968,10 +1029,11 @@ import Folio
     // MARK: External storage
 
     @Test func aMissingExternalBlobIsRefused() throws {
-        let document = F.document(objects: """
-                <Animal f.id="2" name="Rex" age="3"/>
-                <Animal f.id="3" name="Tom" age="2" photo="3-photo-0123456789abcdef.bin"/>
-            """)
+        let document = F.document(
+            objects: """
+                    <Animal f.id="2" name="Rex" age="3"/>
+                    <Animal f.id="3" name="Tom" age="2" photo="3-photo-0123456789abcdef.bin"/>
+                """)
         try F.withPackage(document, blobs: ["2-photo-0000000000000000.bin": [1, 2, 3]]) { package in
             guard case .missingBlob(let location, let entity, let attribute, let file)? = F.readFailure(package) else {
                 Issue.record("expected .missingBlob")
@@ -1018,14 +1080,16 @@ import Folio
     @Test func aHandWrittenDocumentWithObjectsInReverseOrderLoads() throws {
         // Objects in descending id order, entities interleaved: references go both
         // forward (to objects not yet read) and backward.
-        let document = F.document(nextID: nil, objects: """
-                <Animal f.id="7" name="Tom &amp; Jerry" age="2" category="1"/>
-                <AnimalCategory f.id="6" name="Bird" animals="5"/>
-                <Animal f.id="5" name="Tweety" age="1" legs="2" born="2024-03-06T05:06:07Z" tame="true" category="6"/>
-                <Animal f.id="4" name="Stray &lt;cat&gt;" age="9"/>
-                <Animal f.id="2" name="Rex" age="3" tame="false" category="1"/>
-                <AnimalCategory f.id="1" name="Mammal" animals="7 2"/>
-            """)
+        let document = F.document(
+            nextID: nil,
+            objects: """
+                    <Animal f.id="7" name="Tom &amp; Jerry" age="2" category="1"/>
+                    <AnimalCategory f.id="6" name="Bird" animals="5"/>
+                    <Animal f.id="5" name="Tweety" age="1" legs="2" born="2024-03-06T05:06:07Z" tame="true" category="6"/>
+                    <Animal f.id="4" name="Stray &lt;cat&gt;" age="9"/>
+                    <Animal f.id="2" name="Rex" age="3" tame="false" category="1"/>
+                    <AnimalCategory f.id="1" name="Mammal" animals="7 2"/>
+                """)
         try F.withPackage(document) { package in
             let graph = try package.read()
             #expect(graph.invariantViolations().isEmpty, "\(graph.invariantViolations())")
@@ -1155,7 +1219,9 @@ import Folio
         }
     }
 
-    @Test("a construct over a limit, or a declaration, in a document read whole is refused with the error, at the place, of the scanned read", arguments: Hostile.allCases)
+    @Test(
+        "a construct over a limit, or a declaration, in a document read whole is refused with the error, at the place, of the scanned read",
+        arguments: Hostile.allCases)
     func wholeAndChunkedRefuseAlike(hostile: Hostile) throws {
         let (line, before, withoutProlog) = hostile.document
         let whole = Self.zoo(line, withoutProlog: withoutProlog, before: before)
@@ -1188,7 +1254,8 @@ import Folio
         }
     }
 
-    @Test("a malformed construct over a limit whose spans are all short is refused, read whole, with the error of the scanned read", arguments: Crossing.allCases)
+    @Test(
+        "a malformed construct over a limit whose spans are all short is refused, read whole, with the error of the scanned read", arguments: Crossing.allCases)
     func malformedCrossingsRefuseAlike(crossing: Crossing) throws {
         let whole = Self.zoo(crossing.line)
         let admitted = Self.admits(whole)
@@ -1256,8 +1323,9 @@ import Folio
     func anEmptyDocumentIsRefused() throws {
         for bytes in [[], Array("   \n".utf8)] as [[UInt8]] {
             let (error, _) = try Self.outcome(bytes)
-            #expect(error?.hasPrefix("malformed") == true || error?.contains("malformed") == true || error?.contains("not well-formed") == true,
-                    "\(error ?? "loaded")")
+            #expect(
+                error?.hasPrefix("malformed") == true || error?.contains("malformed") == true || error?.contains("not well-formed") == true,
+                "\(error ?? "loaded")")
         }
     }
 }

@@ -35,10 +35,14 @@ import FolioTestSupport
                 "dates": .array([.date(date)]),
                 "counts": .dictionary([string: .int(Int64(index)), "z": .int(-1)]),
                 "nested": index % 2 == 0 ? .null : .dictionary(["k": .array([.string(string), .string("")])]),
-                "composite": .dictionary(["name": .string(string), "n": .int(Int64(index)), "x": .double(double),
-                                          "list": .array([.null, .bool(true), .dictionary([:])])]),
-                "anything": [Value.null, .int(5), .string(string), .double(double), .date(date), .uuid(UUID()),
-                             .data(Data([1, 2])), .bool(true)][index % 8],
+                "composite": .dictionary([
+                    "name": .string(string), "n": .int(Int64(index)), "x": .double(double),
+                    "list": .array([.null, .bool(true), .dictionary([:])]),
+                ]),
+                "anything": [
+                    Value.null, .int(5), .string(string), .double(double), .date(date), .uuid(UUID()),
+                    .data(Data([1, 2])), .bool(true),
+                ][index % 8],
                 "withDefault": .string(string),
             ]
             if index % 3 == 1 { values["photo"] = .data(Data("photo \(index) \(string)".utf8)) }
@@ -48,8 +52,9 @@ import FolioTestSupport
             if index % 4 != 3 { try graph.link(thing, "owner", to: owner) }
         }
         for (index, thing) in things.enumerated() {
-            try graph.setRelated([things[(index * 7) % things.count], things[(index + 1) % things.count]],
-                                 for: "friends", of: thing)
+            try graph.setRelated(
+                [things[(index * 7) % things.count], things[(index + 1) % things.count]],
+                for: "friends", of: thing)
             if index % 2 == 0, index + 1 < things.count { try graph.link(thing, "twin", to: things[index + 1]) }
         }
         try graph.remove(things[5])  // a gap in the identifiers
@@ -62,8 +67,13 @@ import FolioTestSupport
         let graph = legacyNumberedGraph(try zooSchema())
         var animals: [PersistentIdentifier] = []
         for index in 0..<3000 {
-            animals.append(try graph.insert("Animal", ["name": .string("Animal \(index) " + String(repeating: "x", count: 200)),
-                                                       "age": .int(0)]))
+            animals.append(
+                try graph.insert(
+                    "Animal",
+                    [
+                        "name": .string("Animal \(index) " + String(repeating: "x", count: 200)),
+                        "age": .int(0),
+                    ]))
         }
         let url = temporaryPackageURL()
         let package = DocumentPackage(url: url)
@@ -226,9 +236,14 @@ import FolioTestSupport
         let target = root.appendingPathComponent("Album.folio")
         try Self.plantForeignFiles(in: root)
         let error = #expect(throws: PackageError.self) { try DocumentPackage(url: target).write(try Self.edgeGraph()) }
-        #expect(error == .notAPackageFolder(path: target.path, entries: [
-            ".document.xml.swp", ".notes.txt.tmp", "blobs/.holiday.jpg.tmp", "blobs/1-image-notahash.bin",
-            "blobs/holiday.jpg", "notes.txt"]))
+        #expect(
+            error
+                == .notAPackageFolder(
+                    path: target.path,
+                    entries: [
+                        ".document.xml.swp", ".notes.txt.tmp", "blobs/.holiday.jpg.tmp", "blobs/1-image-notahash.bin",
+                        "blobs/holiday.jpg", "notes.txt",
+                    ]))
         #expect(error?.description.contains("is not a Folio package") == true)
         #expect(!FileManager.default.fileExists(atPath: target.appendingPathComponent("document.xml").path))
         Self.expectForeignFilesIntact(in: root, "after the refused write")
@@ -271,8 +286,9 @@ import FolioTestSupport
         try DocumentPackage(url: leftovers).write(try Self.edgeGraph())
         #expect(try DocumentPackage(url: leftovers).read().count == (try Self.edgeGraph()).count)
         #expect(!FileManager.default.fileExists(atPath: leftovers.appendingPathComponent(".document.xml.tmp").path))
-        #expect(!FileManager.default.fileExists(atPath: leftovers.appendingPathComponent("blobs/9-photo-0123456789abcdef.bin").path),
-                "Folio's own unreferenced blob is removed")
+        #expect(
+            !FileManager.default.fileExists(atPath: leftovers.appendingPathComponent("blobs/9-photo-0123456789abcdef.bin").path),
+            "Folio's own unreferenced blob is removed")
     }
 
     @Test("every save, export and deleteAllData removes only files the package itself wrote")
@@ -295,7 +311,8 @@ import FolioTestSupport
         _ = try context.delete(entity: "Photo")
         try context.save()
         Self.expectForeignFilesIntact(in: root, "after a save that left no blob")
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("blobs").path))
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("blobs").path))
                 == [".holiday.jpg.tmp", "1-image-notahash.bin", "holiday.jpg"], "blobs/ kept, holding only the user's files")
 
         context.undoManager?.undo()

@@ -27,7 +27,8 @@ import FolioTestSupport
     static func expectIdentical(_ graph: ObjectGraph, _ comment: Comment? = nil) throws {
         let lines = try lines(of: graph)
         for line in lines where line.written != line.reference {
-            Issue.record("""
+            Issue.record(
+                """
                 \(comment ?? "")
                 written:   \(String(decoding: line.written, as: UTF8.self))
                 reference: \(String(decoding: line.reference, as: UTF8.self))
@@ -36,7 +37,9 @@ import FolioTestSupport
         }
     }
 
-    @Test("a graph with every value type and edge value (escapes, non-ASCII, NaN payloads, infinities, negative and tiny-fraction dates, extreme integers) is written byte for byte as before")
+    @Test(
+        "a graph with every value type and edge value (escapes, non-ASCII, NaN payloads, infinities, negative and tiny-fraction dates, extreme integers) is written byte for byte as before"
+    )
     func edgeGraphIdentical() throws {
         let graph = try DocumentPackageTests.edgeGraph()
         let lines = try Self.lines(of: graph)

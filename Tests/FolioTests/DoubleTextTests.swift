@@ -36,7 +36,8 @@ import FolioTestSupport
             let double = Double(bitPattern: bits)
             let text = Self.appended(double)
             #expect(text == ReferenceDocumentWriter.string(double))
-            #expect(ValueText.decodeScalar(text, as: .double).map { if case .double(let back) = $0 { back.bitPattern == bits } else { false } } == true
+            #expect(
+                ValueText.decodeScalar(text, as: .double).map { if case .double(let back) = $0 { back.bitPattern == bits } else { false } } == true
                     || double.isNaN)
             let float = Float(bitPattern: UInt32(truncatingIfNeeded: bits))
             #expect(Self.appended(float) == ReferenceDocumentWriter.string(float))
@@ -46,8 +47,10 @@ import FolioTestSupport
 
     @Test("short decimals (prices, weights: at most four places) are appended as their description, near every boundary")
     func shortDecimals() async {
-        for value: Double in [0, -0.0, 0.001, -0.001, 0.000_999, 0.0001, 1, -1, 0.1, 0.25, 99.99, 2_147_483_647.999_9,
-                              2_147_483_648, -2_147_483_648.5, 1e9 + 0.5, 123_456.789_1, 0.3, 1.0 / 3.0] {
+        for value: Double in [
+            0, -0.0, 0.001, -0.001, 0.000_999, 0.0001, 1, -1, 0.1, 0.25, 99.99, 2_147_483_647.999_9,
+            2_147_483_648, -2_147_483_648.5, 1e9 + 0.5, 123_456.789_1, 0.3, 1.0 / 3.0,
+        ] {
             #expect(Self.appended(value) == ReferenceDocumentWriter.string(value), "\(value)")
         }
         await checkProperty(count: 1000, input: Gen.int64(in: -30_000_000_000_000...30_000_000_000_000), Gen.int(in: 0...7)) { units, places in
@@ -73,8 +76,8 @@ import FolioTestSupport
     }
 }
 
-private extension Double {
-    static func pow10(_ exponent: Int) -> Double {
+extension Double {
+    fileprivate static func pow10(_ exponent: Int) -> Double {
         var result = 1.0
         for _ in 0..<(-exponent) { result /= 10 }
         return result

@@ -11,14 +11,19 @@ import Folio
     /// Flows: a unique label, and no two at one step of one snapshot.
     static func flowSchema() throws -> Schema {
         try Schema([
-            .init("Flow", attributes: [.init("label", .string, options: [.unique]), .init("step", .int),
-                                       .init("note", .string, isOptional: true),
-                                       .init("kind", .string, defaultValue: .string("plain")),
-                                       .init("scratch", .string, options: [.transient]), .init("extra", .any)],
-                  relationships: [.init("snapshot", to: "Snapshot", inverse: "flows")],
-                  uniquenessConstraints: [["snapshot", "step"]]),
-            .init("Snapshot", attributes: [.init("name", .string)],
-                  relationships: [.init("flows", to: "Flow", toMany: true, inverse: "snapshot")]),
+            .init(
+                "Flow",
+                attributes: [
+                    .init("label", .string, options: [.unique]), .init("step", .int),
+                    .init("note", .string, isOptional: true),
+                    .init("kind", .string, defaultValue: .string("plain")),
+                    .init("scratch", .string, options: [.transient]), .init("extra", .any),
+                ],
+                relationships: [.init("snapshot", to: "Snapshot", inverse: "flows")],
+                uniquenessConstraints: [["snapshot", "step"]]),
+            .init(
+                "Snapshot", attributes: [.init("name", .string)],
+                relationships: [.init("flows", to: "Flow", toMany: true, inverse: "snapshot")]),
         ])
     }
 

@@ -10,8 +10,12 @@ import FolioTestSupport
 @Suite struct ExternalStorageTests {
     static func albumSchema() throws -> Schema {
         try Schema([
-            .init("Photo", attributes: [.init("title", .string),
-                                        .init("image", .data, isOptional: true, options: [.externalStorage])]),
+            .init(
+                "Photo",
+                attributes: [
+                    .init("title", .string),
+                    .init("image", .data, isOptional: true, options: [.externalStorage]),
+                ])
         ])
     }
 
@@ -226,8 +230,12 @@ import FolioTestSupport
     func migrationCarriesReferences() throws {
         let url = try Self.album()
         let renamed = try Schema([
-            .init("Photo", attributes: [.init("title", .string),
-                                        .init("picture", .data, isOptional: true, options: [.externalStorage], originalName: "image")]),
+            .init(
+                "Photo",
+                attributes: [
+                    .init("title", .string),
+                    .init("picture", .data, isOptional: true, options: [.externalStorage], originalName: "image"),
+                ])
         ])
         let graph = try DocumentPackage(url: url).read().migrated(to: renamed)
         let ref = try graph.ref(for: Self.photo(1))
@@ -235,8 +243,9 @@ import FolioTestSupport
         try DocumentPackage(url: url).write(graph, expecting: nil)
         let reread = try DocumentPackage(url: url).read()
         for id: UInt64 in 1...3 { #expect(try reread.value("picture", of: Self.photo(id)) == .data(Self.image(Int(id)))) }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("blobs").path)
-            .allSatisfy { $0.contains("-picture-") }, "renamed blobs, the old names removed")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("blobs").path)
+                .allSatisfy { $0.contains("-picture-") }, "renamed blobs, the old names removed")
     }
 
     @Test("an edit of an unread blob undone back to the saved state leaves no changes, and the blob is still unread")
@@ -260,14 +269,16 @@ import FolioTestSupport
     static func notesSchema(external: Bool = true) throws -> Schema {
         let options: Set<Schema.Attribute.Option> = external ? [.externalStorage] : []
         return try Schema([
-            .init("Note", attributes: [
-                .init("title", .string),
-                .init("body", .string, isOptional: true, options: options),
-                .init("count", .int, isOptional: true, options: options),
-                .init("when", .date, isOptional: true, options: options),
-                .init("tags", .array(.string), isOptional: true, options: options),
-                .init("extra", .codable, isOptional: true, options: options),
-            ]),
+            .init(
+                "Note",
+                attributes: [
+                    .init("title", .string),
+                    .init("body", .string, isOptional: true, options: options),
+                    .init("count", .int, isOptional: true, options: options),
+                    .init("when", .date, isOptional: true, options: options),
+                    .init("tags", .array(.string), isOptional: true, options: options),
+                    .init("extra", .codable, isOptional: true, options: options),
+                ])
         ])
     }
 
@@ -286,10 +297,12 @@ import FolioTestSupport
     func otherTypesRoundTrip() throws {
         let url = temporaryPackageURL("Notes")
         let graph = legacyNumberedGraph(try Self.notesSchema())
-        let full = try graph.insert("Note", [
-            "title": .string("full"), "body": .string("héllo 🦊\u{0}"), "count": .int(-42), "when": .date(Self.when),
-            "tags": .array([.string("a"), .string("b\"c")]), "extra": .dictionary(["k": .array([.int(1), .double(2.5)])]),
-        ])
+        let full = try graph.insert(
+            "Note",
+            [
+                "title": .string("full"), "body": .string("héllo 🦊\u{0}"), "count": .int(-42), "when": .date(Self.when),
+                "tags": .array([.string("a"), .string("b\"c")]), "extra": .dictionary(["k": .array([.int(1), .double(2.5)])]),
+            ])
         let empty = try graph.insert("Note", ["title": .string("empty")])
         try DocumentPackage(url: url).write(graph)
 
@@ -364,8 +377,9 @@ import FolioTestSupport
         try DocumentPackage(url: url).write(graph)
         let context = try makeContext(try Self.notesSchema(), url: url)
         let titles = { (predicate: String?, sort: String) throws -> [String] in
-            let descriptor = DynamicFetchDescriptor(entity: "Note", predicate: try predicate.map { try ObjectPredicate($0) },
-                                                    sortBy: [.init(sort)])
+            let descriptor = DynamicFetchDescriptor(
+                entity: "Note", predicate: try predicate.map { try ObjectPredicate($0) },
+                sortBy: [.init(sort)])
             return try context.fetchIdentifiers(descriptor).map { id -> String in
                 guard case .string(let title) = try context.value("title", of: id) else { return "?" }
                 return title
@@ -501,7 +515,7 @@ import FolioTestSupport
     @Test("a unique externally stored string is skipped by the load and save checks, and still upserts on insert")
     func uniqueExternalString() throws {
         let schema = try Schema([
-            .init("Code", attributes: [.init("text", .string, options: [.unique, .externalStorage]), .init("n", .int)]),
+            .init("Code", attributes: [.init("text", .string, options: [.unique, .externalStorage]), .init("n", .int)])
         ])
         let url = temporaryPackageURL("Codes")
         let graph = legacyNumberedGraph(schema)

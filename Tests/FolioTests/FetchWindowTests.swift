@@ -30,14 +30,18 @@ import FolioTestSupport
         let sorted = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("name")]))
         let filtered = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal", predicate: try ObjectPredicate("age >= 2")))
         await checkProperty(count: 300, input: Self.numbers, Self.numbers) { offset, limit in
-            for (expectedAll, predicate, sort) in [(all, nil, []), (sorted, nil, [DynamicFetchDescriptor.SortKey("name")]),
-                                                  (filtered, try ObjectPredicate("age >= 2"), [])] as [([PersistentIdentifier], ObjectPredicate?, [DynamicFetchDescriptor.SortKey])] {
+            for (expectedAll, predicate, sort) in [
+                (all, nil, []), (sorted, nil, [DynamicFetchDescriptor.SortKey("name")]),
+                (filtered, try ObjectPredicate("age >= 2"), []),
+            ] as [([PersistentIdentifier], ObjectPredicate?, [DynamicFetchDescriptor.SortKey])] {
                 let offset = Self.number(offset.0, offset.1, count: expectedAll.count)
                 let limit = Self.number(limit.0, limit.1, count: expectedAll.count)
-                let descriptor = DynamicFetchDescriptor(entity: "Animal", predicate: predicate, sortBy: sort,
-                                                        fetchLimit: limit, fetchOffset: offset)
-                #expect(try context.fetchIdentifiers(descriptor) == Self.expected(expectedAll, offset: offset, limit: limit),
-                        "offset \(String(describing: offset)), limit \(String(describing: limit))")
+                let descriptor = DynamicFetchDescriptor(
+                    entity: "Animal", predicate: predicate, sortBy: sort,
+                    fetchLimit: limit, fetchOffset: offset)
+                #expect(
+                    try context.fetchIdentifiers(descriptor) == Self.expected(expectedAll, offset: offset, limit: limit),
+                    "offset \(String(describing: offset)), limit \(String(describing: limit))")
                 #expect(try context.fetchCount(descriptor) == expectedAll.count)
             }
         }

@@ -38,8 +38,9 @@ import FolioTestSupport
         try Self.rewriteInPlaceRestoringTimes(url)
         try context.insert("Animal")
         #expect(throws: ModelError.package(.modifiedOnDisk(path: url.path))) { try context.save() }
-        #expect(try DocumentPackage(url: url).read().count(of: "Animal") == 1,
-                "the outside change was kept")
+        #expect(
+            try DocumentPackage(url: url).read().count(of: "Animal") == 1,
+            "the outside change was kept")
     }
 
     @Test("a write in place at the same size with the modification time restored, long after the file was read, is caught by its status-change time")

@@ -247,8 +247,9 @@ import Synchronization
         let after = try Self.files(url).filter { $0.key.hasPrefix("history/") }
         #expect(Set(after.keys) == Set(historyFiles))
         #expect(after.values.allSatisfy { $0 == Data(HistoryLog.encode([])) })
-        #expect(try ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url)))
-            .fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).isEmpty)
+        #expect(
+            try ModelContext(try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url)))
+                .fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).isEmpty)
     }
 }
 

@@ -5,12 +5,22 @@ import Folio
 
 @Suite struct FoundationPredicateTests {
     func countries() throws -> (ModelContext, [PersistentIdentifier]) {
-        let schema = try Schema([.init("Country", attributes: [.init("name", .string), .init("visited", .bool),
-                                                               .init("population", .int, isOptional: true)])])
+        let schema = try Schema([
+            .init(
+                "Country",
+                attributes: [
+                    .init("name", .string), .init("visited", .bool),
+                    .init("population", .int, isOptional: true),
+                ])
+        ])
         let context = try makeContext(schema)
         let ids = try [("France", true, 68), ("Peru", false, 34), ("Japan", true, 125), ("Chad", false, nil)].map {
-            try context.insert("Country", ["name": .string($0.0), "visited": .bool($0.1),
-                                           "population": $0.2.map { .int(Int64($0)) } ?? .null])
+            try context.insert(
+                "Country",
+                [
+                    "name": .string($0.0), "visited": .bool($0.1),
+                    "population": $0.2.map { .int(Int64($0)) } ?? .null,
+                ])
         }
         try context.save()
         return (context, ids)
@@ -36,10 +46,12 @@ import Folio
 
     @Test("values encode to JSON and back unchanged")
     func codableRoundTrip() throws {
-        let values: [Value] = [.null, .bool(true), .int(-3), .uint(.max), .double(-0.0), .double(.nan), .float(1.5),
-                               .string("a\u{0}b"), .date(Date(timeIntervalSinceReferenceDate: 0.1)), .data(Data([1, 2])),
-                               .uuid(UUID()), .url(URL(string: "https://example.com")!), .decimal(Decimal(string: "1.25")!),
-                               .array([.int(1), .null]), .set([.string("x")]), .dictionary(["k": .bool(false)])]
+        let values: [Value] = [
+            .null, .bool(true), .int(-3), .uint(.max), .double(-0.0), .double(.nan), .float(1.5),
+            .string("a\u{0}b"), .date(Date(timeIntervalSinceReferenceDate: 0.1)), .data(Data([1, 2])),
+            .uuid(UUID()), .url(URL(string: "https://example.com")!), .decimal(Decimal(string: "1.25")!),
+            .array([.int(1), .null]), .set([.string("x")]), .dictionary(["k": .bool(false)]),
+        ]
         let data = try JSONEncoder().encode(values)
         #expect(try JSONDecoder().decode([Value].self, from: data) == values)
     }

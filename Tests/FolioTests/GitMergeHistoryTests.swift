@@ -107,8 +107,9 @@ import Folio
         let versions = try Self.unitedVersions(in: folder.url)
         let context = try makeContext(try MergeHistoryTests.schema(), url: versions.ours)
         let merge = try #require(try MergeHistoryTests.history(context).last)
-        let observer = try HistoryObserver(historyTokens: [merge.storeIdentifier: versions.oursToken],
-                                           modelContainer: context.container)
+        let observer = try HistoryObserver(
+            historyTokens: [merge.storeIdentifier: versions.oursToken],
+            modelContainer: context.container)
         #expect(observer.eventCounter == 1)
         #expect(observer.historyTokens[merge.storeIdentifier] as? DefaultHistoryToken == merge.token)
         try context.setValue(.int(7), for: "age", of: versions.rex)
@@ -238,8 +239,10 @@ import Folio
         let text = try String(contentsOf: file, encoding: .utf8)
         let stored = try Self.stored(url)
         let second = try #require(stored.last)
-        let line = try #require(text.split(separator: "\n", omittingEmptySubsequences: false)
-            .firstIndex { $0.contains("id=\"\(second.number)\"") }) + 1
+        let line =
+            try #require(
+                text.split(separator: "\n", omittingEmptySubsequences: false)
+                    .firstIndex { $0.contains("id=\"\(second.number)\"") }) + 1
         for bad in ["\(second.number)", "\(second.number + 1)", "x", "\(stored[0].number) \(stored[0].number)"] {
             try Data(text.replacingOccurrences(of: "parents=\"\(stored[0].number)\"", with: "parents=\"\(bad)\"").utf8).write(to: file)
             #expect {
@@ -254,8 +257,9 @@ import Folio
     // MARK: The union of changes
 
     static func transaction(_ number: Int64, parents: [Int64]?, _ build: (inout StoredTransaction) -> Void) -> StoredTransaction {
-        var transaction = StoredTransaction(number: number, timestamp: Date(timeIntervalSince1970: Double(number)), author: nil,
-                                            bundleIdentifier: "tests", processIdentifier: "\(number)")
+        var transaction = StoredTransaction(
+            number: number, timestamp: Date(timeIntervalSince1970: Double(number)), author: nil,
+            bundleIdentifier: "tests", processIdentifier: "\(number)")
         transaction.parents = parents
         build(&transaction)
         return transaction
@@ -268,8 +272,10 @@ import Folio
             // Branch a: inserts 10, updates 1's name and 10's age, deletes 2.
             Self.transaction(2, parents: [1]) {
                 $0.inserted = [.init(entity: "Animal", ids: [10])]
-                $0.updated = [.init(entity: "Animal", properties: ["name"], ids: [1]),
-                              .init(entity: "Animal", properties: ["age"], ids: [10])]
+                $0.updated = [
+                    .init(entity: "Animal", properties: ["name"], ids: [1]),
+                    .init(entity: "Animal", properties: ["age"], ids: [10]),
+                ]
             },
             // Branch b: updates 1's age and 2's name, deletes 2 with its tombstone.
             Self.transaction(3, parents: [1]) {
@@ -287,8 +293,11 @@ import Folio
         #expect(merge.number == 6 && merge.parents == [4, 5] && merge.author == DocumentPackage.mergeAuthor)
         #expect(merge.timestamp == history[4].timestamp && merge.processIdentifier == "5")
         #expect(merge.inserted == [.init(entity: "Animal", ids: [10])])
-        #expect(merge.updated == [.init(entity: "Animal", properties: ["name", "age"], ids: [1]),
-                                  .init(entity: "Animal", properties: ["age"], ids: [3])])
+        #expect(
+            merge.updated == [
+                .init(entity: "Animal", properties: ["name", "age"], ids: [1]),
+                .init(entity: "Animal", properties: ["age"], ids: [3]),
+            ])
         #expect(merge.deleted == [.init(entity: "Animal", ids: [2])])
         #expect(merge.tombstones.map(\.id) == [2])
         // What both branches follow (transaction 1) is not in it.

@@ -49,10 +49,11 @@ import Folio
 
     @Test func `a run naming identifiers at or above the document's next-id is refused on open, naming the manifest, line and column`() throws {
         var rex: UInt64 = 0
-        let url = try Self.package(Self.replacing { id in
-            rex = id
-            return [(#"ids="\#(id)""#, #"ids="\#(id)-\#(id + 99_999_999)""#)]
-        })
+        let url = try Self.package(
+            Self.replacing { id in
+                rex = id
+                return [(#"ids="\#(id)""#, #"ids="\#(id)-\#(id + 99_999_999)""#)]
+            })
         let error = try #require(Self.refusal(url))
         guard case .invalidValue(let location, _, "ids", let text, let expected) = error, text == "\(rex)-\(rex + 99_999_999)" else {
             Issue.record("got \(error)")
@@ -64,25 +65,37 @@ import Folio
 
     @Test func `a run the counter allows is kept as one range: fetching the history makes no change per object, and its groups name the range`() throws {
         var rex: UInt64 = 0
-        let url = try Self.package(Self.replacing { id in
-            rex = id
-            return [(#"ids="\#(id)""#, #"ids="\#(id)-\#(id + 99_999_999)""#),
-                    (#"next-id="\#(id + 1)""#, #"next-id="\#(id + 100_000_000)""#)]
-        })
+        let url = try Self.package(
+            Self.replacing { id in
+                rex = id
+                return [
+                    (#"ids="\#(id)""#, #"ids="\#(id)-\#(id + 99_999_999)""#),
+                    (#"next-id="\#(id + 1)""#, #"next-id="\#(id + 100_000_000)""#),
+                ]
+            })
         let context = try makeContext(try ModelContextHistoryTests.schema(), url: url)
         let transaction = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).first)
-        #expect(transaction.changeGroups == [HistoryChangeGroup(kind: .insert, entityName: "Animal", updatedAttributeNames: [],
-                                                                identifierRanges: [rex...(rex + 99_999_999)], count: 100_000_000)])
+        #expect(
+            transaction.changeGroups == [
+                HistoryChangeGroup(
+                    kind: .insert, entityName: "Animal", updatedAttributeNames: [],
+                    identifierRanges: [rex...(rex + 99_999_999)], count: 100_000_000)
+            ])
         #expect(!transaction.changeList.isMade)
     }
 
     @Test func `one transaction naming more objects than a document holds, over several entities, is refused`() throws {
         let limit = DocumentLimits.standard.maximumObjects
         // The runs name identifiers below the Animal's (a lane's): its next-id allows them.
-        let url = try Self.package(Self.replacing { id in [
-            (#"<insert entity="Animal" ids="\#(id)"/>"#,
-             #"<insert entity="AnimalCategory" ids="1-\#(limit / 2)"/><insert entity="Animal" ids="\#(limit / 2 + 1)-\#(limit + 1)"/>"#),
-        ] })
+        let url = try Self.package(
+            Self.replacing { id in
+                [
+                    (
+                        #"<insert entity="Animal" ids="\#(id)"/>"#,
+                        #"<insert entity="AnimalCategory" ids="1-\#(limit / 2)"/><insert entity="Animal" ids="\#(limit / 2 + 1)-\#(limit + 1)"/>"#
+                    )
+                ]
+            })
         let error = try #require(Self.refusal(url))
         guard case .invalidValue(_, "Animal", "ids", _, let expected) = error else {
             Issue.record("got \(error)")

@@ -7,8 +7,9 @@ import FolioTestSupport
 /// The history log: the open tail the manifest holds, the closed segments, removing, naming.
 @Suite(.format2) struct HistoryLogTests {
     static func transaction(_ ids: [UInt64], note: String = "") -> StoredTransaction {
-        var transaction = StoredTransaction(number: 0, timestamp: StoredTransaction.recordedTimestamp(Date()), author: note.isEmpty ? nil : note,
-                                            bundleIdentifier: "tests", processIdentifier: "1")
+        var transaction = StoredTransaction(
+            number: 0, timestamp: StoredTransaction.recordedTimestamp(Date()), author: note.isEmpty ? nil : note,
+            bundleIdentifier: "tests", processIdentifier: "1")
         transaction.inserted = [.init(entity: "Animal", ids: ids)]
         return transaction
     }
@@ -74,8 +75,10 @@ import FolioTestSupport
     func names() {
         #expect(HistoryLog.isSegmentFileName("12-0123456789abcdef.xml"))
         #expect(HistoryLog.isOwnEntry(".12-0123456789abcdef.xml.tmp"))
-        for name in ["12-0123456789ABCDEF.xml", "x-0123456789abcdef.xml", "12-0123.xml", "../1-0123456789abcdef.xml",
-                     "12-0123456789abcdef.txt", "notes.xml", "-0123456789abcdef.xml"] {
+        for name in [
+            "12-0123456789ABCDEF.xml", "x-0123456789abcdef.xml", "12-0123.xml", "../1-0123456789abcdef.xml",
+            "12-0123456789abcdef.txt", "notes.xml", "-0123456789abcdef.xml",
+        ] {
             #expect(!HistoryLog.isSegmentFileName(name), "\(name)")
         }
     }
@@ -86,7 +89,8 @@ import FolioTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("manifest.xml").path
         func read(_ history: String) throws -> HistoryLog? {
-            let text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\">\n  <schema>\n    <entity name=\"A\">\n"
+            let text =
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\">\n  <schema>\n    <entity name=\"A\">\n"
                 + "      <attribute name=\"n\" type=\"int\"/>\n    </entity>\n  </schema>\n  <parts>\n  </parts>\n" + history + "</folio>\n"
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             let loader = DocumentLoader(file: path, mode: .manifest)
@@ -94,14 +98,17 @@ import FolioTestSupport
             return loader.historyLog
         }
         #expect(try read("") == nil)
-        let good = try read("  <history next=\"9\">\n    <segment first=\"1\" last=\"4\" count=\"3\" file=\"1-0123456789abcdef.xml\"/>\n"
-                            + "    <segment first=\"6\" last=\"8\" count=\"3\" file=\"6-0123456789abcdef.xml\"/>\n  </history>\n")
+        let good = try read(
+            "  <history next=\"9\">\n    <segment first=\"1\" last=\"4\" count=\"3\" file=\"1-0123456789abcdef.xml\"/>\n"
+                + "    <segment first=\"6\" last=\"8\" count=\"3\" file=\"6-0123456789abcdef.xml\"/>\n  </history>\n")
         #expect(good?.nextNumber == 9 && good?.segments.map(\.first) == [1, 6])
-        let transaction = "    <transaction id=\"%d\" timestamp=\"2026-01-01T00:00:00.000Z\" bundle=\"b\" process=\"1\">\n"
+        let transaction =
+            "    <transaction id=\"%d\" timestamp=\"2026-01-01T00:00:00.000Z\" bundle=\"b\" process=\"1\">\n"
             + "      <insert entity=\"A\" ids=\"1\"/>\n    </transaction>\n"
         func tail(_ numbers: Int...) -> String { numbers.map { String(format: transaction, $0) }.joined() }
-        let withTail = try read("  <history next=\"12\">\n    <segment first=\"1\" last=\"4\" count=\"3\" file=\"1-0123456789abcdef.xml\"/>\n"
-                                + tail(9, 11) + "  </history>\n")
+        let withTail = try read(
+            "  <history next=\"12\">\n    <segment first=\"1\" last=\"4\" count=\"3\" file=\"1-0123456789abcdef.xml\"/>\n"
+                + tail(9, 11) + "  </history>\n")
         #expect(withTail?.segments.count == 1 && withTail?.tail.map(\.number) == [9, 11])
         for bad in [
             "  <history next=\"5\">\n    <segment first=\"1\" last=\"8\" count=\"3\" file=\"1-0123456789abcdef.xml\"/>\n  </history>\n",

@@ -20,8 +20,10 @@ import FolioTestSupport
     /// Runs `save` (which saves `first`) while `other`, on `first`'s first
     /// `willSave`, makes `edit` and saves: another thread's save landing between
     /// `first`'s merge and its store. Returns whether the edit ran.
-    static func save(_ first: ModelContext, whileAnother other: ModelContext,
-                     saves edit: @escaping @Sendable (ModelContext) throws -> Void) throws -> Bool {
+    static func save(
+        _ first: ModelContext, whileAnother other: ModelContext,
+        saves edit: @escaping @Sendable (ModelContext) throws -> Void
+    ) throws -> Bool {
         final class Hook: @unchecked Sendable {
             var done = false
             let other: ModelContext

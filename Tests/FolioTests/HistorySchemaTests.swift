@@ -44,9 +44,13 @@ import Folio
     /// Renames Animal to Creature and its `age` to `years`, drops `notes` and the categories.
     static func migratedSchema() throws -> Schema {
         try Schema([
-            .init("Creature", attributes: [.init("name", .string, options: [.preserveValueOnDeletion]),
-                                           .init("years", .int, originalName: "age")],
-                  originalName: "Animal"),
+            .init(
+                "Creature",
+                attributes: [
+                    .init("name", .string, options: [.preserveValueOnDeletion]),
+                    .init("years", .int, originalName: "age"),
+                ],
+                originalName: "Animal")
         ])
     }
 
@@ -111,11 +115,13 @@ import Folio
                 let transactions = try context.fetchHistory(HistoryDescriptor<Transaction>())
                 // The categories' inserts went with their entity; Animal is Creature, age is years.
                 expected = transactions.map(ModelContextHistoryTests.lines)
-                #expect(expected == before.map { lines in
-                    lines.filter { !$0.contains("AnimalCategory") }.map {
-                        $0.replacingOccurrences(of: "Animal", with: "Creature").replacingOccurrences(of: "\"age\"", with: "\"years\"")
-                    }
-                })
+                #expect(
+                    expected
+                        == before.map { lines in
+                            lines.filter { !$0.contains("AnimalCategory") }.map {
+                                $0.replacingOccurrences(of: "Animal", with: "Creature").replacingOccurrences(of: "\"age\"", with: "\"years\"")
+                            }
+                        })
                 let groups = transactions.flatMap(\.changeGroups)
                 #expect(Set(groups.map(\.entityName)) == ["Creature"])
                 #expect(groups.filter { $0.kind == .update }.map(\.updatedAttributeNames) == [["years"]])

@@ -59,7 +59,8 @@ import FolioTestSupport
         // for an expansion-depth limit to catch. The DOCTYPE itself is refused.
         let entity = String(repeating: "a", count: 100_000)
         let uses = String(repeating: "&a;", count: 100_000)
-        let document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE folio [<!ENTITY a \"\(entity)\">]>\n"
+        let document =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE folio [<!ENTITY a \"\(entity)\">]>\n"
             + Self.withoutProlog(F.document(objects: "    <AnimalCategory f.id=\"1\" name=\"\(uses)\"/>"))
         try F.withPackage(document) { package in
             guard case .forbiddenDeclaration(let location, let what)? = refusal(package) else {
@@ -101,8 +102,10 @@ import FolioTestSupport
         var document = F.validZoo
         switch place {
         case .objects: document = document.replacingOccurrences(of: "  <objects>\n", with: "  <objects>\n    \(include)\n")
-        case .root: document = document.replacingOccurrences(of: "<folio format=\"1\" next-id=\"100\">\n",
-                                                               with: "<folio format=\"1\" next-id=\"100\">\n  \(include)\n")
+        case .root:
+            document = document.replacingOccurrences(
+                of: "<folio format=\"1\" next-id=\"100\">\n",
+                with: "<folio format=\"1\" next-id=\"100\">\n  \(include)\n")
         case .schema: document = document.replacingOccurrences(of: "  <schema>\n", with: "  <schema>\n    \(include)\n")
         }
         try F.withPackage(document) { package in
@@ -122,11 +125,13 @@ import FolioTestSupport
         // No prefix, so not caught as namespaced: it is an element named "include",
         // which no entity is. libxml2's SAX parser never processes XInclude anyway.
         let server = try LocalListener()
-        let document = F.validZoo.replacingOccurrences(of: "  <objects>\n", with: """
-              <objects>
-                <include xmlns="http://www.w3.org/2001/XInclude" href="http://127.0.0.1:\(server.port)/x" parse="text"/>
+        let document = F.validZoo.replacingOccurrences(
+            of: "  <objects>\n",
+            with: """
+                  <objects>
+                    <include xmlns="http://www.w3.org/2001/XInclude" href="http://127.0.0.1:\(server.port)/x" parse="text"/>
 
-            """)
+                """)
         try F.withPackage(document) { package in
             guard case .unknownEntity(let location, let name)? = refusal(package) else {
                 Issue.record("expected .unknownEntity")
@@ -174,18 +179,20 @@ import FolioTestSupport
         case .insideAnObjectNeverClosed:
             document = F.document(objects: "    <Animal f.id=\"2\" name=\"Rex\" age=\"3\">\(open)")
         case .atTheRoot:
-            document = "<?xml version=\"1.0\"?>\n" + String(repeating: "<folio format=\"1\">", count: depth)
+            document =
+                "<?xml version=\"1.0\"?>\n" + String(repeating: "<folio format=\"1\">", count: depth)
                 + String(repeating: "</folio>", count: depth)
         case .insideTheSchema:
             document = F.document(schema: "  <schema>\(open)\(close)</schema>", objects: "")
         case .insideAnAttributeDeclaration:
-            document = F.document(schema: """
-                  <schema>
-                    <entity name="A">
-                      <attribute name="a" type="int">\(open)\(close)</attribute>
-                    </entity>
-                  </schema>
-                """, objects: "")
+            document = F.document(
+                schema: """
+                      <schema>
+                        <entity name="A">
+                          <attribute name="a" type="int">\(open)\(close)</attribute>
+                        </entity>
+                      </schema>
+                    """, objects: "")
         }
         try F.withPackage(document) { package in
             let error = refusal(package)
@@ -203,8 +210,10 @@ import FolioTestSupport
     /// Writes `prefix`, then `count` bytes `filler`, then `suffix` as a package's
     /// document in 1 MiB pieces (the test never holds the whole file), calls
     /// `body`, and removes it all.
-    private func withHugePackage(prefix: String, filler: UInt8, count: Int, suffix: String,
-                                 _ body: (DocumentPackage) throws -> Void) throws {
+    private func withHugePackage(
+        prefix: String, filler: UInt8, count: Int, suffix: String,
+        _ body: (DocumentPackage) throws -> Void
+    ) throws {
         try F.withPackage(bytes: Array(prefix.utf8)) { package in
             let handle = try FileHandle(forWritingTo: URL(filePath: package.documentPath))
             defer { try? handle.close() }
@@ -229,8 +238,10 @@ import FolioTestSupport
         // libxml2 (4.7 s for this one): the loader now reads long values in growing chunks.
         let head = Self.withoutProlog(F.document(objects: "    <AnimalCategory f.id=\"1\" name=\"@@"))
             .components(separatedBy: "@@")[0]
-        try withHugePackage(prefix: head, filler: UInt8(ascii: "a"), count: 100_000_000,
-                            suffix: "\"/>\n  </objects>\n</folio>\n") { package in
+        try withHugePackage(
+            prefix: head, filler: UInt8(ascii: "a"), count: 100_000_000,
+            suffix: "\"/>\n  </objects>\n</folio>\n"
+        ) { package in
             let graph: ObjectGraph? = try? package.read()
             let name = try graph?.identifiers(of: "AnimalCategory").first.flatMap { try graph?.value("name", of: $0) }
             guard case .string(let text)? = name else { Issue.record("did not load"); return }
@@ -239,8 +250,10 @@ import FolioTestSupport
     }
 
     /// Refused by a limit of the table, with the construct's place.
-    private func expectLimit(_ error: PackageError?, _ expected: DocumentLimits.Limit, in package: DocumentPackage,
-                             sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectLimit(
+        _ error: PackageError?, _ expected: DocumentLimits.Limit, in package: DocumentPackage,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard case .limitExceeded(let location, let limit, let size, let maximum)? = error else {
             Issue.record("expected .limitExceeded, got \(String(describing: error))", sourceLocation: sourceLocation)
             return
@@ -252,8 +265,10 @@ import FolioTestSupport
     @Test("a 20 MB element name is refused by Folio's markup limit before libxml2 buffers it")
     func a20MBElementNameIsRefused() throws {
         let head = Self.withoutProlog(F.document(objects: "    <@@")).components(separatedBy: "@@")[0]
-        try withHugePackage(prefix: head, filler: UInt8(ascii: "A"), count: 20_000_000,
-                            suffix: " f.id=\"1\"/>\n  </objects>\n</folio>\n") { package in
+        try withHugePackage(
+            prefix: head, filler: UInt8(ascii: "A"), count: 20_000_000,
+            suffix: " f.id=\"1\"/>\n  </objects>\n</folio>\n"
+        ) { package in
             expectLimit(refusal(package), .markupBytes, in: package)
         }
     }
@@ -261,8 +276,10 @@ import FolioTestSupport
     @Test("a 20 MB comment is refused by Folio's markup limit before libxml2 buffers it")
     func a20MBCommentIsRefused() throws {
         let head = Self.withoutProlog(F.document(objects: "    <!--@@")).components(separatedBy: "@@")[0]
-        try withHugePackage(prefix: head, filler: UInt8(ascii: "c"), count: 20_000_000,
-                            suffix: "-->\n  </objects>\n</folio>\n") { package in
+        try withHugePackage(
+            prefix: head, filler: UInt8(ascii: "c"), count: 20_000_000,
+            suffix: "-->\n  </objects>\n</folio>\n"
+        ) { package in
             expectLimit(refusal(package), .markupBytes, in: package)
         }
     }
@@ -274,7 +291,7 @@ import FolioTestSupport
         // them first and refuses at the 10,001st.
         var attributes = ""
         attributes.reserveCapacity(6_000_000)
-        for index in 0..<400_000 { attributes += " a\(index)=\"\""}
+        for index in 0..<400_000 { attributes += " a\(index)=\"\"" }
         let document = F.document(objects: "    <Animal f.id=\"1\"\(attributes)/>")
         try F.withPackage(document) { package in
             let error: PackageError? = refusal(package)
@@ -323,7 +340,8 @@ import FolioTestSupport
         // context (through the thread's global handler, which printed to stderr), so
         // bad bytes after </folio> used to let the document load, and inside a value
         // gave "ended before it was complete".
-        let text = "<?xml version=\"1.0\" encoding=\"EUC-JP\"?>\n" + Self.withoutProlog(F.validZoo)
+        let text =
+            "<?xml version=\"1.0\" encoding=\"EUC-JP\"?>\n" + Self.withoutProlog(F.validZoo)
             + (afterTheRoot ? "<!-- @@ -->\n" : "")
         let parts = (afterTheRoot ? text : text.replacingOccurrences(of: "name=\"Rex\"", with: "name=\"R@@x\""))
             .components(separatedBy: "@@")
@@ -468,10 +486,12 @@ import FolioTestSupport
     @Test(arguments: wrongTypes.indices)
     func aValueOfTheWrongTypeIsAnInvalidValue(index: Int) throws {
         let wrong = Self.wrongTypes[index]
-        let document = F.document(schema: Self.typedSchema, objects: """
-                <T f.id="1" s="fine"/>
-                <T f.id="2" \(wrong.attributes)/>
-            """)
+        let document = F.document(
+            schema: Self.typedSchema,
+            objects: """
+                    <T f.id="1" s="fine"/>
+                    <T f.id="2" \(wrong.attributes)/>
+                """)
         try F.withPackage(document) { package in
             guard case .invalidValue(let location, let entity, let attribute, let text, let expected)? = refusal(package) else {
                 Issue.record("expected .invalidValue for \(wrong.attributes)")
@@ -485,15 +505,17 @@ import FolioTestSupport
         }
     }
 
-    private func expectWrongType(_ attributes: String, attribute: String, text: String, expected: String,
-                                 sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let document = F.document(objects: """
-                <AnimalCategory f.id="1" name="Mammal"/>
-                <Animal f.id="2" name="Rex" age="3" \(attributes)/>
-            """)
+    private func expectWrongType(
+        _ attributes: String, attribute: String, text: String, expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let document = F.document(
+            objects: """
+                    <AnimalCategory f.id="1" name="Mammal"/>
+                    <Animal f.id="2" name="Rex" age="3" \(attributes)/>
+                """)
         try F.withPackage(document) { package in
-            guard case .invalidValue(let location, let entity, let name, let found, let type)?
-                    = refusal(package, sourceLocation: sourceLocation) else {
+            guard case .invalidValue(let location, let entity, let name, let found, let type)? = refusal(package, sourceLocation: sourceLocation) else {
                 Issue.record("expected .invalidValue", sourceLocation: sourceLocation)
                 return
             }
@@ -526,11 +548,13 @@ import FolioTestSupport
     /// A ring of three through to-ones with inverses (1→2→3→1), a parent cycle
     /// (1 is 2's parent and 2 is 1's), a many-to-many ring, self-references,
     /// and rings through relationships without inverse — all cascading.
-    static let cycles = F.document(schema: cycleSchema, nextID: nil, objects: """
-            <Node f.id="1" name="a" next="2" previous="3" children="2" parent="2" friends="1 2" friendOf="1 3" best="1" seen="2 3"/>
-            <Node f.id="2" name="b" next="3" previous="1" children="1" parent="1" friends="3" friendOf="1" best="3" seen="1"/>
-            <Node f.id="3" name="c" next="1" previous="2" friends="1" friendOf="2" best="2" seen="3 1"/>
-        """)
+    static let cycles = F.document(
+        schema: cycleSchema, nextID: nil,
+        objects: """
+                <Node f.id="1" name="a" next="2" previous="3" children="2" parent="2" friends="1 2" friendOf="1 3" best="1" seen="2 3"/>
+                <Node f.id="2" name="b" next="3" previous="1" children="1" parent="1" friends="3" friendOf="1" best="3" seen="1"/>
+                <Node f.id="3" name="c" next="1" previous="2" friends="1" friendOf="2" best="2" seen="3 1"/>
+            """)
 
     @Test func cyclicReferencesAreValidAndLoad() throws {
         try F.withPackage(Self.cycles) { package in
@@ -564,13 +588,17 @@ import FolioTestSupport
     @Test(arguments: [
         // (objects, the object at fault, its relationship, the target)
         (#"<Person f.id="1" name="Ada" clubs="2"/><Person f.id="2" name="Bob"/>"#, UInt64(1), "clubs", UInt64(2)),
-        (#"<Person f.id="1" name="Ada"/><Club f.id="2" name="Chess" members="3"/><Passport f.id="3" number="X"/>"#,
-         UInt64(2), "members", UInt64(3)),
+        (
+            #"<Person f.id="1" name="Ada"/><Club f.id="2" name="Chess" members="3"/><Passport f.id="3" number="X"/>"#,
+            UInt64(2), "members", UInt64(3)
+        ),
         (#"<Person f.id="1" name="Ada" favorites="1"/>"#, UInt64(1), "favorites", UInt64(1)),
         (#"<Person f.id="1" name="Ada" passport="2"/><Club f.id="2" name="Chess"/>"#, UInt64(1), "passport", UInt64(2)),
     ])
-    func aRelationshipToAnObjectOfTheWrongEntityIsRefused(objects: String, id: UInt64, relationship: String,
-                                                          target: UInt64) throws {
+    func aRelationshipToAnObjectOfTheWrongEntityIsRefused(
+        objects: String, id: UInt64, relationship: String,
+        target: UInt64
+    ) throws {
         let document = F.document(schema: F.societySchema, objects: "    " + objects)
         try F.withPackage(document) { package in
             guard case .wrongDestination(let location, _, let at, let name, let to, let expected)? = refusal(package) else {
@@ -613,7 +641,8 @@ import FolioTestSupport
         if !ids.isEmpty { lines += " players=\"\(ids.joined(separator: " "))\"" }
         if coach { lines += " coach=\"20\"" }
         if !rivals.isEmpty { lines += " rivals=\"\(rivals)\"" }
-        lines += "/>\n    <Team f.id=\"2\" name=\"Blues\" players=\"30 31\" coach=\"21\"/>\n    <Team f.id=\"3\" name=\"Greens\" players=\"32 33\" coach=\"22\"/>\n"
+        lines +=
+            "/>\n    <Team f.id=\"2\" name=\"Blues\" players=\"30 31\" coach=\"21\"/>\n    <Team f.id=\"3\" name=\"Greens\" players=\"32 33\" coach=\"22\"/>\n"
         for id in ids { lines += "    <Player f.id=\"\(id)\" name=\"p\(id)\" team=\"1\"/>\n" }
         for id in 30...33 { lines += "    <Player f.id=\"\(id)\" name=\"p\(id)\" team=\"\(id < 32 ? 2 : 3)\"/>\n" }
         if coach { lines += "    <Coach f.id=\"20\" name=\"c\" team=\"1\"/>\n" }
@@ -629,8 +658,10 @@ import FolioTestSupport
         (2, false, "", "coach", 0),
         (2, true, "2 3", "rivals", 2),
     ])
-    func aRelationshipCountOutsideItsBoundsIsRefused(players: Int, coach: Bool, rivals: String, relationship: String,
-                                                     count: Int) throws {
+    func aRelationshipCountOutsideItsBoundsIsRefused(
+        players: Int, coach: Bool, rivals: String, relationship: String,
+        count: Int
+    ) throws {
         let document = Self.team(players: players, coach: coach, rivals: rivals)
         try F.withPackage(document) { package in
             let error = refusal(package)
@@ -687,11 +718,13 @@ import FolioTestSupport
         (#"code="b" day="2024-02-29T00:00:00Z""#, "day", "2024-02-29T00:00:00Z"),
     ])
     func twoObjectsWithTheSameUniqueValueAreRefused(attributes: String, attribute: String, text: String) throws {
-        let document = F.document(schema: Self.uniqueSchema, objects: """
-                <Tag f.id="1" code="a" rank="7" key="E621E1F8-C36C-495A-93FC-0C247A3E6E5F" weight="0.5" day="2024-02-29T00:00:00Z" label="x"/>
-                <Tag f.id="3" code="c" label="z"/>
-                <Tag f.id="2" \(attributes) label="y"/>
-            """)
+        let document = F.document(
+            schema: Self.uniqueSchema,
+            objects: """
+                    <Tag f.id="1" code="a" rank="7" key="E621E1F8-C36C-495A-93FC-0C247A3E6E5F" weight="0.5" day="2024-02-29T00:00:00Z" label="x"/>
+                    <Tag f.id="3" code="c" label="z"/>
+                    <Tag f.id="2" \(attributes) label="y"/>
+                """)
         try F.withPackage(document) { package in
             let error = refusal(package)
             guard case .uniqueViolation(let location, let entity, let name, let value, let ids)? = error else {
@@ -711,12 +744,14 @@ import FolioTestSupport
         // "é" as one scalar and as e + combining accent are different values (Folio
         // compares strings by scalars, as Value does); 0.0 and -0.0 differ by bits;
         // nil is never a duplicate; the same code in another entity is fine.
-        let document = F.document(schema: Self.uniqueSchema, objects: """
-                <Tag f.id="1" code="caf\u{E9}" weight="0.0" label="x"/>
-                <Tag f.id="2" code="cafe\u{301}" weight="-0.0" label="y"/>
-                <Tag f.id="3" code="other" label="z"/>
-                <Label f.id="4" code="caf\u{E9}"/>
-            """)
+        let document = F.document(
+            schema: Self.uniqueSchema,
+            objects: """
+                    <Tag f.id="1" code="caf\u{E9}" weight="0.0" label="x"/>
+                    <Tag f.id="2" code="cafe\u{301}" weight="-0.0" label="y"/>
+                    <Tag f.id="3" code="other" label="z"/>
+                    <Label f.id="4" code="caf\u{E9}"/>
+                """)
         try F.withPackage(document) { package in
             let graph = try package.read()
             #expect(graph.invariantViolations().isEmpty)
@@ -918,11 +953,13 @@ import FolioTestSupport
             let graph = try package.read()
             #expect(graph.invariantViolations().isEmpty)
             let first = PersistentIdentifier(entityName: "V", id: 1)
-            #expect(try graph.value("list", of: first) == .array([
-                .int(5), .null, .string("hi"), .date(Date(timeIntervalSince1970: 1_700_000_000)),
-                .decimal(Decimal(string: "1.25")!), .data(Data([0, 1, 2])), .url(URL(string: "http://x/")!), .double(.nan),
-                .uint(255), .bool(false),
-            ]))
+            #expect(
+                try graph.value("list", of: first)
+                    == .array([
+                        .int(5), .null, .string("hi"), .date(Date(timeIntervalSince1970: 1_700_000_000)),
+                        .decimal(Decimal(string: "1.25")!), .data(Data([0, 1, 2])), .url(URL(string: "http://x/")!), .double(.nan),
+                        .uint(255), .bool(false),
+                    ]))
             try F.withPackage(bytes: nil) { copy in
                 try copy.write(graph)
                 let reread = try copy.read()

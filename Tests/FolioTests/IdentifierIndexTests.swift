@@ -31,8 +31,10 @@ import FolioTestSupport
             dogs.withUnsafeBufferPointer { dogs in
                 birds.withUnsafeBufferPointer { birds in
                     // Runs in any order; the second run of cats starts at row 2.
-                    index.recordDisjointRuns([(dogs, 1, 0), (UnsafeBufferPointer(rebasing: cats[2...]), 0, 2),
-                                              (birds, 2, 0), (UnsafeBufferPointer(rebasing: cats[..<2]), 0, 0)])
+                    index.recordDisjointRuns([
+                        (dogs, 1, 0), (UnsafeBufferPointer(rebasing: cats[2...]), 0, 2),
+                        (birds, 2, 0), (UnsafeBufferPointer(rebasing: cats[..<2]), 0, 0),
+                    ])
                 }
             }
         }

@@ -49,8 +49,9 @@ import FolioTestSupport
         context.graph.nextID = 1
 
         let reports = try Self.catching { try context.setValue(.int(4), for: "age", of: animal) }
-        #expect(reports.all.contains { $0.type == "ObjectGraph" && $0.problems.contains { $0.contains("is not below nextID") } },
-                "\(reports.all)")
+        #expect(
+            reports.all.contains { $0.type == "ObjectGraph" && $0.problems.contains { $0.contains("is not below nextID") } },
+            "\(reports.all)")
     }
 
     @Test("a sound graph and undo stack report nothing through a run of edits, undos and redos")

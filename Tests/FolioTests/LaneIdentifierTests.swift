@@ -84,8 +84,9 @@ import FolioTestSupport
         let legacy = ObjectGraph(schema: try zooSchema())
         // A format-2 style graph: small identifiers in lane 0, as older packages hold.
         for id in 1...3 as ClosedRange<UInt64> {
-            legacy.insertObject(entity: try #require(legacy.layout.entityIndex["Animal"]),
-                                values: legacy.layout.entities[legacy.layout.entityIndex["Animal"]!].attributes.map(\.initialValue), id: id)
+            legacy.insertObject(
+                entity: try #require(legacy.layout.entityIndex["Animal"]),
+                values: legacy.layout.entities[legacy.layout.entityIndex["Animal"]!].attributes.map(\.initialValue), id: id)
         }
         try DocumentPackage(url: base).write(legacy)
         let ours = temporaryPackageURL("Ours"), theirs = temporaryPackageURL("Theirs")
@@ -113,7 +114,9 @@ import FolioTestSupport
         var rng = SeededGenerator(seed: 30)
         for step in 0..<5_000 {
             let lane = UInt64.random(in: 0..<12, using: &rng)
-            let sequence = lane == 0 ? UInt64.random(in: 1..<3_000, using: &rng)
+            let sequence =
+                lane == 0
+                ? UInt64.random(in: 1..<3_000, using: &rng)
                 : step % 97 == 0 ? UInt64.random(in: 1..<(1 << 32), using: &rng) : UInt64.random(in: 1..<3_000, using: &rng)
             let id = lane << 32 | sequence
             let ref = ObjectRef(entity: Int(lane % 3), row: step)

@@ -103,7 +103,8 @@ import Testing
                 if let generic = extended.firstIndex(of: "<") { extended = String(extended[..<generic]) }
                 extensionMembers.insert(ExtensionMember(name: name, extendedType: String(extended.split(separator: ".").last ?? "")))
             } else if owner.is(StructDeclSyntax.self) || owner.is(ClassDeclSyntax.self) || owner.is(EnumDeclSyntax.self)
-                        || owner.is(ActorDeclSyntax.self) || owner.is(ProtocolDeclSyntax.self) {
+                || owner.is(ActorDeclSyntax.self) || owner.is(ProtocolDeclSyntax.self)
+            {
                 members.insert(name)
             }
         }
@@ -180,23 +181,34 @@ import Testing
     func plantedReferencesAreCaught() throws {
         var files = try Self.scannedLibrary.get()
         let graph = Self.layers.firstIndex(of: "Graph") ?? 0, context = Self.layers.firstIndex(of: "Context") ?? 0
-        files.append((context, "Context/Planted.swift", FileScan(source: """
-            extension ObjectGraph {
-                struct PlantedNested {}
-                func plantedExtensionMember() -> Int { 1 }
-            }
-            """)))
-        files.append((graph, "Graph/Sub/Planted.swift", FileScan(source: """
-            // PlantedNested in a comment, and "plantedExtensionMember" in a string, do not count.
-            func planted(_ graph: ObjectGraph) -> Int {
-                let _: ObjectGraph.PlantedNested? = nil
-                return graph.plantedExtensionMember() + ModelContext.hashValueOfNothing
-            }
-            """)))
-        #expect(Self.violations(in: files) == [
-            "Graph/Sub/Planted.swift: ModelContext (a type declared in Context)",
-            "Graph/Sub/Planted.swift: PlantedNested (a type declared in Context)",
-            "Graph/Sub/Planted.swift: plantedExtensionMember (a member added in Context)",
-        ])
+        files.append(
+            (
+                context, "Context/Planted.swift",
+                FileScan(
+                    source: """
+                        extension ObjectGraph {
+                            struct PlantedNested {}
+                            func plantedExtensionMember() -> Int { 1 }
+                        }
+                        """)
+            ))
+        files.append(
+            (
+                graph, "Graph/Sub/Planted.swift",
+                FileScan(
+                    source: """
+                        // PlantedNested in a comment, and "plantedExtensionMember" in a string, do not count.
+                        func planted(_ graph: ObjectGraph) -> Int {
+                            let _: ObjectGraph.PlantedNested? = nil
+                            return graph.plantedExtensionMember() + ModelContext.hashValueOfNothing
+                        }
+                        """)
+            ))
+        #expect(
+            Self.violations(in: files) == [
+                "Graph/Sub/Planted.swift: ModelContext (a type declared in Context)",
+                "Graph/Sub/Planted.swift: PlantedNested (a type declared in Context)",
+                "Graph/Sub/Planted.swift: plantedExtensionMember (a member added in Context)",
+            ])
     }
 }

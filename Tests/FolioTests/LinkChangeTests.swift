@@ -37,8 +37,7 @@ import Folio
         var moves = 0
         var last = try Self.storage(context, category, "animals")
         for (index, animal) in animals.enumerated() {
-            if index.isMultiple(of: 2) { try context.link(animal, "category", to: category) }
-            else { try context.link(category, "animals", to: animal) }
+            if index.isMultiple(of: 2) { try context.link(animal, "category", to: category) } else { try context.link(category, "animals", to: animal) }
             let now = try Self.storage(context, category, "animals")
             if now != last { moves += 1; last = now }
         }

@@ -41,8 +41,10 @@ import FolioTestSupport
     @Test("any split into chunks finds the same first violation, at the same place, as one whole chunk")
     func chunkingDoesNotChangeTheResult() async {
         // Pieces by index and chunk sizes: a failure shrinks to the fewest pieces, the smallest chunks.
-        await checkProperty(count: 300, input: Gen.int(in: 0...(Self.pieces.count - 1)).array(of: 1...10),
-                            Gen.int(in: 1...9).array(of: 4)) { picks, chunks in
+        await checkProperty(
+            count: 300, input: Gen.int(in: 0...(Self.pieces.count - 1)).array(of: 1...10),
+            Gen.int(in: 1...9).array(of: 4)
+        ) { picks, chunks in
             let text = picks.map { Self.pieces[$0] }.joined()
             let bytes = Array(text.utf8)
             let whole = Self.scan(bytes, chunks: [bytes.count])
@@ -73,8 +75,9 @@ import FolioTestSupport
     @Test("a document admitted by its spans alone is one the scan finds nothing in")
     func anAdmittedDocumentHasNoViolation() async {
         // With 30 values allowed, the value budget (40 bytes) is the tightest limit, and most pieces fit in it.
-        let roomier = DocumentLimits(maximumValueBytes: 40, maximumNesting: 64, maximumBlobBytes: 1 << 30, maximumObjects: 1 << 30,
-                                     maximumAttributesPerElement: 30, maximumNameBytes: 1_024, maximumMarkupBytes: 48)
+        let roomier = DocumentLimits(
+            maximumValueBytes: 40, maximumNesting: 64, maximumBlobBytes: 1 << 30, maximumObjects: 1 << 30,
+            maximumAttributesPerElement: 30, maximumNameBytes: 1_024, maximumMarkupBytes: 48)
         var admitted = 0
         await checkProperty(count: 500, input: Gen.int(in: 0...(Self.pieces.count - 1)).array(of: 0...12), Gen.bool) { picks, roomy in
             let text = picks.map { Self.pieces[$0] }.joined()
@@ -92,7 +95,8 @@ import FolioTestSupport
 
     @Test("lines of short elements are admitted; a span as long as the tightest limit, a comment, CDATA or a DOCTYPE is scanned")
     func whatIsAdmitted() {
-        let part = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<part entity=\"Animal\">\n"
+        let part =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<part entity=\"Animal\">\n"
             + (1...50).map { "  <Animal f.id=\"\($0)\" name=\"A \($0)\" age=\"3\"/>\n" }.joined() + "</part>\n"
         #expect(Self.admits(part, within: .standard))
         #expect(Self.admits(""))

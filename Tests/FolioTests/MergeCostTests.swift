@@ -11,7 +11,8 @@ import FolioTestSupport
 @Suite struct MergeCostTests {
     /// A base of `categories` categories and `animals` animals, each animal in category `index % categories`.
     static func zoo(categories: Int, animals: Int, rule: Schema.Relationship.DeleteRule = .nullify) throws
-        -> (MergeFixture, categories: [PersistentIdentifier], animals: [PersistentIdentifier]) {
+        -> (MergeFixture, categories: [PersistentIdentifier], animals: [PersistentIdentifier])
+    {
         let graph = ObjectGraph(schema: try mergeZooSchema(rule: rule))
         let categoryIDs = try (0..<categories).map { try graph.insert("Category", ["name": .string("Category \($0)")]) }
         var animalIDs: [PersistentIdentifier] = []
@@ -25,8 +26,10 @@ import FolioTestSupport
     }
 
     /// The merge equals the merge of every object: graph, conflicts (in order), records and counter.
-    static func expectSameAsEveryObject(_ fixture: MergeFixture, _ result: MergeResult,
-                                        sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectSameAsEveryObject(
+        _ fixture: MergeFixture, _ result: MergeResult,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let whole = try ObjectGraph.mergeEveryObject(base: fixture.base, ours: fixture.ours, theirs: fixture.theirs)
         #expect(result.graph.snapshot() == whole.graph.snapshot(), sourceLocation: sourceLocation)
         #expect(result.conflicts == whole.conflicts, sourceLocation: sourceLocation)
@@ -40,8 +43,9 @@ import FolioTestSupport
             #expect(table.ids == other.ids && table.isLive == other.isLive, sourceLocation: sourceLocation)
             for (slot, column) in table.links.enumerated() {
                 let otherColumn = other.links[slot]
-                #expect(column.one == otherColumn.one && column.many == otherColumn.many && column.absent == otherColumn.absent,
-                        "\(result.graph.layout.entities[entity].name) slot \(slot)", sourceLocation: sourceLocation)
+                #expect(
+                    column.one == otherColumn.one && column.many == otherColumn.many && column.absent == otherColumn.absent,
+                    "\(result.graph.layout.entities[entity].name) slot \(slot)", sourceLocation: sourceLocation)
             }
         }
     }
@@ -131,8 +135,10 @@ import FolioTestSupport
 
     @Test("random edits: the merge of the changed objects equals the merge of every object, conflicts in order")
     func randomEditsMatchEveryObject() async {
-        await checkProperty(count: 150, input: MergePropertyTests.seeds, MergeEdit.sequence, MergeEdit.sequence,
-                            MergeEdit.sequence) { seed, start, ours, theirs in
+        await checkProperty(
+            count: 150, input: MergePropertyTests.seeds, MergeEdit.sequence, MergeEdit.sequence,
+            MergeEdit.sequence
+        ) { seed, start, ours, theirs in
             let fixture = try MergePropertyTests.fixture(seed, start, ours, theirs)
             try Self.expectSameAsEveryObject(fixture, try fixture.merge())
         }

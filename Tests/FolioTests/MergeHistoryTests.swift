@@ -15,10 +15,12 @@ import Folio
     /// The zoo, with an animal's name kept in the history when it is deleted.
     static func schema() throws -> Schema {
         try Schema([
-            .init("AnimalCategory", attributes: [.init("name", .string, options: [.unique])],
-                  relationships: [.init("animals", to: "Animal", toMany: true, inverse: "category", deleteRule: .cascade)]),
-            .init("Animal", attributes: [.init("name", .string, options: [.preserveValueOnDeletion]), .init("age", .int)],
-                  relationships: [.init("category", to: "AnimalCategory", inverse: "animals")]),
+            .init(
+                "AnimalCategory", attributes: [.init("name", .string, options: [.unique])],
+                relationships: [.init("animals", to: "Animal", toMany: true, inverse: "category", deleteRule: .cascade)]),
+            .init(
+                "Animal", attributes: [.init("name", .string, options: [.preserveValueOnDeletion]), .init("age", .int)],
+                relationships: [.init("category", to: "AnimalCategory", inverse: "animals")]),
         ])
     }
 
@@ -84,8 +86,9 @@ import Folio
             numbers.formUnion(saved.map(\.transactionIdentifier))
             oursToken = try #require(saved.last?.token)
         }
-        return Versions(base: base, ours: ours, theirs: theirs, mammals: mammals, birds: birds, rex: rex, tom: tom, polly: polly,
-                        kiwi: kiwi, oursToken: oursToken, numbers: numbers)
+        return Versions(
+            base: base, ours: ours, theirs: theirs, mammals: mammals, birds: birds, rex: rex, tom: tom, polly: polly,
+            kiwi: kiwi, oursToken: oursToken, numbers: numbers)
     }
 
     /// What the merge brought into ours: theirs' insert, update and delete, and
@@ -231,7 +234,8 @@ import Folio
         var files = PackageMergeTests.baseFiles
         let base = try PackageMergeTests.package("Base.folio", in: folder, files)
         let ours = try PackageMergeTests.package("Ours.folio", in: folder, files)
-        files["parts/Animal/00000000-0000.xml"] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<objects entity=\"Animal\">\n"
+        files["parts/Animal/00000000-0000.xml"] =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<objects entity=\"Animal\">\n"
             + "  <Animal f.id=\"2\" name=\"Newt\" diet=\"carnivorous\" category=\"1\"/>\n  <Animal f.id=\"3\" name=\n"
         let theirs = try PackageMergeTests.package("Theirs.folio", in: folder, files)
         let out = folder.appending("Out.folio")
@@ -278,9 +282,12 @@ import Folio
         files[PackageManifest.fileName] = PackageMergeTests.manifest.replacingOccurrences(
             of: #"<attribute name="diet" type="string"/>"#,
             with: #"<attribute name="diet" type="string"/>"# + "\n" + #"      <attribute name="legs" type="int" default="4"/>"#)
-        files["parts/Animal/00000000-0000.xml"] = PackageMergeTests.part("Animal", [
-            #"<Animal f.id="2" name="Newt" diet="carnivorous" legs="6" category="1"/>"#,
-            #"<Animal f.id="3" name="Tree Frog" diet="carnivorous" legs="4" category="1"/>"#])
+        files["parts/Animal/00000000-0000.xml"] = PackageMergeTests.part(
+            "Animal",
+            [
+                #"<Animal f.id="2" name="Newt" diet="carnivorous" legs="6" category="1"/>"#,
+                #"<Animal f.id="3" name="Tree Frog" diet="carnivorous" legs="4" category="1"/>"#,
+            ])
         let theirs = try PackageMergeTests.package("Theirs.folio", in: folder, files)
         let out = folder.appending("Out.folio")
         #expect(try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: out).method == .fileByFile)
@@ -290,8 +297,11 @@ import Folio
         let merge = try #require(transactions.last)
         #expect(merge.author == DocumentPackage.mergeAuthor)
         #expect(merge.inserted.isEmpty && merge.deleted.isEmpty)
-        #expect(merge.updated == [StoredTransaction.Update(entity: "Animal", properties: ["name"], ids: [3]),
-                                  StoredTransaction.Update(entity: "Animal", properties: ["legs"], ids: [2])])
+        #expect(
+            merge.updated == [
+                StoredTransaction.Update(entity: "Animal", properties: ["name"], ids: [3]),
+                StoredTransaction.Update(entity: "Animal", properties: ["legs"], ids: [2]),
+            ])
     }
 
     @Test("whole graphs written in format 2 (its own tests): the manifest lists ours' history, then the merge transaction, numbered next", .format2)
@@ -316,9 +326,12 @@ import Folio
         files["parts/Animal/00000000-0000.xml"] = PackageMergeTests.part("Animal", [newt, PackageMergeTests.frog])
         let base = try PackageMergeTests.package("Base.folio", in: folder, files)
         let ours = try PackageMergeTests.package("Ours.folio", in: folder, files)
-        files["parts/Animal/00000000-0000.xml"] = PackageMergeTests.part("Animal", [
-            newt, #"<Animal f.id="3" name="Tree Frog" diet="carnivorous" category="1"/>"#,
-            #"<Animal f.id="4" name="Toad" diet="insects"/>"#])
+        files["parts/Animal/00000000-0000.xml"] = PackageMergeTests.part(
+            "Animal",
+            [
+                newt, #"<Animal f.id="3" name="Tree Frog" diet="carnivorous" category="1"/>"#,
+                #"<Animal f.id="4" name="Toad" diet="insects"/>"#,
+            ])
         let theirs = try PackageMergeTests.package("Theirs.folio", in: folder, files)
         let out = folder.appending("Out.folio")
         try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: out)

@@ -49,12 +49,16 @@ struct MergeEdit: Sendable, CustomStringConvertible {
             try graph.setValue(.dictionary(entries), for: "meta", of: item)
         case 7:
             guard let item else { return }
-            if let category, other % 3 != 0 { try graph.link(item, "category", to: category) } else {
+            if let category, other % 3 != 0 {
+                try graph.link(item, "category", to: category)
+            } else {
                 try graph.setRelated([], for: "category", of: item)
             }
         case 8:
             guard let item, let tag else { return }
-            if try graph.related("tags", of: item).contains(tag) { try graph.unlink(item, "tags", from: tag) } else {
+            if try graph.related("tags", of: item).contains(tag) {
+                try graph.unlink(item, "tags", from: tag)
+            } else {
                 try graph.link(item, "tags", to: tag)
             }
         case 9:
@@ -110,15 +114,23 @@ struct MergeEdit: Sendable, CustomStringConvertible {
         let rule = { (shift: Int) in rules[(seed >> shift) % rules.count] }
         let titleOptions: Set<Schema.Attribute.Option> = seed % 2 == 0 ? [.unique] : []
         return try Schema([
-            .init("Category", attributes: [.init("title", .string, options: titleOptions)],
-                  relationships: [.init("items", to: "Item", toMany: true, inverse: "category", deleteRule: rule(1))]),
-            .init("Item", attributes: [.init("name", .string), .init("score", .int), .init("labels", .set(.string)),
-                                       .init("meta", .dictionary(.int))],
-                  relationships: [.init("category", to: "Category", inverse: "items", deleteRule: rule(3)),
-                                  .init("tags", to: "Tag", toMany: true, inverse: "items", deleteRule: rule(5)),
-                                  .init("buddy", to: "Item")]),
-            .init("Tag", attributes: [.init("label", .string)],
-                  relationships: [.init("items", to: "Item", toMany: true, inverse: "tags", deleteRule: rule(7))]),
+            .init(
+                "Category", attributes: [.init("title", .string, options: titleOptions)],
+                relationships: [.init("items", to: "Item", toMany: true, inverse: "category", deleteRule: rule(1))]),
+            .init(
+                "Item",
+                attributes: [
+                    .init("name", .string), .init("score", .int), .init("labels", .set(.string)),
+                    .init("meta", .dictionary(.int)),
+                ],
+                relationships: [
+                    .init("category", to: "Category", inverse: "items", deleteRule: rule(3)),
+                    .init("tags", to: "Tag", toMany: true, inverse: "items", deleteRule: rule(5)),
+                    .init("buddy", to: "Item"),
+                ]),
+            .init(
+                "Tag", attributes: [.init("label", .string)],
+                relationships: [.init("items", to: "Item", toMany: true, inverse: "tags", deleteRule: rule(7))]),
         ])
     }
 
@@ -129,19 +141,21 @@ struct MergeEdit: Sendable, CustomStringConvertible {
         for entity in schema.entities {
             let roles = merge.entities[entity.name]!.links
             entities[entity.name] = ReferenceMerge.Entity(
-                attributes: Dictionary(uniqueKeysWithValues: entity.attributes.map { attribute -> (String, String) in
-                    switch attribute.type {
-                    case .set: return (attribute.name, "set")
-                    case .dictionary: return (attribute.name, "dictionary")
-                    default: return (attribute.name, "cell")
-                    }
-                }),
+                attributes: Dictionary(
+                    uniqueKeysWithValues: entity.attributes.map { attribute -> (String, String) in
+                        switch attribute.type {
+                        case .set: return (attribute.name, "set")
+                        case .dictionary: return (attribute.name, "dictionary")
+                        default: return (attribute.name, "cell")
+                        }
+                    }),
                 relationships: entity.relationships.map { relationship in
                     let inverse = relationship.inverse.flatMap { schema.entity(named: relationship.destination)!.relationship(named: $0) }
                     let role = roles.first { $0.name == relationship.name }!.role
-                    return .init(name: relationship.name, destination: relationship.destination, toMany: relationship.isToMany,
-                                 inverse: relationship.inverse, role: "\(role)",
-                                 ruleOnDestinationDelete: inverse?.deleteRule.rawValue ?? "nullify")
+                    return .init(
+                        name: relationship.name, destination: relationship.destination, toMany: relationship.isToMany,
+                        inverse: relationship.inverse, role: "\(role)",
+                        ruleOnDestinationDelete: inverse?.deleteRule.rawValue ?? "nullify")
                 },
                 unique: entity.uniquenessConstraints)
         }
@@ -163,8 +177,10 @@ struct MergeEdit: Sendable, CustomStringConvertible {
     /// A random base (a few objects of each entity, linked), and its two sides edited apart.
     static func fixture(_ seed: Int, _ start: [MergeEdit], _ ours: [MergeEdit], _ theirs: [MergeEdit]) throws -> MergeFixture {
         let base = ObjectGraph(schema: try schema(seed))
-        for edit in [MergeEdit(kind: 1, pick: 0, other: 0), MergeEdit(kind: 2, pick: 0, other: 1),
-                     MergeEdit(kind: 0, pick: 0, other: 2)] + start {
+        for edit in [
+            MergeEdit(kind: 1, pick: 0, other: 0), MergeEdit(kind: 2, pick: 0, other: 1),
+            MergeEdit(kind: 0, pick: 0, other: 2),
+        ] + start {
             try edit.apply(to: base)
         }
         let fixture = MergeFixture(base)
@@ -181,9 +197,10 @@ struct MergeEdit: Sendable, CustomStringConvertible {
             seed, start, ours, theirs in
             let fixture = try Self.fixture(seed, start, ours, theirs)
             let result = try fixture.merge()
-            let (expected, conflicts) = ReferenceMerge.merge(base: Self.document(fixture.base), ours: Self.document(fixture.ours),
-                                                             theirs: Self.document(fixture.theirs),
-                                                             Self.description(fixture.base.schema))
+            let (expected, conflicts) = ReferenceMerge.merge(
+                base: Self.document(fixture.base), ours: Self.document(fixture.ours),
+                theirs: Self.document(fixture.theirs),
+                Self.description(fixture.base.schema))
             #expect(Self.document(result.graph) == expected)
             #expect(Set(result.conflicts.map(Self.key)) == conflicts)
             #expect(result.graph.invariantViolations().isEmpty)

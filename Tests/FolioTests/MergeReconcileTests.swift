@@ -6,10 +6,13 @@ import Folio
 /// a package merged outside Folio.
 @Suite struct MergeReconcileTests {
     func animal(_ name: String, category: [UInt64] = []) -> ObjectState {
-        ObjectState(entity: "Animal",
-                    attributes: ["name": .value(.string(name)), "age": .value(.int(0)), "tags": .value(.set([])),
-                                 "notes": .value(.dictionary([:])), "photo": .value(.null)],
-                    links: ["category": .init(category), "friends": .init([])])
+        ObjectState(
+            entity: "Animal",
+            attributes: [
+                "name": .value(.string(name)), "age": .value(.int(0)), "tags": .value(.set([])),
+                "notes": .value(.dictionary([:])), "photo": .value(.null),
+            ],
+            links: ["category": .init(category), "friends": .init([])])
     }
 
     func category(_ name: String, animals: [UInt64] = []) -> ObjectState {
@@ -18,9 +21,11 @@ import Folio
 
     @Test("a derived list keeps its order for confirmed members, drops the others, and appends missing ones by identifier")
     func derivedOrder() throws {
-        var states: [UInt64: ObjectState] = [1: category("Mammal", animals: [4, 9, 2]), 2: animal("Rex", category: [1]),
-                                             3: animal("Lion", category: [1]), 4: animal("Tom", category: [1]),
-                                             9: animal("Gone")]
+        var states: [UInt64: ObjectState] = [
+            1: category("Mammal", animals: [4, 9, 2]), 2: animal("Rex", category: [1]),
+            3: animal("Lion", category: [1]), 4: animal("Tom", category: [1]),
+            9: animal("Gone"),
+        ]
         let conflicts = try MergeReconcile.reconcile(&states, schema: try mergeZooSchema())
         #expect(states[1]?.links["animals"]?.ids == [4, 2, 3])
         #expect(conflicts.isEmpty)

@@ -35,14 +35,20 @@ import Folio
     @Test("only deleted-and-edited records revive; properties the schema lacks are ignored, and other entities skipped")
     func onlyDeletedAndEdited() throws {
         let (fixture, mammals, rex, _) = try zoo()
-        let record = MergeConflict.Content.object(["name": .value(.string("Mammalia")), "legs": .value(.int(4)),
-                                                   "animals": .related([rex])])
-        let conflicts = MergeConflict.Kind.allCases.map { MergeConflict(kind: $0, id: mammals, ours: record, theirs: nil) }
+        let record = MergeConflict.Content.object([
+            "name": .value(.string("Mammalia")), "legs": .value(.int(4)),
+            "animals": .related([rex]),
+        ])
+        let conflicts =
+            MergeConflict.Kind.allCases.map { MergeConflict(kind: $0, id: mammals, ours: record, theirs: nil) }
             + [MergeConflict(kind: .deletedAndEdited, id: PersistentIdentifier(entityName: "Plant", id: 99), ours: record)]
         let revivable = MergeReconcile.revivableStates(from: conflicts, schema: fixture.base.schema)
         #expect(revivable.keys.sorted() == [mammals.id])
-        #expect(revivable[mammals.id] == ObjectState(entity: "Category", attributes: ["name": .value(.string("Mammalia"))],
-                                                     links: ["animals": .init([rex.id])]))
+        #expect(
+            revivable[mammals.id]
+                == ObjectState(
+                    entity: "Category", attributes: ["name": .value(.string("Mammalia"))],
+                    links: ["animals": .init([rex.id])]))
     }
 
     @Test("a loader reconciling alone with states from the records revives for deny as the whole merge does")
@@ -61,8 +67,9 @@ import Folio
 
         // What a Git driver leaves: the per-object merge's states and its conflicts, no deleted versions.
         let schema = fixture.base.schema
-        let perObject = try ObjectStateMerge.merge(base: fixture.base.objectStates(), ours: fixture.ours.objectStates(),
-                                                   theirs: fixture.theirs.objectStates(), schema: schema)
+        let perObject = try ObjectStateMerge.merge(
+            base: fixture.base.objectStates(), ours: fixture.ours.objectStates(),
+            theirs: fixture.theirs.objectStates(), schema: schema)
         #expect(perObject.conflicts.map(\.kind) == [.deletedAndEdited])
         var alone = perObject.states
         _ = try MergeReconcile.reconcile(&alone, schema: schema)

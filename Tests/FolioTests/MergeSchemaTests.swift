@@ -18,8 +18,6 @@ import FolioTestSupport
         try zooSchema { $0.attributes.append(.init("weight", .double, defaultValue: .double(1))) }
     }
 
-
-
     @Test("ours added an attribute: base and theirs are migrated to ours' schema, and every edit is kept")
     func oursAddedAttribute() throws {
         let (fixture, mammals, rex, tom) = try mergeZoo()
@@ -57,8 +55,12 @@ import FolioTestSupport
         #expect(result.graph.schema == theirs.schema)
         #expect(try result.graph.value("weight", of: tom) == .double(4))
         #expect(try result.graph.value("age", of: rex) == .int(10))
-        #expect(result.conflicts == [MergeConflict(kind: .value, id: rex, property: "age",
-                                                   base: .value(.int(3)), ours: .value(.int(10)), theirs: .value(.int(30)))])
+        #expect(
+            result.conflicts == [
+                MergeConflict(
+                    kind: .value, id: rex, property: "age",
+                    base: .value(.int(3)), ours: .value(.int(10)), theirs: .value(.int(30)))
+            ])
         let swapped = try ObjectGraph.merge(base: fixture.base, ours: theirs, theirs: fixture.ours)
         #expect(swapped.graph.schema == theirs.schema)
         #expect(swapped.conflicts == result.conflicts.map(\.swapped))
@@ -109,13 +111,16 @@ import FolioTestSupport
     func bothChangedDifferently() throws {
         let (fixture, _, rex, _) = try mergeZoo()
         let ours = try fixture.ours.migrated(to: try withWeight())
-        let theirs = try fixture.theirs.migrated(to: try zooSchema {
-            $0.attributes.append(.init("height", .double, isOptional: true))
-        })
+        let theirs = try fixture.theirs.migrated(
+            to: try zooSchema {
+                $0.attributes.append(.init("height", .double, isOptional: true))
+            })
         try ours.setValue(.double(2), for: "weight", of: rex)
         let before = [fixture.base, ours, theirs].map { $0.snapshot() }
-        #expect(throws: MergeError.schemaMismatch(
-            side: .theirs, difference: "both sides changed the schema, differently: attribute Animal.weight is only in ours")) {
+        #expect(
+            throws: MergeError.schemaMismatch(
+                side: .theirs, difference: "both sides changed the schema, differently: attribute Animal.weight is only in ours")
+        ) {
             try ObjectGraph.merge(base: fixture.base, ours: ours, theirs: theirs)
         }
         #expect([fixture.base, ours, theirs].map { $0.snapshot() } == before)

@@ -54,8 +54,9 @@ import FolioTestSupport
             try b.setValue(.string("Big cats"), for: "name", of: category)
             try b.save()
             #expect(b.contains(animal), "B's merge dropped the animal A brought back")
-            #expect(try container.sharedDocument.withSavedGraph { $0.snapshot() }.objects["Animal"]?[animal.id] != nil,
-                    "the saved state lost the animal")
+            #expect(
+                try container.sharedDocument.withSavedGraph { $0.snapshot() }.objects["Animal"]?[animal.id] != nil,
+                "the saved state lost the animal")
             #expect(try Self.onDisk(url).objects["Animal"]?[animal.id] != nil, "the package lost the animal")
         }
     }
@@ -71,26 +72,26 @@ import FolioTestSupport
     @Test("a link another context saved to an object this context deletes is written as the merge left it", .format2)
     func mergedLinkToObjectDeletedHere() throws {
         try Self.withSmallParts { url in
-        let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
-        let a = ModelContext(container)
-        let b = ModelContext(container)
-        let category = try a.insert("AnimalCategory", ["name": .string("Cats")])
-        // Enough animals for several parts: the animal linked below is not in the
-        // part the category's identifier falls in (a deleted identifier dirties
-        // that part in every entity, which would hide the bug).
-        for index in 0..<40 { _ = try a.insert("Animal", ["name": .string("Animal \(index) with a name of some length")]) }
-        let animal = try a.insert("Animal", ["name": .string("Tom")])
-        try a.save()
-        #expect(try #require(DocumentPackage(url: url).readManifest()).parts.filter { $0.entity == "Animal" }.count > 2)
-        _ = try b.fetchIdentifiers(DynamicFetchDescriptor(entity: "AnimalCategory"))
-        try b.delete(category)
-        try a.link(animal, "category", to: category)
-        try a.save()
-        try b.save()
-        let saved = try container.sharedDocument.withSavedGraph { $0.snapshot() }
-        #expect(b.graph.snapshot() == saved)
-        #expect(throws: Never.self) { try Self.onDisk(url) }
-        #expect(try Self.onDisk(url) == saved, "the animal's part still names the category B deleted")
+            let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
+            let a = ModelContext(container)
+            let b = ModelContext(container)
+            let category = try a.insert("AnimalCategory", ["name": .string("Cats")])
+            // Enough animals for several parts: the animal linked below is not in the
+            // part the category's identifier falls in (a deleted identifier dirties
+            // that part in every entity, which would hide the bug).
+            for index in 0..<40 { _ = try a.insert("Animal", ["name": .string("Animal \(index) with a name of some length")]) }
+            let animal = try a.insert("Animal", ["name": .string("Tom")])
+            try a.save()
+            #expect(try #require(DocumentPackage(url: url).readManifest()).parts.filter { $0.entity == "Animal" }.count > 2)
+            _ = try b.fetchIdentifiers(DynamicFetchDescriptor(entity: "AnimalCategory"))
+            try b.delete(category)
+            try a.link(animal, "category", to: category)
+            try a.save()
+            try b.save()
+            let saved = try container.sharedDocument.withSavedGraph { $0.snapshot() }
+            #expect(b.graph.snapshot() == saved)
+            #expect(throws: Never.self) { try Self.onDisk(url) }
+            #expect(try Self.onDisk(url) == saved, "the animal's part still names the category B deleted")
         }
     }
 
@@ -158,11 +159,13 @@ import FolioTestSupport
                     let graph = context.graph.snapshot()
                     let saved = try store.withSavedGraph { $0.snapshot() }
                     if disk != saved {
-                        failures.append("after \(what) the package differs from the saved state\n"
-                                        + "trace: \(trace)\ndisk:\n\(disk)\nsaved:\n\(saved)")
+                        failures.append(
+                            "after \(what) the package differs from the saved state\n"
+                                + "trace: \(trace)\ndisk:\n\(disk)\nsaved:\n\(saved)")
                     } else if disk != graph {
-                        failures.append("after \(what) the package differs from the graph saved\n"
-                                        + "trace: \(trace)\ndisk:\n\(disk)\ngraph:\n\(graph)")
+                        failures.append(
+                            "after \(what) the package differs from the graph saved\n"
+                                + "trace: \(trace)\ndisk:\n\(disk)\ngraph:\n\(graph)")
                     }
                 } catch {
                     failures.append("after \(what) the package does not read: \(error)\ntrace: \(trace)")
@@ -244,8 +247,9 @@ import FolioTestSupport
                 failures.append("after the final saves the package is not the saved state\ntrace: \(trace)")
             }
             if other.graph.snapshot() != main.graph.snapshot() {
-                failures.append("after the final saves the second context's graph (merged) differs from the main context's\n"
-                                + "trace: \(trace)\nother:\n\(other.graph.snapshot())\nmain:\n\(main.graph.snapshot())")
+                failures.append(
+                    "after the final saves the second context's graph (merged) differs from the main context's\n"
+                        + "trace: \(trace)\nother:\n\(other.graph.snapshot())\nmain:\n\(main.graph.snapshot())")
             }
             withExtendedLifetime(container) {}
         }
@@ -296,4 +300,3 @@ import FolioTestSupport
         }
     }
 }
-

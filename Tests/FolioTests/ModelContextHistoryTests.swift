@@ -13,11 +13,16 @@ import Folio
     /// The zoo, with an animal's name kept in the history when it is deleted.
     static func schema() throws -> Schema {
         try Schema([
-            .init("AnimalCategory", attributes: [.init("name", .string, options: [.unique])],
-                  relationships: [.init("animals", to: "Animal", toMany: true, inverse: "category", deleteRule: .cascade)]),
-            .init("Animal", attributes: [.init("name", .string, options: [.preserveValueOnDeletion]), .init("age", .int),
-                                         .init("notes", .string, isOptional: true, options: [.preserveValueOnDeletion])],
-                  relationships: [.init("category", to: "AnimalCategory", inverse: "animals")]),
+            .init(
+                "AnimalCategory", attributes: [.init("name", .string, options: [.unique])],
+                relationships: [.init("animals", to: "Animal", toMany: true, inverse: "category", deleteRule: .cascade)]),
+            .init(
+                "Animal",
+                attributes: [
+                    .init("name", .string, options: [.preserveValueOnDeletion]), .init("age", .int),
+                    .init("notes", .string, isOptional: true, options: [.preserveValueOnDeletion]),
+                ],
+                relationships: [.init("category", to: "AnimalCategory", inverse: "animals")]),
         ])
     }
 
@@ -53,8 +58,11 @@ import Folio
         let history = try Self.history(context)
         #expect(history.map(\.transactionIdentifier) == [1, 2, 3])
         #expect(Self.lines(history[0]) == ["insert AnimalCategory#\(mammals.id)", "insert Animal#\(rex.id)", "insert Animal#\(tom.id)"])
-        #expect(Self.lines(history[1]) == ["update AnimalCategory#\(mammals.id) [\"animals\"]",
-                                            "update Animal#\(rex.id) [\"age\"]", "update Animal#\(tom.id) [\"category\"]"])
+        #expect(
+            Self.lines(history[1]) == [
+                "update AnimalCategory#\(mammals.id) [\"animals\"]",
+                "update Animal#\(rex.id) [\"age\"]", "update Animal#\(tom.id) [\"category\"]",
+            ])
         #expect(Self.lines(history[2]) == ["delete AnimalCategory#\(mammals.id)", "delete Animal#\(rex.id)", "delete Animal#\(tom.id)"])
         #expect(history.map(\.token) == [1, 2, 3].map { DefaultHistoryToken(transactionNumber: $0) })
         #expect(history[0].timestamp <= history[2].timestamp)
@@ -92,10 +100,11 @@ import Folio
         try context.delete(tom)
         try context.save()
         let reopened = try makeContext(try Self.schema(), url: context.container.configurations[0].url)
-        let deletes = try Self.history(reopened).last?.changes.compactMap { change -> HistoryTombstone<DynamicModel>? in
-            guard case .delete(let delete as DefaultHistoryDelete<DynamicModel>) = change else { return nil }
-            return delete.tombstone
-        } ?? []
+        let deletes =
+            try Self.history(reopened).last?.changes.compactMap { change -> HistoryTombstone<DynamicModel>? in
+                guard case .delete(let delete as DefaultHistoryDelete<DynamicModel>) = change else { return nil }
+                return delete.tombstone
+            } ?? []
         #expect(deletes.count == 2)
         #expect(deletes.first?["name"] == .string("Rex & \"Co\"\u{7}") && deletes.first?["notes"] == .string("good dog"))
         #expect(deletes.first?["age"] == nil)
@@ -151,8 +160,9 @@ import Folio
             try context.save()
         }
         let token = DefaultHistoryToken(transactionNumber: 2)
-        #expect(try Self.history(context, HistoryDescriptor(predicate: #Predicate { $0.token > token }))
-            .map(\.transactionIdentifier) == [3, 4, 5])
+        #expect(
+            try Self.history(context, HistoryDescriptor(predicate: #Predicate { $0.token > token }))
+                .map(\.transactionIdentifier) == [3, 4, 5])
         var newestFirst = HistoryDescriptor<Transaction>(sortBy: [SortDescriptor(\.transactionIdentifier, order: .reverse)])
         newestFirst.fetchLimit = 2
         #expect(try Self.history(context, newestFirst).map(\.transactionIdentifier) == [5, 4])
@@ -475,8 +485,9 @@ import Folio
             }
             try context.save()
             let reader = try ModelContainer(for: try Self.schema(), configurations: ModelConfiguration(url: url, allowsSave: false))
-            #expect(try Self.history(ModelContext(reader)).map(\.transactionIdentifier)
-                == (try Self.history(context)).map(\.transactionIdentifier), "\(trace)")
+            #expect(
+                try Self.history(ModelContext(reader)).map(\.transactionIdentifier)
+                    == (try Self.history(context)).map(\.transactionIdentifier), "\(trace)")
         }
     }
 }

@@ -19,8 +19,9 @@ import FolioTestSupport
     /// its roll (`plan`), so a failure shrinks to the fewest steps.
     static func session(plan: [SessionStep]) throws -> [String] {
         var rng = SeededGenerator(seed: 0)
-        let container = try ModelContainer(for: try UniquenessConstraintTests.flowSchema(),
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: try UniquenessConstraintTests.flowSchema(),
+            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let contexts = [ModelContext(container), ModelContext(container)]
         for context in contexts { context.undoManager = UndoManager() }
         let labels: [Value] = [.string("A"), .string("B")]
@@ -46,8 +47,11 @@ import FolioTestSupport
                     note("insert Snapshot -> \(try context.insert("Snapshot", ["name": .string("s\(step)")]))")
                 case 30..<45:
                     guard let flow = try pick("Flow"), let snapshot = try pick("Snapshot") else { continue }
-                    if rng.next() % 2 == 0 { note("link \(flow) \(snapshot)"); try context.link(flow, "snapshot", to: snapshot) }
-                    else { note("unlink \(flow)"); try context.setRelated([], for: "snapshot", of: flow) }
+                    if rng.next() % 2 == 0 {
+                        note("link \(flow) \(snapshot)"); try context.link(flow, "snapshot", to: snapshot)
+                    } else {
+                        note("unlink \(flow)"); try context.setRelated([], for: "snapshot", of: flow)
+                    }
                 case 45..<52:
                     guard let flow = try pick("Flow") else { continue }
                     let label = labels.randomElement(using: &rng)!
@@ -61,7 +65,7 @@ import FolioTestSupport
                 case 72..<78: note("redo"); context.undoManager?.redo()
                 case 78..<92:
                     do { try context.save(); note("save") } catch { note("save failed") }
-                case 92..<97: note("merge"); _ = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Flow"))   // merges
+                case 92..<97: note("merge"); _ = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Flow"))  // merges
                 default: note("rollback"); context.rollback()
                 }
             } catch {
@@ -82,7 +86,8 @@ import FolioTestSupport
     /// `kept` (capturing the snapshot's list), then the first deletes `other`
     /// and saves, so the second's undo meets a list a merge will change.
     static func deleteUnderAMerge(_ configuration: ModelConfiguration) throws
-        -> (first: ModelContext, second: ModelContext, snapshot: PersistentIdentifier, kept: PersistentIdentifier) {
+        -> (first: ModelContext, second: ModelContext, snapshot: PersistentIdentifier, kept: PersistentIdentifier)
+    {
         let container = try ModelContainer(for: try UniquenessConstraintTests.flowSchema(), configurations: configuration)
         let first = ModelContext(container)
         let snapshot = try first.insert("Snapshot", ["name": .string("s")])
@@ -91,7 +96,7 @@ import FolioTestSupport
         try first.save()
         let second = ModelContext(container)
         second.undoManager = UndoManager()
-        try second.delete(kept)                 // captures Snapshot.flows = [kept, other]
+        try second.delete(kept)  // captures Snapshot.flows = [kept, other]
         second.processPendingChanges()
         try first.delete(other)
         try first.save()
@@ -103,8 +108,8 @@ import FolioTestSupport
     @Test func `undoing a delete after a merge changed the same list keeps every link's inverse`() throws {
         let (first, second, snapshot, kept) = try Self.deleteUnderAMerge(ModelConfiguration(isStoredInMemoryOnly: true))
         _ = first
-        _ = try second.fetchIdentifiers(DynamicFetchDescriptor(entity: "Flow"))   // merges: `other` is gone
-        second.undoManager?.undo()              // puts back [kept, other]
+        _ = try second.fetchIdentifiers(DynamicFetchDescriptor(entity: "Flow"))  // merges: `other` is gone
+        second.undoManager?.undo()  // puts back [kept, other]
         #expect(second.graph.invariantViolations().isEmpty, "\(second.graph.invariantViolations())")
         #expect(try second.related("flows", of: snapshot) == [kept])
     }
@@ -112,8 +117,9 @@ import FolioTestSupport
     /// Undo takes back this context's own change and nothing else: a link
     /// another context made to the same object since stays.
     @Test func `undoing a delete or a link after a merge keeps the links the merge made`() throws {
-        let container = try ModelContainer(for: try UniquenessConstraintTests.flowSchema(),
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: try UniquenessConstraintTests.flowSchema(),
+            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let first = ModelContext(container)
         let snapshot = try first.insert("Snapshot", ["name": .string("s")])
         let kept = try first.insert("Flow", ["label": .string("A")], related: ["snapshot": [snapshot]])
@@ -122,18 +128,18 @@ import FolioTestSupport
 
         let second = ModelContext(container)
         second.undoManager = UndoManager()
-        try second.delete(kept)                          // captures Snapshot.flows = [kept]
+        try second.delete(kept)  // captures Snapshot.flows = [kept]
         second.processPendingChanges()
-        try second.link(loose, "snapshot", to: snapshot) // captures Snapshot.flows = [], loose.snapshot = nil
+        try second.link(loose, "snapshot", to: snapshot)  // captures Snapshot.flows = [], loose.snapshot = nil
         second.processPendingChanges()
         let added = try first.insert("Flow", ["label": .string("C")], related: ["snapshot": [snapshot]])
         try first.save()
-        _ = try second.fetchIdentifiers(DynamicFetchDescriptor(entity: "Flow"))   // merges: `added` joins the snapshot
+        _ = try second.fetchIdentifiers(DynamicFetchDescriptor(entity: "Flow"))  // merges: `added` joins the snapshot
 
-        second.undoManager?.undo()                       // the link goes, `added` stays
+        second.undoManager?.undo()  // the link goes, `added` stays
         #expect(try second.related("flows", of: snapshot) == [added])
         #expect(try second.related("snapshot", of: loose) == [])
-        second.undoManager?.undo()                       // `kept` comes back, `added` stays
+        second.undoManager?.undo()  // `kept` comes back, `added` stays
         #expect(try Set(second.related("flows", of: snapshot)) == [kept, added])
         #expect(try second.related("snapshot", of: added) == [snapshot])
         #expect(second.graph.invariantViolations().isEmpty, "\(second.graph.invariantViolations())")

@@ -66,7 +66,7 @@ import FolioTestSupport
                 try step { try insertRandom() }
             case 20..<38:
                 guard let target = live().randomElement(using: &rng),
-                      let attribute = schema.entity(named: model.objects[target]!.entity)!.attributes.randomElement(using: &rng)
+                    let attribute = schema.entity(named: model.objects[target]!.entity)!.attributes.randomElement(using: &rng)
                 else { continue }
                 action = "set \(target).\(attribute.name)"
                 let value = RandomGraphs.value(for: attribute, &rng)
@@ -76,8 +76,9 @@ import FolioTestSupport
                 }
             case 38..<55:
                 guard let source = live().randomElement(using: &rng),
-                      let r = schema.entity(named: model.objects[source]!.entity)!.relationships.randomElement(using: &rng),
-                      let target = live(r.destination).randomElement(using: &rng) else { continue }
+                    let r = schema.entity(named: model.objects[source]!.entity)!.relationships.randomElement(using: &rng),
+                    let target = live(r.destination).randomElement(using: &rng)
+                else { continue }
                 let unlinking = Int.random(in: 0..<3, using: &rng) == 0
                 if r.isToMany, Int.random(in: 0..<4, using: &rng) == 0 {
                     // Emptied: to no collection (nil) or an empty one ([]).
@@ -157,8 +158,10 @@ import FolioTestSupport
                 return
             }
             // Change tracking is exact: what the context reports unsaved is what differs from the saved state.
-            let (current, last) = (actual.objects.values.reduce(into: [UInt64: GraphSnapshot.Object]()) { $0.merge($1) { a, _ in a } },
-                                   saved.snapshot.objects.values.reduce(into: [UInt64: GraphSnapshot.Object]()) { $0.merge($1) { a, _ in a } })
+            let (current, last) = (
+                actual.objects.values.reduce(into: [UInt64: GraphSnapshot.Object]()) { $0.merge($1) { a, _ in a } },
+                saved.snapshot.objects.values.reduce(into: [UInt64: GraphSnapshot.Object]()) { $0.merge($1) { a, _ in a } }
+            )
             let expectedInserted = Set(current.keys).subtracting(last.keys)
             let expectedDeleted = Set(last.keys).subtracting(current.keys)
             let expectedChanged = Set(current.keys.filter { last[$0] != nil && last[$0] != current[$0] })
@@ -180,7 +183,9 @@ import FolioTestSupport
         }
     }
 
-    @Test("random edit, delete, undo, redo, save and rollback sequences match a plain reference model, and hasChanges is true exactly when the graph differs from the saved state")
+    @Test(
+        "random edit, delete, undo, redo, save and rollback sequences match a plain reference model, and hasChanges is true exactly when the graph differs from the saved state"
+    )
     func randomSessions() async throws {
         // 150 random schemas, sessions of up to 140 steps: about 10,000 steps
         // checked against the model, the rarest action (rollback, 2 in 100) about

@@ -124,7 +124,8 @@ import Folio
         #expect(Set(entries).isSubset(of: ["manifest.xml", "parts", "history"]), "\(entries)")
         for file in filesBelow(url) where !file.path.hasSuffix("/manifest.xml") {
             let text = String(decoding: file.bytes, as: UTF8.self)
-            #expect(text.hasSuffix("<objects entity=\"\(file.path.split(separator: "/").dropLast().last ?? "")\">\n</objects>\n")
+            #expect(
+                text.hasSuffix("<objects entity=\"\(file.path.split(separator: "/").dropLast().last ?? "")\">\n</objects>\n")
                     || text.hasSuffix("<history>\n</history>\n"), "\(file.path) is not empty: \(text)")
         }
     }
@@ -158,8 +159,9 @@ import Folio
         try context.save()
         let needles = [Data(marker.utf8), Data(blob.base64EncodedString().prefix(64).utf8), blob.prefix(64)]
         let folder = url.deletingLastPathComponent()
-        #expect(Self.filesBelow(folder).contains { file in needles.contains { file.bytes.range(of: $0) != nil } },
-                "the values are on disk before erasing")
+        #expect(
+            Self.filesBelow(folder).contains { file in needles.contains { file.bytes.range(of: $0) != nil } },
+            "the values are on disk before erasing")
 
         try container.erase()
 
@@ -174,11 +176,13 @@ import Folio
         context.undoManager?.undo()
         #expect(context.insertedIdentifiers.count == 4)
         #expect(try context.value("photo", of: things[1]) == .data(blob))
-        #expect(Self.filesBelow(folder).allSatisfy { file in needles.allSatisfy { file.bytes.range(of: $0) == nil } },
-                "undo is in memory until a save")
+        #expect(
+            Self.filesBelow(folder).allSatisfy { file in needles.allSatisfy { file.bytes.range(of: $0) == nil } },
+            "undo is in memory until a save")
         // Reopened, the package is empty.
-        #expect(try ModelContext(try ModelContainer(for: try kitchenSinkSchema(), configurations: ModelConfiguration(url: url)))
-            .fetchCount(DynamicFetchDescriptor(entity: "Thing")) == 0)
+        #expect(
+            try ModelContext(try ModelContainer(for: try kitchenSinkSchema(), configurations: ModelConfiguration(url: url)))
+                .fetchCount(DynamicFetchDescriptor(entity: "Thing")) == 0)
     }
 
     @Test("erase removes the history too: no byte of a tombstone's preserved values is left on disk")
@@ -275,8 +279,9 @@ import Folio
         let context = try makeContext(try zooSchema())
         _ = try context.insertZoo(categories: 2, perCategory: 10)
         let old = try ObjectPredicate("age >= 5 and category.name == 'Category 1'")
-        let descriptor = DynamicFetchDescriptor(entity: "Animal", predicate: old, sortBy: [.init("age", ascending: false)],
-                                                fetchLimit: 3, fetchOffset: 1)
+        let descriptor = DynamicFetchDescriptor(
+            entity: "Animal", predicate: old, sortBy: [.init("age", ascending: false)],
+            fetchLimit: 3, fetchOffset: 1)
         let ids = try context.fetchIdentifiers(descriptor)
         #expect(try ids.map { try context.value("age", of: $0) } == [.int(8), .int(7), .int(6)])
         #expect(try context.fetchCount(descriptor) == 5)
@@ -297,7 +302,9 @@ import Folio
         #expect(context.graph.count == 0 && context.hasChanges)
         struct Boom: Error {}
         #expect(throws: Boom.self) {
-            try context.transaction { try context.insert("Animal"); throw Boom() }
+            try context.transaction {
+                try context.insert("Animal"); throw Boom()
+            }
         }
         #expect(context.graph.count == 0)
     }

@@ -45,10 +45,12 @@ import FolioTestSupport
     @Test("a predicate naming an unknown property suggests the close ones, relationships included")
     func predicateErrors() throws {
         let schema = try Schema([
-            .init("Owner", attributes: [.init("name", .string)],
-                  relationships: [.init("pets", to: "Pet", toMany: true, inverse: "owner")]),
-            .init("Pet", attributes: [.init("name", .string), .init("nickname", .string)],
-                  relationships: [.init("owner", to: "Owner", inverse: "pets")]),
+            .init(
+                "Owner", attributes: [.init("name", .string)],
+                relationships: [.init("pets", to: "Pet", toMany: true, inverse: "owner")]),
+            .init(
+                "Pet", attributes: [.init("name", .string), .init("nickname", .string)],
+                relationships: [.init("owner", to: "Owner", inverse: "pets")]),
         ])
         let context = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
         #expect(throws: ModelError.predicate(ObjectPredicateError("Pet has no property 'nme'; did you mean 'name'?", column: 1))) {

@@ -6,7 +6,6 @@ import FolioTestSupport
 
 @Suite struct ObjectGraphMergeTests {
 
-
     @Test("edits of different objects and cells on the two sides are all kept, with no conflict")
     func disjointEdits() throws {
         let (fixture, mammals, rex, tom) = try mergeZoo()
@@ -33,8 +32,12 @@ import FolioTestSupport
         try fixture.theirs.setValue(.int(20), for: "age", of: rex)
         let result = try fixture.merge()
         #expect(try result.graph.value("age", of: rex) == .int(10))
-        #expect(result.conflicts == [MergeConflict(kind: .value, id: rex, property: "age",
-                                                   base: .value(.int(3)), ours: .value(.int(10)), theirs: .value(.int(20)))])
+        #expect(
+            result.conflicts == [
+                MergeConflict(
+                    kind: .value, id: rex, property: "age",
+                    base: .value(.int(3)), ours: .value(.int(10)), theirs: .value(.int(20)))
+            ])
         let swapped = try ObjectGraph.merge(base: fixture.base, ours: fixture.theirs, theirs: fixture.ours)
         #expect(swapped.conflicts == result.conflicts.map(\.swapped))
     }
@@ -173,8 +176,13 @@ import FolioTestSupport
         var entities = try mergeZooSchema().entities
         entities[0].relationships[0].isToMany = false
         let other = ObjectGraph(schema: try Schema(entities))
-        #expect(throws: MergeError.schemaMismatch(side: .theirs, difference: "relationship Category.animals is declared "
-                + "differently, not a lightweight migration: \(MigrationError.relationshipKindChanged(entity: "Category", relationship: "animals", wasToMany: true))")) {
+        #expect(
+            throws: MergeError.schemaMismatch(
+                side: .theirs,
+                difference: "relationship Category.animals is declared "
+                    + "differently, not a lightweight migration: \(MigrationError.relationshipKindChanged(entity: "Category", relationship: "animals", wasToMany: true))"
+            )
+        ) {
             try ObjectGraph.merge(base: fixture.base, ours: fixture.ours, theirs: other)
         }
     }

@@ -39,10 +39,12 @@ private struct PredicateZoo {
             ("Ghost", -1, -3.5, "2000-01-01", .string(Self.ghostNotes), nil),
         ]
         for (name, age, weight, born, notes, category) in rows {
-            let animal = try context.insert("Animal", [
-                "name": .string(name), "age": .int(age), "weight": .double(weight),
-                "born": .date(try #require(DateText.parse(born))), "notes": notes,
-            ])
+            let animal = try context.insert(
+                "Animal",
+                [
+                    "name": .string(name), "age": .int(age), "weight": .double(weight),
+                    "born": .date(try #require(DateText.parse(born))), "notes": notes,
+                ])
             if let category { try context.link(animal, "category", to: category) }
             animals[name] = animal
         }
@@ -368,16 +370,23 @@ private func parseError(_ text: String) -> Folio.ObjectPredicateError? {
     @Test("a sort by a collection attribute is refused with the entity and attribute, even on an empty result")
     func unsortable() throws {
         let schema = try Schema([
-            .init("Dog", attributes: [.init("name", .string), .init("cities", .set(.string)), .init("parks", .dictionary(.string)),
-                                      .init("toys", .array(.string)), .init("shape", .codable), .init("companion", .any)],
-                  relationships: [.init("owner", to: "Person", inverse: "dogs")]),
-            .init("Person", attributes: [.init("tags", .array(.string))],
-                  relationships: [.init("dogs", to: "Dog", toMany: true, inverse: "owner")]),
+            .init(
+                "Dog",
+                attributes: [
+                    .init("name", .string), .init("cities", .set(.string)), .init("parks", .dictionary(.string)),
+                    .init("toys", .array(.string)), .init("shape", .codable), .init("companion", .any),
+                ],
+                relationships: [.init("owner", to: "Person", inverse: "dogs")]),
+            .init(
+                "Person", attributes: [.init("tags", .array(.string))],
+                relationships: [.init("dogs", to: "Dog", toMany: true, inverse: "owner")]),
         ])
         let context = try makeContext(schema)
         try context.insert("Dog", ["name": .string("Rex"), "cities": .set([.string("Oslo")])])
-        for (key, entity, attribute) in [("cities", "Dog", "cities"), ("parks", "Dog", "parks"), ("toys", "Dog", "toys"),
-                                         ("shape", "Dog", "shape"), ("owner.tags", "Person", "tags")] {
+        for (key, entity, attribute) in [
+            ("cities", "Dog", "cities"), ("parks", "Dog", "parks"), ("toys", "Dog", "toys"),
+            ("shape", "Dog", "shape"), ("owner.tags", "Person", "tags"),
+        ] {
             for predicate in [nil, try ObjectPredicate("false")] {
                 let descriptor = DynamicFetchDescriptor(entity: "Dog", predicate: predicate, sortBy: [.init("name"), .init(key)])
                 #expect(throws: ModelError.unsortable(entity: entity, attribute: attribute)) {
@@ -385,7 +394,8 @@ private func parseError(_ text: String) -> Folio.ObjectPredicateError? {
                 }
             }
         }
-        #expect(ModelError.unsortable(entity: "Dog", attribute: "cities").description
+        #expect(
+            ModelError.unsortable(entity: "Dog", attribute: "cities").description
                 == "cannot sort by Dog.cities: arrays, sets, dictionaries and composite values have no order")
         #expect(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Dog", sortBy: [.init("companion")])).count == 1)
         #expect(schema.entities[0].attributes.filter(\.type.isSortable).map(\.name) == ["name", "companion"])
@@ -497,7 +507,7 @@ private func parseError(_ text: String) -> Folio.ObjectPredicateError? {
     func otherErrors() throws {
         let zoo = try PredicateZoo()
         #expect(parseError("3 == 3") == nil)  // parses, but
-        #expect(zoo.error("3 == 3") != nil)   // a comparison needs a property
+        #expect(zoo.error("3 == 3") != nil)  // a comparison needs a property
         #expect(zoo.error("age == {1, 2}") != nil)  // a list goes with "in"
         #expect(zoo.error("age in 3") != nil)
         #expect(zoo.error("name.@count == 1") != nil)
@@ -513,16 +523,20 @@ private func parseError(_ text: String) -> Folio.ObjectPredicateError? {
     @Test("integer widths, unsigned, float, decimal, bool and optional numbers compare by value")
     func otherTypes() throws {
         let context = try makeContext(try kitchenSinkSchema())
-        let a = try context.insert("Thing", [
-            "v_string": .string("A"), "v_int8": .int(2), "v_uint16": .uint(300), "v_float": .float(1.5),
-            "v_decimal": .decimal(Decimal(string: "1.25")!), "v_bool": .bool(true), "o_double": .double(2.5),
-            "tags": .set([.string("red"), .string("blue")]), "scores": .array([.double(1), .double(2.5)]),
-            "counts": .dictionary(["k": .int(1)]),
-        ])
-        let b = try context.insert("Thing", [
-            "v_string": .string("B"), "v_int8": .int(-3), "v_uint16": .uint(7), "v_float": .float(-0.5),
-            "v_decimal": .decimal(10), "v_bool": .bool(false), "o_int": .int(5),
-        ])
+        let a = try context.insert(
+            "Thing",
+            [
+                "v_string": .string("A"), "v_int8": .int(2), "v_uint16": .uint(300), "v_float": .float(1.5),
+                "v_decimal": .decimal(Decimal(string: "1.25")!), "v_bool": .bool(true), "o_double": .double(2.5),
+                "tags": .set([.string("red"), .string("blue")]), "scores": .array([.double(1), .double(2.5)]),
+                "counts": .dictionary(["k": .int(1)]),
+            ])
+        let b = try context.insert(
+            "Thing",
+            [
+                "v_string": .string("B"), "v_int8": .int(-3), "v_uint16": .uint(7), "v_float": .float(-0.5),
+                "v_decimal": .decimal(10), "v_bool": .bool(false), "o_int": .int(5),
+            ])
         let c = try context.insert("Thing", ["v_string": .string("C"), "v_uint64": .uint(.max), "o_int": .int(0)])
         func matches(_ text: String) throws -> [PersistentIdentifier] {
             try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Thing", predicate: try ObjectPredicate(text)))
@@ -561,33 +575,47 @@ private func parseError(_ text: String) -> Folio.ObjectPredicateError? {
     @Test("sorting by an attribute, ascending and descending, with ties in insertion order")
     func sortByAttribute() throws {
         let zoo = try PredicateZoo()
-        #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("age")]))
+        #expect(
+            try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("age")]))
                 == ["Ghost", "Tweety", "Nemo", "Rex", "rosie", "Polly"])
-        #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("age", ascending: false)]))
+        #expect(
+            try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("age", ascending: false)]))
                 == ["Polly", "rosie", "Rex", "Nemo", "Tweety", "Ghost"])
-        #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("name")]))
+        #expect(
+            try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("name")]))
                 == ["Ghost", "Nemo", "Polly", "Rex", "Tweety", "rosie"])
-        #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("weight", ascending: false)]))
+        #expect(
+            try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("weight", ascending: false)]))
                 == ["Rex", "rosie", "Polly", "Tweety", "Nemo", "Ghost"])
-        #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("born")]))
+        #expect(
+            try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("born")]))
                 == ["Ghost", "Polly", "Rex", "Nemo", "rosie", "Tweety"])
         // nil sorts first ascending; equal keys keep insertion order.
-        #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("notes")]))
+        #expect(
+            try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("notes")]))
                 == ["rosie", "Nemo", "Rex", "Tweety", "Polly", "Ghost"])
-        #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", predicate: try ObjectPredicate("age > 1"),
-                                                     sortBy: [.init("age", ascending: false)]))
+        #expect(
+            try zoo.names(
+                DynamicFetchDescriptor(
+                    entity: "Animal", predicate: try ObjectPredicate("age > 1"),
+                    sortBy: [.init("age", ascending: false)]))
                 == ["Polly", "rosie", "Rex", "Nemo"])
     }
 
     @Test("sorting through a to-one path, with several keys")
     func sortByPath() throws {
         let zoo = try PredicateZoo()
-        #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("category.name")]))
+        #expect(
+            try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("category.name")]))
                 == ["Nemo", "Ghost", "Tweety", "Polly", "Rex", "rosie"])
-        #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("category.name", ascending: false)]))
+        #expect(
+            try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: [.init("category.name", ascending: false)]))
                 == ["Rex", "rosie", "Tweety", "Polly", "Nemo", "Ghost"])
-        #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal",
-                                                     sortBy: [.init("category.name"), .init("age", ascending: false)]))
+        #expect(
+            try zoo.names(
+                DynamicFetchDescriptor(
+                    entity: "Animal",
+                    sortBy: [.init("category.name"), .init("age", ascending: false)]))
                 == ["Nemo", "Ghost", "Polly", "Tweety", "rosie", "Rex"])
     }
 
@@ -625,7 +653,8 @@ private func parseError(_ text: String) -> Folio.ObjectPredicateError? {
         let byAge = [DynamicFetchDescriptor.SortKey("age")]
         #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: byAge, fetchLimit: 2)) == ["Ghost", "Tweety"])
         #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: byAge, fetchOffset: 4)) == ["rosie", "Polly"])
-        #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: byAge, fetchLimit: 2, fetchOffset: 1))
+        #expect(
+            try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: byAge, fetchLimit: 2, fetchOffset: 1))
                 == ["Tweety", "Nemo"])
         #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: byAge, fetchLimit: 10, fetchOffset: 5)) == ["Polly"])
         #expect(try zoo.names(DynamicFetchDescriptor(entity: "Animal", sortBy: byAge, fetchOffset: 6)).isEmpty)

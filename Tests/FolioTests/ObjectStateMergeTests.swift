@@ -6,10 +6,13 @@ import Folio
 /// driver runs on one part file's objects.
 @Suite struct ObjectStateMergeTests {
     func animal(_ name: String, age: Int64 = 1, category: [UInt64] = []) -> ObjectState {
-        ObjectState(entity: "Animal",
-                    attributes: ["name": .value(.string(name)), "age": .value(.int(age)), "tags": .value(.set([])),
-                                 "notes": .value(.dictionary([:])), "photo": .value(.null)],
-                    links: ["category": .init(category), "friends": .init([])])
+        ObjectState(
+            entity: "Animal",
+            attributes: [
+                "name": .value(.string(name)), "age": .value(.int(age)), "tags": .value(.set([])),
+                "notes": .value(.dictionary([:])), "photo": .value(.null),
+            ],
+            links: ["category": .init(category), "friends": .init([])])
     }
 
     func category(_ name: String, animals: [UInt64] = []) -> ObjectState {
@@ -17,7 +20,8 @@ import Folio
     }
 
     func merge(_ base: [UInt64: ObjectState], _ ours: [UInt64: ObjectState], _ theirs: [UInt64: ObjectState]) throws
-        -> ObjectStateMerge.Outcome {
+        -> ObjectStateMerge.Outcome
+    {
         try ObjectStateMerge.merge(base: base, ours: ours, theirs: theirs, schema: try mergeZooSchema())
     }
 
@@ -32,8 +36,10 @@ import Folio
     @Test("a derived list changing is no edit: a delete against it deletes with no conflict")
     func derivedListIsNoEdit() throws {
         let base: [UInt64: ObjectState] = [1: category("Mammal", animals: [2]), 2: animal("Rex", category: [1])]
-        let theirs: [UInt64: ObjectState] = [1: category("Mammal", animals: [2, 3]), 2: animal("Rex", category: [1]),
-                                             3: animal("Lion", category: [1])]
+        let theirs: [UInt64: ObjectState] = [
+            1: category("Mammal", animals: [2, 3]), 2: animal("Rex", category: [1]),
+            3: animal("Lion", category: [1]),
+        ]
         let outcome = try merge(base, [2: animal("Rex", category: [1])], theirs)
         #expect(outcome.states[1] == nil && outcome.conflicts.isEmpty)
         #expect(outcome.deleted[1] == theirs[1], "kept for a deny rule to bring back")

@@ -12,14 +12,19 @@ import FolioTestSupport
     /// both optional), Owner.extras (non-optional, no inverse).
     static func schema(optional: Bool = true) throws -> Schema {
         try Schema([
-            .init("Owner", attributes: [.init("name", .string)],
-                  relationships: [.init("items", to: "Item", toMany: true, isOptional: optional, inverse: "owner"),
-                                  .init("tags", to: "Tag", toMany: true, isOptional: optional, inverse: "owners"),
-                                  .init("extras", to: "Tag", toMany: true)]),
-            .init("Item", attributes: [.init("name", .string)],
-                  relationships: [.init("owner", to: "Owner", inverse: "items")]),
-            .init("Tag", attributes: [.init("name", .string)],
-                  relationships: [.init("owners", to: "Owner", toMany: true, isOptional: optional, inverse: "tags")]),
+            .init(
+                "Owner", attributes: [.init("name", .string)],
+                relationships: [
+                    .init("items", to: "Item", toMany: true, isOptional: optional, inverse: "owner"),
+                    .init("tags", to: "Tag", toMany: true, isOptional: optional, inverse: "owners"),
+                    .init("extras", to: "Tag", toMany: true),
+                ]),
+            .init(
+                "Item", attributes: [.init("name", .string)],
+                relationships: [.init("owner", to: "Owner", inverse: "items")]),
+            .init(
+                "Tag", attributes: [.init("name", .string)],
+                relationships: [.init("owners", to: "Owner", toMany: true, isOptional: optional, inverse: "tags")]),
         ])
     }
 
@@ -110,8 +115,9 @@ import FolioTestSupport
         let text = try packageText(url)
         #expect(text.contains(#"<relationship name="items" destination="Item" to-many="true" optional="true" inverse="owner""#))
         #expect(text.contains(#"<Owner f.id="\#(none.id)" name="none"/>"#), "no collection: nothing written")
-        #expect(text.contains(#"<Owner f.id="\#(empty.id)" name="empty" items="" tags=""/>"#),
-                "an empty collection is written; a non-optional empty list is not")
+        #expect(
+            text.contains(#"<Owner f.id="\#(empty.id)" name="empty" items="" tags=""/>"#),
+            "an empty collection is written; a non-optional empty list is not")
         #expect(text.contains(#"<Owner f.id="\#(full.id)" name="full" items="\#(item.id)"/>"#))
 
         let back = try DocumentPackage(url: url).read()
@@ -234,7 +240,8 @@ import FolioTestSupport
                 var rng = step.choices
                 let live = objects.filter { context.contains($0) }
                 guard let source = live.randomElement(using: &rng),
-                      let (name, destination) = relationships[source.entityName]?.randomElement(using: &rng) else { break }
+                    let (name, destination) = relationships[source.entityName]?.randomElement(using: &rng)
+                else { break }
                 let targets = live.filter { $0.entityName == destination }
                 switch step.roll * 6 / 100 {
                 case 0: try context.setRelated(nil, for: name, of: source)

@@ -75,14 +75,14 @@ import FolioTestSupport
         let dogs = try graph.insert("AnimalCategory", ["name": .string("Dogs")])
         try DocumentPackage(url: url).write(graph)
         let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
-        try reader.link(kiwi, "category", to: dogs)   // unsaved
+        try reader.link(kiwi, "category", to: dogs)  // unsaved
         let outside = try DocumentPackage(url: url).read()
         try outside.link(rex, "category", to: birds)
         try outside.link(kiwi, "category", to: birds)
         try DocumentPackage(url: url).write(outside)
         #expect(try reader.related("category", of: rex).isEmpty)
         #expect(try reader.sharedDocument.takeInOutsideSave())
-        #expect(try Self.count(reader, "AnimalCategory") == 2)   // a fetch merges
+        #expect(try Self.count(reader, "AnimalCategory") == 2)  // a fetch merges
         #expect(try reader.related("category", of: rex) == [birds])
         #expect(try reader.related("category", of: kiwi) == [dogs], "the reader's own link wins")
         #expect(try reader.related("animals", of: birds) == [rex])

@@ -21,8 +21,9 @@ import FolioTestSupport
     }
 
     static func animal(_ name: String, _ diet: String, category: UInt64?) -> ObjectState {
-        ObjectState(entity: "Animal", attributes: ["name": .value(.string(name)), "diet": .value(.string(diet))],
-                    links: ["category": .init(category.map { [$0] } ?? [])])
+        ObjectState(
+            entity: "Animal", attributes: ["name": .value(.string(name)), "diet": .value(.string(diet))],
+            links: ["category": .init(category.map { [$0] } ?? [])])
     }
 
     /// Values that need escaping too (`&`, `<`, quotes, a newline, a control character), so lines hold them as Folio writes them.
@@ -48,9 +49,10 @@ import FolioTestSupport
     }
 
     static func record(_ id: UInt64, using random: inout SeededGenerator) -> MergeConflict {
-        MergeConflict(kind: .value, id: PersistentIdentifier(entityName: "Animal", id: id), property: "diet",
-                      base: .value(.string("plants")), ours: .value(.string(texts.randomElement(using: &random) ?? "")),
-                      theirs: .value(.string("meat")))
+        MergeConflict(
+            kind: .value, id: PersistentIdentifier(entityName: "Animal", id: id), property: "diet",
+            base: .value(.string("plants")), ours: .value(.string(texts.randomElement(using: &random) ?? "")),
+            theirs: .value(.string("meat")))
     }
 
     /// Records kept at random, and new ones made (some about objects no longer there).
@@ -68,8 +70,9 @@ import FolioTestSupport
             var random = SeededGenerator(seed: seed)
             var base: [UInt64: ObjectState] = [:]
             for id in UInt64(1)...60 where Bool.random(using: &random) {
-                base[id] = Self.animal(Self.texts.randomElement(using: &random) ?? "", "plants",
-                                       category: Bool.random(using: &random) ? 1 : nil)
+                base[id] = Self.animal(
+                    Self.texts.randomElement(using: &random) ?? "", "plants",
+                    category: Bool.random(using: &random) ? 1 : nil)
             }
             let baseRecords = (0..<Int.random(in: 0...3, using: &random)).map { _ in
                 Self.record(UInt64.random(in: 1...60, using: &random), using: &random)
@@ -92,8 +95,9 @@ import FolioTestSupport
             let effectiveBase = baseKind <= 1 ? [:] : base
 
             func merge(byLines: Bool) throws -> PackageFileMerge.Merged {
-                try PackageFileMerge.merge(.part(entity: "Animal"), base: baseFile, ours: versions.files[1],
-                                           theirs: versions.files[2], package: versions.package, schema: nil, byLines: byLines)
+                try PackageFileMerge.merge(
+                    .part(entity: "Animal"), base: baseFile, ours: versions.files[1],
+                    theirs: versions.files[2], package: versions.package, schema: nil, byLines: byLines)
             }
             let lines = try merge(byLines: true), whole = try merge(byLines: false)
             #expect(String(decoding: lines.contents, as: UTF8.self) == String(decoding: whole.contents, as: UTF8.self))
@@ -107,9 +111,11 @@ import FolioTestSupport
             let data = try versions.files.map { try Data(contentsOf: $0) }
             let baseData = baseFile == nil ? Data() : data[0]
             if data[1] != data[2], data[2] != baseData, data[1] != baseData {
-                #expect(lines.statesBuilt == contested.reduce(0) { count, id in
-                    count + [effectiveBase[id], ours[id], theirs[id]].count { $0 != nil }
-                }, "seed \(seed)")
+                #expect(
+                    lines.statesBuilt
+                        == contested.reduce(0) { count, id in
+                            count + [effectiveBase[id], ours[id], theirs[id]].count { $0 != nil }
+                        }, "seed \(seed)")
             }
         }
     }
@@ -133,9 +139,10 @@ import FolioTestSupport
         let merged = try PackageFileMergeTests.merge(versions)
         #expect(merged.statesBuilt == 6)
         #expect(merged.conflicts.map(\.id.id) == [2000])
-        let whole = try PackageFileMerge.merge(.part(entity: "Animal"), base: versions.files[0], ours: versions.files[1],
-                                               theirs: versions.files[2], package: versions.package, schema: nil,
-                                               byLines: false)
+        let whole = try PackageFileMerge.merge(
+            .part(entity: "Animal"), base: versions.files[0], ours: versions.files[1],
+            theirs: versions.files[2], package: versions.package, schema: nil,
+            byLines: false)
         #expect(whole.statesBuilt == 9000)
         #expect(merged.contents == whole.contents)
     }
@@ -148,20 +155,24 @@ import FolioTestSupport
             theirs: [#"<Animal f.id="2" diet="carnivorous" name="Newt"/>"#, #"<Animal f.id="3" name="Frog" diet="fish"/>"#])
         let merged = try PackageFileMergeTests.merge(versions)
         #expect(merged.statesBuilt == 0)
-        #expect(PackageFileMergeTests.lines(merged)[2...3] == [
-            #"  <Animal f.id="2" diet="omnivorous" name="Newt"/>"#, #"  <Animal f.id="3" name="Frog" diet="fish"/>"#,
-        ])
+        #expect(
+            PackageFileMergeTests.lines(merged)[2...3] == [
+                #"  <Animal f.id="2" diet="omnivorous" name="Newt"/>"#, #"  <Animal f.id="3" name="Frog" diet="fish"/>"#,
+            ])
         // Not split (a comment is no object line): every object read, and written again as Folio writes it.
         let commented = try PackageFileMergeTests.versions(
             base: [#"<Animal f.id="2" diet="carnivorous" name="Newt"/>"#, #"<Animal f.id="3" name="Frog" diet="carnivorous"/>"#],
-            ours: [#"<Animal f.id="2" diet="omnivorous" name="Newt"/>"#, "<!-- a note -->",
-                   #"<Animal f.id="3" name="Frog" diet="carnivorous"/>"#],
+            ours: [
+                #"<Animal f.id="2" diet="omnivorous" name="Newt"/>"#, "<!-- a note -->",
+                #"<Animal f.id="3" name="Frog" diet="carnivorous"/>"#,
+            ],
             theirs: [#"<Animal f.id="2" diet="carnivorous" name="Newt"/>"#, #"<Animal f.id="3" name="Frog" diet="fish"/>"#])
         let whole = try PackageFileMergeTests.merge(commented)
         #expect(whole.statesBuilt == 6)
-        #expect(PackageFileMergeTests.lines(whole)[2...3] == [
-            #"  <Animal f.id="2" name="Newt" diet="omnivorous"/>"#, #"  <Animal f.id="3" name="Frog" diet="fish"/>"#,
-        ])
+        #expect(
+            PackageFileMergeTests.lines(whole)[2...3] == [
+                #"  <Animal f.id="2" name="Newt" diet="omnivorous"/>"#, #"  <Animal f.id="3" name="Frog" diet="fish"/>"#,
+            ])
     }
 
     @Test("a value both sides changed that does not read is refused, naming the version's file and its own line")
@@ -188,10 +199,12 @@ import FolioTestSupport
 
     @Test("PartLines splits a part by identifier; a line that is not one object or record, or ids out of order, is not split")
     func splitting() throws {
-        let part = PackageMergeTests.part("Animal", [
-            #"<Animal f.id="2" name="a&lt;b"/>"#, #"<f.conflict f.id="2" kind="value"/>"#, #"<f.conflict f.id="5" kind="value"/>"#,
-            #"<Animal f.id="7" name="c"/>"#,
-        ])
+        let part = PackageMergeTests.part(
+            "Animal",
+            [
+                #"<Animal f.id="2" name="a&lt;b"/>"#, #"<f.conflict f.id="2" kind="value"/>"#, #"<f.conflict f.id="5" kind="value"/>"#,
+                #"<Animal f.id="7" name="c"/>"#,
+            ])
         let lines = try #require(PartLines.split(Data(part.utf8), entity: "Animal"))
         #expect(lines.groups.map(\.id) == [2, 5, 7])
         #expect(lines.groups.map(\.records.count) == [1, 1, 0])
@@ -199,14 +212,16 @@ import FolioTestSupport
         for refused in [
             [#"<Animal f.id="7" name="c"/>"#, #"<Animal f.id="2" name="a"/>"#],  // out of order
             [#"<Animal f.id="2" name="a"/>"#, #"<Animal f.id="2" name="b"/>"#],  // twice
-            [#"<Animal f.id="2" name="a"/><Animal f.id="3"/>"#],                // two elements on a line
+            [#"<Animal f.id="2" name="a"/><Animal f.id="3"/>"#],  // two elements on a line
             [#"<!-- a comment -->"#], [#"<Animal f.id="02" name="a"/>"#], [#"<Animal name="a" f.id="2"/>"#],
             [#"<Animals f.id="2"/>"#], [#"<f.conflict f.id="2" kind="value"/>"#, #"<Animal f.id="2" name="a"/>"#],
         ] {
             #expect(PartLines.split(Data(PackageMergeTests.part("Animal", refused).utf8), entity: "Animal") == nil, "\(refused)")
         }
-        #expect(PartLines.split(Data(PackageMergeTests.part("Animal", []).replacingOccurrences(of: "\n", with: "\r\n").utf8),
-                                entity: "Animal") == nil)
+        #expect(
+            PartLines.split(
+                Data(PackageMergeTests.part("Animal", []).replacingOccurrences(of: "\n", with: "\r\n").utf8),
+                entity: "Animal") == nil)
         #expect(PartLines.split(Data(PackageMergeTests.part("Plant", []).utf8), entity: "Animal") == nil)
     }
 }

@@ -14,8 +14,14 @@ import Glibc
 /// read, written or removed (issue 33, item 1).
 @Suite struct PackageFolderTests {
     static func photoSchema() throws -> Schema {
-        try Schema([.init("Photo", attributes: [.init("name", .string),
-                                                .init("image", .data, isOptional: true, options: [.externalStorage])])])
+        try Schema([
+            .init(
+                "Photo",
+                attributes: [
+                    .init("name", .string),
+                    .init("image", .data, isOptional: true, options: [.externalStorage]),
+                ])
+        ])
     }
 
     /// A saved package with a blob, and a folder beside it standing for the
@@ -123,8 +129,9 @@ import Glibc
     /// A FIFO at each file an open reads, made just before the open (so its
     /// times are "racy" and a fingerprint would hash its content): refused
     /// at once, never waited on.
-    @Test("a FIFO at manifest.xml, document.xml, a part or a blob is refused at open, never waited on",
-          arguments: ["manifest.xml", "document.xml", "part", "blob"])
+    @Test(
+        "a FIFO at manifest.xml, document.xml, a part or a blob is refused at open, never waited on",
+        arguments: ["manifest.xml", "document.xml", "part", "blob"])
     func fifoAtAFileOpenReads(_ which: String) throws {
         try Self.withPackage(keepingContainer: false) { url, _, _ in
             let package = DocumentPackage(url: url)

@@ -18,9 +18,11 @@ import FolioTestSupport
 
     @Test("only names Folio writes count as parts: no paths, no other shapes")
     func foreignNames() {
-        for name in ["../Animal-1-0123456789abcdef.xml", "Animal-1-0123456789abcdef.xml.bak", ".Animal-1-0123456789abcdef.xml",
-                     "Animal-x-0123456789abcdef.xml", "Animal-1-0123456789ABCDEF.xml", "Animal-1-0123.xml", "notes.txt",
-                     "Animal-0123456789abcdef.xml", "a/b-1-0123456789abcdef.xml"] {
+        for name in [
+            "../Animal-1-0123456789abcdef.xml", "Animal-1-0123456789abcdef.xml.bak", ".Animal-1-0123456789abcdef.xml",
+            "Animal-x-0123456789abcdef.xml", "Animal-1-0123456789ABCDEF.xml", "Animal-1-0123.xml", "notes.txt",
+            "Animal-0123456789abcdef.xml", "a/b-1-0123456789abcdef.xml",
+        ] {
             #expect(!PackageManifest.isPartFileName(name), "\(name)")
         }
         #expect(PackageManifest.isOwnPartEntry(".Animal-1-0123456789abcdef.xml.tmp"))
@@ -62,7 +64,9 @@ import FolioTestSupport
         #expect(manifest.parts[1].first == 2 && manifest.parts[1].last == 4)
         #expect(manifest.schema == graph.schema)
         for part in manifest.parts {
-            #expect(text.contains("    <part entity=\"\(part.entity)\" first=\"\(part.first)\" last=\"\(part.last)\" count=\"\(part.count)\" file=\"\(part.file)\"/>\n"))
+            #expect(
+                text.contains(
+                    "    <part entity=\"\(part.entity)\" first=\"\(part.first)\" last=\"\(part.last)\" count=\"\(part.count)\" file=\"\(part.file)\"/>\n"))
         }
     }
 }

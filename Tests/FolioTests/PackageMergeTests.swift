@@ -78,53 +78,75 @@ import FolioTestSupport
         let folder = try TemporaryFolder("package-merge")
         let base = try Self.package("Base.folio", in: folder, Self.baseFiles)
         var ourFiles = Self.baseFiles
-        ourFiles["parts/Animal/00000000-0000.xml"] = Self.part("Animal", [
-            #"<Animal f.id="2" name="Newt" diet="omnivorous" category="1"/>"#, Self.frog])
-        ourFiles["parts/Animal/1a2b3c4d-0000.xml"] = Self.part("Animal", [
-            #"<Animal f.id="439041101725697" name="Lion" diet="carnivorous"/>"#])
+        ourFiles["parts/Animal/00000000-0000.xml"] = Self.part(
+            "Animal",
+            [
+                #"<Animal f.id="2" name="Newt" diet="omnivorous" category="1"/>"#, Self.frog,
+            ])
+        ourFiles["parts/Animal/1a2b3c4d-0000.xml"] = Self.part(
+            "Animal",
+            [
+                #"<Animal f.id="439041101725697" name="Lion" diet="carnivorous"/>"#
+            ])
         ourFiles["history/1a2b3c4d-00000001.xml"] = "<history lane=\"ours\"/>\n"
         let ours = try Self.package("Ours.folio", in: folder, ourFiles)
         var theirFiles = Self.baseFiles
-        theirFiles["parts/Animal/00000000-0000.xml"] = Self.part("Animal", [
-            Self.newt, #"<Animal f.id="3" name="Tree Frog" diet="carnivorous" category="1"/>"#])
-        theirFiles["parts/AnimalCategory/00000000-0000.xml"] = Self.part("AnimalCategory", [
-            #"<AnimalCategory f.id="1" name="Mammals" animals="2 3"/>"#])
+        theirFiles["parts/Animal/00000000-0000.xml"] = Self.part(
+            "Animal",
+            [
+                Self.newt, #"<Animal f.id="3" name="Tree Frog" diet="carnivorous" category="1"/>"#,
+            ])
+        theirFiles["parts/AnimalCategory/00000000-0000.xml"] = Self.part(
+            "AnimalCategory",
+            [
+                #"<AnimalCategory f.id="1" name="Mammals" animals="2 3"/>"#
+            ])
         theirFiles["blobs/old-blob"] = nil
         theirFiles["blobs/new-blob"] = "new"
         let theirs = try Self.package("Theirs.folio", in: folder, theirFiles)
         // An unchanged file of ours is taken without being read: made unreadable as XML, it still merges.
         try Data("not XML, and equal on both sides".utf8).write(to: base.appendingPathComponent("notes.txt"))
-        for url in [ours, theirs] { try FileManager.default.copyItem(at: base.appendingPathComponent("notes.txt"),
-                                                                     to: url.appendingPathComponent("notes.txt")) }
+        for url in [ours, theirs] {
+            try FileManager.default.copyItem(
+                at: base.appendingPathComponent("notes.txt"),
+                to: url.appendingPathComponent("notes.txt"))
+        }
         // Temporaries are not part of a package.
         try Data("x".utf8).write(to: theirs.appendingPathComponent("parts/Animal/.00000000-0000.xml.tmp"))
 
         let out = folder.appending("Out.folio")
         do {
-        let result = try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: out)
-        #expect(result.method == .fileByFile)
-        #expect(result.conflicts.isEmpty)
-        #expect(result.mergedFiles == 1)
-        #expect(result.takenFiles == 2)   // the category's part, the new blob
-        #expect(result.removedFiles == 1) // the old blob
-        #expect(result.objectCount == nil)
-        // The versions' files, and the history file of the merge's own lane (MergeHistoryTests).
-        let (files, merge) = Self.filesAndMergeHistory(out)
-        #expect(files == [
-            "blobs/new-blob", "history/00000000-00000001.xml", "history/1a2b3c4d-00000001.xml", "manifest.xml", "notes.txt",
-            "parts/Animal/00000000-0000.xml", "parts/Animal/1a2b3c4d-0000.xml", "parts/AnimalCategory/00000000-0000.xml",
-        ])
-        #expect(merge.count == 1)
-        #expect(try Self.read(out, "parts/Animal/00000000-0000.xml") == Self.part("Animal", [
-            #"<Animal f.id="2" name="Newt" diet="omnivorous" category="1"/>"#,
-            #"<Animal f.id="3" name="Tree Frog" diet="carnivorous" category="1"/>"#]))
-        #expect(try Self.read(out, "parts/AnimalCategory/00000000-0000.xml") == theirFiles["parts/AnimalCategory/00000000-0000.xml"])
-        #expect(try Self.read(out, "parts/Animal/1a2b3c4d-0000.xml") == ourFiles["parts/Animal/1a2b3c4d-0000.xml"])
-        #expect(try Self.read(out, "manifest.xml") == Self.manifest)
-        // No temporary left beside the destination, and the versions untouched.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
-                == ["Base.folio", "Ours.folio", "Out.folio", "Theirs.folio"])
-        #expect(try Self.read(ours, "parts/Animal/00000000-0000.xml") == ourFiles["parts/Animal/00000000-0000.xml"])
+            let result = try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: out)
+            #expect(result.method == .fileByFile)
+            #expect(result.conflicts.isEmpty)
+            #expect(result.mergedFiles == 1)
+            #expect(result.takenFiles == 2)  // the category's part, the new blob
+            #expect(result.removedFiles == 1)  // the old blob
+            #expect(result.objectCount == nil)
+            // The versions' files, and the history file of the merge's own lane (MergeHistoryTests).
+            let (files, merge) = Self.filesAndMergeHistory(out)
+            #expect(
+                files == [
+                    "blobs/new-blob", "history/00000000-00000001.xml", "history/1a2b3c4d-00000001.xml", "manifest.xml", "notes.txt",
+                    "parts/Animal/00000000-0000.xml", "parts/Animal/1a2b3c4d-0000.xml", "parts/AnimalCategory/00000000-0000.xml",
+                ])
+            #expect(merge.count == 1)
+            #expect(
+                try Self.read(out, "parts/Animal/00000000-0000.xml")
+                    == Self.part(
+                        "Animal",
+                        [
+                            #"<Animal f.id="2" name="Newt" diet="omnivorous" category="1"/>"#,
+                            #"<Animal f.id="3" name="Tree Frog" diet="carnivorous" category="1"/>"#,
+                        ]))
+            #expect(try Self.read(out, "parts/AnimalCategory/00000000-0000.xml") == theirFiles["parts/AnimalCategory/00000000-0000.xml"])
+            #expect(try Self.read(out, "parts/Animal/1a2b3c4d-0000.xml") == ourFiles["parts/Animal/1a2b3c4d-0000.xml"])
+            #expect(try Self.read(out, "manifest.xml") == Self.manifest)
+            // No temporary left beside the destination, and the versions untouched.
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+                    == ["Base.folio", "Ours.folio", "Out.folio", "Theirs.folio"])
+            #expect(try Self.read(ours, "parts/Animal/00000000-0000.xml") == ourFiles["parts/Animal/00000000-0000.xml"])
         }
     }
 
@@ -145,18 +167,23 @@ import FolioTestSupport
         let theirs = try Self.package("Theirs.folio", in: folder, theirFiles)
         let out = folder.appending("Out.folio")
         let result = try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: out)
-        #expect(result == PackageMergeResult(method: .fileByFile, conflicts: [], mergedFiles: 0, takenFiles: 2,
-                                             removedFiles: 1, objectCount: nil))
+        #expect(
+            result
+                == PackageMergeResult(
+                    method: .fileByFile, conflicts: [], mergedFiles: 0, takenFiles: 2,
+                    removedFiles: 1, objectCount: nil))
         let (files, merge) = Self.filesAndMergeHistory(out)
-        #expect(files == [
-            "blobs/new-blob", "history/00000000-00000001.xml", "manifest.xml", "parts/Animal/00000000-0000.xml",
-            "parts/Animal/1a2b3c4d-0000.xml", "parts/AnimalCategory/00000000-0000.xml",
-        ])
+        #expect(
+            files == [
+                "blobs/new-blob", "history/00000000-00000001.xml", "manifest.xml", "parts/Animal/00000000-0000.xml",
+                "parts/Animal/1a2b3c4d-0000.xml", "parts/AnimalCategory/00000000-0000.xml",
+            ])
         #expect(merge.count == 1)
         #expect(try Self.read(out, "parts/Animal/00000000-0000.xml") == theirPart)
         #expect(try Self.read(out, "parts/Animal/1a2b3c4d-0000.xml") == "ours' new part, not XML: never parsed\n")
         #expect(try Self.read(out, "parts/AnimalCategory/00000000-0000.xml") == "not XML: never parsed\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
                 == ["Base.folio", "Ours.folio", "Out.folio", "Theirs.folio"])
     }
 
@@ -174,27 +201,40 @@ import FolioTestSupport
         let folder = try TemporaryFolder("package-merge")
         let base = try Self.package("Base.folio", in: folder, Self.baseFiles)
         var ourFiles = Self.baseFiles, theirFiles = Self.baseFiles
-        ourFiles["parts/Animal/00000000-0000.xml"] = Self.part("Animal", [
-            #"<Animal f.id="2" name="Newt" diet="omnivorous" category="1"/>"#, Self.frog])
-        theirFiles["parts/Animal/00000000-0000.xml"] = Self.part("Animal", [
-            #"<Animal f.id="2" name="Newt" diet="insects" category="1"/>"#, Self.frog])
+        ourFiles["parts/Animal/00000000-0000.xml"] = Self.part(
+            "Animal",
+            [
+                #"<Animal f.id="2" name="Newt" diet="omnivorous" category="1"/>"#, Self.frog,
+            ])
+        theirFiles["parts/Animal/00000000-0000.xml"] = Self.part(
+            "Animal",
+            [
+                #"<Animal f.id="2" name="Newt" diet="insects" category="1"/>"#, Self.frog,
+            ])
         let ours = try Self.package("Ours.folio", in: folder, ourFiles)
         let theirs = try Self.package("Theirs.folio", in: folder, theirFiles)
         let before = try Self.read(ours, "parts/Animal/00000000-0000.xml")
 
         // Into ours itself (as git merge-file does): ours is replaced whole.
         do {
-        let result = try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: ours)
-        #expect(result.hasConflicts)
-        #expect(result.conflicts == [MergeConflict(kind: .value, id: PersistentIdentifier(entityName: "Animal", id: 2),
-                                                   property: "diet", base: .value(.string("carnivorous")),
-                                                   ours: .value(.string("omnivorous")), theirs: .value(.string("insects")))])
-        let merged = try Self.read(ours, "parts/Animal/00000000-0000.xml")
-        #expect(merged != before)
-        #expect(merged.contains(#"  <Animal f.id="2" name="Newt" diet="omnivorous" category="1"/>"# + "\n"
-                                + #"  <f.conflict f.id="2" kind="value" property="diet" base="carnivorous" ours="omnivorous" theirs="insects"/>"#))
+            let result = try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: ours)
+            #expect(result.hasConflicts)
+            #expect(
+                result.conflicts == [
+                    MergeConflict(
+                        kind: .value, id: PersistentIdentifier(entityName: "Animal", id: 2),
+                        property: "diet", base: .value(.string("carnivorous")),
+                        ours: .value(.string("omnivorous")), theirs: .value(.string("insects")))
+                ])
+            let merged = try Self.read(ours, "parts/Animal/00000000-0000.xml")
+            #expect(merged != before)
+            #expect(
+                merged.contains(
+                    #"  <Animal f.id="2" name="Newt" diet="omnivorous" category="1"/>"# + "\n"
+                        + #"  <f.conflict f.id="2" kind="value" property="diet" base="carnivorous" ours="omnivorous" theirs="insects"/>"#))
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
                 == ["Base.folio", "Ours.folio", "Theirs.folio"])
     }
 
@@ -213,8 +253,9 @@ import FolioTestSupport
         let base = try Self.package("Base.folio", in: folder, files { _ in nil })
         // Ours edits every 20th animal of each part, theirs every 30th from the 5th; both, animal 102 (differently).
         let ours = try Self.package("Ours.folio", in: folder, files { ($0 & 0xFFFF) % 20 == 0 || $0 == 102 ? "fish" : nil })
-        let theirs = try Self.package("Theirs.folio", in: folder,
-                                      files { ($0 & 0xFFFF) % 30 == 5 ? "meat" : $0 == 102 ? "seeds" : nil })
+        let theirs = try Self.package(
+            "Theirs.folio", in: folder,
+            files { ($0 & 0xFFFF) % 30 == 5 ? "meat" : $0 == 102 ? "seeds" : nil })
         let result = try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: folder.appending("Out.folio"))
         #expect(result.mergedFiles == 2)
         // Animal 102, in base, ours and theirs: 3 states of the 2,400 the three versions of the two parts hold.
@@ -224,15 +265,18 @@ import FolioTestSupport
         #expect(merged.contains(#"<Animal f.id="\#(lane | 40)" name="A40" diet="fish"/>"#))
         #expect(merged.contains(#"<Animal f.id="\#(lane | 35)" name="A35" diet="meat"/>"#))
         #expect(merged.contains(#"<Animal f.id="\#(lane | 36)" name="A36" diet="plants"/>"#))
-        #expect(try Self.read(folder.appending("Out.folio"), paths[0]).contains(
-            #"<f.conflict f.id="102" kind="value" property="diet" base="plants" ours="fish" theirs="seeds"/>"#))
+        #expect(
+            try Self.read(folder.appending("Out.folio"), paths[0]).contains(
+                #"<f.conflict f.id="102" kind="value" property="diet" base="plants" ours="fish" theirs="seeds"/>"#))
     }
 
     // MARK: Formats 1 and 2, whole graphs
 
     /// Three format-2 packages of one zoo: ours and theirs edited apart.
-    static func formatTwo(in folder: TemporaryFolder, ours editOurs: (ObjectGraph, [PersistentIdentifier]) throws -> Void,
-                          theirs editTheirs: (ObjectGraph, [PersistentIdentifier]) throws -> Void) throws -> [URL] {
+    static func formatTwo(
+        in folder: TemporaryFolder, ours editOurs: (ObjectGraph, [PersistentIdentifier]) throws -> Void,
+        theirs editTheirs: (ObjectGraph, [PersistentIdentifier]) throws -> Void
+    ) throws -> [URL] {
         let graph = ObjectGraph(schema: try mergeZooSchema())
         let mammals = try graph.insert("Category", ["name": .string("Mammal")])
         let rex = try graph.insert("Animal", ["name": .string("Rex"), "age": .int(3)])
@@ -252,13 +296,16 @@ import FolioTestSupport
     @Test("format 2: the three graphs are read, merged and written as a new package holding both sides' edits", .format2)
     func wholeGraph() throws {
         let folder = try TemporaryFolder("package-merge")
-        let urls = try Self.formatTwo(in: folder, ours: { graph, ids in
-            try graph.setValue(.int(4), for: "age", of: ids[1])
-            let lion = try graph.insert("Animal", ["name": .string("Lion")])
-            try graph.link(lion, "category", to: ids[0])
-        }, theirs: { graph, ids in
-            try graph.setValue(.string("Thomas"), for: "name", of: ids[2])
-        })
+        let urls = try Self.formatTwo(
+            in: folder,
+            ours: { graph, ids in
+                try graph.setValue(.int(4), for: "age", of: ids[1])
+                let lion = try graph.insert("Animal", ["name": .string("Lion")])
+                try graph.link(lion, "category", to: ids[0])
+            },
+            theirs: { graph, ids in
+                try graph.setValue(.string("Thomas"), for: "name", of: ids[2])
+            })
         let out = folder.appending("Out.folio")
         let result = try DocumentPackage.merge(base: urls[0], ours: urls[1], theirs: urls[2], into: out)
         #expect(result.method == .wholeGraph)
@@ -270,18 +317,22 @@ import FolioTestSupport
         #expect(names.sorted() == [Value.string("Lion"), .string("Rex"), .string("Thomas")].map(\.description))
         let rex = try #require(animals.first { (try? merged.value("name", of: $0)) == .string("Rex") })
         #expect(try merged.value("age", of: rex) == .int(4))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
                 == ["Base.folio", "Ours.folio", "Out.folio", "Theirs.folio"])
     }
 
     @Test("format 2: a conflicting edit is reported; a mix of formats merges as whole graphs too", .format2)
     func wholeGraphConflictAndMix() throws {
         let folder = try TemporaryFolder("package-merge")
-        let urls = try Self.formatTwo(in: folder, ours: { graph, ids in
-            try graph.setValue(.int(10), for: "age", of: ids[1])
-        }, theirs: { graph, ids in
-            try graph.setValue(.int(20), for: "age", of: ids[1])
-        })
+        let urls = try Self.formatTwo(
+            in: folder,
+            ours: { graph, ids in
+                try graph.setValue(.int(10), for: "age", of: ids[1])
+            },
+            theirs: { graph, ids in
+                try graph.setValue(.int(20), for: "age", of: ids[1])
+            })
         let result = try DocumentPackage.merge(base: urls[0], ours: urls[1], theirs: urls[2], into: urls[1])
         #expect(result.method == .wholeGraph)
         #expect(result.conflicts.map(\.kind) == [.value])
@@ -309,7 +360,8 @@ import FolioTestSupport
             try DocumentPackage.merge(base: urls[0], ours: urls[1], theirs: urls[2], into: folder.appending("no/Out.folio"))
         }
         #expect({ if case .write = error3 { true } else { false } }(), "\(String(describing: error3))")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
                 == ["Base.folio", "Empty.folio", "Ours.folio", "Theirs.folio"])
     }
 
@@ -327,7 +379,8 @@ import FolioTestSupport
             try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: folder.appending("Out.folio"))
         }
         #expect({ if case .file(path: "manifest.xml", _) = error4 { true } else { false } }(), "\(String(describing: error4))")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
                 == ["Base.folio", "Ours.folio", "Theirs.folio"])
     }
 }

@@ -107,7 +107,7 @@ import FolioTestSupport
         let other = try PackageWatcher(folder: url) { witness.wake() }
         defer { other.cancel() }
         watcher.cancel()
-        watcher.cancel()   // idempotent
+        watcher.cancel()  // idempotent
         try writer.insert("Animal")
         try writer.save()
         #expect(witness.waitFor(1), "the save was seen")

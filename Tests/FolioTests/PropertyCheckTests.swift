@@ -31,7 +31,9 @@ import Testing
                 runs.withLock { $0 += 1 }
                 #expect(values.isEmpty)
             }
-        } matching: { _ in true }
+        } matching: { _ in
+            true
+        }
         // The first case, at most the budget of smaller ones, and the final run of the smallest.
         #expect(runs.withLock { $0 } <= 1 + ShrinkBudget.candidates + 1)
         #expect(runs.withLock { $0 } > 2, "it shrank")

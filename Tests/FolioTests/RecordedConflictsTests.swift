@@ -31,13 +31,19 @@ import FolioTestSupport
     func recordsRoundTrip() throws {
         let (url, rex) = try Self.mergedPackage()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        let part = try String(contentsOf: url.appendingPathComponent(PackageLayout.partPath(entity: "Animal", id: rex.id)),
-                              encoding: .utf8)
-        #expect(part.contains(#"<f.conflict f.id="\#(rex.id)" kind="value" property="name" base="Rex" ours="Rex the First" theirs="Rexy"/>"#),
-                "\(part)")
+        let part = try String(
+            contentsOf: url.appendingPathComponent(PackageLayout.partPath(entity: "Animal", id: rex.id)),
+            encoding: .utf8)
+        #expect(
+            part.contains(#"<f.conflict f.id="\#(rex.id)" kind="value" property="name" base="Rex" ours="Rex the First" theirs="Rexy"/>"#),
+            "\(part)")
         let read = try DocumentPackage(url: url).read()
-        #expect(read.conflicts == [MergeConflict(kind: .value, id: rex, property: "name", base: .value(.string("Rex")),
-                                                 ours: .value(.string("Rex the First")), theirs: .value(.string("Rexy")))])
+        #expect(
+            read.conflicts == [
+                MergeConflict(
+                    kind: .value, id: rex, property: "name", base: .value(.string("Rex")),
+                    ours: .value(.string("Rex the First")), theirs: .value(.string("Rexy")))
+            ])
         #expect(try read.value("age", of: rex) == .int(4), "theirs' other edit is merged")
     }
 
@@ -93,15 +99,21 @@ import FolioTestSupport
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         // Animal is Creature, its name is title; notes is dropped.
         let schema = try Schema([
-            .init("AnimalCategory", attributes: [.init("name", .string, options: [.unique])],
-                  relationships: [.init("animals", to: "Creature", toMany: true, inverse: "category", deleteRule: .cascade)]),
-            .init("Creature", attributes: [.init("title", .string, originalName: "name"), .init("age", .int), .init("weight", .double),
-                                           .init("born", .date)],
-                  relationships: [.init("category", to: "AnimalCategory", inverse: "animals")], originalName: "Animal"),
+            .init(
+                "AnimalCategory", attributes: [.init("name", .string, options: [.unique])],
+                relationships: [.init("animals", to: "Creature", toMany: true, inverse: "category", deleteRule: .cascade)]),
+            .init(
+                "Creature",
+                attributes: [
+                    .init("title", .string, originalName: "name"), .init("age", .int), .init("weight", .double),
+                    .init("born", .date),
+                ],
+                relationships: [.init("category", to: "AnimalCategory", inverse: "animals")], originalName: "Animal"),
         ])
         let creature = PersistentIdentifier(entityName: "Creature", id: rex.id)
-        let expected = MergeConflict(kind: .value, id: creature, property: "title", base: .value(.string("Rex")),
-                                     ours: .value(.string("Rex the First")), theirs: .value(.string("Rexy")))
+        let expected = MergeConflict(
+            kind: .value, id: creature, property: "title", base: .value(.string("Rex")),
+            ours: .value(.string("Rex the First")), theirs: .value(.string("Rexy")))
         do {
             let context = try makeContext(schema, url: url)
             #expect(context.conflicts == [expected])
@@ -115,20 +127,30 @@ import FolioTestSupport
     }
 
     @Test func `a record about a dropped attribute goes with it; one whose object lost a property keeps the rest`() throws {
-        let record = MergeConflict(kind: .deletedAndEdited, id: PersistentIdentifier(entityName: "Animal", id: 7),
-                                   ours: .object(["name": .value(.string("Rex")), "notes": .value(.string("old")),
-                                                  "category": .related([PersistentIdentifier(entityName: "AnimalCategory", id: 1)])]))
+        let record = MergeConflict(
+            kind: .deletedAndEdited, id: PersistentIdentifier(entityName: "Animal", id: 7),
+            ours: .object([
+                "name": .value(.string("Rex")), "notes": .value(.string("old")),
+                "category": .related([PersistentIdentifier(entityName: "AnimalCategory", id: 1)]),
+            ]))
         let target = try Schema([
-            .init("AnimalCategory", attributes: [.init("name", .string, options: [.unique])],
-                  relationships: [.init("animals", to: "Animal", toMany: true, inverse: "category", deleteRule: .cascade)]),
-            .init("Animal", attributes: [.init("name", .string), .init("age", .int), .init("weight", .double), .init("born", .date)],
-                  relationships: [.init("category", to: "AnimalCategory", inverse: "animals")]),
+            .init(
+                "AnimalCategory", attributes: [.init("name", .string, options: [.unique])],
+                relationships: [.init("animals", to: "Animal", toMany: true, inverse: "category", deleteRule: .cascade)]),
+            .init(
+                "Animal", attributes: [.init("name", .string), .init("age", .int), .init("weight", .double), .init("born", .date)],
+                relationships: [.init("category", to: "AnimalCategory", inverse: "animals")]),
         ])
         let renaming = try SchemaRenaming(from: try zooSchema(), to: target)
-        #expect(renaming.renamed(record)?.ours == .object(["name": .value(.string("Rex")),
-                                                           "category": .related([PersistentIdentifier(entityName: "AnimalCategory", id: 1)])]))
-        let about = MergeConflict(kind: .value, id: PersistentIdentifier(entityName: "Animal", id: 7), property: "notes",
-                                  base: .value(.null), ours: .value(.string("a")), theirs: .value(.string("b")))
+        #expect(
+            renaming.renamed(record)?.ours
+                == .object([
+                    "name": .value(.string("Rex")),
+                    "category": .related([PersistentIdentifier(entityName: "AnimalCategory", id: 1)]),
+                ]))
+        let about = MergeConflict(
+            kind: .value, id: PersistentIdentifier(entityName: "Animal", id: 7), property: "notes",
+            base: .value(.null), ours: .value(.string("a")), theirs: .value(.string("b")))
         #expect(renaming.renamed(about) == nil)
         #expect(renaming.keepsEveryName(of: try zooSchema()) == false)
         #expect(try SchemaRenaming(from: try zooSchema(), to: try zooSchema()).keepsEveryName(of: try zooSchema()))

@@ -37,8 +37,9 @@ import Folio
         let restricted = try ObjectStateMerge.merge(
             base: fixture.base.objectStates(of: ids), ours: fixture.ours.objectStates(of: ids),
             theirs: fixture.theirs.objectStates(of: ids), schema: schema, recordsConflicts: false)
-        let whole = try ObjectStateMerge.merge(base: fixture.base.objectStates(), ours: fixture.ours.objectStates(),
-                                               theirs: fixture.theirs.objectStates(), schema: schema)
+        let whole = try ObjectStateMerge.merge(
+            base: fixture.base.objectStates(), ours: fixture.ours.objectStates(),
+            theirs: fixture.theirs.objectStates(), schema: schema)
         #expect(restricted.conflicts.isEmpty)
         #expect(whole.conflicts.map(\.kind) == [.value])
         for id in ids { #expect(restricted.states[id] == whole.states[id]) }
@@ -54,9 +55,10 @@ import Folio
         let fixture = MergeFixture(graph)
         try fixture.ours.setValue(.int(4), for: "age", of: rex)
         try fixture.theirs.remove(rex)
-        let outcome = try ObjectStateMerge.merge(base: fixture.base.objectStates(), ours: fixture.ours.objectStates(),
-                                                 theirs: fixture.theirs.objectStates(), schema: MergeSchema(graph.schema),
-                                                 recordsConflicts: false)
+        let outcome = try ObjectStateMerge.merge(
+            base: fixture.base.objectStates(), ours: fixture.ours.objectStates(),
+            theirs: fixture.theirs.objectStates(), schema: MergeSchema(graph.schema),
+            recordsConflicts: false)
         #expect(outcome.states.isEmpty && outcome.conflicts.isEmpty)
         #expect(outcome.deleted[rex.id]?.attributes["age"] == .value(.int(4)))
     }

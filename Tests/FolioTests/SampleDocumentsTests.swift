@@ -8,8 +8,9 @@ import FolioTestSupport
     static let folder = SampleDocuments.folder
     static let names = ["Animals", "Countries", "Trips", "Dogs"]
 
-    @Test("every sample document as format 1 held it opens, is sound, and saves in format 2 with every object line as it was",
-          arguments: names)
+    @Test(
+        "every sample document as format 1 held it opens, is sound, and saves in format 2 with every object line as it was",
+        arguments: names)
     func opensAndResaves(_ name: String) throws {
         let package = DocumentPackage(url: Format1Packages.folder.appendingPathComponent("\(name).folio"))
         let graph = try package.read()

@@ -11,12 +11,17 @@ import FolioTestSupport
 
     static func herdSchema(indexes: [[String]]) throws -> Schema {
         try Schema([
-            .init("Cow", attributes: [.init("name", .string), .init("age", .int), .init("weight", .double, isOptional: true),
-                                      .init("tags", .array(.string)), .init("photo", .data, options: [.externalStorage])],
-                  relationships: [.init("herd", to: "Herd", inverse: "cows")],
-                  indexes: indexes),
-            .init("Herd", attributes: [.init("name", .string)],
-                  relationships: [.init("cows", to: "Cow", toMany: true, inverse: "herd")]),
+            .init(
+                "Cow",
+                attributes: [
+                    .init("name", .string), .init("age", .int), .init("weight", .double, isOptional: true),
+                    .init("tags", .array(.string)), .init("photo", .data, options: [.externalStorage]),
+                ],
+                relationships: [.init("herd", to: "Herd", inverse: "cows")],
+                indexes: indexes),
+            .init(
+                "Herd", attributes: [.init("name", .string)],
+                relationships: [.init("cows", to: "Cow", toMany: true, inverse: "herd")]),
         ])
     }
 

@@ -11,15 +11,18 @@ import FolioTestSupport
     typealias F = LoaderFixtures
 
     static let trip = Schema.Entity("Trip", attributes: [.init("name", .string), .init("days", .int)])
-    static let business = Schema.Entity("BusinessTrip", attributes: trip.attributes + [.init("perdiem", .double)],
-                                        superentity: "Trip")
-    static let personal = Schema.Entity("PersonalTrip", attributes: trip.attributes + [.init("reason", .string)],
-                                        superentity: "Trip")
+    static let business = Schema.Entity(
+        "BusinessTrip", attributes: trip.attributes + [.init("perdiem", .double)],
+        superentity: "Trip")
+    static let personal = Schema.Entity(
+        "PersonalTrip", attributes: trip.attributes + [.init("reason", .string)],
+        superentity: "Trip")
 
     @Test("a schema names each entity's subentities and hierarchy, at any depth")
     func hierarchy() throws {
-        let summit = Schema.Entity("SummitTrip", attributes: Self.business.attributes + [.init("venue", .string)],
-                                   superentity: "BusinessTrip")
+        let summit = Schema.Entity(
+            "SummitTrip", attributes: Self.business.attributes + [.init("venue", .string)],
+            superentity: "BusinessTrip")
         let schema = try Schema([Self.trip, Self.business, Self.personal, summit])
         #expect(schema.subentities(of: "Trip").map(\.name) == ["BusinessTrip", "PersonalTrip"])
         #expect(schema.hierarchy(of: "Trip") == ["Trip", "BusinessTrip", "SummitTrip", "PersonalTrip"])
@@ -28,8 +31,9 @@ import FolioTestSupport
         // The graph's layout finds the same hierarchies, by table, from each entity's subentities found once.
         let layout = SchemaLayout(schema)
         for entity in schema.entities {
-            #expect(layout.hierarchies[layout.entityIndex[entity.name] ?? -1].map { schema.entities[$0].name }
-                == schema.hierarchy(of: entity.name))
+            #expect(
+                layout.hierarchies[layout.entityIndex[entity.name] ?? -1].map { schema.entities[$0].name }
+                    == schema.hierarchy(of: entity.name))
         }
     }
 
@@ -59,8 +63,9 @@ import FolioTestSupport
 
     @Test("a relationship whose destination has subentities is refused, naming it; one from the hierarchy is accepted")
     func relationshipIntoAHierarchy() throws {
-        let stamp = Schema.Entity("Stamp", attributes: [.init("country", .string)],
-                                  relationships: [.init("trip", to: "Trip")])
+        let stamp = Schema.Entity(
+            "Stamp", attributes: [.init("country", .string)],
+            relationships: [.init("trip", to: "Trip")])
         #expect(throws: SchemaError.relationshipIntoHierarchy(entity: "Stamp", relationship: "trip", destination: "Trip")) {
             _ = try Schema([Self.trip, Self.business, stamp])
         }
@@ -100,7 +105,8 @@ import FolioTestSupport
             """
         try F.withPackage(F.document(schema: schema, objects: "")) { package in
             guard case .invalidSchema(_, let error)? = F.readFailure(package),
-                  case .invalidInheritance(let entity, let superentity, _) = error else {
+                case .invalidInheritance(let entity, let superentity, _) = error
+            else {
                 Issue.record("expected .invalidSchema(.invalidInheritance)")
                 return
             }

@@ -13,18 +13,28 @@ private func libraryV1(
     bookRelationships: [Schema.Relationship]? = nil,
     extraEntities: [Schema.Entity] = []
 ) throws -> Schema {
-    try Schema([
-        .init("Author",
-              attributes: authorAttributes ?? [.init("name", .string), .init("born", .int, isOptional: true)],
-              relationships: authorRelationships ?? [.init("books", to: "Book", toMany: true, inverse: "author",
-                                                           deleteRule: .cascade)]),
-        .init("Book",
-              attributes: bookAttributes ?? [.init("title", .string), .init("pages", .int),
-                                             .init("rating", .double, isOptional: true)],
-              relationships: bookRelationships ?? [.init("author", to: "Author", inverse: "books"),
-                                                   .init("tags", to: "Tag", toMany: true)]),
-        .init("Tag", attributes: [.init("label", .string)]),
-    ] + extraEntities)
+    try Schema(
+        [
+            .init(
+                "Author",
+                attributes: authorAttributes ?? [.init("name", .string), .init("born", .int, isOptional: true)],
+                relationships: authorRelationships ?? [
+                    .init(
+                        "books", to: "Book", toMany: true, inverse: "author",
+                        deleteRule: .cascade)
+                ]),
+            .init(
+                "Book",
+                attributes: bookAttributes ?? [
+                    .init("title", .string), .init("pages", .int),
+                    .init("rating", .double, isOptional: true),
+                ],
+                relationships: bookRelationships ?? [
+                    .init("author", to: "Author", inverse: "books"),
+                    .init("tags", to: "Tag", toMany: true),
+                ]),
+            .init("Tag", attributes: [.init("label", .string)]),
+        ] + extraEntities)
 }
 
 /// Objects of the library, with a deleted book (a tombstone and a gap in the ids)
@@ -44,8 +54,13 @@ private struct Library {
         ]
         var books: [PersistentIdentifier] = []
         for (index, title) in ["Earthsea", "Ficciones", "Doomed", "Aleph"].enumerated() {
-            books.append(try graph.insert("Book", ["title": .string(title), "pages": .int(Int64(100 + index)),
-                                                   "rating": index.isMultiple(of: 2) ? .double(4.5) : .null]))
+            books.append(
+                try graph.insert(
+                    "Book",
+                    [
+                        "title": .string(title), "pages": .int(Int64(100 + index)),
+                        "rating": index.isMultiple(of: 2) ? .double(4.5) : .null,
+                    ]))
         }
         try graph.remove(books[2])
         books.remove(at: 2)
@@ -62,8 +77,10 @@ private struct Library {
 
 /// `graph` migrated to `target`, with the checks every successful migration must pass:
 /// the source is unchanged, the result is sound and keeps `nextID`.
-private func migrate(_ graph: ObjectGraph, to target: Schema,
-                     sourceLocation: SourceLocation = #_sourceLocation) throws -> ObjectGraph {
+private func migrate(
+    _ graph: ObjectGraph, to target: Schema,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> ObjectGraph {
     let before = graph.snapshot()
     let result = try graph.migrated(to: target)
     #expect(result.schema == target, sourceLocation: sourceLocation)
@@ -75,8 +92,10 @@ private func migrate(_ graph: ObjectGraph, to target: Schema,
 }
 
 /// Expects `graph.migrated(to: target)` to throw exactly `error` and leave `graph` as it was.
-private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: MigrationError,
-                           sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectRefusal(
+    _ graph: ObjectGraph, to target: Schema, _ error: MigrationError,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     let before = graph.snapshot()
     let nextID = graph.nextID
     #expect(throws: error, sourceLocation: sourceLocation) { try graph.migrated(to: target) }
@@ -177,10 +196,15 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
     func renamedRelationship() throws {
         let library = try Library()
         let target = try libraryV1(
-            authorRelationships: [.init("works", to: "Book", toMany: true, inverse: "writer", deleteRule: .cascade,
-                                        originalName: "books")],
-            bookRelationships: [.init("writer", to: "Author", inverse: "works", originalName: "author"),
-                                .init("labels", to: "Tag", toMany: true, originalName: "tags")])
+            authorRelationships: [
+                .init(
+                    "works", to: "Book", toMany: true, inverse: "writer", deleteRule: .cascade,
+                    originalName: "books")
+            ],
+            bookRelationships: [
+                .init("writer", to: "Author", inverse: "works", originalName: "author"),
+                .init("labels", to: "Tag", toMany: true, originalName: "tags"),
+            ])
         let result = try migrate(library.graph, to: target)
         #expect(try result.related("works", of: library.authors[1]) == [library.books[2], library.books[1]])
         #expect(try result.related("writer", of: library.books[1]) == [library.authors[1]])
@@ -192,11 +216,13 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
     func renamedEntity() throws {
         let library = try Library()
         let target = try Schema([
-            .init("Writer", attributes: [.init("name", .string), .init("born", .int, isOptional: true)],
-                  relationships: [.init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .cascade)],
-                  originalName: "Author"),
-            .init("Book", attributes: [.init("title", .string), .init("pages", .int), .init("rating", .double, isOptional: true)],
-                  relationships: [.init("author", to: "Writer", inverse: "books"), .init("tags", to: "Tag", toMany: true)]),
+            .init(
+                "Writer", attributes: [.init("name", .string), .init("born", .int, isOptional: true)],
+                relationships: [.init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .cascade)],
+                originalName: "Author"),
+            .init(
+                "Book", attributes: [.init("title", .string), .init("pages", .int), .init("rating", .double, isOptional: true)],
+                relationships: [.init("author", to: "Writer", inverse: "books"), .init("tags", to: "Tag", toMany: true)]),
             .init("Tag", attributes: [.init("label", .string)]),
         ])
         let result = try migrate(library.graph, to: target)
@@ -212,8 +238,9 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
     @Test("a new entity is added empty and can be used")
     func newEntity() throws {
         let library = try Library()
-        let shelf = Schema.Entity("Shelf", attributes: [.init("label", .string)],
-                                  relationships: [.init("books", to: "Book", toMany: true, minimumModelCount: 1)])
+        let shelf = Schema.Entity(
+            "Shelf", attributes: [.init("label", .string)],
+            relationships: [.init("books", to: "Book", toMany: true, minimumModelCount: 1)])
         let result = try migrate(library.graph, to: try libraryV1(extraEntities: [shelf]))
         #expect(try result.count(of: "Shelf") == 0)
         #expect(result.count == library.graph.count)
@@ -227,11 +254,15 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
     func newRelationship() throws {
         let library = try Library()
         let target = try libraryV1(
-            authorRelationships: [.init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .cascade),
-                                  .init("favourite", to: "Book", inverse: "fans", maximumModelCount: 1),
-                                  .init("friends", to: "Author", toMany: true)],
-            bookRelationships: [.init("author", to: "Author", inverse: "books"), .init("tags", to: "Tag", toMany: true),
-                                .init("fans", to: "Author", toMany: true, inverse: "favourite")])
+            authorRelationships: [
+                .init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .cascade),
+                .init("favourite", to: "Book", inverse: "fans", maximumModelCount: 1),
+                .init("friends", to: "Author", toMany: true),
+            ],
+            bookRelationships: [
+                .init("author", to: "Author", inverse: "books"), .init("tags", to: "Tag", toMany: true),
+                .init("fans", to: "Author", toMany: true, inverse: "favourite"),
+            ])
         let result = try migrate(library.graph, to: target)
         for author in library.authors {
             #expect(try result.related("favourite", of: author).isEmpty)
@@ -257,12 +288,19 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
     func metadataChanges() throws {
         let library = try Library()
         let target = try libraryV1(
-            authorAttributes: [.init("name", .string, defaultValue: .string("?")),
-                               .init("born", .int, isOptional: true, options: [.transient])],
-            authorRelationships: [.init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .deny,
-                                        maximumModelCount: 5)],
-            bookRelationships: [.init("author", to: "Author", inverse: "books", deleteRule: .noAction),
-                                .init("tags", to: "Tag", toMany: true, deleteRule: .cascade, maximumModelCount: 3)])
+            authorAttributes: [
+                .init("name", .string, defaultValue: .string("?")),
+                .init("born", .int, isOptional: true, options: [.transient]),
+            ],
+            authorRelationships: [
+                .init(
+                    "books", to: "Book", toMany: true, inverse: "author", deleteRule: .deny,
+                    maximumModelCount: 5)
+            ],
+            bookRelationships: [
+                .init("author", to: "Author", inverse: "books", deleteRule: .noAction),
+                .init("tags", to: "Tag", toMany: true, deleteRule: .cascade, maximumModelCount: 3),
+            ])
         let result = try migrate(library.graph, to: target)
         #expect(result.snapshot().objects["Book"] == library.graph.snapshot().objects["Book"])
         #expect(try result.value("born", of: library.authors[0]) == .int(1929))
@@ -275,25 +313,34 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
         let target = try libraryV1(bookRelationships: [
             .init("author", to: "Author", inverse: "books"), .init("tags", to: "Tag", toMany: true, maximumModelCount: 2),
         ])
-        expectRefusal(library.graph, to: target, .countViolation(entity: "Book", relationship: "tags", id: library.books[1].id,
-                                                                 count: 3, minimum: 0, maximum: 2))
+        expectRefusal(
+            library.graph, to: target,
+            .countViolation(
+                entity: "Book", relationship: "tags", id: library.books[1].id,
+                count: 3, minimum: 0, maximum: 2))
         let required = try libraryV1(bookRelationships: [
             .init("author", to: "Author", inverse: "books", minimumModelCount: 1), .init("tags", to: "Tag", toMany: true),
         ])
         _ = try migrate(library.graph, to: required)  // every live book has an author
         try library.graph.unlink(library.books[0], "author", from: library.authors[0])
-        expectRefusal(library.graph, to: required, .countViolation(entity: "Book", relationship: "author",
-                                                                   id: library.books[0].id, count: 0, minimum: 1, maximum: 0))
+        expectRefusal(
+            library.graph, to: required,
+            .countViolation(
+                entity: "Book", relationship: "author",
+                id: library.books[0].id, count: 0, minimum: 1, maximum: 0))
     }
 
     @Test("adding unique is allowed when the stored values are distinct, nils aside")
     func addingUniqueAllowed() throws {
         let library = try Library()
         try library.graph.setValue(.null, for: "born", of: library.authors[0])
-        let target = try libraryV1(authorAttributes: [.init("name", .string, options: [.unique]),
-                                                      .init("born", .int, isOptional: true, options: [.unique])])
+        let target = try libraryV1(authorAttributes: [
+            .init("name", .string, options: [.unique]),
+            .init("born", .int, isOptional: true, options: [.unique]),
+        ])
         let result = try migrate(library.graph, to: target)
-        #expect(result.firstObject(of: 0, inUniqueGroup: [0], holding: [.string("Borges")])
+        #expect(
+            result.firstObject(of: 0, inUniqueGroup: [0], holding: [.string("Borges")])
                 == result.index[library.authors[1].id])
     }
 
@@ -301,23 +348,33 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
     func addingUniqueRefused() throws {
         let library = try Library()
         try library.graph.setValue(.string("Le Guin"), for: "name", of: library.authors[1])
-        let target = try libraryV1(authorAttributes: [.init("name", .string, options: [.unique]),
-                                                      .init("born", .int, isOptional: true)])
-        expectRefusal(library.graph, to: target,
-                      .duplicateUniqueValue(entity: "Author", attribute: "name", value: Value.string("Le Guin").description,
-                                            ids: library.authors.map(\.id)))
+        let target = try libraryV1(authorAttributes: [
+            .init("name", .string, options: [.unique]),
+            .init("born", .int, isOptional: true),
+        ])
+        expectRefusal(
+            library.graph, to: target,
+            .duplicateUniqueValue(
+                entity: "Author", attribute: "name", value: Value.string("Le Guin").description,
+                ids: library.authors.map(\.id)))
     }
 
     @Test("a new unique attribute whose one default would repeat across objects is refused")
     func newUniqueWithDefaultRefused() throws {
         let library = try Library()
-        let target = try libraryV1(authorAttributes: [.init("name", .string), .init("born", .int, isOptional: true),
-                                                      .init("code", .string, defaultValue: .string("x"), options: [.unique])])
-        expectRefusal(library.graph, to: target,
-                      .duplicateUniqueValue(entity: "Author", attribute: "code", value: Value.string("x").description,
-                                            ids: library.authors.map(\.id)))
-        let optional = try libraryV1(authorAttributes: [.init("name", .string), .init("born", .int, isOptional: true),
-                                                        .init("code", .string, isOptional: true, options: [.unique])])
+        let target = try libraryV1(authorAttributes: [
+            .init("name", .string), .init("born", .int, isOptional: true),
+            .init("code", .string, defaultValue: .string("x"), options: [.unique]),
+        ])
+        expectRefusal(
+            library.graph, to: target,
+            .duplicateUniqueValue(
+                entity: "Author", attribute: "code", value: Value.string("x").description,
+                ids: library.authors.map(\.id)))
+        let optional = try libraryV1(authorAttributes: [
+            .init("name", .string), .init("born", .int, isOptional: true),
+            .init("code", .string, isOptional: true, options: [.unique]),
+        ])
         _ = try migrate(library.graph, to: optional)
     }
 
@@ -326,10 +383,12 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
         let library = try Library()
         let target = try Schema([
             .init("Tag", attributes: [.init("label", .string)]),
-            .init("Book", attributes: [.init("rating", .double, isOptional: true), .init("pages", .int), .init("title", .string)],
-                  relationships: [.init("tags", to: "Tag", toMany: true), .init("author", to: "Author", inverse: "books")]),
-            .init("Author", attributes: [.init("born", .int, isOptional: true), .init("name", .string)],
-                  relationships: [.init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .cascade)]),
+            .init(
+                "Book", attributes: [.init("rating", .double, isOptional: true), .init("pages", .int), .init("title", .string)],
+                relationships: [.init("tags", to: "Tag", toMany: true), .init("author", to: "Author", inverse: "books")]),
+            .init(
+                "Author", attributes: [.init("born", .int, isOptional: true), .init("name", .string)],
+                relationships: [.init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .cascade)]),
         ])
         let result = try migrate(library.graph, to: target)
         #expect(result.snapshot() == library.graph.snapshot())
@@ -355,10 +414,12 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
     func entityRemovedDropped() throws {
         let library = try Library()
         let withoutTags = try Schema([
-            .init("Author", attributes: [.init("name", .string), .init("born", .int, isOptional: true)],
-                  relationships: [.init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .cascade)]),
-            .init("Book", attributes: [.init("title", .string), .init("pages", .int), .init("rating", .double, isOptional: true)],
-                  relationships: [.init("author", to: "Author", inverse: "books")]),
+            .init(
+                "Author", attributes: [.init("name", .string), .init("born", .int, isOptional: true)],
+                relationships: [.init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .cascade)]),
+            .init(
+                "Book", attributes: [.init("title", .string), .init("pages", .int), .init("rating", .double, isOptional: true)],
+                relationships: [.init("author", to: "Author", inverse: "books")]),
         ])
         let result = try migrate(library.graph, to: withoutTags)
         #expect(try result.count(of: "Book") == library.books.count)
@@ -378,21 +439,27 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
     @Test("a changed attribute type is refused, naming both types")
     func typeChangeRefused() throws {
         let library = try Library()
-        let target = try libraryV1(bookAttributes: [.init("title", .string), .init("pages", .int32),
-                                                    .init("rating", .double, isOptional: true)])
+        let target = try libraryV1(bookAttributes: [
+            .init("title", .string), .init("pages", .int32),
+            .init("rating", .double, isOptional: true),
+        ])
         expectRefusal(library.graph, to: target, .attributeTypeChanged(entity: "Book", attribute: "pages", from: .int, to: .int32))
-        let renamed = try libraryV1(bookAttributes: [.init("title", .string), .init("pages", .int),
-                                                     .init("score", .float, isOptional: true, originalName: "rating")])
-        expectRefusal(library.graph, to: renamed,
-                      .attributeTypeChanged(entity: "Book", attribute: "score", from: .double, to: .float))
+        let renamed = try libraryV1(bookAttributes: [
+            .init("title", .string), .init("pages", .int),
+            .init("score", .float, isOptional: true, originalName: "rating"),
+        ])
+        expectRefusal(
+            library.graph, to: renamed,
+            .attributeTypeChanged(entity: "Book", attribute: "score", from: .double, to: .float))
     }
 
     @Test("an optional attribute becoming non-optional is refused while an object holds nil, allowed once none does")
     func optionalToRequired() throws {
         let library = try Library()
         let target = try libraryV1(authorAttributes: [.init("name", .string), .init("born", .int)])
-        expectRefusal(library.graph, to: target,
-                      .attributeNoLongerOptional(entity: "Author", attribute: "born", id: library.authors[1].id))
+        expectRefusal(
+            library.graph, to: target,
+            .attributeNoLongerOptional(entity: "Author", attribute: "born", id: library.authors[1].id))
         try library.graph.setValue(.int(1899), for: "born", of: library.authors[1])
         let result = try migrate(library.graph, to: target)
         #expect(try result.value("born", of: library.authors[1]) == .int(1899))
@@ -411,54 +478,78 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
     @Test("a relationship whose destination changed is refused")
     func destinationChangeRefused() throws {
         let library = try Library()
-        let target = try libraryV1(bookRelationships: [.init("author", to: "Author", inverse: "books"),
-                                                       .init("tags", to: "Author", toMany: true)])
-        expectRefusal(library.graph, to: target,
-                      .relationshipDestinationChanged(entity: "Book", relationship: "tags", from: "Tag", to: "Author"))
+        let target = try libraryV1(bookRelationships: [
+            .init("author", to: "Author", inverse: "books"),
+            .init("tags", to: "Author", toMany: true),
+        ])
+        expectRefusal(
+            library.graph, to: target,
+            .relationshipDestinationChanged(entity: "Book", relationship: "tags", from: "Tag", to: "Author"))
     }
 
     @Test("a relationship changing between to-one and to-many is refused")
     func kindChangeRefused() throws {
         let library = try Library()
-        let toOne = try libraryV1(bookRelationships: [.init("author", to: "Author", inverse: "books"),
-                                                      .init("tags", to: "Tag")])
+        let toOne = try libraryV1(bookRelationships: [
+            .init("author", to: "Author", inverse: "books"),
+            .init("tags", to: "Tag"),
+        ])
         expectRefusal(library.graph, to: toOne, .relationshipKindChanged(entity: "Book", relationship: "tags", wasToMany: true))
-        let toMany = try libraryV1(bookRelationships: [.init("author", to: "Author", toMany: true, inverse: "books"),
-                                                       .init("tags", to: "Tag", toMany: true)])
-        expectRefusal(library.graph, to: toMany,
-                      .relationshipKindChanged(entity: "Book", relationship: "author", wasToMany: false))
+        let toMany = try libraryV1(bookRelationships: [
+            .init("author", to: "Author", toMany: true, inverse: "books"),
+            .init("tags", to: "Tag", toMany: true),
+        ])
+        expectRefusal(
+            library.graph, to: toMany,
+            .relationshipKindChanged(entity: "Book", relationship: "author", wasToMany: false))
     }
 
     @Test("a changed inverse pairing is refused: removed, added, or paired with another relationship")
     func inverseChangeRefused() throws {
         let library = try Library()
-        let unpaired = try libraryV1(authorRelationships: [.init("books", to: "Book", toMany: true)],
-                                     bookRelationships: [.init("author", to: "Author"), .init("tags", to: "Tag", toMany: true)])
-        expectRefusal(library.graph, to: unpaired,
-                      .inverseChanged(entity: "Author", relationship: "books", from: "author", to: nil))
+        let unpaired = try libraryV1(
+            authorRelationships: [.init("books", to: "Book", toMany: true)],
+            bookRelationships: [.init("author", to: "Author"), .init("tags", to: "Tag", toMany: true)])
+        expectRefusal(
+            library.graph, to: unpaired,
+            .inverseChanged(entity: "Author", relationship: "books", from: "author", to: nil))
         let tagged = try Schema([
-            .init("Author", attributes: [.init("name", .string), .init("born", .int, isOptional: true)],
-                  relationships: [.init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .cascade)]),
-            .init("Book", attributes: [.init("title", .string), .init("pages", .int), .init("rating", .double, isOptional: true)],
-                  relationships: [.init("author", to: "Author", inverse: "books"),
-                                  .init("tags", to: "Tag", toMany: true, inverse: "books")]),
-            .init("Tag", attributes: [.init("label", .string)],
-                  relationships: [.init("books", to: "Book", toMany: true, inverse: "tags")]),
+            .init(
+                "Author", attributes: [.init("name", .string), .init("born", .int, isOptional: true)],
+                relationships: [.init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .cascade)]),
+            .init(
+                "Book", attributes: [.init("title", .string), .init("pages", .int), .init("rating", .double, isOptional: true)],
+                relationships: [
+                    .init("author", to: "Author", inverse: "books"),
+                    .init("tags", to: "Tag", toMany: true, inverse: "books"),
+                ]),
+            .init(
+                "Tag", attributes: [.init("label", .string)],
+                relationships: [.init("books", to: "Book", toMany: true, inverse: "tags")]),
         ])
         expectRefusal(library.graph, to: tagged, .inverseChanged(entity: "Book", relationship: "tags", from: nil, to: "books"))
         let swapped = try libraryV1(
-            authorRelationships: [.init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .cascade),
-                                  .init("drafts", to: "Book", toMany: true, inverse: "drafter")],
-            bookRelationships: [.init("author", to: "Author", inverse: "books"), .init("tags", to: "Tag", toMany: true),
-                                .init("drafter", to: "Author", inverse: "drafts")])
+            authorRelationships: [
+                .init("books", to: "Book", toMany: true, inverse: "author", deleteRule: .cascade),
+                .init("drafts", to: "Book", toMany: true, inverse: "drafter"),
+            ],
+            bookRelationships: [
+                .init("author", to: "Author", inverse: "books"), .init("tags", to: "Tag", toMany: true),
+                .init("drafter", to: "Author", inverse: "drafts"),
+            ])
         _ = try migrate(library.graph, to: swapped)
         let paired = try libraryV1(
-            authorRelationships: [.init("books", to: "Book", toMany: true, inverse: "drafter", deleteRule: .cascade),
-                                  .init("drafts", to: "Book", toMany: true, inverse: "author")],
-            bookRelationships: [.init("author", to: "Author", inverse: "drafts"), .init("tags", to: "Tag", toMany: true),
-                                .init("drafter", to: "Author", inverse: "books")])
-        expectRefusal(library.graph, to: paired,
-                      .inverseChanged(entity: "Author", relationship: "books", from: "author", to: "drafter"))
+            authorRelationships: [
+                .init("books", to: "Book", toMany: true, inverse: "drafter", deleteRule: .cascade),
+                .init("drafts", to: "Book", toMany: true, inverse: "author"),
+            ],
+            bookRelationships: [
+                .init("author", to: "Author", inverse: "drafts"), .init("tags", to: "Tag", toMany: true),
+                .init("drafter", to: "Author", inverse: "books"),
+            ])
+        expectRefusal(
+            library.graph, to: paired,
+            .inverseChanged(entity: "Author", relationship: "books", from: "author", to: "drafter"))
     }
 
     @Test("two entities or properties renaming the same stored name are refused")
@@ -485,14 +576,21 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
 
         let v2 = try Schema([
             .init("Tag", attributes: [.init("label", .string, options: [.unique])]),
-            .init("Book", attributes: [.init("pages", .int), .init("name", .string, originalName: "title"),
-                                       .init("isbn", .string, isOptional: true),
-                                       .init("language", .string, defaultValue: .string("en"))],
-                  relationships: [.init("labels", to: "Tag", toMany: true, originalName: "tags"),
-                                  .init("writer", to: "Writer", inverse: "books", originalName: "author")]),
-            .init("Writer", attributes: [.init("name", .string), .init("born", .int, isOptional: true)],
-                  relationships: [.init("books", to: "Book", toMany: true, inverse: "writer", deleteRule: .cascade)],
-                  originalName: "Author"),
+            .init(
+                "Book",
+                attributes: [
+                    .init("pages", .int), .init("name", .string, originalName: "title"),
+                    .init("isbn", .string, isOptional: true),
+                    .init("language", .string, defaultValue: .string("en")),
+                ],
+                relationships: [
+                    .init("labels", to: "Tag", toMany: true, originalName: "tags"),
+                    .init("writer", to: "Writer", inverse: "books", originalName: "author"),
+                ]),
+            .init(
+                "Writer", attributes: [.init("name", .string), .init("born", .int, isOptional: true)],
+                relationships: [.init("books", to: "Book", toMany: true, inverse: "writer", deleteRule: .cascade)],
+                originalName: "Author"),
             .init("Shelf", attributes: [.init("label", .string)]),
         ])
         let migrated = try migrate(stored, to: v2)
@@ -520,8 +618,10 @@ private func expectRefusal(_ graph: ObjectGraph, to target: Schema, _ error: Mig
 
         // A refused migration leaves the graph and the package as they were.
         let before = stored.snapshot()
-        let bad = try libraryV1(bookAttributes: [.init("title", .int), .init("pages", .int),
-                                                 .init("rating", .double, isOptional: true)])
+        let bad = try libraryV1(bookAttributes: [
+            .init("title", .int), .init("pages", .int),
+            .init("rating", .double, isOptional: true),
+        ])
         #expect(throws: MigrationError.attributeTypeChanged(entity: "Book", attribute: "title", from: .string, to: .int)) {
             try stored.migrated(to: bad)
         }

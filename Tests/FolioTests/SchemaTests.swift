@@ -55,8 +55,14 @@ import FolioTestSupport
     func optionsAndDefaults() {
         // externalStorage is a storage hint, as in SwiftData: any type may have it.
         #expect(throws: Never.self) {
-            try Schema([.init("A", attributes: [.init("x", .string, isOptional: true, options: [.externalStorage]),
-                                                .init("y", .array(.string), options: [.externalStorage])])])
+            try Schema([
+                .init(
+                    "A",
+                    attributes: [
+                        .init("x", .string, isOptional: true, options: [.externalStorage]),
+                        .init("y", .array(.string), options: [.externalStorage]),
+                    ])
+            ])
         }
         #expect(throws: SchemaError.invalidDefault(entity: "A", attribute: "x")) {
             try Schema([.init("A", attributes: [.init("x", .int8, defaultValue: .int(1000))])])
@@ -97,12 +103,12 @@ import FolioTestSupport
         func refusal(_ type: String) throws -> String {
             let url = folder.appendingPathComponent("schema-\(UUID().uuidString).xml")
             try """
-                <schema>
-                  <entity name="Book">
-                    <attribute name="pages" type="\(type)"/>
-                  </entity>
-                </schema>
-                """.write(to: url, atomically: true, encoding: .utf8)
+            <schema>
+              <entity name="Book">
+                <attribute name="pages" type="\(type)"/>
+              </entity>
+            </schema>
+            """.write(to: url, atomically: true, encoding: .utf8)
             do { _ = try Schema(contentsOf: url); return "" } catch { return "\(error)" }
         }
         #expect(try refusal("integer").contains("unknown type 'integer'; did you mean 'int'?"))

@@ -5,8 +5,10 @@ import FolioTestSupport
 
 struct SchemaVersionTests {
     @Test func `versions order by major, then minor, then patch`() {
-        let ordered = [Schema.Version(0, 9, 9), Schema.Version(1, 0, 0), Schema.Version(1, 0, 1),
-                       Schema.Version(1, 2, 0), Schema.Version(2, 0, 0), Schema.Version(10, 0, 0)]
+        let ordered = [
+            Schema.Version(0, 9, 9), Schema.Version(1, 0, 0), Schema.Version(1, 0, 1),
+            Schema.Version(1, 2, 0), Schema.Version(2, 0, 0), Schema.Version(10, 0, 0),
+        ]
         #expect(ordered.shuffled().sorted() == ordered)
         #expect(Schema.Version(1, 2, 3).description == "1.2.3")
     }

@@ -17,7 +17,7 @@ import FolioTestSupport
         let a = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
         let contextA = ModelContext(a)
         try contextA.insert("Animal", ["name": .string("Rex")])
-        try contextA.save()   // creates the package and takes the lock
+        try contextA.save()  // creates the package and takes the lock
         let b = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(url: url))
         let c = try ModelContainer(contentsOf: url)
         #expect(a.sharedDocument === b.sharedDocument && b.sharedDocument === c.sharedDocument)
@@ -61,7 +61,7 @@ import FolioTestSupport
         let graph = ObjectGraph(schema: try zooSchema())
         _ = try graph.insert("Animal", ["name": .string("Rex")])
         try DocumentPackage(url: url).write(graph)
-        let other = try PackageLock(path: url.path)   // another process's writer, as the kernel sees it
+        let other = try PackageLock(path: url.path)  // another process's writer, as the kernel sees it
         #expect(throws: ModelError.package(.locked(path: url.path))) { try ModelContainer(contentsOf: url) }
         let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
         #expect(try Self.animals(reader) == 1)
@@ -97,7 +97,7 @@ import FolioTestSupport
         let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
         let graph = ObjectGraph(schema: try zooSchema())
         _ = try graph.insert("Animal")
-        try DocumentPackage(url: url).write(graph)   // another program saves
+        try DocumentPackage(url: url).write(graph)  // another program saves
         let writer = ModelContext(try ModelContainer(contentsOf: url))
         #expect(writer.sharedDocument !== reader.sharedDocument)
         #expect(try Self.animals(writer) == 1)
@@ -116,7 +116,7 @@ import FolioTestSupport
         for save in 0...5_000 {
             try writer.setValue(.int(Int64(save)), for: "age", of: rex)
             try writer.save()
-            if save % 1_000 == 0 { _ = try Self.animals(reader) }   // the reader merges now and then
+            if save % 1_000 == 0 { _ = try Self.animals(reader) }  // the reader merges now and then
             #expect(container.sharedDocument.changeSetCount <= 1_000)
         }
         _ = try Self.animals(reader)
@@ -164,7 +164,7 @@ import FolioTestSupport
         try writer.save()
         let graph = try DocumentPackage(url: url).read()
         _ = try graph.insert("Animal")
-        try DocumentPackage(url: url).write(graph)   // a program ignoring the lock
+        try DocumentPackage(url: url).write(graph)  // a program ignoring the lock
         let reader = ModelContext(try ModelContainer(contentsOf: url, allowsSave: false))
         #expect(reader.sharedDocument !== writer.sharedDocument)
         #expect(try Self.animals(reader) == 2)

@@ -8,8 +8,10 @@ import FolioTestSupport
 /// exactly as it was and redo exactly as the action left it — twice over, so
 /// redo's own registration is checked too. Returns the snapshots.
 @discardableResult
-private func expectUndoRedo(_ context: ModelContext, sourceLocation: SourceLocation = #_sourceLocation,
-                            _ action: () throws -> Void) throws -> (before: GraphSnapshot, after: GraphSnapshot) {
+private func expectUndoRedo(
+    _ context: ModelContext, sourceLocation: SourceLocation = #_sourceLocation,
+    _ action: () throws -> Void
+) throws -> (before: GraphSnapshot, after: GraphSnapshot) {
     let undoManager = try #require(context.undoManager, sourceLocation: sourceLocation)
     context.processPendingChanges()
     let before = context.graph.snapshot()
@@ -36,7 +38,7 @@ private func expectUndoRedo(_ context: ModelContext, sourceLocation: SourceLocat
 /// A unique code with two plain attributes, for upserts.
 private func tagSchema() throws -> Schema {
     try Schema([
-        .init("Tag", attributes: [.init("code", .string, options: [.unique]), .init("label", .string), .init("rank", .int)]),
+        .init("Tag", attributes: [.init("code", .string, options: [.unique]), .init("label", .string), .init("rank", .int)])
     ])
 }
 
@@ -56,10 +58,10 @@ func savedZoo(url: URL? = nil) throws -> (ModelContext, [PersistentIdentifier]) 
 /// People, clubs and things, linked every way the kitchen sink allows.
 private struct ClubFixture {
     let context: ModelContext
-    let people: [PersistentIdentifier]   // pA, p1, pB
-    let clubs: [PersistentIdentifier]    // c1, c2, c3
+    let people: [PersistentIdentifier]  // pA, p1, pB
+    let clubs: [PersistentIdentifier]  // c1, c2, c3
     let doomedThings: [PersistentIdentifier]  // p1's things t1, t2, t3
-    let survivors: [PersistentIdentifier]     // s1 (owned by pA), s2, s3
+    let survivors: [PersistentIdentifier]  // s1 (owned by pA), s2, s3
 
     init() throws {
         context = try makeContext(try kitchenSinkSchema())
@@ -70,23 +72,26 @@ private struct ClubFixture {
         let c2 = try context.insert("Club", ["title": .string("Choir")])
         let c3 = try context.insert("Club", ["title": .string("Rowing")])
         for member in [pA, p1, pB] { try context.link(c1, "members", to: member) }  // p1 in the middle
-        for member in [p1, pA] { try context.link(c2, "members", to: member) }      // p1 first
+        for member in [p1, pA] { try context.link(c2, "members", to: member) }  // p1 first
         try context.link(c3, "members", to: pB)
         var things: [PersistentIdentifier] = []
         for index in 0..<3 {
-            things.append(try context.insert("Thing", [
-                "v_string": .string("t\(index)"), "v_int": .int(Int64(7 + index)), "scores": .array([.double(Double(index))]),
-                "anything": index == 1 ? .string("x") : .null, "o_date": .date(Date(timeIntervalSinceReferenceDate: Double(index))),
-            ]))
+            things.append(
+                try context.insert(
+                    "Thing",
+                    [
+                        "v_string": .string("t\(index)"), "v_int": .int(Int64(7 + index)), "scores": .array([.double(Double(index))]),
+                        "anything": index == 1 ? .string("x") : .null, "o_date": .date(Date(timeIntervalSinceReferenceDate: Double(index))),
+                    ]))
         }
         try context.setRelated([things[2], things[0], things[1]], for: "things", of: p1)  // not in insertion order
         let s1 = try context.insert("Thing", ["v_string": .string("s1")])
         let s2 = try context.insert("Thing", ["v_string": .string("s2")])
         let s3 = try context.insert("Thing", ["v_string": .string("s3")])
         try context.link(pA, "things", to: s1)
-        try context.link(things[0], "twin", to: s2)           // one-to-one with a survivor
+        try context.link(things[0], "twin", to: s2)  // one-to-one with a survivor
         try context.setRelated([things[1], s1], for: "friends", of: s3)  // a survivor's no-inverse list
-        try context.link(things[2], "friends", to: s1)       // a doomed object's no-inverse list
+        try context.link(things[2], "friends", to: s1)  // a doomed object's no-inverse list
         try context.link(s2, "friends", to: things[2])
         try context.save()
         context.undoManager?.removeAllActions()
@@ -224,14 +229,16 @@ private struct ClubFixture {
     @Test("undo of removing collection elements restores every element")
     func collectionRemoval() throws {
         let context = try makeContext(try kitchenSinkSchema())
-        let thing = try context.insert("Thing", [
-            "tags": .set([.string("a"), .string("b"), .string("c")]),
-            "scores": .array([.double(1), .double(2), .double(3)]),
-            "dates": .array([.date(Date(timeIntervalSinceReferenceDate: 0)), .date(Date(timeIntervalSinceReferenceDate: 1))]),
-            "counts": .dictionary(["x": .int(1), "y": .int(2)]),
-            "nested": .dictionary(["k": .array([.string("p"), .string("q")])]),
-            "composite": .dictionary(["list": .array([.int(1), .string("two")]), "flag": .bool(true)]),
-        ])
+        let thing = try context.insert(
+            "Thing",
+            [
+                "tags": .set([.string("a"), .string("b"), .string("c")]),
+                "scores": .array([.double(1), .double(2), .double(3)]),
+                "dates": .array([.date(Date(timeIntervalSinceReferenceDate: 0)), .date(Date(timeIntervalSinceReferenceDate: 1))]),
+                "counts": .dictionary(["x": .int(1), "y": .int(2)]),
+                "nested": .dictionary(["k": .array([.string("p"), .string("q")])]),
+                "composite": .dictionary(["list": .array([.int(1), .string("two")]), "flag": .bool(true)]),
+            ])
         try context.save()
         try expectUndoRedo(context) { try context.setValue(.set([.string("b")]), for: "tags", of: thing) }
         try expectUndoRedo(context) { try context.setValue(.array([.double(1), .double(3)]), for: "scores", of: thing) }
@@ -241,15 +248,20 @@ private struct ClubFixture {
         try expectUndoRedo(context) { try context.setValue(.null, for: "nested", of: thing) }
         try expectUndoRedo(context) { try context.setValue(.dictionary(["flag": .bool(true)]), for: "composite", of: thing) }
         context.undoManager?.undo()
-        #expect(try context.value("composite", of: thing)
+        #expect(
+            try context.value("composite", of: thing)
                 == .dictionary(["list": .array([.int(1), .string("two")]), "flag": .bool(true)]))
     }
 
     @Test("undo of setting an any-value to none restores the value and its type")
     func anyValueToNone() throws {
         let context = try makeContext(try kitchenSinkSchema())
-        let thing = try context.insert("Thing", ["anything": .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!),
-                                                 "o_int": .int(4)])
+        let thing = try context.insert(
+            "Thing",
+            [
+                "anything": .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!),
+                "o_int": .int(4),
+            ])
         try context.save()
         try expectUndoRedo(context) { try context.setValue(.null, for: "anything", of: thing) }
         #expect(try context.value("anything", of: thing) == .null)
@@ -463,7 +475,7 @@ private struct ClubFixture {
         #expect(try context.related("things", of: p1) == ownedInOrder)
         #expect(try context.related("clubs", of: p1) == [c1, c2])
         #expect(try context.related("members", of: c1) == [pA, p1, pB])  // back in the middle
-        #expect(try context.related("members", of: c2) == [p1, pA])      // back in front
+        #expect(try context.related("members", of: c2) == [p1, pA])  // back in front
         #expect(try context.related("members", of: c3) == [pB])
         #expect(try context.related("twin", of: things[0]) == [s2] && context.related("twinOf", of: s2) == [things[0]])
         #expect(try context.related("friends", of: s3) == [things[1], s1])

@@ -13,9 +13,13 @@ import FolioTestSupport
     /// Visits: no two on the same day in the same city.
     static func visitSchema(constraints: [[String]] = [["city", "day"]]) throws -> Schema {
         try Schema([
-            .init("Visit", attributes: [.init("city", .string), .init("day", .int), .init("guide", .string, isOptional: true),
-                                        .init("note", .string, defaultValue: .string(""))],
-                  uniquenessConstraints: constraints),
+            .init(
+                "Visit",
+                attributes: [
+                    .init("city", .string), .init("day", .int), .init("guide", .string, isOptional: true),
+                    .init("note", .string, defaultValue: .string("")),
+                ],
+                uniquenessConstraints: constraints)
         ])
     }
 
@@ -40,10 +44,14 @@ import FolioTestSupport
             (["city", "stops"], "'stops' is a to-many relationship"),
         ]
         for (constraint, reason) in cases {
-            let entity = Schema.Entity("Visit", attributes: [.init("city", .string), .init("tags", .array(.string)),
-                                                             .init("scratch", .int, options: [.transient])],
-                                       relationships: [.init("stops", to: "Visit", toMany: true)],
-                                       uniquenessConstraints: [constraint])
+            let entity = Schema.Entity(
+                "Visit",
+                attributes: [
+                    .init("city", .string), .init("tags", .array(.string)),
+                    .init("scratch", .int, options: [.transient]),
+                ],
+                relationships: [.init("stops", to: "Visit", toMany: true)],
+                uniquenessConstraints: [constraint])
             #expect {
                 try Schema([entity])
             } throws: { error in
@@ -65,12 +73,14 @@ import FolioTestSupport
     }
 
     @Test func `a document whose objects share a constraint's values is refused, naming both; a nil shares nothing`() throws {
-        let document = F.document(schema: Self.visitSchemaXML, objects: """
-                <Visit f.id="1" city="Rome" day="3" guide="Ada"/>
-                <Visit f.id="2" city="Rome" day="4"/>
-                <Visit f.id="3" city="Oslo" day="3"/>
-                <Visit f.id="4" city="Rome" day="3"/>
-            """)
+        let document = F.document(
+            schema: Self.visitSchemaXML,
+            objects: """
+                    <Visit f.id="1" city="Rome" day="3" guide="Ada"/>
+                    <Visit f.id="2" city="Rome" day="4"/>
+                    <Visit f.id="3" city="Oslo" day="3"/>
+                    <Visit f.id="4" city="Rome" day="3"/>
+                """)
         let error = try F.failure(of: document)
         guard case .uniqueViolation(_, let entity, let attributes, let values, let ids)? = error else {
             Issue.record("expected .uniqueViolation, got \(String(describing: error))")
@@ -79,11 +89,13 @@ import FolioTestSupport
         #expect(entity == "Visit" && attributes == "city, day" && values == "Rome, 3" && ids == [1, 4])
         #expect(error?.description.contains("Visit's (city, day) are unique together, but #1 and #4 both hold (Rome, 3)") == true)
 
-        let distinct = F.document(schema: Self.visitSchemaXML.replacingOccurrences(of: "city day", with: "day guide"), objects: """
-                <Visit f.id="1" city="Rome" day="3" guide="Ada"/>
-                <Visit f.id="2" city="Oslo" day="3"/>
-                <Visit f.id="3" city="Pisa" day="3"/>
-            """)
+        let distinct = F.document(
+            schema: Self.visitSchemaXML.replacingOccurrences(of: "city day", with: "day guide"),
+            objects: """
+                    <Visit f.id="1" city="Rome" day="3" guide="Ada"/>
+                    <Visit f.id="2" city="Oslo" day="3"/>
+                    <Visit f.id="3" city="Pisa" day="3"/>
+                """)
         #expect(try F.withPackage(distinct) { try $0.read().count(of: "Visit") } == 3)
     }
 
@@ -114,8 +126,8 @@ import FolioTestSupport
         let context = try makeContext(try Self.visitSchema())
         let first = try context.insert("Visit", ["city": .string("Rome"), "day": .int(3)])
         let second = try context.insert("Visit", ["city": .string("Oslo"), "day": .int(3)])
-        try context.setValue(.string("Rome"), for: "city", of: second)   // both (Rome, 3) until a save
-        try context.setValue(.string("Pisa"), for: "city", of: second)   // second leaves; first still holds it
+        try context.setValue(.string("Rome"), for: "city", of: second)  // both (Rome, 3) until a save
+        try context.setValue(.string("Pisa"), for: "city", of: second)  // second leaves; first still holds it
         #expect(try context.insert("Visit", ["city": .string("Rome"), "day": .int(3), "note": .string("again")]) == first)
         try context.delete(first)
         #expect(try context.insert("Visit", ["city": .string("Pisa"), "day": .int(3)]) == second)
@@ -127,8 +139,13 @@ import FolioTestSupport
         let second = try context.insert("Visit", ["city": .string("Rome"), "day": .int(4)])
         try context.save()
         try context.setValue(.int(3), for: "day", of: second)
-        #expect(throws: ModelError.validation([ValidationIssue(kind: .unique, object: second, relationship: "city, day",
-                                                               related: [first])])) {
+        #expect(
+            throws: ModelError.validation([
+                ValidationIssue(
+                    kind: .unique, object: second, relationship: "city, day",
+                    related: [first])
+            ])
+        ) {
             try context.save()
         }
         let issue = ValidationIssue(kind: .unique, object: second, relationship: "city, day", related: [first])
@@ -147,10 +164,14 @@ import FolioTestSupport
     static func session(plan: [SessionStep]) throws {
         var rng = SeededGenerator(seed: 0)
         let schema = try Schema([
-            .init("Visit", attributes: [.init("city", .string), .init("day", .int),
-                                        .init("code", .string, isOptional: true, options: [.unique]),
-                                        .init("note", .string, defaultValue: .string(""))],
-                  uniquenessConstraints: [["city", "day"]]),
+            .init(
+                "Visit",
+                attributes: [
+                    .init("city", .string), .init("day", .int),
+                    .init("code", .string, isOptional: true, options: [.unique]),
+                    .init("note", .string, defaultValue: .string("")),
+                ],
+                uniquenessConstraints: [["city", "day"]])
         ])
         let context = try makeContext(schema)
         let cities: [Value] = [.string("Rome"), .string("Oslo")]
@@ -186,8 +207,10 @@ import FolioTestSupport
         for (index, planned) in plan.enumerated() {
             rng = planned.choices
             let roll = planned.roll
-            let visit: Visit = ["city": cities.randomElement(using: &rng)!, "day": days.randomElement(using: &rng)!,
-                                "code": codes.randomElement(using: &rng)!, "note": .string("n\(index)")]
+            let visit: Visit = [
+                "city": cities.randomElement(using: &rng)!, "day": days.randomElement(using: &rng)!,
+                "code": codes.randomElement(using: &rng)!, "note": .string("n\(index)"),
+            ]
             switch roll {
             case 0..<35:
                 // The code group comes first (single unique attributes, then constraints), as the layout orders them.
@@ -249,8 +272,9 @@ import FolioTestSupport
                     let expected = holders(Dictionary(uniqueKeysWithValues: zip(names, key)))
                     let found = context.graph.firstObject(of: 0, inUniqueGroup: group, holding: key)
                         .map { context.graph.identifier(for: $0).id }
-                    #expect(found.map(expected.contains) ?? expected.isEmpty,
-                            "step \(index): \(names) = \(key) found \(String(describing: found)), held by \(expected)")
+                    #expect(
+                        found.map(expected.contains) ?? expected.isEmpty,
+                        "step \(index): \(names) = \(key) found \(String(describing: found)), held by \(expected)")
                 }
             }
         }
@@ -274,9 +298,12 @@ import FolioTestSupport
         #expect(migrated.firstObject(of: 0, inUniqueGroup: [0, 1], holding: [.string("Rome"), .int(3)]) == migrated.index[rome.id])
 
         let copy = try graph.insert("Visit", ["city": .string("Rome"), "day": .int(3)])
-        #expect(throws: MigrationError.duplicateUniqueValue(entity: "Visit", attribute: "city, day",
-                                                            value: "\(Value.string("Rome")), \(Value.int(3))",
-                                                            ids: [rome.id, copy.id])) {
+        #expect(
+            throws: MigrationError.duplicateUniqueValue(
+                entity: "Visit", attribute: "city, day",
+                value: "\(Value.string("Rome")), \(Value.int(3))",
+                ids: [rome.id, copy.id])
+        ) {
             try graph.migrated(to: try Self.visitSchema())
         }
         // Dropping a constraint is always allowed.
@@ -286,8 +313,11 @@ import FolioTestSupport
 
     /// Codes, with a constraint over the one attribute `code` (not `.unique`).
     static func codeSchema(constraints: [[String]]) throws -> Schema {
-        try Schema([.init("Item", attributes: [.init("code", .string), .init("size", .int, isOptional: true)],
-                          uniquenessConstraints: constraints)])
+        try Schema([
+            .init(
+                "Item", attributes: [.init("code", .string), .init("size", .int, isOptional: true)],
+                uniquenessConstraints: constraints)
+        ])
     }
 
     @Test func `a one-attribute constraint added over duplicate values is refused on open, leaving the package byte for byte`() throws {
@@ -295,8 +325,10 @@ import FolioTestSupport
         defer { try? FileManager.default.removeItem(at: url) }
         var made: [UInt64] = []
         do {
-            let context = ModelContext(try ModelContainer(for: try Self.codeSchema(constraints: []),
-                                                          configurations: ModelConfiguration(url: url)))
+            let context = ModelContext(
+                try ModelContainer(
+                    for: try Self.codeSchema(constraints: []),
+                    configurations: ModelConfiguration(url: url)))
             let first = try context.insert("Item", ["code": .string("A1")])
             let second = try context.insert("Item", ["code": .string("A1")])
             try context.save()
@@ -320,8 +352,10 @@ import FolioTestSupport
         let url = temporaryPackageURL("Codes")
         defer { try? FileManager.default.removeItem(at: url) }
         do {
-            let context = ModelContext(try ModelContainer(for: try Self.codeSchema(constraints: []),
-                                                          configurations: ModelConfiguration(url: url)))
+            let context = ModelContext(
+                try ModelContainer(
+                    for: try Self.codeSchema(constraints: []),
+                    configurations: ModelConfiguration(url: url)))
             _ = try context.insert("Item", ["code": .string("A1")])
             _ = try context.insert("Item", ["code": .string("B2")])
             try context.save()
@@ -348,8 +382,10 @@ import FolioTestSupport
         let doubles: [Value] = [.double(.nan), .double(0), .double(-0.0), .double(1.5), .null]
         let strings: [Value] = [.string("\u{E9}"), .string("e\u{301}"), .string("a"), .null]
         let ints: [Value] = [.int(1), .int(2), .int(-1)]
-        let attributes: [Schema.Attribute] = [.init("d", .double, isOptional: true), .init("s", .string, isOptional: true),
-                                              .init("i", .int)]
+        let attributes: [Schema.Attribute] = [
+            .init("d", .double, isOptional: true), .init("s", .string, isOptional: true),
+            .init("i", .int),
+        ]
         let groups: [[String]] = [[["d"]], [["s"]], [["i"]], [["s", "i"]], [["d", "s"]], [["d"], ["s", "i"]]][groupChoice]
         let plain = try Schema([.init("T", attributes: attributes)])
         let constrained = try Schema([.init("T", attributes: attributes, uniquenessConstraints: groups)])
@@ -357,8 +393,10 @@ import FolioTestSupport
         var rows: [[String: Value]] = []
         for seed in objects {
             var rng = SeededGenerator(seed: seed)
-            let values: [String: Value] = ["d": doubles[Int(rng.next() % 5)], "s": strings[Int(rng.next() % 4)],
-                                           "i": ints[Int(rng.next() % 3)]]
+            let values: [String: Value] = [
+                "d": doubles[Int(rng.next() % 5)], "s": strings[Int(rng.next() % 4)],
+                "i": ints[Int(rng.next() % 3)],
+            ]
             let id = try graph.insert("T", values)
             if rng.next() % 4 == 0 { try graph.remove(id) } else { rows.append(values) }
         }
@@ -405,14 +443,19 @@ import FolioTestSupport
     /// (a to-one alone, whose inverse is to-one too).
     static func flowSchema(snapshotRule: Schema.Relationship.DeleteRule = .nullify) throws -> Schema {
         try Schema([
-            .init("Flow", attributes: [.init("label", .string), .init("note", .string, defaultValue: .string(""))],
-                  relationships: [.init("snapshot", to: "Snapshot", inverse: "flows"),
-                                  .init("owner", to: "Person", inverse: "flow")],
-                  uniquenessConstraints: [["snapshot", "label"], ["owner"]]),
-            .init("Snapshot", attributes: [.init("name", .string)],
-                  relationships: [.init("flows", to: "Flow", toMany: true, inverse: "snapshot", deleteRule: snapshotRule)]),
-            .init("Person", attributes: [.init("name", .string)],
-                  relationships: [.init("flow", to: "Flow", inverse: "owner")]),
+            .init(
+                "Flow", attributes: [.init("label", .string), .init("note", .string, defaultValue: .string(""))],
+                relationships: [
+                    .init("snapshot", to: "Snapshot", inverse: "flows"),
+                    .init("owner", to: "Person", inverse: "flow"),
+                ],
+                uniquenessConstraints: [["snapshot", "label"], ["owner"]]),
+            .init(
+                "Snapshot", attributes: [.init("name", .string)],
+                relationships: [.init("flows", to: "Flow", toMany: true, inverse: "snapshot", deleteRule: snapshotRule)]),
+            .init(
+                "Person", attributes: [.init("name", .string)],
+                relationships: [.init("flow", to: "Flow", inverse: "owner")]),
         ])
     }
 
@@ -422,7 +465,7 @@ import FolioTestSupport
         let schema = try Self.flowSchema()
         let graph = ObjectGraph(schema: schema)
         let layout = graph.layout.entities[0]
-        #expect(layout.uniqueGroups == [[2, 0], [3]])   // after two attributes: snapshot is member 2, owner 3
+        #expect(layout.uniqueGroups == [[2, 0], [3]])  // after two attributes: snapshot is member 2, owner 3
         #expect(layout.uniqueGroups.map(layout.names(ofGroup:)) == ["snapshot, label", "owner"])
         try DocumentPackage(url: url).write(graph)
         let text = try packageText(url)
@@ -437,8 +480,16 @@ import FolioTestSupport
         let visit = try #require(graph.schema.entity(named: "Visit"))
         #expect(visit.attribute(named: "day")?.isUnique == true)
         #expect(visit.uniquenessConstraints == [["day"]])
-        #expect(graph.schema == (try Schema([.init("Visit", attributes: [.init("city", .string), .init("day", .int, options: [.unique]),
-                                                                         .init("guide", .string, isOptional: true)])])))
+        #expect(
+            graph.schema
+                == (try Schema([
+                    .init(
+                        "Visit",
+                        attributes: [
+                            .init("city", .string), .init("day", .int, options: [.unique]),
+                            .init("guide", .string, isOptional: true),
+                        ])
+                ])))
         let url = temporaryPackageURL()
         defer { try? FileManager.default.removeItem(at: url) }
         try DocumentPackage(url: url).write(graph)
@@ -451,13 +502,15 @@ import FolioTestSupport
         let context = try makeContext(try Self.flowSchema())
         let release = try context.insert("Snapshot", ["name": .string("1.0")])
         let beta = try context.insert("Snapshot", ["name": .string("1.1b")])
-        let login = try context.insert("Flow", ["label": .string("Login"), "note": .string("first")],
-                                       related: ["snapshot": [release]])
+        let login = try context.insert(
+            "Flow", ["label": .string("Login"), "note": .string("first")],
+            related: ["snapshot": [release]])
         context.processPendingChanges()
         #expect(try context.related("flows", of: release) == [login])
 
-        let again = try context.insert("Flow", ["label": .string("Login"), "note": .string("second")],
-                                       related: ["snapshot": [release]])
+        let again = try context.insert(
+            "Flow", ["label": .string("Login"), "note": .string("second")],
+            related: ["snapshot": [release]])
         #expect(again == login)
         #expect(try context.value("note", of: login) == .string("second"))
         context.processPendingChanges()
@@ -498,13 +551,15 @@ import FolioTestSupport
                 </entity>
               </schema>
             """
-        let clash = F.document(schema: schema, objects: """
-                <Flow f.id="1" label="Login" snapshot="5"/>
-                <Flow f.id="2" label="Login"/>
-                <Flow f.id="3" label="Login"/>
-                <Flow f.id="4" label="Login" snapshot="5"/>
-                <Snapshot f.id="5" flows="1 4"/>
-            """)
+        let clash = F.document(
+            schema: schema,
+            objects: """
+                    <Flow f.id="1" label="Login" snapshot="5"/>
+                    <Flow f.id="2" label="Login"/>
+                    <Flow f.id="3" label="Login"/>
+                    <Flow f.id="4" label="Login" snapshot="5"/>
+                    <Snapshot f.id="5" flows="1 4"/>
+                """)
         let error = try F.failure(of: clash)
         guard case .uniqueViolation(_, let entity, let attributes, let values, let ids)? = error else {
             Issue.record("expected .uniqueViolation, got \(String(describing: error))")
@@ -613,8 +668,9 @@ import FolioTestSupport
                     let found = context.graph.firstObject(of: 0, inUniqueGroup: layout.uniqueGroups[0], holding: key)
                         .map(context.graph.identifier(for:))
                     let expected = try holders(snapshot: snapshot, label: flowLabel)
-                    #expect(found.map(expected.contains) ?? expected.isEmpty,
-                            "\(label): (\(snapshot), \(flowLabel)) found \(String(describing: found)), held by \(expected)")
+                    #expect(
+                        found.map(expected.contains) ?? expected.isEmpty,
+                        "\(label): (\(snapshot), \(flowLabel)) found \(String(describing: found)), held by \(expected)")
                 }
             }
             for person in try live("Person") {
@@ -636,11 +692,12 @@ import FolioTestSupport
 
     @Test func `adding a constraint over a relationship migrates when the flows are distinct, and is refused naming both when not`() throws {
         var loose = try Self.flowSchema()
-        loose = try Schema(loose.entities.map { entity in
-            var entity = entity
-            entity.uniquenessConstraints = []
-            return entity
-        })
+        loose = try Schema(
+            loose.entities.map { entity in
+                var entity = entity
+                entity.uniquenessConstraints = []
+                return entity
+            })
         let graph = ObjectGraph(schema: loose)
         let release = try graph.insert("Snapshot", ["name": .string("1.0")])
         let first = try graph.insert("Flow", ["label": .string("Login")])
@@ -651,9 +708,12 @@ import FolioTestSupport
         #expect(migrated.firstObject(of: 0, inUniqueGroup: [2, 0], holding: key) == migrated.index[first.id])
 
         try graph.link(other, "snapshot", to: release)
-        #expect(throws: MigrationError.duplicateUniqueValue(entity: "Flow", attribute: "snapshot, label",
-                                                            value: "\(release), \(Value.string("Login"))",
-                                                            ids: [first.id, other.id])) {
+        #expect(
+            throws: MigrationError.duplicateUniqueValue(
+                entity: "Flow", attribute: "snapshot, label",
+                value: "\(release), \(Value.string("Login"))",
+                ids: [first.id, other.id])
+        ) {
             try graph.migrated(to: try Self.flowSchema())
         }
     }

@@ -21,12 +21,16 @@ import FolioTestSupport
         case 0: return .null
         case 1: return .bool(Bool.random(using: &rng))
         case 2:
-            return .int([0, 3, -3, twoTo53, twoTo53 + 1, -twoTo53 - 1, .max, .min, Int64.random(in: -5...5, using: &rng)]
-                .randomElement(using: &rng)!)
+            return .int(
+                [0, 3, -3, twoTo53, twoTo53 + 1, -twoTo53 - 1, .max, .min, Int64.random(in: -5...5, using: &rng)]
+                    .randomElement(using: &rng)!)
         case 3: return .uint([0, 3, UInt64(Int64.max), UInt64(Int64.max) + 1, .max].randomElement(using: &rng)!)
         case 4:
-            return .double([2.5, 3, -0.0, 0, .nan, .infinity, -.infinity, 9_007_199_254_740_992, 9_223_372_036_854_775_808,
-                            18_446_744_073_709_551_616, Double(Int.random(in: -8...8, using: &rng)) / 4]
+            return .double(
+                [
+                    2.5, 3, -0.0, 0, .nan, .infinity, -.infinity, 9_007_199_254_740_992, 9_223_372_036_854_775_808,
+                    18_446_744_073_709_551_616, Double(Int.random(in: -8...8, using: &rng)) / 4,
+                ]
                 .randomElement(using: &rng)!)
         case 5: return .float([2.5, 3, .nan, -1.25, 16_777_216].randomElement(using: &rng)!)
         case 6: return .decimal(Decimal(Int.random(in: -8...8, using: &rng)) / 4)
@@ -103,11 +107,13 @@ import FolioTestSupport
             }
             let ascending = try contents(ascending: true)
             let descending = try contents(ascending: false)
-            #expect(zip(ascending, ascending.dropFirst()).allSatisfy { $0.totalOrder($1) != .orderedDescending },
-                    "not in order: \(ascending)")
+            #expect(
+                zip(ascending, ascending.dropFirst()).allSatisfy { $0.totalOrder($1) != .orderedDescending },
+                "not in order: \(ascending)")
             #expect(ascending.count == descending.count)
-            #expect(zip(ascending, descending.reversed()).allSatisfy { $0.totalOrder($1) == .orderedSame },
-                    "descending \(descending) is not ascending \(ascending) reversed")
+            #expect(
+                zip(ascending, descending.reversed()).allSatisfy { $0.totalOrder($1) == .orderedSame },
+                "descending \(descending) is not ascending \(ascending) reversed")
         }
     }
 }

@@ -25,8 +25,9 @@ import Folio
         #expect(ValueText.decode(text, as: .date) == .date(value), "\(text)")
     }
 
-    @Test("a date within 1e-40 s after 2001, whose fraction would need more than 40 digits, is written raw and reads back",
-          arguments: [Double.leastNonzeroMagnitude, 2.2250738585072014e-308, 1e-300, 4e-53, 1e-41])
+    @Test(
+        "a date within 1e-40 s after 2001, whose fraction would need more than 40 digits, is written raw and reads back",
+        arguments: [Double.leastNonzeroMagnitude, 2.2250738585072014e-308, 1e-300, 4e-53, 1e-41])
     func tinyDates(_ interval: Double) {
         let date = Date(timeIntervalSinceReferenceDate: interval)
         let text = ValueText.encode(.date(date), as: .date)
@@ -143,4 +144,3 @@ import Folio
         }
     }
 }
-

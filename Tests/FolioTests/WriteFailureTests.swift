@@ -22,8 +22,12 @@ import FolioTestSupport
     /// Photos whose images are stored as files in `blobs/`.
     static func albumSchema() throws -> Schema {
         try Schema([
-            .init("Photo", attributes: [.init("title", .string),
-                                        .init("image", .data, isOptional: true, options: [.externalStorage])]),
+            .init(
+                "Photo",
+                attributes: [
+                    .init("title", .string),
+                    .init("image", .data, isOptional: true, options: [.externalStorage]),
+                ])
         ])
     }
 
@@ -119,8 +123,10 @@ import FolioTestSupport
     /// blobs before the commit point): they must not be named by the old
     /// document. Returns the names of such leftovers.
     @discardableResult
-    static func expectIntact(_ url: URL, was old: PackageFiles, _ note: String,
-                             sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
+    static func expectIntact(
+        _ url: URL, was old: PackageFiles, _ note: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [String] {
         let now = PackageFiles(url)
         #expect(now.document == old.document, "\(note): the manifest or a part changed", sourceLocation: sourceLocation)
         #expect(now.entries == old.entries, "\(note): package folder \(now.entries), was \(old.entries)", sourceLocation: sourceLocation)
@@ -137,8 +143,10 @@ import FolioTestSupport
     }
 
     /// A full disk: `io` with `ENOSPC` naming a file of the package, and a message saying so.
-    static func expectDiskFull(_ error: PackageError?, in package: URL, _ note: String,
-                               sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectDiskFull(
+        _ error: PackageError?, in package: URL, _ note: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard case .io(let path, let operation, let code, let message)? = error else {
             Issue.record("\(note): expected an io error, got \(String(describing: error))", sourceLocation: sourceLocation)
             return
@@ -179,8 +187,9 @@ import FolioTestSupport
         let parts = scratch.appendingPathComponent("parts")
         let newParts = try FileManager.default.contentsOfDirectory(atPath: parts.path).filter { !oldParts.contains($0) }
             .map { try Data(contentsOf: parts.appendingPathComponent($0)).count }.reduce(0, +)
-        return Planned(parts: newParts, history: history.segments.first?.bytes?.count ?? 0, blobs: newBlobs.map(\.count),
-                       manifest: try Data(contentsOf: scratch.appendingPathComponent("manifest.xml")).count)
+        return Planned(
+            parts: newParts, history: history.segments.first?.bytes?.count ?? 0, blobs: newBlobs.map(\.count),
+            manifest: try Data(contentsOf: scratch.appendingPathComponent("manifest.xml")).count)
     }
 
     /// The bytes a save writes, in the order it writes them.
@@ -221,8 +230,9 @@ import FolioTestSupport
         }
     }
 
-    @Test("DocumentPackage.write that hits a full disk midway: ENOSPC, old package intact, graph untouched, a later write succeeds",
-          arguments: FaultPoint.allCases)
+    @Test(
+        "DocumentPackage.write that hits a full disk midway: ENOSPC, old package intact, graph untouched, a later write succeeds",
+        arguments: FaultPoint.allCases)
     func packageWriteFails(at point: FaultPoint) throws {
         let url = try Self.oldPackage()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
@@ -258,8 +268,9 @@ import FolioTestSupport
         #expect(files.blobs.count == 3, "A, B2, C and nothing else: \(files.blobs.keys.sorted())")
     }
 
-    @Test("ModelContext.save that hits a full disk midway: ENOSPC, old package intact, edits kept, save elsewhere and later save succeed",
-          arguments: FaultPoint.allCases)
+    @Test(
+        "ModelContext.save that hits a full disk midway: ENOSPC, old package intact, edits kept, save elsewhere and later save succeed",
+        arguments: FaultPoint.allCases)
     func contextSaveFails(at point: FaultPoint) throws {
         let url = try Self.oldPackage()
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
@@ -521,8 +532,9 @@ import FolioTestSupport
         }
     }
 
-    @Test("a really full disk (a 256 KiB tmpfs), for both writers: ENOSPC, old package intact, edits kept; with more room the save goes through",
-          .enabled(if: Tmpfs.available, "needs root and permission to mount a tmpfs"), arguments: [false, true])
+    @Test(
+        "a really full disk (a 256 KiB tmpfs), for both writers: ENOSPC, old package intact, edits kept; with more room the save goes through",
+        .enabled(if: Tmpfs.available, "needs root and permission to mount a tmpfs"), arguments: [false, true])
     func realDiskFull(useContext: Bool) throws {
         let disk = try #require(Tmpfs(size: "256k"))
         defer { disk.unmount() }
@@ -561,8 +573,9 @@ import FolioTestSupport
         #expect(try saved.value("image", of: poster) == .data(big))
     }
 
-    @Test("a read-only file system (a tmpfs remounted read-only), for both writers: EROFS, old package intact, edits kept; writable again, the save goes through",
-          .enabled(if: Tmpfs.available, "needs root and permission to mount a tmpfs"), arguments: [false, true])
+    @Test(
+        "a read-only file system (a tmpfs remounted read-only), for both writers: EROFS, old package intact, edits kept; writable again, the save goes through",
+        .enabled(if: Tmpfs.available, "needs root and permission to mount a tmpfs"), arguments: [false, true])
     func realReadOnly(useContext: Bool) throws {
         let disk = try #require(Tmpfs(size: "4m"))
         defer { disk.unmount() }

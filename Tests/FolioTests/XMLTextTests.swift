@@ -25,7 +25,8 @@ import Folio
     }
 
     /// Random bytes, mostly plain, with the ones that matter at any position (a word's edges included).
-    static let pool: [UInt8] = Array("abcXYZ 0123456789.,;:!?é".utf8)
+    static let pool: [UInt8] =
+        Array("abcXYZ 0123456789.,;:!?é".utf8)
         + [0x09, 0x0A, 0x0D, 0x00, 0x1F, 0x22, 0x26, 0x27, 0x3C, 0x3E, 0xEF, 0xBF, 0xBE, 0x7F]
     static let values = Gen.int(in: 0..<pool.count).map { pool[$0] }.array(of: 0...40)
 

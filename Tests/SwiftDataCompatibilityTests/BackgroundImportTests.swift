@@ -20,8 +20,9 @@ actor TripImporter {
     func importTrips(_ records: [TripRecord]) throws -> [PersistentIdentifier] {
         var trips: [Trip] = []
         for record in records {
-            let trip = Trip(name: record.name, destination: record.destination,
-                            startDate: record.startDate, endDate: record.endDate)
+            let trip = Trip(
+                name: record.name, destination: record.destination,
+                startDate: record.startDate, endDate: record.endDate)
             trip.accommodations = record.hotels.map { Accommodation(name: $0) }
             modelContext.insert(trip)
             trips.append(trip)

@@ -71,8 +71,9 @@ final class Garden {
         let url = folder.storeURL("Gardens.store")
         do {
             let context = ModelContext(try Self.container(url))
-            let garden = Garden(name: "Back", palette: Palette(colors: ["green", "ochre"], isDark: false),
-                                temperature: Celsius(18.5), season: .spring, plants: ["fern", "moss"])
+            let garden = Garden(
+                name: "Back", palette: Palette(colors: ["green", "ochre"], isDark: false),
+                temperature: Celsius(18.5), season: .spring, plants: ["fern", "moss"])
             #expect(garden.temperature == Celsius(18.5) && garden.plants == ["fern", "moss"])
             context.insert(garden)
             #expect(garden.palette == Palette(colors: ["green", "ochre"], isDark: false))
@@ -97,8 +98,9 @@ final class Garden {
         let container = try ModelContainer(for: Garden.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = container.mainContext
         context.undoManager = UndoManager()
-        let garden = Garden(name: "Roof", palette: Palette(colors: [], isDark: true), temperature: Celsius(-2),
-                            season: .winter, plants: [])
+        let garden = Garden(
+            name: "Roof", palette: Palette(colors: [], isDark: true), temperature: Celsius(-2),
+            season: .winter, plants: [])
         context.insert(garden)
         try context.save()
         garden.palette = Palette(colors: ["white"], isDark: true)

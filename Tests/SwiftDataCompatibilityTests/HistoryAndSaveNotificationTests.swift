@@ -50,10 +50,11 @@ private final class SeenNotifications: @unchecked Sendable {
         let context = ModelContext(try ModelContainer(for: Memo.self, configurations: configuration))
         let transactions = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         #expect(transactions.count == 2)
-        let tombstone = try #require(transactions.last?.changes.compactMap { change -> HistoryTombstone<Memo>? in
-            guard case .delete(let delete as DefaultHistoryDelete<Memo>) = change else { return nil }
-            return delete.tombstone
-        }.first)
+        let tombstone = try #require(
+            transactions.last?.changes.compactMap { change -> HistoryTombstone<Memo>? in
+                guard case .delete(let delete as DefaultHistoryDelete<Memo>) = change else { return nil }
+                return delete.tombstone
+            }.first)
         let title: (any Sendable)? = tombstone[\Memo.title]
         #expect(title as? String == "Groceries")
         #expect(tombstone[\Memo.body] == nil)

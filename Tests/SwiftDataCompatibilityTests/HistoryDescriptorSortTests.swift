@@ -9,8 +9,9 @@ import Testing
 @Suite @MainActor struct HistoryDescriptorSortTests {
     /// A store with four transactions, by alternating authors.
     func fourSaves(_ folder: TemporaryFolder) throws -> ModelContext {
-        let container = try ModelContainer(for: Sighting.self,
-                                           configurations: ModelConfiguration(url: folder.storeURL("Sorted.store")))
+        let container = try ModelContainer(
+            for: Sighting.self,
+            configurations: ModelConfiguration(url: folder.storeURL("Sorted.store")))
         let context = ModelContext(container)
         for (index, species) in ["Wren", "Robin", "Tit", "Owl"].enumerated() {
             context.author = index.isMultiple(of: 2) ? "a" : "b"
@@ -27,11 +28,13 @@ import Testing
         let oldestFirst = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         #expect(oldestFirst.count == 4)
         #expect(oldestFirst.map(\.token) == oldestFirst.map(\.token).sorted())
-        let newestFirst = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
-            sortBy: [SortDescriptor(\.token, order: .reverse)]))
+        let newestFirst = try context.fetchHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(
+                sortBy: [SortDescriptor(\.token, order: .reverse)]))
         #expect(newestFirst.map(\.transactionIdentifier) == oldestFirst.reversed().map(\.transactionIdentifier))
-        let ascending = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
-            sortBy: [SortDescriptor(\.transactionIdentifier)]))
+        let ascending = try context.fetchHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(
+                sortBy: [SortDescriptor(\.transactionIdentifier)]))
         #expect(ascending.map(\.transactionIdentifier) == oldestFirst.map(\.transactionIdentifier))
     }
 
@@ -50,13 +53,15 @@ import Testing
         defer { folder.remove() }
         let context = try fourSaves(folder)
         let all = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
-        let byTime = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
-            sortBy: [SortDescriptor(\.timestamp, order: .reverse)]))
+        let byTime = try context.fetchHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(
+                sortBy: [SortDescriptor(\.timestamp, order: .reverse)]))
         #expect(byTime.map(\.timestamp) == all.map(\.timestamp).sorted(by: >))
         // Author "b" before "a" (reverse), newest first within each.
-        let byAuthor = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
-            predicate: #Predicate { $0.author != nil },
-            sortBy: [SortDescriptor(\.author, order: .reverse), SortDescriptor(\.token, order: .reverse)]))
+        let byAuthor = try context.fetchHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(
+                predicate: #Predicate { $0.author != nil },
+                sortBy: [SortDescriptor(\.author, order: .reverse), SortDescriptor(\.token, order: .reverse)]))
         #expect(byAuthor.map(\.token) == [all[3].token, all[1].token, all[2].token, all[0].token])
     }
 }

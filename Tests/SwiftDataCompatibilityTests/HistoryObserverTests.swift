@@ -40,8 +40,9 @@ final class Birdwatcher {
     }
 
     func container(_ folder: TemporaryFolder) throws -> ModelContainer {
-        try ModelContainer(for: Sighting.self, Birdwatcher.self,
-                           configurations: ModelConfiguration(url: folder.storeURL("Birds.store")))
+        try ModelContainer(
+            for: Sighting.self, Birdwatcher.self,
+            configurations: ModelConfiguration(url: folder.storeURL("Birds.store")))
     }
 
     @Test func eachSaveOfTheMainContextCountsOnceBeforeSaveReturns() throws {
@@ -59,7 +60,7 @@ final class Birdwatcher {
         context.insert(Birdwatcher(name: "Ada"))
         try context.save()
         #expect(observer.eventCounter == 2)
-        try context.save()   // nothing to save: no transaction
+        try context.save()  // nothing to save: no transaction
         #expect(observer.eventCounter == 2)
 
         // Its token is the last transaction's: nothing is after it.
@@ -273,8 +274,9 @@ final class Birdwatcher {
         }
         #expect(arrived)
         #expect(observer.eventCounter >= 1 && observer.eventCounter <= 3)
-        let since = try container.mainContext.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
-            predicate: #Predicate { $0.token > start }))
+        let since = try container.mainContext.fetchHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(
+                predicate: #Predicate { $0.token > start }))
         #expect(!since.isEmpty && since.count <= 3)
         #expect(since.allSatisfy { $0.processIdentifier != String(ProcessInfo.processInfo.processIdentifier) })
         #expect(observer.historyTokens.values.first as? DefaultHistoryToken == since.last?.token)

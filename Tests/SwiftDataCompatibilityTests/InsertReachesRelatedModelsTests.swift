@@ -52,8 +52,9 @@ final class Sticker {
     }
 
     func makeContainer() throws -> ModelContainer {
-        try ModelContainer(for: Notebook.self, Page.self, Sticker.self,
-                           configurations: ModelConfiguration(url: directory.storeURL("Notes.store")))
+        try ModelContainer(
+            for: Notebook.self, Page.self, Sticker.self,
+            configurations: ModelConfiguration(url: directory.storeURL("Notes.store")))
     }
 
     @Test func insertingAPageInsertsTheNewNotebookWhoseListHoldsIt() throws {

@@ -146,8 +146,9 @@ enum AbortingMigrationPlan: SchemaMigrationPlan {
 
     /// What version 1 of the app saved.
     func saveVersion1Recipes() throws {
-        let container = try ModelContainer(for: Schema(versionedSchema: RecipesSchemaV1.self),
-                                           configurations: ModelConfiguration(url: storeURL))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: RecipesSchemaV1.self),
+            configurations: ModelConfiguration(url: storeURL))
         let context = ModelContext(container)
         for (name, minutes) in [("Carbonara", 30), ("Risotto", 40), ("Carbonara", 25), ("Tiramisu", 20), ("Risotto", 35)] {
             context.insert(RecipesSchemaV1.Recipe(name: name, minutes: minutes))
@@ -181,9 +182,10 @@ enum AbortingMigrationPlan: SchemaMigrationPlan {
     @Test func aCustomStageRemovesDuplicatesBeforeVersion3MakesNamesUnique() throws {
         try saveVersion1Recipes()
 
-        let container = try ModelContainer(for: Schema(versionedSchema: RecipesSchemaV3.self),
-                                           migrationPlan: RecipesMigrationPlan.self,
-                                           configurations: ModelConfiguration(url: storeURL))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: RecipesSchemaV3.self),
+            migrationPlan: RecipesMigrationPlan.self,
+            configurations: ModelConfiguration(url: storeURL))
         let context = container.mainContext
         let recipes = try context.fetch(FetchDescriptor<Recipe>(sortBy: [SortDescriptor(\.name)]))
         #expect(recipes.map(\.name) == ["Carbonara", "Risotto", "Tiramisu"])
@@ -201,13 +203,15 @@ enum AbortingMigrationPlan: SchemaMigrationPlan {
     @Test func aMigratedStoreReopensWithTheCurrentModels() throws {
         try saveVersion1Recipes()
         do {
-            let container = try ModelContainer(for: Recipe.self, migrationPlan: RecipesMigrationPlan.self,
-                                               configurations: ModelConfiguration(url: storeURL))
+            let container = try ModelContainer(
+                for: Recipe.self, migrationPlan: RecipesMigrationPlan.self,
+                configurations: ModelConfiguration(url: storeURL))
             #expect(try ModelContext(container).fetchCount(FetchDescriptor<Recipe>()) == 3)
         }
 
-        let container = try ModelContainer(for: Recipe.self, migrationPlan: RecipesMigrationPlan.self,
-                                           configurations: ModelConfiguration(url: storeURL))
+        let container = try ModelContainer(
+            for: Recipe.self, migrationPlan: RecipesMigrationPlan.self,
+            configurations: ModelConfiguration(url: storeURL))
         let recipes = try ModelContext(container).fetch(FetchDescriptor<Recipe>(sortBy: [SortDescriptor(\.name)]))
         #expect(recipes.map(\.name) == ["Carbonara", "Risotto", "Tiramisu"])
     }
@@ -218,14 +222,16 @@ enum AbortingMigrationPlan: SchemaMigrationPlan {
         #expect(!before.isEmpty)
 
         #expect(throws: (any Error).self) {
-            try ModelContainer(for: Schema(versionedSchema: RecipesSchemaV3.self),
-                               migrationPlan: AbortingMigrationPlan.self,
-                               configurations: ModelConfiguration(url: storeURL))
+            try ModelContainer(
+                for: Schema(versionedSchema: RecipesSchemaV3.self),
+                migrationPlan: AbortingMigrationPlan.self,
+                configurations: ModelConfiguration(url: storeURL))
         }
 
         #expect(try storeContents() == before)
-        let container = try ModelContainer(for: Schema(versionedSchema: RecipesSchemaV1.self),
-                                           configurations: ModelConfiguration(url: storeURL))
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: RecipesSchemaV1.self),
+            configurations: ModelConfiguration(url: storeURL))
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<RecipesSchemaV1.Recipe>()) == 5)
     }
 }

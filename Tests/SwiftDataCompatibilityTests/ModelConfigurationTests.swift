@@ -9,8 +9,9 @@ import Testing
 @Suite @MainActor struct ModelConfigurationTests {
     @Test func theFullSwiftDataInitializerCompilesAndKeepsItsArguments() throws {
         let schema = Schema([Trip.self])
-        let configuration = ModelConfiguration(schema: schema, isStoredInMemoryOnly: true, allowsSave: true,
-                                               groupContainer: .none, cloudKitDatabase: .none)
+        let configuration = ModelConfiguration(
+            schema: schema, isStoredInMemoryOnly: true, allowsSave: true,
+            groupContainer: .none, cloudKitDatabase: .none)
         #expect(configuration.schema == schema)
         #expect(configuration.isStoredInMemoryOnly)
         #expect(configuration.allowsSave)
@@ -70,7 +71,8 @@ import Testing
         #expect(configuration.groupAppContainerIdentifier == "group.com.example.trips")
 
         let environment = ProcessInfo.processInfo.environment
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
         #expect(configuration.url.path == dataHome + "/group.com.example.trips/Trips.folio")
     }

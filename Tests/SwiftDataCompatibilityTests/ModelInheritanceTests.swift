@@ -102,8 +102,9 @@ final class Itinerary {
 
 @Suite @MainActor struct ModelInheritanceTests {
     static func container(_ url: URL) throws -> ModelContainer {
-        try ModelContainer(for: Journey.self, BusinessJourney.self, LeisureJourney.self,
-                           configurations: ModelConfiguration(url: url))
+        try ModelContainer(
+            for: Journey.self, BusinessJourney.self, LeisureJourney.self,
+            configurations: ModelConfiguration(url: url))
     }
 
     /// Three journeys, one of each class, saved in a new store.
@@ -169,11 +170,13 @@ final class Itinerary {
         let context = try Self.container(url).mainContext
         let business = try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { $0 is BusinessJourney }))
         #expect(Self.names(business) == ["BusinessJourney Summit"])
-        let generous = try context.fetch(FetchDescriptor<Journey>(
-            predicate: #Predicate { ($0 as? BusinessJourney)?.perdiem ?? 0 > 100 }))
+        let generous = try context.fetch(
+            FetchDescriptor<Journey>(
+                predicate: #Predicate { ($0 as? BusinessJourney)?.perdiem ?? 0 > 100 }))
         #expect(Self.names(generous) == ["BusinessJourney Summit"])
-        let stingy = try context.fetch(FetchDescriptor<Journey>(
-            predicate: #Predicate { ($0 as? BusinessJourney)?.perdiem ?? 0 > 500 }))
+        let stingy = try context.fetch(
+            FetchDescriptor<Journey>(
+                predicate: #Predicate { ($0 as? BusinessJourney)?.perdiem ?? 0 > 500 }))
         #expect(stingy.isEmpty)
         // On an inherited property, through a subclass's descriptor.
         let rome = try context.fetch(FetchDescriptor<LeisureJourney>(predicate: #Predicate { $0.destination == "Rome" }))
@@ -212,8 +215,9 @@ final class Itinerary {
         let context = try Self.container(url).mainContext
         context.autosaveEnabled = false  // saved at the end, as the test says
         context.undoManager = UndoManager()
-        let summit = try #require(try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { $0.name == "Summit" })).first
-                                    as? BusinessJourney)
+        let summit = try #require(
+            try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { $0.name == "Summit" })).first
+                as? BusinessJourney)
         summit.name = "Board meeting"  // inherited
         context.processPendingChanges()
         summit.perdiem = 150  // its own
@@ -251,15 +255,17 @@ final class Itinerary {
         summit.perdiem = 99
         try context.save()
         let transactions = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
-        let inserted = transactions.first?.changes.compactMap { change -> String? in
-            guard case .insert(let insert) = change else { return nil }
-            return insert.changedPersistentIdentifier.entityName
-        } ?? []
+        let inserted =
+            transactions.first?.changes.compactMap { change -> String? in
+                guard case .insert(let insert) = change else { return nil }
+                return insert.changedPersistentIdentifier.entityName
+            } ?? []
         #expect(inserted.contains("BusinessJourney") && inserted.contains("LeisureJourney") && inserted.contains("Journey"))
-        let update = try #require(transactions.last?.changes.compactMap { change -> DefaultHistoryUpdate<BusinessJourney>? in
-            guard case .update(let update as DefaultHistoryUpdate<BusinessJourney>) = change else { return nil }
-            return update
-        }.first)
+        let update = try #require(
+            transactions.last?.changes.compactMap { change -> DefaultHistoryUpdate<BusinessJourney>? in
+                guard case .update(let update as DefaultHistoryUpdate<BusinessJourney>) = change else { return nil }
+                return update
+            }.first)
         #expect(update.changedPersistentIdentifier == summit.persistentModelID)
         #expect(update.updatedAttributes.contains(\BusinessJourney.name) && update.updatedAttributes.contains(\BusinessJourney.perdiem))
     }
@@ -305,8 +311,9 @@ final class Itinerary {
     func uniquenessOnTheSuperclassHoldsAcrossSubclasses() throws {
         let folder = try TemporaryFolder()
         let url = folder.storeURL("Badges.store")
-        let container = try ModelContainer(for: Badge.self, GoldBadge.self, SilverBadge.self, PlatinumBadge.self,
-                                           configurations: ModelConfiguration(url: url))
+        let container = try ModelContainer(
+            for: Badge.self, GoldBadge.self, SilverBadge.self, PlatinumBadge.self,
+            configurations: ModelConfiguration(url: url))
         let context = container.mainContext
         context.autosaveEnabled = false
         context.insert(GoldBadge(code: "A", karat: 18))
@@ -320,8 +327,10 @@ final class Itinerary {
         let silver = try #require(try context.fetch(FetchDescriptor<SilverBadge>()).first)
         silver.code = "B"
         try context.save()
-        let reopened = ModelContext(try ModelContainer(for: Badge.self, GoldBadge.self, SilverBadge.self, PlatinumBadge.self,
-                                                       configurations: ModelConfiguration(url: url)))
+        let reopened = ModelContext(
+            try ModelContainer(
+                for: Badge.self, GoldBadge.self, SilverBadge.self, PlatinumBadge.self,
+                configurations: ModelConfiguration(url: url)))
         #expect(try reopened.fetch(FetchDescriptor<Badge>(sortBy: [SortDescriptor(\.code)])).map(\.code) == ["A", "B"])
     }
 
@@ -356,11 +365,13 @@ final class Itinerary {
     @Test("a relationship that would hold models of a class with subclasses is refused with an error naming it")
     func relationshipIntoAHierarchyIsRefused() throws {
         let error = #expect(throws: ModelError.self) {
-            _ = try ModelContainer(for: Itinerary.self, Journey.self, BusinessJourney.self,
-                                   configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            _ = try ModelContainer(
+                for: Itinerary.self, Journey.self, BusinessJourney.self,
+                configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         }
         guard case .schema(let schemaError)? = error,
-              case .relationshipIntoHierarchy(let entity, let relationship, let destination) = schemaError else {
+            case .relationshipIntoHierarchy(let entity, let relationship, let destination) = schemaError
+        else {
             Issue.record("got \(String(describing: error))")
             return
         }

@@ -46,8 +46,9 @@ final class NewerAPIXCTests: XCTestCase {
         context.insert(Book(title: "Dune", genre: "Fiction"))
         context.insert(Book(title: "Cosmos", genre: "Science"))
         try context.save()
-        let observer = try ResultsObserver<Book, String>(sortBy: [SortDescriptor(\.title)], sectionBy: \.genre,
-                                                         modelContext: context)
+        let observer = try ResultsObserver<Book, String>(
+            sortBy: [SortDescriptor(\.title)], sectionBy: \.genre,
+            modelContext: context)
         XCTAssertEqual(observer.results.map(\.title), ["Dune", "Cosmos"])
         context.insert(Book(title: "Brief History", genre: "Science"))
         XCTAssertEqual(observer.sections?.sectionTitles, ["Fiction", "Science"])
@@ -78,8 +79,10 @@ final class NewerAPIXCTests: XCTestCase {
     func testCodableAttributesSurviveReopening() async throws {
         do {
             let context = try container(Garden.self, name: "Gardens.folio").mainContext
-            context.insert(Garden(name: "Kew", palette: Palette(colors: ["green"], isDark: false), temperature: Celsius(18),
-                                  season: .spring, plants: ["fern"]))
+            context.insert(
+                Garden(
+                    name: "Kew", palette: Palette(colors: ["green"], isDark: false), temperature: Celsius(18),
+                    season: .spring, plants: ["fern"]))
             try context.save()
         }
         let garden = try XCTUnwrap(try container(Garden.self, name: "Gardens.folio").mainContext.fetch(FetchDescriptor<Garden>()).first)

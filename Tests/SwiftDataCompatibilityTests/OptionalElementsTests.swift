@@ -34,8 +34,10 @@ final class SensorLog {
     var links: [URL?]
     var codes: Set<Int?>
 
-    init(name: String, readings: [Double?], flags: [Bool?], times: [Date?], ids: [UUID?], blobs: [Data?],
-         amounts: [Decimal?], links: [URL?], codes: Set<Int?>) {
+    init(
+        name: String, readings: [Double?], flags: [Bool?], times: [Date?], ids: [UUID?], blobs: [Data?],
+        amounts: [Decimal?], links: [URL?], codes: Set<Int?>
+    ) {
         self.name = name
         self.readings = readings
         self.flags = flags
@@ -63,8 +65,9 @@ final class SensorLog {
         do {
             let container = try makeContainer()
             let context = container.mainContext
-            let ada = SurveyResponse(respondent: "Ada", answers: [nil, "yes"], scores: [3, nil, nil, 5],
-                                     extras: ["weight": nil, "height": 1.7])
+            let ada = SurveyResponse(
+                respondent: "Ada", answers: [nil, "yes"], scores: [3, nil, nil, 5],
+                extras: ["weight": nil, "height": 1.7])
             context.insert(ada)
             context.insert(SurveyResponse(respondent: "Grace", answers: [], scores: [nil]))
             #expect(ada.answers == [nil, "yes"], "read back in memory, before the save")
@@ -90,9 +93,11 @@ final class SensorLog {
         let configuration = ModelConfiguration(url: directory.storeURL("Sensors.store"))
         do {
             let context = try ModelContainer(for: SensorLog.self, configurations: configuration).mainContext
-            context.insert(SensorLog(name: "roof", readings: [nil, 1.5], flags: [true, nil], times: [nil, .day(3)],
-                                     ids: [id, nil], blobs: [nil, Data([1, 2])], amounts: [Decimal(string: "2.50"), nil],
-                                     links: [nil, link], codes: [nil, 7]))
+            context.insert(
+                SensorLog(
+                    name: "roof", readings: [nil, 1.5], flags: [true, nil], times: [nil, .day(3)],
+                    ids: [id, nil], blobs: [nil, Data([1, 2])], amounts: [Decimal(string: "2.50"), nil],
+                    links: [nil, link], codes: [nil, 7]))
             try context.save()
         }
         let context = try ModelContainer(for: SensorLog.self, configurations: configuration).mainContext

@@ -67,23 +67,27 @@ func count<T: PersistentModel>(_ type: T.Type, in context: ModelContext) throws 
         let busy = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.accommodations.count > 1 }))
         #expect(busy.map(\.name) == ["Rome"])
 
-        let thon = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { trip in
-            trip.accommodations.contains { $0.name == "Thon" }
-        }))
+        let thon = try context.fetch(
+            FetchDescriptor<Trip>(
+                predicate: #Predicate { trip in
+                    trip.accommodations.contains { $0.name == "Thon" }
+                }))
         #expect(thon.map(\.name) == ["Oslo"])
 
-        let inRome = try context.fetch(FetchDescriptor<Accommodation>(
-            predicate: #Predicate { $0.trip?.name == "Rome" },
-            sortBy: [SortDescriptor(\.name)]
-        ))
+        let inRome = try context.fetch(
+            FetchDescriptor<Accommodation>(
+                predicate: #Predicate { $0.trip?.name == "Rome" },
+                sortBy: [SortDescriptor(\.name)]
+            ))
         #expect(inRome.map(\.name) == ["Hotel Roma", "Villa Borghese B&B"])
     }
 
     @Test func sortingByTwoKeys() throws {
-        let accommodations = try context.fetch(FetchDescriptor<Accommodation>(sortBy: [
-            SortDescriptor(\.trip?.startDate, order: .reverse),
-            SortDescriptor(\.name),
-        ]))
+        let accommodations = try context.fetch(
+            FetchDescriptor<Accommodation>(sortBy: [
+                SortDescriptor(\.trip?.startDate, order: .reverse),
+                SortDescriptor(\.name),
+            ]))
         #expect(accommodations.map(\.name) == ["Thon", "Hotel Roma", "Villa Borghese B&B"])
     }
 

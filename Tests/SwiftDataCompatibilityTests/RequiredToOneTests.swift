@@ -139,14 +139,18 @@ final class Expense {
     /// A package holding expenses whose relationships the schema declares
     /// optional (as `var payer: Payer?` would), the second one without a payee when `missing`.
     static func optionalPackage(_ url: URL, missing: Bool) throws {
-        let payer = Schema.Entity("Payer", attributes: [Schema.Attribute("name", .string)], relationships: [
-            Schema.Relationship("paid", to: "Expense", toMany: true, inverse: "payer"),
-            Schema.Relationship("received", to: "Expense", toMany: true, inverse: "payee"),
-        ])
-        let expense = Schema.Entity("Expense", attributes: [Schema.Attribute("amount", .int)], relationships: [
-            Schema.Relationship("payer", to: "Payer", toMany: false, inverse: "paid"),
-            Schema.Relationship("payee", to: "Payer", toMany: false, inverse: "received"),
-        ])
+        let payer = Schema.Entity(
+            "Payer", attributes: [Schema.Attribute("name", .string)],
+            relationships: [
+                Schema.Relationship("paid", to: "Expense", toMany: true, inverse: "payer"),
+                Schema.Relationship("received", to: "Expense", toMany: true, inverse: "payee"),
+            ])
+        let expense = Schema.Entity(
+            "Expense", attributes: [Schema.Attribute("amount", .int)],
+            relationships: [
+                Schema.Relationship("payer", to: "Payer", toMany: false, inverse: "paid"),
+                Schema.Relationship("payee", to: "Payer", toMany: false, inverse: "received"),
+            ])
         let container = try ModelContainer(for: try Schema([expense, payer]), configurations: ModelConfiguration(url: url))
         let context = ModelContext(container)
         let ada = try context.insert("Payer", ["name": .string("Ada")])
@@ -187,11 +191,14 @@ final class Expense {
         }
         let container = try ModelContainer(contentsOf: url)
         #expect(container.schema.entity(named: "Expense")?.relationship(named: "payer")?.minimumModelCount == 1)
-        let loosened = try Schema(container.schema.entities.map { entity in
-            var entity = entity
-            entity.relationships = entity.relationships.map { var relationship = $0; relationship.minimumModelCount = 0; return relationship }
-            return entity
-        })
+        let loosened = try Schema(
+            container.schema.entities.map { entity in
+                var entity = entity
+                entity.relationships = entity.relationships.map {
+                    var relationship = $0; relationship.minimumModelCount = 0; return relationship
+                }
+                return entity
+            })
         _ = consume container
         let context = ModelContext(try ModelContainer(for: loosened, configurations: ModelConfiguration(url: url)))
         let expense = try #require(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Expense")).first)

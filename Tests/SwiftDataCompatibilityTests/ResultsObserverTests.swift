@@ -65,8 +65,9 @@ final class ChangeFlag: Sendable {
     @Test func `results follow inserts, edits and deletes made in the observed context`() throws {
         let container = try inMemoryContainer()
         let context = container.mainContext
-        let observer = try ResultsObserver<Book, Never>(filterBy: Self.published, sortBy: [SortDescriptor(\.title)],
-                                                        modelContext: context)
+        let observer = try ResultsObserver<Book, Never>(
+            filterBy: Self.published, sortBy: [SortDescriptor(\.title)],
+            modelContext: context)
         #expect(observer.results.isEmpty)
 
         let emma = Book(title: "Emma")
@@ -141,8 +142,9 @@ final class ChangeFlag: Sendable {
         let container = try inMemoryContainer()
         let context = container.mainContext
         context.undoManager = UndoManager()
-        let descriptor = FetchDescriptor<Book>(predicate: #Predicate { $0.pages > 300 && $0.isPublished },
-                                               sortBy: [SortDescriptor(\.genre), SortDescriptor(\.pages, order: .reverse)])
+        let descriptor = FetchDescriptor<Book>(
+            predicate: #Predicate { $0.pages > 300 && $0.isPublished },
+            sortBy: [SortDescriptor(\.genre), SortDescriptor(\.pages, order: .reverse)])
         let observer = try ResultsObserver<Book, Never>(fetchDescriptor: descriptor, modelContext: context)
         var generator = SeededGenerator(seed: 32)
         let genres = ["Fiction", "History", "Poetry"]
@@ -150,9 +152,11 @@ final class ChangeFlag: Sendable {
             let books = try context.fetch(FetchDescriptor<Book>())
             switch books.isEmpty ? 0 : Int.random(in: 0..<10, using: &generator) {
             case 0...2:
-                context.insert(Book(title: "b\(step)", genre: genres.randomElement(using: &generator) ?? "Fiction",
-                                    pages: Int.random(in: 0...600, using: &generator),
-                                    isPublished: Bool.random(using: &generator)))
+                context.insert(
+                    Book(
+                        title: "b\(step)", genre: genres.randomElement(using: &generator) ?? "Fiction",
+                        pages: Int.random(in: 0...600, using: &generator),
+                        isPublished: Bool.random(using: &generator)))
             case 3...4:
                 books.randomElement(using: &generator)?.pages = Int.random(in: 0...600, using: &generator)
             case 5:
@@ -209,8 +213,9 @@ final class ChangeFlag: Sendable {
 
     @Test func `an observer over a container sees what the main context saves`() throws {
         let container = try onDiskContainer()
-        let observer = try ResultsObserver<Book, Never>(filterBy: Self.published, sortBy: [SortDescriptor(\.title)],
-                                                        modelContainer: container)
+        let observer = try ResultsObserver<Book, Never>(
+            filterBy: Self.published, sortBy: [SortDescriptor(\.title)],
+            modelContainer: container)
         #expect(observer.modelContext !== container.mainContext)
         let context = container.mainContext
         context.insert(Book(title: "Emma"))
@@ -260,8 +265,12 @@ final class ChangeFlag: Sendable {
             do {
                 let package = DocumentPackage(url: directory.storeURL())
                 let document = try package.read()
-                _ = try document.insert("Book", ["title": .string("Persuasion"), "genre": .string("Fiction"),
-                                                 "pages": .int(250), "isPublished": .bool(true)])
+                _ = try document.insert(
+                    "Book",
+                    [
+                        "title": .string("Persuasion"), "genre": .string("Fiction"),
+                        "pages": .int(250), "isPublished": .bool(true),
+                    ])
                 try package.write(document)
             } catch {
                 writeError = error
@@ -283,8 +292,12 @@ final class ChangeFlag: Sendable {
         // Another program saves a book while the reader has the document open.
         let package = DocumentPackage(url: directory.storeURL())
         let document = try package.read()
-        _ = try document.insert("Book", ["title": .string("Persuasion"), "genre": .string("Fiction"),
-                                         "pages": .int(250), "isPublished": .bool(true)])
+        _ = try document.insert(
+            "Book",
+            [
+                "title": .string("Persuasion"), "genre": .string("Fiction"),
+                "pages": .int(250), "isPublished": .bool(true),
+            ])
         try package.write(document)
 
         let observer = try ResultsObserver<Book, Never>(sortBy: [SortDescriptor(\.title)], modelContainer: reader)
@@ -336,8 +349,9 @@ final class ChangeFlag: Sendable {
 
     @Test func `observation fires when a model enters, leaves or moves in the results, not for other edits`() throws {
         let context = try inMemoryContainer().mainContext
-        let observer = try ResultsObserver<Book, Never>(filterBy: Self.published, sortBy: [SortDescriptor(\.title)],
-                                                        modelContext: context)
+        let observer = try ResultsObserver<Book, Never>(
+            filterBy: Self.published, sortBy: [SortDescriptor(\.title)],
+            modelContext: context)
         var flag = tracking { _ = observer.results }
         let emma = Book(title: "Emma")
         context.insert(emma)

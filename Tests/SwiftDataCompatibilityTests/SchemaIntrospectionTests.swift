@@ -74,7 +74,6 @@ final class Article {
     }
 }
 
-
 // `#Index` (SwiftData, iOS 18): declared in the model, seen in the schema,
 // and the indexed fetch finds what a scan would.
 

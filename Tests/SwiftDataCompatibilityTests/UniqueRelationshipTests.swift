@@ -41,8 +41,9 @@ final class Flow {
     }
 
     @Test func aFlowWithTheSameSnapshotAndLabelUpdatesTheStoredOne() throws {
-        let container = try ModelContainer(for: Snapshot.self, Flow.self,
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: Snapshot.self, Flow.self,
+            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = container.mainContext
         let monday = Snapshot(name: "Monday", takenAt: .day(2))
         let tuesday = Snapshot(name: "Tuesday", takenAt: .day(3))
@@ -66,8 +67,9 @@ final class Flow {
     // are one flow holding the later values, as one new trip whose unique name
     // another new trip has is (issue 32, item 4: this save threw).
     @Test func twoNewFlowsOfOneNewSnapshotAreOneFlowWithTheLaterValues() throws {
-        let container = try ModelContainer(for: Snapshot.self, Flow.self,
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: Snapshot.self, Flow.self,
+            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = container.mainContext
         let monday = Snapshot(name: "Monday", takenAt: .day(2))
         context.insert(Flow(label: "inlet", rate: 1, snapshot: monday))
@@ -102,8 +104,9 @@ final class Flow {
     }
 
     @Test func newFlowsListedInANewSnapshotWithOneLabelAreOneFlowWithTheLaterValues() throws {
-        let container = try ModelContainer(for: Snapshot.self, Flow.self,
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: Snapshot.self, Flow.self,
+            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = container.mainContext
         let monday = Snapshot(name: "Monday", takenAt: .day(2))
         monday.flows = [Flow(label: "inlet", rate: 1), Flow(label: "inlet", rate: 2), Flow(label: "outlet", rate: 3)]
@@ -118,8 +121,9 @@ final class Flow {
     // Folio resolves the key when the model is inserted, so a fetch before the
     // save already finds one object, holding the later values.
     @Test func anInsertOverAnExistingKeyUpdatesItAtOnce() throws {
-        let container = try ModelContainer(for: Snapshot.self, Flow.self,
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: Snapshot.self, Flow.self,
+            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = container.mainContext
         let monday = Snapshot(name: "Monday", takenAt: .day(2))
         let first = Flow(label: "inlet", rate: 1, snapshot: monday)
@@ -227,4 +231,3 @@ final class PassportOwner {
         #expect(owner.passport?.number == "X2")
     }
 }
-

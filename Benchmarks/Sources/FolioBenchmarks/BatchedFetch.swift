@@ -136,8 +136,9 @@ func runBatchedBenchmarks(sizes: [Int], runs: Int, batchSize: Int) throws {
         rows.append((n, figures[.all] ?? [:], figures[.batched] ?? [:], figures[.identifiers] ?? [:]))
     }
     print("")
-    print("Batched fetch (issue 15): Folio \(folioRevision()), best of \(runs), batch size \(batchSize), "
-          + "\(ProcessInfo.processInfo.activeProcessorCount) cores; load average before \(loadBefore), after \(loadAverage())")
+    print(
+        "Batched fetch (issue 15): Folio \(folioRevision()), best of \(runs), batch size \(batchSize), "
+            + "\(ProcessInfo.processInfo.activeProcessorCount) cores; load average before \(loadBefore), after \(loadAverage())")
     print("Each way in a fresh process through mainContext: open the package, then fetch every animal and read its age.")
     print("Peak = VmHWM reset after the open (so: the fetch and iteration's own peak); above open = peak − RSS after the open.")
     print("")
@@ -156,13 +157,15 @@ func runBatchedBenchmarks(sizes: [Int], runs: Int, batchSize: Int) throws {
         line("fetch + iterate + release", "total_released") { ms($0) }
         line("the same, CPU time of the thread", "cpu_released") { ms($0) }
         func above(_ figures: [String: Double]) -> Double { (figures["fetch_peak"] ?? .nan) - (figures["open_rss"] ?? .nan) }
-        print("| \(label) | peak above the opened document | \(mb(above(row.all))) | \(mb(above(row.batched))) | "
-              + "\(String(format: "%.3f", above(row.batched) / above(row.all)))× | \(mb(above(row.identifiers))) |")
+        print(
+            "| \(label) | peak above the opened document | \(mb(above(row.all))) | \(mb(above(row.batched))) | "
+                + "\(String(format: "%.3f", above(row.batched) / above(row.all)))× | \(mb(above(row.identifiers))) |")
         line("peak (VmHWM after the open)", "fetch_peak") { mb($0) }
         line("RSS after the open", "open_rss") { mb($0) }
         line("peak of the open", "open_peak") { mb($0) }
-        print("| \(label) | peak above open per result | \(String(format: "%.0f B", above(row.all) / Double(row.n))) | "
-              + "\(String(format: "%.1f B", above(row.batched) / Double(row.n))) | | "
-              + "\(String(format: "%.1f B", above(row.identifiers) / Double(row.n))) |")
+        print(
+            "| \(label) | peak above open per result | \(String(format: "%.0f B", above(row.all) / Double(row.n))) | "
+                + "\(String(format: "%.1f B", above(row.batched) / Double(row.n))) | | "
+                + "\(String(format: "%.1f B", above(row.identifiers) / Double(row.n))) |")
     }
 }

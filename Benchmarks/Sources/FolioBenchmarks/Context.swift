@@ -60,8 +60,10 @@ func plainAnimals(_ workload: ContextWorkload) -> [PlainAnimal] {
     var animals: [PlainAnimal] = []
     animals.reserveCapacity(workload.n)
     for i in 0..<workload.n {
-        animals.append(PlainAnimal(name: Zoo.name(i), age: Zoo.age(i), weight: Zoo.weight(i), born: Zoo.born(i),
-                                   notes: Zoo.notes(i), categoryIndex: workload.category(of: i)))
+        animals.append(
+            PlainAnimal(
+                name: Zoo.name(i), age: Zoo.age(i), weight: Zoo.weight(i), born: Zoo.born(i),
+                notes: Zoo.notes(i), categoryIndex: workload.category(of: i)))
     }
     return animals
 }
@@ -82,8 +84,9 @@ func handFilter(_ animals: [PlainAnimal]) -> [PlainAnimal] {
 let contextPredicateText = "age >= 15 and weight < 500.0"
 
 func contextDescriptor(sorted: Bool) throws -> DynamicFetchDescriptor {
-    DynamicFetchDescriptor(entity: "Animal", predicate: try ObjectPredicate(contextPredicateText),
-                           sortBy: sorted ? [.init("age"), .init("name", ascending: false)] : [])
+    DynamicFetchDescriptor(
+        entity: "Animal", predicate: try ObjectPredicate(contextPredicateText),
+        sortBy: sorted ? [.init("age"), .init("name", ascending: false)] : [])
 }
 
 // MARK: - Results
@@ -157,8 +160,9 @@ func measureContext(_ workload: ContextWorkload, runs: Int) throws -> ContextRes
     context.undoManager = undoManager
     log("  open (ModelContainer + ModelContext) \(seconds(result.open))")
 
-    let bigIDs = try context.fetchIdentifiers(DynamicFetchDescriptor(
-        entity: "AnimalCategory", predicate: try ObjectPredicate("name == '\(Zoo.categoryName(0))'")))
+    let bigIDs = try context.fetchIdentifiers(
+        DynamicFetchDescriptor(
+            entity: "AnimalCategory", predicate: try ObjectPredicate("name == '\(Zoo.categoryName(0))'")))
     guard bigIDs.count == 1 else { fail("expected one big category, found \(bigIDs.count)") }
     let big = bigIDs[0]
     guard try context.related("animals", of: big).count == workload.big else { fail("the big category has the wrong size") }
@@ -184,7 +188,9 @@ func measureContext(_ workload: ContextWorkload, runs: Int) throws -> ContextRes
     result.matches = fetched.count
     fetched = []
     handResult = []
-    log("  fetch (predicate + sort) \(ms(result.fetchSorted.best)) vs hand loop \(ms(result.handSorted.best)); without sort \(ms(result.fetchUnsorted.best)) vs \(ms(result.handUnsorted.best)); \(result.matches) matches")
+    log(
+        "  fetch (predicate + sort) \(ms(result.fetchSorted.best)) vs hand loop \(ms(result.handSorted.best)); without sort \(ms(result.fetchUnsorted.best)) vs \(ms(result.handUnsorted.best)); \(result.matches) matches"
+    )
 
     // Deletion preview (reads only).
     for _ in 0..<runs {
@@ -214,7 +220,9 @@ func measureContext(_ workload: ContextWorkload, runs: Int) throws -> ContextRes
     start = now()
     try context.save()
     result.save = now() - start
-    log("  delete \(ms(result.delete.best)) (first \(ms(result.delete.first))), undo \(ms(result.undo.best)) (first \(ms(result.undo.first))), redo \(ms(result.redo.best)) (first \(ms(result.redo.first))), save \(ms(result.save))")
+    log(
+        "  delete \(ms(result.delete.best)) (first \(ms(result.delete.first))), undo \(ms(result.undo.best)) (first \(ms(result.undo.first))), redo \(ms(result.redo.best)) (first \(ms(result.redo.first))), save \(ms(result.save))"
+    )
     // The saved package must reopen with what the context held (untimed).
     do {
         let saved = try DocumentPackage(url: url).read()
@@ -312,10 +320,11 @@ func reportContext(_ results: [ContextResult], runs: Int, loadBefore: String) {
     print(row("delete ≤ 100 ms") { limit($0.delete.best, 0.1) })
     print(row("undo ≤ 100 ms") { limit($0.undo.best, 0.1) })
     print(row("redo ≤ 100 ms") { limit($0.redo.best, 0.1) })
-    print(row("fetch ≤ 2× hand loop") {
-        let r = $0.fetchSorted.best / $0.handSorted.best
-        return String(format: "%.2f×", r) + (r <= 2 ? " met" : " NOT met")
-    })
+    print(
+        row("fetch ≤ 2× hand loop") {
+            let r = $0.fetchSorted.best / $0.handSorted.best
+            return String(format: "%.2f×", r) + (r <= 2 ? " met" : " NOT met")
+        })
     // Independence of document size: the same cascade at different N.
     var byCascade: [Int: [ContextResult]] = [:]
     for result in results { byCascade[result.workload.big, default: []].append(result) }
@@ -325,7 +334,9 @@ func reportContext(_ results: [ContextResult], runs: Int, loadBefore: String) {
         let growth = Double(large.workload.n) / Double(small.workload.n)
         func line(_ name: String, _ value: (ContextResult) -> Double) {
             let r = value(large) / value(small)
-            print("\(name) of a \(groupedNumber(cascade)) cascade: \(ms(value(small))) at zoo-\(groupedNumber(small.workload.n)), \(ms(value(large))) at zoo-\(groupedNumber(large.workload.n)) → \(String(format: "%.2f×", r)) for \(String(format: "%.0f×", growth)) the document" + (r <= 1.5 ? " (independent of document size: met)" : " (NOT independent)"))
+            print(
+                "\(name) of a \(groupedNumber(cascade)) cascade: \(ms(value(small))) at zoo-\(groupedNumber(small.workload.n)), \(ms(value(large))) at zoo-\(groupedNumber(large.workload.n)) → \(String(format: "%.2f×", r)) for \(String(format: "%.0f×", growth)) the document"
+                    + (r <= 1.5 ? " (independent of document size: met)" : " (NOT independent)"))
         }
         print("")
         line("delete", { $0.delete.best })
@@ -368,8 +379,9 @@ func contextOnly(path: String, op: String, repeats: Int) throws {
     let context = ModelContext(container)
     let undoManager = UndoManager()
     context.undoManager = undoManager
-    let big = try context.fetchIdentifiers(DynamicFetchDescriptor(
-        entity: "AnimalCategory", predicate: try ObjectPredicate("name == '\(Zoo.categoryName(0))'")))[0]
+    let big = try context.fetchIdentifiers(
+        DynamicFetchDescriptor(
+            entity: "AnimalCategory", predicate: try ObjectPredicate("name == '\(Zoo.categoryName(0))'")))[0]
     var timing = Timing()
     for _ in 0..<repeats {
         switch op {
@@ -377,7 +389,9 @@ func contextOnly(path: String, op: String, repeats: Int) throws {
         case "fetch": _ = try timing.time { try context.fetchIdentifiers(try contextDescriptor(sorted: true)) }
         case "fetchnosort": _ = try timing.time { try context.fetchIdentifiers(try contextDescriptor(sorted: false)) }
         case "delete":
-            try timing.time { try context.delete(big); context.processPendingChanges() }
+            try timing.time {
+                try context.delete(big); context.processPendingChanges()
+            }
             undoManager.undo()
         case "undo":
             try context.delete(big); context.processPendingChanges()

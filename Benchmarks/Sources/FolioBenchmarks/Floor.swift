@@ -35,9 +35,9 @@ func runFloor(_ binary: String, package: String, runs: Int) throws -> FloorResul
     let output = try runProcess(binary, [package, String(runs)])
     let values = keyValues(output.output)
     guard output.status == 0, let serial = values["best_seconds"].flatMap(Double.init),
-          let threaded = values["threads_best_seconds"].flatMap(Double.init),
-          let threads = values["threads"].flatMap(Int.init), let files = values["files"].flatMap(Int.init),
-          let bytes = values["bytes"].flatMap(Int.init)
+        let threaded = values["threads_best_seconds"].flatMap(Double.init),
+        let threads = values["threads"].flatMap(Int.init), let files = values["files"].flatMap(Int.init),
+        let bytes = values["bytes"].flatMap(Int.init)
     else { fail("C floor failed on \(package): \(output.output)") }
     return FloorResult(serial: serial, threaded: threaded, threads: threads, files: files, bytes: bytes)
 }

@@ -52,8 +52,13 @@ func runIndexedFetchBenchmarks(sizes: [Int], runs: Int) throws {
     var results: [IndexedFetchResult] = []
     for n in sizes { results.append(try measureIndexedFetch(n: n, runs: runs)) }
     func micro(_ value: Double) -> String {
-        value.isNaN ? "–" : value < 0.001 ? String(format: "%.1f µs", value * 1e6) : value < 1 ? String(format: "%.2f ms", value * 1000)
-            : String(format: "%.2f s", value)
+        value.isNaN
+            ? "–"
+            : value < 0.001
+                ? String(format: "%.1f µs", value * 1e6)
+                : value < 1
+                    ? String(format: "%.2f ms", value * 1000)
+                    : String(format: "%.2f s", value)
     }
     func median(_ timing: Timing) -> Double {
         let sorted = timing.all.sorted()
@@ -68,8 +73,9 @@ func runIndexedFetchBenchmarks(sizes: [Int], runs: Int) throws {
         func row(_ name: String, build: Timing?, _ indexed: Timing, scan: Timing?) {
             let scanCell = scan.map { micro($0.best) } ?? "—"
             let ratio = scan.map { String(format: "%.0f×", $0.best / indexed.best) } ?? "—"
-            print("| \(groupedNumber(r.n)) | \(name) | \(build.map { micro($0.best) } ?? "—") | \(micro(indexed.best)) | "
-                  + "\(micro(median(indexed))) | \(scanCell) | \(ratio) | " + String(format: "%.2f×", indexed.best / sqlite) + " |")
+            print(
+                "| \(groupedNumber(r.n)) | \(name) | \(build.map { micro($0.best) } ?? "—") | \(micro(indexed.best)) | "
+                    + "\(micro(median(indexed))) | \(scanCell) | \(ratio) | " + String(format: "%.2f×", indexed.best / sqlite) + " |")
         }
         row("typed `#Predicate { $0.code == k }`", build: r.typedBuild, r.typedIndexed, scan: r.typedScan)
         row("typed `#Predicate { $0.name == s }`", build: r.typedNameBuild, r.typedByName, scan: nil)
@@ -131,14 +137,19 @@ private func measureIndexedFetch(n: Int, runs: Int) throws -> IndexedFetchResult
     log("index-\(groupedNumber(n)): dynamic")
     do {
         let schema = try Schema([
-            .init("Item", attributes: [.init("code", .int), .init("serial", .int), .init("name", .string), .init("weight", .double)],
-                  indexes: [["code"], ["weight", "code"]]),
+            .init(
+                "Item", attributes: [.init("code", .int), .init("serial", .int), .init("name", .string), .init("weight", .double)],
+                indexes: [["code"], ["weight", "code"]])
         ])
         let context = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
         for i in 0..<n {
             let code = Int64(itemCode(i, n))
-            try context.insert("Item", ["code": .int(code), "serial": .int(code), "name": .string("item\(code)"),
-                                        "weight": .double(Double(i % 1000))])
+            try context.insert(
+                "Item",
+                [
+                    "code": .int(code), "serial": .int(code), "name": .string("item\(code)"),
+                    "weight": .double(Double(i % 1000)),
+                ])
         }
         try context.save()
         func descriptor(_ attribute: String, _ key: Int) throws -> DynamicFetchDescriptor {
@@ -160,9 +171,11 @@ private func measureIndexedFetch(n: Int, runs: Int) throws -> IndexedFetchResult
             for _ in 0..<repeats {
                 let i = Int.random(in: 0..<n, using: &generator)
                 let both = DynamicFetchDescriptor(entity: "Item", predicate: try ObjectPredicate("weight == \(i % 1000) and code == \(itemCode(i, n))"))
-                let found = try (result.compound.all.isEmpty && result.compoundBuild.all.isEmpty
-                                 ? result.compoundBuild.time { try context.fetchIdentifiers(both) }
-                                 : result.compound.time { try context.fetchIdentifiers(both) })
+                let found =
+                    try
+                    (result.compound.all.isEmpty && result.compoundBuild.all.isEmpty
+                    ? result.compoundBuild.time { try context.fetchIdentifiers(both) }
+                    : result.compound.time { try context.fetchIdentifiers(both) })
                 guard found.count == 1 else { fail("dynamic compound fetch found \(found.count)") }
             }
             for _ in 0..<3 {
@@ -177,7 +190,8 @@ private func measureIndexedFetch(n: Int, runs: Int) throws -> IndexedFetchResult
     do {
         let queue = try DatabaseQueue()
         try queue.write { db in
-            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, code INTEGER NOT NULL, serial INTEGER NOT NULL, name TEXT NOT NULL, weight REAL NOT NULL)")
+            try db.execute(
+                sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, code INTEGER NOT NULL, serial INTEGER NOT NULL, name TEXT NOT NULL, weight REAL NOT NULL)")
             try db.execute(sql: "CREATE INDEX item_code ON item(code)")
             let insert = try db.makeStatement(sql: "INSERT INTO item (code, serial, name, weight) VALUES (?, ?, ?, ?)")
             for i in 0..<n {

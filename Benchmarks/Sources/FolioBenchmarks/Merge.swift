@@ -106,8 +106,12 @@ private func editBranch(_ graph: ObjectGraph, seed: UInt64, tag: String) throws 
         }
     }
     for k in 0..<MergeEdits.inserts {
-        let animal = try graph.insert("Animal", ["name": .string("\(tag) \(k)"), "age": .int(1), "weight": .double(1.5),
-                                                 "born": .date(Zoo.born(k)), "notes": .string("\(tag) new")])
+        let animal = try graph.insert(
+            "Animal",
+            [
+                "name": .string("\(tag) \(k)"), "age": .int(1), "weight": .double(1.5),
+                "born": .date(Zoo.born(k)), "notes": .string("\(tag) new"),
+            ])
         try graph.link(animal, "category", to: categories[random.next(categories.count)])
     }
 }
@@ -129,7 +133,8 @@ private func writeMergeInputs(n: Int, folder: String) throws {
 /// The manifest's `format` attribute of a package.
 private func packageFormat(_ path: String) -> String {
     guard let text = try? String(contentsOfFile: path + "/manifest.xml", encoding: .utf8),
-          let range = text.range(of: "format=\"") else { return "?" }
+        let range = text.range(of: "format=\"")
+    else { return "?" }
     return String(text[range.upperBound...].prefix { $0 != "\"" })
 }
 
@@ -153,33 +158,41 @@ func runMergeBenchmarks(sizes: [Int], runs: Int) throws {
         rows.append((n, packageFormat("\(folder)/base.folio"), figures))
     }
     print("")
-    print("Merge (issue 30, item 9): Folio \(folioRevision()), best of \(runs), "
-          + "\(ProcessInfo.processInfo.activeProcessorCount) cores; load average before \(loadBefore), after \(loadAverage())")
-    print("Each branch: \(MergeEdits.values) value edits, \(MergeEdits.inserts) inserts, \(MergeEdits.deletes) deletes. "
-          + "Each phase in a fresh process; peak = VmHWM of that process.")
+    print(
+        "Merge (issue 30, item 9): Folio \(folioRevision()), best of \(runs), "
+            + "\(ProcessInfo.processInfo.activeProcessorCount) cores; load average before \(loadBefore), after \(loadAverage())")
+    print(
+        "Each branch: \(MergeEdits.values) value edits, \(MergeEdits.inserts) inserts, \(MergeEdits.deletes) deletes. "
+            + "Each phase in a fresh process; peak = VmHWM of that process.")
     print("")
-    print("| zoo | format | open | ObjectGraph.merge (in memory) | ÷ open | DocumentPackage.merge (on disk) | ÷ open | how | peak: open | peak: graph merge (3 graphs read) | peak: package merge | conflicts |")
+    print(
+        "| zoo | format | open | ObjectGraph.merge (in memory) | ÷ open | DocumentPackage.merge (on disk) | ÷ open | how | peak: open | peak: graph merge (3 graphs read) | peak: package merge | conflicts |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
     func count(_ value: Double?) -> String { value.map { String(Int($0)) } ?? "?" }
     for row in rows {
         let open = row.figures[.open] ?? [:], graph = row.figures[.graph] ?? [:], package = row.figures[.package] ?? [:]
         let (o, g, p) = (open["seconds"] ?? .nan, graph["seconds"] ?? .nan, package["seconds"] ?? .nan)
-        let how = (package["file_by_file"] ?? 0) == 1
+        let how =
+            (package["file_by_file"] ?? 0) == 1
             ? "file by file (\(Int(package["merged_files"] ?? 0)) files merged)" : "whole graphs"
-        print("| zoo-\(groupedNumber(row.n)) | \(row.format) | \(ms(o)) | \(ms(g)) | \(String(format: "%.2f", g / o))× | "
-              + "\(ms(p)) | \(String(format: "%.2f", p / o))× | \(how) | \(megabytes(Int(open["peak_hwm"] ?? 0))) | "
-              + "\(megabytes(Int(graph["peak_hwm"] ?? 0))) | \(megabytes(Int(package["peak_hwm"] ?? 0))) | "
-              + "\(count(graph["conflicts"])) / \(count(package["conflicts"])) |")
-        print("| zoo-\(groupedNumber(row.n)) | CPU | \(ms(open["cpu"] ?? .nan)) | \(ms(graph["cpu"] ?? .nan)) | "
-              + "\(String(format: "%.2f", (graph["cpu"] ?? .nan) / (open["cpu"] ?? .nan)))× | \(ms(package["cpu"] ?? .nan)) | "
-              + "\(String(format: "%.2f", (package["cpu"] ?? .nan) / (open["cpu"] ?? .nan)))× | | | | | |")
+        print(
+            "| zoo-\(groupedNumber(row.n)) | \(row.format) | \(ms(o)) | \(ms(g)) | \(String(format: "%.2f", g / o))× | "
+                + "\(ms(p)) | \(String(format: "%.2f", p / o))× | \(how) | \(megabytes(Int(open["peak_hwm"] ?? 0))) | "
+                + "\(megabytes(Int(graph["peak_hwm"] ?? 0))) | \(megabytes(Int(package["peak_hwm"] ?? 0))) | "
+                + "\(count(graph["conflicts"])) / \(count(package["conflicts"])) |")
+        print(
+            "| zoo-\(groupedNumber(row.n)) | CPU | \(ms(open["cpu"] ?? .nan)) | \(ms(graph["cpu"] ?? .nan)) | "
+                + "\(String(format: "%.2f", (graph["cpu"] ?? .nan) / (open["cpu"] ?? .nan)))× | \(ms(package["cpu"] ?? .nan)) | "
+                + "\(String(format: "%.2f", (package["cpu"] ?? .nan) / (open["cpu"] ?? .nan)))× | | | | | |")
     }
     if let first = rows.first, let last = rows.last, rows.count > 1 {
         func growth(_ phase: MergePhase) -> String {
             String(format: "%.1f×", (last.figures[phase]?["seconds"] ?? .nan) / (first.figures[phase]?["seconds"] ?? .nan))
         }
         print("")
-        print("Growth zoo-\(groupedNumber(first.n)) → zoo-\(groupedNumber(last.n)) (\(last.n / first.n)× the objects): "
-              + "open \(growth(.open)), ObjectGraph.merge \(growth(.graph)), DocumentPackage.merge \(growth(.package))")
+        print(
+            "Growth zoo-\(groupedNumber(first.n)) → zoo-\(groupedNumber(last.n)) (\(last.n / first.n)× the objects): "
+                + "open \(growth(.open)), ObjectGraph.merge \(growth(.graph)), DocumentPackage.merge \(growth(.package))")
     }
 }

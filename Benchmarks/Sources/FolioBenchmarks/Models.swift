@@ -86,20 +86,23 @@ func measureModels(n: Int, runs: Int) throws -> ModelsResult {
 
         // Fetch: the same filter and sort, typed with #Predicate and SortDescriptor.
         let typed = try result.typedFetch.time {
-            try typedContext.fetch(FetchDescriptor<Animal>(
-                predicate: #Predicate { $0.age >= 15 && $0.weight < 500.0 },
-                sortBy: [SortDescriptor(\.age), SortDescriptor(\.name, order: .reverse)]))
+            try typedContext.fetch(
+                FetchDescriptor<Animal>(
+                    predicate: #Predicate { $0.age >= 15 && $0.weight < 500.0 },
+                    sortBy: [SortDescriptor(\.age), SortDescriptor(\.name, order: .reverse)]))
         }
         let typedIDs = try result.typedFetchIDs.time {
-            try typedContext.fetchIdentifiers(FetchDescriptor<Animal>(
-                predicate: #Predicate { $0.age >= 15 && $0.weight < 500.0 },
-                sortBy: [SortDescriptor(\.age), SortDescriptor(\.name, order: .reverse)]))
+            try typedContext.fetchIdentifiers(
+                FetchDescriptor<Animal>(
+                    predicate: #Predicate { $0.age >= 15 && $0.weight < 500.0 },
+                    sortBy: [SortDescriptor(\.age), SortDescriptor(\.name, order: .reverse)]))
         }
         guard typedIDs == typed.map(\.persistentModelID) else { fail("typed fetchIdentifiers disagrees with fetch") }
         let dynamic = try result.dynamicFetch.time { try dynamicContext.fetchIdentifiers(try contextDescriptor(sorted: true)) }
         let hand = result.handFetch.time { handFilterSort(plain) }
         guard typed.count == dynamic.count, typed.count == hand.count,
-              zip(typed, hand).allSatisfy({ $0.name == $1.name }) else { fail("typed fetch disagrees: \(typed.count) vs \(dynamic.count) vs \(hand.count)") }
+            zip(typed, hand).allSatisfy({ $0.name == $1.name })
+        else { fail("typed fetch disagrees: \(typed.count) vs \(dynamic.count) vs \(hand.count)") }
         result.matches = typed.count
 
         // Read: three attributes of every match.
@@ -109,8 +112,9 @@ func measureModels(n: Int, runs: Int) throws -> ModelsResult {
         try result.dynamicRead.time {
             for id in dynamic {
                 guard case .double(let weight) = try dynamicContext.value("weight", of: id),
-                      case .int(let age) = try dynamicContext.value("age", of: id),
-                      case .string(let name) = try dynamicContext.value("name", of: id) else { fail("wrong value types") }
+                    case .int(let age) = try dynamicContext.value("age", of: id),
+                    case .string(let name) = try dynamicContext.value("name", of: id)
+                else { fail("wrong value types") }
                 dynamicSum += weight + Double(Int(age) + name.utf8.count)
             }
         }
@@ -127,8 +131,9 @@ func measureModels(n: Int, runs: Int) throws -> ModelsResult {
             typedContext.processPendingChanges()
         }
         result.typedUndo.time { typedContext.undoManager?.undo() }
-        let bigID = try dynamicContext.fetchIdentifiers(DynamicFetchDescriptor(
-            entity: "AnimalCategory", predicate: try ObjectPredicate("name == '\(bigName)'")))
+        let bigID = try dynamicContext.fetchIdentifiers(
+            DynamicFetchDescriptor(
+                entity: "AnimalCategory", predicate: try ObjectPredicate("name == '\(bigName)'")))
         try result.dynamicDelete.time {
             try dynamicContext.delete(bigID)
             dynamicContext.processPendingChanges()

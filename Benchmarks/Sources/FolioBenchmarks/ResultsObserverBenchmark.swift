@@ -38,16 +38,20 @@ func runObserverBenchmarks(sizes: [Int], runs: Int) throws {
         return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
     }
     print("")
-    print("ResultsObserver: update after a one-object change vs a refetch (in memory, `age >= N/2` sorted by name;"
-          + " median and best of \(runs) × 50; load average before: \(loadBefore))")
+    print(
+        "ResultsObserver: update after a one-object change vs a refetch (in memory, `age >= N/2` sorted by name;"
+            + " median and best of \(runs) × 50; load average before: \(loadBefore))")
     print("| animals | results | first fetch | change | observer update, median | best | refetch, median | best | refetch / update |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results {
-        for (name, observed, refetch) in [("one-object save by another context", r.observedSave, r.refetchSave),
-                                          ("one-object edit in the observed context", r.observedEdit, r.refetchEdit)] {
-            print("| \(groupedNumber(r.n)) | \(groupedNumber(r.matches)) | \(milli(r.firstFetch)) | \(name) | "
-                  + "\(milli(median(observed))) | \(milli(observed.best)) | \(milli(median(refetch))) | \(milli(refetch.best)) | "
-                  + String(format: "%.0f×", median(refetch) / median(observed)) + " |")
+        for (name, observed, refetch) in [
+            ("one-object save by another context", r.observedSave, r.refetchSave),
+            ("one-object edit in the observed context", r.observedEdit, r.refetchEdit),
+        ] {
+            print(
+                "| \(groupedNumber(r.n)) | \(groupedNumber(r.matches)) | \(milli(r.firstFetch)) | \(name) | "
+                    + "\(milli(median(observed))) | \(milli(observed.best)) | \(milli(median(refetch))) | \(milli(refetch.best)) | "
+                    + String(format: "%.0f×", median(refetch) / median(observed)) + " |")
         }
     }
 }

@@ -21,7 +21,8 @@ struct TypedResult {
     /// Peak memory of a phase beyond the child's baseline.
     func peakBeyondBaseline(_ phase: TypedPhase, skewed: Bool = false) -> Double? {
         guard let peak = figure(phase, "peak_hwm", skewed: skewed),
-              let baseline = figure(phase, "baseline_rss", skewed: skewed) else { return nil }
+            let baseline = figure(phase, "baseline_rss", skewed: skewed)
+        else { return nil }
         return peak - baseline
     }
 
@@ -74,7 +75,10 @@ private func measureTyped(n: Int, runs: Int, selfPath: String, floorBinary: Stri
         guard let figures = runPhase(selfPath, phase.arguments(n: n, big: big, path: path), runs: runs) else { continue }
         result.phases[key] = figures
         let shown = figures.filter { !["baseline_rss", "rss_after"].contains($0.key) }.sorted { $0.key < $1.key }
-            .map { $0.key == "peak_hwm" ? "peak \(megabytes(Int($0.value)))" : $0.key.hasSuffix("_ns") ? "\($0.key) \(Int($0.value)) ns" : "\($0.key) \(ms($0.value))" }
+            .map {
+                $0.key == "peak_hwm"
+                    ? "peak \(megabytes(Int($0.value)))" : $0.key.hasSuffix("_ns") ? "\($0.key) \(Int($0.value)) ns" : "\($0.key) \(ms($0.value))"
+            }
         log("  \(key): " + shown.joined(separator: ", "))
     }
     result.floor = try runFloor(floorBinary, package: typedPackage, runs: runs)

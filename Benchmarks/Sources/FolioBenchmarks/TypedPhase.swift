@@ -53,11 +53,12 @@ enum TypedPhase: String, CaseIterable {
         switch self {
         case .insertTyped:
             removeItem(path)
-            let container = try ModelContainer(for: Animal.self, AnimalCategory.self,
-                                               configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(
+                for: Animal.self, AnimalCategory.self,
+                configurations: ModelConfiguration(url: url))
             let context = container.mainContext
             let rows = shape.rows()
-            recorder = PhaseRecorder() // memory beyond the input rows, as GRDB's
+            recorder = PhaseRecorder()  // memory beyond the input rows, as GRDB's
             recorder.time("insert") { shape.insertTyped(into: context, rows: rows) }
             try recorder.time("save") { try context.save() }
             recorder.finish(keeping: container)
@@ -79,7 +80,7 @@ enum TypedPhase: String, CaseIterable {
             recorder.finish(keeping: graph)
         case .insertGRDB:
             let (categories, animals) = shape.rows()
-            recorder = PhaseRecorder() // memory beyond the input rows
+            recorder = PhaseRecorder()  // memory beyond the input rows
             let queue = try createDatabase(path)
             try recorder.time("save") { try insertRows(queue, categories, animals) }
             try queue.close()
@@ -101,8 +102,9 @@ enum TypedPhase: String, CaseIterable {
             recorder.record("delete", try grdbCascadeDelete(workload, category: 1))
             recorder.finish()
         case .editTyped:
-            let container = try ModelContainer(for: Animal.self, AnimalCategory.self,
-                                               configurations: ModelConfiguration(url: url))
+            let container = try ModelContainer(
+                for: Animal.self, AnimalCategory.self,
+                configurations: ModelConfiguration(url: url))
             let context = container.mainContext
             var descriptor = FetchDescriptor<Animal>()
             descriptor.fetchLimit = 1
@@ -117,7 +119,8 @@ enum TypedPhase: String, CaseIterable {
             var descriptor = DynamicFetchDescriptor(entity: "Animal")
             descriptor.fetchLimit = 1
             guard let animal = try context.fetchIdentifiers(descriptor).first,
-                  case .int(var age) = try context.value("age", of: animal) else { fail("no animal in \(path)") }
+                case .int(var age) = try context.value("age", of: animal)
+            else { fail("no animal in \(path)") }
             try timeEdits(&recorder) {
                 age += 1
                 try context.setValue(.int(age), for: "age", of: animal)
@@ -195,7 +198,8 @@ private func measureDynamicOpen(_ shape: some ZooShape, _ url: URL, _ recorder: 
     try recorder.time("read") {
         for id in ids {
             guard case .int(let age) = try context.value("age", of: id),
-                  case .string(let name) = try context.value("name", of: id) else { fail("wrong value types") }
+                case .string(let name) = try context.value("name", of: id)
+            else { fail("wrong value types") }
             ages &+= Int(age)
             nameBytes &+= name.utf8.count
             if try !context.related("category", of: id).isEmpty { linked += 1 }
@@ -240,8 +244,10 @@ private func bestPerRead(_ count: Int, _ pass: () -> Bool) -> Double {
 /// delete), dynamic through `ModelContext(container)` (autosave off). Both get
 /// an explicit `UndoManager`.
 @MainActor
-private func cascade(_ workload: ContextWorkload, package: String, typed: Bool,
-                     _ recorder: inout PhaseRecorder) throws -> Never {
+private func cascade(
+    _ workload: ContextWorkload, package: String, typed: Bool,
+    _ recorder: inout PhaseRecorder
+) throws -> Never {
     let work = "\(benchFolder)/cascade-work.folio"
     try copyWorkInput(from: package, to: work)
     let url = URL(fileURLWithPath: work)
@@ -268,8 +274,11 @@ private func cascade(_ workload: ContextWorkload, package: String, typed: Bool,
     } else {
         let context = try recorder.time("open") { ModelContext(try ModelContainer(contentsOf: url)) }
         context.undoManager = undoManager
-        guard let big = try context.fetchIdentifiers(DynamicFetchDescriptor(
-            entity: "AnimalCategory", predicate: try ObjectPredicate("name == '\(bigName)'"))).first
+        guard
+            let big = try context.fetchIdentifiers(
+                DynamicFetchDescriptor(
+                    entity: "AnimalCategory", predicate: try ObjectPredicate("name == '\(bigName)'"))
+            ).first
         else { fail("no category \(bigName)") }
         count = { try context.fetchCount(DynamicFetchDescriptor(entity: "Animal")) }
         delete = {

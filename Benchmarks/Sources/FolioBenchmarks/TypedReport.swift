@@ -10,7 +10,9 @@ struct TypedReport {
 
     func print() {
         Swift.print("")
-        Swift.print("typed-layer benchmark: Folio \(folioRevision()), libxml2 \(libxml2Version()), SQLite \(sqliteVersion()), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        Swift.print(
+            "typed-layer benchmark: Folio \(folioRevision()), libxml2 \(libxml2Version()), SQLite \(sqliteVersion()), \(ProcessInfo.processInfo.activeProcessorCount) cores"
+        )
         Swift.print("best of \(runs) fresh processes per phase; load average before \(loadBefore), after \(loadAverage())")
         printTimes()
         printMemory()
@@ -35,37 +37,50 @@ struct TypedReport {
     private func operations(_ r: TypedResult) -> [Operation] {
         let n = groupedNumber(r.n), big = groupedNumber(r.big)
         return [
-            Operation(label: "insert \(n) models (typed: `Animal(...)`, `insert`, set `category`; dynamic, engine: `insert` + `link`)",
-                      typed: (.insertTyped, "insert"), dynamic: (.insertDynamic, "insert"), engine: (.insertEngine, "insert")),
-            Operation(label: "save() after the insert (engine: `DocumentPackage.write`; GRDB: insert + commit)",
-                      typed: (.insertTyped, "save"), dynamic: (.insertDynamic, "save"), engine: (.insertEngine, "save"),
-                      grdb: (.insertGRDB, "save")),
-            Operation(label: "insert + save, one category of \(big)", typed: (.insertTyped, "insert+save"),
-                      dynamic: (.insertDynamic, "insert+save"), engine: (.insertEngine, "insert+save"),
-                      grdb: (.insertGRDB, "save"), skewed: true),
-            Operation(label: "**insert + save**", typed: (.insertTyped, "insert+save"),
-                      dynamic: (.insertDynamic, "insert+save"), engine: (.insertEngine, "insert+save"),
-                      grdb: (.insertGRDB, "save")),
-            Operation(label: "open: `ModelContainer` on the saved package", typed: (.openTyped, "open"),
-                      dynamic: (.openDynamic, "open"), floor: true),
-            Operation(label: "fetch every animal (dynamic: `fetchIdentifiers`)", typed: (.openTyped, "fetch"),
-                      dynamic: (.openDynamic, "fetch")),
-            Operation(label: "read name, age, category of every animal", typed: (.openTyped, "read"),
-                      dynamic: (.openDynamic, "read")),
-            Operation(label: "**open + fetch + read** (GRDB: open + fetch into records)", typed: (.openTyped, "total"),
-                      dynamic: (.openDynamic, "total"), grdb: (.openGRDB, "total"), floor: true),
-            Operation(label: "property read, scalar (`age`), per read", typed: (.openTyped, "read_scalar_ns"),
-                      dynamic: (.openDynamic, "read_scalar_ns"), perRead: true),
-            Operation(label: "property read, to-one (`category`), per read", typed: (.openTyped, "read_to_one_ns"),
-                      dynamic: (.openDynamic, "read_to_one_ns"), perRead: true),
-            Operation(label: "**delete** category of \(big) (cascade) + `processPendingChanges()` (typed: autosave on; GRDB: DELETE + commit)",
-                      typed: (.cascadeTyped, "delete"), dynamic: (.cascadeDynamic, "delete"), grdb: (.cascadeGRDB, "delete"), skewed: true),
+            Operation(
+                label: "insert \(n) models (typed: `Animal(...)`, `insert`, set `category`; dynamic, engine: `insert` + `link`)",
+                typed: (.insertTyped, "insert"), dynamic: (.insertDynamic, "insert"), engine: (.insertEngine, "insert")),
+            Operation(
+                label: "save() after the insert (engine: `DocumentPackage.write`; GRDB: insert + commit)",
+                typed: (.insertTyped, "save"), dynamic: (.insertDynamic, "save"), engine: (.insertEngine, "save"),
+                grdb: (.insertGRDB, "save")),
+            Operation(
+                label: "insert + save, one category of \(big)", typed: (.insertTyped, "insert+save"),
+                dynamic: (.insertDynamic, "insert+save"), engine: (.insertEngine, "insert+save"),
+                grdb: (.insertGRDB, "save"), skewed: true),
+            Operation(
+                label: "**insert + save**", typed: (.insertTyped, "insert+save"),
+                dynamic: (.insertDynamic, "insert+save"), engine: (.insertEngine, "insert+save"),
+                grdb: (.insertGRDB, "save")),
+            Operation(
+                label: "open: `ModelContainer` on the saved package", typed: (.openTyped, "open"),
+                dynamic: (.openDynamic, "open"), floor: true),
+            Operation(
+                label: "fetch every animal (dynamic: `fetchIdentifiers`)", typed: (.openTyped, "fetch"),
+                dynamic: (.openDynamic, "fetch")),
+            Operation(
+                label: "read name, age, category of every animal", typed: (.openTyped, "read"),
+                dynamic: (.openDynamic, "read")),
+            Operation(
+                label: "**open + fetch + read** (GRDB: open + fetch into records)", typed: (.openTyped, "total"),
+                dynamic: (.openDynamic, "total"), grdb: (.openGRDB, "total"), floor: true),
+            Operation(
+                label: "property read, scalar (`age`), per read", typed: (.openTyped, "read_scalar_ns"),
+                dynamic: (.openDynamic, "read_scalar_ns"), perRead: true),
+            Operation(
+                label: "property read, to-one (`category`), per read", typed: (.openTyped, "read_to_one_ns"),
+                dynamic: (.openDynamic, "read_to_one_ns"), perRead: true),
+            Operation(
+                label: "**delete** category of \(big) (cascade) + `processPendingChanges()` (typed: autosave on; GRDB: DELETE + commit)",
+                typed: (.cascadeTyped, "delete"), dynamic: (.cascadeDynamic, "delete"), grdb: (.cascadeGRDB, "delete"), skewed: true),
             Operation(label: "undo of the delete", typed: (.cascadeTyped, "undo"), dynamic: (.cascadeDynamic, "undo"), skewed: true),
             Operation(label: "redo of the delete", typed: (.cascadeTyped, "redo"), dynamic: (.cascadeDynamic, "redo"), skewed: true),
-            Operation(label: "**save after editing one object** (GRDB: UPDATE + commit)", typed: (.editTyped, "save"),
-                      dynamic: (.editDynamic, "save"), grdb: (.editGRDB, "save")),
-            Operation(label: "the same, next edits (best of \(TypedPhase.repeatedEdits))", typed: (.editTyped, "save_again"),
-                      dynamic: (.editDynamic, "save_again"), grdb: (.editGRDB, "save_again")),
+            Operation(
+                label: "**save after editing one object** (GRDB: UPDATE + commit)", typed: (.editTyped, "save"),
+                dynamic: (.editDynamic, "save"), grdb: (.editGRDB, "save")),
+            Operation(
+                label: "the same, next edits (best of \(TypedPhase.repeatedEdits))", typed: (.editTyped, "save_again"),
+                dynamic: (.editDynamic, "save_again"), grdb: (.editGRDB, "save_again")),
         ]
     }
 
@@ -81,7 +96,9 @@ struct TypedReport {
 
     private func printTimes() {
         Swift.print("")
-        Swift.print("| zoo | operation | typed (`@Model`, `mainContext`) | dynamic API (`ModelContext`) | engine (`ObjectGraph`) | GRDB | C floor (1 thread; all cores) | typed / dynamic | typed / engine | typed / GRDB | ÷ C floor (typed; dynamic) |")
+        Swift.print(
+            "| zoo | operation | typed (`@Model`, `mainContext`) | dynamic API (`ModelContext`) | engine (`ObjectGraph`) | GRDB | C floor (1 thread; all cores) | typed / dynamic | typed / engine | typed / GRDB | ÷ C floor (typed; dynamic) |"
+        )
         Swift.print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for r in results {
             for op in operations(r) {
@@ -95,12 +112,16 @@ struct TypedReport {
                     floorCell = "\(ms(floor.serial)); \(ms(floor.threaded))"
                     floorRatio = "\(ratio(typed, floor.serial)); \(ratio(dynamic, floor.serial))"
                 }
-                Swift.print("| \(groupedNumber(r.n)) | \(op.label) | \(show(typed)) | \(show(dynamic)) | \(show(engine)) | \(show(grdb)) | \(floorCell) | \(ratio(typed, dynamic)) | \(ratio(typed, engine)) | \(ratio(typed, grdb)) | \(floorRatio) |")
+                Swift.print(
+                    "| \(groupedNumber(r.n)) | \(op.label) | \(show(typed)) | \(show(dynamic)) | \(show(engine)) | \(show(grdb)) | \(floorCell) | \(ratio(typed, dynamic)) | \(ratio(typed, engine)) | \(ratio(typed, grdb)) | \(floorRatio) |"
+                )
             }
         }
         if let floor = results.last?.floor {
             Swift.print("")
-            Swift.print("C floor: libxml2 SAX2 over every *.xml of the typed package (\(floor.files) file\(floor.files == 1 ? "" : "s"), \(megabytes(floor.bytes)) at zoo-\(groupedNumber(results.last?.n ?? 0))), on 1 thread and on \(floor.threads).")
+            Swift.print(
+                "C floor: libxml2 SAX2 over every *.xml of the typed package (\(floor.files) file\(floor.files == 1 ? "" : "s"), \(megabytes(floor.bytes)) at zoo-\(groupedNumber(results.last?.n ?? 0))), on 1 thread and on \(floor.threads)."
+            )
         }
     }
 
@@ -117,17 +138,22 @@ struct TypedReport {
         Swift.print("")
         Swift.print("Peak memory (VmHWM of the phase's own process) and bytes per object beyond the process's baseline (strings included):")
         Swift.print("")
-        Swift.print("| zoo | phase | typed peak | typed B/object | dynamic peak | dynamic B/object | engine peak | engine B/object | GRDB peak | GRDB B/object | typed / dynamic | typed / engine |")
+        Swift.print(
+            "| zoo | phase | typed peak | typed B/object | dynamic peak | dynamic B/object | engine peak | engine B/object | GRDB peak | GRDB B/object | typed / dynamic | typed / engine |"
+        )
         Swift.print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for r in results {
             for (label, typed, dynamic, engine, grdb, skewed) in phases {
                 func cells(_ phase: TypedPhase?) -> (String, String, Double?) {
                     guard let phase, let peak = r.figure(phase, "peak_hwm", skewed: skewed),
-                          let perObject = r.bytesPerObject(phase, skewed: skewed) else { return ("—", "—", nil) }
+                        let perObject = r.bytesPerObject(phase, skewed: skewed)
+                    else { return ("—", "—", nil) }
                     return (megabytes(Int(peak)), String(format: "%.0f B", perObject), perObject)
                 }
                 let (t, d, e, g) = (cells(typed), cells(dynamic), cells(engine), cells(grdb))
-                Swift.print("| \(groupedNumber(r.n)) | \(label) | \(t.0) | \(t.1) | \(d.0) | \(d.1) | \(e.0) | \(e.1) | \(g.0) | \(g.1) | \(ratio(t.2, d.2)) | \(ratio(t.2, e.2)) |")
+                Swift.print(
+                    "| \(groupedNumber(r.n)) | \(label) | \(t.0) | \(t.1) | \(d.0) | \(d.1) | \(e.0) | \(e.1) | \(g.0) | \(g.1) | \(ratio(t.2, d.2)) | \(ratio(t.2, e.2)) |"
+                )
             }
         }
     }
@@ -137,7 +163,8 @@ struct TypedReport {
     /// How each headline figure grows from the smallest to the largest N.
     private func printGrowth() {
         guard results.count > 1, let small = results.min(by: { $0.n < $1.n }), let large = results.max(by: { $0.n < $1.n }),
-              small.n < large.n else { return }
+            small.n < large.n
+        else { return }
         let factor = Double(large.n) / Double(small.n)
         let figures: [(String, (TypedResult) -> Double?)] = [
             ("typed insert", { $0.figure(.insertTyped, "insert") }),
@@ -159,7 +186,9 @@ struct TypedReport {
             ("GRDB open + fetch: peak memory beyond the baseline", { $0.peakBeyondBaseline(.openGRDB) }),
         ]
         Swift.print("")
-        Swift.print("Growth from zoo-\(groupedNumber(small.n)) to zoo-\(groupedNumber(large.n)) (×\(String(format: "%.0f", factor)) the objects; linear means growth / ×N ≤ 1.25):")
+        Swift.print(
+            "Growth from zoo-\(groupedNumber(small.n)) to zoo-\(groupedNumber(large.n)) (×\(String(format: "%.0f", factor)) the objects; linear means growth / ×N ≤ 1.25):"
+        )
         Swift.print("")
         Swift.print("| figure | zoo-\(groupedNumber(small.n)) | zoo-\(groupedNumber(large.n)) | growth | growth / ×N |")
         Swift.print("| --- | ---: | ---: | ---: | --- |")
@@ -171,7 +200,9 @@ struct TypedReport {
             let isMemory = label.hasSuffix("baseline")
             let show: (Double) -> String = { isMemory ? megabytes(Int($0)) : ms($0) }
             let perN = b / a / factor
-            Swift.print("| \(label) | \(show(a)) | \(show(b)) | \(String(format: "%.1f×", b / a)) | \(String(format: "%.2f", perN)) \(perN <= 1.25 ? "(linear)" : "(**superlinear**)") |")
+            Swift.print(
+                "| \(label) | \(show(a)) | \(show(b)) | \(String(format: "%.1f×", b / a)) | \(String(format: "%.2f", perN)) \(perN <= 1.25 ? "(linear)" : "(**superlinear**)") |"
+            )
         }
     }
 
@@ -187,30 +218,54 @@ struct TypedReport {
         let targets: [(String, (TypedResult) -> String)] = [
             ("typed scalar read ≤ 50 ns", { verdict($0.figure(.openTyped, "read_scalar_ns"), 50, nanoseconds) }),
             ("typed to-one read ≤ 50 ns", { verdict($0.figure(.openTyped, "read_to_one_ns"), 50, nanoseconds) }),
-            ("typed insert ≤ 2× dynamic insert (`ModelContext`)", {
-                verdict(quotient($0.figure(.insertTyped, "insert"), $0.figure(.insertDynamic, "insert")), 2, times)
-            }),
-            ("typed insert ≤ 2× the engine's insert (`ObjectGraph`)", {
-                verdict(quotient($0.figure(.insertTyped, "insert"), $0.figure(.insertEngine, "insert")), 2, times)
-            }),
-            ("typed insert memory ≤ 2× the engine's, per object (insert + save)", {
-                verdict(quotient($0.bytesPerObject(.insertTyped), $0.bytesPerObject(.insertEngine)), 2, times)
-            }),
-            ("the same, one category of N/10", {
-                verdict(quotient($0.bytesPerObject(.insertTyped, skewed: true), $0.bytesPerObject(.insertEngine, skewed: true)), 2, times)
-            }),
-            ("typed insert + save ≤ GRDB insert + commit", {
-                verdict(quotient(value($0, (.insertTyped, "insert+save"), skewed: false), $0.figure(.insertGRDB, "save")), 1, times)
-            }),
-            ("typed open + fetch + read ≤ GRDB open + fetch", {
-                verdict(quotient($0.figure(.openTyped, "total"), $0.figure(.openGRDB, "total")), 1, times)
-            }),
-            ("typed open (`ModelContainer`) ≤ GRDB open + fetch", {
-                verdict(quotient($0.figure(.openTyped, "open"), $0.figure(.openGRDB, "total")), 1, times)
-            }),
-            ("typed cascade delete of N/10 through `mainContext`, autosave on, ≤ 100 ms (target at 1M)", {
-                verdict($0.figure(.cascadeTyped, "delete", skewed: true), 0.1, ms)
-            }),
+            (
+                "typed insert ≤ 2× dynamic insert (`ModelContext`)",
+                {
+                    verdict(quotient($0.figure(.insertTyped, "insert"), $0.figure(.insertDynamic, "insert")), 2, times)
+                }
+            ),
+            (
+                "typed insert ≤ 2× the engine's insert (`ObjectGraph`)",
+                {
+                    verdict(quotient($0.figure(.insertTyped, "insert"), $0.figure(.insertEngine, "insert")), 2, times)
+                }
+            ),
+            (
+                "typed insert memory ≤ 2× the engine's, per object (insert + save)",
+                {
+                    verdict(quotient($0.bytesPerObject(.insertTyped), $0.bytesPerObject(.insertEngine)), 2, times)
+                }
+            ),
+            (
+                "the same, one category of N/10",
+                {
+                    verdict(quotient($0.bytesPerObject(.insertTyped, skewed: true), $0.bytesPerObject(.insertEngine, skewed: true)), 2, times)
+                }
+            ),
+            (
+                "typed insert + save ≤ GRDB insert + commit",
+                {
+                    verdict(quotient(value($0, (.insertTyped, "insert+save"), skewed: false), $0.figure(.insertGRDB, "save")), 1, times)
+                }
+            ),
+            (
+                "typed open + fetch + read ≤ GRDB open + fetch",
+                {
+                    verdict(quotient($0.figure(.openTyped, "total"), $0.figure(.openGRDB, "total")), 1, times)
+                }
+            ),
+            (
+                "typed open (`ModelContainer`) ≤ GRDB open + fetch",
+                {
+                    verdict(quotient($0.figure(.openTyped, "open"), $0.figure(.openGRDB, "total")), 1, times)
+                }
+            ),
+            (
+                "typed cascade delete of N/10 through `mainContext`, autosave on, ≤ 100 ms (target at 1M)",
+                {
+                    verdict($0.figure(.cascadeTyped, "delete", skewed: true), 0.1, ms)
+                }
+            ),
             ("typed save after one edit ≤ 20 ms (target at 1M)", { verdict($0.figure(.editTyped, "save"), 0.02, ms) }),
         ]
         Swift.print("")

@@ -22,11 +22,14 @@ private enum UniqueVariant: CaseIterable {
     var schema: Schema {
         get throws {
             try Schema([
-                .init("Visit",
-                      attributes: [.init("city", .string), .init("day", .int),
-                                   .init("code", .string, options: self == .attribute ? [.unique] : []),
-                                   .init("note", .string)],
-                      uniquenessConstraints: self == .constraint ? [["city", "day"]] : []),
+                .init(
+                    "Visit",
+                    attributes: [
+                        .init("city", .string), .init("day", .int),
+                        .init("code", .string, options: self == .attribute ? [.unique] : []),
+                        .init("note", .string),
+                    ],
+                    uniquenessConstraints: self == .constraint ? [["city", "day"]] : [])
             ])
         }
     }
@@ -52,7 +55,8 @@ func runUniqueBenchmarks(sizes: [Int], runs: Int) throws {
     for n in sizes { results.append(try measureUnique(n: n, runs: runs)) }
     print("")
     print("Uniqueness: insert, upsert, save check (best of \(runs); in memory, no undo; load average before: \(loadBefore))")
-    print("| visits | operation | no unique | `.unique` code | unique (city, day) | SQLite UNIQUE(city, day) | (city, day) / no unique | (city, day) / SQLite |")
+    print(
+        "| visits | operation | no unique | `.unique` code | unique (city, day) | SQLite UNIQUE(city, day) | (city, day) / no unique | (city, day) / SQLite |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results {
         func row(_ name: String, _ timings: [UniqueVariant: Timing], grdb: Timing?) {
@@ -61,8 +65,9 @@ func runUniqueBenchmarks(sizes: [Int], runs: Int) throws {
             let cells = UniqueVariant.allCases.map { ms(timings[$0]?.best ?? .nan) }
             let sqlite = grdb.map { ms($0.best) } ?? "—"
             let versusSQLite = grdb.map { String(format: "%.2f×", compound / $0.best) } ?? "—"
-            print("| \(groupedNumber(r.n)) | \(name) | \(cells.joined(separator: " | ")) | \(sqlite) | "
-                  + String(format: "%.2f×", compound / base) + " | \(versusSQLite) |")
+            print(
+                "| \(groupedNumber(r.n)) | \(name) | \(cells.joined(separator: " | ")) | \(sqlite) | "
+                    + String(format: "%.2f×", compound / base) + " | \(versusSQLite) |")
         }
         row("insert \(groupedNumber(r.n)) new", r.insert, grdb: r.grdbInsert)
         row("insert the same \(groupedNumber(r.n)) again (upserts)", r.upsert, grdb: r.grdbUpsert)
@@ -75,8 +80,10 @@ private func measureUnique(n: Int, runs: Int) throws -> UniqueResult {
     log("unique-\(groupedNumber(n))")
     for _ in 0..<runs {
         for variant in UniqueVariant.allCases {
-            let context = ModelContext(try ModelContainer(for: try variant.schema,
-                                                          configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+            let context = ModelContext(
+                try ModelContainer(
+                    for: try variant.schema,
+                    configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
             try result.insert[variant, default: Timing()].time {
                 for i in 0..<n { try context.insert("Visit", visitValues(i, note: "first")) }
             }
@@ -88,10 +95,11 @@ private func measureUnique(n: Int, runs: Int) throws -> UniqueResult {
         }
         let queue = try DatabaseQueue()
         try queue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE visit(id INTEGER PRIMARY KEY, city TEXT NOT NULL, day INTEGER NOT NULL,
-                                   code TEXT NOT NULL, note TEXT NOT NULL, UNIQUE(city, day))
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE visit(id INTEGER PRIMARY KEY, city TEXT NOT NULL, day INTEGER NOT NULL,
+                                       code TEXT NOT NULL, note TEXT NOT NULL, UNIQUE(city, day))
+                    """)
         }
         func write(_ sql: String, note: String) throws {
             try queue.write { db in
@@ -105,7 +113,8 @@ private func measureUnique(n: Int, runs: Int) throws -> UniqueResult {
             try write("INSERT INTO visit(city, day, code, note) VALUES (?, ?, ?, ?)", note: "first")
         }
         try result.grdbUpsert.time {
-            try write("""
+            try write(
+                """
                 INSERT INTO visit(city, day, code, note) VALUES (?, ?, ?, ?)
                 ON CONFLICT(city, day) DO UPDATE SET code = excluded.code, note = excluded.note
                 """, note: "second")

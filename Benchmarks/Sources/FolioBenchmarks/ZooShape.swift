@@ -31,9 +31,11 @@ extension ZooShape {
         var animals: [AnimalRow] = []
         animals.reserveCapacity(n)
         for i in 0..<n {
-            animals.append(AnimalRow(id: Int64(categoryCount + i + 1), name: Zoo.name(i), age: Zoo.age(i),
-                                     weight: Zoo.weight(i), born: Zoo.born(i), notes: Zoo.notes(i),
-                                     categoryID: Int64(category(of: i) + 1)))
+            animals.append(
+                AnimalRow(
+                    id: Int64(categoryCount + i + 1), name: Zoo.name(i), age: Zoo.age(i),
+                    weight: Zoo.weight(i), born: Zoo.born(i), notes: Zoo.notes(i),
+                    categoryID: Int64(category(of: i) + 1)))
         }
         return (categories, animals)
     }
@@ -42,9 +44,11 @@ extension ZooShape {
     /// new object's identifier) and `link` (an animal to its category, from the
     /// to-one side): categories first, then each animal, linked as it is made.
     /// From `rows` when given: the input made before the clock starts, as GRDB's is.
-    func insertObjects(rows: ([CategoryRow], [AnimalRow])? = nil,
-                       insert: (String, [String: Value]) throws -> PersistentIdentifier,
-                       link: (PersistentIdentifier, PersistentIdentifier) throws -> Void) rethrows {
+    func insertObjects(
+        rows: ([CategoryRow], [AnimalRow])? = nil,
+        insert: (String, [String: Value]) throws -> PersistentIdentifier,
+        link: (PersistentIdentifier, PersistentIdentifier) throws -> Void
+    ) rethrows {
         let (categoryRows, animalRows) = rows ?? self.rows()
         var categories: [PersistentIdentifier] = []
         categories.reserveCapacity(categoryCount)
@@ -52,10 +56,12 @@ extension ZooShape {
             categories.append(try insert("AnimalCategory", ["name": .string(row.name)]))
         }
         for row in animalRows {
-            let animal = try insert("Animal", [
-                "name": .string(row.name), "age": .int(row.age), "weight": .double(row.weight),
-                "born": .date(row.born), "notes": .string(row.notes),
-            ])
+            let animal = try insert(
+                "Animal",
+                [
+                    "name": .string(row.name), "age": .int(row.age), "weight": .double(row.weight),
+                    "born": .date(row.born), "notes": .string(row.notes),
+                ])
             try link(animal, categories[Int(row.categoryID) - 1])
         }
     }

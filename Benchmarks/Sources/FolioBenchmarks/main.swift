@@ -139,7 +139,7 @@ func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes)
 
 /// One animal's values, the same for Folio and SQLite. Animal `i` (0-based) is in category `i % categories`.
 enum Zoo {
-    static let epoch2000 = 946_684_800.0 // 2000-01-01T00:00:00Z, seconds since 1970
+    static let epoch2000 = 946_684_800.0  // 2000-01-01T00:00:00Z, seconds since 1970
 
     static func categoryCount(_ n: Int) -> Int { max(1, n / 1000) }
     static func categoryName(_ c: Int) -> String { "Category \(c + 1)" }
@@ -174,14 +174,24 @@ enum Zoo {
 
     static func schema() throws -> Schema {
         try Schema([
-            Schema.Entity("AnimalCategory", attributes: [Schema.Attribute("name", .string)],
-                          relationships: [Schema.Relationship("animals", to: "Animal", toMany: true,
-                                                              inverse: "category", deleteRule: .cascade)]),
-            Schema.Entity("Animal",
-                          attributes: [.init("name", .string), .init("age", .int), .init("weight", .double),
-                                       .init("born", .date), .init("notes", .string)],
-                          relationships: [.init("category", to: "AnimalCategory", inverse: "animals",
-                                                deleteRule: .nullify)]),
+            Schema.Entity(
+                "AnimalCategory", attributes: [Schema.Attribute("name", .string)],
+                relationships: [
+                    Schema.Relationship(
+                        "animals", to: "Animal", toMany: true,
+                        inverse: "category", deleteRule: .cascade)
+                ]),
+            Schema.Entity(
+                "Animal",
+                attributes: [
+                    .init("name", .string), .init("age", .int), .init("weight", .double),
+                    .init("born", .date), .init("notes", .string),
+                ],
+                relationships: [
+                    .init(
+                        "category", to: "AnimalCategory", inverse: "animals",
+                        deleteRule: .nullify)
+                ]),
         ])
     }
 }
@@ -203,10 +213,13 @@ func buildGraph(_ n: Int) throws -> (ObjectGraph, BuildTimes) {
     var animals: [PersistentIdentifier] = []
     animals.reserveCapacity(n)
     for i in 0..<n {
-        animals.append(try graph.insert("Animal", [
-            "name": .string(Zoo.name(i)), "age": .int(Zoo.age(i)), "weight": .double(Zoo.weight(i)),
-            "born": .date(Zoo.born(i)), "notes": .string(Zoo.notes(i)),
-        ]))
+        animals.append(
+            try graph.insert(
+                "Animal",
+                [
+                    "name": .string(Zoo.name(i)), "age": .int(Zoo.age(i)), "weight": .double(Zoo.weight(i)),
+                    "born": .date(Zoo.born(i)), "notes": .string(Zoo.notes(i)),
+                ]))
     }
     let insert = now() - start
     start = now()
@@ -276,14 +289,15 @@ func createDatabase(_ path: String) throws -> DatabaseQueue {
     removeDatabase(path)
     let queue = try DatabaseQueue(path: path)
     try queue.write { db in
-        try db.execute(sql: """
-            CREATE TABLE category(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-            CREATE TABLE animal(
-                id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL, weight REAL NOT NULL,
-                born REAL NOT NULL, notes TEXT NOT NULL,
-                category_id INTEGER REFERENCES category(id) ON DELETE CASCADE);
-            CREATE INDEX animal_category_id ON animal(category_id);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE category(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE animal(
+                    id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL, weight REAL NOT NULL,
+                    born REAL NOT NULL, notes TEXT NOT NULL,
+                    category_id INTEGER REFERENCES category(id) ON DELETE CASCADE);
+                CREATE INDEX animal_category_id ON animal(category_id);
+                """)
     }
     return queue
 }
@@ -295,12 +309,15 @@ func insertRows(_ queue: DatabaseQueue, _ categories: [CategoryRow], _ animals: 
         for category in categories {
             try insertCategory.execute(arguments: [category.id, category.name])
         }
-        let insertAnimal = try db.makeStatement(sql: """
-            INSERT INTO animal(id, name, age, weight, born, notes, category_id) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
+        let insertAnimal = try db.makeStatement(
+            sql: """
+                INSERT INTO animal(id, name, age, weight, born, notes, category_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
         for animal in animals {
-            try insertAnimal.execute(arguments: [animal.id, animal.name, animal.age, animal.weight,
-                                                 animal.born.timeIntervalSince1970, animal.notes, animal.categoryID])
+            try insertAnimal.execute(arguments: [
+                animal.id, animal.name, animal.age, animal.weight,
+                animal.born.timeIntervalSince1970, animal.notes, animal.categoryID,
+            ])
         }
     }
 }
@@ -308,9 +325,11 @@ func insertRows(_ queue: DatabaseQueue, _ categories: [CategoryRow], _ animals: 
 func fetchRows(_ queue: DatabaseQueue) throws -> ([CategoryRow], [AnimalRow]) {
     try queue.read { db in
         let categories = try CategoryRow.fetchAll(db, sql: "SELECT id, name FROM category")
-        let animals = try AnimalRow.fetchAll(db, sql: """
-            SELECT id, name, age, weight, born, notes, category_id FROM animal
-            """)
+        let animals = try AnimalRow.fetchAll(
+            db,
+            sql: """
+                SELECT id, name, age, weight, born, notes, category_id FROM animal
+                """)
         return (categories, animals)
     }
 }
@@ -375,7 +394,9 @@ func measure(n: Int, runs: Int, floorBinary: String, selfPath: String) throws ->
     removeItem(path)
     let package = DocumentPackage(url: URL(fileURLWithPath: path))
     // Each run into an empty folder: a write over the same package finds its parts there and skips them.
-    result.save = try best(of: runs) { removeItem(path); try package.write(graph) }
+    result.save = try best(of: runs) {
+        removeItem(path); try package.write(graph)
+    }
     log("  Folio save \(seconds(result.save))")
 
     let expected = graph.count
@@ -387,11 +408,13 @@ func measure(n: Int, runs: Int, floorBinary: String, selfPath: String) throws ->
     log("  Folio open \(seconds(result.open))")
 
     guard let memory = runPhase(selfPath, ["--open-only", path], runs: 1), let baseline = memory["baseline_rss"],
-          let peak = memory["peak_hwm"], let after = memory["rss_after"]
+        let peak = memory["peak_hwm"], let after = memory["rss_after"]
     else { fail("--open-only child failed") }
     (result.openBaseline, result.openPeak, result.openAfter) = (Int(baseline), Int(peak), Int(after))
     result.payload = Zoo.payloadPerAnimal(n)
-    log("  open in a child (\(ms(memory["seconds"] ?? .nan))): RSS \(megabytes(result.openBaseline)) → peak \(megabytes(result.openPeak)), \(String(format: "%.0f", result.bytesPerAnimal)) B/animal beyond strings")
+    log(
+        "  open in a child (\(ms(memory["seconds"] ?? .nan))): RSS \(megabytes(result.openBaseline)) → peak \(megabytes(result.openPeak)), \(String(format: "%.0f", result.bytesPerAnimal)) B/animal beyond strings"
+    )
 
     let floor = try runFloor(floorBinary, package: path, runs: runs)
     (result.floor, result.documentBytes) = (floor.serial, floor.bytes)
@@ -436,7 +459,8 @@ func measure(n: Int, runs: Int, floorBinary: String, selfPath: String) throws ->
     log("  GRDB fetch \(seconds(result.grdbFetch))")
 
     if let memory = runPhase(selfPath, ["--grdb-fetch-only", database], runs: 1), let baseline = memory["baseline_rss"],
-       let peak = memory["peak_hwm"], let after = memory["rss_after"] {
+        let peak = memory["peak_hwm"], let after = memory["rss_after"]
+    {
         (result.grdbBaseline, result.grdbPeak, result.grdbAfter) = (Int(baseline), Int(peak), Int(after))
     }
     withExtendedLifetime(graph) {}
@@ -446,7 +470,7 @@ func measure(n: Int, runs: Int, floorBinary: String, selfPath: String) throws ->
 // MARK: - Report
 
 func sqliteVersion() -> String {
-    (try? DatabaseQueue().read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") }) .flatMap { $0 } ?? "?"
+    (try? DatabaseQueue().read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") }).flatMap { $0 } ?? "?"
 }
 
 func libxml2Version() -> String {
@@ -474,7 +498,9 @@ func report(_ results: [Result], runs: Int, loadBefore: String) {
         "| \(label) | " + results.map(cell).joined(separator: " | ") + " |"
     }
     print("")
-    print("zoo-N benchmark: Folio \(folioRevision()), libxml2 \(libxml2Version()), SQLite \(sqliteVersion()), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print(
+        "zoo-N benchmark: Folio \(folioRevision()), libxml2 \(libxml2Version()), SQLite \(sqliteVersion()), \(ProcessInfo.processInfo.activeProcessorCount) cores"
+    )
     print("times are best of \(runs); load average before \(loadBefore), after \(loadAverage())")
     print("")
     print("| | " + results.map { "zoo-\($0.n)" }.joined(separator: " | ") + " |")
@@ -493,9 +519,10 @@ func report(_ results: [Result], runs: Int, loadBefore: String) {
     print(row("open: string payload per animal") { String(format: "%.0f B", $0.payload) })
     print(row("open: peak bytes/animal beyond strings") { String(format: "%.0f B", $0.bytesPerAnimal) })
     print(row("open: retained bytes/animal beyond strings") { String(format: "%.0f B", $0.retainedPerAnimal) })
-    print(row("GRDB fetch: peak bytes/animal beyond strings") {
-        $0.grdbPeak == 0 ? "?" : String(format: "%.0f B", $0.grdbBytesPerAnimal)
-    })
+    print(
+        row("GRDB fetch: peak bytes/animal beyond strings") {
+            $0.grdbPeak == 0 ? "?" : String(format: "%.0f B", $0.grdbBytesPerAnimal)
+        })
     print("")
     print("| target | " + results.map { "zoo-\($0.n)" }.joined(separator: " | ") + " |")
     print("|---|" + results.map { _ in "---|" }.joined())
@@ -520,19 +547,22 @@ do {
         try grdbFetchOnly(arguments[index + 1])
     }
     if let index = arguments.firstIndex(of: "--typed-phase"), index + 4 < arguments.count,
-       let phase = TypedPhase(rawValue: arguments[index + 1]), let n = Int(arguments[index + 2]),
-       let big = Int(arguments[index + 3]) {
+        let phase = TypedPhase(rawValue: arguments[index + 1]), let n = Int(arguments[index + 2]),
+        let big = Int(arguments[index + 3])
+    {
         guardMemory(limit: defaultMemoryLimit())
         try phase.run(n: n, big: big, path: arguments[index + 4])
     }
     if let index = arguments.firstIndex(of: "--batched-phase"), index + 4 < arguments.count,
-       let mode = BatchedMode(rawValue: arguments[index + 1]), let n = Int(arguments[index + 2]),
-       let batchSize = Int(arguments[index + 4]) {
+        let mode = BatchedMode(rawValue: arguments[index + 1]), let n = Int(arguments[index + 2]),
+        let batchSize = Int(arguments[index + 4])
+    {
         guardMemory(limit: defaultMemoryLimit())
         try mode.run(n: n, path: arguments[index + 3], batchSize: batchSize)
     }
     if let index = arguments.firstIndex(of: "--merge-phase"), index + 3 < arguments.count,
-       let phase = MergePhase(rawValue: arguments[index + 1]), let n = Int(arguments[index + 2]) {
+        let phase = MergePhase(rawValue: arguments[index + 1]), let n = Int(arguments[index + 2])
+    {
         guardMemory(limit: defaultMemoryLimit())
         try phase.run(n: n, folder: arguments[index + 3])
     }
@@ -550,7 +580,8 @@ do {
         exit(0)
     }
     if let index = arguments.firstIndex(of: "--context-build"), index + 2 < arguments.count,
-       let n = Int(arguments[index + 1]), let big = Int(arguments[index + 2]) {
+        let n = Int(arguments[index + 1]), let big = Int(arguments[index + 2])
+    {
         try contextBuildOnly(n: n, big: big)
         exit(0)
     }
@@ -624,7 +655,9 @@ do {
             continue
         }
         guard let n = Int(arguments[index].replacingOccurrences(of: "_", with: "")), n > 0 else {
-            fail("usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --index [N ...] [--runs K] | --typed [N ...] [--runs K] | --batched [N ...] [--runs K] [--batch-size B] | --merge [N ...] [--runs K] | --observer [N ...] [--runs K] | --merge-phase PHASE N FOLDER | --batched-phase MODE N PATH B | --typed-phase PHASE N BIG PATH | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]")
+            fail(
+                "usage: FolioBenchmarks [N ...] [--runs K] | --context [N ...] [--runs K] [--cascade K] | --models [N ...] [--runs K] | --unique [N ...] [--runs K] | --index [N ...] [--runs K] | --typed [N ...] [--runs K] | --batched [N ...] [--runs K] [--batch-size B] | --merge [N ...] [--runs K] | --observer [N ...] [--runs K] | --merge-phase PHASE N FOLDER | --batched-phase MODE N PATH B | --typed-phase PHASE N BIG PATH | --open-only PATH | --grdb-fetch-only PATH | --save-only N | --context-build N B | --context-only PATH OPERATION [REPEATS]"
+            )
         }
         sizes.append(n)
         index += 1

@@ -23,8 +23,9 @@ private let workFolder: URL = {
     let input = base.appendingPathComponent("In.folio/blobs", isDirectory: true)
     try? FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
     try? Data([0, 1, 2, 255]).write(to: input.appendingPathComponent("a.bin"))
-    try? FileManager.default.createDirectory(at: base.appendingPathComponent("Out.folio", isDirectory: true),
-                                             withIntermediateDirectories: true)
+    try? FileManager.default.createDirectory(
+        at: base.appendingPathComponent("Out.folio", isDirectory: true),
+        withIntermediateDirectories: true)
     atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/folio-fuzz-\(getpid())") }
     return base
 }()

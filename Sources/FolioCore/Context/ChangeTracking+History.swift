@@ -11,13 +11,16 @@ extension ChangeTracking {
     /// - Complexity: O(changes), plus a word per 64 rows of the entities with
     ///   inserts or deletes. Rows usually hold ascending identifiers, so the
     ///   identifiers come sorted already.
-    func storedTransaction(graph: ObjectGraph, baseline: ObjectGraph, author: String?,
-                           at timestamp: Date) -> StoredTransaction? {
+    func storedTransaction(
+        graph: ObjectGraph, baseline: ObjectGraph, author: String?,
+        at timestamp: Date
+    ) -> StoredTransaction? {
         let layout = graph.layout
         let entityCount = layout.entities.count
-        var transaction = StoredTransaction(number: 0, timestamp: StoredTransaction.recordedTimestamp(timestamp), author: author,
-                                            bundleIdentifier: StoredTransaction.currentBundleIdentifier,
-                                            processIdentifier: StoredTransaction.currentProcessIdentifier)
+        var transaction = StoredTransaction(
+            number: 0, timestamp: StoredTransaction.recordedTimestamp(timestamp), author: author,
+            bundleIdentifier: StoredTransaction.currentBundleIdentifier,
+            processIdentifier: StoredTransaction.currentProcessIdentifier)
         var updates: [Int: [[Int]: [UInt64]]] = [:]
         for (ref, properties) in updated where graph.isLive(ref) {
             let entity = layout.entities[Int(ref.entity)]
@@ -47,12 +50,17 @@ extension ChangeTracking {
             }
             let described = layout.entities[entity], attributes = described.attributes
             let preserved = attributes.indices.filter { attributes[$0].options.contains(.preserveValueOnDeletion) }
-            transaction.appendChanges(of: described.name, inserted: insertedIDs,
-                                      updated: updates[entity] ?? [:],
-                                      propertyName: { $0 < attributes.count ? attributes[$0].name
-                                          : described.links[$0 - attributes.count].name ?? "" },
-                                      deleted: deletedIDs,
-                                      preserved: preserved.map { (attributes[$0].name, attributes[$0].type) }) { id, slot in
+            transaction.appendChanges(
+                of: described.name, inserted: insertedIDs,
+                updated: updates[entity] ?? [:],
+                propertyName: {
+                    $0 < attributes.count
+                        ? attributes[$0].name
+                        : described.links[$0 - attributes.count].name ?? ""
+                },
+                deleted: deletedIDs,
+                preserved: preserved.map { (attributes[$0].name, attributes[$0].type) }
+            ) { id, slot in
                 Self.preservedValue(id, attribute: preserved[slot], graph: graph, baseline: baseline)
             }
         }

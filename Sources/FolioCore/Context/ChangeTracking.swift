@@ -171,8 +171,9 @@ struct ChangeTracking {
     /// rather than trust the list.
     func changedObjectNumbers(in graph: ObjectGraph) -> Set<UInt64>? {
         guard !rebasedSinceSave else { return nil }
-        var ids = Set<UInt64>(minimumCapacity: inserted.count + updated.count + deleted.count
-            + mergedIdentifiers.count + conflictRecordsEdited.count)
+        var ids = Set<UInt64>(
+            minimumCapacity: inserted.count + updated.count + deleted.count
+                + mergedIdentifiers.count + conflictRecordsEdited.count)
         for ref in inserted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
         for ref in updated.keys { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
         for ref in deleted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }

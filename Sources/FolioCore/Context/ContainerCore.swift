@@ -11,8 +11,10 @@ final class ContainerCore: @unchecked Sendable {
     /// it: the package's path (`/dev/null` in memory only).
     let storeIdentifier: String
 
-    init(schema: Schema, configurations: [ModelConfiguration], modelValueChecks: ModelValueChecks,
-         sharedDocument: SharedDocument) {
+    init(
+        schema: Schema, configurations: [ModelConfiguration], modelValueChecks: ModelValueChecks,
+        sharedDocument: SharedDocument
+    ) {
         self.schema = schema
         self.configurations = configurations
         self.modelValueChecks = modelValueChecks

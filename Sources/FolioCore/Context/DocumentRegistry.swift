@@ -56,7 +56,8 @@ final class DocumentRegistry: @unchecked Sendable {
         // It stays while its lock is still open (a shared document that lent it is still going away):
         // an open meanwhile must find that lock to carry over, since a new one would be refused.
         if let entry = stores[key], entry.sharedDocument.map(ObjectIdentifier.init) ?? identity == identity,
-           entry.slot.held == nil {
+            entry.slot.held == nil
+        {
             stores[key] = nil
         }
     }

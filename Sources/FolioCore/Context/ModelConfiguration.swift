@@ -69,9 +69,11 @@ public struct ModelConfiguration: Hashable, Sendable {
     ///   - allowsSave: whether saving is allowed.
     ///   - groupContainer: the shared folder to keep the package in.
     ///   - cloudKitDatabase: accepted for SwiftData's sake; data stays local.
-    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false,
-                allowsSave: Bool = true, groupContainer: GroupContainer = .automatic,
-                cloudKitDatabase: CloudKitDatabase = .automatic) {
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false,
+        allowsSave: Bool = true, groupContainer: GroupContainer = .automatic,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         self.name = name ?? "default"
         self.schema = schema
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
@@ -90,8 +92,10 @@ public struct ModelConfiguration: Hashable, Sendable {
     ///   - url: the package folder (`Name.folio`).
     ///   - allowsSave: whether saving is allowed; `false` opens the package read-only.
     ///   - cloudKitDatabase: accepted for SwiftData's sake; data stays local.
-    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
-                cloudKitDatabase: CloudKitDatabase = .automatic) {
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         self.name = name ?? url.deletingPathExtension().lastPathComponent
         self.schema = schema
         isStoredInMemoryOnly = false
@@ -151,7 +155,8 @@ extension ModelConfiguration {
         var folder: URL? {
             guard let identifier else { return nil }
             let environment = ProcessInfo.processInfo.environment
-            let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            let dataHome =
+                environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
                 ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
             return URL(fileURLWithPath: dataHome, isDirectory: true).appendingPathComponent(identifier, isDirectory: true)
         }

@@ -74,8 +74,10 @@ public final class ModelContainer: @unchecked Sendable {
 
     /// Creates a container whose package is brought to `schema` by `migration`
     /// (a migration plan) rather than by the lightweight migration.
-    init(for schema: Schema, configurations: [ModelConfiguration],
-         migration: StoredGraphMigration?) throws(ModelError) {
+    init(
+        for schema: Schema, configurations: [ModelConfiguration],
+        migration: StoredGraphMigration?
+    ) throws(ModelError) {
         do { try schema.validate() } catch { throw .schema(error) }
         try Self.check(configurations, against: schema)
         let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
@@ -83,8 +85,9 @@ public final class ModelContainer: @unchecked Sendable {
         let configuration = configurations[0]
         let sharedDocument: SharedDocument
         if let url = configuration.packageURL {
-            sharedDocument = try SharedDocument.open(url: url, allowsSave: configuration.allowsSave, schema: schema,
-                                           migration: migration)
+            sharedDocument = try SharedDocument.open(
+                url: url, allowsSave: configuration.allowsSave, schema: schema,
+                migration: migration)
             try sharedDocument.withSavedGraph { graph throws(ModelError) in try checks.checkStoredValues(in: graph) }
         } else {
             sharedDocument = SharedDocument.inMemory(ObjectGraph(schema: schema))
@@ -96,16 +99,18 @@ public final class ModelContainer: @unchecked Sendable {
     private static func check(_ configurations: [ModelConfiguration], against schema: Schema) throws(ModelError) {
         guard configurations.count <= 1 else {
             let names = configurations.map { "'\($0.name)'" }.joined(separator: ", ")
-            throw .configuration("Folio keeps a container's objects in one document package; "
-                                 + "give one configuration, not \(configurations.count) (\(names))")
+            throw .configuration(
+                "Folio keeps a container's objects in one document package; "
+                    + "give one configuration, not \(configurations.count) (\(names))")
         }
         if let problem = configurations.first?.packageLocationProblem { throw .configuration(problem) }
         guard let configuration = configurations.first, let stored = configuration.schema else { return }
         let known = Set(schema.entities.map(\.name))
         let unknown = stored.entities.map(\.name).filter { !known.contains($0) }
         guard unknown.isEmpty else {
-            throw .configuration("configuration '\(configuration.name)' stores \(unknown.joined(separator: ", ")), "
-                                 + "which the container's schema does not have")
+            throw .configuration(
+                "configuration '\(configuration.name)' stores \(unknown.joined(separator: ", ")), "
+                    + "which the container's schema does not have")
         }
     }
 
@@ -123,8 +128,9 @@ public final class ModelContainer: @unchecked Sendable {
     /// - Throws: ``ModelError/package(_:)``.
     public init(contentsOf url: URL, allowsSave: Bool = true) throws(ModelError) {
         let sharedDocument = try SharedDocument.open(url: url, allowsSave: allowsSave, schema: nil)
-        core = ContainerCore(schema: sharedDocument.schema, configurations: [ModelConfiguration(url: url, allowsSave: allowsSave)],
-                             modelValueChecks: .none, sharedDocument: sharedDocument)
+        core = ContainerCore(
+            schema: sharedDocument.schema, configurations: [ModelConfiguration(url: url, allowsSave: allowsSave)],
+            modelValueChecks: .none, sharedDocument: sharedDocument)
     }
 
     /// Waits for the package's write under way, and writes what autosaves left

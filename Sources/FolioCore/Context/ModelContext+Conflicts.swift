@@ -121,8 +121,9 @@ extension ModelContext {
                     }
                     return
                 case .value?, .related?:
-                    throw GraphError.typeMismatch(entity: id.entityName, attribute: property(of: conflict),
-                                                  expected: "an object's values", value: "a single value")
+                    throw GraphError.typeMismatch(
+                        entity: id.entityName, attribute: property(of: conflict),
+                        expected: "an object's values", value: "a single value")
                 }
             }
             _ = try graph.ref(for: id)
@@ -142,8 +143,9 @@ extension ModelContext {
                     _ = try graph.checked(.null, entity: entity, attribute: attribute)
                 }
             case .object?:
-                throw GraphError.typeMismatch(entity: id.entityName, attribute: property, expected: "one property's value",
-                                              value: "a whole object")
+                throw GraphError.typeMismatch(
+                    entity: id.entityName, attribute: property, expected: "one property's value",
+                    value: "a whole object")
             }
         } catch {
             throw .graph(error)
@@ -161,8 +163,10 @@ extension ModelContext {
             case nil:
                 if graph.contains(id) { try delete(id) }
             case .value?, .related?:
-                throw .graph(.typeMismatch(entity: id.entityName, attribute: property(of: conflict),
-                                           expected: "an object's values", value: "a single value"))
+                throw .graph(
+                    .typeMismatch(
+                        entity: id.entityName, attribute: property(of: conflict),
+                        expected: "an object's values", value: "a single value"))
             }
             return
         }
@@ -193,8 +197,10 @@ extension ModelContext {
                 try setValue(.null, for: property, of: id)
             }
         case .object?:
-            throw .graph(.typeMismatch(entity: id.entityName, attribute: property, expected: "one property's value",
-                                       value: "a whole object"))
+            throw .graph(
+                .typeMismatch(
+                    entity: id.entityName, attribute: property, expected: "one property's value",
+                    value: "a whole object"))
         }
     }
 
@@ -249,9 +255,13 @@ extension ModelContext {
         } else {
             ref = graph.insertObject(entity: entity, values: row, id: id.id)
         }
-        if tracking.deleted.contains(ref) { tracking.deleted.remove(ref); tracking.updated[ref, default: []].formUnion(0..<layout.attributes.count) }
-        else if baseline.contains(id) { tracking.updated[ref, default: []].formUnion(0..<layout.attributes.count) }
-        else { tracking.inserted.insert(ref) }
+        if tracking.deleted.contains(ref) {
+            tracking.deleted.remove(ref); tracking.updated[ref, default: []].formUnion(0..<layout.attributes.count)
+        } else if baseline.contains(id) {
+            tracking.updated[ref, default: []].formUnion(0..<layout.attributes.count)
+        } else {
+            tracking.inserted.insert(ref)
+        }
         tracking.unsettled.insert(ref)
         noteObservedChange(ref)
         registerUndo("Resolve Conflict") { context in

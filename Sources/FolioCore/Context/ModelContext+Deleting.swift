@@ -39,8 +39,9 @@ extension ModelContext {
     public func delete(entity: String, where predicate: ObjectPredicate? = nil) throws(ModelError) -> Int {
         mergeSavedChanges()
         let rows: [ObjectRef]
-        do { rows = try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate), isCancelled: cancellationCheck) }
-        catch { throw ModelError(error) }
+        do { rows = try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate), isCancelled: cancellationCheck) } catch {
+            throw ModelError(error)
+        }
         try deleteRefs(rows, poll: CancellationPoll(cancellationCheck))
         return rows.count
     }
@@ -78,8 +79,9 @@ extension ModelContext {
     public func deletionPreview(entity: String, where predicate: ObjectPredicate? = nil) throws(ModelError) -> DeletionPreview {
         mergeSavedChanges()
         let rows: [ObjectRef]
-        do { rows = try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate), isCancelled: cancellationCheck) }
-        catch { throw ModelError(error) }
+        do { rows = try graph.fetchRows(DynamicFetchDescriptor(entity: entity, predicate: predicate), isCancelled: cancellationCheck) } catch {
+            throw ModelError(error)
+        }
         var poll = CancellationPoll(cancellationCheck)
         return try preview(rows, poll: &poll)
     }
@@ -112,17 +114,20 @@ extension ModelContext {
         for ref in plan {
             if poll.shouldStop() { throw .cancelled }
             for denial in denialsFor(ref, doomed: doomed, links: nil) {
-                denials.append(ValidationIssue(kind: .deny, object: graph.identifier(for: ref),
-                                               relationship: graph.layout.entities[Int(ref.entity)].links[denial.slot].name ?? "",
-                                               related: denial.targets.map(graph.identifier(for:))))
+                denials.append(
+                    ValidationIssue(
+                        kind: .deny, object: graph.identifier(for: ref),
+                        relationship: graph.layout.entities[Int(ref.entity)].links[denial.slot].name ?? "",
+                        related: denial.targets.map(graph.identifier(for:))))
             }
         }
         if poll.shouldStopNow() { throw .cancelled }
         let ids = plan.map(graph.identifier(for:))
-        return DeletionPreview(requested: refs.map(graph.identifier(for:)).sorted(),
-                               deleted: ids.sorted(),
-                               cascaded: plan.filter { !requested.contains($0) }.map(graph.identifier(for:)).sorted(),
-                               nullified: nullified, denials: denials)
+        return DeletionPreview(
+            requested: refs.map(graph.identifier(for:)).sorted(),
+            deleted: ids.sorted(),
+            cascaded: plan.filter { !requested.contains($0) }.map(graph.identifier(for:)).sorted(),
+            nullified: nullified, denials: denials)
     }
 
     /// Deletes `refs` and their cascade as one undo step. `poll` may stop it
@@ -134,9 +139,11 @@ extension ModelContext {
         var poll = poll
         let plan = try cascade(live, poll: &poll)
         if poll.shouldStopNow() { throw .cancelled }
-        let stepName = name ?? (plan.count == 1
-            ? "Delete \(graph.layout.entities[Int(plan[0].entity)].name)"
-            : "Delete \(plan.count.formatted()) objects")
+        let stepName =
+            name
+            ?? (plan.count == 1
+                ? "Delete \(graph.layout.entities[Int(plan[0].entity)].name)"
+                : "Delete \(plan.count.formatted()) objects")
         _ = performRemoval(plan, name: stepName)
     }
 
@@ -164,11 +171,14 @@ extension ModelContext {
 
     /// The live objects outside the delete that a `deny` relationship of `ref` holds.
     /// Reads the graph, or — once removed — the lists the removal captured.
-    private func denialsFor(_ ref: ObjectRef, doomed: ObjectRefSet,
-                            links: [LinkListKey: [Int32]]?) -> [(slot: Int, targets: [ObjectRef])] {
+    private func denialsFor(
+        _ ref: ObjectRef, doomed: ObjectRefSet,
+        links: [LinkListKey: [Int32]]?
+    ) -> [(slot: Int, targets: [ObjectRef])] {
         var result: [(slot: Int, targets: [ObjectRef])] = []
         for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() where link.deleteRule == .deny {
-            let rows = links?[LinkListKey(ref: ref, slot: Int32(slot))]
+            let rows =
+                links?[LinkListKey(ref: ref, slot: Int32(slot))]
                 ?? graph.tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row))
             let targets = rows.map { ObjectRef(entity: link.destination, row: Int($0)) }.filter { !doomed.contains($0) }
             if !targets.isEmpty { result.append((slot, targets)) }
@@ -185,9 +195,10 @@ extension ModelContext {
         let edits = tracking.noteRemoved(record.removed)
         // Deny bookkeeping only for entities that have a deny rule: a cascade of
         // 100,000 objects without one should not pay for it.
-        let denying = Set(graph.layout.entities.indices.filter { entity in
-            graph.layout.entities[entity].links.contains { $0.deleteRule == .deny }
-        }.map(Int32.init))
+        let denying = Set(
+            graph.layout.entities.indices.filter { entity in
+                graph.layout.entities[entity].links.contains { $0.deleteRule == .deny }
+            }.map(Int32.init))
         if !denying.isEmpty {
             let doomed = ObjectRefSet(record.removed)
             var captured: [LinkListKey: [Int32]] = [:]

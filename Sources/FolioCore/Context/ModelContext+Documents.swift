@@ -23,8 +23,9 @@ extension ModelContext {
     ///   container refuses.
     public func exportPackage(to url: URL) throws(ModelError) {
         if let own = sharedDocument.package?.url, DocumentRegistry.canonicalPath(own) == DocumentRegistry.canonicalPath(url) {
-            throw .configuration("\(url.path) is this document's own package; save() writes it, "
-                                 + "and a copy goes to another path")
+            throw .configuration(
+                "\(url.path) is this document's own package; save() writes it, "
+                    + "and a copy goes to another path")
         }
         mergeSavedChanges()
         let copy = graph.copy()

@@ -42,8 +42,10 @@ extension ModelContext {
     ///   destination; nothing changes then.
     /// - Undo: one step, "Insert ENTITY" (or "Update ENTITY" for an upsert).
     @discardableResult
-    public func insert(_ entity: String, _ values: [String: Value],
-                       related: [String: [PersistentIdentifier]]) throws(ModelError) -> PersistentIdentifier {
+    public func insert(
+        _ entity: String, _ values: [String: Value],
+        related: [String: [PersistentIdentifier]]
+    ) throws(ModelError) -> PersistentIdentifier {
         let plan = try insertPlan(entity, values, related: related)
         let layout = graph.layout.entities[plan.entity]
         if let existing = plan.existing {
@@ -79,8 +81,10 @@ extension ModelContext {
     ///   objects not live or of the wrong entity).
     /// - Complexity: O(unique groups) once their indexes exist.
     /// - Undo: none; nothing changes.
-    public func upsertMatch(_ entity: String, _ values: [String: Value],
-                            related: [String: [PersistentIdentifier]] = [:]) throws(ModelError) -> PersistentIdentifier? {
+    public func upsertMatch(
+        _ entity: String, _ values: [String: Value],
+        related: [String: [PersistentIdentifier]] = [:]
+    ) throws(ModelError) -> PersistentIdentifier? {
         try insertPlan(entity, values, related: related).existing.map(graph.identifier(for:))
     }
 
@@ -88,7 +92,8 @@ extension ModelContext {
     /// every attribute's value (given, or its initial value), the
     /// relationships' rows by slot, and the object an upsert updates.
     private func insertPlan(_ entity: String, _ values: [String: Value], related: [String: [PersistentIdentifier]])
-        throws(ModelError) -> (entity: Int, initial: [Value], links: [(slot: Int, rows: [Int32])], existing: ObjectRef?) {
+        throws(ModelError) -> (entity: Int, initial: [Value], links: [(slot: Int, rows: [Int32])], existing: ObjectRef?)
+    {
         let entityIndex: Int
         do { entityIndex = try graph.entityIndex(entity) } catch { throw .graph(error) }
         let layout = graph.layout.entities[entityIndex]
@@ -122,7 +127,8 @@ extension ModelContext {
         for group in layout.uniqueGroups {
             let key = group.compactMap(given)
             guard key.count == group.count,
-                  let existing = graph.firstObject(of: entityIndex, inUniqueGroup: group, holding: key) else { continue }
+                let existing = graph.firstObject(of: entityIndex, inUniqueGroup: group, holding: key)
+            else { continue }
             return (entityIndex, initial, links, existing)
         }
         return (entityIndex, initial, links, nil)
@@ -156,8 +162,10 @@ extension ModelContext {
     /// - Complexity: O(constraints × members) once their indexes exist (the
     ///   first question about a constraint builds its index, O(objects of the entity)).
     /// - Undo: none; nothing changes.
-    public func uniquenessConflicts(setting values: [String: Value], related: [String: [PersistentIdentifier]?] = [:],
-                                    of id: PersistentIdentifier) throws(ModelError) -> [ValidationIssue] {
+    public func uniquenessConflicts(
+        setting values: [String: Value], related: [String: [PersistentIdentifier]?] = [:],
+        of id: PersistentIdentifier
+    ) throws(ModelError) -> [ValidationIssue] {
         let ref: ObjectRef
         var proposed: [Int: Value] = [:]
         do {
@@ -173,17 +181,19 @@ extension ModelContext {
                 let (_, slot, rows) = try graph.resolveTargets(targets ?? [], for: name, of: id)
                 let link = layout.links[slot]
                 guard !link.isToMany else { continue }
-                proposed[layout.attributes.count + slot] = rows.first.map {
-                    graph.uniqueKey(ofLinkTo: ObjectRef(entity: link.destination, row: Int($0)))
-                } ?? .null
+                proposed[layout.attributes.count + slot] =
+                    rows.first.map {
+                        graph.uniqueKey(ofLinkTo: ObjectRef(entity: link.destination, row: Int($0)))
+                    } ?? .null
             }
         } catch {
             throw .graph(error)
         }
         let layout = graph.layout.entities[Int(ref.entity)]
         return graph.uniquenessClashes(of: ref, proposing: proposed).map { clash in
-            ValidationIssue(kind: .unique, object: id, relationship: layout.names(ofGroup: clash.group),
-                            related: clash.others.map(graph.identifier(for:)))
+            ValidationIssue(
+                kind: .unique, object: id, relationship: layout.names(ofGroup: clash.group),
+                related: clash.others.map(graph.identifier(for:)))
         }
     }
 
@@ -275,7 +285,8 @@ extension ModelContext {
     ///   amortized however large the inverse to-many it joins.
     /// - Undo: one step, "Set ENTITY.RELATIONSHIP"; undo restores `nil` and `[]` as they were.
     public func setRelated(_ targets: [PersistentIdentifier]?, for relationship: String, of id: PersistentIdentifier)
-        throws(ModelError) {
+        throws(ModelError)
+    {
         let (source, slot, rows): (ObjectRef, Int, [Int32])
         do { (source, slot, rows) = try graph.resolveTargets(targets ?? [], for: relationship, of: id) } catch { throw .graph(error) }
         replaceLinks(source, slot, with: rows, absent: targets == nil, name: "Set \(id.entityName).\(relationship)")
@@ -294,7 +305,8 @@ extension ModelContext {
     }
 
     private func resolveLink(_ id: PersistentIdentifier, _ relationship: String, _ target: PersistentIdentifier)
-        throws(ModelError) -> (ObjectRef, Int, ObjectRef) {
+        throws(ModelError) -> (ObjectRef, Int, ObjectRef)
+    {
         do { return try graph.resolveLink(id, relationship, target) } catch { throw .graph(error) }
     }
 

@@ -31,8 +31,10 @@ extension ModelContext {
     }
 
     /// The identifiers of the objects of an entity the predicate matches, in insertion order.
-    public func fetchIdentifiers(entity: String, matching predicate: Predicate<[String: Value]>,
-                                 includePendingChanges: Bool = true) throws -> [PersistentIdentifier] {
+    public func fetchIdentifiers(
+        entity: String, matching predicate: Predicate<[String: Value]>,
+        includePendingChanges: Bool = true
+    ) throws -> [PersistentIdentifier] {
         mergeSavedChanges()
         let source = includePendingChanges ? graph : baseline
         return try matchingRows(entity: entity, predicate: predicate, in: source).map(source.identifier(for:))
@@ -50,7 +52,9 @@ extension ModelContext {
             for (index, attribute) in layout.attributes.enumerated() { values[attribute.name] = source.value(ref, index) }
             for slot in 0..<layout.declaredLinkCount where !layout.links[slot].isToMany {
                 let target = source.tables[Int(ref.entity)].links[slot].one[Int(ref.row)]
-                values[layout.links[slot].name ?? ""] = target < 0 ? .null
+                values[layout.links[slot].name ?? ""] =
+                    target < 0
+                    ? .null
                     : .int(Int64(bitPattern: source.tables[layout.links[slot].destination].ids[Int(target)]))
             }
             if try predicate.evaluate(values) { rows.append(ref) }

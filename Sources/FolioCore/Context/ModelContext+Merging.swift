@@ -78,8 +78,9 @@ extension ModelContext {
         }
         tracking.mergedIdentifiers.formUnion(named)
         let edited = tracking.trackedObjectNumbers(in: graph)
-        var scope = MergeScope(base: base, ours: graph, theirs: newBaseline, schema: MergeSchema(graph.schema),
-                               changed: named.union(edited), rules: .context(edited: edited))
+        var scope = MergeScope(
+            base: base, ours: graph, theirs: newBaseline, schema: MergeSchema(graph.schema),
+            changed: named.union(edited), rules: .context(edited: edited))
         let states: [UInt64: ObjectState]
         do {
             states = try scope.merge().states
@@ -88,7 +89,8 @@ extension ModelContext {
             // this context's objects stay as they are, the others take the saved state.
             FolioLog.report("merging another context's save: \(error.description); the saved state is taken where this context made no edit")
             states = scope.oursStates.filter { edited.contains($0.key) }.merging(
-                newBaseline.objectStates(of: scope.ids.subtracting(edited))) { ours, _ in ours }
+                newBaseline.objectStates(of: scope.ids.subtracting(edited))
+            ) { ours, _ in ours }
         }
         let before = scope.oursStates
         undoManager?.disableUndoRegistration()
@@ -175,8 +177,9 @@ extension ModelContext {
         let me = ObjectIdentifier(self)
         let others = sharedDocument.hasOtherContexts(than: me)
         let transaction = makeStoredTransaction()  // settles every edit first
-        return SaveRequest(context: me, basedOn: baseGeneration, graph: graph.copy(),
-                           changed: others ? nil : tracking.changedObjectNumbers(in: graph),
-                           transaction: transaction, changeSet: others ? tracking.changeSet(in: graph) : nil)
+        return SaveRequest(
+            context: me, basedOn: baseGeneration, graph: graph.copy(),
+            changed: others ? nil : tracking.changedObjectNumbers(in: graph),
+            transaction: transaction, changeSet: others ? tracking.changeSet(in: graph) : nil)
     }
 }

@@ -15,7 +15,8 @@ extension ModelContext {
     func noteRequiredCuts(_ cuts: [LinkChange]) {
         let entities = graph.schema.entities
         guard !cuts.isEmpty,
-              entities.contains(where: { $0.relationships.contains { !$0.isToMany && $0.minimumModelCount > 0 } }) else { return }
+            entities.contains(where: { $0.relationships.contains { !$0.isToMany && $0.minimumModelCount > 0 } })
+        else { return }
         for cut in cuts {
             guard case .toOne(let ref, let slot, let old, let new) = cut, old >= 0, new < 0 else { continue }
             let relationships = entities[Int(ref.entity)].relationships
@@ -30,8 +31,9 @@ extension ModelContext {
     /// context deleted it and has not saved); `nil` otherwise.
     func requiredCut(of ref: ObjectRef, named name: String) -> ObjectRef? {
         guard !tracking.requiredCuts.isEmpty, let slot = graph.layout.entities[Int(ref.entity)].linkIndex[name],
-              let target = tracking.requiredCuts[LinkListKey(ref: ref, slot: Int32(slot))],
-              graph.targets(ref, slot).isEmpty, !graph.isLive(target) else { return nil }
+            let target = tracking.requiredCuts[LinkListKey(ref: ref, slot: Int32(slot))],
+            graph.targets(ref, slot).isEmpty, !graph.isLive(target)
+        else { return nil }
         return target
     }
 }

@@ -61,10 +61,12 @@ extension ModelContext {
     public func changedPropertyNames(of id: PersistentIdentifier) -> [String] {
         settleTracking()
         guard let ref = graph.index[id.id], graph.layout.entities[Int(ref.entity)].name == id.entityName,
-              let properties = tracking.updated[ref] else { return [] }
+            let properties = tracking.updated[ref]
+        else { return [] }
         let layout = graph.layout.entities[Int(ref.entity)]
         return properties.sorted().compactMap { property in
-            property < layout.attributes.count ? layout.attributes[property].name
+            property < layout.attributes.count
+                ? layout.attributes[property].name
                 : layout.links[property - layout.attributes.count].name  // nil: a hidden inverse, not the user's
         }
     }
@@ -79,7 +81,8 @@ extension ModelContext {
     /// The object's row in the saved state, when it was live there.
     private func savedRef(_ id: PersistentIdentifier) -> ObjectRef? {
         guard let saved = baseline.index[id.id], baseline.isLive(saved),
-              baseline.layout.entities[Int(saved.entity)].name == id.entityName else { return nil }
+            baseline.layout.entities[Int(saved.entity)].name == id.entityName
+        else { return nil }
         return saved
     }
 

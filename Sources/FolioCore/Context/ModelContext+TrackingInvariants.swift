@@ -16,7 +16,8 @@ extension ModelContext {
     func _checkTrackingInvariants() {
         #if DEBUG
         guard baseline.tables.reduce(0, { $0 + $1.rowCount }) <= Self.trackingCheckedRows,
-              graph.tables.reduce(0, { $0 + $1.rowCount }) <= Self.trackingCheckedRows else { return }
+            graph.tables.reduce(0, { $0 + $1.rowCount }) <= Self.trackingCheckedRows
+        else { return }
         var problems: [String] = []
         for (entity, table) in baseline.tables.enumerated() {
             for row in 0..<table.rowCount where table.isLive[row] {

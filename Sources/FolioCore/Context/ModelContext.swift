@@ -287,8 +287,10 @@ public final class ModelContext {
     func unreadable(_ error: any Error, _ ref: ObjectRef, _ attribute: Int) -> ModelError {
         if let error = error as? PackageError { return .package(error) }
         let entity = graph.layout.entities[Int(ref.entity)]
-        return .graph(.unreadableValue(entity: entity.name, attribute: entity.attributes[attribute].name,
-                                       id: graph.tables[Int(ref.entity)].ids[Int(ref.row)], reason: "\(error)"))
+        return .graph(
+            .unreadableValue(
+                entity: entity.name, attribute: entity.attributes[attribute].name,
+                id: graph.tables[Int(ref.entity)].ids[Int(ref.row)], reason: "\(error)"))
     }
 
     /// What a relationship holds, in order; empty when an optional to-many holds no collection.
@@ -316,8 +318,7 @@ public final class ModelContext {
         do {
             return try source.fetchRows(descriptor, shared: source !== graph, isCancelled: cancellationCheck)
                 .map(source.identifier(for:))
-        }
-        catch { throw ModelError(error) }
+        } catch { throw ModelError(error) }
     }
 
     /// How many objects a descriptor selects (ignoring its limit and offset).
@@ -339,8 +340,7 @@ public final class ModelContext {
                 return total
             } catch { throw .graph(error) }
         }
-        do { return try source.fetchRows(unwindowed, shared: source !== graph, isCancelled: cancellationCheck).count }
-        catch { throw ModelError(error) }
+        do { return try source.fetchRows(unwindowed, shared: source !== graph, isCancelled: cancellationCheck).count } catch { throw ModelError(error) }
     }
 
     // MARK: Grouping, autosave, transactions
@@ -538,9 +538,11 @@ public final class ModelContext {
             for denial in tracking.denials[ref] ?? [] {
                 let live = denial.targets.filter(graph.isLive)
                 if !live.isEmpty {
-                    issues.append(ValidationIssue(kind: .deny, object: graph.identifier(for: ref),
-                                                  relationship: graph.layout.entities[Int(ref.entity)].links[denial.slot].name ?? "",
-                                                  related: live.map(graph.identifier(for:))))
+                    issues.append(
+                        ValidationIssue(
+                            kind: .deny, object: graph.identifier(for: ref),
+                            relationship: graph.layout.entities[Int(ref.entity)].links[denial.slot].name ?? "",
+                            related: live.map(graph.identifier(for:))))
                 }
             }
         }
@@ -566,20 +568,28 @@ public final class ModelContext {
             where relationship.minimumModelCount > 0 || relationship.maximumModelCount > 0 {
                 let targets = graph.targets(ref, slot)
                 let kind: ValidationIssue.Kind
-                if targets.count < relationship.minimumModelCount { kind = .minimumCount }
-                else if relationship.maximumModelCount > 0, targets.count > relationship.maximumModelCount { kind = .maximumCount }
-                else { continue }
-                issues.append(ValidationIssue(kind: kind, object: graph.identifier(for: ref), relationship: relationship.name,
-                                              related: targets.map(graph.identifier(for:))))
+                if targets.count < relationship.minimumModelCount {
+                    kind = .minimumCount
+                } else if relationship.maximumModelCount > 0, targets.count > relationship.maximumModelCount {
+                    kind = .maximumCount
+                } else {
+                    continue
+                }
+                issues.append(
+                    ValidationIssue(
+                        kind: kind, object: graph.identifier(for: ref), relationship: relationship.name,
+                        related: targets.map(graph.identifier(for:))))
             }
         }
         // The uniqueness rule the loader and migration apply, asked of the changed objects only:
         // a clash would make the saved document one that the next open refuses.
         for clash in graph.uniquenessClashes(of: candidates.filter { checkedUnique[Int($0.entity)] }) {
             let layout = graph.layout.entities[Int(clash.ref.entity)]
-            issues.append(ValidationIssue(kind: .unique, object: graph.identifier(for: clash.ref),
-                                          relationship: layout.names(ofGroup: clash.group),
-                                          related: clash.others.map(graph.identifier(for:))))
+            issues.append(
+                ValidationIssue(
+                    kind: .unique, object: graph.identifier(for: clash.ref),
+                    relationship: layout.names(ofGroup: clash.group),
+                    related: clash.others.map(graph.identifier(for:))))
         }
         return issues
     }

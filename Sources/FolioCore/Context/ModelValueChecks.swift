@@ -46,9 +46,11 @@ struct ModelValueChecks {
                 for row in 0..<table.rowCount where table.isLive[row] {
                     let value = graph.value(ObjectRef(entity: entity, row: row), attribute)
                     guard !accepts(value) else { continue }
-                    throw .graph(.typeMismatch(entity: entityName, attribute: name,
-                                               expected: "a value the \(entityName) class can read",
-                                               value: "\(value) (object \(table.ids[row]))"))
+                    throw .graph(
+                        .typeMismatch(
+                            entity: entityName, attribute: name,
+                            expected: "a value the \(entityName) class can read",
+                            value: "\(value) (object \(table.ids[row]))"))
                 }
             }
         }

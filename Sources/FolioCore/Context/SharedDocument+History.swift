@@ -30,8 +30,7 @@ extension SharedDocument {
         }
         lock.lock()
         defer { lock.unlock() }
-        do { return try history.transactions(in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema) }
-        catch { throw .package(error) }
+        do { return try history.transactions(in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema) } catch { throw .package(error) }
     }
 
     /// Deletes the transactions `shouldDelete` selects from the history, and
@@ -56,8 +55,9 @@ extension SharedDocument {
         defer { lock.unlock() }
         var history = self.history
         let removed: Int
-        do { removed = try history.remove(where: shouldDelete, in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema) }
-        catch { throw .package(error) }
+        do { removed = try history.remove(where: shouldDelete, in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema) } catch {
+            throw .package(error)
+        }
         guard removed > 0 else { return 0 }
         if disk != nil {
             // Read before the write: the write's access to `disk` excludes any other.

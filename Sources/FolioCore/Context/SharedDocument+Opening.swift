@@ -27,8 +27,10 @@ extension SharedDocument {
     ///   - migration: what brings the stored graph to `schema` instead of the
     ///     lightweight migration (a migration plan); run only when the package is
     ///     read, not when a shared document already open is shared.
-    static func open(url: URL, allowsSave: Bool, schema: Schema?,
-                     migration: StoredGraphMigration? = nil) throws(ModelError) -> SharedDocument {
+    static func open(
+        url: URL, allowsSave: Bool, schema: Schema?,
+        migration: StoredGraphMigration? = nil
+    ) throws(ModelError) -> SharedDocument {
         let key = DocumentRegistry.canonicalPath(url)
         let registry = DocumentRegistry.shared
         // The registry stays locked while the package is read, so two threads never read one
@@ -41,20 +43,23 @@ extension SharedDocument {
                     if !allowsSave, !existing.isCurrent {
                         // Another program changed the package since this shared document read it:
                         // a reader gets what is on disk now, in a shared document of its own.
-                        return try read(url: url, key: nil, allowsSave: false, schema: schema, migration: migration,
-                                        inherited: nil)
+                        return try read(
+                            url: url, key: nil, allowsSave: false, schema: schema, migration: migration,
+                            inherited: nil)
                     }
                     // Before any lock is taken for it: a refused container must leave no lock behind.
                     if let schema, existing.schema != schema {
-                        throw .configuration("\(url.path) is open in this process with a different schema; "
-                                             + "close the other container first")
+                        throw .configuration(
+                            "\(url.path) is open in this process with a different schema; "
+                                + "close the other container first")
                     }
                     // A plan's stages run when a package is read; a shared document another container
                     // opened without them must already be where the plan ends.
                     if let migration, let onDisk = existing.diskSchema, !migration.isSettled(onDisk) {
-                        throw .configuration("\(url.path) is open in this process by a container without the "
-                                             + "migration plan, at an earlier version; close it first, or open "
-                                             + "the package with the plan first")
+                        throw .configuration(
+                            "\(url.path) is open in this process by a container without the "
+                                + "migration plan, at an earlier version; close it first, or open "
+                                + "the package with the plan first")
                     }
                     if try existing.canServe(allowsSave: allowsSave) { return existing }
                 } else {
@@ -67,8 +72,9 @@ extension SharedDocument {
                 // its lock yet: carry the lock over instead of being refused by it.
                 inherited = entry.slot.held
             }
-            let sharedDocument = try read(url: url, key: key, allowsSave: allowsSave, schema: schema, migration: migration,
-                                 inherited: inherited)
+            let sharedDocument = try read(
+                url: url, key: key, allowsSave: allowsSave, schema: schema, migration: migration,
+                inherited: inherited)
             registry.register(DocumentRegistry.Entry(sharedDocument: sharedDocument, slot: sharedDocument.lockSlot), for: key)
             return sharedDocument
         }
@@ -76,8 +82,10 @@ extension SharedDocument {
 
     /// Reads the package into a new shared document, taking its lock first when `allowsSave`
     /// (`inherited`, when this process still holds it open; a read-only shared document only shows it).
-    private static func read(url: URL, key: String?, allowsSave: Bool, schema: Schema?, migration: StoredGraphMigration?,
-                             inherited: PackageLock?) throws(ModelError) -> SharedDocument {
+    private static func read(
+        url: URL, key: String?, allowsSave: Bool, schema: Schema?, migration: StoredGraphMigration?,
+        inherited: PackageLock?
+    ) throws(ModelError) -> SharedDocument {
         let package = DocumentPackage(url: url)
         func takeLock() throws(PackageError) -> PackageLock {
             if let inherited { return inherited }
@@ -92,13 +100,15 @@ extension SharedDocument {
             let fingerprint = package.fingerprint
             let graph: ObjectGraph, history: HistoryLog
             do { (graph, history) = try package.readDocument(limits: .standard) } catch { throw .package(error) }
-            return SharedDocument(package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
-                                 writeLock: writeLock, carriedLock: inherited, diskSchema: graph.schema)
+            return SharedDocument(
+                package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
+                writeLock: writeLock, carriedLock: inherited, diskSchema: graph.schema)
         }
         guard FileManager.default.fileExists(atPath: url.path) else {
             // A new document: the lock is taken when the first save creates it.
-            return SharedDocument(package: package, key: key, graph: ObjectGraph(schema: schema), fingerprint: nil, writeLock: nil,
-                                 carriedLock: inherited, diskSchema: nil)
+            return SharedDocument(
+                package: package, key: key, graph: ObjectGraph(schema: schema), fingerprint: nil, writeLock: nil,
+                carriedLock: inherited, diskSchema: nil)
         }
         let writeLock: PackageLock?
         do { writeLock = allowsSave ? try takeLock() : nil } catch { throw .package(error) }
@@ -126,19 +136,23 @@ extension SharedDocument {
                 rename(&history, in: package, from: diskSchema, by: renaming)
             }
         }
-        return SharedDocument(package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
-                             writeLock: writeLock, carriedLock: inherited, diskSchema: diskSchema)
+        return SharedDocument(
+            package: package, key: key, graph: graph, history: history, fingerprint: fingerprint,
+            writeLock: writeLock, carriedLock: inherited, diskSchema: diskSchema)
     }
 
     /// Brings the history read with a package under the names its migrated
     /// schema gives (nothing to do when every name is kept): a document's
     /// history names only what its schema declares, so the save that writes
     /// the migrated schema writes the renamed history with it.
-    private static func rename(_ history: inout HistoryLog, in package: DocumentPackage, from stored: Schema,
-                               by renaming: SchemaRenaming) {
+    private static func rename(
+        _ history: inout HistoryLog, in package: DocumentPackage, from stored: Schema,
+        by renaming: SchemaRenaming
+    ) {
         guard !renaming.keepsEveryName(of: stored) else { return }
-        history.rename(in: package.folder, limits: .standard, storedSchema: stored, entity: renaming.entity,
-                       property: renaming.property)
+        history.rename(
+            in: package.folder, limits: .standard, storedSchema: stored, entity: renaming.entity,
+            property: renaming.property)
     }
 
     /// The stored graph under the container's schema, migrated in memory when
@@ -147,8 +161,10 @@ extension SharedDocument {
     /// - Throws: ``MigrationError/backwardMigration(stored:current:)`` when both
     ///   schemas declare versions and the stored one is later: a lightweight
     ///   migration would drop what the later version added.
-    static func lightweightMigration(of graph: ObjectGraph, to schema: Schema,
-                                             package path: String) throws(ModelError) -> ObjectGraph {
+    static func lightweightMigration(
+        of graph: ObjectGraph, to schema: Schema,
+        package path: String
+    ) throws(ModelError) -> ObjectGraph {
         if let stored = graph.schema.declaredVersion, let current = schema.declaredVersion, stored > current {
             throw .migration(package: path, .backwardMigration(stored: stored, current: current))
         }

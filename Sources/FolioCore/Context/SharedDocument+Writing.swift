@@ -10,7 +10,8 @@ extension SharedDocument {
     /// Call with the lock held.
     func scheduleBackgroundWrite(for context: ObjectIdentifier?) {
         guard let writer, let written = disk?.writtenGeneration, written < generation,
-              disk?.needsJob(for: context) == true else { return }
+            disk?.needsJob(for: context) == true
+        else { return }
         // Weakly, and only while the write lock is held: a job never keeps a shared document alive
         // past its teardown, which waits for that lock (and writes, if the job had not).
         writer.schedule { [weak self] in
@@ -49,8 +50,7 @@ extension SharedDocument {
         if let injected {
             result = .failure(injected)
         } else {
-            do throws(PackageError) { result = .success(try taken.write(graph, history: history)) }
-            catch { result = .failure(error) }
+            do throws(PackageError) { result = .success(try taken.write(graph, history: history)) } catch { result = .failure(error) }
         }
         lock.lock()
         defer { lock.unlock() }

@@ -63,8 +63,10 @@ final class SharedDocument: @unchecked Sendable {
     /// package watcher that runs while any is registered.
     let observers = DocumentObservers()
 
-    init(package: DocumentPackage?, key: String?, graph: ObjectGraph, history: HistoryLog = HistoryLog(),
-         fingerprint: FileFingerprint?, writeLock: PackageLock?, carriedLock: PackageLock? = nil, diskSchema: Schema?) {
+    init(
+        package: DocumentPackage?, key: String?, graph: ObjectGraph, history: HistoryLog = HistoryLog(),
+        fingerprint: FileFingerprint?, writeLock: PackageLock?, carriedLock: PackageLock? = nil, diskSchema: Schema?
+    ) {
         self.package = package
         self.history = history
         // Saves write format 3, whose history is files per writer: a format-2 package's
@@ -145,7 +147,8 @@ final class SharedDocument: @unchecked Sendable {
     /// Change sets saved after `generation`, for a context to merge; the context
     /// is registered as having merged them.
     func changes(after generation: Int, for context: ObjectIdentifier)
-        -> (changes: [ChangeSet], baseline: ObjectGraph, generation: Int) {
+        -> (changes: [ChangeSet], baseline: ObjectGraph, generation: Int)
+    {
         lock.lock()
         defer { lock.unlock() }
         guard generation < self.generation else { return ([], savedGraph, self.generation) }
@@ -170,7 +173,6 @@ final class SharedDocument: @unchecked Sendable {
         defer { lock.unlock() }
         return changeSets.count
     }
-
 
     /// Whether a context other than `context` is registered: one that will
     /// merge the next save's change set.
@@ -219,8 +221,10 @@ final class SharedDocument: @unchecked Sendable {
     /// a read of every history file, once): a history a Git merge branched
     /// gets its merge transaction first, persisted by this write and handed
     /// back in `merge`.
-    private func commit(_ request: SaveRequest, writing: Bool,
-                        merge: inout StoredTransaction?) throws(ModelError) -> SaveRequest.Outcome {
+    private func commit(
+        _ request: SaveRequest, writing: Bool,
+        merge: inout StoredTransaction?
+    ) throws(ModelError) -> SaveRequest.Outcome {
         lock.lock()
         defer { lock.unlock() }
         let others = contextGenerations.keys.contains { $0 != request.context }
@@ -236,8 +240,9 @@ final class SharedDocument: @unchecked Sendable {
         var recorded = request.transaction
         if let transaction = recorded {
             if history.heads == nil {
-                merge = history.learnHeads(in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema,
-                                           recordingMerge: true, cache: &headsCache)
+                merge = history.learnHeads(
+                    in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema,
+                    recordingMerge: true, cache: &headsCache)
             }
             recorded?.number = history.append(transaction)
         }

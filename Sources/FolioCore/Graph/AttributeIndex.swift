@@ -145,8 +145,10 @@ extension AttributeIndex {
     /// values, which only the general order sorts. The order is
     /// ``AttributeOrder``'s: `nil` first, then NaN, then values, ties by row.
     static func sortedRows(_ rows: [Int32], column: Column, type: ValueType) -> [Int32]? {
-        func sorted<Element, Key: Comparable>(_ storage: ColumnStorage<Element>, isNaN: (Element) -> Bool,
-                                              key: (Element) -> Key) -> [Int32] {
+        func sorted<Element, Key: Comparable>(
+            _ storage: ColumnStorage<Element>, isNaN: (Element) -> Bool,
+            key: (Element) -> Key
+        ) -> [Int32] {
             var unordered: [Int32] = []
             var nans: [Int32] = []
             var keyed: [(key: Key, row: Int32)] = []
@@ -187,8 +189,10 @@ extension AttributeIndex {
     /// only. `nil` when an attribute's column holds boxed values.
     ///
     /// - Parameter rowCount: the table's row count (the rows are some of them).
-    static func sortedRows(_ rows: [Int32], columns: [(column: Column, type: ValueType)], rowCount: Int,
-                           order: AttributeOrder) -> [Int32]? {
+    static func sortedRows(
+        _ rows: [Int32], columns: [(column: Column, type: ValueType)], rowCount: Int,
+        order: AttributeOrder
+    ) -> [Int32]? {
         var ranks: [[Int32]] = []
         for (attribute, (column, type)) in columns.enumerated() {
             guard let sorted = sortedRows(rows, column: column, type: type) else { return nil }
@@ -246,8 +250,10 @@ struct AttributeOrder {
             let column = graph.tables[entity].columns[attribute]
             let (isNull, isNaN) = Self.unorderedTests(column, type: type)
             rows.append(Self.rowComparison(column, type: type))
-            constants.append(Self.constantComparison(column, isNull: isNull, isNaN: isNaN, graph: graph, entity: entity,
-                                                     attribute: attribute))
+            constants.append(
+                Self.constantComparison(
+                    column, isNull: isNull, isNaN: isNaN, graph: graph, entity: entity,
+                    attribute: attribute))
             unordered.append { isNull($0) || isNaN($0) }
         }
         self.rows = rows
@@ -279,8 +285,10 @@ struct AttributeOrder {
 
     /// The order of one column's rows: the typed array itself where there is one.
     private static func rowComparison(_ column: Column, type: ValueType) -> RowComparison {
-        func typed<Element>(_ storage: ColumnStorage<Element>, rank: @escaping (Element) -> Int,
-                            _ compare: @escaping (Element, Element) -> Int) -> RowComparison {
+        func typed<Element>(
+            _ storage: ColumnStorage<Element>, rank: @escaping (Element) -> Int,
+            _ compare: @escaping (Element, Element) -> Int
+        ) -> RowComparison {
             { a, b in
                 if !storage.nulls.isEmpty {
                     let (nullA, nullB) = (storage.nulls[Int(a)], storage.nulls[Int(b)])
@@ -339,9 +347,11 @@ struct AttributeOrder {
         }
     }
 
-    private static func constantComparison(_ column: Column, isNull: @escaping (Int32) -> Bool,
-                                           isNaN: @escaping (Int32) -> Bool, graph: ObjectGraph, entity: Int,
-                                           attribute: Int) -> ConstantComparison {
+    private static func constantComparison(
+        _ column: Column, isNull: @escaping (Int32) -> Bool,
+        isNaN: @escaping (Int32) -> Bool, graph: ObjectGraph, entity: Int,
+        attribute: Int
+    ) -> ConstantComparison {
         // Strings as Swift compares them, like the rows; everything else as predicates compare values.
         if case .string(let storage) = column {
             return { row, constant in

@@ -139,11 +139,17 @@ enum Column {
         case .int(let storage): Column.store(value, raw: Column.rawInt(value), in: storage, at: row)
         case .double(let storage): Column.store(value, raw: Column.rawDouble(value), in: storage, at: row)
         case .string(let storage):
-            if case .string(let text) = value { Column.store(value, raw: text, in: storage, at: row) }
-            else { Column.store(value, raw: "", in: storage, at: row) }
+            if case .string(let text) = value {
+                Column.store(value, raw: text, in: storage, at: row)
+            } else {
+                Column.store(value, raw: "", in: storage, at: row)
+            }
         case .bool(let storage):
-            if case .bool(let flag) = value { Column.store(value, raw: flag, in: storage, at: row) }
-            else { Column.store(value, raw: false, in: storage, at: row) }
+            if case .bool(let flag) = value {
+                Column.store(value, raw: flag, in: storage, at: row)
+            } else {
+                Column.store(value, raw: false, in: storage, at: row)
+            }
         case .value(let storage):
             storage.values[row] = value
             if !storage.blobs.isEmpty { storage.blobs[row] = nil }
@@ -156,11 +162,17 @@ enum Column {
         case .int(let storage): Column.append(value, raw: Column.rawInt(value), to: storage, optional: optional)
         case .double(let storage): Column.append(value, raw: Column.rawDouble(value), to: storage, optional: optional)
         case .string(let storage):
-            if case .string(let text) = value { Column.append(value, raw: text, to: storage, optional: optional) }
-            else { Column.append(value, raw: "", to: storage, optional: optional) }
+            if case .string(let text) = value {
+                Column.append(value, raw: text, to: storage, optional: optional)
+            } else {
+                Column.append(value, raw: "", to: storage, optional: optional)
+            }
         case .bool(let storage):
-            if case .bool(let flag) = value { Column.append(value, raw: flag, to: storage, optional: optional) }
-            else { Column.append(value, raw: false, to: storage, optional: optional) }
+            if case .bool(let flag) = value {
+                Column.append(value, raw: flag, to: storage, optional: optional)
+            } else {
+                Column.append(value, raw: false, to: storage, optional: optional)
+            }
         case .value(let storage):
             storage.values.append(value)
         }

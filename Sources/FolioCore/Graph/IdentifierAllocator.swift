@@ -20,7 +20,7 @@
 /// ```
 struct IdentifierAllocator: Equatable, Sendable {
     /// The lanes a writer may draw.
-    static let lanes: Range<UInt64> = 1 ..< (1 << 31)
+    static let lanes: Range<UInt64> = 1..<(1 << 31)
     /// The largest sequence number in a lane.
     static let maximumSequence: UInt64 = (1 << 32) - 1
 

@@ -78,10 +78,13 @@ struct IdentifierIndex {
                 dense[Int(id)] = newValue ?? Self.absent
                 if !sparse.isEmpty { sparse[id] = nil }
             } else if lane != 0, let position = lanePositionMaking(lane, for: sequence, adding: newValue != nil),
-                      sequence < UInt64(laneSlots[position].count) || fitsDense(sequence, count: laneCounts[position]) {
+                sequence < UInt64(laneSlots[position].count) || fitsDense(sequence, count: laneCounts[position])
+            {
                 if sequence >= UInt64(laneSlots[position].count) {
-                    laneSlots[position].append(contentsOf: repeatElement(Self.absent,
-                                                                         count: Int(sequence) + 1 - laneSlots[position].count))
+                    laneSlots[position].append(
+                        contentsOf: repeatElement(
+                            Self.absent,
+                            count: Int(sequence) + 1 - laneSlots[position].count))
                 }
                 let had = laneSlots[position][Int(sequence)].entity >= 0
                 laneSlots[position][Int(sequence)] = newValue ?? Self.absent
@@ -142,7 +145,8 @@ struct IdentifierIndex {
         var total = 0
         for (position, run) in ordered.enumerated() {
             guard let first = run.ids.first, let end = run.ids.last, first > last,
-                  end >= first, first >> 32 == end >> 32 else { return false }
+                end >= first, first >> 32 == end >> 32
+            else { return false }
             last = end
             total += run.ids.count
             let lane = first >> 32

@@ -49,8 +49,10 @@ extension ObjectGraph {
         #if DEBUG
         mutationsSinceInvariantCheck += 1
         let rows = tables.reduce(0) { $0 + $1.rowCount }
-        guard rows <= InvariantCheck.alwaysCheckedRows
-            || mutationsSinceInvariantCheck * InvariantCheck.rowsCheckedPerMutation >= rows else { return }
+        guard
+            rows <= InvariantCheck.alwaysCheckedRows
+                || mutationsSinceInvariantCheck * InvariantCheck.rowsCheckedPerMutation >= rows
+        else { return }
         mutationsSinceInvariantCheck = 0
         InvariantCheck.report(invariantViolations(), in: "ObjectGraph")
         #endif

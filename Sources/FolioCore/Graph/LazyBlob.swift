@@ -29,8 +29,10 @@ final class LazyBlob: @unchecked Sendable {
     ///   - read: reads the file's bytes, checked against the hash in its name.
     ///   - decode: turns those bytes into the attribute's value; the identity
     ///     (`.data`) for a `data` attribute.
-    init(name: String, package: String, folder: String, read: @escaping @Sendable () throws -> Data,
-         decode: @escaping @Sendable (Data) throws -> Value = { .data($0) }) {
+    init(
+        name: String, package: String, folder: String, read: @escaping @Sendable () throws -> Data,
+        decode: @escaping @Sendable (Data) throws -> Value = { .data($0) }
+    ) {
         self.name = name
         self.packagePath = package
         self.folder = folder

@@ -25,7 +25,7 @@ enum LinkChange {
     var list: (ref: ObjectRef, slot: Int) {
         switch self {
         case .inserted(let ref, let slot, _, _), .removed(let ref, let slot, _, _), .toOne(let ref, let slot, _, _),
-             .absent(let ref, let slot, _), .replaced(let ref, let slot, _, _):
+            .absent(let ref, let slot, _), .replaced(let ref, let slot, _, _):
             return (ref, Int(slot))
         }
     }

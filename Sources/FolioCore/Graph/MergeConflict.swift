@@ -81,8 +81,10 @@ public struct MergeConflict: Sendable, Hashable, CustomStringConvertible {
     public var theirs: Content?
 
     /// Creates a conflict record.
-    public init(kind: Kind, id: PersistentIdentifier, property: String? = nil, key: String? = nil,
-                base: Content? = nil, ours: Content? = nil, theirs: Content? = nil) {
+    public init(
+        kind: Kind, id: PersistentIdentifier, property: String? = nil, key: String? = nil,
+        base: Content? = nil, ours: Content? = nil, theirs: Content? = nil
+    ) {
         self.kind = kind
         self.entityName = id.entityName
         self.id = id

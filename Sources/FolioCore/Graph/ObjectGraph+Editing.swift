@@ -134,8 +134,9 @@ extension ObjectGraph {
                 let kept = Set(result)
                 result += now.many.filter { !kept.contains($0) && !added.contains($0) }
                 if result != now.many { assignList(result, to: list.ref, Int(list.slot)) }
-                setAbsent(now.absent == left.absent ? list.absent && result.isEmpty : now.absent && result.isEmpty,
-                          list.ref, Int(list.slot))
+                setAbsent(
+                    now.absent == left.absent ? list.absent && result.isEmpty : now.absent && result.isEmpty,
+                    list.ref, Int(list.slot))
             } else if now.one == left.one {
                 setOne(list.one, list.ref, Int(list.slot))
             }
@@ -300,7 +301,8 @@ extension ObjectGraph {
     /// it stood when removed (latest first), or at the end.
     static func rebasedList(_ now: [Int32], _ changes: [LinkChange]) -> [Int32] {
         if let first = changes.firstIndex(where: { if case .replaced = $0 { true } else { false } }),
-           case .replaced(_, _, let old, let new) = changes[first] {
+            case .replaced(_, _, let old, let new) = changes[first]
+        {
             var saved = old
             for change in changes[..<first].reversed() { undo(change, in: &saved) }
             var left = new
@@ -337,8 +339,7 @@ extension ObjectGraph {
     private static func undo(_ change: LinkChange, in list: inout [Int32]) {
         switch change {
         case .inserted(_, _, let target, let index):
-            if index < list.count, list[index] == target { list.remove(at: index) }
-            else if let found = list.lastIndex(of: target) { list.remove(at: found) }
+            if index < list.count, list[index] == target { list.remove(at: index) } else if let found = list.lastIndex(of: target) { list.remove(at: found) }
         case .removed(_, _, let target, let index): list.insert(target, at: min(index, list.count))
         case .replaced(_, _, let old, _): list = old
         case .toOne, .absent: break
@@ -350,8 +351,7 @@ extension ObjectGraph {
         switch change {
         case .inserted(_, _, let target, let index): list.insert(target, at: min(index, list.count))
         case .removed(_, _, let target, let index):
-            if index < list.count, list[index] == target { list.remove(at: index) }
-            else if let found = list.lastIndex(of: target) { list.remove(at: found) }
+            if index < list.count, list[index] == target { list.remove(at: index) } else if let found = list.lastIndex(of: target) { list.remove(at: found) }
         case .replaced(_, _, _, let new): list = new
         case .toOne, .absent: break
         }
@@ -439,8 +439,9 @@ extension ObjectGraph {
     func capture(_ ref: ObjectRef, _ slot: Int) -> LinkListSnapshot {
         let column = tables[Int(ref.entity)].links[slot]
         let row = Int(ref.row)
-        return .init(ref: ref, slot: Int32(slot), one: column.isToMany ? -1 : column.one[row],
-                     many: column.isToMany ? column.many[row] : [], absent: column.isAbsent(row))
+        return .init(
+            ref: ref, slot: Int32(slot), one: column.isToMany ? -1 : column.one[row],
+            many: column.isToMany ? column.many[row] : [], absent: column.isAbsent(row))
     }
 
     /// A deep copy: later edits to either graph do not show in the other.

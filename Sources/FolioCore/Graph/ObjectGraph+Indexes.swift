@@ -118,7 +118,8 @@ extension ObjectGraph {
         let order = AttributeOrder(graph: self, entity: key.entity, attributes: key.attributes)
         guard fast else { return AttributeIndex(rows: rows, order: order) }
         let columns = key.attributes.map { (column: table.columns[$0], type: layout.entities[key.entity].attributes[$0].type) }
-        let sorted = columns.count == 1
+        let sorted =
+            columns.count == 1
             ? AttributeIndex.sortedRows(rows, column: columns[0].column, type: columns[0].type)
             : AttributeIndex.sortedRows(rows, columns: columns, rowCount: table.rowCount, order: order)
         return sorted.map(AttributeIndex.init(sorted:)) ?? AttributeIndex(rows: rows, order: order)
@@ -145,7 +146,8 @@ extension ObjectGraph {
     /// none is built; else O(log n) per index.
     func reindexing(_ ref: ObjectRef, attribute: Int, _ edit: () -> Void) {
         guard !attributeIndexes.isEmpty, layout.entities[Int(ref.entity)].indexes.contains(where: { $0.contains(attribute) }),
-              isLive(ref) else { return edit() }
+            isLive(ref)
+        else { return edit() }
         let keys = attributeIndexKeys(of: ref).filter { $0.attributes.contains(attribute) }
         guard !keys.isEmpty else { return edit() }
         for key in keys {

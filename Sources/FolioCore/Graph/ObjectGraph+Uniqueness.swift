@@ -160,8 +160,10 @@ extension ObjectGraph {
 
     /// The first live row whose key an earlier live row already has, skipping
     /// nil values (rows marked null, or a `nil` key).
-    private static func firstDuplicate<Element, Key: Hashable>(_ storage: ColumnStorage<Element>, live: [Bool],
-                                                               key: (Element) -> Key?) -> (first: Int, second: Int)? {
+    private static func firstDuplicate<Element, Key: Hashable>(
+        _ storage: ColumnStorage<Element>, live: [Bool],
+        key: (Element) -> Key?
+    ) -> (first: Int, second: Int)? {
         var seen: [Key: Int] = [:]
         seen.reserveCapacity(live.count)
         let hasNulls = !storage.nulls.isEmpty
@@ -276,7 +278,8 @@ extension ObjectGraph {
         let layout = layout.entities[Int(ref.entity)]
         let member = layout.attributes.count + slot
         guard !uniqueIndexes.isEmpty, slot < layout.declaredLinkCount, !layout.links[slot].isToMany,
-              layout.uniqueGroups.contains(where: { $0.contains(member) }) else { return edit() }
+            layout.uniqueGroups.contains(where: { $0.contains(member) })
+        else { return edit() }
         rekeying(ref, member: member, edit)
     }
 

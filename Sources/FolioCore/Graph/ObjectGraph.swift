@@ -157,7 +157,8 @@ public final class ObjectGraph {
     /// optional one (`[Tag]?`) holds no collection — never assigned, or set to
     /// `nil`. Any other relationship reads as ``related(_:of:)``.
     public func relatedCollection(_ relationship: String, of id: PersistentIdentifier) throws(GraphError)
-        -> [PersistentIdentifier]? {
+        -> [PersistentIdentifier]?
+    {
         let ref = try ref(for: id, allowDeleted: true)
         let slot = try linkSlot(relationship, entity: Int(ref.entity))
         return collection(ref, slot)?.map(identifier(for:))
@@ -193,7 +194,8 @@ public final class ObjectGraph {
     /// - Throws: ``GraphError/tooManyDestinations(entity:relationship:)`` for more
     ///   than one object on a to-one relationship.
     public func setRelated(_ targets: [PersistentIdentifier]?, for relationship: String, of id: PersistentIdentifier)
-        throws(GraphError) {
+        throws(GraphError)
+    {
         let (source, slot, rows) = try resolveTargets(targets ?? [], for: relationship, of: id)
         replaceLinks(source, slot, with: rows, absent: targets == nil)
         _checkInvariants()
@@ -234,13 +236,15 @@ extension ObjectGraph {
 
     func ref(for id: PersistentIdentifier, allowDeleted: Bool = false) throws(GraphError) -> ObjectRef {
         guard let ref = index[id.id], layout.entities[Int(ref.entity)].name == id.entityName,
-              allowDeleted || tables[Int(ref.entity)].isLive[Int(ref.row)] else { throw .objectNotFound(id) }
+            allowDeleted || tables[Int(ref.entity)].isLive[Int(ref.row)]
+        else { throw .objectNotFound(id) }
         return ref
     }
 
     func identifier(for ref: ObjectRef) -> PersistentIdentifier {
-        PersistentIdentifier(entityName: layout.entities[Int(ref.entity)].name,
-                             id: tables[Int(ref.entity)].ids[Int(ref.row)])
+        PersistentIdentifier(
+            entityName: layout.entities[Int(ref.entity)].name,
+            id: tables[Int(ref.entity)].ids[Int(ref.row)])
     }
 
     func isLive(_ ref: ObjectRef) -> Bool { tables[Int(ref.entity)].isLive[Int(ref.row)] }
@@ -361,14 +365,16 @@ extension ObjectGraph {
         let fits: Bool
         if case .null = value { fits = traits.isOptional || type == .any } else { fits = value.conforms(to: type) }
         guard fits else {
-            throw .typeMismatch(entity: layout.entities[entity].name, attribute: layout.entities[entity].attributes[attribute].name,
-                                expected: (traits.isOptional ? "optional " : "") + type.description,
-                                value: value.description)
+            throw .typeMismatch(
+                entity: layout.entities[entity].name, attribute: layout.entities[entity].attributes[attribute].name,
+                expected: (traits.isOptional ? "optional " : "") + type.description,
+                value: value.description)
         }
         // Transient values are never written, so no limit of the file applies.
         if !traits.isTransient, let (limit, size) = limits.violation(of: value, as: type, external: traits.isExternal) {
-            throw .limitExceeded(entity: layout.entities[entity].name, attribute: layout.entities[entity].attributes[attribute].name,
-                                 limit: limit, size: size, maximum: limits.maximum(limit))
+            throw .limitExceeded(
+                entity: layout.entities[entity].name, attribute: layout.entities[entity].attributes[attribute].name,
+                limit: limit, size: size, maximum: limits.maximum(limit))
         }
         return value
     }
@@ -381,8 +387,9 @@ extension ObjectGraph {
         let objects = count
         let rows = tables[entity].rowCount
         if objects >= limits.maximumObjects || rows >= Int(Int32.max) {
-            throw .limitExceeded(entity: layout.entities[entity].name, attribute: "", limit: .objects,
-                                 size: max(objects, rows) + 1, maximum: min(limits.maximumObjects, Int(Int32.max)))
+            throw .limitExceeded(
+                entity: layout.entities[entity].name, attribute: "", limit: .objects,
+                size: max(objects, rows) + 1, maximum: min(limits.maximumObjects, Int(Int32.max)))
         }
     }
 
@@ -412,7 +419,8 @@ extension ObjectGraph {
     /// Resolves a link edit: the live source, the relationship's slot, and the live
     /// target, which must be of the relationship's destination entity.
     func resolveLink(_ id: PersistentIdentifier, _ relationship: String, _ target: PersistentIdentifier)
-        throws(GraphError) -> (ObjectRef, Int, ObjectRef) {
+        throws(GraphError) -> (ObjectRef, Int, ObjectRef)
+    {
         let source = try ref(for: id)
         let slot = try linkSlot(relationship, entity: Int(source.entity))
         let link = layout.entities[Int(source.entity)].links[slot]
@@ -422,7 +430,8 @@ extension ObjectGraph {
     /// Resolves a whole new list for a relationship: unique destination rows in the
     /// given order, at most one for a to-one relationship.
     func resolveTargets(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier)
-        throws(GraphError) -> (ObjectRef, Int, [Int32]) {
+        throws(GraphError) -> (ObjectRef, Int, [Int32])
+    {
         let source = try ref(for: id)
         let (slot, rows) = try resolveTargets(targets, for: relationship, entity: Int(source.entity))
         return (source, slot, rows)
@@ -431,7 +440,8 @@ extension ObjectGraph {
     /// Resolves a new list for a relationship of an entity, before there is an
     /// object to hold it (an insert that links): the slot and the rows.
     func resolveTargets(_ targets: [PersistentIdentifier], for relationship: String, entity: Int)
-        throws(GraphError) -> (slot: Int, rows: [Int32]) {
+        throws(GraphError) -> (slot: Int, rows: [Int32])
+    {
         let slot = try linkSlot(relationship, entity: entity)
         let link = layout.entities[entity].links[slot]
         if !link.isToMany, targets.count > 1 {
@@ -446,12 +456,15 @@ extension ObjectGraph {
         return (slot, rows)
     }
 
-    private func destinationRef(_ target: PersistentIdentifier, link: SchemaLayout.Link, entity: Int,
-                                relationship: String) throws(GraphError) -> ObjectRef {
+    private func destinationRef(
+        _ target: PersistentIdentifier, link: SchemaLayout.Link, entity: Int,
+        relationship: String
+    ) throws(GraphError) -> ObjectRef {
         let destination = try ref(for: target)
         guard Int(destination.entity) == link.destination else {
-            throw .wrongDestination(entity: layout.entities[entity].name, relationship: relationship,
-                                    expected: layout.entities[link.destination].name, found: target)
+            throw .wrongDestination(
+                entity: layout.entities[entity].name, relationship: relationship,
+                expected: layout.entities[link.destination].name, found: target)
         }
         return destination
     }
@@ -486,8 +499,9 @@ extension ObjectGraph {
         let inverse = tables[link.destination].links[link.inverse]
         guard inverse.isToMany else { return inverse.one[Int(target.row)] == source.row }
         let (mine, theirs) = (column.many[Int(source.row)].count, inverse.many[Int(target.row)].count)
-        return mine <= theirs ? column.many[Int(source.row)].contains(target.row)
-                              : inverse.many[Int(target.row)].contains(source.row)
+        return mine <= theirs
+            ? column.many[Int(source.row)].contains(target.row)
+            : inverse.many[Int(target.row)].contains(source.row)
     }
 
     /// Cuts the link source → target and its inverse.

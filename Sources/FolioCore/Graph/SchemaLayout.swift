@@ -105,9 +105,10 @@ struct SchemaLayout: Sendable {
         // hidden one to its destination), then the layouts, which never change.
         var links = schema.entities.map { entity in
             entity.relationships.map { relationship in
-                Link(name: relationship.name, destination: entityIndex[relationship.destination] ?? 0,
-                     isToMany: relationship.isToMany, isOptional: relationship.isToMany && relationship.isOptional,
-                     inverse: -1, deleteRule: relationship.deleteRule)
+                Link(
+                    name: relationship.name, destination: entityIndex[relationship.destination] ?? 0,
+                    isToMany: relationship.isToMany, isOptional: relationship.isToMany && relationship.isOptional,
+                    inverse: -1, deleteRule: relationship.deleteRule)
             }
         }
         for (index, entity) in schema.entities.enumerated() {
@@ -176,7 +177,8 @@ struct SchemaLayout: Sendable {
                     ?? entity.relationships.firstIndex { $0.name == name && !$0.isToMany }.map { entity.attributes.count + $0 }
             }
             guard group.count == constraint.count, !group.isEmpty,
-                  !groups.contains(where: { Set($0) == Set(group) }) else { continue }
+                !groups.contains(where: { Set($0) == Set(group) })
+            else { continue }
             groups.append(group)
         }
         return groups

@@ -22,7 +22,8 @@ enum CellMerge {
     ///
     /// - Throws: the store's error when a blob that must be read cannot be.
     static func merge(_ rule: MergeSchema.AttributeRule, base: StoredValue?, ours: StoredValue, theirs: StoredValue) throws
-        -> Outcome {
+        -> Outcome
+    {
         // What can be answered without reading a blob first: an unchanged blob is never read.
         if sameWithoutReading(ours, theirs) == true { return Outcome(cell: ours) }
         if let base, sameWithoutReading(base, ours) == true { return Outcome(cell: theirs) }
@@ -57,7 +58,8 @@ enum CellMerge {
 
     /// Key by key, each key a cell (a missing key is `nil`).
     static func mergeDictionary(base: [String: Value], ours: [String: Value], theirs: [String: Value])
-        -> ([String: Value], [(key: String, base: Value?, ours: Value?, theirs: Value?)]) {
+        -> ([String: Value], [(key: String, base: Value?, ours: Value?, theirs: Value?)])
+    {
         var result: [String: Value] = [:]
         var conflicts: [(key: String, base: Value?, ours: Value?, theirs: Value?)] = []
         let keys = Set(base.keys).union(ours.keys).union(theirs.keys).sorted()

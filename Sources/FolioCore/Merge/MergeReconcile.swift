@@ -40,9 +40,12 @@ enum MergeReconcile {
     ///   - revivable: objects the merge deleted, as last seen: what `deny` may bring back.
     /// - Throws: ``MergeError/unreadableValue(entity:attribute:id:reason:)`` when a
     ///   removed object's externally stored value cannot be read for its record.
-    static func reconcile(_ states: inout [UInt64: ObjectState], schema: Schema,
-                          revivable: [UInt64: ObjectState] = [:], conflicts: [MergeConflict] = []) throws(MergeError)
-        -> [MergeConflict] {
+    static func reconcile(
+        _ states: inout [UInt64: ObjectState], schema: Schema,
+        revivable: [UInt64: ObjectState] = [:], conflicts: [MergeConflict] = []
+    ) throws(MergeError)
+        -> [MergeConflict]
+    {
         try reconcile(&states, schema: MergeSchema(schema), revivable: revivable, conflicts: conflicts)
     }
 
@@ -53,10 +56,13 @@ enum MergeReconcile {
     /// the base had them, which the caller makes sure no rule reaches
     /// (``MergeScope``). They count as live targets, and as members of the
     /// derived lists that hold them.
-    static func reconcile(_ states: inout [UInt64: ObjectState], schema: MergeSchema,
-                          revivable: [UInt64: ObjectState], conflicts: [MergeConflict],
-                          outside: ((UInt64) -> String?)? = nil, rules: Rules = .document) throws(MergeError)
-        -> [MergeConflict] {
+    static func reconcile(
+        _ states: inout [UInt64: ObjectState], schema: MergeSchema,
+        revivable: [UInt64: ObjectState], conflicts: [MergeConflict],
+        outside: ((UInt64) -> String?)? = nil, rules: Rules = .document
+    ) throws(MergeError)
+        -> [MergeConflict]
+    {
         var pass = Pass(schema: schema, states: states, revivable: revivable, outside: outside, rules: rules)
         while true {
             var changed = try pass.cutDanglingLinks()
@@ -108,15 +114,16 @@ enum MergeReconcile {
         let rules: Rules
         var conflicts: [MergeConflict] = []
 
-        init(schema: MergeSchema, states: [UInt64: ObjectState], revivable: [UInt64: ObjectState],
-             outside: ((UInt64) -> String?)? = nil, rules: Rules = .document) {
+        init(
+            schema: MergeSchema, states: [UInt64: ObjectState], revivable: [UInt64: ObjectState],
+            outside: ((UInt64) -> String?)? = nil, rules: Rules = .document
+        ) {
             self.schema = schema
             self.states = states
             self.revivable = revivable
             self.outside = outside
             self.rules = rules
         }
-
 
         func isLive(_ id: UInt64, _ entity: String) -> Bool {
             if let state = states[id] { return state.entity == entity }
@@ -137,8 +144,10 @@ enum MergeReconcile {
             revivable[id] = nil
             guard rules.recordsConflicts else { return }
             let values = try ObjectStateMerge.content(of: state, schema: schema, id: id)
-            conflicts.append(MergeConflict(kind: kind, id: PersistentIdentifier(entityName: state.entity, id: id),
-                                           property: property, ours: values, theirs: values))
+            conflicts.append(
+                MergeConflict(
+                    kind: kind, id: PersistentIdentifier(entityName: state.entity, id: id),
+                    property: property, ours: values, theirs: values))
         }
 
         /// Step 1: every fact link to an object that is gone. Returns whether anything changed.
@@ -159,12 +168,15 @@ enum MergeReconcile {
                             break linkLoop
                         case .deny:
                             if let record = revivable.removeValue(forKey: target), record.entity == link.destination,
-                               states[target] == nil {
+                                states[target] == nil
+                            {
                                 states[target] = record
                                 guard rules.recordsConflicts else { continue }
                                 let values = try ObjectStateMerge.content(of: record, schema: schema, id: target)
-                                conflicts.append(MergeConflict(kind: .deny, id: PersistentIdentifier(entityName: record.entity, id: target),
-                                                               property: link.inverse, ours: values, theirs: values))
+                                conflicts.append(
+                                    MergeConflict(
+                                        kind: .deny, id: PersistentIdentifier(entityName: record.entity, id: target),
+                                        property: link.inverse, ours: values, theirs: values))
                             } else {
                                 cut.append(target)
                             }
@@ -173,9 +185,11 @@ enum MergeReconcile {
                         }
                     }
                     guard !cut.isEmpty, var current = states[id]?.links[link.name] else { continue }
-                    conflicts.append(MergeConflict(kind: .danglingLink, id: PersistentIdentifier(entityName: state.entity, id: id),
-                                                   property: link.name, ours: related(current.ids, link),
-                                                   theirs: related(current.ids, link)))
+                    conflicts.append(
+                        MergeConflict(
+                            kind: .danglingLink, id: PersistentIdentifier(entityName: state.entity, id: id),
+                            property: link.name, ours: related(current.ids, link),
+                            theirs: related(current.ids, link)))
                     let gone = Set(cut)
                     current.ids.removeAll { gone.contains($0) }
                     states[id]?.links[link.name] = current
@@ -191,7 +205,8 @@ enum MergeReconcile {
                 guard let entity = schema.entities[entityName] else { continue }
                 for link in entity.links where link.role == .fact && !link.isToMany {
                     guard let inverse = link.inverse, let destination = schema.entities[link.destination],
-                          let inverseLink = destination.link(named: inverse), !inverseLink.isToMany else { continue }
+                        let inverseLink = destination.link(named: inverse), !inverseLink.isToMany
+                    else { continue }
                     var holder: [UInt64: UInt64] = [:]
                     // Preferred claims first (a context's own edits), then by identifier.
                     let claimants = states.keys.filter { states[$0]?.entity == entityName }
@@ -203,8 +218,10 @@ enum MergeReconcile {
                         } else {
                             changed = true
                             let ids = [target]
-                            conflicts.append(MergeConflict(kind: .linkTaken, id: PersistentIdentifier(entityName: entityName, id: id),
-                                                           property: link.name, ours: related(ids, link), theirs: related(ids, link)))
+                            conflicts.append(
+                                MergeConflict(
+                                    kind: .linkTaken, id: PersistentIdentifier(entityName: entityName, id: id),
+                                    property: link.name, ours: related(ids, link), theirs: related(ids, link)))
                             states[id]?.links[link.name]?.ids = []
                         }
                     }
@@ -283,8 +300,10 @@ enum MergeReconcile {
                 for link in entity.links where link.minimumCount > 0 || link.maximumCount > 0 {
                     let ids = state.links[link.name]?.ids ?? []
                     guard ids.count < link.minimumCount || (link.maximumCount > 0 && ids.count > link.maximumCount) else { continue }
-                    conflicts.append(MergeConflict(kind: .count, id: PersistentIdentifier(entityName: state.entity, id: id),
-                                                   property: link.name, ours: related(ids, link), theirs: related(ids, link)))
+                    conflicts.append(
+                        MergeConflict(
+                            kind: .count, id: PersistentIdentifier(entityName: state.entity, id: id),
+                            property: link.name, ours: related(ids, link), theirs: related(ids, link)))
                 }
             }
         }
@@ -348,14 +367,14 @@ extension MergeReconcile {
         var states: [UInt64: ObjectState] = [:]
         for conflict in conflicts where conflict.kind == .deletedAndEdited && states[conflict.id.id] == nil {
             guard let entity = schema.entities[conflict.id.entityName],
-                  case .object(let properties)? = conflict.ours ?? conflict.theirs else { continue }
+                case .object(let properties)? = conflict.ours ?? conflict.theirs
+            else { continue }
             var state = ObjectState(entity: entity.name, attributes: [:], links: [:])
             for attribute in entity.attributes where !attribute.isTransient {
                 if case .value(let value)? = properties[attribute.name] { state.attributes[attribute.name] = .value(value) }
             }
             for link in entity.links {
-                if case .related(let ids)? = properties[link.name] { state.links[link.name] = .init(ids.map(\.id)) }
-                else { state.links[link.name] = .init([]) }
+                if case .related(let ids)? = properties[link.name] { state.links[link.name] = .init(ids.map(\.id)) } else { state.links[link.name] = .init([]) }
             }
             states[conflict.id.id] = state
         }

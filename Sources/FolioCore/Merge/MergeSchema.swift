@@ -83,12 +83,13 @@ struct MergeSchema {
                 let inverse = relationship.inverse.flatMap { name in
                     schema.entity(named: relationship.destination)?.relationship(named: name)
                 }
-                return Link(name: relationship.name, destination: relationship.destination,
-                            isToMany: relationship.isToMany, isOptional: relationship.isToMany && relationship.isOptional,
-                            role: Self.role(entity: entity.name, relationship, inverse: inverse),
-                            inverse: inverse?.name,
-                            ruleOnDestinationDelete: inverse?.deleteRule ?? .nullify,
-                            minimumCount: relationship.minimumModelCount, maximumCount: relationship.maximumModelCount)
+                return Link(
+                    name: relationship.name, destination: relationship.destination,
+                    isToMany: relationship.isToMany, isOptional: relationship.isToMany && relationship.isOptional,
+                    role: Self.role(entity: entity.name, relationship, inverse: inverse),
+                    inverse: inverse?.name,
+                    ruleOnDestinationDelete: inverse?.deleteRule ?? .nullify,
+                    minimumCount: relationship.minimumModelCount, maximumCount: relationship.maximumModelCount)
             }
             let uniqueGroups = entity.uniquenessConstraints.filter { group in
                 group.allSatisfy { name in

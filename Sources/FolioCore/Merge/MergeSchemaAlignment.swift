@@ -48,8 +48,10 @@ struct MergeSchemaAlignment {
         func migrate(_ graph: ObjectGraph, blamed: MergeError.Side) throws(MergeError) -> ObjectGraph {
             guard SchemaDifference.first(between: graph.schema, and: target) != nil else { return graph }
             if let stored = graph.schema.declaredVersion, let current = target.declaredVersion, stored > current {
-                throw .schemaMismatch(side: blamed, difference: "\(difference); "
-                                      + "\(MigrationError.backwardMigration(stored: stored, current: current))")
+                throw .schemaMismatch(
+                    side: blamed,
+                    difference: "\(difference); "
+                        + "\(MigrationError.backwardMigration(stored: stored, current: current))")
             }
             do { return try graph.migrated(to: target) } catch {
                 throw .schemaMismatch(side: blamed, difference: "\(difference), not a lightweight migration: \(error)")

@@ -47,7 +47,8 @@ struct MergeScope {
     /// when they cannot be compared column by column (then every object is merged).
     init?(base: ObjectGraph, ours: ObjectGraph, theirs: ObjectGraph, schema: MergeSchema) {
         guard let oursChanged = ours.changedIdentifiers(since: base),
-              let theirsChanged = theirs.changedIdentifiers(since: base) else { return nil }
+            let theirsChanged = theirs.changedIdentifiers(since: base)
+        else { return nil }
         (self.base, self.ours, self.theirs, self.schema, rules) = (base, ours, theirs, schema, .document)
         ids = oursChanged.union(theirsChanged)
         // One identifier given objects of two entities (impossible with lanes) is left to the merge of every object.
@@ -72,8 +73,10 @@ struct MergeScope {
     /// validation.
     ///
     /// - Complexity: O(changed).
-    init(base: ObjectGraph, ours: ObjectGraph, theirs: ObjectGraph, schema: MergeSchema, changed: Set<UInt64>,
-         rules: MergeReconcile.Rules) {
+    init(
+        base: ObjectGraph, ours: ObjectGraph, theirs: ObjectGraph, schema: MergeSchema, changed: Set<UInt64>,
+        rules: MergeReconcile.Rules
+    ) {
         (self.base, self.ours, self.theirs, self.schema, self.rules) = (base, ours, theirs, schema, rules)
         ids = changed
     }
@@ -96,14 +99,16 @@ struct MergeScope {
         var pending = ids
         while true {
             buildStates(of: pending)
-            let merged = try ObjectStateMerge.merge(base: baseStates, ours: oursStates, theirs: theirsStates, schema: schema,
-                                                    recordsConflicts: rules.recordsConflicts)
+            let merged = try ObjectStateMerge.merge(
+                base: baseStates, ours: oursStates, theirs: theirsStates, schema: schema,
+                recordsConflicts: rules.recordsConflicts)
             var states = merged.states
             let (scope, graph) = (ids, ours)
-            let conflicts = try MergeReconcile.reconcile(&states, schema: schema, revivable: merged.deleted,
-                                                         conflicts: merged.conflicts,
-                                                         outside: { scope.contains($0) ? nil : Self.liveEntity($0, in: graph) },
-                                                         rules: rules)
+            let conflicts = try MergeReconcile.reconcile(
+                &states, schema: schema, revivable: merged.deleted,
+                conflicts: merged.conflicts,
+                outside: { scope.contains($0) ? nil : Self.liveEntity($0, in: graph) },
+                rules: rules)
             pending = reached(by: states)
             if pending.isEmpty { return (states, conflicts) }
             ids.formUnion(pending)

@@ -27,8 +27,9 @@ extension ObjectGraph {
         var changed = Set<UInt64>()
         for (entity, entityLayout) in layout.entities.enumerated() {
             guard let baseEntity = base.layout.entityIndex[entityLayout.name],
-                  let pairs = matchedRows(entity: entity, in: base, baseEntity: baseEntity, changed: &changed),
-                  let differs = differences(pairs, entity: entity, in: base, baseEntity: baseEntity) else { return nil }
+                let pairs = matchedRows(entity: entity, in: base, baseEntity: baseEntity, changed: &changed),
+                let differs = differences(pairs, entity: entity, in: base, baseEntity: baseEntity)
+            else { return nil }
             let ids = tables[entity].ids
             for index in differs.indices where differs[index] { changed.insert(ids[Int(pairs.rows[index])]) }
         }
@@ -39,7 +40,8 @@ extension ObjectGraph {
     /// parallel row numbers; identifiers live in only one of them go to
     /// `changed`. `nil` when an identifier names another entity in the other graph.
     private func matchedRows(entity: Int, in base: ObjectGraph, baseEntity: Int, changed: inout Set<UInt64>)
-        -> (baseRows: [Int32], rows: [Int32])? {
+        -> (baseRows: [Int32], rows: [Int32])?
+    {
         let (table, baseTable) = (tables[entity], base.tables[baseEntity])
         var (baseRows, rows): ([Int32], [Int32]) = ([], [])
         baseRows.reserveCapacity(baseTable.liveCount)
@@ -87,29 +89,38 @@ extension ObjectGraph {
 
     /// For each matched pair of rows, whether a stored attribute or a
     /// declared relationship may differ. `nil` when the layouts differ.
-    private func differences(_ pairs: (baseRows: [Int32], rows: [Int32]), entity: Int, in base: ObjectGraph,
-                             baseEntity: Int) -> [Bool]? {
+    private func differences(
+        _ pairs: (baseRows: [Int32], rows: [Int32]), entity: Int, in base: ObjectGraph,
+        baseEntity: Int
+    ) -> [Bool]? {
         let (entityLayout, baseLayout) = (layout.entities[entity], base.layout.entities[baseEntity])
         let (table, baseTable) = (tables[entity], base.tables[baseEntity])
         guard entityLayout.attributes.count == baseLayout.attributes.count,
-              entityLayout.declaredLinkCount == baseLayout.declaredLinkCount else { return nil }
+            entityLayout.declaredLinkCount == baseLayout.declaredLinkCount
+        else { return nil }
         var differs = [Bool](repeating: false, count: pairs.rows.count)
         for (index, attribute) in entityLayout.attributes.enumerated() {
             guard let baseIndex = baseLayout.attributeIndex[attribute.name],
-                  baseLayout.attributes[baseIndex].type == attribute.type,
-                  baseLayout.attributes[baseIndex].isTransient == attribute.isTransient else { return nil }
+                baseLayout.attributes[baseIndex].type == attribute.type,
+                baseLayout.attributes[baseIndex].isTransient == attribute.isTransient
+            else { return nil }
             if attribute.isTransient { continue }
-            guard ColumnDifference.mark(baseTable.columns[baseIndex], pairs.baseRows, table.columns[index], pairs.rows,
-                                        into: &differs) else { return nil }
+            guard
+                ColumnDifference.mark(
+                    baseTable.columns[baseIndex], pairs.baseRows, table.columns[index], pairs.rows,
+                    into: &differs)
+            else { return nil }
         }
         for slot in 0..<entityLayout.declaredLinkCount {
             let link = entityLayout.links[slot]
             guard let baseSlot = baseLayout.linkIndex[link.name ?? ""], baseSlot < baseLayout.declaredLinkCount else { return nil }
             let baseLink = baseLayout.links[baseSlot]
             guard link.isToMany == baseLink.isToMany, link.isOptional == baseLink.isOptional,
-                  layout.entities[link.destination].name == base.layout.entities[baseLink.destination].name else { return nil }
-            ColumnDifference.mark(baseTable.links[baseSlot], pairs.baseRows, base.tables[baseLink.destination].ids,
-                                  table.links[slot], pairs.rows, tables[link.destination].ids, into: &differs)
+                layout.entities[link.destination].name == base.layout.entities[baseLink.destination].name
+            else { return nil }
+            ColumnDifference.mark(
+                baseTable.links[baseSlot], pairs.baseRows, base.tables[baseLink.destination].ids,
+                table.links[slot], pairs.rows, tables[link.destination].ids, into: &differs)
         }
         return differs
     }
@@ -121,8 +132,10 @@ enum ColumnDifference {
     /// Marks each pair of rows (`rows` of `column` against `baseRows` of
     /// `baseColumn`) whose cells may differ, skipping pairs already marked.
     /// Returns `false` when the columns are of different kinds.
-    static func mark(_ baseColumn: Column, _ baseRows: [Int32], _ column: Column, _ rows: [Int32],
-                     into differs: inout [Bool]) -> Bool {
+    static func mark(
+        _ baseColumn: Column, _ baseRows: [Int32], _ column: Column, _ rows: [Int32],
+        into differs: inout [Bool]
+    ) -> Bool {
         switch (baseColumn, column) {
         case (.int(let a), .int(let b)): mark(a, baseRows, b, rows, &differs) { $0 == $1 }
         // Bit patterns, as Value compares doubles, floats and dates.
@@ -135,8 +148,10 @@ enum ColumnDifference {
         return true
     }
 
-    private static func mark<Element>(_ a: ColumnStorage<Element>, _ baseRows: [Int32], _ b: ColumnStorage<Element>,
-                                      _ rows: [Int32], _ differs: inout [Bool], same: (Element, Element) -> Bool) {
+    private static func mark<Element>(
+        _ a: ColumnStorage<Element>, _ baseRows: [Int32], _ b: ColumnStorage<Element>,
+        _ rows: [Int32], _ differs: inout [Bool], same: (Element, Element) -> Bool
+    ) {
         let (aNulls, bNulls) = (!a.nulls.isEmpty, !b.nulls.isEmpty)
         let blobs = !a.blobs.isEmpty || !b.blobs.isEmpty
         for index in differs.indices where !differs[index] {
@@ -174,8 +189,10 @@ enum ColumnDifference {
 
     /// Marks each pair of rows whose relationship holds other destinations
     /// (by identifier, in order) or differs in holding a collection at all.
-    static func mark(_ baseColumn: LinkColumn, _ baseRows: [Int32], _ baseIDs: [UInt64], _ column: LinkColumn,
-                     _ rows: [Int32], _ ids: [UInt64], into differs: inout [Bool]) {
+    static func mark(
+        _ baseColumn: LinkColumn, _ baseRows: [Int32], _ baseIDs: [UInt64], _ column: LinkColumn,
+        _ rows: [Int32], _ ids: [UInt64], into differs: inout [Bool]
+    ) {
         for index in differs.indices where !differs[index] {
             let (x, y) = (Int(baseRows[index]), Int(rows[index]))
             if baseColumn.isAbsent(x) != column.isAbsent(y) {

@@ -72,13 +72,16 @@ extension ObjectGraph {
     /// The merge of every object's state, into a new graph: what
     /// ``merge(base:ours:theirs:)`` does when the versions cannot be compared
     /// column by column (``MergeScope``), and what tests compare it with.
-    static func mergeEveryObject(_ versions: MergeSchemaAlignment, schema: MergeSchema, base: ObjectGraph,
-                                 ours: ObjectGraph, theirs: ObjectGraph) throws(MergeError) -> MergeResult {
+    static func mergeEveryObject(
+        _ versions: MergeSchemaAlignment, schema: MergeSchema, base: ObjectGraph,
+        ours: ObjectGraph, theirs: ObjectGraph
+    ) throws(MergeError) -> MergeResult {
         let (b, o, t) = (versions.base.objectStates(), versions.ours.objectStates(), versions.theirs.objectStates())
         let merged = try ObjectStateMerge.merge(base: b, ours: o, theirs: t, schema: schema)
         var states = merged.states
-        let conflicts = try MergeReconcile.reconcile(&states, schema: schema, revivable: merged.deleted,
-                                                     conflicts: merged.conflicts)
+        let conflicts = try MergeReconcile.reconcile(
+            &states, schema: schema, revivable: merged.deleted,
+            conflicts: merged.conflicts)
         let limits = ours.limits
         guard states.count <= limits.maximumObjects else {
             throw .tooManyObjects(count: states.count, maximum: limits.maximumObjects)
@@ -86,8 +89,9 @@ extension ObjectGraph {
         let graph = ObjectGraph(schema: versions.ours.schema)
         graph.limits = limits
         graph.build(from: states, transientFrom: [versions.ours, versions.theirs])
-        return finish(graph, conflicts: conflicts, statesBuilt: b.count + o.count + t.count, base: base, ours: ours,
-                      theirs: theirs)
+        return finish(
+            graph, conflicts: conflicts, statesBuilt: b.count + o.count + t.count, base: base, ours: ours,
+            theirs: theirs)
     }
 
     /// The merge of every object's state (``mergeEveryObject(_:schema:base:ours:theirs:)``) of three versions.
@@ -97,12 +101,15 @@ extension ObjectGraph {
     }
 
     /// The merged graph's identifier counter and recorded conflicts.
-    private static func finish(_ graph: ObjectGraph, conflicts: [MergeConflict], statesBuilt: Int, base: ObjectGraph,
-                               ours: ObjectGraph, theirs: ObjectGraph) -> MergeResult {
+    private static func finish(
+        _ graph: ObjectGraph, conflicts: [MergeConflict], statesBuilt: Int, base: ObjectGraph,
+        ours: ObjectGraph, theirs: ObjectGraph
+    ) -> MergeResult {
         graph.nextID = max(graph.nextID, base.nextID, ours.nextID, theirs.nextID)
         // The merged document keeps what it must still resolve: the records the
         // versions held (less those either side resolved), then this merge's.
-        graph.conflicts = MergeConflict.mergeRecords(base: base.conflicts, ours: ours.conflicts, theirs: theirs.conflicts)
+        graph.conflicts =
+            MergeConflict.mergeRecords(base: base.conflicts, ours: ours.conflicts, theirs: theirs.conflicts)
             + conflicts
         graph._checkInvariants()
         return MergeResult(graph: graph, conflicts: conflicts, statesBuilt: statesBuilt)
@@ -125,7 +132,8 @@ extension ObjectGraph {
                 if !attribute.isTransient, let cell = state.attributes[attribute.name] { return cell }
                 for source in sources {
                     if let ref = source.index[id], source.isLive(ref), Int(ref.entity) == source.layout.entityIndex[state.entity],
-                       let sourceIndex = source.layout.entities[Int(ref.entity)].attributeIndex[attribute.name] {
+                        let sourceIndex = source.layout.entities[Int(ref.entity)].attributeIndex[attribute.name]
+                    {
                         return .value(source.value(ref, sourceIndex))
                     }
                 }

@@ -29,7 +29,8 @@ extension ObjectGraph {
         refs.reserveCapacity(ids.count)
         for id in ids {
             guard let state = states[id], let entity = layout.entityIndex[state.entity],
-                  let mergeEntity = merge.entities[state.entity] else { continue }
+                let mergeEntity = merge.entities[state.entity]
+            else { continue }
             refs.append((place(state, id: id, entity: entity, theirs: theirs), state, mergeEntity))
         }
         // Facts next (each link's inverse follows), then the derived lists' order.
@@ -66,7 +67,8 @@ extension ObjectGraph {
         let cells = entityLayout.attributes.enumerated().map { index, attribute -> StoredValue in
             if !attribute.isTransient, let cell = state.attributes[attribute.name] { return cell }
             if let theirs, let ref = theirs.index[id], theirs.isLive(ref), Int(ref.entity) == theirs.layout.entityIndex[state.entity],
-               let theirsIndex = theirs.layout.entities[Int(ref.entity)].attributeIndex[attribute.name] {
+                let theirsIndex = theirs.layout.entities[Int(ref.entity)].attributeIndex[attribute.name]
+            {
                 return .value(theirs.value(ref, theirsIndex))
             }
             return .value(attribute.initialValue)

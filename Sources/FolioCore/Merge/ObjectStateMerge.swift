@@ -39,8 +39,10 @@ enum ObjectStateMerge {
     ///   when a blob that must be read (two different files in one cell, or a
     ///   conflict's record) cannot be.
     /// - Complexity: O(objects × properties + list lengths × log).
-    static func merge(base: [UInt64: ObjectState], ours: [UInt64: ObjectState], theirs: [UInt64: ObjectState],
-                      schema: Schema) throws(MergeError) -> Outcome {
+    static func merge(
+        base: [UInt64: ObjectState], ours: [UInt64: ObjectState], theirs: [UInt64: ObjectState],
+        schema: Schema
+    ) throws(MergeError) -> Outcome {
         try merge(base: base, ours: ours, theirs: theirs, schema: MergeSchema(schema))
     }
 
@@ -54,8 +56,10 @@ enum ObjectStateMerge {
     ///   one keeps (a context's, where its own edits win): the merged states
     ///   are the same, ``Outcome/conflicts`` is empty, and no blob is read
     ///   only to record a conflict.
-    static func merge(base: [UInt64: ObjectState], ours: [UInt64: ObjectState], theirs: [UInt64: ObjectState],
-                      schema: MergeSchema, recordsConflicts: Bool = true) throws(MergeError) -> Outcome {
+    static func merge(
+        base: [UInt64: ObjectState], ours: [UInt64: ObjectState], theirs: [UInt64: ObjectState],
+        schema: MergeSchema, recordsConflicts: Bool = true
+    ) throws(MergeError) -> Outcome {
         var outcome = Outcome(states: [:], conflicts: [], deleted: [:])
         var ids = Set(base.keys)
         ids.formUnion(ours.keys)
@@ -74,10 +78,11 @@ enum ObjectStateMerge {
                 outcome.deleted[id] = o
                 if recordsConflicts, try isEdited(o, from: b, schema: schema, id: id) {
                     let edited = try content(of: o, schema: schema, id: id)
-                    outcome.conflicts.append(MergeConflict(
-                        kind: .deletedAndEdited, id: PersistentIdentifier(entityName: o.entity, id: id),
-                        base: try content(of: b, schema: schema, id: id),
-                        ours: fromOurs ? edited : nil, theirs: fromOurs ? nil : edited))
+                    outcome.conflicts.append(
+                        MergeConflict(
+                            kind: .deletedAndEdited, id: PersistentIdentifier(entityName: o.entity, id: id),
+                            base: try content(of: b, schema: schema, id: id),
+                            ours: fromOurs ? edited : nil, theirs: fromOurs ? nil : edited))
                 }
             case (let o?, let t?):
                 let (state, conflicts) = try mergeObject(id: id, base: b, ours: o, theirs: t, schema: schema)
@@ -91,7 +96,8 @@ enum ObjectStateMerge {
 
     /// Whether `state` differs from `base` in an attribute or a fact relationship.
     static func isEdited(_ state: ObjectState, from base: ObjectState, schema: MergeSchema, id: UInt64) throws(MergeError)
-        -> Bool {
+        -> Bool
+    {
         guard state.entity == base.entity, let entity = schema.entities[state.entity] else { return true }
         for attribute in entity.attributes where !attribute.isTransient {
             guard let a = state.attributes[attribute.name], let b = base.attributes[attribute.name] else { continue }
@@ -107,13 +113,22 @@ enum ObjectStateMerge {
 
     /// One object present on both sides, cell by cell.
     static func mergeObject(id: UInt64, base: ObjectState?, ours: ObjectState, theirs: ObjectState, schema: MergeSchema)
-        throws(MergeError) -> (ObjectState, [MergeConflict]) {
+        throws(MergeError) -> (ObjectState, [MergeConflict])
+    {
         let identifier = PersistentIdentifier(entityName: ours.entity, id: id)
         guard ours.entity == theirs.entity, let entity = schema.entities[ours.entity] else {
             // Two objects given one identifier (impossible with lanes): ours stays, theirs is recorded.
-            return (ours, [MergeConflict(kind: .value, id: identifier, base: try base.map { s throws(MergeError) in
-                try content(of: s, schema: schema, id: id) },
-                ours: try content(of: ours, schema: schema, id: id), theirs: try content(of: theirs, schema: schema, id: id))])
+            return (
+                ours,
+                [
+                    MergeConflict(
+                        kind: .value, id: identifier,
+                        base: try base.map { s throws(MergeError) in
+                            try content(of: s, schema: schema, id: id)
+                        },
+                        ours: try content(of: ours, schema: schema, id: id), theirs: try content(of: theirs, schema: schema, id: id))
+                ]
+            )
         }
         let base = base?.entity == ours.entity ? base : nil
         var merged = ours
@@ -128,9 +143,11 @@ enum ObjectStateMerge {
             }
             merged.attributes[attribute.name] = outcome.cell
             for conflict in outcome.conflicts {
-                conflicts.append(MergeConflict(kind: .value, id: identifier, property: attribute.name, key: conflict.key,
-                                               base: conflict.base.map { .value($0) }, ours: conflict.ours.map { .value($0) },
-                                               theirs: conflict.theirs.map { .value($0) }))
+                conflicts.append(
+                    MergeConflict(
+                        kind: .value, id: identifier, property: attribute.name, key: conflict.key,
+                        base: conflict.base.map { .value($0) }, ours: conflict.ours.map { .value($0) },
+                        theirs: conflict.theirs.map { .value($0) }))
             }
         }
         for link in entity.links {
@@ -152,8 +169,10 @@ enum ObjectStateMerge {
                     func related(_ ids: [UInt64]) -> MergeConflict.Content {
                         .related(ids.map { PersistentIdentifier(entityName: link.destination, id: $0) })
                     }
-                    conflicts.append(MergeConflict(kind: .value, id: identifier, property: link.name,
-                                                   base: b.map { related($0.ids) }, ours: related(o.ids), theirs: related(t.ids)))
+                    conflicts.append(
+                        MergeConflict(
+                            kind: .value, id: identifier, property: link.name,
+                            base: b.map { related($0.ids) }, ours: related(o.ids), theirs: related(t.ids)))
                 }
             }
         }

@@ -5,7 +5,8 @@ enum SchemaDifference {
     /// schemas in the text: "only in the base" and "not in the base" by
     /// default, "only in ours" and "only in theirs" when both are named.
     static func first(between base: Schema, and other: Schema, first: String = "the base", second: String? = nil)
-        -> String? {
+        -> String?
+    {
         guard base != other else { return nil }
         let absent = second.map { "is only in \($0)" } ?? "is not in \(first)"
         let names = base.entities.map(\.name)

@@ -31,7 +31,8 @@ extension ObjectGraph {
                 for (index, source) in plan.attributes.enumerated() {
                     switch source {
                     case .stored(let attribute):
-                        values[index] = blob(ref, attribute) != nil && result.layout.entities[entity].attributes[index].isExternal
+                        values[index] =
+                            blob(ref, attribute) != nil && result.layout.entities[entity].attributes[index].isExternal
                             ? .data(Data()) : value(ref, attribute)
                     case .constant(let constant): values[index] = constant
                     }
@@ -41,7 +42,8 @@ extension ObjectGraph {
                 // An unread blob stays unread when its attribute is still stored externally.
                 for (index, source) in plan.attributes.enumerated() {
                     guard case .stored(let attribute) = source, let blob = blob(ref, attribute),
-                          result.layout.entities[entity].attributes[index].isExternal else { continue }
+                        result.layout.entities[entity].attributes[index].isExternal
+                    else { continue }
                     result.setBlob(blob, migrated, index)
                 }
             }
@@ -57,8 +59,9 @@ extension ObjectGraph {
                 let link = result.layout.entities[entity].links[slot]
                 let storedLink = layout.entities[stored].links[storedSlot]
                 if result.layout.entities[link.destination].links[link.inverse].isHidden {
-                    copyLinks(from: (storedLink.destination, storedLink.inverse), to: (link.destination, link.inverse),
-                              of: result, rowMaps: rowMaps)
+                    copyLinks(
+                        from: (storedLink.destination, storedLink.inverse), to: (link.destination, link.inverse),
+                        of: result, rowMaps: rowMaps)
                 }
             }
         }
@@ -80,15 +83,18 @@ extension ObjectGraph {
         guard let violation = firstUniquenessViolation() else { return }
         let layout = layout.entities[violation.entity]
         let ids = tables[violation.entity].ids
-        throw .duplicateUniqueValue(entity: layout.name, attribute: layout.names(ofGroup: violation.group),
-                                    value: describeValues(of: violation) { value, _ in value.description },
-                                    ids: [ids[violation.first], ids[violation.second]])
+        throw .duplicateUniqueValue(
+            entity: layout.name, attribute: layout.names(ofGroup: violation.group),
+            value: describeValues(of: violation) { value, _ in value.description },
+            ids: [ids[violation.first], ids[violation.second]])
     }
 
     /// Copies one link column's lists, row by row, into the matching column of
     /// `result`, translating rows through `rowMaps`. Lists keep their order.
-    private func copyLinks(from source: (entity: Int, slot: Int), to destination: (entity: Int, slot: Int),
-                           of result: ObjectGraph, rowMaps: [[Int32]]) {
+    private func copyLinks(
+        from source: (entity: Int, slot: Int), to destination: (entity: Int, slot: Int),
+        of result: ObjectGraph, rowMaps: [[Int32]]
+    ) {
         let table = tables[source.entity]
         let column = table.links[source.slot]
         let targetMap = rowMaps[layout.entities[source.entity].links[source.slot].destination]
@@ -131,8 +137,9 @@ extension ObjectGraph {
     private func migrationPlans(to target: Schema) throws(MigrationError) -> [EntityPlan] {
         do { try target.validate() } catch { throw .invalidSchema(error) }
         let stored = schema
-        let entityMatch = try SchemaRenaming.match(target.entities.map { ($0.name, $0.originalName) },
-                                         stored: stored.entities.map(\.name), qualifier: nil)
+        let entityMatch = try SchemaRenaming.match(
+            target.entities.map { ($0.name, $0.originalName) },
+            stored: stored.entities.map(\.name), qualifier: nil)
         // A stored entity no target claims is dropped, with the relationships to it.
         let claimed = Set(entityMatch.compactMap { $0 })
         let dropped = Set(stored.entities.indices.filter { !claimed.contains($0) }.map { stored.entities[$0].name })
@@ -145,9 +152,10 @@ extension ObjectGraph {
             guard let storedIndex = entityMatch[index] else { continue }
             let storedEntity = stored.entities[storedIndex]
             let propertyNames = Set(entity.attributes.map(\.name) + entity.relationships.map(\.name))
-            plans[index].links = try SchemaRenaming.match(entity.relationships.map { ($0.name, $0.originalName) },
-                                                stored: storedEntity.relationships.map(\.name),
-                                                qualifier: entity.name, taken: propertyNames)
+            plans[index].links = try SchemaRenaming.match(
+                entity.relationships.map { ($0.name, $0.originalName) },
+                stored: storedEntity.relationships.map(\.name),
+                qualifier: entity.name, taken: propertyNames)
             let claimedLinks = Set(plans[index].links.compactMap { $0 })
             if let removed = storedEntity.relationships.indices.first(where: {
                 !claimedLinks.contains($0) && !dropped.contains(storedEntity.relationships[$0].destination)
@@ -159,16 +167,18 @@ extension ObjectGraph {
             guard let storedIndex = entityMatch[index] else { continue }
             let storedEntity = stored.entities[storedIndex]
             let propertyNames = Set(entity.attributes.map(\.name) + entity.relationships.map(\.name))
-            let attributeMatch = try SchemaRenaming.match(entity.attributes.map { ($0.name, $0.originalName) },
-                                                stored: storedEntity.attributes.map(\.name),
-                                                qualifier: entity.name, taken: propertyNames)
+            let attributeMatch = try SchemaRenaming.match(
+                entity.attributes.map { ($0.name, $0.originalName) },
+                stored: storedEntity.attributes.map(\.name),
+                qualifier: entity.name, taken: propertyNames)
             for (attributeIndex, attribute) in entity.attributes.enumerated() {
                 plans[index].attributes.append(
                     try attributeSource(attribute, entity: entity.name, stored: storedIndex, match: attributeMatch[attributeIndex]))
             }
             for (slot, relationship) in entity.relationships.enumerated() {
-                try checkRelationship(relationship, entity: entity.name, stored: storedIndex, storedSlot: plans[index].links[slot],
-                                      target: target, plans: plans, targetOfStored: targetOfStored)
+                try checkRelationship(
+                    relationship, entity: entity.name, stored: storedIndex, storedSlot: plans[index].links[slot],
+                    target: target, plans: plans, targetOfStored: targetOfStored)
             }
         }
         return plans
@@ -177,8 +187,10 @@ extension ObjectGraph {
     /// Where a target attribute's values come from, after checking the rules on
     /// type and optionality against the stored values (uniqueness is checked on
     /// the migrated objects, by ``checkUniqueness()``).
-    private func attributeSource(_ attribute: Schema.Attribute, entity: String, stored: Int,
-                                 match: Int?) throws(MigrationError) -> AttributeSource {
+    private func attributeSource(
+        _ attribute: Schema.Attribute, entity: String, stored: Int,
+        match: Int?
+    ) throws(MigrationError) -> AttributeSource {
         let table = tables[stored]
         guard let storedIndex = match else {
             guard attribute.isOptional || attribute.defaultStoredValue != nil || attribute.isTransient || attribute.type == .any else {
@@ -201,12 +213,15 @@ extension ObjectGraph {
 
     /// Checks a target relationship against the stored one it takes over (or, for
     /// a new one, that it may start empty), and any stricter count against the data.
-    private func checkRelationship(_ relationship: Schema.Relationship, entity: String, stored: Int, storedSlot: Int?,
-                                   target: Schema, plans: [EntityPlan], targetOfStored: [Int]) throws(MigrationError) {
+    private func checkRelationship(
+        _ relationship: Schema.Relationship, entity: String, stored: Int, storedSlot: Int?,
+        target: Schema, plans: [EntityPlan], targetOfStored: [Int]
+    ) throws(MigrationError) {
         guard let storedSlot else {
             if relationship.minimumModelCount > 0 {
-                throw .newRelationshipRequired(entity: entity, relationship: relationship.name,
-                                               minimum: relationship.minimumModelCount)
+                throw .newRelationshipRequired(
+                    entity: entity, relationship: relationship.name,
+                    minimum: relationship.minimumModelCount)
             }
             return
         }
@@ -215,12 +230,14 @@ extension ObjectGraph {
         let storedDestination = schema.entityIndex(named: old.destination) ?? 0
         let destination = targetOfStored[storedDestination]
         guard destination >= 0 else {
-            throw .relationshipDestinationChanged(entity: entity, relationship: relationship.name,
-                                                  from: old.destination, to: relationship.destination)
+            throw .relationshipDestinationChanged(
+                entity: entity, relationship: relationship.name,
+                from: old.destination, to: relationship.destination)
         }
         guard target.entities[destination].name == relationship.destination else {
-            throw .relationshipDestinationChanged(entity: entity, relationship: relationship.name,
-                                                  from: target.entities[destination].name, to: relationship.destination)
+            throw .relationshipDestinationChanged(
+                entity: entity, relationship: relationship.name,
+                from: target.entities[destination].name, to: relationship.destination)
         }
         guard old.isToMany == relationship.isToMany else {
             throw .relationshipKindChanged(entity: entity, relationship: relationship.name, wasToMany: old.isToMany)
@@ -228,20 +245,25 @@ extension ObjectGraph {
         // The stored inverse, under the name the target gives it.
         let expectedInverse = old.inverse.flatMap { inverseName -> String? in
             guard let storedInverse = schema.entities[storedDestination].relationships.firstIndex(where: { $0.name == inverseName }),
-                  let slot = plans[destination].links.firstIndex(of: storedInverse) else { return nil }
+                let slot = plans[destination].links.firstIndex(of: storedInverse)
+            else { return nil }
             return target.entities[destination].relationships[slot].name
         }
         // A many-to-many pair the target no longer pairs (an inverse SwiftData
         // would not infer) splits: each side keeps its lists.
-        let unpairedManyToMany = relationship.inverse == nil && old.isToMany
+        let unpairedManyToMany =
+            relationship.inverse == nil && old.isToMany
             && old.inverse.flatMap { schema.entities[storedDestination].relationship(named: $0) }?.isToMany == true
-        guard unpairedManyToMany
-                || (expectedInverse == relationship.inverse && (old.inverse == nil) == (relationship.inverse == nil)) else {
+        guard
+            unpairedManyToMany
+                || (expectedInverse == relationship.inverse && (old.inverse == nil) == (relationship.inverse == nil))
+        else {
             throw .inverseChanged(entity: entity, relationship: relationship.name, from: old.inverse, to: relationship.inverse)
         }
         let minimum = relationship.minimumModelCount
         let maximum = relationship.maximumModelCount
-        let stricter = minimum > old.minimumModelCount
+        let stricter =
+            minimum > old.minimumModelCount
             || (maximum > 0 && (old.maximumModelCount == 0 || maximum < old.maximumModelCount))
         guard stricter else { return }
         let table = tables[stored]
@@ -249,8 +271,9 @@ extension ObjectGraph {
         for row in 0..<table.rowCount where table.isLive[row] {
             let count = column.isToMany ? column.many[row].count : (column.one[row] >= 0 ? 1 : 0)
             if count < minimum || (maximum > 0 && count > maximum) {
-                throw .countViolation(entity: entity, relationship: relationship.name, id: table.ids[row],
-                                      count: count, minimum: minimum, maximum: maximum)
+                throw .countViolation(
+                    entity: entity, relationship: relationship.name, id: table.ids[row],
+                    count: count, minimum: minimum, maximum: maximum)
             }
         }
     }
@@ -340,10 +363,12 @@ extension ObjectGraph {
                 } else {
                     // A hidden inverse: the one of the same relationship of the same source entity.
                     let source = oldOf[link.destination]
-                    guard let slot = oldEntity.links.indices.first(where: {
-                        oldEntity.links[$0].isHidden && oldEntity.links[$0].destination == source
-                            && oldEntity.links[$0].inverse == link.inverse
-                    }) else { return nil }
+                    guard
+                        let slot = oldEntity.links.indices.first(where: {
+                            oldEntity.links[$0].isHidden && oldEntity.links[$0].destination == source
+                                && oldEntity.links[$0].inverse == link.inverse
+                        })
+                    else { return nil }
                     order.append(slot)
                 }
             }

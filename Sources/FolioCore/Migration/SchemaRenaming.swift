@@ -19,18 +19,21 @@ struct SchemaRenaming: Equatable, Sendable {
     /// - Throws: ``MigrationError/ambiguousRename(originalName:claimedBy:)``
     ///   when two target names claim one stored name.
     init(from stored: Schema, to target: Schema) throws(MigrationError) {
-        let entityMatch = try Self.match(target.entities.map { ($0.name, $0.originalName) },
-                                         stored: stored.entities.map(\.name), qualifier: nil)
+        let entityMatch = try Self.match(
+            target.entities.map { ($0.name, $0.originalName) },
+            stored: stored.entities.map(\.name), qualifier: nil)
         for (index, entity) in target.entities.enumerated() {
             guard let storedIndex = entityMatch[index] else { continue }
             let storedEntity = stored.entities[storedIndex]
             entities[storedEntity.name] = entity.name
             let taken = Set(entity.attributes.map(\.name) + entity.relationships.map(\.name))
-            let attributes = try Self.match(entity.attributes.map { ($0.name, $0.originalName) },
-                                            stored: storedEntity.attributes.map(\.name), qualifier: entity.name, taken: taken)
-            let relationships = try Self.match(entity.relationships.map { ($0.name, $0.originalName) },
-                                               stored: storedEntity.relationships.map(\.name), qualifier: entity.name,
-                                               taken: taken)
+            let attributes = try Self.match(
+                entity.attributes.map { ($0.name, $0.originalName) },
+                stored: storedEntity.attributes.map(\.name), qualifier: entity.name, taken: taken)
+            let relationships = try Self.match(
+                entity.relationships.map { ($0.name, $0.originalName) },
+                stored: storedEntity.relationships.map(\.name), qualifier: entity.name,
+                taken: taken)
             var names: [String: String] = [:]
             for (targetIndex, match) in attributes.enumerated() {
                 if let match { names[storedEntity.attributes[match].name] = entity.attributes[targetIndex].name }
@@ -50,8 +53,9 @@ struct SchemaRenaming: Equatable, Sendable {
     /// Whether every stored name is kept as it is (no rename, nothing dropped) in `schema`.
     func keepsEveryName(of schema: Schema) -> Bool {
         schema.entities.allSatisfy { entity in
-            entities[entity.name] == entity.name && (entity.attributes.map(\.name) + entity.relationships.map(\.name))
-                .allSatisfy { properties[entity.name]?[$0] == $0 }
+            entities[entity.name] == entity.name
+                && (entity.attributes.map(\.name) + entity.relationships.map(\.name))
+                    .allSatisfy { properties[entity.name]?[$0] == $0 }
         }
     }
 
@@ -68,9 +72,12 @@ struct SchemaRenaming: Equatable, Sendable {
     /// related object of a dropped entity leaves a relationship's version.
     func renamed(_ conflict: MergeConflict) -> MergeConflict? {
         guard let entity = entity(conflict.entityName) else { return nil }
-        var renamed = MergeConflict(kind: conflict.kind, id: PersistentIdentifier(entityName: entity, id: conflict.id.id,
-                                                                                  storeIdentifier: conflict.id.storeIdentifier),
-                                    key: conflict.key)
+        var renamed = MergeConflict(
+            kind: conflict.kind,
+            id: PersistentIdentifier(
+                entityName: entity, id: conflict.id.id,
+                storeIdentifier: conflict.id.storeIdentifier),
+            key: conflict.key)
         if let property = conflict.property {
             guard let name = self.property(property, of: conflict.entityName) else { return nil }
             renamed.property = name
@@ -79,9 +86,10 @@ struct SchemaRenaming: Equatable, Sendable {
             switch content {
             case nil, .value?: return content
             case .related(let ids)?:
-                return .related(ids.compactMap { id in
-                    self.entity(id.entityName).map { PersistentIdentifier(entityName: $0, id: id.id, storeIdentifier: id.storeIdentifier) }
-                })
+                return .related(
+                    ids.compactMap { id in
+                        self.entity(id.entityName).map { PersistentIdentifier(entityName: $0, id: id.id, storeIdentifier: id.storeIdentifier) }
+                    })
             case .object(let properties)?:
                 var named: [String: MergeConflict.Content] = [:]
                 for (property, version) in properties {
@@ -119,8 +127,10 @@ struct SchemaRenaming: Equatable, Sendable {
     /// - Returns: for each target, the index of the stored name it takes over, if any.
     /// - Throws: ``MigrationError/ambiguousRename(originalName:claimedBy:)`` when
     ///   two targets rename the same stored name.
-    static func match(_ targets: [(name: String, originalName: String?)], stored: [String], qualifier: String?,
-                      taken: Set<String>? = nil) throws(MigrationError) -> [Int?] {
+    static func match(
+        _ targets: [(name: String, originalName: String?)], stored: [String], qualifier: String?,
+        taken: Set<String>? = nil
+    ) throws(MigrationError) -> [Int?] {
         let storedIndex = Dictionary(stored.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let taken = taken ?? Set(targets.map(\.name))
         var result = targets.map { storedIndex[$0.name] }
@@ -131,9 +141,11 @@ struct SchemaRenaming: Equatable, Sendable {
             claims[original, default: []].append(index)
         }
         for (original, claimants) in claims.sorted(by: { $0.key < $1.key }) where claimants.count > 1 {
-            throw .ambiguousRename(originalName: original, claimedBy: claimants.map { index in
-                qualifier.map { "\($0).\(targets[index].name)" } ?? targets[index].name
-            })
+            throw .ambiguousRename(
+                originalName: original,
+                claimedBy: claimants.map { index in
+                    qualifier.map { "\($0).\(targets[index].name)" } ?? targets[index].name
+                })
         }
         return result
     }

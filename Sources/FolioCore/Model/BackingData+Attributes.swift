@@ -27,8 +27,10 @@ extension BackingData {
     /// checks the dynamic API makes), the snapshot, or the instance. A value the
     /// document cannot hold is reported to the context's `autosaveErrorHandler`
     /// and the property keeps its value.
-    func store<Model: PersistentModel>(_ name: String, _ ordinal: Int, of type: Model.Type, _ value: () throws -> Value,
-                                               keep: () -> Void) {
+    func store<Model: PersistentModel>(
+        _ name: String, _ ordinal: Int, of type: Model.Type, _ value: () throws -> Value,
+        keep: () -> Void
+    ) {
         if let (context, ref) = editableLocation {
             let entity = context.graph.layout.entities[Int(ref.entity)]
             let index: Int
@@ -196,8 +198,9 @@ extension BackingData {
     private func reportUndecodable<V>(_ name: String, as type: V.Type, _ error: any Error) {
         guard let (context, ref) = location, reportedUndecodable.insert(name).inserted else { return }
         let entity = context.graph.layout.entities[Int(ref.entity)].name
-        let mismatch = GraphError.typeMismatch(entity: entity, attribute: name, expected: "a value that decodes as \(V.self)",
-                                               value: "\(error)")
+        let mismatch = GraphError.typeMismatch(
+            entity: entity, attribute: name, expected: "a value that decodes as \(V.self)",
+            value: "\(error)")
         ModelContainer.report(.graph(mismatch), to: context.autosaveErrorHandler)
     }
 
@@ -206,7 +209,8 @@ extension BackingData {
         _ model: Model, _ keyPath: KeyPath<Model, V>, _ read: (Value) -> V?
     ) -> V? {
         guard case .attribute(let declaration, _)? = ModelMetadata.of(Model.self).property(for: keyPath)?.kind,
-              let stored = declaration.defaultStoredValue else { return nil }
+            let stored = declaration.defaultStoredValue
+        else { return nil }
         return read(stored)
     }
 

@@ -59,7 +59,8 @@ extension BackingData {
     /// it instead; the DocC article "Model inheritance" says so.
     private static func adoptedBacking(for type: AnyObject.Type) -> BackingData {
         guard let pending = PendingSubclassBackings.existing, let last = pending.entries.last,
-              inherits(last.type, from: type) else { return _unset }
+            inherits(last.type, from: type)
+        else { return _unset }
         if _getSuperclass(type) == nil { pending.entries.removeLast() }
         return last.backing
     }

@@ -28,15 +28,18 @@ extension BackingData {
     /// makes; `false` when the general path must do it.
     func relateOne(_ destination: (any PersistentModel)?, at ordinal: Int, of type: any PersistentModel.Type) -> Bool {
         guard let (context, ref, slot) = slot(type, ordinal), case .toOne(let link, let entity) = slot,
-              context.graph.isLive(ref) else { return false }
+            context.graph.isLive(ref)
+        else { return false }
         var row = -1
         if let destination {
             guard let (destinationContext, target) = destination.location, destinationContext === context,
-                  Int(target.entity) == entity, context.graph.isLive(target) else { return false }
+                Int(target.entity) == entity, context.graph.isLive(target)
+            else { return false }
             row = Int(target.row)
         }
-        context.setToOne(ref, link, to: row < 0 ? nil : Int32(row),
-                         name: columns?.actionNames[ordinal] ?? "Set \(context.graph.layout.entities[Int(ref.entity)].name)")
+        context.setToOne(
+            ref, link, to: row < 0 ? nil : Int32(row),
+            name: columns?.actionNames[ordinal] ?? "Set \(context.graph.layout.entities[Int(ref.entity)].name)")
         return true
     }
 
@@ -77,14 +80,17 @@ extension BackingData {
     /// `row` is the model's row while it shares this backing data (see
     /// ``_SharedBackingRow``); otherwise the backing data knows it.
     @usableFromInline
-    func _relatedModel(of type: any PersistentModel.Type, at ordinal: Int, row: Int32,
-                       as destinationType: any PersistentModel.Type) -> (any PersistentModel)?? {
+    func _relatedModel(
+        of type: any PersistentModel.Type, at ordinal: Int, row: Int32,
+        as destinationType: any PersistentModel.Type
+    ) -> (any PersistentModel)?? {
         guard let epoch = context?.graphEpoch, let generation = context?.keptGenerationIfMade else { return .none }
         if fastEpoch == epoch, let fastColumns,
-           let slot = Unmanaged<ModelColumns>.fromOpaque(fastColumns)._withUnsafeGuaranteedRef({ columns -> ModelColumns.FastSlot? in
-               guard columns.modelType == ObjectIdentifier(type), ordinal >= 0, ordinal < columns.fast.count else { return nil }
-               return columns.fast[ordinal]
-           }) {
+            let slot = Unmanaged<ModelColumns>.fromOpaque(fastColumns)._withUnsafeGuaranteedRef({ columns -> ModelColumns.FastSlot? in
+                guard columns.modelType == ObjectIdentifier(type), ordinal >= 0, ordinal < columns.fast.count else { return nil }
+                return columns.fast[ordinal]
+            })
+        {
             guard slot.kind == .toOne, let links = slot.object, let destinationTable = slot.destinationTable else { return .none }
             let source = isShared ? row : cachedRef.row
             let target = Unmanaged<LinkColumn>.fromOpaque(links)._withUnsafeGuaranteedRef { $0.one[Int(source)] }
@@ -125,8 +131,10 @@ extension BackingData {
 
     /// A to-one relationship read by name: the document, or the instance's values.
     @usableFromInline
-    func _storedModel<Destination: PersistentModel>(of model: any PersistentModel, at ordinal: Int, named name: String,
-                                                    as type: Destination.Type) -> Destination? {
+    func _storedModel<Destination: PersistentModel>(
+        of model: any PersistentModel, at ordinal: Int, named name: String,
+        as type: Destination.Type
+    ) -> Destination? {
         if let related = relatedModels(name, as: Destination.self) { return related.first }
         return unmanagedValue(at: ordinal, named: name, as: Destination?.self) ?? nil
     }

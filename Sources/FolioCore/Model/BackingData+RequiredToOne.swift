@@ -13,8 +13,10 @@
 extension BackingData {
     /// ``_initialize(_:_:at:named:)`` for a required to-one relationship.
     @inlinable
-    public static func _initialize<Destination: PersistentModel>(_ backing: inout BackingData, _ value: Destination,
-                                                                  at ordinal: Int, named name: String) {
+    public static func _initialize<Destination: PersistentModel>(
+        _ backing: inout BackingData, _ value: Destination,
+        at ordinal: Int, named name: String
+    ) {
         if backing === _unset { backing = BackingData() }
         guard !backing.madeByContext else { return }
         backing.keepUnmanaged(.other(value), at: ordinal, named: name)

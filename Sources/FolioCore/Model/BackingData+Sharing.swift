@@ -19,8 +19,9 @@ extension BackingData {
     /// its row still current if the graph is.
     private func unshared(_ shared: _SharedBackingRow) -> BackingData {
         guard let context, let identifier else { return BackingData() }
-        let own = BackingData(context: context, identifier: PersistentIdentifier(entityName: identifier.entityName, id: shared.id),
-                              ref: ObjectRef(entity: cachedRef.entity, row: shared.row), columns: columns)
+        let own = BackingData(
+            context: context, identifier: PersistentIdentifier(entityName: identifier.entityName, id: shared.id),
+            ref: ObjectRef(entity: cachedRef.entity, row: shared.row), columns: columns)
         // A row of an older graph is found again by the object's number.
         if refEpoch != context.graphEpoch { own.refEpoch = -1; own.fastEpoch = -1 }
         return own
@@ -69,7 +70,8 @@ extension BackingData {
     /// The destination model kept for `row`, if it is still in its slot.
     func kept(at ordinal: Int, row: Int32) -> (any PersistentModel)? {
         guard ordinal < keptByRow.count, !keptByRow[ordinal].isEmpty,
-              let kept = keptByRow[ordinal][Int(row) & (keptByRow[ordinal].count - 1)], kept.row == row else { return nil }
+            let kept = keptByRow[ordinal][Int(row) & (keptByRow[ordinal].count - 1)], kept.row == row
+        else { return nil }
         return kept.model
     }
 }

@@ -54,8 +54,10 @@ extension BackingData {
 
     /// ``_initialize(_:_:at:named:)`` for a to-one relationship.
     @inlinable
-    public static func _initialize<Destination: PersistentModel>(_ backing: inout BackingData, _ value: Destination?,
-                                                                  at ordinal: Int, named name: String) {
+    public static func _initialize<Destination: PersistentModel>(
+        _ backing: inout BackingData, _ value: Destination?,
+        at ordinal: Int, named name: String
+    ) {
         if backing === _unset { backing = BackingData() }
         guard !backing.madeByContext else { return }
         backing.keepUnmanaged(value == nil && ordinal >= 0 ? .noModel : .other(value as Any), at: ordinal, named: name)
@@ -66,8 +68,10 @@ extension BackingData {
     /// it holds learn that this model holds them, so inserting any of them
     /// inserts this one too, as SwiftData does.
     @inlinable
-    public static func _initialize<Destination: PersistentModel>(_ backing: inout BackingData, _ value: [Destination],
-                                                                  at ordinal: Int, named name: String) {
+    public static func _initialize<Destination: PersistentModel>(
+        _ backing: inout BackingData, _ value: [Destination],
+        at ordinal: Int, named name: String
+    ) {
         if backing === _unset { backing = BackingData() }
         guard !backing.madeByContext else { return }
         backing.keepUnmanaged(.other(value), at: ordinal, named: name)
@@ -76,8 +80,10 @@ extension BackingData {
 
     /// ``_initialize(_:_:at:named:)`` for an optional to-many relationship.
     @inlinable
-    public static func _initialize<Destination: PersistentModel>(_ backing: inout BackingData, _ value: [Destination]?,
-                                                                  at ordinal: Int, named name: String) {
+    public static func _initialize<Destination: PersistentModel>(
+        _ backing: inout BackingData, _ value: [Destination]?,
+        at ordinal: Int, named name: String
+    ) {
         if backing === _unset { backing = BackingData() }
         guard !backing.madeByContext else { return }
         backing.keepUnmanaged(.other(value as Any), at: ordinal, named: name)
@@ -108,7 +114,8 @@ extension BackingData {
         // quadratic. A holder recorded twice is inserted once; gone ones are
         // dropped as the list doubles.
         if let last = state.holders.indices.last, state.holders[last].backing === self,
-           state.holders[last].relationship == relationship {
+            state.holders[last].relationship == relationship
+        {
             if let model { state.holders[last].model = model }
             return
         }
@@ -193,7 +200,8 @@ extension BackingData {
     func unmanagedValue<V>(at ordinal: Int, named name: String, as type: V.Type) -> V? {
         if let value = unmanagedValue(at: ordinal, named: name) as? V { return value }
         if let stored = unmanagedStoredValue(at: ordinal), let persistable = V.self as? any PersistableValue.Type,
-           let value = persistable.init(persistentValue: stored) as? V {
+            let value = persistable.init(persistentValue: stored) as? V
+        {
             return value
         }
         if let optional = V.self as? any OptionalType.Type { return optional.nothing as? V }

@@ -256,13 +256,14 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer, ValueSource 
     /// lenient read of a missing one is the zero UUID); every other type decodes itself.
     func decodeAny<T: Decodable>(_ type: T.Type) throws -> T {
         let zeroUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        let special: Any? = switch type {
-        case is Data.Type: try text("base64 data", Data()) { Data(base64Encoded: $0) }
-        case is URL.Type: try text("a URL string", URL(fileURLWithPath: "/")) { URL(string: $0) }
-        case is UUID.Type: try text("a UUID string", zeroUUID) { UUID(uuidString: $0) }
-        case is Decimal.Type: try scalar("a Decimal", Decimal(0), Self.decimal)
-        default: nil
-        }
+        let special: Any? =
+            switch type {
+            case is Data.Type: try text("base64 data", Data()) { Data(base64Encoded: $0) }
+            case is URL.Type: try text("a URL string", URL(fileURLWithPath: "/")) { URL(string: $0) }
+            case is UUID.Type: try text("a UUID string", zeroUUID) { UUID(uuidString: $0) }
+            case is Decimal.Type: try scalar("a Decimal", Decimal(0), Self.decimal)
+            default: nil
+            }
         if let special, let typed = special as? T { return typed }  // unwrapped first: nil casts to any Optional T
         return try T(from: self)
     }
@@ -315,11 +316,12 @@ private struct ValueDecoder: Decoder, SingleValueDecodingContainer, ValueSource 
     func scalar<T>(_ expected: String, _ zero: T, _ convert: (Value) -> T?) throws -> T {
         if let result = convert(value) { return result }
         if lenient { return zero }
-        let rightKind = switch value {
-        case .int, .uint, .double: T.self is any Numeric.Type
-        case .string: T.self is Data.Type || T.self is URL.Type || T.self is UUID.Type || T.self is Decimal.Type
-        default: false
-        }
+        let rightKind =
+            switch value {
+            case .int, .uint, .double: T.self is any Numeric.Type
+            case .string: T.self is Data.Type || T.self is URL.Type || T.self is UUID.Type || T.self is Decimal.Type
+            default: false
+            }
         if rightKind { throw DecodingError.dataCorrupted(context("Expected \(expected)", ", which does not fit or parse")) }
         throw failure(T.self, expected)
     }
@@ -350,8 +352,10 @@ private struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func at(_ key: Key) throws -> ValueDecoder {
         if let value = entries[key.stringValue] { return decoder.at(value, key) }
         if decoder.lenient { return decoder.at(.null, key) }
-        throw DecodingError.keyNotFound(key, DecodingError.Context(
-            codingPath: codingPath, debugDescription: "No value for key \"\(key.stringValue)\"."))
+        throw DecodingError.keyNotFound(
+            key,
+            DecodingError.Context(
+                codingPath: codingPath, debugDescription: "No value for key \"\(key.stringValue)\"."))
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try at(key).decodeNil() }
@@ -397,8 +401,10 @@ private final class UnkeyedReader: UnkeyedDecodingContainer, ValueSource {
     func next<T>(_ read: (ValueDecoder) throws -> T) throws -> T {
         let key = AnyKey(intValue: currentIndex)
         guard !isAtEnd || decoder.lenient else {
-            throw DecodingError.valueNotFound(T.self, DecodingError.Context(
-                codingPath: codingPath + [key], debugDescription: "Unkeyed container is at end (\(elements.count) elements)."))
+            throw DecodingError.valueNotFound(
+                T.self,
+                DecodingError.Context(
+                    codingPath: codingPath + [key], debugDescription: "Unkeyed container is at end (\(elements.count) elements)."))
         }
         let result = try read(decoder.at(isAtEnd ? .null : elements[currentIndex], key))
         currentIndex += 1

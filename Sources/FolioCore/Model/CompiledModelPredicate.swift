@@ -45,9 +45,10 @@ struct RowScope {
     /// A reader of a persisted attribute decoded as `Output`, the property's type.
     func attributeReader<Output>(_ keyPath: AnyKeyPath, as output: Output.Type) -> ((ObjectRef) throws -> Output)? {
         guard let property = metadata.property(for: keyPath), property.accepts == nil,
-              case .attribute = property.kind,
-              let attribute = graph.layout.entities[entity].attributeIndex[property.name],
-              let persistable = Output.self as? any PersistableValue.Type else { return nil }
+            case .attribute = property.kind,
+            let attribute = graph.layout.entities[entity].attributeIndex[property.name],
+            let persistable = Output.self as? any PersistableValue.Type
+        else { return nil }
         let type = graph.layout.entities[entity].attributes[attribute].type
         if let direct = Self.columnReader(graph.tables[entity].columns[attribute], type: type, as: Output.self) { return direct }
         return Self.reader(persistable, graph: graph, attribute: attribute) as? (ObjectRef) throws -> Output
@@ -59,7 +60,8 @@ struct RowScope {
         // Rows with a blob still on disk hold a placeholder, not their value.
         guard !column.hasBlobs else { return nil }
         func direct<Element, Result>(_ storage: ColumnStorage<Element>, _ convert: @escaping (Element) -> Result)
-            -> ((ObjectRef) throws -> Output)? {
+            -> ((ObjectRef) throws -> Output)?
+        {
             guard storage.nulls.isEmpty else { return nil }
             let read: (ObjectRef) throws -> Result = { convert(storage.values[Int($0.row)]) }
             return read as? (ObjectRef) throws -> Output
@@ -249,7 +251,8 @@ extension CompiledModelPredicate {
     /// result. Builds the index on first use.
     static func indexedRows<T: PersistentModel>(_ predicate: Predicate<T>, entity: Int, graph: ObjectGraph) -> [ObjectRef]? {
         guard !graph.layout.entities[entity].indexes.isEmpty,
-              let source = predicate.expression as? any IndexTermExpression else { return nil }
+            let source = predicate.expression as? any IndexTermExpression
+        else { return nil }
         let scope = RowScope(graph: graph, entity: entity, metadata: ModelMetadata.of(T.self), variable: predicate.variable.key)
         return graph.indexedRows(entity: entity, terms: source.indexTerms(in: scope))
     }
@@ -302,8 +305,10 @@ extension PredicateExpressions.Comparison: IndexTermExpression {
 
 extension RowScope {
     /// The term of `lhs op rhs` with a key path on either side.
-    func termOfComparison<L: PredicateExpression, R: PredicateExpression>(_ lhs: L, _ rhs: R,
-                                                                          _ comparison: IndexTerm.Comparison) -> IndexTerm? {
+    func termOfComparison<L: PredicateExpression, R: PredicateExpression>(
+        _ lhs: L, _ rhs: R,
+        _ comparison: IndexTerm.Comparison
+    ) -> IndexTerm? {
         if let term = (lhs as? any KeyPathOnVariable)?.indexTerm(against: rhs, comparison, in: self) { return term }
         return (rhs as? any KeyPathOnVariable)?.indexTerm(against: lhs, comparison.swapped, in: self)
     }
@@ -323,17 +328,18 @@ extension PredicateExpressions.KeyPath: KeyPathOnVariable {
     /// or, for equality, compares as it does (also `Bool`, `UUID`, `Data`).
     func indexTerm(against constant: any PredicateExpression, _ comparison: IndexTerm.Comparison, in scope: RowScope) -> IndexTerm? {
         guard let variable = root as? any VariableExpression, variable.variableKey == scope.variable,
-              let value = constant as? PredicateExpressions.Value<Output>,
-              let persistable = value.value as? any PersistableValue,
-              let type = Output.self as? any PersistableValue.Type,
-              let property = scope.metadata.property(for: keyPath), property.accepts == nil, case .attribute = property.kind,
-              let attribute = scope.graph.layout.entities[scope.entity].attributeIndex[property.name] else { return nil }
+            let value = constant as? PredicateExpressions.Value<Output>,
+            let persistable = value.value as? any PersistableValue,
+            let type = Output.self as? any PersistableValue.Type,
+            let property = scope.metadata.property(for: keyPath), property.accepts == nil, case .attribute = property.kind,
+            let attribute = scope.graph.layout.entities[scope.entity].attributeIndex[property.name]
+        else { return nil }
         let declaration = scope.graph.layout.entities[scope.entity].attributes[attribute]
         let isOptional = Output.self is any OptionalType.Type
         guard declaration.type == type.valueType, isOptional || !declaration.isOptional else { return nil }
         switch declaration.type {
         case .string, .date, .decimal, .double, .float, .int, .int8, .int16, .int32, .int64,
-             .uint, .uint8, .uint16, .uint32, .uint64:
+            .uint, .uint8, .uint16, .uint32, .uint64:
             break
         case .bool, .uuid, .data:
             guard comparison == .equal else { return nil }

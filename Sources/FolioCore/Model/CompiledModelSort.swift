@@ -26,8 +26,9 @@ struct CompiledModelSort {
         var keys: [(attribute: Int, type: ValueType, isOptional: Bool, comparison: Comparison, ascending: Bool)] = []
         for descriptor in descriptors {
             guard let keyPath = descriptor.keyPath, let property = metadata.property(for: keyPath),
-                  property.accepts == nil, case .attribute = property.kind,
-                  let attribute = layout.attributeIndex[property.name] else { return nil }
+                property.accepts == nil, case .attribute = property.kind,
+                let attribute = layout.attributeIndex[property.name]
+            else { return nil }
             let declared = layout.attributes[attribute]
             let comparison: Comparison
             if var comparator = descriptor.stringComparator {
@@ -37,7 +38,8 @@ struct CompiledModelSort {
                 comparison = .string(comparator)
             } else {
                 // Types whose Swift `<` is the order `Value.compare` gives.
-                guard declared.type.integerRange != nil || declared.type.unsignedMax != nil
+                guard
+                    declared.type.integerRange != nil || declared.type.unsignedMax != nil
                         || [.double, .float, .date, .string, .decimal, .uuid].contains(declared.type)
                 else { return nil }
                 comparison = .comparable

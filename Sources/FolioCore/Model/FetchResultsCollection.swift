@@ -129,30 +129,32 @@ extension FetchResultsCollection where Element: PersistentModel {
     /// A collection of models of the objects numbered `ids`, in this order,
     /// made through the context's registry (the instance it already has, if any).
     init(models ids: ResultIdentifiers, batchSize: Int, context: ModelContext) {
-        self.init(ResultBatches(count: ids.count, batchSize: batchSize) { range in
-            var models: [Element] = []
-            models.reserveCapacity(range.count)
-            let columns = context.columns(for: Element.self)
-            ids.forEach(in: range) { _, id in models.append(context.resultModel(Element.self, id: id, columns: columns)) }
-            return models
-        } release: { range in
-            // The registry's entries for the models just released, at once rather
-            // than at its next sweep: a weak reference keeps its dead model's side
-            // table (~32 B) until cleared. (An unretained entry is gone already:
-            // its model's deinit removed it.)
-            ids.forEach(in: range) { _, id in
-                if context.typed.registry[id] == nil { context.typed.registry.remove(id) }
-            }
-        })
+        self.init(
+            ResultBatches(count: ids.count, batchSize: batchSize) { range in
+                var models: [Element] = []
+                models.reserveCapacity(range.count)
+                let columns = context.columns(for: Element.self)
+                ids.forEach(in: range) { _, id in models.append(context.resultModel(Element.self, id: id, columns: columns)) }
+                return models
+            } release: { range in
+                // The registry's entries for the models just released, at once rather
+                // than at its next sweep: a weak reference keeps its dead model's side
+                // table (~32 B) until cleared. (An unretained entry is gone already:
+                // its model's deinit removed it.)
+                ids.forEach(in: range) { _, id in
+                    if context.typed.registry[id] == nil { context.typed.registry.remove(id) }
+                }
+            })
     }
 }
 
 extension FetchResultsCollection {
     /// A collection of identifiers of the objects numbered `ids`, of one entity, in this order.
     init(identifiers ids: ResultIdentifiers, entityName: String, batchSize: Int) where Element == PersistentIdentifier {
-        self.init(ResultBatches(count: ids.count, batchSize: batchSize) { range in
-            ids.numbers(in: range).map { PersistentIdentifier(entityName: entityName, id: $0) }
-        })
+        self.init(
+            ResultBatches(count: ids.count, batchSize: batchSize) { range in
+                ids.numbers(in: range).map { PersistentIdentifier(entityName: entityName, id: $0) }
+            })
     }
 }
 

@@ -141,12 +141,17 @@ public struct HistoryTombstone<Model: PersistentModel>: Sequence, @unchecked Sen
     /// ```
     public subscript(keyPath: PartialKeyPath<Model>) -> (any Sendable)? {
         guard let name = ModelMetadata.of(Model.self).property(for: keyPath)?.name,
-              let value = self[name] else { return nil }
+            let value = self[name]
+        else { return nil }
         let type = Swift.type(of: keyPath).valueType
         let made: Any?
-        if let persistable = type as? any PersistableValue.Type { made = persistable.init(persistentValue: value) }
-        else if let decodable = type as? any Decodable.Type { made = CodableValue.decodeLeniently(decodable, from: value) }
-        else { made = nil }
+        if let persistable = type as? any PersistableValue.Type {
+            made = persistable.init(persistentValue: value)
+        } else if let decodable = type as? any Decodable.Type {
+            made = CodableValue.decodeLeniently(decodable, from: value)
+        } else {
+            made = nil
+        }
         guard let made else { return nil }
         return Self.sendable(made)
     }

@@ -92,9 +92,11 @@ public final class HistoryObserver: @unchecked Sendable {
     ///   a ``DefaultHistoryToken``.
     /// - Complexity: reads the history once (O(transactions)); afterwards each
     ///   save costs O(its changes) to check.
-    public init(historyTokens: [String: any HistoryToken]? = nil, observedModels: [any PersistentModel.Type] = [],
-                authors: Set<String> = [], modelContainer: ModelContainer,
-                isolation: isolated (any Actor)? = #isolation) throws {
+    public init(
+        historyTokens: [String: any HistoryToken]? = nil, observedModels: [any PersistentModel.Type] = [],
+        authors: Set<String> = [], modelContainer: ModelContainer,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
         self.modelContainer = modelContainer
         self.observedModels = observedModels
         self.authors = authors

@@ -18,9 +18,10 @@ public enum MigrationStage: Sendable {
     /// saved when it returns. Anything either throws stops the whole plan
     /// and leaves the package as it was
     /// (``MigrationError/stageFailed(from:to:step:message:)``).
-    case custom(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
-                willMigrate: (@Sendable (ModelContext) throws -> Void)?,
-                didMigrate: (@Sendable (ModelContext) throws -> Void)?)
+    case custom(
+        fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
+        willMigrate: (@Sendable (ModelContext) throws -> Void)?,
+        didMigrate: (@Sendable (ModelContext) throws -> Void)?)
 
     /// The version the stage starts from.
     var fromVersion: any VersionedSchema.Type {

@@ -77,8 +77,9 @@ final class ModelColumns {
             /// An attribute: its column, its value converted from the backing
             /// data's (or read through the getter), and whether a `Codable`
             /// check applies.
-            case attribute(column: Int, stored: ((Any) throws -> Value?)?, read: (any PersistentModel) throws -> Value,
-                           checksModelValue: Bool)
+            case attribute(
+                column: Int, stored: ((Any) throws -> Value?)?, read: (any PersistentModel) throws -> Value,
+                checksModelValue: Bool)
             /// A relationship: its link slot, and its models from the backing data's value (or the getter).
             case relationship(slot: Int, models: ((Any) -> [any PersistentModel]??)?, read: (any PersistentModel) -> [any PersistentModel]?)
             /// No slot in the layout (never for a class that inserts directly).
@@ -153,13 +154,16 @@ final class ModelColumns {
         }
         actionNames = metadata.properties.map { "Set \(entityLayout.name).\($0.name)" }
         initialValues = entityLayout.attributes.map(\.initialValue)
-        insertsDirectly = entityLayout.uniqueGroups.isEmpty
+        insertsDirectly =
+            entityLayout.uniqueGroups.isEmpty
             && !slots.contains { if case .missing = $0 { return true } else { return false } }
         insertSteps = zip(metadata.properties, slots).map { property, slot in
             switch (property.kind, slot) {
             case (.attribute(_, let read), .attribute(let index, _)):
-                return InsertStep(kind: .attribute(column: index, stored: property.storedValue, read: read,
-                                                   checksModelValue: property.accepts != nil), name: property.name)
+                return InsertStep(
+                    kind: .attribute(
+                        column: index, stored: property.storedValue, read: read,
+                        checksModelValue: property.accepts != nil), name: property.name)
             case (.relationship(_, _, let read), .toOne(let slot, _)), (.relationship(_, _, let read), .toMany(let slot)):
                 return InsertStep(kind: .relationship(slot: slot, models: property.relatedModels, read: read), name: property.name)
             default:

@@ -11,14 +11,18 @@ extension ModelContainer {
     ///
     /// - Throws: ``ModelError/schema(_:)`` when the classes do not make a valid
     ///   schema; otherwise as ``init(for:configurations:)-(Schema,[ModelConfiguration])``.
-    public convenience init(for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                            configurations: ModelConfiguration...) throws(ModelError) {
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws(ModelError) {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// Creates a container for an array of model classes.
-    public convenience init(for forTypes: [any PersistentModel.Type], migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                            configurations: ModelConfiguration...) throws(ModelError) {
+    public convenience init(
+        for forTypes: [any PersistentModel.Type], migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws(ModelError) {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
@@ -41,8 +45,10 @@ extension ModelContainer {
     ///   by a later version, ``MigrationError/stageFailed(from:to:step:message:)``
     ///   when a custom stage throws, or the lightweight step's own error;
     ///   otherwise as ``init(for:configurations:)-(Schema,[ModelConfiguration])``.
-    public convenience init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                            configurations: [ModelConfiguration]) throws(ModelError) {
+    public convenience init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: [ModelConfiguration]
+    ) throws(ModelError) {
         guard let migrationPlan else {
             try self.init(for: givenSchema, configurations: configurations, migration: nil)
             return
@@ -57,8 +63,10 @@ extension ModelContainer {
     }
 
     /// Creates a container for a schema and a migration plan, with the configurations listed.
-    public convenience init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                            configurations: ModelConfiguration...) throws(ModelError) {
+    public convenience init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws(ModelError) {
         try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
     }
 

@@ -67,41 +67,53 @@ extension ModelContext {
     func historyTransaction(_ stored: StoredTransaction, storeIdentifier: String) -> DefaultHistoryTransaction {
         var groups: [HistoryChangeGroup] = []
         for objects in stored.inserted {
-            groups.append(HistoryChangeGroup(kind: .insert, entityName: objects.entity, updatedAttributeNames: [],
-                                             identifierRanges: objects.ids.runs, count: objects.ids.count))
+            groups.append(
+                HistoryChangeGroup(
+                    kind: .insert, entityName: objects.entity, updatedAttributeNames: [],
+                    identifierRanges: objects.ids.runs, count: objects.ids.count))
         }
         for update in stored.updated {
-            groups.append(HistoryChangeGroup(kind: .update, entityName: update.entity, updatedAttributeNames: update.properties,
-                                             identifierRanges: update.ids.runs, count: update.ids.count))
+            groups.append(
+                HistoryChangeGroup(
+                    kind: .update, entityName: update.entity, updatedAttributeNames: update.properties,
+                    identifierRanges: update.ids.runs, count: update.ids.count))
         }
         for objects in stored.deleted {
-            groups.append(HistoryChangeGroup(kind: .delete, entityName: objects.entity, updatedAttributeNames: [],
-                                             identifierRanges: objects.ids.runs, count: objects.ids.count))
+            groups.append(
+                HistoryChangeGroup(
+                    kind: .delete, entityName: objects.entity, updatedAttributeNames: [],
+                    identifierRanges: objects.ids.runs, count: objects.ids.count))
         }
         let types = schema.modelTypes
-        return DefaultHistoryTransaction(transactionIdentifier: stored.number,
-                                         token: DefaultHistoryToken(transactionNumber: stored.number), author: stored.author,
-                                         timestamp: stored.timestamp, changeGroups: groups,
-                                         tombstones: stored.tombstones.map {
-                                             (PersistentIdentifier(entityName: $0.entity, id: $0.id, storeIdentifier: storeIdentifier), $0.values.map { ($0.name, $0.value) })
-                                         },
-                                         changeList: HistoryChangeList { Self.changes(of: stored, types: types, store: storeIdentifier) },
-                                         bundleIdentifier: stored.bundleIdentifier,
-                                         processIdentifier: stored.processIdentifier, storeIdentifier: storeIdentifier)
+        return DefaultHistoryTransaction(
+            transactionIdentifier: stored.number,
+            token: DefaultHistoryToken(transactionNumber: stored.number), author: stored.author,
+            timestamp: stored.timestamp, changeGroups: groups,
+            tombstones: stored.tombstones.map {
+                (PersistentIdentifier(entityName: $0.entity, id: $0.id, storeIdentifier: storeIdentifier), $0.values.map { ($0.name, $0.value) })
+            },
+            changeList: HistoryChangeList { Self.changes(of: stored, types: types, store: storeIdentifier) },
+            bundleIdentifier: stored.bundleIdentifier,
+            processIdentifier: stored.processIdentifier, storeIdentifier: storeIdentifier)
     }
 
     /// One change per object a stored transaction names, typed by the model
     /// classes (``DynamicModel`` for an entity no class declares).
-    private static func changes(of stored: StoredTransaction, types: [String: any PersistentModel.Type],
-                                store: String) -> [HistoryChange] {
+    private static func changes(
+        of stored: StoredTransaction, types: [String: any PersistentModel.Type],
+        store: String
+    ) -> [HistoryChange] {
         var changes: [HistoryChange] = []
         func next() -> Int64 { stored.number &* (1 << 32) &+ Int64(changes.count) }
         func modelType(_ entity: String) -> any PersistentModel.Type { types[entity] ?? DynamicModel.self }
         for objects in stored.inserted {
             let type = modelType(objects.entity)
             for id in objects.ids {
-                changes.append(.insert(Self.insert(type, PersistentIdentifier(entityName: objects.entity, id: id, storeIdentifier: store),
-                                                   next(), stored.number)))
+                changes.append(
+                    .insert(
+                        Self.insert(
+                            type, PersistentIdentifier(entityName: objects.entity, id: id, storeIdentifier: store),
+                            next(), stored.number)))
             }
         }
         // Stored grouped by the properties changed; shown by entity, then identifier.
@@ -112,38 +124,52 @@ extension ModelContext {
         let entityOrder = Dictionary(stored.updated.enumerated().map { ($1.entity, $0) }, uniquingKeysWith: { first, _ in first })
         updates.sort { (entityOrder[$0.entity] ?? 0, $0.id) < (entityOrder[$1.entity] ?? 0, $1.id) }
         for update in updates {
-            changes.append(.update(Self.update(modelType(update.entity), PersistentIdentifier(entityName: update.entity, id: update.id, storeIdentifier: store),
-                                               next(), stored.number, update.properties)))
+            changes.append(
+                .update(
+                    Self.update(
+                        modelType(update.entity), PersistentIdentifier(entityName: update.entity, id: update.id, storeIdentifier: store),
+                        next(), stored.number, update.properties)))
         }
         var tombstones: [UInt64: [(name: String, value: Value)]] = [:]
         for tombstone in stored.tombstones { tombstones[tombstone.id] = tombstone.values.map { ($0.name, $0.value) } }
         for objects in stored.deleted {
             let type = modelType(objects.entity)
             for id in objects.ids {
-                changes.append(.delete(Self.delete(type, PersistentIdentifier(entityName: objects.entity, id: id, storeIdentifier: store), next(), stored.number,
-                                                   tombstones[id] ?? [])))
+                changes.append(
+                    .delete(
+                        Self.delete(
+                            type, PersistentIdentifier(entityName: objects.entity, id: id, storeIdentifier: store), next(), stored.number,
+                            tombstones[id] ?? [])))
             }
         }
         return changes
     }
 
-    private static func insert<Model: PersistentModel>(_ type: Model.Type, _ id: PersistentIdentifier, _ change: Int64,
-                                                      _ transaction: Int64) -> any HistoryInsert {
+    private static func insert<Model: PersistentModel>(
+        _ type: Model.Type, _ id: PersistentIdentifier, _ change: Int64,
+        _ transaction: Int64
+    ) -> any HistoryInsert {
         DefaultHistoryInsert<Model>(changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: transaction)
     }
 
-    private static func update<Model: PersistentModel>(_ type: Model.Type, _ id: PersistentIdentifier, _ change: Int64,
-                                                      _ transaction: Int64, _ names: [String]) -> any HistoryUpdate {
+    private static func update<Model: PersistentModel>(
+        _ type: Model.Type, _ id: PersistentIdentifier, _ change: Int64,
+        _ transaction: Int64, _ names: [String]
+    ) -> any HistoryUpdate {
         let keyPaths = names.compactMap { name in
             ModelMetadata.of(Model.self).property(named: name)?.keyPath as? PartialKeyPath<Model>
         }
-        return DefaultHistoryUpdate<Model>(changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: transaction,
-                                           updatedAttributes: keyPaths, updatedAttributeNames: names)
+        return DefaultHistoryUpdate<Model>(
+            changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: transaction,
+            updatedAttributes: keyPaths, updatedAttributeNames: names)
     }
 
-    private static func delete<Model: PersistentModel>(_ type: Model.Type, _ id: PersistentIdentifier, _ change: Int64,
-                                                      _ transaction: Int64, _ values: [(name: String, value: Value)]) -> any HistoryDelete {
-        DefaultHistoryDelete<Model>(changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: transaction,
-                                    tombstone: HistoryTombstone(values: values))
+    private static func delete<Model: PersistentModel>(
+        _ type: Model.Type, _ id: PersistentIdentifier, _ change: Int64,
+        _ transaction: Int64, _ values: [(name: String, value: Value)]
+    ) -> any HistoryDelete {
+        DefaultHistoryDelete<Model>(
+            changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: transaction,
+            tombstone: HistoryTombstone(values: values))
     }
 }

@@ -35,8 +35,10 @@ extension ModelContext {
     /// at `row`; inside `shared.makingModels(of:)`, which hands it over, with
     /// the typed layer's state (``typed``) looked up already (``register(_:id:unretained:)``
     /// looks it up per model, a fetch once).
-    private func makeSharingModel<T: PersistentModel>(_ type: T.Type, _ shared: BackingData, _ columns: ModelColumns,
-                                                      _ typed: TypedContextState, id: UInt64, row: Int32, unretained: Bool) -> T {
+    private func makeSharingModel<T: PersistentModel>(
+        _ type: T.Type, _ shared: BackingData, _ columns: ModelColumns,
+        _ typed: TypedContextState, id: UInt64, row: Int32, unretained: Bool
+    ) -> T {
         let model = Self.sharingInstance(T.self, shared, id: id, row: row)
         columns.sharingModels += 1
         typed.registry.register(model, id: id, unretained: unretained)
@@ -71,16 +73,19 @@ extension ModelContext {
     func models<T: PersistentModel>(_ type: T.Type, at refs: [ObjectRef]) -> [T] {
         let columns = columns(for: T.self)
         guard let entity = refs.first?.entity, refs.allSatisfy({ $0.entity == entity }), let columns,
-              let shared = sharedBacking(T.self, entity: Int(entity), columns: columns) else {
+            let shared = sharedBacking(T.self, entity: Int(entity), columns: columns)
+        else {
             return refs.map { model(T.self, at: $0, columns: columns) }
         }
         let ids = graph.tables[Int(entity)].ids
         let unretained = T._$unregistersOnDeinit
         let typed = self.typed
         if refs.count >= Self.modelsMadeConcurrentlyFrom, ProcessInfo.processInfo.activeProcessorCount > 1,
-           Self.makesModelsAnywhere(T.self) {
-            return concurrentlyMadeModels(T.self, at: refs, ids: ids, shared: shared, entity: Int(entity), columns: columns,
-                                          typed: typed, unretained: unretained)
+            Self.makesModelsAnywhere(T.self)
+        {
+            return concurrentlyMadeModels(
+                T.self, at: refs, ids: ids, shared: shared, entity: Int(entity), columns: columns,
+                typed: typed, unretained: unretained)
         }
         return shared.makingModels(of: T.self) {
             Array(unsafeUninitializedCapacity: refs.count) { buffer, count in
@@ -89,8 +94,11 @@ extension ModelContext {
                     if let existing = typed.registry.model(id, as: T.self) {
                         buffer.initializeElement(at: index, to: existing)
                     } else {
-                        buffer.initializeElement(at: index, to: makeSharingModel(T.self, shared, columns, typed, id: id, row: ref.row,
-                                                                                 unretained: unretained))
+                        buffer.initializeElement(
+                            at: index,
+                            to: makeSharingModel(
+                                T.self, shared, columns, typed, id: id, row: ref.row,
+                                unretained: unretained))
                     }
                     count = index + 1
                 }
@@ -122,9 +130,11 @@ extension ModelContext {
     ///
     /// The threads only read the context: its registry (for models made
     /// already) and the graph's identifiers.
-    private func concurrentlyMadeModels<T: PersistentModel>(_ type: T.Type, at refs: [ObjectRef], ids: [UInt64],
-                                                            shared: BackingData, entity: Int, columns: ModelColumns,
-                                                            typed: TypedContextState, unretained: Bool) -> [T] {
+    private func concurrentlyMadeModels<T: PersistentModel>(
+        _ type: T.Type, at refs: [ObjectRef], ids: [UInt64],
+        shared: BackingData, entity: Int, columns: ModelColumns,
+        typed: TypedContextState, unretained: Bool
+    ) -> [T] {
         let count = refs.count
         let isNew = UnsafeMutableBufferPointer<Bool>.allocate(capacity: count)
         defer { isNew.deallocate() }
@@ -198,7 +208,8 @@ extension ModelContext {
     private func subclassModel<T: PersistentModel>(_ type: T.Type, at ref: ObjectRef) -> T? {
         let name = graph.layout.entities[Int(ref.entity)].name
         guard name != T.entityName, let subclass = core.schema.modelTypes[name],
-              BackingData.inherits(subclass, from: T.self) else { return nil }
+            BackingData.inherits(subclass, from: T.self)
+        else { return nil }
         func make<S: PersistentModel>(_ type: S.Type) -> T? { model(S.self, at: ref) as AnyObject as? T }
         return make(subclass)
     }
@@ -228,7 +239,8 @@ extension ModelContext {
     public func model(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
         mergeSavedChanges()
         guard let ref = graph.index[persistentModelID.id], graph.isLive(ref) || tracking.deleted.contains(ref),
-              graph.layout.entities[Int(ref.entity)].name == persistentModelID.entityName else { return nil }
+            graph.layout.entities[Int(ref.entity)].name == persistentModelID.entityName
+        else { return nil }
         return anyModel(at: ref)
     }
 
@@ -271,7 +283,8 @@ extension ModelContext {
     /// have changed (merging another context's save).
     func notifyModel(_ ref: ObjectRef, in typed: TypedContextState) {
         guard !typed.registry.isEmpty, let model = typed.registry[graph.tables[Int(ref.entity)].ids[Int(ref.row)]],
-              model.ownBackingData?.observation != nil else { return }
+            model.ownBackingData?.observation != nil
+        else { return }
         notifyEveryProperty(of: model)
     }
 
@@ -340,12 +353,15 @@ extension ModelContext {
     /// next ``save()`` throws it), as the public ``insert(_:)`` wants; else it
     /// is reported only (a relationship edit refused at the edit).
     @discardableResult
-    func insertModel(_ model: any PersistentModel,
-                     heldBy holder: (relationship: String, id: PersistentIdentifier)? = nil,
-                     refusingForeign: Bool = false) -> ObjectRef? {
+    func insertModel(
+        _ model: any PersistentModel,
+        heldBy holder: (relationship: String, id: PersistentIdentifier)? = nil,
+        refusingForeign: Bool = false
+    ) -> ObjectRef? {
         // A model this context made, still sharing its backing data: already here.
         if model._$sharedRow.isShared, let (context, ref) = model.location, context === self,
-           graph.isLive(ref) || tracking.deleted.contains(ref) {
+            graph.isLive(ref) || tracking.deleted.contains(ref)
+        {
             return ref
         }
         let backing = model.persistentBackingData
@@ -355,7 +371,9 @@ extension ModelContext {
             guard let id = backing.identifier, let ref = graph.index[id.id], graph.isLive(ref) else {
                 guard let id = backing.identifier else { return nil }
                 // A save of this context must not succeed as if it had stored the model.
-                if refusingForeign { refuseInsert(.graph(.objectNotFound(id))) } else {
+                if refusingForeign {
+                    refuseInsert(.graph(.objectNotFound(id)))
+                } else {
                     ModelContainer.report(.graph(.objectNotFound(id)), to: autosaveErrorHandler)
                 }
                 return nil
@@ -389,8 +407,10 @@ extension ModelContext {
     /// So two new models with the same key, inserted one after the other,
     /// become one object, the later values winning, however their to-ones
     /// were set.
-    private func insertThroughUpsert(_ model: any PersistentModel, _ backing: BackingData, _ type: any PersistentModel.Type,
-                                     heldBy holder: (relationship: String, id: PersistentIdentifier)?) -> ObjectRef? {
+    private func insertThroughUpsert(
+        _ model: any PersistentModel, _ backing: BackingData, _ type: any PersistentModel.Type,
+        heldBy holder: (relationship: String, id: PersistentIdentifier)?
+    ) -> ObjectRef? {
         backing.isBeingInserted = true
         defer { backing.isBeingInserted = false }
         let metadata = ModelMetadata.of(type).properties
@@ -435,7 +455,8 @@ extension ModelContext {
         for (name, models) in related {
             // An optional to-many set to [] holds an empty collection, not none.
             guard let models, let slot = graph.layout.entities[Int(ref.entity)].linkIndex[name],
-                  !models.isEmpty || links[slot].isAbsent(Int(ref.row)) else { continue }
+                !models.isEmpty || links[slot].isAbsent(Int(ref.row))
+            else { continue }
             setRelatedModels(models, for: name, of: ref)
         }
         return ref
@@ -453,7 +474,8 @@ extension ModelContext {
         var instances: [ObjectIdentifier: any PersistentModel] = [:]
         for holder in holders {
             guard let backing = holder.backing, let model = holder.model as? any PersistentModel,
-                  model.persistentBackingData === backing else { continue }
+                model.persistentBackingData === backing
+            else { continue }
             instances[ObjectIdentifier(backing)] = model
         }
         for holder in holders {
@@ -461,10 +483,12 @@ extension ModelContext {
             let known = instances[ObjectIdentifier(backing)]
             let candidates = known.map { [type(of: $0)] } ?? holderTypes(holding: Int(ref.entity), in: holder.relationship)
             // A class the document does not know is not inserted: it could only be refused.
-            guard let type = candidates.first(where: { type in
-                graph.layout.entityIndex[type.entityName] != nil
-                    && backing.holds(held, at: ModelMetadata.of(type).position(named: holder.relationship) ?? -1, named: holder.relationship)
-            }) else { continue }
+            guard
+                let type = candidates.first(where: { type in
+                    graph.layout.entityIndex[type.entityName] != nil
+                        && backing.holds(held, at: ModelMetadata.of(type).position(named: holder.relationship) ?? -1, named: holder.relationship)
+                })
+            else { continue }
             func standIn<T: PersistentModel>(_ type: T.Type) -> T { T(backingData: backing) }
             insertModel(known ?? standIn(type))
         }
@@ -536,8 +560,9 @@ extension ModelContext {
                         value = try read(model)
                     }
                 } catch {
-                    let mismatch = GraphError.typeMismatch(entity: graph.layout.entities[entity].name, attribute: "",
-                                                           expected: "encodable values", value: "\(error)")
+                    let mismatch = GraphError.typeMismatch(
+                        entity: graph.layout.entities[entity].name, attribute: "",
+                        expected: "encodable values", value: "\(error)")
                     refuseInsert(.graph(mismatch))
                     return nil
                 }
@@ -576,8 +601,10 @@ extension ModelContext {
     /// each holding the object its model already is here, or nothing. A model
     /// not in the document yet is a new object, which no live object can
     /// hold, so it is left out (no match) and linked after the insert like the rest.
-    private func uniqueLinks(_ related: [(String, [any PersistentModel]?)], of entity: String,
-                             members: Set<String>) -> [String: [PersistentIdentifier]] {
+    private func uniqueLinks(
+        _ related: [(String, [any PersistentModel]?)], of entity: String,
+        members: Set<String>
+    ) -> [String: [PersistentIdentifier]] {
         guard !members.isEmpty else { return [:] }
         var links: [String: [PersistentIdentifier]] = [:]
         for (name, models) in related where members.contains(name) {
@@ -587,7 +614,8 @@ extension ModelContext {
             }
             let backing = model.persistentBackingData
             guard let id = backing.identifier, backing.context?.sharedDocument === sharedDocument,
-                  let ref = graph.index[id.id], graph.isLive(ref), graph.identifier(for: ref) == id else { continue }
+                let ref = graph.index[id.id], graph.isLive(ref), graph.identifier(for: ref) == id
+            else { continue }
             links[name] = [id]
         }
         return links
@@ -621,9 +649,11 @@ extension ModelContext {
         for model in models ?? [] {
             guard let target = insertModel(model, heldBy: holder) else { continue }
             guard Int(target.entity) == link.destination, graph.isLive(target) else {
-                let error: GraphError = graph.isLive(target)
-                    ? .wrongDestination(entity: layout.name, relationship: relationship,
-                                        expected: graph.layout.entities[link.destination].name, found: graph.identifier(for: target))
+                let error: GraphError =
+                    graph.isLive(target)
+                    ? .wrongDestination(
+                        entity: layout.name, relationship: relationship,
+                        expected: graph.layout.entities[link.destination].name, found: graph.identifier(for: target))
                     : .objectNotFound(graph.identifier(for: target))
                 return ModelContainer.report(.graph(error), to: autosaveErrorHandler)
             }
@@ -719,8 +749,10 @@ extension ModelContext {
     ///   - descriptor: which models, in which order (its limit and offset apply).
     ///   - batchSize: identifiers per batch; 0 or less: one batch.
     /// - Throws: what evaluating the predicate throws.
-    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>,
-                                                     batchSize: Int) throws -> FetchResultsCollection<PersistentIdentifier> {
+    public func fetchIdentifiers<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>,
+        batchSize: Int
+    ) throws -> FetchResultsCollection<PersistentIdentifier> {
         FetchResultsCollection(identifiers: try resultIdentifiers(descriptor), entityName: T.entityName, batchSize: batchSize)
     }
 
@@ -730,7 +762,8 @@ extension ModelContext {
     /// to become a few runs of numbers.
     private func resultIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> ResultIdentifiers {
         guard descriptor.predicate == nil, descriptor.sortBy.isEmpty, descriptor.includePendingChanges,
-              graph.layout.entityIndex[T.entityName].map({ graph.layout.hierarchies[$0].count == 1 }) ?? true else {
+            graph.layout.entityIndex[T.entityName].map({ graph.layout.hierarchies[$0].count == 1 }) ?? true
+        else {
             return ResultIdentifiers(try fetchRefs(descriptor, windowed: true), in: graph)
         }
         mergeSavedChanges()
@@ -764,8 +797,10 @@ extension ModelContext {
     /// accepted for source compatibility.
     /// - Throws: what evaluating the predicate throws, or what `block` throws
     ///   (enumeration stops there).
-    public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
-                                              allowEscapingMutations: Bool = false, block: (T) throws -> Void) throws {
+    public func enumerate<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
+        allowEscapingMutations: Bool = false, block: (T) throws -> Void
+    ) throws {
         let identifiers = try fetchRefs(descriptor, windowed: true).map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
         for id in identifiers {
             guard let ref = graph.index[id], graph.isLive(ref) else { continue }
@@ -826,7 +861,8 @@ extension ModelContext {
     private func candidateRefs<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Int) -> [ObjectRef] {
         var refs: [ObjectRef] = []
         if descriptor.includePendingChanges, let predicate = descriptor.predicate,
-           let candidates = CompiledModelPredicate.indexedRows(predicate, entity: entity, graph: graph) {
+            let candidates = CompiledModelPredicate.indexedRows(predicate, entity: entity, graph: graph)
+        {
             // A declared index narrows the rows; the predicate still checks each.
             refs = candidates
         } else if descriptor.includePendingChanges {
@@ -850,8 +886,10 @@ extension ModelContext {
     /// order, each filtered by the predicate compiled for its table. A sort
     /// orders them all together, on models; so does a predicate that does not
     /// compile for every table (`$0 is BusinessTrip`, a cast).
-    private func fetchHierarchyRefs<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entities: [Int],
-                                                        windowed: Bool) throws -> [ObjectRef] {
+    private func fetchHierarchyRefs<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, entities: [Int],
+        windowed: Bool
+    ) throws -> [ObjectRef] {
         let candidates = entities.map { candidateRefs(descriptor, entity: $0) }
         var refs: [ObjectRef] = []
         if let predicate = descriptor.predicate {
@@ -876,8 +914,10 @@ extension ModelContext {
 
     /// Filters (when `filter` is set) and sorts by evaluating the descriptor on
     /// models, Foundation's way: for what the compiled forms do not cover.
-    private func fetchRefsThroughModels<T: PersistentModel>(_ refs: [ObjectRef], _ descriptor: FetchDescriptor<T>,
-                                                           filter: Bool, windowed: Bool) throws -> [ObjectRef] {
+    private func fetchRefsThroughModels<T: PersistentModel>(
+        _ refs: [ObjectRef], _ descriptor: FetchDescriptor<T>,
+        filter: Bool, windowed: Bool
+    ) throws -> [ObjectRef] {
         var models = refs.map { model(T.self, at: $0) }
         if filter, let predicate = descriptor.predicate {
             models = try models.filter { try predicate.evaluate($0) }

@@ -109,7 +109,8 @@ struct ModelRegistry: ~Copyable {
     @inline(__always)
     private func paged(_ id: UInt64) -> UnsafeMutablePointer<Entry>? {
         guard id < UInt64(pages.count) << Self.pageShift,
-              let page = pages.withUnsafeBufferPointer({ $0[Int(id >> Self.pageShift)] }) else { return nil }
+            let page = pages.withUnsafeBufferPointer({ $0[Int(id >> Self.pageShift)] })
+        else { return nil }
         return page + (Int(id) & (Self.pageSize - 1))
     }
 
@@ -355,7 +356,8 @@ struct PagePool: ~Copyable {
         let base: UnsafeMutablePointer<Entry>
         var mapped = false
         if let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-           memory != UnsafeMutableRawPointer(bitPattern: -1) {
+            memory != UnsafeMutableRawPointer(bitPattern: -1)
+        {
             base = memory.bindMemory(to: Entry.self, capacity: Self.slabEntries)
             mapped = true
         } else {

@@ -62,17 +62,20 @@ enum ObservationTrackingProbe {
         let exported = "$s11Observation0A9RegistrarVACycfC"
         guard let exportedAddress = dlsym(nil /* RTLD_DEFAULT */, exported) else { return nil }
         guard let path = mappedFile(containing: UInt(bitPattern: exportedAddress)),
-              let image = FileManager.default.contents(atPath: path) else { return nil }
+            let image = FileManager.default.contents(atPath: path)
+        else { return nil }
         let symbols = ELFSymbols(image)
         guard let exportedFunction = symbols.function(named: exported),
-              let getterFunction = symbols.function(named: "_swift_observation_tls_get") else { return nil }
+            let getterFunction = symbols.function(named: "_swift_observation_tls_get")
+        else { return nil }
         // The load bias, from the exported symbol: where the local one lies too.
         let bias = Int(bitPattern: exportedAddress) - Int(truncatingIfNeeded: exportedFunction.value)
         guard let address = UnsafeRawPointer(bitPattern: bias + Int(truncatingIfNeeded: getterFunction.value)) else { return nil }
         // The file read must be the library loaded (not another file at its path):
         // both functions' code in memory is the code the file has for them.
         guard matches(exportedFunction.code, at: UnsafeRawPointer(exportedAddress)),
-              matches(getterFunction.code, at: address) else { return nil }
+            matches(getterFunction.code, at: address)
+        else { return nil }
         let getter = unsafeBitCast(address, to: ThreadLocalGetter.self)
         return prove(getter) ? getter : nil
         #else
@@ -109,8 +112,9 @@ enum ObservationTrackingProbe {
                 // start-end perms offset device inode path
                 var position = lineStart
                 guard let start = hexadecimal(maps, &position, to: lineEnd, ending: UInt8(ascii: "-")),
-                      let end = hexadecimal(maps, &position, to: lineEnd, ending: UInt8(ascii: " ")),
-                      start <= address, address < end else { continue }
+                    let end = hexadecimal(maps, &position, to: lineEnd, ending: UInt8(ascii: " ")),
+                    start <= address, address < end
+                else { continue }
                 // Past perms, offset, device and inode to the path, if any.
                 for _ in 0..<4 {
                     while position < lineEnd, maps[position] != UInt8(ascii: " ") { position += 1 }
@@ -127,8 +131,10 @@ enum ObservationTrackingProbe {
 
     /// The hexadecimal number at `position` in `maps`, up to `ending` (which
     /// `position` is left after); `nil` if anything else comes first.
-    private static func hexadecimal(_ maps: UnsafeBufferPointer<UInt8>, _ position: inout Int, to lineEnd: Int,
-                                    ending: UInt8) -> UInt? {
+    private static func hexadecimal(
+        _ maps: UnsafeBufferPointer<UInt8>, _ position: inout Int, to lineEnd: Int,
+        ending: UInt8
+    ) -> UInt? {
         var value: UInt = 0
         var digits = 0
         while position < lineEnd, maps[position] != ending {
@@ -157,7 +163,10 @@ enum ObservationTrackingProbe {
     static func prove(_ getter: ThreadLocalGetter) -> Bool {
         let outside = getter()
         var inside: UnsafeMutableRawPointer?
-        withObservationTracking { inside = getter() } onChange: {}
+        withObservationTracking {
+            inside = getter()
+        } onChange: {
+        }
         return inside != nil && inside != outside && getter() == outside
     }
 }
@@ -195,15 +204,17 @@ struct ELFSymbols {
             }
             // "\x7fELF", 64-bit, little-endian.
             guard bytes.count >= 64, bytes[0] == 0x7F, bytes[1] == 0x45, bytes[2] == 0x4C, bytes[3] == 0x46,
-                  bytes[4] == 2, bytes[5] == 1,
-                  let sections = place(40), let sectionSize = read(58, as: UInt16.self).map(Int.init),
-                  let sectionCount = read(60, as: UInt16.self).map(Int.init), sectionSize >= 64 else { return nil }
+                bytes[4] == 2, bytes[5] == 1,
+                let sections = place(40), let sectionSize = read(58, as: UInt16.self).map(Int.init),
+                let sectionCount = read(60, as: UInt16.self).map(Int.init), sectionSize >= 64
+            else { return nil }
             /// The file's bytes of code at `address` in section `section`.
             func code(at address: UInt64, size: UInt64, section: Int) -> [UInt8] {
                 guard section < sectionCount else { return [] }
                 let header = sections + section * sectionSize
                 guard let start = read(header + 16, as: UInt64.self), let offset = place(header + 24),
-                      let length = place(header + 32), address >= start, address - start < UInt64(length) else { return [] }
+                    let length = place(header + 32), address >= start, address - start < UInt64(length)
+                else { return [] }
                 let from = offset + Int(address - start)
                 let count = min(codeBytes, Int(min(size, UInt64(length) - (address - start))), bytes.count - from)
                 return count > 0 ? Array(bytes[from..<from + count]) : []
@@ -212,23 +223,30 @@ struct ELFSymbols {
                 let header = sections + section * sectionSize
                 // SHT_SYMTAB (2), or SHT_DYNSYM (11) where the table was stripped.
                 guard let kind = read(header + 4, as: UInt32.self), kind == 2 || kind == 11,
-                      let offset = place(header + 24), let size = place(header + 32), size <= bytes.count - offset,
-                      let link = read(header + 40, as: UInt32.self).map(Int.init), link < sectionCount,
-                      let entrySize = place(header + 56), entrySize >= 24 else { continue }
+                    let offset = place(header + 24), let size = place(header + 32), size <= bytes.count - offset,
+                    let link = read(header + 40, as: UInt32.self).map(Int.init), link < sectionCount,
+                    let entrySize = place(header + 56), entrySize >= 24
+                else { continue }
                 let names = sections + link * sectionSize
                 guard let namesAt = place(names + 24), let namesSize = place(names + 32),
-                      namesSize <= bytes.count - namesAt else { continue }
+                    namesSize <= bytes.count - namesAt
+                else { continue }
                 for entry in stride(from: offset, through: offset + size - 24, by: entrySize) {
                     // STT_FUNC (2), defined (section index not 0).
                     guard let info = read(entry + 4, as: UInt8.self), info & 0xF == 2,
-                          let sectionIndex = read(entry + 6, as: UInt16.self), sectionIndex != 0,
-                          let nameAt = read(entry, as: UInt32.self).map(Int.init), nameAt < namesSize - wanted.count else { continue }
+                        let sectionIndex = read(entry + 6, as: UInt16.self), sectionIndex != 0,
+                        let nameAt = read(entry, as: UInt32.self).map(Int.init), nameAt < namesSize - wanted.count
+                    else { continue }
                     let start = namesAt + nameAt
                     let end = start + wanted.count
                     guard bytes[end] == 0, bytes[start..<end].elementsEqual(wanted),
-                          let value = read(entry + 8, as: UInt64.self) else { continue }
-                    return Function(value: value, code: code(at: value, size: read(entry + 16, as: UInt64.self) ?? 0,
-                                                             section: Int(sectionIndex)))
+                        let value = read(entry + 8, as: UInt64.self)
+                    else { continue }
+                    return Function(
+                        value: value,
+                        code: code(
+                            at: value, size: read(entry + 16, as: UInt64.self) ?? 0,
+                            section: Int(sectionIndex)))
                 }
             }
             return nil

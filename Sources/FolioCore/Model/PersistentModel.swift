@@ -92,8 +92,9 @@ extension PersistentModel {
         // The entity's name as its context's schema spells it, as for a model with its own backing data.
         if shared.isShared {
             let held = _$heldBackingData
-            return PersistentIdentifier(entityName: held.identifier?.entityName ?? Self.entityName, id: shared.id,
-                                        storeIdentifier: held.context?.core.storeIdentifier)
+            return PersistentIdentifier(
+                entityName: held.identifier?.entityName ?? Self.entityName, id: shared.id,
+                storeIdentifier: held.context?.core.storeIdentifier)
         }
         // The instance's own class: a model of a subclass seen as its superclass names its own entity.
         return persistentBackingData.identifier(entityName: Swift.type(of: self).entityName)

@@ -21,8 +21,9 @@ extension Schema {
         enum Kind {
             case attribute(Schema.Attribute, read: (any PersistentModel) throws -> Value)
             /// `read` gives the related models, `nil` for an optional to-many set to `nil`.
-            case relationship(Schema.Relationship, destination: any PersistentModel.Type,
-                              read: (any PersistentModel) -> [any PersistentModel]?)
+            case relationship(
+                Schema.Relationship, destination: any PersistentModel.Type,
+                read: (any PersistentModel) -> [any PersistentModel]?)
         }
 
         let kind: Kind
@@ -66,7 +67,8 @@ extension Schema {
             { model in
                 // A model never read under observation has no registrar, and no observer to tell.
                 guard let model = cast(model, to: Model.self),
-                      let registrar = model.ownBackingData?.observationRegistrar else { return }
+                    let registrar = model.ownBackingData?.observationRegistrar
+                else { return }
                 registrar.withMutation(of: model, keyPath: keyPath) {}
             }
         }
@@ -109,10 +111,12 @@ extension Schema {
                 defaultValue: Self.stored(defaultValue?.persistentValue), options: attribute.options,
                 originalName: attribute.originalName)
             declaration.swiftValueReader = SwiftValueReader { V(persistentValue: $0).flatMap(Self.unwrapped) }
-            kind = .attribute(declaration, read: { model in
-                guard let model = Self.cast(model, to: Model.self) else { return .null }
-                return model[keyPath: keyPath].persistentValue
-            })
+            kind = .attribute(
+                declaration,
+                read: { model in
+                    guard let model = Self.cast(model, to: Model.self) else { return .null }
+                    return model[keyPath: keyPath].persistentValue
+                })
             storedValue = { ($0 as? V)?.persistentValue }
         }
 
@@ -139,10 +143,12 @@ extension Schema {
                 defaultValue: Self.stored(storedDefault), options: attribute.options,
                 originalName: attribute.originalName)
             declaration.swiftValueReader = SwiftValueReader { CodableValue.decodeLeniently(V.self, from: $0).flatMap(Self.unwrapped) }
-            kind = .attribute(declaration, read: { model in
-                guard let model = Self.cast(model, to: Model.self) else { return .null }
-                return try CodableValue.encode(model[keyPath: keyPath])
-            })
+            kind = .attribute(
+                declaration,
+                read: { model in
+                    guard let model = Self.cast(model, to: Model.self) else { return .null }
+                    return try CodableValue.encode(model[keyPath: keyPath])
+                })
             storedValue = { value in try (value as? V).map { try CodableValue.encode($0) } }
         }
 
@@ -158,9 +164,10 @@ extension Schema {
             notify = Self.notifier(keyPath)
             accepts = nil
             kind = .relationship(
-                Schema.Relationship(name, to: Destination.entityName, toMany: false, inverse: inverseName, deleteRule: deleteRule,
-                                    minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
-                                    originalName: originalName),
+                Schema.Relationship(
+                    name, to: Destination.entityName, toMany: false, inverse: inverseName, deleteRule: deleteRule,
+                    minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
+                    originalName: originalName),
                 destination: Destination.self,
                 read: { model in Self.cast(model, to: Model.self).flatMap { $0[keyPath: keyPath] }.map { [$0] } ?? [] })
             relatedModels = { value in
@@ -183,14 +190,16 @@ extension Schema {
             notify = Self.notifier(keyPath)
             accepts = nil
             kind = .relationship(
-                Schema.Relationship(name, to: Destination.entityName, toMany: false, inverse: inverseName, deleteRule: deleteRule,
-                                    minimumModelCount: 1, maximumModelCount: maximumModelCount ?? 0,
-                                    originalName: originalName),
+                Schema.Relationship(
+                    name, to: Destination.entityName, toMany: false, inverse: inverseName, deleteRule: deleteRule,
+                    minimumModelCount: 1, maximumModelCount: maximumModelCount ?? 0,
+                    originalName: originalName),
                 destination: Destination.self,
                 read: { model in
                     // The stand-in an empty one reads is no model to link.
                     guard let related = Self.cast(model, to: Model.self)?[keyPath: keyPath],
-                          !related.persistentBackingData.isStandIn else { return [] }
+                        !related.persistentBackingData.isStandIn
+                    else { return [] }
                     return [related]
                 })
             relatedModels = { value in
@@ -211,9 +220,10 @@ extension Schema {
             notify = Self.notifier(keyPath)
             accepts = nil
             kind = .relationship(
-                Schema.Relationship(name, to: Destination.entityName, toMany: true, inverse: inverseName, deleteRule: deleteRule,
-                                    minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
-                                    originalName: originalName),
+                Schema.Relationship(
+                    name, to: Destination.entityName, toMany: true, inverse: inverseName, deleteRule: deleteRule,
+                    minimumModelCount: minimumModelCount ?? 0, maximumModelCount: maximumModelCount ?? 0,
+                    originalName: originalName),
                 destination: Destination.self,
                 read: { model in Self.cast(model, to: Model.self).map { $0[keyPath: keyPath] } ?? [] })
             relatedModels = { value in
@@ -235,9 +245,10 @@ extension Schema {
             notify = Self.notifier(keyPath)
             accepts = nil
             kind = .relationship(
-                Schema.Relationship(name, to: Destination.entityName, toMany: true, isOptional: true, inverse: inverseName,
-                                    deleteRule: deleteRule, minimumModelCount: minimumModelCount ?? 0,
-                                    maximumModelCount: maximumModelCount ?? 0, originalName: originalName),
+                Schema.Relationship(
+                    name, to: Destination.entityName, toMany: true, isOptional: true, inverse: inverseName,
+                    deleteRule: deleteRule, minimumModelCount: minimumModelCount ?? 0,
+                    maximumModelCount: maximumModelCount ?? 0, originalName: originalName),
                 destination: Destination.self,
                 read: { model in Self.cast(model, to: Model.self).flatMap { $0[keyPath: keyPath] } })
             relatedModels = { value in

@@ -11,8 +11,10 @@ extension ResultsObserver where SectionTitle == Never {
     /// Creates an unsectioned observer of the models `fetchDescriptor` selects in `modelContext`.
     ///
     /// - Throws: what the first fetch throws.
-    public convenience init(fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
-                            modelContext: ModelContext, isolation: isolated (any Actor)? = #isolation) throws {
+    public convenience init(
+        fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
+        modelContext: ModelContext, isolation: isolated (any Actor)? = #isolation
+    ) throws {
         try self.init(descriptor: fetchDescriptor, section: nil, context: modelContext, isolation: isolation)
     }
 
@@ -22,28 +24,36 @@ extension ResultsObserver where SectionTitle == Never {
     /// The new context sees what the container's other contexts save (the main
     /// context's edits once it saves or autosaves), as SwiftData's does.
     /// - Throws: what the first fetch throws.
-    public convenience init(fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
-                            modelContainer: ModelContainer, isolation: isolated (any Actor)? = #isolation) throws {
+    public convenience init(
+        fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
+        modelContainer: ModelContainer, isolation: isolated (any Actor)? = #isolation
+    ) throws {
         try self.init(descriptor: fetchDescriptor, section: nil, context: ModelContext(modelContainer), isolation: isolation)
     }
 
     /// Creates an unsectioned observer of the models matching `filterBy`, in the order of `sortBy`.
     ///
     /// - Throws: what the first fetch throws.
-    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
-                            modelContext: ModelContext, isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), section: nil,
-                      context: modelContext, isolation: isolation)
+    public convenience init(
+        filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+        modelContext: ModelContext, isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), section: nil,
+            context: modelContext, isolation: isolation)
     }
 
     /// Creates an unsectioned observer of the models matching `filterBy`, in
     /// the order of `sortBy`, over a new context of `modelContainer`.
     ///
     /// - Throws: what the first fetch throws.
-    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
-                            modelContainer: ModelContainer, isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), section: nil,
-                      context: ModelContext(modelContainer), isolation: isolation)
+    public convenience init(
+        filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+        modelContainer: ModelContainer, isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), section: nil,
+            context: ModelContext(modelContainer), isolation: isolation)
     }
 }
 
@@ -52,9 +62,11 @@ extension ResultsObserver where SectionTitle == String {
     ///
     /// The section key is sorted first (``sections`` are contiguous).
     /// - Throws: what the first fetch throws.
-    public convenience init(fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
-                            sectionBy: KeyPath<Element, String>, modelContext: ModelContext,
-                            isolation: isolated (any Actor)? = #isolation) throws {
+    public convenience init(
+        fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
+        sectionBy: KeyPath<Element, String>, modelContext: ModelContext,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
         try self.init(descriptor: fetchDescriptor, section: SectionKey(sectionBy), context: modelContext, isolation: isolation)
     }
 
@@ -62,9 +74,11 @@ extension ResultsObserver where SectionTitle == String {
     /// by an optional `String` property (`nil` in the section titled `""`).
     ///
     /// - Throws: what the first fetch throws.
-    public convenience init(fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
-                            sectionBy: KeyPath<Element, String?>, modelContext: ModelContext,
-                            isolation: isolated (any Actor)? = #isolation) throws {
+    public convenience init(
+        fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
+        sectionBy: KeyPath<Element, String?>, modelContext: ModelContext,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
         try self.init(descriptor: fetchDescriptor, section: SectionKey(sectionBy), context: modelContext, isolation: isolation)
     }
 
@@ -72,33 +86,42 @@ extension ResultsObserver where SectionTitle == String {
     /// by a `String` property, over a new context of `modelContainer`.
     ///
     /// - Throws: what the first fetch throws.
-    public convenience init(fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
-                            sectionBy: KeyPath<Element, String>, modelContainer: ModelContainer,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: fetchDescriptor, section: SectionKey(sectionBy), context: ModelContext(modelContainer),
-                      isolation: isolation)
+    public convenience init(
+        fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
+        sectionBy: KeyPath<Element, String>, modelContainer: ModelContainer,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: fetchDescriptor, section: SectionKey(sectionBy), context: ModelContext(modelContainer),
+            isolation: isolation)
     }
 
     /// Creates an observer of the models `fetchDescriptor` selects, in sections
     /// by an optional `String` property, over a new context of `modelContainer`.
     ///
     /// - Throws: what the first fetch throws.
-    public convenience init(fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
-                            sectionBy: KeyPath<Element, String?>, modelContainer: ModelContainer,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: fetchDescriptor, section: SectionKey(sectionBy), context: ModelContext(modelContainer),
-                      isolation: isolation)
+    public convenience init(
+        fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
+        sectionBy: KeyPath<Element, String?>, modelContainer: ModelContainer,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: fetchDescriptor, section: SectionKey(sectionBy), context: ModelContext(modelContainer),
+            isolation: isolation)
     }
 
     /// Creates an observer of the models matching `filterBy`, sorted by the
     /// section key and then `sortBy`, in sections by a `String` property.
     ///
     /// - Throws: what the first fetch throws.
-    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
-                            sectionBy: KeyPath<Element, String>, modelContext: ModelContext,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), section: SectionKey(sectionBy),
-                      context: modelContext, isolation: isolation)
+    public convenience init(
+        filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+        sectionBy: KeyPath<Element, String>, modelContext: ModelContext,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), section: SectionKey(sectionBy),
+            context: modelContext, isolation: isolation)
     }
 
     /// Creates an observer of the models matching `filterBy`, sorted by the
@@ -106,32 +129,41 @@ extension ResultsObserver where SectionTitle == String {
     /// property (`nil` in the section titled `""`).
     ///
     /// - Throws: what the first fetch throws.
-    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
-                            sectionBy: KeyPath<Element, String?>, modelContext: ModelContext,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), section: SectionKey(sectionBy),
-                      context: modelContext, isolation: isolation)
+    public convenience init(
+        filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+        sectionBy: KeyPath<Element, String?>, modelContext: ModelContext,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), section: SectionKey(sectionBy),
+            context: modelContext, isolation: isolation)
     }
 
     /// Creates an observer of the models matching `filterBy`, in sections by
     /// a `String` property, over a new context of `modelContainer`.
     ///
     /// - Throws: what the first fetch throws.
-    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
-                            sectionBy: KeyPath<Element, String>, modelContainer: ModelContainer,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), section: SectionKey(sectionBy),
-                      context: ModelContext(modelContainer), isolation: isolation)
+    public convenience init(
+        filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+        sectionBy: KeyPath<Element, String>, modelContainer: ModelContainer,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), section: SectionKey(sectionBy),
+            context: ModelContext(modelContainer), isolation: isolation)
     }
 
     /// Creates an observer of the models matching `filterBy`, in sections by
     /// an optional `String` property, over a new context of `modelContainer`.
     ///
     /// - Throws: what the first fetch throws.
-    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
-                            sectionBy: KeyPath<Element, String?>, modelContainer: ModelContainer,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), section: SectionKey(sectionBy),
-                      context: ModelContext(modelContainer), isolation: isolation)
+    public convenience init(
+        filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+        sectionBy: KeyPath<Element, String?>, modelContainer: ModelContainer,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), section: SectionKey(sectionBy),
+            context: ModelContext(modelContainer), isolation: isolation)
     }
 }

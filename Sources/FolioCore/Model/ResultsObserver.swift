@@ -160,8 +160,10 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private(set) var refetchCount = 0
 
     /// The designated initializer: every public one ends here.
-    init(descriptor: FetchDescriptor<Element>, section: SectionKey<Element, SectionTitle>?, context: ModelContext,
-         isolation: (any Actor)?) throws {
+    init(
+        descriptor: FetchDescriptor<Element>, section: SectionKey<Element, SectionTitle>?, context: ModelContext,
+        isolation: (any Actor)?
+    ) throws {
         modelContext = context
         givenSortBy = descriptor.sortBy
         self.section = section
@@ -197,8 +199,10 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     }
 
     /// The descriptors with the section key first (unless already first).
-    private static func sorting(_ descriptors: [SortDescriptor<Element>],
-                                sectionedBy section: SectionKey<Element, SectionTitle>?) -> [SortDescriptor<Element>] {
+    private static func sorting(
+        _ descriptors: [SortDescriptor<Element>],
+        sectionedBy section: SectionKey<Element, SectionTitle>?
+    ) -> [SortDescriptor<Element>] {
         guard let section else { return descriptors }
         if let first = descriptors.first, first.keyPath == section.keyPath { return descriptors }
         return section.sortDescriptors + descriptors
@@ -256,7 +260,8 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private func apply() {
         let graph = modelContext.graph
         guard let entity = graph.layout.entityIndex[Element.entityName],
-              verdicts.count <= max(64, ids.count / 8) else { return markedRefetch() }
+            verdicts.count <= max(64, ids.count / 8)
+        else { return markedRefetch() }
         let sort: CompiledModelSort?
         if fetchDescriptor.sortBy.isEmpty {
             sort = nil
@@ -458,11 +463,12 @@ extension FetchResultsCollection where Element: PersistentModel {
     /// A collection of the models of objects numbered `ids`, in this order, made
     /// through the context's registry a batch at a time (``observedBatchSize``).
     init(observed ids: [UInt64], context: ModelContext) {
-        self.init(ResultBatches(count: ids.count, batchSize: Self.observedBatchSize) { range in
-            let columns = context.columns(for: Element.self)
-            return ids[range].map { context.resultModel(Element.self, id: $0, columns: columns) }
-        } release: { range in
-            for id in ids[range] where context.typed.registry[id] == nil { context.typed.registry.remove(id) }
-        })
+        self.init(
+            ResultBatches(count: ids.count, batchSize: Self.observedBatchSize) { range in
+                let columns = context.columns(for: Element.self)
+                return ids[range].map { context.resultModel(Element.self, id: $0, columns: columns) }
+            } release: { range in
+                for id in ids[range] where context.typed.registry[id] == nil { context.typed.registry.remove(id) }
+            })
     }
 }

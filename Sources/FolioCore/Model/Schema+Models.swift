@@ -53,9 +53,9 @@ extension Schema {
         for entity in entities {
             for relationship in entity.relationships {
                 guard let inverse = relationship.inverse,
-                      let destination = entities.firstIndex(where: { $0.name == relationship.destination }),
-                      let slot = entities[destination].relationships.firstIndex(where: { $0.name == inverse }),
-                      entities[destination].relationships[slot].inverse == nil
+                    let destination = entities.firstIndex(where: { $0.name == relationship.destination }),
+                    let slot = entities[destination].relationships.firstIndex(where: { $0.name == inverse }),
+                    entities[destination].relationships[slot].inverse == nil
                 else { continue }
                 entities[destination].relationships[slot].inverse = relationship.name
             }
@@ -71,12 +71,12 @@ extension Schema {
             for slot in entities[source].relationships.indices where entities[source].relationships[slot].inverse == nil {
                 let relationship = entities[source].relationships[slot]
                 guard relationship.destination != entities[source].name,
-                      let destination = entities.firstIndex(where: { $0.name == relationship.destination }),
-                      unpaired(source, to: relationship.destination).count == 1,
-                      let back = unpaired(destination, to: entities[source].name).first,
-                      unpaired(destination, to: entities[source].name).count == 1,
-                      // SwiftData infers no many-to-many: both sides to-many stay two relationships.
-                      !(relationship.isToMany && entities[destination].relationships[back].isToMany)
+                    let destination = entities.firstIndex(where: { $0.name == relationship.destination }),
+                    unpaired(source, to: relationship.destination).count == 1,
+                    let back = unpaired(destination, to: entities[source].name).first,
+                    unpaired(destination, to: entities[source].name).count == 1,
+                    // SwiftData infers no many-to-many: both sides to-many stay two relationships.
+                    !(relationship.isToMany && entities[destination].relationships[back].isToMany)
                 else { continue }
                 entities[source].relationships[slot].inverse = entities[destination].relationships[back].name
                 entities[destination].relationships[back].inverse = relationship.name
@@ -89,7 +89,8 @@ extension Schema {
             progressed = false
             for index in entities.indices where !settled.contains(entities[index].name) {
                 guard let superName = entities[index].superentity, settled.contains(superName),
-                      let superentity = entities.first(where: { $0.name == superName }) else { continue }
+                    let superentity = entities.first(where: { $0.name == superName })
+                else { continue }
                 let inherited = superentity.relationships.count
                 if entities[index].relationships.count >= inherited {
                     entities[index].relationships.replaceSubrange(0..<inherited, with: superentity.relationships)

@@ -22,17 +22,19 @@ extension SectionKey where SectionTitle == String {
     /// Sections by a `String` property.
     init(_ keyPath: KeyPath<Element, String>) {
         let name = Self.attributeName(keyPath)
-        self.init(keyPath: keyPath, sortDescriptors: [SortDescriptor(Self.sendable(keyPath))],
-                  titleOfModel: { $0[keyPath: keyPath] },
-                  title: { ref, graph in Self.storedTitle(name, ref, graph) })
+        self.init(
+            keyPath: keyPath, sortDescriptors: [SortDescriptor(Self.sendable(keyPath))],
+            titleOfModel: { $0[keyPath: keyPath] },
+            title: { ref, graph in Self.storedTitle(name, ref, graph) })
     }
 
     /// Sections by an optional `String` property: `nil` reads as `""`.
     init(_ keyPath: KeyPath<Element, String?>) {
         let name = Self.attributeName(keyPath)
-        self.init(keyPath: keyPath, sortDescriptors: [SortDescriptor(Self.sendable(keyPath))],
-                  titleOfModel: { $0[keyPath: keyPath] ?? "" },
-                  title: { ref, graph in Self.storedTitle(name, ref, graph) })
+        self.init(
+            keyPath: keyPath, sortDescriptors: [SortDescriptor(Self.sendable(keyPath))],
+            titleOfModel: { $0[keyPath: keyPath] ?? "" },
+            title: { ref, graph in Self.storedTitle(name, ref, graph) })
     }
 
     /// The key path as the `Sendable` one `SortDescriptor` asks for. A key path
@@ -46,7 +48,8 @@ extension SectionKey where SectionTitle == String {
     /// The persisted attribute a key path reads, if it reads one directly.
     private static func attributeName(_ keyPath: AnyKeyPath) -> String? {
         guard let property = ModelMetadata.of(Element.self).property(for: keyPath), property.accepts == nil,
-              case .attribute = property.kind else { return nil }
+            case .attribute = property.kind
+        else { return nil }
         return property.name
     }
 

@@ -49,7 +49,8 @@ struct StagedMigration {
         for stage in plan.stages {
             let (fromType, toType) = (stage.fromVersion, stage.toVersion)
             guard let from = versions.firstIndex(where: { $0.identifier == fromType.versionIdentifier }),
-                  let to = versions.firstIndex(where: { $0.identifier == toType.versionIdentifier }) else {
+                let to = versions.firstIndex(where: { $0.identifier == toType.versionIdentifier })
+            else {
                 let missing = versions.contains { $0.identifier == fromType.versionIdentifier } ? toType : fromType
                 throw invalid("a stage names \(String(describing: missing)), which its schemas do not list")
             }
@@ -90,8 +91,9 @@ struct StagedMigration {
 
     /// The closure the document store runs on the graph it reads.
     var storedGraphMigration: StoredGraphMigration {
-        StoredGraphMigration(migrate: { (graph, _) throws(ModelError) in try migrate(graph) },
-                             isSettled: { schema in (try? start(for: schema)) == target })
+        StoredGraphMigration(
+            migrate: { (graph, _) throws(ModelError) in try migrate(graph) },
+            isSettled: { schema in (try? start(for: schema)) == target })
     }
 
     /// The version the plan ends at: the container's.
@@ -174,19 +176,25 @@ struct StagedMigration {
     /// Runs a stage's code with a context over version `index`'s models, in a
     /// store of its own, and returns what it saved (what it left unsaved is
     /// saved for it).
-    private func runCode(_ code: @Sendable (ModelContext) throws -> Void, on graph: ObjectGraph, at index: Int,
-                         step: String, from: Int, to: Int) throws(ModelError) -> ObjectGraph {
+    private func runCode(
+        _ code: @Sendable (ModelContext) throws -> Void, on graph: ObjectGraph, at index: Int,
+        step: String, from: Int, to: Int
+    ) throws(ModelError) -> ObjectGraph {
         let schema = versions[index].schema
         let sharedDocument = SharedDocument.inMemory(graph)
-        let core = ContainerCore(schema: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)],
-                                 modelValueChecks: schema.modelValueChecks, sharedDocument: sharedDocument)
+        let core = ContainerCore(
+            schema: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)],
+            modelValueChecks: schema.modelValueChecks, sharedDocument: sharedDocument)
         let context = ModelContext(ModelContainer(core: core))
         do {
             try code(context)
             if context.hasChanges { try context.save() }
         } catch {
-            throw .migration(package: package, .stageFailed(from: versions[from].identifier, to: versions[to].identifier,
-                                                            step: step, message: String(describing: error)))
+            throw .migration(
+                package: package,
+                .stageFailed(
+                    from: versions[from].identifier, to: versions[to].identifier,
+                    step: step, message: String(describing: error)))
         }
         return try sharedDocument.withSavedGraph { graph throws(ModelError) in graph }
     }

@@ -56,8 +56,10 @@ struct CompiledPredicate {
         var owner: (entity: String, attribute: String)?
     }
 
-    private static func resolve(_ names: [String], count: Bool, column: Int, entity: Int,
-                                graph: ObjectGraph, failure: ReadFailure) throws(ObjectPredicateError) -> Path {
+    private static func resolve(
+        _ names: [String], count: Bool, column: Int, entity: Int,
+        graph: ObjectGraph, failure: ReadFailure
+    ) throws(ObjectPredicateError) -> Path {
         var hops: [(slot: Int, destination: Int)] = []
         var current = entity
         for (index, name) in names.enumerated() {
@@ -68,10 +70,12 @@ struct CompiledPredicate {
                 if isLast && count {
                     guard link.isToMany else { throw ObjectPredicateError("\(layout.name).\(name) is to-one; @count needs a to-many", column: column) }
                     let prefix = hops
-                    return Path(type: .int, read: { ref in
-                        guard let owner = follow(ref, prefix, graph) else { return .int(0) }
-                        return .int(Int64(graph.tables[Int(owner.entity)].links[slot].many[Int(owner.row)].count))
-                    })
+                    return Path(
+                        type: .int,
+                        read: { ref in
+                            guard let owner = follow(ref, prefix, graph) else { return .int(0) }
+                            return .int(Int64(graph.tables[Int(owner.entity)].links[slot].many[Int(owner.row)].count))
+                        })
                 }
                 guard !link.isToMany else {
                     throw ObjectPredicateError("\(layout.name).\(name) is to-many; use \(name).@count", column: column)
@@ -80,17 +84,20 @@ struct CompiledPredicate {
                 current = link.destination
                 if isLast {
                     let path = hops
-                    return Path(type: nil, read: { ref in
-                        guard let target = follow(ref, path, graph) else { return .null }
-                        return .int(Int64(graph.tables[Int(target.entity)].ids[Int(target.row)]))
-                    })
+                    return Path(
+                        type: nil,
+                        read: { ref in
+                            guard let target = follow(ref, path, graph) else { return .null }
+                            return .int(Int64(graph.tables[Int(target.entity)].ids[Int(target.row)]))
+                        })
                 }
                 continue
             }
             guard let attribute = layout.attributeIndex[name] else {
                 let properties = layout.attributes.map(\.name) + layout.links.prefix(layout.declaredLinkCount).compactMap(\.name)
-                throw ObjectPredicateError("\(layout.name) has no property '\(name)'"
-                                           + NameSuggestions.hint(for: name, among: properties), column: column)
+                throw ObjectPredicateError(
+                    "\(layout.name) has no property '\(name)'"
+                        + NameSuggestions.hint(for: name, among: properties), column: column)
             }
             guard isLast, !count else { throw ObjectPredicateError("'\(name)' is an attribute; nothing follows it", column: column) }
             let type = layout.attributes[attribute].type
@@ -105,10 +112,12 @@ struct CompiledPredicate {
                 }
                 return Path(type: type, read: { graph.value($0, attribute) }, attribute: attribute, owner: owner)
             }
-            return Path(type: type, read: { ref in
-                guard let target = follow(ref, path, graph) else { return .null }
-                return isExternal ? failure.load(graph, target, attribute) : graph.value(target, attribute)
-            }, owner: owner)
+            return Path(
+                type: type,
+                read: { ref in
+                    guard let target = follow(ref, path, graph) else { return .null }
+                    return isExternal ? failure.load(graph, target, attribute) : graph.value(target, attribute)
+                }, owner: owner)
         }
         throw ObjectPredicateError("empty key path", column: column)
     }
@@ -120,7 +129,8 @@ struct CompiledPredicate {
     ///   own, and — for an attribute whose values have no order (a collection,
     ///   a composite) — the entity declaring it and its name, which the fetch refuses.
     static func reader(forSortKey keyPath: String, entity: Int, graph: ObjectGraph, failure: ReadFailure) throws(ObjectPredicateError)
-        -> (read: (ObjectRef) -> Value, attribute: Int?, unsortable: (entity: String, attribute: String)?) {
+        -> (read: (ObjectRef) -> Value, attribute: Int?, unsortable: (entity: String, attribute: String)?)
+    {
         var names = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let count = names.last == "@count"
         if count { names.removeLast() }
@@ -157,8 +167,9 @@ struct CompiledPredicate {
             default: break
             }
             if let value = LiteralSyntax.bareValue(text) { return value }
-            throw ObjectPredicateError("'\(text)' is not a number or a date (dates are written 2025-07-01 or 2025-07-01T09:30:00Z)",
-                                       column: column)
+            throw ObjectPredicateError(
+                "'\(text)' is not a number or a date (dates are written 2025-07-01 or 2025-07-01T09:30:00Z)",
+                column: column)
         case .string(let text):
             switch type {
             case let scalar? where [.date, .uuid, .url, .decimal, .data].contains(scalar):
@@ -172,9 +183,11 @@ struct CompiledPredicate {
         }
     }
 
-    private static func comparison(_ left: ObjectPredicate.Operand, _ op: ObjectPredicate.Operator,
-                                   _ right: ObjectPredicate.Operand, caseInsensitive: Bool, column: Int,
-                                   entity: Int, graph: ObjectGraph, failure: ReadFailure) throws(ObjectPredicateError) -> Test {
+    private static func comparison(
+        _ left: ObjectPredicate.Operand, _ op: ObjectPredicate.Operator,
+        _ right: ObjectPredicate.Operand, caseInsensitive: Bool, column: Int,
+        entity: Int, graph: ObjectGraph, failure: ReadFailure
+    ) throws(ObjectPredicateError) -> Test {
         // Put the key path on the left; flip the operator when the literal came first.
         var (left, op, right) = (left, op, right)
         if case .keyPath = right, !isKeyPath(left) {
@@ -291,8 +304,10 @@ struct CompiledPredicate {
     }
 
     /// Reads typed integer and double columns directly for comparisons with a number.
-    private static func fastPath(_ path: Path, _ op: ObjectPredicate.Operator, _ constant: Value?,
-                                 graph: ObjectGraph, entity: Int) -> Test? {
+    private static func fastPath(
+        _ path: Path, _ op: ObjectPredicate.Operator, _ constant: Value?,
+        graph: ObjectGraph, entity: Int
+    ) -> Test? {
         guard let attribute = path.attribute, let constant, let type = path.type else { return nil }
         func test<T: Comparable>(_ a: T, _ b: T) -> Bool {
             switch op {
@@ -339,8 +354,9 @@ final class ReadFailure {
         } catch {
             if self.error == nil {
                 let entity = graph.layout.entities[Int(ref.entity)]
-                self.error = .unreadableValue(entity: entity.name, attribute: entity.attributes[attribute].name,
-                                              id: graph.tables[Int(ref.entity)].ids[Int(ref.row)], reason: "\(error)")
+                self.error = .unreadableValue(
+                    entity: entity.name, attribute: entity.attributes[attribute].name,
+                    id: graph.tables[Int(ref.entity)].ids[Int(ref.row)], reason: "\(error)")
             }
             return .null
         }

@@ -40,9 +40,11 @@ public struct DynamicFetchDescriptor: Hashable, Sendable {
     /// as SwiftData's fetch of a superclass includes its subclasses).
     public var includesSubentities: Bool
     /// Creates a descriptor.
-    public init(entity: String, predicate: ObjectPredicate? = nil, sortBy: [SortKey] = [],
-                fetchLimit: Int? = nil, fetchOffset: Int? = nil, includePendingChanges: Bool = true,
-                includesSubentities: Bool = true) {
+    public init(
+        entity: String, predicate: ObjectPredicate? = nil, sortBy: [SortKey] = [],
+        fetchLimit: Int? = nil, fetchOffset: Int? = nil, includePendingChanges: Bool = true,
+        includesSubentities: Bool = true
+    ) {
         self.entity = entity
         self.includesSubentities = includesSubentities
         self.predicate = predicate

@@ -51,7 +51,8 @@ public enum LiteralSyntax {
                 let hex = index + 2 + 4 <= end ? String(String.UnicodeScalarView(scalars[(index + 2)..<(index + 6)])) : ""
                 // UInt32(_:radix:) also takes a leading sign ("+052"): only hex digits count.
                 guard hex.unicodeScalars.allSatisfy(\.properties.isASCIIHexDigit),
-                      let code = UInt32(hex, radix: 16), let decoded = Unicode.Scalar(code) else { throw BadEscape(index: index) }
+                    let code = UInt32(hex, radix: 16), let decoded = Unicode.Scalar(code)
+                else { throw BadEscape(index: index) }
                 result.append(decoded)
                 index += 6
                 continue

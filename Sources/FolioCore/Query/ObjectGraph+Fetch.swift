@@ -18,8 +18,10 @@ extension ObjectGraph {
     ///     scan and before the sort; `true` stops the fetch with
     ///     ``FetchError/cancelled``.
     /// - Throws: ``FetchError`` (the context reports it as ``ModelError``).
-    func fetchRows(_ descriptor: DynamicFetchDescriptor, shared: Bool = false,
-                   isCancelled: (() -> Bool)? = nil) throws(FetchError) -> [ObjectRef] {
+    func fetchRows(
+        _ descriptor: DynamicFetchDescriptor, shared: Bool = false,
+        isCancelled: (() -> Bool)? = nil
+    ) throws(FetchError) -> [ObjectRef] {
         var poll = CancellationPoll(isCancelled)
         let entity: Int
         do { entity = try entityIndex(descriptor.entity) } catch { throw .unknownEntity(error) }
@@ -47,18 +49,22 @@ extension ObjectGraph {
                 // anything else (paths, optionals, other types, several tables) through Values.
                 let column: SortKeyColumn
                 if entities.count == 1 {
-                    column = reader.attribute.flatMap { attribute in
-                        SortKeyColumn(tables[entity].columns[attribute], type: layout.entities[entity].attributes[attribute].type,
-                                      rows: rows)
-                    } ?? SortKeyColumn(rows.map(reader.read))
+                    column =
+                        reader.attribute.flatMap { attribute in
+                            SortKeyColumn(
+                                tables[entity].columns[attribute], type: layout.entities[entity].attributes[attribute].type,
+                                rows: rows)
+                        } ?? SortKeyColumn(rows.map(reader.read))
                 } else {
                     // A subentity's inherited attributes and links have the superentity's positions: the
                     // reader compiled for the entity reads each subentity's rows by the same names.
                     var readers: [Int: (ObjectRef) -> Value] = [entity: reader.read]
                     for member in entities.dropFirst() {
                         do {
-                            readers[member] = try CompiledPredicate.reader(forSortKey: key.keyPath, entity: member, graph: self,
-                                                                           failure: failure).read
+                            readers[member] = try CompiledPredicate.reader(
+                                forSortKey: key.keyPath, entity: member, graph: self,
+                                failure: failure
+                            ).read
                         } catch {
                             throw .predicate(ObjectPredicateError("cannot sort by '\(key.keyPath)': \(error.message)", column: 0))
                         }
@@ -76,15 +82,19 @@ extension ObjectGraph {
     }
 
     /// The live rows of one entity's table that `predicate` matches (all of them without one).
-    private func matchingRows(_ predicate: ObjectPredicate?, entity: Int, shared: Bool,
-                              poll: inout CancellationPoll) throws(FetchError) -> [ObjectRef] {
+    private func matchingRows(
+        _ predicate: ObjectPredicate?, entity: Int, shared: Bool,
+        poll: inout CancellationPoll
+    ) throws(FetchError) -> [ObjectRef] {
         let table = tables[entity]
         var rows: [ObjectRef] = []
         if let predicate {
             let compiled: CompiledPredicate
             do { compiled = try CompiledPredicate(predicate, entity: entity, graph: self) } catch { throw .predicate(error) }
-            if let candidates = indexedRows(entity: entity, terms: predicate.indexTerms(entity: entity, graph: self),
-                                            building: !shared) {
+            if let candidates = indexedRows(
+                entity: entity, terms: predicate.indexTerms(entity: entity, graph: self),
+                building: !shared)
+            {
                 if !shared { rowsVisited += candidates.count }
                 rows = candidates.filter(compiled.matches)
             } else {

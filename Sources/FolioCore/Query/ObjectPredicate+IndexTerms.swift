@@ -22,8 +22,10 @@ extension ObjectPredicate {
         return terms
     }
 
-    private static func indexTerm(_ left: Operand, _ op: Operator, _ right: Operand, entity: Int,
-                                  graph: ObjectGraph) -> IndexTerm? {
+    private static func indexTerm(
+        _ left: Operand, _ op: Operator, _ right: Operand, entity: Int,
+        graph: ObjectGraph
+    ) -> IndexTerm? {
         var comparison: IndexTerm.Comparison
         switch op {
         case .equal: comparison = .equal

@@ -152,8 +152,10 @@ struct PredicateParser {
         }
     }
 
-    private mutating func finishComparison(_ left: ObjectPredicate.Operand, _ spelling: String,
-                                           _ comparisonColumn: Int) throws(ObjectPredicateError) -> ObjectPredicate.Node {
+    private mutating func finishComparison(
+        _ left: ObjectPredicate.Operand, _ spelling: String,
+        _ comparisonColumn: Int
+    ) throws(ObjectPredicateError) -> ObjectPredicate.Node {
         position += 1
         let op: ObjectPredicate.Operator
         switch spelling {

@@ -41,9 +41,11 @@ struct ByteBuffer: TextOutputStream {
     consuming func data() -> Data {
         let storage = storage
         guard storage.count > 0 else { return Data() }
-        return Data(bytesNoCopy: storage.base, count: storage.count, deallocator: .custom { _, _ in
-            withExtendedLifetime(storage) {}
-        })
+        return Data(
+            bytesNoCopy: storage.base, count: storage.count,
+            deallocator: .custom { _, _ in
+                withExtendedLifetime(storage) {}
+            })
     }
 
     /// Calls `body` with the bytes, without copying them.

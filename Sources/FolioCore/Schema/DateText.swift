@@ -23,7 +23,8 @@ enum DateText {
         let whole = interval.rounded(.down)
         let fraction = interval - whole
         guard interval.isFinite, abs(interval) < 3.0e11,
-              (whole + fraction).bitPattern == interval.bitPattern, fraction < 1 else {
+            (whole + fraction).bitPattern == interval.bitPattern, fraction < 1
+        else {
             return appendRaw(interval, to: &buffer)
         }
         let seconds = Int64(whole)
@@ -49,7 +50,8 @@ enum DateText {
         // A fraction of more than 40 digits (a date within 1e-40 s after 2001) is past
         // what the reader parses: such a date is written raw, like the others above.
         if fraction != 0,
-           !DoubleText.appendPlainFraction(fraction, maximumCount: DateText.maximumFractionDigits + 1, to: &buffer) {
+            !DoubleText.appendPlainFraction(fraction, maximumCount: DateText.maximumFractionDigits + 1, to: &buffer)
+        {
             buffer.truncate(toCount: start)
             return appendRaw(interval, to: &buffer)
         }
@@ -89,15 +91,17 @@ enum DateText {
             return tens * 10 + ones
         }
         guard let century = twoDigits(0), let yearOfCentury = twoDigits(2), base[4] == UInt8(ascii: "-"),
-              let month = twoDigits(5), base[7] == UInt8(ascii: "-"), let day = twoDigits(8) else { return nil }
+            let month = twoDigits(5), base[7] == UInt8(ascii: "-"), let day = twoDigits(8)
+        else { return nil }
         let year = century * 100 + yearOfCentury
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
         var seconds = (days(fromCivil: year, month, day) - referenceDaysFrom1970) * 86_400
         let count = bytes.count
         if count == 10 { return Date(timeIntervalSinceReferenceDate: Double(seconds)) }
         guard count >= 20, base[10] == UInt8(ascii: "T"), let hour = twoDigits(11), base[13] == UInt8(ascii: ":"),
-              let minute = twoDigits(14), base[16] == UInt8(ascii: ":"), let second = twoDigits(17),
-              hour < 24, minute < 60, second < 60, base[count - 1] == UInt8(ascii: "Z") else { return nil }
+            let minute = twoDigits(14), base[16] == UInt8(ascii: ":"), let second = twoDigits(17),
+            hour < 24, minute < 60, second < 60, base[count - 1] == UInt8(ascii: "Z")
+        else { return nil }
         seconds += hour * 3600 + minute * 60 + second
         var fraction = 0.0
         if count > 20 {

@@ -76,8 +76,10 @@ public struct DocumentLimits: Hashable, Sendable {
         maximumAttributesPerElement: 10_000, maximumNameBytes: 1_024, maximumMarkupBytes: 1 << 16)
 
     /// Creates a table; tests use small ones to reach every limit quickly.
-    init(maximumValueBytes: Int, maximumNesting: Int, maximumBlobBytes: Int, maximumObjects: Int,
-         maximumAttributesPerElement: Int, maximumNameBytes: Int, maximumMarkupBytes: Int) {
+    init(
+        maximumValueBytes: Int, maximumNesting: Int, maximumBlobBytes: Int, maximumObjects: Int,
+        maximumAttributesPerElement: Int, maximumNameBytes: Int, maximumMarkupBytes: Int
+    ) {
         self.maximumValueBytes = maximumValueBytes
         self.maximumNesting = maximumNesting
         self.maximumBlobBytes = maximumBlobBytes

@@ -77,7 +77,8 @@ enum DoubleText {
 
     static func float(_ text: String) -> Float? {
         if text.hasPrefix("nan(0x"), text.hasSuffix(")"), text.count == 15,
-           let bits = UInt32(text.dropFirst(6).dropLast(), radix: 16), Float(bitPattern: bits).isNaN {
+            let bits = UInt32(text.dropFirst(6).dropLast(), radix: 16), Float(bitPattern: bits).isNaN
+        {
             return Float(bitPattern: bits)
         }
         switch text {
@@ -86,7 +87,8 @@ enum DoubleText {
         case "-inf": return -.infinity
         default:
             guard !text.isEmpty, text.utf8.allSatisfy({ ($0 &- 0x30) < 10 || "-.eE+".utf8.contains($0) }),
-                  text.first != "+" else { return nil }
+                text.first != "+"
+            else { return nil }
             return Float(text)
         }
     }

@@ -161,7 +161,8 @@ struct JSONParser {
                     else { return nil }
                     index += 2
                     guard let low = hex4(), (0xDC00..<0xE000).contains(low),
-                          let scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)) else { return nil }
+                        let scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+                    else { return nil }
                     scalars.append(scalar)
                 } else {
                     guard let scalar = Unicode.Scalar(unit) else { return nil }
@@ -177,7 +178,8 @@ struct JSONParser {
 
     private mutating func hex4() -> UInt32? {
         guard index + 4 <= bytes.count,
-              let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16) else { return nil }
+            let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
+        else { return nil }
         index += 4
         return value
     }

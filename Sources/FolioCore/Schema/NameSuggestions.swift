@@ -25,8 +25,10 @@ public enum NameSuggestions {
     ///
     /// Complexity: O(*n* × *k*²) for *n* candidates of about *k* characters;
     /// candidates whose length alone puts them too far away cost O(1).
-    public static func closest(to name: String, among candidates: some Sequence<String>,
-                               limit: Int = NameSuggestions.limit) -> [String] {
+    public static func closest(
+        to name: String, among candidates: some Sequence<String>,
+        limit: Int = NameSuggestions.limit
+    ) -> [String] {
         let typed = Array(name.lowercased())
         let allowed = maximumDistance(forLength: typed.count)
         var matches: [(distance: Int, order: Int, name: String)] = []

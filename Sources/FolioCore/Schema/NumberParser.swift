@@ -119,7 +119,8 @@ enum NumberParser {
         case "nan" where !negative: return .nan
         default:
             guard !negative, word.hasPrefix("nan(0x"), word.hasSuffix(")"), word.count == 23,
-                  let bits = UInt64(word.dropFirst(6).dropLast(), radix: 16) else { return nil }
+                let bits = UInt64(word.dropFirst(6).dropLast(), radix: 16)
+            else { return nil }
             let value = Double(bitPattern: bits)
             return value.isNaN ? value : nil
         }

@@ -78,8 +78,9 @@ extension Schema {
         let hasSubentities = Set(entities.compactMap(\.superentity))
         for entity in entities {
             for relationship in entity.relationships where hasSubentities.contains(relationship.destination) {
-                throw .relationshipIntoHierarchy(entity: entity.name, relationship: relationship.name,
-                                                 destination: relationship.destination)
+                throw .relationshipIntoHierarchy(
+                    entity: entity.name, relationship: relationship.name,
+                    destination: relationship.destination)
             }
         }
     }

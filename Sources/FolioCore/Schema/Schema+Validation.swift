@@ -31,7 +31,8 @@ extension Schema {
                     throw .invalidOption(entity: entity.name, attribute: attribute.name, option: "codable")
                 }
                 if let value = attribute.defaultStoredValue,
-                   !(value == .null ? attribute.isOptional : value.conforms(to: attribute.type)) {
+                    !(value == .null ? attribute.isOptional : value.conforms(to: attribute.type))
+                {
                     throw .invalidDefault(entity: entity.name, attribute: attribute.name)
                 }
             }
@@ -43,15 +44,17 @@ extension Schema {
                     throw .duplicateProperty(entity: entity.name, property: relationship.name)
                 }
                 guard let destination = self.entity(named: relationship.destination) else {
-                    throw .unknownDestination(entity: entity.name, relationship: relationship.name,
-                                              destination: relationship.destination)
+                    throw .unknownDestination(
+                        entity: entity.name, relationship: relationship.name,
+                        destination: relationship.destination)
                 }
                 if relationship.isOptional && !relationship.isToMany {
                     throw .invalidOption(entity: entity.name, attribute: relationship.name, option: "optional")
                 }
                 let counts = (relationship.minimumModelCount, relationship.maximumModelCount)
                 if counts.0 < 0 || counts.1 < 0 || (counts.1 > 0 && counts.0 > counts.1)
-                    || (!relationship.isToMany && (counts.0 > 1 || counts.1 > 1)) {
+                    || (!relationship.isToMany && (counts.0 > 1 || counts.1 > 1))
+                {
                     throw .invalidCount(entity: entity.name, relationship: relationship.name)
                 }
                 guard let inverseName = relationship.inverse else { continue }
@@ -92,7 +95,8 @@ extension Schema {
             }
             for attribute in entity.attributes {
                 if let value = attribute.defaultStoredValue,
-                   let (limit, size) = limits.violation(of: value, as: attribute.type, external: false) {
+                    let (limit, size) = limits.violation(of: value, as: attribute.type, external: false)
+                {
                     throw refuse(entity.name, attribute.name, limit, size)
                 }
             }
@@ -118,8 +122,9 @@ extension Schema {
                     continue
                 }
                 guard let attribute = entity.attribute(named: name) else {
-                    throw refuse("\(entity.name) has no attribute or relationship '\(name)'"
-                                 + NameSuggestions.hint(for: name, among: entity.attributes.map(\.name) + entity.relationships.map(\.name)))
+                    throw refuse(
+                        "\(entity.name) has no attribute or relationship '\(name)'"
+                            + NameSuggestions.hint(for: name, among: entity.attributes.map(\.name) + entity.relationships.map(\.name)))
                 }
                 if attribute.isTransient || attribute.isExternal {
                     throw refuse("'\(name)' is \(attribute.isTransient ? "transient" : "stored externally")")

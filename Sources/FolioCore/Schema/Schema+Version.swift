@@ -38,7 +38,8 @@ extension Schema {
                 return Int(part)
             }
             guard parts.count == 3, let major = number(parts[0]), let minor = number(parts[1]),
-                  let patch = number(parts[2]) else { return nil }
+                let patch = number(parts[2])
+            else { return nil }
             self.init(major, minor, patch)
         }
     }

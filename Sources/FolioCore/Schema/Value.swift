@@ -91,7 +91,7 @@ public enum Value: Sendable, CustomStringConvertible {
         case (.decimal(let value), .decimal):
             return !value.isNaN  // a NaN decimal has no text the format can read back
         case (.string, .string), (.bool, .bool), (.double, .double), (.float, .float),
-             (.date, .date), (.data, .data), (.uuid, .uuid), (.url, .url):
+            (.date, .date), (.data, .data), (.uuid, .uuid), (.url, .url):
             return true
         case (.int(let value), _):
             return type.integerRange?.contains(value) ?? false

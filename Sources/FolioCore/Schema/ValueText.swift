@@ -159,7 +159,8 @@ enum ValueText {
             // combining mark (U+0301) joins the colon into one grapheme.
             let scalars = text.unicodeScalars
             guard let colon = scalars.firstIndex(of: ":"), let scalar = ValueType(String(scalars[..<colon])),
-                  scalar != .any, scalar != .codable, !scalar.isCollection, !scalar.isOptionalElement else { return nil }
+                scalar != .any, scalar != .codable, !scalar.isCollection, !scalar.isOptionalElement
+            else { return nil }
             return decode(String(scalars[scalars.index(after: colon)...]), as: scalar)
         case .array, .set, .dictionary, .codable:
             var parser = JSONParser(text, maximumNesting: maximumNesting)
@@ -199,7 +200,8 @@ enum ValueText {
             // for 0 and "-.e" for NaN, which would be written back as "NaN": only
             // whole decimal numbers pass (found by Fuzz/, its round-trip check).
             guard isDecimalNumber(text), let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
-                  !value.isNaN else { return nil }
+                !value.isNaN
+            else { return nil }
             return .decimal(value)
         case .array, .set, .dictionary, .codable, .any:
             return decode(text, as: type)
@@ -217,7 +219,8 @@ enum ValueText {
         let mantissa = bytes.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
         let digits = mantissa.filter { ($0 &- 0x30) < 10 }.count
         guard digits > 0, mantissa.count - digits <= 1,
-              mantissa.allSatisfy({ ($0 &- 0x30) < 10 || $0 == UInt8(ascii: ".") }) else { return false }
+            mantissa.allSatisfy({ ($0 &- 0x30) < 10 || $0 == UInt8(ascii: ".") })
+        else { return false }
         var exponent = bytes.dropFirst(mantissa.count)
         guard !exponent.isEmpty else { return true }
         exponent = exponent.dropFirst()

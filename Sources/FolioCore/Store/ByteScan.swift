@@ -53,8 +53,10 @@ enum ByteScan {
     /// The index of the first byte in `start..<end` of `base` equal to any of
     /// `first`, `second` and `third`, or `end`.
     @inline(__always)
-    static func firstIndex(ofAny first: UInt8, _ second: UInt8, _ third: UInt8, in base: UnsafePointer<UInt8>,
-                           from start: Int, to end: Int) -> Int {
+    static func firstIndex(
+        ofAny first: UInt8, _ second: UInt8, _ third: UInt8, in base: UnsafePointer<UInt8>,
+        from start: Int, to end: Int
+    ) -> Int {
         var index = start
         let raw = UnsafeRawPointer(base)
         // Sixteen bytes at a time first: three vector compares where a word takes

@@ -114,8 +114,10 @@ struct CommitJournal: Equatable, Sendable {
     /// - Throws: ``PackageError``; before the commit point nothing is changed
     ///   (the caller removes its temporaries), after it the journal stays for
     ///   the next writer to roll forward.
-    static func commit(_ targets: [String], in folder: PackageFolder,
-                       interrupt: ((Stage) throws(PackageError) -> Void)? = nil) throws(PackageError) {
+    static func commit(
+        _ targets: [String], in folder: PackageFolder,
+        interrupt: ((Stage) throws(PackageError) -> Void)? = nil
+    ) throws(PackageError) {
         try interrupt?(.temporariesDurable)
         let journal = folder.item(fileName)
         let bytes = CommitJournal(targets: targets).bytes
@@ -128,8 +130,10 @@ struct CommitJournal: Equatable, Sendable {
     }
 
     /// Renames what is still a temporary into place, makes the folders durable, removes the journal.
-    private static func finish(_ journal: CommitJournal, in folder: PackageFolder,
-                               interrupt: ((Stage) throws(PackageError) -> Void)?) throws(PackageError) {
+    private static func finish(
+        _ journal: CommitJournal, in folder: PackageFolder,
+        interrupt: ((Stage) throws(PackageError) -> Void)?
+    ) throws(PackageError) {
         var folders = Set<String?>()
         for (index, path) in journal.targets.enumerated() {
             let item = Self.item(path, in: folder)
@@ -155,8 +159,9 @@ struct CommitJournal: Equatable, Sendable {
         guard status.isRegular else { throw .notARegularFile(path: item.path, kind: status.kind) }
         let data = try folder.readFile(item, limit: 1 << 24)
         guard let journal = CommitJournal(bytes: [UInt8](data)) else {
-            throw .unexpectedContent(PackageError.Location(file: item.path, line: 0, column: 0), found: "a damaged commit journal",
-                                     expected: "'\(header)', the package-relative paths of part, history and manifest files, 'end'")
+            throw .unexpectedContent(
+                PackageError.Location(file: item.path, line: 0, column: 0), found: "a damaged commit journal",
+                expected: "'\(header)', the package-relative paths of part, history and manifest files, 'end'")
         }
         return journal
     }

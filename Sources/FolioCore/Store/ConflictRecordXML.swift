@@ -26,8 +26,10 @@ enum ConflictRecordXML {
 
     /// Appends `conflict` as one indented line; `namingEntity` adds its
     /// `entity` (where the place does not say it: a manifest's list).
-    static func append(_ conflict: MergeConflict, schema: Schema, indent: Int = 2, namingEntity: Bool = false,
-                       to buffer: inout ByteBuffer) {
+    static func append(
+        _ conflict: MergeConflict, schema: Schema, indent: Int = 2, namingEntity: Bool = false,
+        to buffer: inout ByteBuffer
+    ) {
         buffer.append(string: String(repeating: " ", count: indent))
         buffer.append("<f.conflict f.id=\"")
         buffer.append(uint: conflict.id.id)
@@ -44,22 +46,26 @@ enum ConflictRecordXML {
         buffer.append("/>\n")
     }
 
-    private static func append(_ content: MergeConflict.Content, as name: String, property: String?, key: String?,
-                               entity: Schema.Entity?, to buffer: inout ByteBuffer) {
+    private static func append(
+        _ content: MergeConflict.Content, as name: String, property: String?, key: String?,
+        entity: Schema.Entity?, to buffer: inout ByteBuffer
+    ) {
         switch content {
         case .value(let value):
             guard value != .null else {
                 DocumentWriter.appendText("true", name: name + ".nil", to: &buffer)
                 return
             }
-            DocumentWriter.appendText(ValueText.encode(value, as: valueType(of: property, key: key, in: entity, for: value)),
-                                      name: name, to: &buffer)
+            DocumentWriter.appendText(
+                ValueText.encode(value, as: valueType(of: property, key: key, in: entity, for: value)),
+                name: name, to: &buffer)
         case .related(let ids):
             DocumentWriter.appendText(ids.map { String($0.id) }.joined(separator: " "), name: name + ".ids", to: &buffer)
         case .object(let properties):
             for (propertyName, propertyContent) in properties.sorted(by: { $0.key < $1.key }) {
-                append(propertyContent, as: name + "." + propertyName, property: propertyName, key: nil, entity: entity,
-                       to: &buffer)
+                append(
+                    propertyContent, as: name + "." + propertyName, property: propertyName, key: nil, entity: entity,
+                    to: &buffer)
             }
         }
     }
@@ -79,8 +85,9 @@ enum ConflictRecordXML {
     /// kind or entity, an identifier or a value that does not read).
     static func read(_ xml: [String: String], entity entityName: String, schema: Schema) -> MergeConflict? {
         guard let idText = xml["f.id"], let number = UInt64(idText), number > 0,
-              let entity = schema.entity(named: entityName),
-              let kind = text("kind", xml).flatMap(MergeConflict.Kind.init(rawValue:)) else { return nil }
+            let entity = schema.entity(named: entityName),
+            let kind = text("kind", xml).flatMap(MergeConflict.Kind.init(rawValue:))
+        else { return nil }
         let property = text("property", xml)
         let key = text("key", xml)
         var contents: [MergeConflict.Content?] = []
@@ -124,8 +131,9 @@ enum ConflictRecordXML {
             }
             contents.append(properties.isEmpty ? nil : .object(properties))
         }
-        return MergeConflict(kind: kind, id: PersistentIdentifier(entityName: entityName, id: number), property: property,
-                             key: key, base: contents[0], ours: contents[1], theirs: contents[2])
+        return MergeConflict(
+            kind: kind, id: PersistentIdentifier(entityName: entityName, id: number), property: property,
+            key: key, base: contents[0], ours: contents[1], theirs: contents[2])
     }
 
     /// Text written by ``DocumentWriter/appendText(_:name:to:)``: `name`, or `name.esc` with JSON escapes.
@@ -141,8 +149,10 @@ enum ConflictRecordXML {
         return ValueText.decode(text, as: type)
     }
 
-    private static func identifiers(_ text: String, of property: String?, in entity: Schema.Entity,
-                                    schema: Schema) -> [PersistentIdentifier]? {
+    private static func identifiers(
+        _ text: String, of property: String?, in entity: Schema.Entity,
+        schema: Schema
+    ) -> [PersistentIdentifier]? {
         guard let property, let relationship = entity.relationships.first(where: { $0.name == property }) else { return nil }
         var ids: [PersistentIdentifier] = []
         for word in text.split(separator: " ") {

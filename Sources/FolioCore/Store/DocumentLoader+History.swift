@@ -21,8 +21,10 @@ extension DocumentLoader {
             guard isElement(name, "history") else { return }
             // Int64.max is refused: no transaction could be numbered after it.
             guard let text = xml["next"], let next = Int64(text), next > 0, next < .max else {
-                return fail(.invalidValue(location(), entity: "history", attribute: "next", text: xml["next"] ?? "",
-                                          expected: "the number of the next transaction (1 to 2^63 − 2)"))
+                return fail(
+                    .invalidValue(
+                        location(), entity: "history", attribute: "next", text: xml["next"] ?? "",
+                        expected: "the number of the next transaction (1 to 2^63 − 2)"))
             }
             historyLog = HistoryLog(nextNumber: next)
             if sawNextID { historyIdentifierCeiling = declaredNextID }
@@ -37,8 +39,10 @@ extension DocumentLoader {
             }
             guard isElement(name, "segment") else { return }
             guard historyTransactions.isEmpty else {
-                return fail(.unexpectedContent(location(), found: "<segment> after a <transaction>",
-                                               expected: "the closed segments first, then the open transactions"))
+                return fail(
+                    .unexpectedContent(
+                        location(), found: "<segment> after a <transaction>",
+                        expected: "the closed segments first, then the open transactions"))
             }
             readSegment(xml)
             phase = .historySegment
@@ -51,8 +55,10 @@ extension DocumentLoader {
             case "insert", "update", "delete": readChange(elementName, xml)
             case "tombstone": readTombstone(xml)
             default:
-                return fail(.unexpectedContent(location(), found: "<\(elementName)>",
-                                               expected: "<insert>, <update>, <delete> or <tombstone>"))
+                return fail(
+                    .unexpectedContent(
+                        location(), found: "<\(elementName)>",
+                        expected: "<insert>, <update>, <delete> or <tombstone>"))
             }
             phase = elementName == "tombstone" ? .tombstone : .historyChange
         case .tombstone:
@@ -73,12 +79,16 @@ extension DocumentLoader {
         case .historyList:
             let listed = historyTransactions.last?.number ?? historyLog?.segments.last?.last
             if let listed, let next = historyLog?.nextNumber, listed >= next {
-                return fail(.invalidValue(location(), entity: "history", attribute: "next", text: String(next),
-                                          expected: "a number above every listed transaction's (\(listed))"))
+                return fail(
+                    .invalidValue(
+                        location(), entity: "history", attribute: "next", text: String(next),
+                        expected: "a number above every listed transaction's (\(listed))"))
             }
             if let first = historyTransactions.first?.number, let segment = historyLog?.segments.last, segment.last >= first {
-                return fail(.unexpectedContent(location(), found: "transaction \(first) after segment \(segment.file)",
-                                               expected: "transactions numbered above the last segment's (\(segment.last))"))
+                return fail(
+                    .unexpectedContent(
+                        location(), found: "transaction \(first) after segment \(segment.file)",
+                        expected: "transactions numbered above the last segment's (\(segment.last))"))
             }
             historyLog?.setTail(historyTransactions)
             phase = .afterHistory
@@ -99,8 +109,10 @@ extension DocumentLoader {
             return fail(.unknownEntity(location(), name: xml["entity"] ?? ""))
         }
         guard let record = ConflictRecordXML.read(xml, entity: entity, schema: schema) else {
-            return fail(.unexpectedContent(location(), found: "a conflict record that does not read",
-                                           expected: "<f.conflict> as docs/FORMAT.md describes"))
+            return fail(
+                .unexpectedContent(
+                    location(), found: "a conflict record that does not read",
+                    expected: "<f.conflict> as docs/FORMAT.md describes"))
         }
         conflictRecords.append(record)
     }
@@ -108,8 +120,10 @@ extension DocumentLoader {
     /// One `<f.conflict …/>` line of a format-3 part, about an object of the part's entity.
     func readPartConflict(_ xml: [String: String], entity: String) {
         guard let schema, let record = ConflictRecordXML.read(xml, entity: entity, schema: schema) else {
-            return fail(.unexpectedContent(location(), found: "a conflict record that does not read",
-                                           expected: "<f.conflict> as docs/FORMAT.md describes"))
+            return fail(
+                .unexpectedContent(
+                    location(), found: "a conflict record that does not read",
+                    expected: "<f.conflict> as docs/FORMAT.md describes"))
         }
         conflictRecords.append(record)
     }
@@ -117,19 +131,26 @@ extension DocumentLoader {
     /// One `<segment first last count file/>`: segments ascend and do not overlap.
     private func readSegment(_ xml: [String: String]) {
         guard let first = xml["first"].flatMap(Int64.init), first > 0,
-              let last = xml["last"].flatMap(Int64.init), last >= first,
-              let count = xml["count"].flatMap(Int.init), count > 0, Int64(count) - 1 <= last - first else {
-            return fail(.invalidValue(location(), entity: "history", attribute: "segment",
-                                      text: ["first", "last", "count"].map { "\($0)=\(xml[$0] ?? "")" }.joined(separator: " "),
-                                      expected: "0 < first ≤ last and 0 < count ≤ last − first + 1"))
+            let last = xml["last"].flatMap(Int64.init), last >= first,
+            let count = xml["count"].flatMap(Int.init), count > 0, Int64(count) - 1 <= last - first
+        else {
+            return fail(
+                .invalidValue(
+                    location(), entity: "history", attribute: "segment",
+                    text: ["first", "last", "count"].map { "\($0)=\(xml[$0] ?? "")" }.joined(separator: " "),
+                    expected: "0 < first ≤ last and 0 < count ≤ last − first + 1"))
         }
         guard let file = xml["file"], HistoryLog.isSegmentFileName(file), file.hasPrefix("\(first)-") else {
-            return fail(.invalidValue(location(), entity: "history", attribute: "file", text: xml["file"] ?? "",
-                                      expected: "a history segment file name (\(first)-HASH.xml)"))
+            return fail(
+                .invalidValue(
+                    location(), entity: "history", attribute: "file", text: xml["file"] ?? "",
+                    expected: "a history segment file name (\(first)-HASH.xml)"))
         }
         if let previous = historyLog?.segments.last, previous.last >= first {
-            return fail(.unexpectedContent(location(), found: "segment \(file) overlapping or before \(previous.file)",
-                                           expected: "segments by ascending, disjoint transaction numbers"))
+            return fail(
+                .unexpectedContent(
+                    location(), found: "segment \(file) overlapping or before \(previous.file)",
+                    expected: "segments by ascending, disjoint transaction numbers"))
         }
         historyLog?.segments.append(HistoryLog.Segment(first: first, last: last, count: count, file: file))
     }
@@ -137,13 +158,18 @@ extension DocumentLoader {
     /// One `<transaction id timestamp author bundle process parents>`.
     private func readTransaction(_ xml: [String: String]) {
         guard let number = xml["id"].flatMap(Int64.init), number > 0,
-              historyTransactions.last.map({ $0.number < number }) ?? true else {
-            return fail(.invalidValue(location(), entity: "transaction", attribute: "id", text: xml["id"] ?? "",
-                                      expected: "a transaction number above the one before"))
+            historyTransactions.last.map({ $0.number < number }) ?? true
+        else {
+            return fail(
+                .invalidValue(
+                    location(), entity: "transaction", attribute: "id", text: xml["id"] ?? "",
+                    expected: "a transaction number above the one before"))
         }
         guard let timestamp = xml["timestamp"].flatMap(DateText.parse) else {
-            return fail(.invalidValue(location(), entity: "transaction", attribute: "timestamp", text: xml["timestamp"] ?? "",
-                                      expected: "date"))
+            return fail(
+                .invalidValue(
+                    location(), entity: "transaction", attribute: "timestamp", text: xml["timestamp"] ?? "",
+                    expected: "date"))
         }
         guard let bundle = text("bundle", xml), let process = text("process", xml) else {
             return fail(.unexpectedContent(location(), found: "<transaction> without bundle or process", expected: "both"))
@@ -153,15 +179,18 @@ extension DocumentLoader {
             var list: [Int64] = []
             for word in written.split(separator: " ", omittingEmptySubsequences: false) where !written.isEmpty {
                 guard let parent = Int64(word), parent > 0, parent < number, list.last.map({ $0 < parent }) ?? true else {
-                    return fail(.invalidValue(location(), entity: "transaction", attribute: "parents", text: written,
-                                              expected: "ascending transaction numbers below its id (\(number)), one space apart"))
+                    return fail(
+                        .invalidValue(
+                            location(), entity: "transaction", attribute: "parents", text: written,
+                            expected: "ascending transaction numbers below its id (\(number)), one space apart"))
                 }
                 list.append(parent)
             }
             parents = list
         }
-        var transaction = StoredTransaction(number: number, timestamp: timestamp, author: text("author", xml),
-                                            bundleIdentifier: bundle, processIdentifier: process)
+        var transaction = StoredTransaction(
+            number: number, timestamp: timestamp, author: text("author", xml),
+            bundleIdentifier: bundle, processIdentifier: process)
         transaction.parents = parents
         historyTransactions.append(transaction)
     }
@@ -192,19 +221,24 @@ extension DocumentLoader {
         }
         let room = limits.maximumObjects - recorded
         guard let written = xml["entity"], !written.isEmpty,
-              let ids = xml["ids"].flatMap({ IdentifierRuns(text: $0, limit: room, below: historyIdentifierCeiling) }),
-              !ids.isEmpty else {
+            let ids = xml["ids"].flatMap({ IdentifierRuns(text: $0, limit: room, below: historyIdentifierCeiling) }),
+            !ids.isEmpty
+        else {
             let ceiling = historyIdentifierCeiling == .max ? "" : ", below the document's next-id (\(historyIdentifierCeiling))"
-            return fail(.invalidValue(location(), entity: xml["entity"] ?? "", attribute: "ids", text: xml["ids"] ?? "",
-                                      expected: "list of ascending identifier runs (1-4 7)\(ceiling), "
-                                          + "at most \(limits.maximumObjects) \(kind)s in one transaction"))
+            return fail(
+                .invalidValue(
+                    location(), entity: xml["entity"] ?? "", attribute: "ids", text: xml["ids"] ?? "",
+                    expected: "list of ascending identifier runs (1-4 7)\(ceiling), "
+                        + "at most \(limits.maximumObjects) \(kind)s in one transaction"))
         }
         guard let entity = declaredEntity(written) else { return }
         /// Appends to the list before when it continues it; fails when its identifiers do not ascend.
         func joined(_ previous: inout IdentifierRuns) -> Bool {
             guard previous.append(contentsOf: ids) else {
-                fail(.invalidValue(location(), entity: entity, attribute: "ids", text: xml["ids"] ?? "",
-                                   expected: "identifiers above those before (\(previous.last ?? 0))"))
+                fail(
+                    .invalidValue(
+                        location(), entity: entity, attribute: "ids", text: xml["ids"] ?? "",
+                        expected: "identifiers above those before (\(previous.last ?? 0))"))
                 return false
             }
             return true
@@ -237,8 +271,10 @@ extension DocumentLoader {
     /// `<tombstone entity id>`, whose `<value>` elements follow.
     private func readTombstone(_ xml: [String: String]) {
         guard let written = xml["entity"], !written.isEmpty, let id = xml["id"].flatMap(UInt64.init), id > 0 else {
-            return fail(.invalidValue(location(), entity: xml["entity"] ?? "", attribute: "id", text: xml["id"] ?? "",
-                                      expected: "an entity and an identifier"))
+            return fail(
+                .invalidValue(
+                    location(), entity: xml["entity"] ?? "", attribute: "id", text: xml["id"] ?? "",
+                    expected: "an entity and an identifier"))
         }
         guard let entity = declaredEntity(written) else { return }
         historyTransactions[historyTransactions.count - 1].tombstones.append(.init(entity: entity, id: id, values: []))
@@ -250,20 +286,26 @@ extension DocumentLoader {
         let tombstone = historyTransactions[transaction].tombstones.count - 1
         let entity = historyTransactions[transaction].tombstones[tombstone].entity
         guard var name = xml["name"], let type = xml["type"].flatMap(ValueType.init) else {
-            return fail(.invalidValue(location(), entity: entity, attribute: xml["name"] ?? "value", text: xml["type"] ?? "",
-                                      expected: "a name and a type"))
+            return fail(
+                .invalidValue(
+                    location(), entity: entity, attribute: xml["name"] ?? "value", text: xml["type"] ?? "",
+                    expected: "a name and a type"))
         }
         // A value kept under another type than the schema's (a schema edited under its history) is not
         // the attribute's value: typed history would read it as something the model never held.
         if let declared = (schema ?? historySchema)?.entity(named: entity) {
-            guard let attribute = declared.attributes.first(where: { $0.name == name })
-                    ?? declared.attributes.first(where: { $0.originalName == name }) else {
+            guard
+                let attribute = declared.attributes.first(where: { $0.name == name })
+                    ?? declared.attributes.first(where: { $0.originalName == name })
+            else {
                 return fail(.unknownProperty(location(), entity: entity, name: name))
             }
             name = attribute.name
             guard attribute.type == type else {
-                return fail(.invalidValue(location(), entity: entity, attribute: name, text: type.description,
-                                          expected: "type \(attribute.type.description), as the schema declares \(entity).\(name)"))
+                return fail(
+                    .invalidValue(
+                        location(), entity: entity, attribute: name, text: type.description,
+                        expected: "type \(attribute.type.description), as the schema declares \(entity).\(name)"))
             }
         }
         guard let text = text("text", xml), let value = ValueText.decode(text, as: type, maximumNesting: limits.maximumNesting) else {

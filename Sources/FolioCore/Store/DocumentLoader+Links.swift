@@ -27,9 +27,11 @@ extension DocumentLoader {
                 let rawOne = isToMany ? nil : storage.rawOne[slot].writableBaseAddress()
                 let rawMany = isToMany ? storage.rawMany[slot].writableBaseAddress() : nil
                 for start in stride(from: 0, to: table.rowCount, by: ResolveRun.rows) {
-                    runs.append(ResolveRun(entity: entity, slot: slot, destination: layout.entities[entity].links[slot].destination,
-                                           rows: start..<min(table.rowCount, start + ResolveRun.rows),
-                                           one: one, many: many, rawOne: rawOne, rawMany: rawMany))
+                    runs.append(
+                        ResolveRun(
+                            entity: entity, slot: slot, destination: layout.entities[entity].links[slot].destination,
+                            rows: start..<min(table.rowCount, start + ResolveRun.rows),
+                            one: one, many: many, rawOne: rawOne, rawMany: rawMany))
                 }
             }
         }
@@ -103,12 +105,14 @@ extension DocumentLoader {
         guard let graph else { return .notAPackage(path: file) }
         let link = graph.layout.entities[entity].links[slot]
         guard graph.index[id] != nil else {
-            return .danglingReference(objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
-                                      id: graph.tables[entity].ids[row], relationship: link.name ?? "", target: id)
+            return .danglingReference(
+                objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
+                id: graph.tables[entity].ids[row], relationship: link.name ?? "", target: id)
         }
-        return .wrongDestination(objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
-                                 id: graph.tables[entity].ids[row], relationship: link.name ?? "", target: id,
-                                 expected: graph.layout.entities[link.destination].name)
+        return .wrongDestination(
+            objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
+            id: graph.tables[entity].ids[row], relationship: link.name ?? "", target: id,
+            expected: graph.layout.entities[link.destination].name)
     }
 
     /// Builds the in-memory inverse of a relationship the schema declares without one,
@@ -181,17 +185,19 @@ extension DocumentLoader {
             }
         }
         if let leftover = pairs.first {
-            throw mismatch(entity: sideA.entity, row: Int(leftover >> 32), slot: sideA.slot,
-                           target: Int32(truncatingIfNeeded: leftover), targetEntity: sideB.entity)
+            throw mismatch(
+                entity: sideA.entity, row: Int(leftover >> 32), slot: sideA.slot,
+                target: Int32(truncatingIfNeeded: leftover), targetEntity: sideB.entity)
         }
     }
 
     private func mismatch(entity: Int, row: Int, slot: Int, target: Int32, targetEntity: Int) -> PackageError {
         guard let graph else { return .notAPackage(path: file) }
-        return .inverseMismatch(objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
-                                id: graph.tables[entity].ids[row],
-                                relationship: graph.layout.entities[entity].links[slot].name ?? "",
-                                target: graph.tables[targetEntity].ids[Int(target)])
+        return .inverseMismatch(
+            objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
+            id: graph.tables[entity].ids[row],
+            relationship: graph.layout.entities[entity].links[slot].name ?? "",
+            target: graph.tables[targetEntity].ids[Int(target)])
     }
 
     func objectLocation(entity: Int, row: Int) -> PackageError.Location {

@@ -185,8 +185,11 @@ final class EntityLoadStorage {
         lines.append(contentsOf: repeatElement(0, count: count))
         columns.append(contentsOf: repeatElement(0, count: count))
         for slot in linkIsToMany.indices {
-            if linkIsToMany[slot] { rawMany[slot].append(contentsOf: repeatElement([], count: count)) }
-            else { rawOne[slot].append(contentsOf: repeatElement(0, count: count)) }
+            if linkIsToMany[slot] {
+                rawMany[slot].append(contentsOf: repeatElement([], count: count))
+            } else {
+                rawOne[slot].append(contentsOf: repeatElement(0, count: count))
+            }
         }
     }
 
@@ -336,7 +339,8 @@ final class EntityLoadState {
         self.capacity = capacity
         let decoders = zip(attributes, table.columns).compactMap { AttributeDecoder(attribute: $0, column: $1, base: base) }
         guard capacity > 0, decoders.count == attributes.count, let ids = table.ids.writableBaseAddress(),
-              let lines = storage.lines.writableBaseAddress(), let columns = storage.columns.writableBaseAddress() else {
+            let lines = storage.lines.writableBaseAddress(), let columns = storage.columns.writableBaseAddress()
+        else {
             self.capacity = 0
             return
         }
@@ -380,21 +384,26 @@ extension DocumentLoader {
         guard let state = lastElementState else { return }
         // The state is held by `states` for the whole parse: borrowed, not retained, per object.
         state._withUnsafeGuaranteedRef { state in
-            readObject(entity: lastElementEntity, state: state, attributes: attributes, count: count,
-                       line: line, column: startColumn)
+            readObject(
+                entity: lastElementEntity, state: state, attributes: attributes, count: count,
+                line: line, column: startColumn)
         }
     }
 
     /// Counts an object against the limits, finds its row and reads it.
-    private func readObject(entity: Int, state: EntityLoadState, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
-                            count: Int, line: Int32, column startColumn: Int32) {
+    private func readObject(
+        entity: Int, state: EntityLoadState, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
+        count: Int, line: Int32, column startColumn: Int32
+    ) {
         // A plain function, not a closure value: a closure stored in a local escapes
         // and would be allocated for every object.
         func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(startColumn)) }
         // A part's rows are its entity's only: checked before anything is written.
         if partRange != nil, entity != partEntity {
-            fail(.unexpectedContent(here(), found: "<\(state.entityName)>",
-                                    expected: "only \(states[max(0, partEntity)].entityName) objects in this part"))
+            fail(
+                .unexpectedContent(
+                    here(), found: "<\(state.entityName)>",
+                    expected: "only \(states[max(0, partEntity)].entityName) objects in this part"))
             return
         }
         objectCount += 1
@@ -406,8 +415,10 @@ extension DocumentLoader {
         if valueCount > DocumentLoader.baseValueBudget {
             let limit = DocumentLoader.valueBudget(bytes: bytesRead())
             if valueCount > limit {
-                fail(.tooLarge(location(), what: "values the objects so far hold in memory (identifiers, attributes, links)",
-                               limit: limit))
+                fail(
+                    .tooLarge(
+                        location(), what: "values the objects so far hold in memory (identifiers, attributes, links)",
+                        limit: limit))
                 return
             }
         }
@@ -424,9 +435,11 @@ extension DocumentLoader {
     }
 
     /// Reads an object's attributes into row `row` of the loader's rows of `entity`, which exists.
-    private func startObjectRow(_ row: Int, entity: Int, state: EntityLoadState,
-                                attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int,
-                                line: Int32, column startColumn: Int32) {
+    private func startObjectRow(
+        _ row: Int, entity: Int, state: EntityLoadState,
+        attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?, count: Int,
+        line: Int32, column startColumn: Int32
+    ) {
         guard state.capacity > 0, let ids = state.ids, let lines = state.lines, let columns = state.columns else { return }
         func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(startColumn)) }
         let stamp = state.nextStamp()
@@ -464,13 +477,16 @@ extension DocumentLoader {
                 let raw = UnsafeBufferPointer(start: start, count: end - start)
                 // Only a value holding `&` needs decoding (into a copy): a word-at-a-time
                 // test, cheaper than a call to memchr for these short values.
-                let ok = mayHoldReferences && ByteScan.contains(UInt8(ascii: "&"), in: raw)
+                let ok =
+                    mayHoldReferences && ByteScan.contains(UInt8(ascii: "&"), in: raw)
                     ? XMLText.withDecodedValue(raw) { bytes in
-                        readProperty(slot, bytes, row: row, state: state, stamp: stamp, objectID: &objectID,
-                                     seenCount: &seenCount, line: line, column: startColumn)
+                        readProperty(
+                            slot, bytes, row: row, state: state, stamp: stamp, objectID: &objectID,
+                            seenCount: &seenCount, line: line, column: startColumn)
                     }
-                    : readProperty(slot, raw, row: row, state: state, stamp: stamp, objectID: &objectID,
-                                   seenCount: &seenCount, line: line, column: startColumn)
+                    : readProperty(
+                        slot, raw, row: row, state: state, stamp: stamp, objectID: &objectID,
+                        seenCount: &seenCount, line: line, column: startColumn)
                 guard ok else { return }
             }
         }
@@ -481,8 +497,10 @@ extension DocumentLoader {
         if let partRange {
             // A part holds its entity's objects ascending, within the range the manifest gives.
             guard partRange.contains(objectID), objectID > lastPartID else {
-                fail(.invalidIdentifier(here(), entity: state.entityName,
-                                        id: "\(objectID) (a part's identifiers ascend within \(partRange.lowerBound)...\(partRange.upperBound))"))
+                fail(
+                    .invalidIdentifier(
+                        here(), entity: state.entityName,
+                        id: "\(objectID) (a part's identifiers ascend within \(partRange.lowerBound)...\(partRange.upperBound))"))
                 return
             }
             lastPartID = objectID
@@ -510,9 +528,11 @@ extension DocumentLoader {
 
     /// Reads one property's (decoded) value of the object being read. Returns false after failing.
     @inline(__always)
-    private func readProperty(_ slot: PropertySlot, _ bytes: UnsafeBufferPointer<UInt8>, row: Int, state: EntityLoadState,
-                              stamp: UInt32, objectID: inout UInt64, seenCount: inout Int,
-                              line: Int32, column objectColumn: Int32) -> Bool {
+    private func readProperty(
+        _ slot: PropertySlot, _ bytes: UnsafeBufferPointer<UInt8>, row: Int, state: EntityLoadState,
+        stamp: UInt32, objectID: inout UInt64, seenCount: inout Int,
+        line: Int32, column objectColumn: Int32
+    ) -> Bool {
         func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(objectColumn)) }
         switch slot {
         case .id:
@@ -531,8 +551,9 @@ extension DocumentLoader {
             }
             state.seenStamps[column] = stamp
             seenCount += 1
-            return appendValue(bytes, escaped: escaped, column: column, row: row, state: state,
-                               line: line, column: objectColumn)
+            return appendValue(
+                bytes, escaped: escaped, column: column, row: row, state: state,
+                line: line, column: objectColumn)
         case .link(let linkSlot):
             state.linkStamps[linkSlot] = stamp
             // A to-one (the common link) straight into its cell; a bad one, or a list, goes the long way.
@@ -589,8 +610,9 @@ extension DocumentLoader {
             DispatchQueue.concurrentPerform(iterations: shared.count) { shared[$0]() }
         }
         for (entity, count) in counts where count > 0 {
-            states[entity].bind(to: graph.tables[entity], storage: storages[entity], base: 0,
-                                capacity: graph.tables[entity].rowCount)
+            states[entity].bind(
+                to: graph.tables[entity], storage: storages[entity], base: 0,
+                capacity: graph.tables[entity].rowCount)
         }
     }
 
@@ -610,18 +632,22 @@ extension DocumentLoader {
 
     /// Parses one attribute value into its cell. Returns false after failing.
     @inline(__always)
-    private func appendValue(_ bytes: UnsafeBufferPointer<UInt8>, escaped: Bool, column: Int, row: Int,
-                             state: EntityLoadState, line: Int32, column objectColumn: Int32) -> Bool {
+    private func appendValue(
+        _ bytes: UnsafeBufferPointer<UInt8>, escaped: Bool, column: Int, row: Int,
+        state: EntityLoadState, line: Int32, column objectColumn: Int32
+    ) -> Bool {
         func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(objectColumn)) }
         func invalid(_ text: String? = nil) -> Bool {
-            fail(.invalidValue(here(), entity: state.entityName, attribute: state.attributeNames[column],
-                               text: text ?? String(decoding: bytes, as: UTF8.self), expected: state.attributeTypes[column].description))
+            fail(
+                .invalidValue(
+                    here(), entity: state.entityName, attribute: state.attributeNames[column],
+                    text: text ?? String(decoding: bytes, as: UTF8.self), expected: state.attributeTypes[column].description))
             return false
         }
         let decoder = state.decoders[column]
         if escaped {
             guard let text = JSONParser.unescapeBody(String(decoding: bytes, as: UTF8.self)),
-                  let value = ValueText.decode(text, as: state.attributeTypes[column], maximumNesting: limits.maximumNesting)
+                let value = ValueText.decode(text, as: state.attributeTypes[column], maximumNesting: limits.maximumNesting)
             else { return invalid() }
             if case .external = decoder { return invalid(text) }
             decoder.store(value, row: row)
@@ -652,9 +678,13 @@ extension DocumentLoader {
             values[row] = String(decoding: bytes, as: UTF8.self)
             nulls?[row] = false
         case .bool(let values, let nulls):
-            if bytes.elementsEqual("true".utf8) { values[row] = true }
-            else if bytes.elementsEqual("false".utf8) { values[row] = false }
-            else { return invalid() }
+            if bytes.elementsEqual("true".utf8) {
+                values[row] = true
+            } else if bytes.elementsEqual("false".utf8) {
+                values[row] = false
+            } else {
+                return invalid()
+            }
             nulls?[row] = false
         case .external:
             let text = String(decoding: bytes, as: UTF8.self)
@@ -671,14 +701,18 @@ extension DocumentLoader {
     }
 
     /// Parses one identifier (to-one) or a space-separated list (to-many) into the raw link cells.
-    private func appendLink(_ bytes: UnsafeBufferPointer<UInt8>, slot: Int, row: Int, state: EntityLoadState,
-                            line: Int32, column: Int32) -> Bool {
+    private func appendLink(
+        _ bytes: UnsafeBufferPointer<UInt8>, slot: Int, row: Int, state: EntityLoadState,
+        line: Int32, column: Int32
+    ) -> Bool {
         func here() -> PackageError.Location { PackageError.Location(file: file, line: Int(line), column: Int(column)) }
         func invalid() -> Bool {
             let toMany = state.linkIsToMany[slot]
             let name = graph?.layout.entities[state.entity].links[slot].name ?? ""
-            fail(.invalidValue(here(), entity: state.entityName, attribute: name, text: String(decoding: bytes, as: UTF8.self),
-                               expected: toMany ? "a list of object ids" : "one object id"))
+            fail(
+                .invalidValue(
+                    here(), entity: state.entityName, attribute: name, text: String(decoding: bytes, as: UTF8.self),
+                    expected: toMany ? "a list of object ids" : "one object id"))
             return false
         }
         guard state.linkIsToMany[slot] else {

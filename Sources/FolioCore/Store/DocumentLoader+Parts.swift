@@ -26,8 +26,9 @@ extension DocumentLoader {
         for (index, part) in parts.enumerated() {
             guard let entity = graph.layout.entityIndex[part.entity] else { throw .unknownEntity(manifestLocation, name: part.entity) }
             if let previous = byEntity[entity].last, parts[previous].last >= part.first {
-                throw .unexpectedContent(manifestLocation, found: "part \(part.file) overlapping or before \(parts[previous].file)",
-                                         expected: "the parts of an entity by ascending, disjoint identifier ranges")
+                throw .unexpectedContent(
+                    manifestLocation, found: "part \(part.file) overlapping or before \(parts[previous].file)",
+                    expected: "the parts of an entity by ascending, disjoint identifier ranges")
             }
             guard files.insert(part.file).inserted else {
                 throw .unexpectedContent(manifestLocation, found: "part \(part.file) listed twice", expected: "each part once")
@@ -74,8 +75,12 @@ extension DocumentLoader {
                 let item = journal?.readItem(for: path, in: package) ?? package.item(name, in: folder)
                 let range = PackageLayout.identifiers(lane: lane, bucket: bucket)
                 let count = try Self.countObjects(layout.name, in: item)
-                found.append((PackageManifest.Part(entity: layout.name, first: range.lowerBound, last: range.upperBound,
-                                                   count: count, file: path, isBucket: true), item))
+                found.append(
+                    (
+                        PackageManifest.Part(
+                            entity: layout.name, first: range.lowerBound, last: range.upperBound,
+                            count: count, file: path, isBucket: true), item
+                    ))
             }
             listed += found.sorted { $0.part.first < $1.part.first }
         }
@@ -87,8 +92,9 @@ extension DocumentLoader {
             objectCount += part.count
         }
         if objectCount > limits.maximumObjects {
-            throw .limitExceeded(PackageError.Location(file: package.path(of: PackageLayout.partsFolderName), line: 0, column: 0),
-                                 limit: .objects, size: objectCount, maximum: limits.maximumObjects)
+            throw .limitExceeded(
+                PackageError.Location(file: package.path(of: PackageLayout.partsFolderName), line: 0, column: 0),
+                limit: .objects, size: objectCount, maximum: limits.maximumObjects)
         }
         objectCount = 0
         try loadPartFiles(listed.map(\.item), byEntity: byEntity, in: package)
@@ -113,7 +119,8 @@ extension DocumentLoader {
                 let at = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
                 let after = bytes[at + pattern.count]
                 if memcmp(base + at, pattern, pattern.count) == 0,
-                   after == 0x20 || after == 0x09 || after == 0x0A || after == 0x0D || after == 0x2F || after == 0x3E {
+                    after == 0x20 || after == 0x09 || after == 0x0A || after == 0x0D || after == 0x2F || after == 0x3E
+                {
                     count += 1
                 }
                 position = at + 1
@@ -149,8 +156,9 @@ extension DocumentLoader {
         addRows(rowCounts)
         xmlInitParser()
         let loaders = parts.indices.map { index in
-            DocumentLoader(file: items[index].path, part: parts[index], owner: self,
-                           base: bases[index], capacity: capacities[index])
+            DocumentLoader(
+                file: items[index].path, part: parts[index], owner: self,
+                base: bases[index], capacity: capacities[index])
         }
         let results = RunResults<PackageError>(count: loaders.count)
         // Each loader is touched by exactly one iteration and writes only its own rows;
@@ -186,7 +194,8 @@ extension DocumentLoader {
         var runs: [(ids: UnsafeBufferPointer<UInt64>, entity: Int, firstRow: Int)] = []
         for (index, part) in parts.enumerated() {
             guard let entity = graph.layout.entityIndex[part.entity],
-                  let ids = graph.tables[entity].ids.writableBaseAddress() else { continue }
+                let ids = graph.tables[entity].ids.writableBaseAddress()
+            else { continue }
             // Every row of the part was written: it held as many objects as the manifest lists.
             runs.append((UnsafeBufferPointer(start: ids + bases[index], count: part.count), entity, bases[index]))
         }
@@ -196,8 +205,9 @@ extension DocumentLoader {
             for row in 0..<table.rowCount {
                 let id = table.ids[row]
                 if graph.index[id] != nil {
-                    throw .invalidIdentifier(objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
-                                             id: "\(id) (an identifier another part also holds)")
+                    throw .invalidIdentifier(
+                        objectLocation(entity: entity, row: row), entity: graph.layout.entities[entity].name,
+                        id: "\(id) (an identifier another part also holds)")
                 }
                 graph.index[id] = ObjectRef(entity: entity, row: row)
             }

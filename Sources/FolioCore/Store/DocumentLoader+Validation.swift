@@ -29,9 +29,10 @@ extension DocumentLoader {
             for row in 0..<table.rowCount where table.isLive[row] {
                 let count = column.isToMany ? column.many[row].count : (column.one[row] >= 0 ? 1 : 0)
                 guard count < minimum || (maximum > 0 && count > maximum) else { continue }
-                throw .countViolation(objectLocation(entity: entity, row: row), entity: declaration.name,
-                                      id: table.ids[row], relationship: relationship.name,
-                                      count: count, minimum: minimum, maximum: maximum)
+                throw .countViolation(
+                    objectLocation(entity: entity, row: row), entity: declaration.name,
+                    id: table.ids[row], relationship: relationship.name,
+                    count: count, minimum: minimum, maximum: maximum)
             }
         }
     }
@@ -45,9 +46,10 @@ extension DocumentLoader {
         guard let violation = graph.firstUniquenessViolation() else { return }
         let layout = graph.layout.entities[violation.entity]
         let table = graph.tables[violation.entity]
-        throw .uniqueViolation(objectLocation(entity: violation.entity, row: violation.second), entity: layout.name,
-                               attribute: layout.names(ofGroup: violation.group),
-                               value: graph.describeValues(of: violation) { ValueText.encode($0, as: $1) },
-                               ids: [table.ids[violation.first], table.ids[violation.second]])
+        throw .uniqueViolation(
+            objectLocation(entity: violation.entity, row: violation.second), entity: layout.name,
+            attribute: layout.names(ofGroup: violation.group),
+            value: graph.describeValues(of: violation) { ValueText.encode($0, as: $1) },
+            ids: [table.ids[violation.first], table.ids[violation.second]])
     }
 }

@@ -27,14 +27,14 @@ final class DocumentLoader {
 
     enum Phase {
         case start, root, schema, entity, attributeOrRelationship, afterSchema, objects, object, end, schemaFileDone,
-             parts, part,
-             // History: a manifest's list of segments, and a segment file's transactions.
-             afterParts, historyList, historySegment, afterHistory, transactions, transaction, historyChange, tombstone,
-             tombstoneValue,
-             // Records: a part file's elements, read as they are.
-             records, record,
-             // A manifest's conflict records (after its parts).
-             conflictList, conflictRecord
+            parts, part,
+            // History: a manifest's list of segments, and a segment file's transactions.
+            afterParts, historyList, historySegment, afterHistory, transactions, transaction, historyChange, tombstone,
+            tombstoneValue,
+            // Records: a part file's elements, read as they are.
+            records, record,
+            // A manifest's conflict records (after its parts).
+            conflictList, conflictRecord
     }
 
     let file: String
@@ -381,10 +381,12 @@ final class DocumentLoader {
 
     /// Folio's error for one of libxml2's, located where libxml2 says (or where the parser stopped).
     private func packageError(for xmlError: xmlError) -> PackageError {
-        let message = xmlError.message.map { String(cString: $0) }?
+        let message =
+            xmlError.message.map { String(cString: $0) }?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown libxml2 error"
         // An error raised outside the parser (the encoding layer) carries no line: the parser's position is where it stopped.
-        let location = xmlError.line > 0
+        let location =
+            xmlError.line > 0
             ? PackageError.Location(file: file, line: Int(xmlError.line), column: Int(xmlError.int2))
             : self.location()
         let code = Int(xmlError.code)
@@ -489,8 +491,10 @@ final class DocumentLoader {
         return true
     }
 
-    private func startElement(_ name: UnsafePointer<xmlChar>, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
-                              count: Int) {
+    private func startElement(
+        _ name: UnsafePointer<xmlChar>, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
+        count: Int
+    ) {
         switch phase {
         case .object:
             fail(.unexpectedContent(location(), found: "<\(String(cString: name))> inside an object", expected: "an empty object element"))
@@ -528,8 +532,10 @@ final class DocumentLoader {
                 }
                 if mode == .manifest, let text = xml["supersedes"] {
                     guard text.utf8.count == 16, let hash = UInt64(text, radix: 16) else {
-                        fail(.invalidValue(location(), entity: "folio", attribute: "supersedes", text: text,
-                                           expected: "16 hexadecimal digits"))
+                        fail(
+                            .invalidValue(
+                                location(), entity: "folio", attribute: "supersedes", text: text,
+                                expected: "16 hexadecimal digits"))
                         return
                     }
                     supersededDocumentHash = hash
@@ -553,8 +559,10 @@ final class DocumentLoader {
                     return
                 }
                 guard xml.count == 1, xml[part.entity] == String(part.count) else {
-                    fail(.unexpectedContent(location(), found: "<objects \(found)>",
-                                            expected: "<objects \(part.entity)=\"\(part.count)\">, the count the manifest lists"))
+                    fail(
+                        .unexpectedContent(
+                            location(), found: "<objects \(found)>",
+                            expected: "<objects \(part.entity)=\"\(part.count)\">, the count the manifest lists"))
                     return
                 }
                 phase = .objects
@@ -601,8 +609,10 @@ final class DocumentLoader {
                     entities[entities.count - 1].uniquenessConstraints.append(try SchemaXML.uniquenessConstraint(from: xml))
                 case "index": entities[entities.count - 1].indexes.append(try SchemaXML.index(from: xml))
                 default:
-                    fail(.unexpectedContent(location(), found: "<\(elementName)>",
-                                            expected: "<attribute>, <relationship>, <unique> or <index>"))
+                    fail(
+                        .unexpectedContent(
+                            location(), found: "<\(elementName)>",
+                            expected: "<attribute>, <relationship>, <unique> or <index>"))
                     return
                 }
             } catch {
@@ -628,7 +638,7 @@ final class DocumentLoader {
         case .part:
             fail(.unexpectedContent(location(), found: "<\(String(cString: name))>", expected: "an empty element"))
         case .afterParts, .historyList, .historySegment, .afterHistory, .transactions, .transaction, .historyChange,
-             .tombstone, .tombstoneValue, .conflictList, .conflictRecord:
+            .tombstone, .tombstoneValue, .conflictList, .conflictRecord:
             startHistoryElement(name, attributeDictionary(attributes, count: count))
         case .records:
             phase = .record
@@ -656,7 +666,7 @@ final class DocumentLoader {
             let next = phase == .root ? "<schema>" : mode == .manifest ? "<parts>" : "<objects>"
             fail(.unexpectedContent(location(), found: "</folio>", expected: next))
         case .afterParts, .historyList, .historySegment, .afterHistory, .transactions, .transaction, .historyChange,
-             .tombstone, .tombstoneValue, .conflictList, .conflictRecord:
+            .tombstone, .tombstoneValue, .conflictList, .conflictRecord:
             endHistoryElement()
         case .record: phase = .records
         case .records: phase = .end
@@ -717,16 +727,21 @@ final class DocumentLoader {
             return
         }
         guard let first = xml["first"].flatMap(UInt64.init), first > 0,
-              let last = xml["last"].flatMap(UInt64.init), last >= first,
-              let count = xml["count"].flatMap(Int.init), count > 0, UInt64(count) - 1 <= last - first else {
-            fail(.invalidValue(location(), entity: entity, attribute: "part",
-                               text: ["first", "last", "count"].map { "\($0)=\(xml[$0] ?? "")" }.joined(separator: " "),
-                               expected: "0 < first ≤ last and 0 < count ≤ last − first + 1"))
+            let last = xml["last"].flatMap(UInt64.init), last >= first,
+            let count = xml["count"].flatMap(Int.init), count > 0, UInt64(count) - 1 <= last - first
+        else {
+            fail(
+                .invalidValue(
+                    location(), entity: entity, attribute: "part",
+                    text: ["first", "last", "count"].map { "\($0)=\(xml[$0] ?? "")" }.joined(separator: " "),
+                    expected: "0 < first ≤ last and 0 < count ≤ last − first + 1"))
             return
         }
         guard let file = xml["file"], PackageManifest.isPartFileName(file), file.hasPrefix(entity + "-") else {
-            fail(.invalidValue(location(), entity: entity, attribute: "file", text: xml["file"] ?? "",
-                               expected: "a part file name (\(entity)-FIRST-HASH.xml)"))
+            fail(
+                .invalidValue(
+                    location(), entity: entity, attribute: "file", text: xml["file"] ?? "",
+                    expected: "a part file name (\(entity)-FIRST-HASH.xml)"))
             return
         }
         if let unknown = xml.keys.sorted().first(where: { !["entity", "first", "last", "count", "file"].contains($0) }) {
@@ -744,9 +759,12 @@ final class DocumentLoader {
         phase = .end
         if case .part(let part) = mode {
             if objectCount != part.count {
-                fail(.unexpectedContent(location(), found: "\(objectCount) objects",
-                                        expected: part.isBucket ? "the \(part.count) <\(part.entity)> elements the file holds (a part holds no comments)"
-                                                                : "the \(part.count) the manifest lists for this part"))
+                fail(
+                    .unexpectedContent(
+                        location(), found: "\(objectCount) objects",
+                        expected: part.isBucket
+                            ? "the \(part.count) <\(part.entity)> elements the file holds (a part holds no comments)"
+                            : "the \(part.count) the manifest lists for this part"))
             }
             return
         }
@@ -841,4 +859,3 @@ final class DocumentLoader {
         return result
     }
 }
-

@@ -46,13 +46,16 @@ extension DocumentPackage {
     ///   - history: the history the package holds after this save (files it does
     ///     not name are emptied); `nil` keeps the history on disk as it is.
     /// - Returns: the fingerprint of the manifest the commit wrote.
-    func writeFormat3(_ graph: ObjectGraph, changed: Set<UInt64>?, incremental requested: Bool,
-                      history given: HistoryLog?) throws(PackageError) -> FileFingerprint? {
+    func writeFormat3(
+        _ graph: ObjectGraph, changed: Set<UInt64>?, incremental requested: Bool,
+        history given: HistoryLog?
+    ) throws(PackageError) -> FileFingerprint? {
         let folder = self.folder
         try CommitJournal.rollForward(in: folder)
         let manifest = readManifest(limits: graph.limits)
         let migrating = manifest?.format != 3
-        let incremental = requested && changed != nil && !migrating
+        let incremental =
+            requested && changed != nil && !migrating
             && manifest.map { PackageManifest.partsAgree($0.schema, graph.schema) } == true
         var history = given ?? readHistoryLog(limits: graph.limits)
         history.adoptFileLayout(in: folder, limits: graph.limits)
@@ -61,8 +64,9 @@ extension DocumentPackage {
         let conflicts = writer.conflictsByBucket()
         var buckets = Set<DocumentWriter.Bucket>()
         func partItem(_ bucket: DocumentWriter.Bucket) -> PackageFolder.Item {
-            folder.item(PackageLayout.partFileName(lane: bucket.lane, bucket: bucket.bucket),
-                        in: PackageLayout.partFolder(entity: graph.layout.entities[bucket.entity].name))
+            folder.item(
+                PackageLayout.partFileName(lane: bucket.lane, bucket: bucket.bucket),
+                in: PackageLayout.partFolder(entity: graph.layout.entities[bucket.entity].name))
         }
         if incremental, let changed {
             // Deleted objects (or a record's): their parts, of whichever entity holds one, once per part.
@@ -99,7 +103,10 @@ extension DocumentPackage {
             let bytes = try writer.bucketBytes(bucket, rows: order, conflicts: conflicts[bucket] ?? [])
             let item = partItem(bucket)
             if let status = folder.status(item), status.isRegular, status.size == bytes.count,
-               let existing = try? folder.readFile(item), existing.elementsEqual(bytes) { continue }
+                let existing = try? folder.readFile(item), existing.elementsEqual(bytes)
+            {
+                continue
+            }
             files.append((PackageLayout.partFolder(entity: graph.layout.entities[bucket.entity].name) + "/" + item.name, bytes))
         }
         let historyFolder = PackageLayout.historyFolderName
@@ -188,7 +195,8 @@ extension DocumentPackage {
     /// added again later does not find them; only part names, then the folder if empty.
     private func removeFormerEntityParts(keeping entities: Set<String>) {
         let folder = self.folder
-        for name in folder.entries(of: DocumentPackage.partsFolderName) where !entities.contains(name) && folder.isFolder(PackageLayout.partFolder(entity: name)) {
+        for name in folder.entries(of: DocumentPackage.partsFolderName)
+        where !entities.contains(name) && folder.isFolder(PackageLayout.partFolder(entity: name)) {
             let subfolder = PackageLayout.partFolder(entity: name)
             let entries = folder.entries(of: subfolder)
             guard entries.allSatisfy(Self.isOwnBucketEntry) else { continue }

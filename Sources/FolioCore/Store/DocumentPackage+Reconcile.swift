@@ -42,24 +42,27 @@ extension DocumentPackage {
                 let part = try PartRecords.read(item: item, entity: entity.name, schema: schema, blobs: folder)
                 for (id, state) in part.states {
                     guard states.updateValue(state, forKey: id) == nil else {
-                        throw .invalidIdentifier(PackageError.Location(file: item.path, line: 0, column: 0), entity: entity.name,
-                                                 id: "\(id) (an identifier another part also holds)")
+                        throw .invalidIdentifier(
+                            PackageError.Location(file: item.path, line: 0, column: 0), entity: entity.name,
+                            id: "\(id) (an identifier another part also holds)")
                     }
                 }
                 records += part.conflicts
             }
         }
         guard states.count <= limits.maximumObjects else {
-            throw .limitExceeded(PackageError.Location(file: partsPath, line: 0, column: 0), limit: .objects,
-                                 size: states.count, maximum: limits.maximumObjects)
+            throw .limitExceeded(
+                PackageError.Location(file: partsPath, line: 0, column: 0), limit: .objects,
+                size: states.count, maximum: limits.maximumObjects)
         }
         let revivable = MergeReconcile.revivableStates(from: records, schema: schema)
         let settled: [MergeConflict]
         do {
             settled = try MergeReconcile.reconcile(&states, schema: schema, revivable: revivable)
         } catch {
-            throw .unexpectedContent(PackageError.Location(file: partsPath, line: 0, column: 0), found: error.description,
-                                     expected: "a package whose merged objects can be reconciled")
+            throw .unexpectedContent(
+                PackageError.Location(file: partsPath, line: 0, column: 0), found: error.description,
+                expected: "a package whose merged objects can be reconciled")
         }
         let graph = ObjectGraph(schema: schema)
         graph.limits = limits

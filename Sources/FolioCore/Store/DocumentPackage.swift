@@ -106,7 +106,8 @@ public struct DocumentPackage: Sendable {
                 // rename) and its manifest (replaced last) tell: a read that saw neither change
                 // read one version, or read through one commit's journal throughout.
                 if read.isFormat3, attempts + 1 < Self.maximumReadAttempts,
-                   FileIO.commitStamp(commitPath) != before || FileIO.commitStamp(journalPath) != journalBefore {
+                    FileIO.commitStamp(commitPath) != before || FileIO.commitStamp(journalPath) != journalBefore
+                {
                     attempts += 1
                     continue
                 }
@@ -119,7 +120,7 @@ public struct DocumentPackage: Sendable {
                 // its renames take away one by one while the journal stays: a file gone under the read
                 // is then in place under its own name, and the next attempt reads it there.
                 guard attempts < Self.maximumReadAttempts,
-                      before != after || FileIO.commitStamp(journalPath) != journalBefore
+                    before != after || FileIO.commitStamp(journalPath) != journalBefore
                         || (journalBefore != nil && Self.isMissingFile(error))
                 else { throw error }
                 // A writer committing faster than a read completes (a burst of
@@ -182,7 +183,8 @@ public struct DocumentPackage: Sendable {
         graph.conflicts = loader.conflictRecords
         // A blobs/ that is a link (or a file) is named as such, not as a missing blob.
         if !loader.pendingBlobs.isEmpty, let status = folder.status(folder.item(DocumentPackage.blobsFolderName)),
-           !status.isFolder {
+            !status.isFolder
+        {
             throw .notARegularFile(path: blobsPath, kind: status.kind)
         }
         for blob in loader.pendingBlobs {
@@ -202,9 +204,10 @@ public struct DocumentPackage: Sendable {
             let type = entity.attributes[blob.attribute].type, nesting = limits.maximumNesting
             let decode = { @Sendable (data: Data) throws(PackageError) -> Value in
                 guard let value = BlobText.value(of: data, as: type, maximumNesting: nesting) else {
-                    throw .invalidValue(location, entity: entityName, attribute: attribute,
-                                        text: String(decoding: data.prefix(80), as: UTF8.self),
-                                        expected: "\(type) (external file '\(name)')")
+                    throw .invalidValue(
+                        location, entity: entityName, attribute: attribute,
+                        text: String(decoding: data.prefix(80), as: UTF8.self),
+                        expected: "\(type) (external file '\(name)')")
                 }
                 return value
             }
@@ -212,10 +215,14 @@ public struct DocumentPackage: Sendable {
                 graph.setValue(try decode(try folder.readFile(item)), blob.ref, blob.attribute)
                 continue
             }
-            let reference = LazyBlob(name: name, package: url.path, folder: DocumentPackage.blobsFolderName, read: { () throws(PackageError) -> Data in
-                try DocumentPackage.readBlob(item, missing: .missingBlob(
-                    location, entity: entityName, attribute: attribute, file: name))
-            }, decode: decode)
+            let reference = LazyBlob(
+                name: name, package: url.path, folder: DocumentPackage.blobsFolderName,
+                read: { () throws(PackageError) -> Data in
+                    try DocumentPackage.readBlob(
+                        item,
+                        missing: .missingBlob(
+                            location, entity: entityName, attribute: attribute, file: name))
+                }, decode: decode)
             graph.setBlob(reference, blob.ref, blob.attribute)
             BlobRegistry.register(reference, identity: status.identity)
         }
@@ -232,7 +239,8 @@ public struct DocumentPackage: Sendable {
     /// doubt ends in the refusal, never in the manifest winning silently.
     private func isReplacedDocument(_ document: FileIO.Status, by loader: DocumentLoader) -> Bool {
         guard let expected = loader.supersededDocumentHash, document.isRegular,
-              let manifest = folder.status(manifestItem), document.changed < manifest.changed else { return false }
+            let manifest = folder.status(manifestItem), document.changed < manifest.changed
+        else { return false }
         return FileFingerprint.hash(documentItem) == expected
     }
 
@@ -251,7 +259,8 @@ public struct DocumentPackage: Sendable {
     /// The bytes, if they match the hash in the blob's name.
     static func checkBlob(_ data: Data, path: String, name: String) throws(PackageError) -> Data {
         guard let expected = FileIO.blobHash(in: name),
-              DocumentWriter.blobName(id: 0, attribute: "", data: data).dropLast(4).suffix(16) == expected else {
+            DocumentWriter.blobName(id: 0, attribute: "", data: data).dropLast(4).suffix(16) == expected
+        else {
             throw .blobHashMismatch(path: path)
         }
         return data
@@ -293,8 +302,9 @@ public struct DocumentPackage: Sendable {
         let loader = DocumentLoader(file: manifestItem.path, mode: .manifest, limits: limits)
         do { try loader.parse(manifestItem) } catch { return nil }
         guard let schema = loader.schema else { return nil }
-        var manifest = PackageManifest(schema: schema, parts: loader.parts, history: loader.historyLog,
-                                       declaredNextID: loader.sawNextID ? loader.declaredNextID : nil)
+        var manifest = PackageManifest(
+            schema: schema, parts: loader.parts, history: loader.historyLog,
+            declaredNextID: loader.sawNextID ? loader.declaredNextID : nil)
         manifest.format = loader.manifestFormat
         return manifest
     }
@@ -338,8 +348,10 @@ public struct DocumentPackage: Sendable {
     /// - Returns: the fingerprint of the manifest just written.
     /// - Complexity: O(objects in the parts rewritten + changed identifiers).
     @discardableResult
-    func write(_ graph: ObjectGraph, expecting expected: FileFingerprint??,
-               changed: Set<UInt64>? = nil, history: HistoryLog? = nil) throws(PackageError) -> FileFingerprint? {
+    func write(
+        _ graph: ObjectGraph, expecting expected: FileFingerprint??,
+        changed: Set<UInt64>? = nil, history: HistoryLog? = nil
+    ) throws(PackageError) -> FileFingerprint? {
         if let expected, !FileFingerprint.matches(expected, commitItem) { throw .modifiedOnDisk(path: url.path) }
         // The container's own package (a document it read) may hold a user's files,
         // which are left alone; any other folder must be empty or Folio's.
@@ -369,8 +381,9 @@ public struct DocumentPackage: Sendable {
         // Only a manifest known to be the one the changes are counted from may be built on.
         var previous: [PackageManifest.Part]?
         if changed != nil, case .some(.some) = expected, let manifest = readManifest(limits: graph.limits),
-           PackageManifest.partsAgree(manifest.schema, graph.schema),
-           manifest.parts.allSatisfy({ folder.status(partItem($0.file))?.isRegular == true }) {
+            PackageManifest.partsAgree(manifest.schema, graph.schema),
+            manifest.parts.allSatisfy({ folder.status(partItem($0.file))?.isRegular == true })
+        {
             previous = manifest.parts
         }
         var writer = DocumentWriter(graph: graph)
@@ -396,8 +409,9 @@ public struct DocumentPackage: Sendable {
             // A format-1 document.xml is removed after the commit; until then (a crash) the
             // manifest names it by hash, so the next open knows it for the one replaced.
             let supersedes = folder.status(documentItem)?.isRegular == true ? FileFingerprint.hash(documentItem) : nil
-            let bytes = PackageManifest.bytes(schema: graph.schema, parts: parts, nextID: graph.nextID, history: history,
-                                              supersedes: supersedes, conflicts: graph.conflicts)
+            let bytes = PackageManifest.bytes(
+                schema: graph.schema, parts: parts, nextID: graph.nextID, history: history,
+                supersedes: supersedes, conflicts: graph.conflicts)
             var hasher = ContentHasher()
             hasher.update(bytes)
             manifestHash = hasher.finalize()
@@ -409,8 +423,11 @@ public struct DocumentPackage: Sendable {
             for item in created { folder.remove(item) }
             // A first save that fails must not leave a folder that looks like a package
             // but has no document: the folder and all in it were made by this call.
-            if creating { try? FileManager.default.removeItem(atPath: url.path) }
-            else if folder.entries(of: partsFolder).isEmpty { folder.removeFolderIfEmpty(partsFolder) }
+            if creating {
+                try? FileManager.default.removeItem(atPath: url.path)
+            } else if folder.entries(of: partsFolder).isEmpty {
+                folder.removeFolderIfEmpty(partsFolder)
+            }
             if !creating { folder.removeFolderIfEmpty(DocumentPackage.historyFolderName) }
             throw error
         }
@@ -447,8 +464,9 @@ public struct DocumentPackage: Sendable {
             case DocumentPackage.documentFileName where folder.status(documentItem)?.isRegular == true: continue
             case DocumentPackage.manifestFileName where folder.status(manifestItem)?.isRegular == true: continue
             case FileIO.temporaryName(for: DocumentPackage.documentFileName),
-                 FileIO.temporaryName(for: DocumentPackage.manifestFileName),
-                 CommitJournal.fileName, FileIO.temporaryName(for: CommitJournal.fileName): continue
+                FileIO.temporaryName(for: DocumentPackage.manifestFileName),
+                CommitJournal.fileName, FileIO.temporaryName(for: CommitJournal.fileName):
+                continue
             case DocumentPackage.blobsFolderName where folder.isFolder(name):
                 foreign += entries(name, own: DocumentPackage.isOwnBlobEntry)
             case DocumentPackage.historyFolderName where folder.isFolder(name):
@@ -537,8 +555,10 @@ public struct DocumentPackage: Sendable {
     /// Makes files written under temporary names durable and gives them their
     /// names: synced together, after all are written (one wait for the disk, not
     /// one per file), then renamed, then the folder synced.
-    private static func syncAndRename(_ pending: [(temporary: PackageFolder.Item, item: PackageFolder.Item)],
-                                      in folder: PackageFolder, created: inout [PackageFolder.Item]) throws(PackageError) {
+    private static func syncAndRename(
+        _ pending: [(temporary: PackageFolder.Item, item: PackageFolder.Item)],
+        in folder: PackageFolder, created: inout [PackageFolder.Item]
+    ) throws(PackageError) {
         for file in pending {
             try folder.syncFile(file.temporary)
             try folder.move(file.temporary, to: file.item.name)
@@ -599,8 +619,10 @@ public struct DocumentPackage: Sendable {
             folder.remove(partItem(name))
         }
         if names.isEmpty { folder.removeFolderIfEmpty(DocumentPackage.partsFolderName) }
-        for name in [DocumentPackage.documentFileName, FileIO.temporaryName(for: DocumentPackage.documentFileName),
-                     FileIO.temporaryName(for: DocumentPackage.manifestFileName)] {
+        for name in [
+            DocumentPackage.documentFileName, FileIO.temporaryName(for: DocumentPackage.documentFileName),
+            FileIO.temporaryName(for: DocumentPackage.manifestFileName),
+        ] {
             let item = folder.item(name)
             if folder.status(item)?.isRegular == true { folder.remove(item) }
         }

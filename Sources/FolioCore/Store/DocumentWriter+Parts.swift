@@ -49,9 +49,12 @@ extension DocumentWriter {
     /// - Returns: every part of the new manifest, in entity order then identifier order.
     /// - Complexity: O(objects in rewritten parts + changed identifiers × log parts);
     ///   a full layout, O(objects).
-    mutating func layOutParts(previous: [PackageManifest.Part]?, changed: Set<UInt64>,
-                              emit: (PackageManifest.Part, [UInt8]) throws(PackageError) -> Void)
-        throws(PackageError) -> [PackageManifest.Part] {
+    mutating func layOutParts(
+        previous: [PackageManifest.Part]?, changed: Set<UInt64>,
+        emit: (PackageManifest.Part, [UInt8]) throws(PackageError) -> Void
+    )
+        throws(PackageError) -> [PackageManifest.Part]
+    {
         let entityCount = graph.layout.entities.count
         var old = [[PackageManifest.Part]](repeating: [], count: entityCount)
         var dirty = [Set<Int>](repeating: [], count: entityCount)
@@ -65,7 +68,9 @@ extension DocumentWriter {
             for id in changed {
                 if let ref = graph.index[id], graph.isLive(ref) {
                     let entity = Int(ref.entity)
-                    if old[entity].isEmpty { rewriteAll[entity] = true } else {
+                    if old[entity].isEmpty {
+                        rewriteAll[entity] = true
+                    } else {
                         dirty[entity].insert(PackageManifest.partIndex(of: id, in: old[entity]))
                     }
                 } else {
@@ -82,8 +87,9 @@ extension DocumentWriter {
         for entity in 0..<entityCount {
             let table = graph.tables[entity]
             if rewriteAll[entity] {
-                try emitParts(entity: entity, rows: rowsInIDOrder(table), cutAt: partSizes.target,
-                              into: &parts, emit: emit)
+                try emitParts(
+                    entity: entity, rows: rowsInIDOrder(table), cutAt: partSizes.target,
+                    into: &parts, emit: emit)
                 continue
             }
             guard !dirty[entity].isEmpty else {
@@ -108,8 +114,10 @@ extension DocumentWriter {
     /// reaches `cutAt` bytes, or, without `cutAt`, as one part unless it is
     /// larger than ``maximumPartBytes``, then cut whenever a part reaches
     /// ``targetPartBytes`` (as a full layout cuts the same rows).
-    private mutating func emitParts(entity: Int, rows: [Int], cutAt: Int?, into parts: inout [PackageManifest.Part],
-                                    emit: (PackageManifest.Part, [UInt8]) throws(PackageError) -> Void) throws(PackageError) {
+    private mutating func emitParts(
+        entity: Int, rows: [Int], cutAt: Int?, into parts: inout [PackageManifest.Part],
+        emit: (PackageManifest.Part, [UInt8]) throws(PackageError) -> Void
+    ) throws(PackageError) {
         guard !rows.isEmpty else { return }
         let table = graph.tables[entity]
         let entityName = graph.layout.entities[entity].name
@@ -136,8 +144,9 @@ extension DocumentWriter {
                     }
                 }
             }
-            let part = PackageManifest.Part(entity: entityName, first: firstID, last: lastID, count: objects.count,
-                                            file: PackageManifest.partFileName(entity: entityName, first: firstID, bytes: fileBytes))
+            let part = PackageManifest.Part(
+                entity: entityName, first: firstID, last: lastID, count: objects.count,
+                file: PackageManifest.partFileName(entity: entityName, first: firstID, bytes: fileBytes))
             try emit(part, fileBytes)
             parts.append(part)
         }

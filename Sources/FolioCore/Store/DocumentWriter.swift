@@ -155,15 +155,20 @@ struct DocumentWriter {
         let table = graph.tables[entityIndex]
         let attributes = zip(entity.attributes, entity.traits).enumerated().compactMap { index, pair -> EntityPlan.Attribute? in
             let (attribute, traits) = pair
-            return traits.isTransient ? nil : EntityPlan.Attribute(attribute, isExternal: traits.isExternal,
-                                                                   column: table.columns[index])
+            return traits.isTransient
+                ? nil
+                : EntityPlan.Attribute(
+                    attribute, isExternal: traits.isExternal,
+                    column: table.columns[index])
         }
         let links = (0..<entity.declaredLinkCount).map { slot in
-            EntityPlan.Link(name: entity.links[slot].name ?? "", column: table.links[slot],
-                            destination: graph.tables[entity.links[slot].destination])
+            EntityPlan.Link(
+                name: entity.links[slot].name ?? "", column: table.links[slot],
+                destination: graph.tables[entity.links[slot].destination])
         }
-        return EntityPlan(entityIndex: entityIndex, entity: entity, table: table, attributes: attributes, ids: table.ids,
-                          links: links, lineStart: lineStart.bytes)
+        return EntityPlan(
+            entityIndex: entityIndex, entity: entity, table: table, attributes: attributes, ids: table.ids,
+            links: links, lineStart: lineStart.bytes)
     }
 
     /// Appends one object's line (`  <Entity f.id="…" …/>`), collecting its blobs
@@ -192,8 +197,9 @@ struct DocumentWriter {
                 // is written that the loader would refuse.
                 let size = buffer.count - start
                 if size > graph.limits.maximumValueBytes {
-                    throw .unwritable(entity: plan.entity.name, id: plan.ids[row], property: link.name,
-                                      limit: .valueBytes, size: size, maximum: graph.limits.maximumValueBytes)
+                    throw .unwritable(
+                        entity: plan.entity.name, id: plan.ids[row], property: link.name,
+                        limit: .valueBytes, size: size, maximum: graph.limits.maximumValueBytes)
                 }
                 buffer.append(UInt8(ascii: "\""))
             } else {
@@ -227,8 +233,10 @@ struct DocumentWriter {
             let isUnsigned = attribute.kind == .uint
             // The number and its closing quote in one copy.
             buffer.append(formattedUpTo: 21) { text in
-                let count = isUnsigned ? ByteBuffer.format(uint: UInt64(bitPattern: value), at: text)
-                                       : ByteBuffer.format(int: value, at: text)
+                let count =
+                    isUnsigned
+                    ? ByteBuffer.format(uint: UInt64(bitPattern: value), at: text)
+                    : ByteBuffer.format(int: value, at: text)
                 text[count] = UInt8(ascii: "\"")
                 return count + 1
             }
@@ -252,8 +260,9 @@ struct DocumentWriter {
         case .value:
             let value = attribute.column.value(at: row, type: attribute.type)
             if value == .null { return }
-            Self.appendText(ValueText.encode(value, as: attribute.type), prefix: attribute.textPrefix,
-                            name: attribute.name, to: &buffer)
+            Self.appendText(
+                ValueText.encode(value, as: attribute.type), prefix: attribute.textPrefix,
+                name: attribute.name, to: &buffer)
         case .external:
             appendExternal(attribute, column: attribute.column, ref: ref, to: &buffer)
         }
@@ -261,8 +270,10 @@ struct DocumentWriter {
 
     /// Writes an external-storage attribute: the name of its blob, and the blob
     /// itself into ``blobs`` (nil: nothing at all).
-    private mutating func appendExternal(_ attribute: EntityPlan.Attribute, column: Column, ref: ObjectRef,
-                                         to buffer: inout ByteBuffer) {
+    private mutating func appendExternal(
+        _ attribute: EntityPlan.Attribute, column: Column, ref: ObjectRef,
+        to buffer: inout ByteBuffer
+    ) {
         let row = Int(ref.row)
         let id = graph.tables[Int(ref.entity)].ids[row]
         if let lazy = column.blob(at: row), let hash = FileIO.blobHash(in: lazy.name) {

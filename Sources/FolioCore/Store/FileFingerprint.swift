@@ -82,8 +82,10 @@ struct FileFingerprint: Hashable, Sendable {
         return Int64(now.tv_sec) - latest < Self.racyInterval
     }
 
-    private init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, modifiedNanoseconds: Int64,
-                 changed: Int64, changedNanoseconds: Int64) {
+    private init(
+        device: UInt64, inode: UInt64, size: Int64, modified: Int64, modifiedNanoseconds: Int64,
+        changed: Int64, changedNanoseconds: Int64
+    ) {
         self.device = device
         self.inode = inode
         self.size = size
@@ -104,9 +106,10 @@ struct FileFingerprint: Hashable, Sendable {
         #else
         let modified = info.st_mtim, changed = info.st_ctim
         #endif
-        return FileFingerprint(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                               modified: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec),
-                               changed: Int64(changed.tv_sec), changedNanoseconds: Int64(changed.tv_nsec))
+        return FileFingerprint(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modified: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec),
+            changed: Int64(changed.tv_sec), changedNanoseconds: Int64(changed.tv_nsec))
     }
 
     /// The ``ContentHasher`` hash of a file's bytes; `nil` if it cannot be read

@@ -116,8 +116,10 @@ enum FileIO {
 
     /// ``openRegularFile(_:followingLinks:)`` of `name` in the folder `folder`
     /// (a descriptor, or `AT_FDCWD`); `path` names it in errors.
-    static func openRegularFile(at folder: Int32, _ name: String, path: String,
-                                followingLinks: Bool = false) throws(PackageError) -> (descriptor: Int32, size: Int) {
+    static func openRegularFile(
+        at folder: Int32, _ name: String, path: String,
+        followingLinks: Bool = false
+    ) throws(PackageError) -> (descriptor: Int32, size: Int) {
         let descriptor = openat(folder, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
         guard descriptor >= 0 else {
             if errno == ELOOP { throw .notARegularFile(path: path, kind: "a symbolic link") }
@@ -195,8 +197,9 @@ enum FileIO {
     static func commitStamp(_ path: String) -> CommitStamp? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
-        return CommitStamp(identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)),
-                           changedSeconds: Int64(info.st_ctim.tv_sec), changedNanoseconds: Int64(info.st_ctim.tv_nsec))
+        return CommitStamp(
+            identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)),
+            changedSeconds: Int64(info.st_ctim.tv_sec), changedNanoseconds: Int64(info.st_ctim.tv_nsec))
     }
 
     /// What `lstat` says of a path: its kind, size and identity.
@@ -262,7 +265,8 @@ enum FileIO {
         guard isSafeBlobName(name), name.hasSuffix(".bin") else { return false }
         let stem = Array(name.utf8.dropLast(4))
         guard let firstDash = stem.firstIndex(of: UInt8(ascii: "-")),
-              let lastDash = stem.lastIndex(of: UInt8(ascii: "-")), lastDash > firstDash + 1, firstDash > 0 else { return false }
+            let lastDash = stem.lastIndex(of: UInt8(ascii: "-")), lastDash > firstDash + 1, firstDash > 0
+        else { return false }
         let hash = stem[(lastDash + 1)...]
         return stem[..<firstDash].allSatisfy { (0x30...0x39).contains($0) }
             && hash.count == 16 && hash.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }

@@ -73,7 +73,8 @@ extension HistoryLog {
     static func merge(of transactions: [StoredTransaction], schema: Schema?) -> StoredTransaction? {
         let heads = heads(of: transactions)
         guard heads.count > 1, let highest = heads.last, highest < .max,
-              let top = transactions.last(where: { $0.number == highest }) else { return nil }
+            let top = transactions.last(where: { $0.number == highest })
+        else { return nil }
         let byNumber = Dictionary(transactions.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
         let numbers = Set(byNumber.keys)
         // What each head follows: everything up to its floor, and what its parents name, transitively.
@@ -156,8 +157,9 @@ extension StoredTransaction {
             }
             for tombstone in transaction.tombstones { tombstones[tombstone.entity, default: [:]][tombstone.id] = tombstone }
         }
-        var result = StoredTransaction(number: 0, timestamp: Date(timeIntervalSince1970: 0), author: nil,
-                                       bundleIdentifier: "", processIdentifier: "")
+        var result = StoredTransaction(
+            number: 0, timestamp: Date(timeIntervalSince1970: 0), author: nil,
+            bundleIdentifier: "", processIdentifier: "")
         let declared = schema?.entities.map(\.name) ?? []
         let ordered = declared.filter { inserted[$0] != nil } + entities.filter { !declared.contains($0) }
         for entity in ordered {

@@ -120,8 +120,11 @@ struct HistoryLog: Equatable, Sendable {
         tail.append(transaction)
         tailElements += buffer.bytes
         if tailElements.count >= Self.segmentBytes, let first = tail.first {
-            segments.append(Self.sealed(Segment(first: first.number, last: transaction.number, count: tail.count, file: "",
-                                                transactions: tail)))
+            segments.append(
+                Self.sealed(
+                    Segment(
+                        first: first.number, last: transaction.number, count: tail.count, file: "",
+                        transactions: tail)))
             setTail([])
         }
         return transaction.number
@@ -133,8 +136,10 @@ struct HistoryLog: Equatable, Sendable {
     ///
     /// - Returns: how many transactions were removed.
     /// - Throws: ``PackageError`` when a segment cannot be read; nothing is removed then.
-    mutating func remove(where shouldRemove: (StoredTransaction) -> Bool, in package: PackageFolder?,
-                         limits: DocumentLimits, schema: Schema?) throws(PackageError) -> Int {
+    mutating func remove(
+        where shouldRemove: (StoredTransaction) -> Bool, in package: PackageFolder?,
+        limits: DocumentLimits, schema: Schema?
+    ) throws(PackageError) -> Int {
         var removed = 0
         try rewrite(in: package, limits: limits, schema: schema, skippingUnreadable: false) { transactions in
             let remaining = transactions.filter { !shouldRemove($0) }
@@ -149,8 +154,10 @@ struct HistoryLog: Equatable, Sendable {
     /// (read now) and the tail; the files that change are written by the next
     /// save. A segment that cannot be read is left as it is (a damaged history
     /// never stops an open or a save; reading it fails as before).
-    mutating func rename(in package: PackageFolder?, limits: DocumentLimits, storedSchema: Schema,
-                         entity: (String) -> String?, property: (_ name: String, _ entity: String) -> String?) {
+    mutating func rename(
+        in package: PackageFolder?, limits: DocumentLimits, storedSchema: Schema,
+        entity: (String) -> String?, property: (_ name: String, _ entity: String) -> String?
+    ) {
         try? rewrite(in: package, limits: limits, schema: storedSchema, skippingUnreadable: true) { transactions in
             transactions.map { $0.renamed(entity: entity, property: property) }
         }
@@ -163,8 +170,10 @@ struct HistoryLog: Equatable, Sendable {
     ///
     /// - Throws: ``PackageError`` when a segment cannot be read, unless
     ///   `skippingUnreadable` (it is then kept as it is); nothing changes then.
-    private mutating func rewrite(in package: PackageFolder?, limits: DocumentLimits, schema: Schema?, skippingUnreadable: Bool,
-                                  _ transform: ([StoredTransaction]) -> [StoredTransaction]) throws(PackageError) {
+    private mutating func rewrite(
+        in package: PackageFolder?, limits: DocumentLimits, schema: Schema?, skippingUnreadable: Bool,
+        _ transform: ([StoredTransaction]) -> [StoredTransaction]
+    ) throws(PackageError) {
         var kept: [Segment] = []
         for segment in segments {
             let transactions: [StoredTransaction]
@@ -181,14 +190,19 @@ struct HistoryLog: Equatable, Sendable {
                 continue
             }
             if files != nil {
-                kept.append(Segment(first: rewritten.first?.number ?? 0, last: rewritten.last?.number ?? 0,
-                                    count: rewritten.count, file: segment.file, bytes: Self.encode(rewritten),
-                                    transactions: rewritten, isListed: true))
+                kept.append(
+                    Segment(
+                        first: rewritten.first?.number ?? 0, last: rewritten.last?.number ?? 0,
+                        count: rewritten.count, file: segment.file, bytes: Self.encode(rewritten),
+                        transactions: rewritten, isListed: true))
                 continue
             }
             guard let first = rewritten.first, let last = rewritten.last else { continue }
-            kept.append(Self.sealed(Segment(first: first.number, last: last.number, count: rewritten.count, file: "",
-                                            transactions: rewritten)))
+            kept.append(
+                Self.sealed(
+                    Segment(
+                        first: first.number, last: last.number, count: rewritten.count, file: "",
+                        transactions: rewritten)))
         }
         segments = kept
         let rewrittenTail = transform(tail)
@@ -245,8 +259,10 @@ struct HistoryLog: Equatable, Sendable {
     ///   is now: O(bytes of history) the first time; then O(files) to stat them
     ///   and the bytes of those that changed. A history that branched is read
     ///   whole again, for the merge's changes.
-    mutating func learnHeads(in package: PackageFolder?, limits: DocumentLimits, schema: Schema?, recordingMerge: Bool,
-                             cache: inout HeadsCache) -> StoredTransaction? {
+    mutating func learnHeads(
+        in package: PackageFolder?, limits: DocumentLimits, schema: Schema?, recordingMerge: Bool,
+        cache: inout HeadsCache
+    ) -> StoredTransaction? {
         guard files != nil, heads == nil, let links = links(in: package, limits: limits, schema: schema, cache: &cache) else {
             return nil
         }
@@ -258,7 +274,8 @@ struct HistoryLog: Equatable, Sendable {
             return nil
         }
         guard let stored = try? storedTransactions(in: package, limits: limits, schema: schema),
-              let merge = Self.merge(of: stored, schema: schema) else { return nil }
+            let merge = Self.merge(of: stored, schema: schema)
+        else { return nil }
         appendToFile(merge, keepingNumber: true)
         heads = [merge.number]
         return merge
@@ -283,8 +300,10 @@ struct HistoryLog: Equatable, Sendable {
     /// Every transaction's ``Link``, ascending, duplicates (by number and
     /// parents) kept once: from memory, the cache, or the files (a file that
     /// does not read: `nil`).
-    private func links(in package: PackageFolder?, limits: DocumentLimits, schema: Schema?,
-                       cache: inout HeadsCache) -> [Link]? {
+    private func links(
+        in package: PackageFolder?, limits: DocumentLimits, schema: Schema?,
+        cache: inout HeadsCache
+    ) -> [Link]? {
         var all: [Link] = []
         for segment in segments {
             if let transactions = segment.transactions {
@@ -345,8 +364,10 @@ struct HistoryLog: Equatable, Sendable {
         func seal() {
             guard let first = chunk.first, let last = chunk.last else { return }
             let file = PackageLayout.historyFileName(lane: 0, number: converted.segments.count + 1)
-            converted.segments.append(Segment(first: first.number, last: last.number, count: chunk.count, file: file,
-                                              bytes: Self.encode(chunk), transactions: chunk, isListed: true))
+            converted.segments.append(
+                Segment(
+                    first: first.number, last: last.number, count: chunk.count, file: file,
+                    bytes: Self.encode(chunk), transactions: chunk, isListed: true))
             chunk = []
             size = 0
         }
@@ -394,9 +415,11 @@ struct HistoryLog: Equatable, Sendable {
         tailElements += buffer.bytes
         layout.tailChanged = true
         if tailElements.count >= Self.segmentBytes, let first = tail.first {
-            segments.append(Segment(first: first.number, last: transaction.number, count: tail.count,
-                                    file: PackageLayout.historyFileName(lane: lane, number: layout.tailNumber),
-                                    bytes: Self.encode(tail), transactions: tail, isListed: true))
+            segments.append(
+                Segment(
+                    first: first.number, last: transaction.number, count: tail.count,
+                    file: PackageLayout.historyFileName(lane: lane, number: layout.tailNumber),
+                    bytes: Self.encode(tail), transactions: tail, isListed: true))
             layout.tailNumber += 1
             layout.tailChanged = false
             setTail([])
@@ -450,7 +473,8 @@ struct HistoryLog: Equatable, Sendable {
         }
         // The tail as written is on disk, unless more was appended since.
         if let layout = files, let writtenLayout = written.files, layout.tailNumber == writtenLayout.tailNumber,
-           tail.count == written.tail.count {
+            tail.count == written.tail.count
+        {
             files?.tailChanged = false
         }
     }
@@ -479,8 +503,10 @@ struct HistoryLog: Equatable, Sendable {
     }
 
     /// A segment's transactions: those in memory, or read from its file.
-    private static func load(_ segment: Segment, in package: PackageFolder?, limits: DocumentLimits,
-                             ceiling: UInt64, schema: Schema?) throws(PackageError) -> [StoredTransaction] {
+    private static func load(
+        _ segment: Segment, in package: PackageFolder?, limits: DocumentLimits,
+        ceiling: UInt64, schema: Schema?
+    ) throws(PackageError) -> [StoredTransaction] {
         if let transactions = segment.transactions { return transactions }
         guard let package else { return [] }
         let item = package.item(segment.file, in: folderName)
@@ -492,10 +518,12 @@ struct HistoryLog: Equatable, Sendable {
         let transactions = loader.historyTransactions
         if segment.isListed { return transactions }
         guard transactions.count == segment.count, transactions.first?.number == segment.first,
-              transactions.last?.number == segment.last else {
-            throw .unexpectedContent(PackageError.Location(file: path, line: 0, column: 0),
-                                     found: "\(transactions.count) transactions",
-                                     expected: "\(segment.count) transactions numbered \(segment.first) to \(segment.last), as the manifest lists")
+            transactions.last?.number == segment.last
+        else {
+            throw .unexpectedContent(
+                PackageError.Location(file: path, line: 0, column: 0),
+                found: "\(transactions.count) transactions",
+                expected: "\(segment.count) transactions numbered \(segment.first) to \(segment.last), as the manifest lists")
         }
         return transactions
     }

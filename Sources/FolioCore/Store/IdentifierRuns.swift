@@ -121,7 +121,8 @@ struct IdentifierRuns: Equatable, Sendable, Sequence {
             let bounds = word.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
             guard let first = UInt64(bounds[0]), first > 0 else { return nil }
             guard let last = bounds.count == 2 ? UInt64(bounds[1]) : first, last >= first, last < ceiling,
-                  last - first < UInt64(Swift.max(0, limit - count)), append(first...last) else { return nil }
+                last - first < UInt64(Swift.max(0, limit - count)), append(first...last)
+            else { return nil }
         }
     }
 }

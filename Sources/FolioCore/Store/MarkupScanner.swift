@@ -138,8 +138,9 @@ struct MarkupScanner {
                 while true {
                     let budget = markupLimit - (index - run)
                     let end = min(count, index + max(0, budget))
-                    let position = ByteScan.firstIndex(ofAny: UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ">"),
-                                                       in: base, from: index, to: end)
+                    let position = ByteScan.firstIndex(
+                        ofAny: UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ">"),
+                        in: base, from: index, to: end)
                     if position == end {
                         if end < count || budget <= 0 { return violation(.markupBytes, size: end - run + 1) }
                         index = count
@@ -158,7 +159,8 @@ struct MarkupScanner {
                     let shortEnd = min(count, run + 32)
                     var close = ByteScan.firstIndex(of: quote, in: base, from: run, to: shortEnd)
                     if close == shortEnd, close < count {
-                        close = memchr(base + close, Int32(quote), count - close)
+                        close =
+                            memchr(base + close, Int32(quote), count - close)
                             .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? count
                     }
                     if close - run > valueLimit { return violation(.valueBytes, size: close - run) }
@@ -258,7 +260,8 @@ struct MarkupScanner {
     private func violation(_ limit: DocumentLimits.Limit, size: Int) -> Violation {
         var isDeclaration = false
         if case .declaration = state { isDeclaration = true }
-        return Violation(limit: limit, size: size, offset: constructStart, isDeclaration: isDeclaration,
-                         declaration: String(decoding: declarationHead, as: UTF8.self))
+        return Violation(
+            limit: limit, size: size, offset: constructStart, isDeclaration: isDeclaration,
+            declaration: String(decoding: declarationHead, as: UTF8.self))
     }
 }

@@ -99,17 +99,17 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
     public var location: Location? {
         switch self {
         case .notAPackage, .io, .modifiedOnDisk, .locked, .unwritable, .notARegularFile, .blobTooLarge, .blobHashMismatch,
-             .notAPackageFolder, .twoLayouts:
+            .notAPackageFolder, .twoLayouts:
             return nil
         case .unsupportedFormat(let location, _), .malformedXML(let location, _), .invalidEncoding(let location, _),
-             .forbiddenDeclaration(let location, _), .unexpectedContent(let location, _, _),
-             .invalidSchemaDeclaration(let location, _), .invalidSchema(let location, _),
-             .unknownEntity(let location, _), .unknownProperty(let location, _, _), .missingValue(let location, _, _),
-             .invalidValue(let location, _, _, _, _), .invalidIdentifier(let location, _, _),
-             .danglingReference(let location, _, _, _, _), .wrongDestination(let location, _, _, _, _, _),
-             .inverseMismatch(let location, _, _, _, _), .missingBlob(let location, _, _, _),
-             .countViolation(let location, _, _, _, _, _, _), .uniqueViolation(let location, _, _, _, _),
-             .tooLarge(let location, _, _), .limitExceeded(let location, _, _, _):
+            .forbiddenDeclaration(let location, _), .unexpectedContent(let location, _, _),
+            .invalidSchemaDeclaration(let location, _), .invalidSchema(let location, _),
+            .unknownEntity(let location, _), .unknownProperty(let location, _, _), .missingValue(let location, _, _),
+            .invalidValue(let location, _, _, _, _), .invalidIdentifier(let location, _, _),
+            .danglingReference(let location, _, _, _, _), .wrongDestination(let location, _, _, _, _, _),
+            .inverseMismatch(let location, _, _, _, _), .missingBlob(let location, _, _, _),
+            .countViolation(let location, _, _, _, _, _, _), .uniqueViolation(let location, _, _, _, _),
+            .tooLarge(let location, _, _), .limitExceeded(let location, _, _, _):
             return location
         }
     }
@@ -157,7 +157,9 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
         case .inverseMismatch(_, let entity, let id, let relationship, let target):
             return prefix + "\(entity)#\(id).\(relationship) lists #\(target), whose inverse does not list it back"
         case .countViolation(_, let entity, let id, let relationship, let count, let minimum, let maximum):
-            let bounds = maximum == 0 ? "at least \(minimum)"
+            let bounds =
+                maximum == 0
+                ? "at least \(minimum)"
                 : minimum == 0 ? "at most \(maximum)" : "between \(minimum) and \(maximum)"
             return prefix + "\(entity)#\(id).\(relationship) holds \(count) object\(count == 1 ? "" : "s"), but must hold \(bounds)"
         case .uniqueViolation(_, let entity, let attribute, let value, let ids):

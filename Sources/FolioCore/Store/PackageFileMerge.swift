@@ -82,8 +82,10 @@ public enum PackageFileMerge {
     /// - Parameter byLines: `false` reads each version of a part whole, every
     ///   object through the loader and the per-object merge: what the line-by-line
     ///   merge must give byte for byte, kept for the tests that say so.
-    static func merge(_ kind: Kind, base: URL?, ours: URL, theirs: URL, package: URL, schema knownSchema: Schema?,
-                      byLines: Bool = true) throws(Failure) -> Merged {
+    static func merge(
+        _ kind: Kind, base: URL?, ours: URL, theirs: URL, package: URL, schema knownSchema: Schema?,
+        byLines: Bool = true
+    ) throws(Failure) -> Merged {
         let versions = try [base, ours, theirs].map { (url: URL?) throws(Failure) -> Data in
             guard let url else { return Data() }
             // Mapped, not read: a part's lines are compared where they lie, and only those taken are copied.
@@ -106,20 +108,25 @@ public enum PackageFileMerge {
             if let knownSchema { schema = knownSchema } else { schema = try self.schema(of: package) }
             let folder = PackageFolder(path: package.path)
             if byLines, let declaration = schema.entity(named: entity),
-               let merged = try mergeLines(entity: declaration, base: base.map { ($0.path, baseBytes) },
-                                           ours: (ours.path, ourBytes), theirs: (theirs.path, theirBytes),
-                                           schema: schema, blobs: folder) {
+                let merged = try mergeLines(
+                    entity: declaration, base: base.map { ($0.path, baseBytes) },
+                    ours: (ours.path, ourBytes), theirs: (theirs.path, theirBytes),
+                    schema: schema, blobs: folder)
+            {
                 return merged
             }
-            return try mergeWhole(entity: entity, base: base, baseIsEmpty: baseBytes.isEmpty, ours: ours, theirs: theirs,
-                                  schema: schema, blobs: folder)
+            return try mergeWhole(
+                entity: entity, base: base, baseIsEmpty: baseBytes.isEmpty, ours: ours, theirs: theirs,
+                schema: schema, blobs: folder)
         }
     }
 
     /// A part merged whole: each version read through the loader, every object
     /// merged, the file written again from the merged objects.
-    private static func mergeWhole(entity: String, base: URL?, baseIsEmpty: Bool, ours: URL, theirs: URL, schema: Schema,
-                                   blobs folder: PackageFolder) throws(Failure) -> Merged {
+    private static func mergeWhole(
+        entity: String, base: URL?, baseIsEmpty: Bool, ours: URL, theirs: URL, schema: Schema,
+        blobs folder: PackageFolder
+    ) throws(Failure) -> Merged {
         func records(_ url: URL?) throws(Failure) -> PartRecords {
             guard let url, !(url == base && baseIsEmpty) else {
                 guard let entityDeclaration = schema.entity(named: entity) else {
@@ -138,10 +145,12 @@ public enum PackageFileMerge {
         }
         var merged = o
         merged.states = outcome.states
-        merged.conflicts = MergeConflict.mergeRecords(base: b.conflicts, ours: o.conflicts, theirs: t.conflicts)
+        merged.conflicts =
+            MergeConflict.mergeRecords(base: b.conflicts, ours: o.conflicts, theirs: t.conflicts)
             + outcome.conflicts
-        return Merged(contents: merged.bytes(schema: schema), conflicts: outcome.conflicts,
-                      statesBuilt: b.states.count + o.states.count + t.states.count)
+        return Merged(
+            contents: merged.bytes(schema: schema), conflicts: outcome.conflicts,
+            statesBuilt: b.states.count + o.states.count + t.states.count)
     }
 
     /// A part merged line by line (``PartLines``): per identifier, an object
@@ -153,10 +162,13 @@ public enum PackageFileMerge {
     /// writes, since Folio writes an object's line, or a record's, from its
     /// value alone. `nil` when a version is not laid out as Folio writes a part:
     /// the caller reads them whole.
-    private static func mergeLines(entity declaration: Schema.Entity, base: (path: String, bytes: Data)?,
-                                   ours: (path: String, bytes: Data), theirs: (path: String, bytes: Data), schema: Schema,
-                                   blobs: PackageFolder)
-        throws(Failure) -> Merged? {
+    private static func mergeLines(
+        entity declaration: Schema.Entity, base: (path: String, bytes: Data)?,
+        ours: (path: String, bytes: Data), theirs: (path: String, bytes: Data), schema: Schema,
+        blobs: PackageFolder
+    )
+        throws(Failure) -> Merged?
+    {
         let entity = declaration.name
         let b: PartLines
         if let base, !base.bytes.isEmpty {
@@ -166,7 +178,8 @@ public enum PackageFileMerge {
             b = .empty
         }
         guard let o = PartLines.split(ours.bytes, entity: entity),
-              let t = PartLines.split(theirs.bytes, entity: entity) else { return nil }
+            let t = PartLines.split(theirs.bytes, entity: entity)
+        else { return nil }
 
         /// Where one identifier's merged object line comes from: nowhere, a version's
         /// line (0 base, 1 ours, 2 theirs), or the merge.
@@ -176,42 +189,51 @@ public enum PackageFileMerge {
         // The object lines both sides changed, per version, to be read.
         var contested: [[(range: Range<Int>, number: Int)]] = [[], [], []]
         // The three versions' bytes held once for the whole walk: each comparison is a `memcmp`.
-        b.bytes.withUnsafeBytes { bRaw in o.bytes.withUnsafeBytes { oRaw in t.bytes.withUnsafeBytes { tRaw in
-            func same(_ a: Range<Int>?, _ aBytes: UnsafeRawBufferPointer, _ b: Range<Int>?, _ bBytes: UnsafeRawBufferPointer)
-                -> Bool {
-                guard let a, let b else { return a == nil && b == nil }
-                guard a.count == b.count else { return false }
-                guard let aBase = aBytes.baseAddress, let bBase = bBytes.baseAddress else { return a.isEmpty }
-                return memcmp(aBase + a.lowerBound, bBase + b.lowerBound, a.count) == 0
-            }
-            var (i, j, k) = (0, 0, 0)
-            let none = PartLines.Group(id: 0, object: nil)
-            while i < b.groups.count || j < o.groups.count || k < t.groups.count {
-                let id = min(i < b.groups.count ? b.groups[i].id : .max, j < o.groups.count ? o.groups[j].id : .max,
-                             k < t.groups.count ? t.groups[k].id : .max)
-                let bg = i < b.groups.count && b.groups[i].id == id ? b.groups[i] : none
-                let og = j < o.groups.count && o.groups[j].id == id ? o.groups[j] : none
-                let tg = k < t.groups.count && t.groups[k].id == id ? t.groups[k] : none
-                if bg.id == id { i += 1 }
-                if og.id == id { j += 1 }
-                if tg.id == id { k += 1 }
-                let source: Source
-                if same(og.object, oRaw, tg.object, tRaw) || same(tg.object, tRaw, bg.object, bRaw) {
-                    source = og.object.map { .copy(1, $0) } ?? .none
-                } else if same(og.object, oRaw, bg.object, bRaw) {
-                    source = tg.object.map { .copy(2, $0) } ?? .none
-                } else {
-                    source = .merged
-                    for (version, group) in [bg, og, tg].enumerated() {
-                        if let line = group.object { contested[version].append((line, group.objectLine)) }
+        b.bytes.withUnsafeBytes { bRaw in
+            o.bytes.withUnsafeBytes { oRaw in
+                t.bytes.withUnsafeBytes { tRaw in
+                    func same(_ a: Range<Int>?, _ aBytes: UnsafeRawBufferPointer, _ b: Range<Int>?, _ bBytes: UnsafeRawBufferPointer)
+                        -> Bool
+                    {
+                        guard let a, let b else { return a == nil && b == nil }
+                        guard a.count == b.count else { return false }
+                        guard let aBase = aBytes.baseAddress, let bBase = bBytes.baseAddress else { return a.isEmpty }
+                        return memcmp(aBase + a.lowerBound, bBase + b.lowerBound, a.count) == 0
+                    }
+                    var (i, j, k) = (0, 0, 0)
+                    let none = PartLines.Group(id: 0, object: nil)
+                    while i < b.groups.count || j < o.groups.count || k < t.groups.count {
+                        let id = min(
+                            i < b.groups.count ? b.groups[i].id : .max, j < o.groups.count ? o.groups[j].id : .max,
+                            k < t.groups.count ? t.groups[k].id : .max)
+                        let bg = i < b.groups.count && b.groups[i].id == id ? b.groups[i] : none
+                        let og = j < o.groups.count && o.groups[j].id == id ? o.groups[j] : none
+                        let tg = k < t.groups.count && t.groups[k].id == id ? t.groups[k] : none
+                        if bg.id == id { i += 1 }
+                        if og.id == id { j += 1 }
+                        if tg.id == id { k += 1 }
+                        let source: Source
+                        if same(og.object, oRaw, tg.object, tRaw) || same(tg.object, tRaw, bg.object, bRaw) {
+                            source = og.object.map { .copy(1, $0) } ?? .none
+                        } else if same(og.object, oRaw, bg.object, bRaw) {
+                            source = tg.object.map { .copy(2, $0) } ?? .none
+                        } else {
+                            source = .merged
+                            for (version, group) in [bg, og, tg].enumerated() {
+                                if let line = group.object { contested[version].append((line, group.objectLine)) }
+                            }
+                        }
+                        let records =
+                            bg.records.isEmpty && og.records.isEmpty && tg.records.isEmpty
+                            ? []
+                            : mergeRecordLines(
+                                base: bg.records.map(b.line), ours: og.records.map(o.line),
+                                theirs: tg.records.map(t.line))
+                        plan.append((id, source, records))
                     }
                 }
-                let records = bg.records.isEmpty && og.records.isEmpty && tg.records.isEmpty
-                    ? [] : mergeRecordLines(base: bg.records.map(b.line), ours: og.records.map(o.line),
-                                            theirs: tg.records.map(t.line))
-                plan.append((id, source, records))
             }
-        } } }
+        }
 
         // The contested objects: read from their lines alone, merged as the whole merge merges them.
         var states: [[UInt64: ObjectState]] = [[:], [:], [:]]
@@ -220,8 +242,9 @@ public enum PackageFileMerge {
         for (version, (lines, path)) in [(b, base?.path ?? ""), (o, ours.path), (t, theirs.path)].enumerated()
         where !contested[version].isEmpty {
             do {
-                let records = try PartRecords.read(bytes: lines.keeping(contested[version], entity: entity), path: path,
-                                                   entity: entity, schema: schema, blobs: blobs)
+                let records = try PartRecords.read(
+                    bytes: lines.keeping(contested[version], entity: entity), path: path,
+                    entity: entity, schema: schema, blobs: blobs)
                 states[version] = records.states
             } catch {
                 throw .package(error)
@@ -257,8 +280,9 @@ public enum PackageFileMerge {
             for conflict in newRecords[id] ?? [] { ConflictRecordXML.append(conflict, schema: schema, to: &output) }
         }
         output.append(bytes: PartLines.footer)
-        return Merged(contents: output.data(), conflicts: outcome.conflicts,
-                      statesBuilt: states.reduce(0) { $0 + $1.count })
+        return Merged(
+            contents: output.data(), conflicts: outcome.conflicts,
+            statesBuilt: states.reduce(0) { $0 + $1.count })
     }
 
     /// ``MergeConflict/mergeRecords(base:ours:theirs:)`` over record lines:

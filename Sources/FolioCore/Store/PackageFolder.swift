@@ -85,8 +85,10 @@ struct PackageFolder: Hashable, Sendable {
     }
 
     /// Runs `body` with a descriptor of the folder holding `item`.
-    func withFolder<T>(of item: Item, create: Bool = false,
-                       _ body: (Int32) throws(PackageError) -> T) throws(PackageError) -> T {
+    func withFolder<T>(
+        of item: Item, create: Bool = false,
+        _ body: (Int32) throws(PackageError) -> T
+    ) throws(PackageError) -> T {
         let descriptor = try openFolder(item.folder, create: create)
         defer { close(descriptor) }
         return try body(descriptor)
@@ -205,8 +207,10 @@ struct PackageFolder: Hashable, Sendable {
 
     /// Writes a file durably under a temporary name in its folder, then renames
     /// it into place: readers see the old file or the new one, whole.
-    func writeAtomically(_ item: Item, create: Bool = false,
-                         produce: (Int32) throws(PackageError) -> Void) throws(PackageError) {
+    func writeAtomically(
+        _ item: Item, create: Bool = false,
+        produce: (Int32) throws(PackageError) -> Void
+    ) throws(PackageError) {
         try withFolder(of: item, create: create) { (folder: Int32) throws(PackageError) in
             let temporary = FileIO.temporaryName(for: item.name)
             let temporaryPath = self.item(temporary, in: item.folder).path

@@ -63,10 +63,11 @@ enum PackageLayout {
         let stem = name.dropLast(4)
         let pieces = stem.split(separator: "-", omittingEmptySubsequences: false)
         guard pieces.count == 2, pieces[0].utf8.count == 8, pieces[1].utf8.count >= 4, pieces[1].utf8.count <= 5,
-              pieces.allSatisfy({ $0.utf8.allSatisfy(isLowerHex) }),
-              let lane = UInt64(pieces[0], radix: 16), let bucket = UInt64(pieces[1], radix: 16),
-              lane < IdentifierAllocator.lanes.upperBound, bucket < (1 << (32 - bucketBits)),
-              partFileName(lane: lane, bucket: bucket) == name else { return nil }
+            pieces.allSatisfy({ $0.utf8.allSatisfy(isLowerHex) }),
+            let lane = UInt64(pieces[0], radix: 16), let bucket = UInt64(pieces[1], radix: 16),
+            lane < IdentifierAllocator.lanes.upperBound, bucket < (1 << (32 - bucketBits)),
+            partFileName(lane: lane, bucket: bucket) == name
+        else { return nil }
         return (lane, bucket)
     }
 
@@ -82,9 +83,10 @@ enum PackageLayout {
         guard name.utf8.count == 21, name.hasSuffix(".xml") else { return nil }
         let pieces = name.dropLast(4).split(separator: "-", omittingEmptySubsequences: false)
         guard pieces.count == 2, pieces[0].utf8.count == 8, pieces[1].utf8.count == 8,
-              pieces.allSatisfy({ $0.utf8.allSatisfy(isLowerHex) }),
-              let lane = UInt64(pieces[0], radix: 16), let number = UInt64(pieces[1], radix: 16),
-              lane < IdentifierAllocator.lanes.upperBound, number > 0 else { return nil }
+            pieces.allSatisfy({ $0.utf8.allSatisfy(isLowerHex) }),
+            let lane = UInt64(pieces[0], radix: 16), let number = UInt64(pieces[1], radix: 16),
+            lane < IdentifierAllocator.lanes.upperBound, number > 0
+        else { return nil }
         return (lane, Int(number))
     }
 

@@ -72,8 +72,10 @@ struct PackageManifest: Equatable {
     ///   an identifier is never handed out twice, across saves and sessions.
     ///   - conflicts: the conflict records the document keeps (``ObjectGraph/conflicts``),
     ///     listed in `<conflicts>` after the parts.
-    static func bytes(schema: Schema, parts: [Part], nextID: UInt64, history: HistoryLog? = nil,
-                      supersedes documentHash: UInt64? = nil, conflicts: [MergeConflict] = []) -> [UInt8] {
+    static func bytes(
+        schema: Schema, parts: [Part], nextID: UInt64, history: HistoryLog? = nil,
+        supersedes documentHash: UInt64? = nil, conflicts: [MergeConflict] = []
+    ) -> [UInt8] {
         var buffer = ByteBuffer()
         buffer.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<folio format=\"2\" next-id=\"")
         buffer.append(uint: nextID)
@@ -105,8 +107,9 @@ struct PackageManifest: Equatable {
             buffer.append("\">\n")
             for segment in history.segments {
                 buffer.append("    <segment")
-                appendRange(first: UInt64(segment.first), last: UInt64(segment.last), count: segment.count, file: segment.file,
-                            to: &buffer)
+                appendRange(
+                    first: UInt64(segment.first), last: UInt64(segment.last), count: segment.count, file: segment.file,
+                    to: &buffer)
             }
             buffer.append(bytes: history.tailElements)
             buffer.append("  </history>\n")

@@ -56,8 +56,10 @@ extension DocumentPackage {
     ///   objects whose lines differ, and the last history file of each lane
     ///   of the three versions; whole graphs, a read of ours and of the result,
     ///   O(objects × properties + links), and ours' history.
-    static func recordMergeHistory(_ method: PackageMergeResult.Method, base: URL, ours: URL, theirs: URL,
-                                   merged: URL) throws(PackageMergeError) {
+    static func recordMergeHistory(
+        _ method: PackageMergeResult.Method, base: URL, ours: URL, theirs: URL,
+        merged: URL
+    ) throws(PackageMergeError) {
         switch method {
         case .fileByFile:
             // The history files of both sides are in the result already (taken, or merged by transaction).
@@ -65,8 +67,9 @@ extension DocumentPackage {
             guard let transaction = try fileByFileDifference(ours: ours, theirs: theirs, merged: merged) else { return }
             // It merges the branches the result's history holds: it names their heads (the union's).
             var cache = HistoryLog.HeadsCache()
-            _ = log.learnHeads(in: DocumentPackage(url: merged).folder, limits: .standard, schema: nil, recordingMerge: false,
-                               cache: &cache)
+            _ = log.learnHeads(
+                in: DocumentPackage(url: merged).folder, limits: .standard, schema: nil, recordingMerge: false,
+                cache: &cache)
             log.nextNumber = max(log.nextNumber, highestTransactionNumber(in: [base, ours, theirs]) + 1)
             log.append(transaction)
             try writeHistoryFiles(log, into: merged)
@@ -90,10 +93,13 @@ extension DocumentPackage {
         let paths = Set(packageFiles(in: ours)).union(packageFiles(in: merged)).sorted()
         for path in paths {
             guard case .part(let entity)? = fileKind(path), mergedSchema.entity(named: entity) != nil,
-                  !sameBytes(ours.appendingPathComponent(path), merged.appendingPathComponent(path)) else { continue }
+                !sameBytes(ours.appendingPathComponent(path), merged.appendingPathComponent(path))
+            else { continue }
             let taken = sameBytes(theirs.appendingPathComponent(path), merged.appendingPathComponent(path))
-            let versions = (old: PartVersion(package: ourPackage, schema: ourSchema),
-                            new: PartVersion(package: taken ? theirPackage : mergedPackage, schema: mergedSchema))
+            let versions = (
+                old: PartVersion(package: ourPackage, schema: ourSchema),
+                new: PartVersion(package: taken ? theirPackage : mergedPackage, schema: mergedSchema)
+            )
             let states = try changedStates(path, entity: entity, versions, scratch: merged)
             before.merge(states.old) { first, _ in first }
             after.merge(states.new) { first, _ in first }
@@ -118,20 +124,27 @@ extension DocumentPackage {
     ///
     /// - Complexity: O(bytes of both versions) to compare lines, plus the
     ///   reading of the lines that differ.
-    private static func changedStates(_ path: String, entity: String, _ versions: (old: PartVersion, new: PartVersion),
-                                      scratch: URL) throws(PackageMergeError)
-        -> (old: [UInt64: ObjectState], new: [UInt64: ObjectState]) {
+    private static func changedStates(
+        _ path: String, entity: String, _ versions: (old: PartVersion, new: PartVersion),
+        scratch: URL
+    ) throws(PackageMergeError)
+        -> (old: [UInt64: ObjectState], new: [UInt64: ObjectState])
+    {
         func whole() throws(PackageMergeError) -> (old: [UInt64: ObjectState], new: [UInt64: ObjectState]) {
-            (try partStates(path, entity: entity, of: versions.old.package, schema: versions.old.schema),
-             try partStates(path, entity: entity, of: versions.new.package, schema: versions.new.schema))
+            (
+                try partStates(path, entity: entity, of: versions.old.package, schema: versions.old.schema),
+                try partStates(path, entity: entity, of: versions.new.package, schema: versions.new.schema)
+            )
         }
         guard versions.old.schema.entity(named: entity) != nil,
-              let oldLines = PartLines(versions.old.package.url.appendingPathComponent(path)),
-              let newLines = PartLines(versions.new.package.url.appendingPathComponent(path)) else { return try whole() }
+            let oldLines = PartLines(versions.old.package.url.appendingPathComponent(path)),
+            let newLines = PartLines(versions.new.package.url.appendingPathComponent(path))
+        else { return try whole() }
         let (oldBody, newBody) = (Set(oldLines.body), Set(newLines.body))
         let oldOnly = oldLines.body.filter { !newBody.contains($0) }, newOnly = newLines.body.filter { !oldBody.contains($0) }
         guard let old = oldLines.states(of: oldOnly, entity: entity, version: versions.old, scratch: scratch),
-              let new = newLines.states(of: newOnly, entity: entity, version: versions.new, scratch: scratch) else {
+            let new = newLines.states(of: newOnly, entity: entity, version: versions.new, scratch: scratch)
+        else {
             return try whole()
         }
         return (old, new)
@@ -149,8 +162,9 @@ extension DocumentPackage {
             guard FileIO.status(url.path)?.isRegular == true, let data = try? Data(contentsOf: url) else { return nil }
             let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             guard let root = lines.firstIndex(where: { $0.contains("<objects") && !$0.hasSuffix("/>") }),
-                  let end = lines.lastIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "</objects>" }),
-                  root < end else { return nil }
+                let end = lines.lastIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "</objects>" }),
+                root < end
+            else { return nil }
             head = Array(lines[...root])
             body = Array(lines[(root + 1)..<end])
             tail = Array(lines[end...])
@@ -158,22 +172,28 @@ extension DocumentPackage {
 
         /// The states of the objects on `lines` (of this file), read from a file
         /// of them alone; `nil` when they do not read so.
-        func states(of lines: [Substring], entity: String, version: PartVersion,
-                    scratch: URL) -> [UInt64: ObjectState]? {
+        func states(
+            of lines: [Substring], entity: String, version: PartVersion,
+            scratch: URL
+        ) -> [UInt64: ObjectState]? {
             guard !lines.isEmpty else { return [:] }
             let file = scratch.appendingPathComponent(".merge-history-\(UUID().uuidString).xml")
             defer { try? FileManager.default.removeItem(at: file) }
             let text = (head + lines + tail).joined(separator: "\n")
             do { try Data(text.utf8).write(to: file) } catch { return nil }
-            return try? PartRecords.read(path: file.path, entity: entity, schema: version.schema,
-                                         blobs: version.package.folder).states
+            return try? PartRecords.read(
+                path: file.path, entity: entity, schema: version.schema,
+                blobs: version.package.folder
+            ).states
         }
     }
 
     /// The objects of one part file, as states; none when the package lacks
     /// the file, or its schema the entity (an entity only the other side added).
-    private static func partStates(_ path: String, entity: String, of package: DocumentPackage,
-                                   schema: Schema) throws(PackageMergeError) -> [UInt64: ObjectState] {
+    private static func partStates(
+        _ path: String, entity: String, of package: DocumentPackage,
+        schema: Schema
+    ) throws(PackageMergeError) -> [UInt64: ObjectState] {
         guard schema.entity(named: entity) != nil else { return [:] }
         let item = package.folder.item(String(path.split(separator: "/").last ?? ""), in: PackageLayout.partFolder(entity: entity))
         guard package.folder.status(item)?.isRegular == true else { return [:] }
@@ -224,8 +244,9 @@ extension DocumentPackage {
         let candidates = mergedGraph.changedIdentifiers(since: ourGraph)
         let before = candidates.map { ourGraph.objectStates(of: $0) } ?? ourGraph.objectStates()
         let after = candidates.map { mergedGraph.objectStates(of: $0) } ?? mergedGraph.objectStates()
-        let transaction = StoredTransaction.difference(from: before, to: after, schema: mergedGraph.schema, timestamp: Date(),
-                                                       author: mergeAuthor)
+        let transaction = StoredTransaction.difference(
+            from: before, to: after, schema: mergedGraph.schema, timestamp: Date(),
+            author: mergeAuthor)
         let highest = highestTransactionNumber(in: [base, ours, theirs])
         var log = ourPackage.readHistory().log
         if formatVersion(of: merged) == stablePathsFormat {

@@ -126,7 +126,8 @@ extension DocumentPackage {
     ///   document. Whole documents: O(objects × properties + links) of the
     ///   three versions and the result, reading and writing them, and ours' history.
     public static func merge(base: URL, ours: URL, theirs: URL, into destination: URL) throws(PackageMergeError)
-        -> PackageMergeResult {
+        -> PackageMergeResult
+    {
         for (url, role) in [(base, "base"), (ours, "ours"), (theirs, "theirs")] where !isPackageFolder(url) {
             throw .notAPackage(path: url.path, role: role)
         }
@@ -184,7 +185,8 @@ extension DocumentPackage {
 
     /// Formats 1 and 2: the three graphs read, merged, written into `folder`.
     private static func mergeGraphs(base: URL, ours: URL, theirs: URL, into folder: URL) throws(PackageMergeError)
-        -> PackageMergeResult {
+        -> PackageMergeResult
+    {
         let graphs: [ObjectGraph]
         do { graphs = try [base, ours, theirs].map { (url) throws(PackageError) in try DocumentPackage(url: url).read() } } catch {
             throw .package(error)
@@ -192,23 +194,27 @@ extension DocumentPackage {
         let merged: MergeResult
         do { merged = try ObjectGraph.merge(base: graphs[0], ours: graphs[1], theirs: graphs[2]) } catch { throw .merge(error) }
         do { try DocumentPackage(url: folder).write(merged.graph) } catch { throw .package(error) }
-        return PackageMergeResult(method: .wholeGraph, conflicts: merged.conflicts, mergedFiles: 0, takenFiles: 0,
-                                  removedFiles: 0, objectCount: merged.graph.count, statesBuilt: merged.statesBuilt)
+        return PackageMergeResult(
+            method: .wholeGraph, conflicts: merged.conflicts, mergedFiles: 0, takenFiles: 0,
+            removedFiles: 0, objectCount: merged.graph.count, statesBuilt: merged.statesBuilt)
     }
 
     // MARK: File by file
 
     /// Format 3: the union of the three packages' files, each taken, removed or merged, written into `folder`.
     private static func mergeFiles(base: URL, ours: URL, theirs: URL, into folder: URL) throws(PackageMergeError)
-        -> PackageMergeResult {
+        -> PackageMergeResult
+    {
         let trees = [base, ours, theirs].map(packageFiles(in:))
         let paths = Set(trees[0]).union(trees[1]).union(trees[2]).sorted()
         var taken = 0, removed = 0
         var toMerge: [String] = []
         var copies: [(from: URL, path: String)] = []
         for path in paths {
-            let (b, o, t) = (base.appendingPathComponent(path), ours.appendingPathComponent(path),
-                             theirs.appendingPathComponent(path))
+            let (b, o, t) = (
+                base.appendingPathComponent(path), ours.appendingPathComponent(path),
+                theirs.appendingPathComponent(path)
+            )
             let unchangedOnOneSide = try sameFile(o, t) ? true : try sameFile(t, b)
             if unchangedOnOneSide {
                 if isFile(o) { copies.append((o, path)) }
@@ -246,10 +252,11 @@ extension DocumentPackage {
             let merged: PackageFileMerge.Merged
             do {
                 if case .part = kind, schema == nil { schema = try PackageFileMerge.schema(of: folder) }
-                merged = try PackageFileMerge.merge(kind, base: isFile(baseFile) ? baseFile : nil,
-                                                    ours: ours.appendingPathComponent(path),
-                                                    theirs: theirs.appendingPathComponent(path), package: folder,
-                                                    schema: schema)
+                merged = try PackageFileMerge.merge(
+                    kind, base: isFile(baseFile) ? baseFile : nil,
+                    ours: ours.appendingPathComponent(path),
+                    theirs: theirs.appendingPathComponent(path), package: folder,
+                    schema: schema)
             } catch {
                 throw .file(path: path, reason: error.description)
             }
@@ -263,8 +270,9 @@ extension DocumentPackage {
             conflicts += merged.conflicts
             statesBuilt += merged.statesBuilt
         }
-        return PackageMergeResult(method: .fileByFile, conflicts: conflicts, mergedFiles: toMerge.count, takenFiles: taken,
-                                  removedFiles: removed, objectCount: nil, statesBuilt: statesBuilt)
+        return PackageMergeResult(
+            method: .fileByFile, conflicts: conflicts, mergedFiles: toMerge.count, takenFiles: taken,
+            removedFiles: removed, objectCount: nil, statesBuilt: statesBuilt)
     }
 
     /// What a file is, by its path inside a format-3 package; `nil` for a file Folio does not merge.

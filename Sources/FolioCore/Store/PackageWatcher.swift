@@ -83,8 +83,9 @@ final class PackageWatcher: @unchecked Sendable {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw FileIO.error(path: path, operation: "inotify_init1") }
         // The folder's own move and removal too: a merge written over ours replaces the folder.
-        let mask = UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVE_SELF
-                          | IN_DELETE_SELF | IN_ONLYDIR)
+        let mask = UInt32(
+            IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVE_SELF
+                | IN_DELETE_SELF | IN_ONLYDIR)
         guard inotify_add_watch(descriptor, path, mask) >= 0 else {
             let failure = FileIO.error(path: path, operation: "inotify_add_watch")
             close(descriptor)
@@ -97,8 +98,9 @@ final class PackageWatcher: @unchecked Sendable {
         }
         #else
         let descriptor = probe
-        let source = DispatchSource.makeFileSystemObjectSource(fileDescriptor: descriptor,
-                                                               eventMask: [.write, .link, .rename, .delete], queue: queue)
+        let source = DispatchSource.makeFileSystemObjectSource(
+            fileDescriptor: descriptor,
+            eventMask: [.write, .link, .rename, .delete], queue: queue)
         source.setEventHandler { state.wake(onChange) }
         #endif
         source.setCancelHandler { state.didClose(close(descriptor) == 0) }

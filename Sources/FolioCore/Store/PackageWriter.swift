@@ -95,18 +95,23 @@ struct PackageWriter {
     /// - Returns: the fingerprint of the document just written.
     /// - Parameter changed: the identifiers of every object changed since the
     ///   package was last written (`nil`: unknown, every part is written).
-    private static func write(_ graph: ObjectGraph, to package: DocumentPackage, expecting expected: FileFingerprint?,
-                              changed: Set<UInt64>?, history: HistoryLog) throws(PackageError) -> FileFingerprint? {
+    private static func write(
+        _ graph: ObjectGraph, to package: DocumentPackage, expecting expected: FileFingerprint?,
+        changed: Set<UInt64>?, history: HistoryLog
+    ) throws(PackageError) -> FileFingerprint? {
         try package.write(graph, expecting: .some(expected), changed: changed, history: history)
     }
 
     /// Writes `graph` and `history` on this thread as the package's content for
     /// `generation`, and records it: nothing is left unwritten. Call with the
     /// writer's lock and the holder's lock held.
-    mutating func write(_ graph: ObjectGraph, generation written: Int, changed: Set<UInt64>?,
-                        history: inout HistoryLog) throws(PackageError) {
-        try didWrite(graph.schema, generation: written,
-                     fingerprint: try Self.write(graph, to: package, expecting: fingerprint, changed: changed, history: history))
+    mutating func write(
+        _ graph: ObjectGraph, generation written: Int, changed: Set<UInt64>?,
+        history: inout HistoryLog
+    ) throws(PackageError) {
+        try didWrite(
+            graph.schema, generation: written,
+            fingerprint: try Self.write(graph, to: package, expecting: fingerprint, changed: changed, history: history))
         history.didWrite(history)
         clearUnwritten()
     }

@@ -63,7 +63,8 @@ struct PartLines {
             let base = address.assumingMemoryBound(to: UInt8.self)
             let buffer = UnsafeBufferPointer(start: base, count: raw.count)
             guard hasPrefix(header, buffer, 0..<buffer.count),
-                  hasPrefix(footer, buffer, (buffer.count - footer.count)..<buffer.count) else { return nil }
+                hasPrefix(footer, buffer, (buffer.count - footer.count)..<buffer.count)
+            else { return nil }
             var groups: [Group] = []
             groups.reserveCapacity(4096)
             var start = header.count
@@ -85,17 +86,20 @@ struct PartLines {
                 }
                 // One element: it closes the line, and no other starts in it.
                 guard line.count >= idStart - start + 2, buffer[newline - 2] == UInt8(ascii: "/"),
-                      buffer[newline - 1] == UInt8(ascii: ">"),
-                      ByteScan.firstIndex(of: UInt8(ascii: "<"), in: base, from: start + 3, to: newline) == newline,
-                      let id = identifier(buffer, from: idStart, to: newline) else { return nil }
+                    buffer[newline - 1] == UInt8(ascii: ">"),
+                    ByteScan.firstIndex(of: UInt8(ascii: "<"), in: base, from: start + 3, to: newline) == newline,
+                    let id = identifier(buffer, from: idStart, to: newline)
+                else { return nil }
                 if let last = groups.last, last.id == id {
                     // A record of the object before; an object comes first in its group, and once.
                     guard isRecord else { return nil }
                     groups[groups.count - 1].records.append(line)
                 } else {
                     guard groups.last.map({ $0.id < id }) ?? true else { return nil }
-                    groups.append(isRecord ? Group(id: id, object: nil, records: [line])
-                                           : Group(id: id, object: line, objectLine: lineNumber))
+                    groups.append(
+                        isRecord
+                            ? Group(id: id, object: nil, records: [line])
+                            : Group(id: id, object: line, objectLine: lineNumber))
                 }
                 start = newline + 1
                 lineNumber += 1
@@ -147,8 +151,10 @@ struct PartLines {
     func append(_ range: Range<Int>, to output: inout ByteBuffer) {
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
-            output.append(UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self) + range.lowerBound,
-                                              count: range.count))
+            output.append(
+                UnsafeBufferPointer(
+                    start: base.assumingMemoryBound(to: UInt8.self) + range.lowerBound,
+                    count: range.count))
         }
         output.append(0x0A)
     }
@@ -161,8 +167,9 @@ struct PartLines {
     func keeping(_ lines: [(range: Range<Int>, number: Int)], entity: String) -> [UInt8] {
         let header = Self.header(entity: entity)
         var text: [UInt8] = []
-        text.reserveCapacity(header.count + Self.footer.count + lines.reduce(0) { $0 + $1.range.count + 1 }
-                             + (lines.last?.number ?? 0))
+        text.reserveCapacity(
+            header.count + Self.footer.count + lines.reduce(0) { $0 + $1.range.count + 1 }
+                + (lines.last?.number ?? 0))
         text += header
         var next = 3
         bytes.withUnsafeBytes { raw in

@@ -26,13 +26,15 @@ struct PartRecords {
     /// - Throws: ``PackageError`` for a file that is not such a part, naming
     ///   its line.
     static func read(path: String, entity entityName: String, schema: Schema, blobs: PackageFolder?)
-        throws(PackageError) -> PartRecords {
+        throws(PackageError) -> PartRecords
+    {
         try read(item: PackageFolder.item(atPath: path), entity: entityName, schema: schema, blobs: blobs)
     }
 
     /// Reads a package's part file, reached the package's guarded way (``read(path:entity:schema:blobs:)``).
     static func read(item: PackageFolder.Item, entity entityName: String, schema: Schema, blobs: PackageFolder?)
-        throws(PackageError) -> PartRecords {
+        throws(PackageError) -> PartRecords
+    {
         try read(path: item.path, entity: entityName, schema: schema, blobs: blobs) { (loader) throws(PackageError) in
             try loader.parse(item)
         }
@@ -41,15 +43,18 @@ struct PartRecords {
     /// Reads a part file's bytes held in memory (some of its lines, each at its
     /// line number: see ``PartLines``), errors naming the file at `path`.
     static func read(bytes: [UInt8], path: String, entity entityName: String, schema: Schema, blobs: PackageFolder?)
-        throws(PackageError) -> PartRecords {
+        throws(PackageError) -> PartRecords
+    {
         try read(path: path, entity: entityName, schema: schema, blobs: blobs) { (loader) throws(PackageError) in
             try loader.parse(bytes: bytes, path: path)
         }
     }
 
     /// Reads a part file through `parse`, which runs the loader over its bytes.
-    private static func read(path: String, entity entityName: String, schema: Schema, blobs: PackageFolder?,
-                             parse: (DocumentLoader) throws(PackageError) -> Void) throws(PackageError) -> PartRecords {
+    private static func read(
+        path: String, entity entityName: String, schema: Schema, blobs: PackageFolder?,
+        parse: (DocumentLoader) throws(PackageError) -> Void
+    ) throws(PackageError) -> PartRecords {
         let location = PackageError.Location(file: path, line: 0, column: 0)
         guard let entity = schema.entity(named: entityName) else { throw .unknownEntity(location, name: entityName) }
         var records = PartRecords(entity: entity)
@@ -60,8 +65,9 @@ struct PartRecords {
             let here = PackageError.Location(file: path, line: line, column: 0)
             if name == ConflictRecordXML.elementName {
                 guard let conflict = ConflictRecordXML.read(xml, entity: entityName, schema: schema) else {
-                    failure = .unexpectedContent(here, found: "a conflict record that does not read",
-                                                 expected: "<f.conflict> as docs/FORMAT.md describes")
+                    failure = .unexpectedContent(
+                        here, found: "a conflict record that does not read",
+                        expected: "<f.conflict> as docs/FORMAT.md describes")
                     return
                 }
                 records.conflicts.append(conflict)
@@ -87,8 +93,10 @@ struct PartRecords {
     }
 
     /// One object element's identifier and state.
-    private static func state(_ xml: [String: String], entity: Schema.Entity, at location: PackageError.Location,
-                              blobs: PackageFolder?) throws(PackageError) -> (UInt64, ObjectState) {
+    private static func state(
+        _ xml: [String: String], entity: Schema.Entity, at location: PackageError.Location,
+        blobs: PackageFolder?
+    ) throws(PackageError) -> (UInt64, ObjectState) {
         guard let idText = xml["f.id"], let id = UInt64(idText), id > 0 else {
             throw .invalidIdentifier(location, entity: entity.name, id: xml["f.id"] ?? "")
         }
@@ -103,27 +111,33 @@ struct PartRecords {
                 let name = text
                 let type = attribute.type
                 let entityName = entity.name, attributeName = attribute.name
-                let reference = LazyBlob(name: name, package: blobs?.path ?? "", folder: DocumentPackage.blobsFolderName,
-                                         read: { () throws(PackageError) -> Data in
-                    guard let blobs else {
-                        throw .missingBlob(location, entity: entityName, attribute: attributeName, file: name)
-                    }
-                    return try DocumentPackage.readBlob(blobs.item(name, in: DocumentPackage.blobsFolderName),
-                                                        missing: .missingBlob(location, entity: entityName,
-                                                                              attribute: attributeName, file: name))
-                }, decode: { data in
-                    guard let value = BlobText.value(of: data, as: type, maximumNesting: ValueText.maximumNesting) else {
-                        throw PackageError.invalidValue(location, entity: entityName, attribute: attributeName,
-                                                        text: name, expected: type.description)
-                    }
-                    return value
-                })
+                let reference = LazyBlob(
+                    name: name, package: blobs?.path ?? "", folder: DocumentPackage.blobsFolderName,
+                    read: { () throws(PackageError) -> Data in
+                        guard let blobs else {
+                            throw .missingBlob(location, entity: entityName, attribute: attributeName, file: name)
+                        }
+                        return try DocumentPackage.readBlob(
+                            blobs.item(name, in: DocumentPackage.blobsFolderName),
+                            missing: .missingBlob(
+                                location, entity: entityName,
+                                attribute: attributeName, file: name))
+                    },
+                    decode: { data in
+                        guard let value = BlobText.value(of: data, as: type, maximumNesting: ValueText.maximumNesting) else {
+                            throw PackageError.invalidValue(
+                                location, entity: entityName, attribute: attributeName,
+                                text: name, expected: type.description)
+                        }
+                        return value
+                    })
                 attributes[attribute.name] = .blob(reference)
                 continue
             }
             guard let value = ValueText.decode(text, as: attribute.type) else {
-                throw .invalidValue(location, entity: entity.name, attribute: attribute.name, text: text,
-                                    expected: attribute.type.description)
+                throw .invalidValue(
+                    location, entity: entity.name, attribute: attribute.name, text: text,
+                    expected: attribute.type.description)
             }
             attributes[attribute.name] = .value(value)
         }

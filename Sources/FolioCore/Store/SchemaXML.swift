@@ -120,8 +120,9 @@ enum SchemaXML {
             throw .init("attribute \(name): unknown type '\(typeName)'\(hint)")
         }
         guard !type.isOptionalElement else {
-            throw .init("attribute \(name): type '\(typeName)' marks an element that may be absent, as in array(\(typeName)); "
-                        + "an attribute that may be absent is optional=\"true\"")
+            throw .init(
+                "attribute \(name): type '\(typeName)' marks an element that may be absent, as in array(\(typeName)); "
+                    + "an attribute that may be absent is optional=\"true\"")
         }
         var attribute = Schema.Attribute(name, type, isOptional: try flag("optional", in: xml))
         for option in Schema.Attribute.Option.allCases where try flag(optionName(option), in: xml) {
@@ -139,8 +140,9 @@ enum SchemaXML {
             }
             attribute.defaultStoredValue = value
         }
-        let known = Set(["name", "type", "optional", "default", "default.esc", "original-name"]
-                        + Schema.Attribute.Option.allCases.map(optionName))
+        let known = Set(
+            ["name", "type", "optional", "default", "default.esc", "original-name"]
+                + Schema.Attribute.Option.allCases.map(optionName))
         if let unknown = xml.keys.sorted().first(where: { !known.contains($0) }) {
             throw .init("attribute \(name): unknown property '\(unknown)'")
         }
@@ -151,23 +153,28 @@ enum SchemaXML {
     static func relationship(from xml: [String: String]) throws(SchemaDeclarationError) -> Schema.Relationship {
         let name = try required("name", in: xml, of: "relationship")
         let destination = try required("destination", in: xml, of: "relationship \(name)")
-        var relationship = Schema.Relationship(name, to: destination, toMany: try flag("to-many", in: xml),
-                                               isOptional: try flag("optional", in: xml),
-                                               inverse: xml["inverse"], originalName: xml["original-name"])
+        var relationship = Schema.Relationship(
+            name, to: destination, toMany: try flag("to-many", in: xml),
+            isOptional: try flag("optional", in: xml),
+            inverse: xml["inverse"], originalName: xml["original-name"])
         if let rule = xml["delete-rule"] {
             guard let deleteRule = Schema.Relationship.DeleteRule(rawValue: rule) else {
                 throw .init("relationship \(name): unknown delete-rule '\(rule)' (cascade, nullify, deny, noAction)")
             }
             relationship.deleteRule = deleteRule
         }
-        for (key, apply) in [("minimum-count", { (r: inout Schema.Relationship, n: Int) in r.minimumModelCount = n }),
-                             ("maximum-count", { (r: inout Schema.Relationship, n: Int) in r.maximumModelCount = n })] {
+        for (key, apply) in [
+            ("minimum-count", { (r: inout Schema.Relationship, n: Int) in r.minimumModelCount = n }),
+            ("maximum-count", { (r: inout Schema.Relationship, n: Int) in r.maximumModelCount = n }),
+        ] {
             guard let text = xml[key] else { continue }
             guard let count = Int(text), count >= 0 else { throw .init("relationship \(name): bad \(key) '\(text)'") }
             apply(&relationship, count)
         }
-        let known: Set<String> = ["name", "destination", "to-many", "optional", "inverse", "delete-rule", "minimum-count",
-                                  "maximum-count", "original-name"]
+        let known: Set<String> = [
+            "name", "destination", "to-many", "optional", "inverse", "delete-rule", "minimum-count",
+            "maximum-count", "original-name",
+        ]
         if let unknown = xml.keys.sorted().first(where: { !known.contains($0) }) {
             throw .init("relationship \(name): unknown property '\(unknown)'")
         }

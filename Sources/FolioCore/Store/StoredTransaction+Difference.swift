@@ -27,8 +27,10 @@ extension StoredTransaction {
     ///   - new: the objects after, by identifier (the merged result).
     ///   - schema: the schema of `new`, whose names the transaction uses.
     /// - Complexity: O(objects of both × their properties and links).
-    static func difference(from old: [UInt64: ObjectState], to new: [UInt64: ObjectState], schema: Schema,
-                           timestamp: Date, author: String?) -> StoredTransaction? {
+    static func difference(
+        from old: [UInt64: ObjectState], to new: [UInt64: ObjectState], schema: Schema,
+        timestamp: Date, author: String?
+    ) -> StoredTransaction? {
         let entities = schema.entities
         let entityIndex = Dictionary(entities.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         var inserted = [[UInt64]](repeating: [], count: entities.count)
@@ -47,17 +49,20 @@ extension StoredTransaction {
             guard let entity = entityIndex[state.entity], new[id]?.entity != state.entity else { continue }
             deleted[entity].append(id)
         }
-        var transaction = StoredTransaction(number: 0, timestamp: recordedTimestamp(timestamp), author: author,
-                                            bundleIdentifier: currentBundleIdentifier,
-                                            processIdentifier: currentProcessIdentifier)
+        var transaction = StoredTransaction(
+            number: 0, timestamp: recordedTimestamp(timestamp), author: author,
+            bundleIdentifier: currentBundleIdentifier,
+            processIdentifier: currentProcessIdentifier)
         for (index, entity) in entities.enumerated() {
             let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
             let preserved = entity.attributes.indices.filter {
                 entity.attributes[$0].options.contains(.preserveValueOnDeletion) && !entity.attributes[$0].isTransient
             }
-            transaction.appendChanges(of: entity.name, inserted: IdentifierRuns(inserted[index].sorted()), updated: updated[index],
-                                      propertyName: { names[$0] }, deleted: deleted[index],
-                                      preserved: preserved.map { (entity.attributes[$0].name, entity.attributes[$0].type) }) { id, slot in
+            transaction.appendChanges(
+                of: entity.name, inserted: IdentifierRuns(inserted[index].sorted()), updated: updated[index],
+                propertyName: { names[$0] }, deleted: deleted[index],
+                preserved: preserved.map { (entity.attributes[$0].name, entity.attributes[$0].type) }
+            ) { id, slot in
                 // A blob that cannot be read is left out, as a save leaves out what it cannot load.
                 old[id]?.attributes[entity.attributes[preserved[slot]].name].flatMap { try? CellMerge.value($0) }
             }
@@ -102,10 +107,12 @@ extension StoredTransaction {
     ///
     /// - Complexity: O(changes of the entity × log of them) to sort, plus
     ///   `value` called once per deleted object and preserved attribute.
-    mutating func appendChanges(of entity: String, inserted: IdentifierRuns, updated: [[Int]: [UInt64]],
-                                propertyName: (Int) -> String, deleted: [UInt64],
-                                preserved: [(name: String, type: ValueType)],
-                                value: (_ id: UInt64, _ preserved: Int) -> Value?) {
+    mutating func appendChanges(
+        of entity: String, inserted: IdentifierRuns, updated: [[Int]: [UInt64]],
+        propertyName: (Int) -> String, deleted: [UInt64],
+        preserved: [(name: String, type: ValueType)],
+        value: (_ id: UInt64, _ preserved: Int) -> Value?
+    ) {
         if !inserted.isEmpty { self.inserted.append(Objects(entity: entity, ids: inserted)) }
         for (properties, ids) in updated.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
             self.updated.append(Update(entity: entity, properties: properties.map(propertyName), ids: ids.sorted()))

@@ -205,8 +205,10 @@ struct StoredTransaction: Equatable, Sendable {
 
     /// Writes one entity's objects as `<insert|update|delete>` elements, a new
     /// element every ``runsPerElement`` runs (a reader joins them again).
-    private static func appendObjects(_ element: StaticString, _ entity: String, _ ids: IdentifierRuns, properties: [String]? = nil,
-                                      pad: StaticString, to buffer: inout ByteBuffer) {
+    private static func appendObjects(
+        _ element: StaticString, _ entity: String, _ ids: IdentifierRuns, properties: [String]? = nil,
+        pad: StaticString, to buffer: inout ByteBuffer
+    ) {
         var start = 0
         repeat {
             let end = min(start + runsPerElement, ids.runs.count)

@@ -135,7 +135,8 @@ enum XMLText {
         let reference = Array("&#38;".utf8)
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "&"), index + 5 <= bytes.count,
-               bytes[index..<(index + 5)].elementsEqual(reference) {
+                bytes[index..<(index + 5)].elementsEqual(reference)
+            {
                 decoded.append(UInt8(ascii: "&"))
                 index += 5
             } else {

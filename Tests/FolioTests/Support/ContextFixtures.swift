@@ -11,13 +11,17 @@ func makeContext(_ schema: Schema, url: URL? = nil) throws -> ModelContext {
 }
 
 /// Owner ↔ Item with the given rules on each side; `toMany` picks Owner.items' shape.
-func ruleSchema(ownerRule: Schema.Relationship.DeleteRule, itemRule: Schema.Relationship.DeleteRule,
-                toMany: Bool = true) throws -> Schema {
+func ruleSchema(
+    ownerRule: Schema.Relationship.DeleteRule, itemRule: Schema.Relationship.DeleteRule,
+    toMany: Bool = true
+) throws -> Schema {
     try Schema([
-        .init("Owner", attributes: [.init("name", .string)],
-              relationships: [.init("items", to: "Item", toMany: toMany, inverse: "owner", deleteRule: ownerRule)]),
-        .init("Item", attributes: [.init("name", .string)],
-              relationships: [.init("owner", to: "Owner", inverse: "items", deleteRule: itemRule)]),
+        .init(
+            "Owner", attributes: [.init("name", .string)],
+            relationships: [.init("items", to: "Item", toMany: toMany, inverse: "owner", deleteRule: ownerRule)]),
+        .init(
+            "Item", attributes: [.init("name", .string)],
+            relationships: [.init("owner", to: "Owner", inverse: "items", deleteRule: itemRule)]),
     ])
 }
 

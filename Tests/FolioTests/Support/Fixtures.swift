@@ -7,18 +7,25 @@ import FolioTestSupport
 /// The zoo: categories cascade to animals; animals nullify their category.
 func zooSchema() throws -> Schema {
     try Schema([
-        .init("AnimalCategory", attributes: [.init("name", .string, options: [.unique])],
-              relationships: [.init("animals", to: "Animal", toMany: true, inverse: "category", deleteRule: .cascade)]),
-        .init("Animal", attributes: [.init("name", .string), .init("age", .int), .init("weight", .double),
-                                     .init("born", .date), .init("notes", .string, isOptional: true)],
-              relationships: [.init("category", to: "AnimalCategory", inverse: "animals")]),
+        .init(
+            "AnimalCategory", attributes: [.init("name", .string, options: [.unique])],
+            relationships: [.init("animals", to: "Animal", toMany: true, inverse: "category", deleteRule: .cascade)]),
+        .init(
+            "Animal",
+            attributes: [
+                .init("name", .string), .init("age", .int), .init("weight", .double),
+                .init("born", .date), .init("notes", .string, isOptional: true),
+            ],
+            relationships: [.init("category", to: "AnimalCategory", inverse: "animals")]),
     ])
 }
 
 /// One attribute of every type, optional and not, plus every relationship shape.
 func kitchenSinkSchema() throws -> Schema {
-    let scalars: [ValueType] = [.string, .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32,
-                                .uint64, .double, .float, .date, .data, .uuid, .url, .decimal]
+    let scalars: [ValueType] = [
+        .string, .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32,
+        .uint64, .double, .float, .date, .data, .uuid, .url, .decimal,
+    ]
     var attributes: [Schema.Attribute] = []
     for type in scalars {
         attributes.append(.init("v_\(type)", type))
@@ -33,19 +40,25 @@ func kitchenSinkSchema() throws -> Schema {
         .init("withDefault", .string, defaultValue: .string("tab\there")),
     ]
     return try Schema([
-        .init("Thing", attributes: attributes, relationships: [
-            .init("owner", to: "Person", inverse: "things"),
-            .init("friends", to: "Thing", toMany: true),             // no inverse: a hidden one is kept in memory
-            .init("twin", to: "Thing", inverse: "twinOf"),
-            .init("twinOf", to: "Thing", inverse: "twin"),
-        ]),
-        .init("Person", attributes: [.init("name", .string)], relationships: [
-            .init("things", to: "Thing", toMany: true, inverse: "owner", deleteRule: .cascade),
-            .init("clubs", to: "Club", toMany: true, inverse: "members"),
-        ]),
-        .init("Club", attributes: [.init("title", .string)], relationships: [
-            .init("members", to: "Person", toMany: true, inverse: "clubs", deleteRule: .deny),
-        ]),
+        .init(
+            "Thing", attributes: attributes,
+            relationships: [
+                .init("owner", to: "Person", inverse: "things"),
+                .init("friends", to: "Thing", toMany: true),  // no inverse: a hidden one is kept in memory
+                .init("twin", to: "Thing", inverse: "twinOf"),
+                .init("twinOf", to: "Thing", inverse: "twin"),
+            ]),
+        .init(
+            "Person", attributes: [.init("name", .string)],
+            relationships: [
+                .init("things", to: "Thing", toMany: true, inverse: "owner", deleteRule: .cascade),
+                .init("clubs", to: "Club", toMany: true, inverse: "members"),
+            ]),
+        .init(
+            "Club", attributes: [.init("title", .string)],
+            relationships: [
+                .init("members", to: "Person", toMany: true, inverse: "clubs", deleteRule: .deny)
+            ]),
     ])
 }
 
@@ -62,8 +75,10 @@ enum EdgeValues {
         -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, Double(bitPattern: 0x7FF0_0000_0000_0001),
         Double(bitPattern: 0xFFF8_0000_0000_0000), 123_456_789.123_456_78, Double(1 << 53) + 2, 1e22, 1e23,
     ]
-    static let floats: [Float] = [0, -0.0, 1.5, .pi, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .infinity,
-                                  -.infinity, .nan, Float(bitPattern: 0x7FC0_0001), 0.1]
+    static let floats: [Float] = [
+        0, -0.0, 1.5, .pi, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .infinity,
+        -.infinity, .nan, Float(bitPattern: 0x7FC0_0001), 0.1,
+    ]
     static let dates: [Date] = [
         Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: -0.0),
         Date(timeIntervalSinceReferenceDate: 0.1), Date(timeIntervalSinceReferenceDate: -0.1),
@@ -97,8 +112,10 @@ func legacyNumberedGraph(_ schema: Schema) -> ObjectGraph {
 struct Format2Trait: SuiteTrait, TestTrait, TestScoping {
     var isRecursive: Bool { true }
 
-    func provideScope(for test: Test, testCase: Test.Case?,
-                      performing function: @Sendable () async throws -> Void) async throws {
+    func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         try await DocumentPackage.$writesFormat2OnThisTask.withValue(true) { try await function() }
     }
 }

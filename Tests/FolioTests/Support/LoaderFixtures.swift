@@ -14,8 +14,10 @@ enum LoaderFixtures {
 
     /// Creates `Test.folio` holding `document.xml` with exactly `bytes` (or no
     /// document at all when `bytes` is nil), calls `body`, then removes everything.
-    static func withPackage<T>(bytes: [UInt8]?, blobs: [String: [UInt8]] = [:],
-                               _ body: (DocumentPackage) throws -> T) throws -> T {
+    static func withPackage<T>(
+        bytes: [UInt8]?, blobs: [String: [UInt8]] = [:],
+        _ body: (DocumentPackage) throws -> T
+    ) throws -> T {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let folder = directory.appendingPathComponent("Test.folio", isDirectory: true)
@@ -34,19 +36,24 @@ enum LoaderFixtures {
     }
 
     /// Same, with the document given as text.
-    static func withPackage<T>(_ document: String, blobs: [String: [UInt8]] = [:],
-                               _ body: (DocumentPackage) throws -> T) throws -> T {
+    static func withPackage<T>(
+        _ document: String, blobs: [String: [UInt8]] = [:],
+        _ body: (DocumentPackage) throws -> T
+    ) throws -> T {
         try withPackage(bytes: Array(document.utf8), blobs: blobs, body)
     }
 
     /// Reads the package and returns the error it is refused with; records an
     /// issue (and returns nil) when it loads.
-    static func readFailure(_ package: DocumentPackage,
-                            sourceLocation: SourceLocation = #_sourceLocation) -> PackageError? {
+    static func readFailure(
+        _ package: DocumentPackage,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> PackageError? {
         do {
             let graph = try package.read()
-            Issue.record("expected the package to be refused, but it loaded \(graph.count) objects",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "expected the package to be refused, but it loaded \(graph.count) objects",
+                sourceLocation: sourceLocation)
             return nil
         } catch {
             if ProcessInfo.processInfo.environment["FOLIO_LOADER_TESTS_VERBOSE"] != nil {
@@ -77,10 +84,13 @@ enum LoaderFixtures {
 
     /// Checks that a location names the package's document file and a real line
     /// (`line` exactly, when given).
-    static func expectLocation(_ location: PackageError.Location, isIn package: DocumentPackage? = nil, line: Int? = nil,
-                               sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(location.file.hasSuffix("Test.folio/" + DocumentPackage.documentFileName),
-                "location file \(location.file)", sourceLocation: sourceLocation)
+    static func expectLocation(
+        _ location: PackageError.Location, isIn package: DocumentPackage? = nil, line: Int? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(
+            location.file.hasSuffix("Test.folio/" + DocumentPackage.documentFileName),
+            "location file \(location.file)", sourceLocation: sourceLocation)
         if let package {
             #expect(location.file == package.documentPath, sourceLocation: sourceLocation)
         }
@@ -149,9 +159,10 @@ enum LoaderFixtures {
     }
 
     /// A valid zoo document: a category with two animals.
-    static let validZoo = document(objects: """
-            <AnimalCategory f.id="1" name="Mammal" animals="2 3"/>
-            <Animal f.id="2" name="Rex" age="3" category="1"/>
-            <Animal f.id="3" name="Tom" age="2" legs="4" tame="true" category="1"/>
-        """)
+    static let validZoo = document(
+        objects: """
+                <AnimalCategory f.id="1" name="Mammal" animals="2 3"/>
+                <Animal f.id="2" name="Rex" age="3" category="1"/>
+                <Animal f.id="3" name="Tom" age="2" legs="4" tame="true" category="1"/>
+            """)
 }

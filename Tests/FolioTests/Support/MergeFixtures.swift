@@ -26,21 +26,32 @@ struct MergeFixture {
 /// bound how many animals a category holds.
 func mergeZooSchema(rule: Schema.Relationship.DeleteRule = .nullify, minimum: Int = 0, maximum: Int = 0) throws -> Schema {
     try Schema([
-        .init("Category", attributes: [.init("name", .string, options: [.unique])],
-              relationships: [.init("animals", to: "Animal", toMany: true, inverse: "category", deleteRule: rule,
-                                    minimumModelCount: minimum, maximumModelCount: maximum)]),
-        .init("Animal", attributes: [.init("name", .string), .init("age", .int), .init("tags", .set(.string)),
-                                     .init("notes", .dictionary(.string)),
-                                     .init("photo", .data, isOptional: true, options: [.externalStorage])],
-              relationships: [.init("category", to: "Category", inverse: "animals"),
-                              .init("friends", to: "Animal", toMany: true)]),
+        .init(
+            "Category", attributes: [.init("name", .string, options: [.unique])],
+            relationships: [
+                .init(
+                    "animals", to: "Animal", toMany: true, inverse: "category", deleteRule: rule,
+                    minimumModelCount: minimum, maximumModelCount: maximum)
+            ]),
+        .init(
+            "Animal",
+            attributes: [
+                .init("name", .string), .init("age", .int), .init("tags", .set(.string)),
+                .init("notes", .dictionary(.string)),
+                .init("photo", .data, isOptional: true, options: [.externalStorage]),
+            ],
+            relationships: [
+                .init("category", to: "Category", inverse: "animals"),
+                .init("friends", to: "Animal", toMany: true),
+            ]),
     ])
 }
 
 /// A base with one category (`mammals`) holding two animals, Rex (3) and Tom (5),
 /// under ``mergeZooSchema(rule:minimum:maximum:)``.
 func mergeZoo(rule: Schema.Relationship.DeleteRule = .nullify, minimum: Int = 0, maximum: Int = 0) throws
-    -> (MergeFixture, mammals: PersistentIdentifier, rex: PersistentIdentifier, tom: PersistentIdentifier) {
+    -> (MergeFixture, mammals: PersistentIdentifier, rex: PersistentIdentifier, tom: PersistentIdentifier)
+{
     let graph = ObjectGraph(schema: try mergeZooSchema(rule: rule, minimum: minimum, maximum: maximum))
     let mammals = try graph.insert("Category", ["name": .string("Mammal")])
     let rex = try graph.insert("Animal", ["name": .string("Rex"), "age": .int(3)])
@@ -58,4 +69,3 @@ func expectMergeSound(_ result: MergeResult, sourceLocation: SourceLocation = #_
     try package.write(result.graph)
     #expect(try package.read().snapshot() == result.graph.snapshot(), sourceLocation: sourceLocation)
 }
-

@@ -6,8 +6,10 @@ import FolioTestSupport
 
 /// Random schemas, graphs and values for property tests.
 enum RandomGraphs {
-    static let scalarTypes: [ValueType] = [.string, .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16,
-                                           .uint32, .uint64, .double, .float, .date, .data, .uuid, .url, .decimal]
+    static let scalarTypes: [ValueType] = [
+        .string, .bool, .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16,
+        .uint32, .uint64, .double, .float, .date, .data, .uuid, .url, .decimal,
+    ]
 
     static func type(_ rng: inout SeededGenerator) -> ValueType {
         switch Int.random(in: 0..<10, using: &rng) {
@@ -23,8 +25,9 @@ enum RandomGraphs {
         let entityCount = Int.random(in: 1...4, using: &rng)
         var entities = (0..<entityCount).map { index -> Schema.Entity in
             let attributes = (0..<Int.random(in: 0...6, using: &rng)).map { attribute in
-                Schema.Attribute("a\(attribute)", type(&rng), isOptional: Bool.random(using: &rng),
-                                 options: [[.transient], [.externalStorage], [], [], [], [], [], []].randomElement(using: &rng)!)
+                Schema.Attribute(
+                    "a\(attribute)", type(&rng), isOptional: Bool.random(using: &rng),
+                    options: [[.transient], [.externalStorage], [], [], [], [], [], []].randomElement(using: &rng)!)
             }
             return Schema.Entity("E\(index)", attributes: attributes)
         }
@@ -43,16 +46,22 @@ enum RandomGraphs {
             }
             if Bool.random(using: &rng) {
                 let (forward, backward) = (shape(), shape())
-                entities[source].relationships.append(.init(name, to: "E\(destination)", toMany: forward.toMany,
-                                                            isOptional: forward.optional, inverse: inverseName,
-                                                            deleteRule: rules.randomElement(using: &rng)!))
-                entities[destination].relationships.append(.init(inverseName, to: "E\(source)", toMany: backward.toMany,
-                                                                 isOptional: backward.optional, inverse: name,
-                                                                 deleteRule: rules.randomElement(using: &rng)!))
+                entities[source].relationships.append(
+                    .init(
+                        name, to: "E\(destination)", toMany: forward.toMany,
+                        isOptional: forward.optional, inverse: inverseName,
+                        deleteRule: rules.randomElement(using: &rng)!))
+                entities[destination].relationships.append(
+                    .init(
+                        inverseName, to: "E\(source)", toMany: backward.toMany,
+                        isOptional: backward.optional, inverse: name,
+                        deleteRule: rules.randomElement(using: &rng)!))
             } else {
                 let forward = shape()
-                entities[source].relationships.append(.init(name, to: "E\(destination)", toMany: forward.toMany,
-                                                            isOptional: forward.optional))
+                entities[source].relationships.append(
+                    .init(
+                        name, to: "E\(destination)", toMany: forward.toMany,
+                        isOptional: forward.optional))
             }
         }
         // Generated names are unique and inverses point back, so this cannot fail.
@@ -60,8 +69,10 @@ enum RandomGraphs {
     }
 
     static func string(_ rng: inout SeededGenerator) -> String {
-        let pool: [Unicode.Scalar] = ["a", "Z", " ", "&", "<", ">", "\"", "'", "\n", "\t", "\r", "\u{0}", "\u{1F}",
-                                      "\u{7F}", "é", "\u{301}", "\u{FFFE}", "\u{FFFF}", "🦊", "\\", "[", "{", ":"]
+        let pool: [Unicode.Scalar] = [
+            "a", "Z", " ", "&", "<", ">", "\"", "'", "\n", "\t", "\r", "\u{0}", "\u{1F}",
+            "\u{7F}", "é", "\u{301}", "\u{FFFE}", "\u{FFFF}", "🦊", "\\", "[", "{", ":",
+        ]
         var scalars = String.UnicodeScalarView()
         for _ in 0..<Int.random(in: 0...12, using: &rng) { scalars.append(pool.randomElement(using: &rng)!) }
         return String(scalars)
@@ -86,10 +97,16 @@ enum RandomGraphs {
         case .uint, .uint64: return .uint(rng.next())
         case .uint8, .uint16, .uint32: return .uint(UInt64.random(in: 0...type.unsignedMax!, using: &rng))
         case .double: return .double(double(&rng))
-        case .float: return .float(Bool.random(using: &rng) ? Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))
-                                                            : Float(double(&rng)))
-        case .date: return .date(Date(timeIntervalSinceReferenceDate: Bool.random(using: &rng)
-                                      ? double(&rng) : Double(Int.random(in: -2_000_000_000...2_000_000_000, using: &rng))))
+        case .float:
+            return .float(
+                Bool.random(using: &rng)
+                    ? Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))
+                    : Float(double(&rng)))
+        case .date:
+            return .date(
+                Date(
+                    timeIntervalSinceReferenceDate: Bool.random(using: &rng)
+                        ? double(&rng) : Double(Int.random(in: -2_000_000_000...2_000_000_000, using: &rng))))
         case .data: return .data(Data((0..<Int.random(in: 0...8, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
         case .uuid: return .uuid(UUID(uuid: withUnsafeBytes(of: (rng.next(), rng.next())) { $0.load(as: uuid_t.self) }))
         case .url: return .url(URL(string: "https://example.com/\(Int.random(in: 0...999, using: &rng))?x=\(Int.random(in: 0...9, using: &rng))")!)
@@ -149,16 +166,19 @@ enum RandomGraphs {
         var description: String { "\(objects.count) objects \(objects), links \(links), removals \(removals)" }
 
         /// Up to 25 objects, 40 link edits and 3 removals, as ``RandomGraphs/graph(_:_:)`` draws.
-        static let generator = zip(Gen.uint64(in: 0...UInt64.max).array(of: 0...25),
-                                   Gen.uint64(in: 0...UInt64.max).array(of: 0...40),
-                                   Gen.uint64(in: 0...UInt64.max).array(of: 0...3))
-            .map { GraphPlan(objects: $0.0, links: $0.1, removals: $0.2) }
+        static let generator = zip(
+            Gen.uint64(in: 0...UInt64.max).array(of: 0...25),
+            Gen.uint64(in: 0...UInt64.max).array(of: 0...40),
+            Gen.uint64(in: 0...UInt64.max).array(of: 0...3)
+        )
+        .map { GraphPlan(objects: $0.0, links: $0.1, removals: $0.2) }
 
         /// A plan drawn from `rng` alone, for tests that take a seed.
         static func random(_ rng: inout SeededGenerator) -> GraphPlan {
-            GraphPlan(objects: (0..<Int.random(in: 0...25, using: &rng)).map { _ in rng.next() },
-                      links: (0..<Int.random(in: 0...40, using: &rng)).map { _ in rng.next() },
-                      removals: (0..<Int.random(in: 0...3, using: &rng)).map { _ in rng.next() })
+            GraphPlan(
+                objects: (0..<Int.random(in: 0...25, using: &rng)).map { _ in rng.next() },
+                links: (0..<Int.random(in: 0...40, using: &rng)).map { _ in rng.next() },
+                removals: (0..<Int.random(in: 0...3, using: &rng)).map { _ in rng.next() })
         }
     }
 

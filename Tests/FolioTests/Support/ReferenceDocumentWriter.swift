@@ -18,8 +18,9 @@ enum ReferenceDocumentWriter {
         buffer.append(uint: table.ids[row])
         buffer.append(UInt8(ascii: "\""))
         for (index, pair) in zip(entity.attributes, entity.traits).enumerated() where !pair.1.isTransient {
-            appendAttribute(pair.0, isExternal: pair.1.isExternal, column: table.columns[index], graph: graph,
-                            entity: entityIndex, row: row, to: &buffer)
+            appendAttribute(
+                pair.0, isExternal: pair.1.isExternal, column: table.columns[index], graph: graph,
+                entity: entityIndex, row: row, to: &buffer)
         }
         for slot in 0..<entity.declaredLinkCount {
             let column = table.links[slot]
@@ -43,16 +44,20 @@ enum ReferenceDocumentWriter {
         return buffer.bytes
     }
 
-    private static func appendName(_ name: String, suffix: StaticString = "", quoted: Bool = true,
-                                   to buffer: inout ReferenceBuffer) {
+    private static func appendName(
+        _ name: String, suffix: StaticString = "", quoted: Bool = true,
+        to buffer: inout ReferenceBuffer
+    ) {
         buffer.append(UInt8(ascii: " "))
         buffer.append(string: name)
         buffer.append(suffix)
         quoted ? buffer.append("=\"") : buffer.append("=")
     }
 
-    private static func appendAttribute(_ attribute: Schema.Attribute, isExternal: Bool, column: Column, graph: ObjectGraph,
-                                        entity: Int, row: Int, to buffer: inout ReferenceBuffer) {
+    private static func appendAttribute(
+        _ attribute: Schema.Attribute, isExternal: Bool, column: Column, graph: ObjectGraph,
+        entity: Int, row: Int, to buffer: inout ReferenceBuffer
+    ) {
         if isExternal {
             let id = graph.tables[entity].ids[row]
             if let lazy = column.blob(at: row), let hash = FileIO.blobHash(in: lazy.name) {
@@ -195,7 +200,8 @@ enum ReferenceDocumentWriter {
         let whole = interval.rounded(.down)
         let fraction = interval - whole
         guard interval.isFinite, abs(interval) < 3.0e11,
-              (whole + fraction).bitPattern == interval.bitPattern, fraction < 1 else {
+            (whole + fraction).bitPattern == interval.bitPattern, fraction < 1
+        else {
             buffer.append(UInt8(ascii: "@"))
             buffer.append(string: string(interval))
             return

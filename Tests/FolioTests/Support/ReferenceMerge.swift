@@ -68,10 +68,13 @@ enum ReferenceMerge {
                         for element in te where !be.contains(element) && !elements.contains(element) { elements.append(element) }
                         merged.values[name] = .set(elements)
                     } else if kind == "dictionary", case .dictionary(let bd)? = bv, case .dictionary(let od) = ov,
-                              case .dictionary(let td) = tv {
+                        case .dictionary(let td) = tv
+                    {
                         var dictionary: [String: Value] = [:]
                         for key in Set(bd.keys).union(od.keys).union(td.keys) {
-                            if od[key] == td[key] || bd[key] == td[key] { dictionary[key] = od[key] } else if bd[key] == od[key] {
+                            if od[key] == td[key] || bd[key] == td[key] {
+                                dictionary[key] = od[key]
+                            } else if bd[key] == od[key] {
                                 dictionary[key] = td[key]
                             } else {
                                 dictionary[key] = od[key]
@@ -217,7 +220,9 @@ enum ReferenceMerge {
                     var holders: [UInt64: UInt64] = [:]
                     for id in objects.keys.sorted() where objects[id]!.entity == entityName {
                         guard let target = objects[id]!.links[relationship.name]!.first else { continue }
-                        if holders[target] == nil { holders[target] = id } else {
+                        if holders[target] == nil {
+                            holders[target] = id
+                        } else {
                             changed = true
                             conflicts.insert("linkTaken \(id) \(relationship.name) -")
                             objects[id]!.links[relationship.name] = []
@@ -234,9 +239,13 @@ enum ReferenceMerge {
                         let object = objects[id]!
                         var key: [Value] = []
                         for member in group {
-                            if let value = object.values[member] { key.append(value) } else if let target = object.links[member]?.first {
+                            if let value = object.values[member] {
+                                key.append(value)
+                            } else if let target = object.links[member]?.first {
                                 key.append(.uint(target))
-                            } else { key.append(.null) }
+                            } else {
+                                key.append(.null)
+                            }
                         }
                         if key.contains(.null) { continue }
                         if seen.contains(key) {

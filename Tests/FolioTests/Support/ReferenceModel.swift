@@ -33,9 +33,10 @@ struct ReferenceModel: Equatable {
         let declaration = schema.entity(named: entity)!
         var all: [String: Value] = [:]
         for attribute in declaration.attributes { all[attribute.name] = values[attribute.name] ?? attribute.initialValue }
-        objects[id] = Object(entity: entity, values: all,
-                             links: Dictionary(uniqueKeysWithValues: declaration.relationships.map { ($0.name, []) }),
-                             absent: Set(declaration.relationships.filter(\.isOptional).map(\.name)))
+        objects[id] = Object(
+            entity: entity, values: all,
+            links: Dictionary(uniqueKeysWithValues: declaration.relationships.map { ($0.name, []) }),
+            absent: Set(declaration.relationships.filter(\.isOptional).map(\.name)))
     }
 
     mutating func link(_ a: UInt64, _ name: String, _ b: UInt64) {
