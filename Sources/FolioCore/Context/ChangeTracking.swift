@@ -171,15 +171,7 @@ struct ChangeTracking {
     /// rather than trust the list.
     func changedObjectNumbers(in graph: ObjectGraph) -> Set<UInt64>? {
         guard !rebasedSinceSave else { return nil }
-        var ids = Set<UInt64>(
-            minimumCapacity: inserted.count + updated.count + deleted.count
-                + mergedIdentifiers.count + conflictRecordsEdited.count)
-        for ref in inserted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
-        for ref in updated.keys { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
-        for ref in deleted { ids.insert(graph.tables[Int(ref.entity)].ids[Int(ref.row)]) }
-        ids.formUnion(mergedIdentifiers)
-        ids.formUnion(conflictRecordsEdited)
-        return ids
+        return trackedObjectNumbers(in: graph).union(mergedIdentifiers).union(conflictRecordsEdited)
     }
 
     /// The identifiers of the objects the tracking names (inserted, edited or
