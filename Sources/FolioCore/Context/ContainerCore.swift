@@ -1,5 +1,5 @@
 /// What a container shares with its contexts: its schema and configuration,
-/// the checks its model classes add, and the document's store. A context holds
+/// the checks its model classes add, and the package's shared document. A context holds
 /// it strongly, so the main context keeps working after its container is gone.
 final class ContainerCore: @unchecked Sendable {
     let schema: Schema

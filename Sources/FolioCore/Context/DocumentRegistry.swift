@@ -18,10 +18,10 @@ final class DocumentRegistry: @unchecked Sendable {
         let slot: PackageLockSlot
     }
 
-    /// Guards ``stores`` and makes each open one step (see ``withLock(_:)``). Recursive:
+    /// Guards ``documents`` and makes each open one step (see ``withLock(_:)``). Recursive:
     /// a shared document released while the registry is locked removes its own entry.
     private let lock = NSRecursiveLock()
-    private var stores: [String: Entry] = [:]
+    private var documents: [String: Entry] = [:]
 
     /// Runs `body` with the registry locked. No access to the table spans
     /// the call, so `body` may open other packages on this thread.
@@ -35,14 +35,14 @@ final class DocumentRegistry: @unchecked Sendable {
     func entry(_ key: String) -> Entry? {
         lock.lock()
         defer { lock.unlock() }
-        return stores[key]
+        return documents[key]
     }
 
     /// Registers a shared document under its package's key, replacing any entry there.
     func register(_ entry: Entry, for key: String) {
         lock.lock()
         defer { lock.unlock() }
-        stores[key] = entry
+        documents[key] = entry
     }
 
     /// Runs `release` (the going shared document closing its lock) and removes the
@@ -55,10 +55,10 @@ final class DocumentRegistry: @unchecked Sendable {
         // The entry is this shared document's (now nil, as it is going) unless a newer shared document replaced it.
         // It stays while its lock is still open (a shared document that lent it is still going away):
         // an open meanwhile must find that lock to carry over, since a new one would be refused.
-        if let entry = stores[key], entry.sharedDocument.map(ObjectIdentifier.init) ?? identity == identity,
+        if let entry = documents[key], entry.sharedDocument.map(ObjectIdentifier.init) ?? identity == identity,
             entry.slot.held == nil
         {
-            stores[key] = nil
+            documents[key] = nil
         }
     }
 
@@ -66,14 +66,14 @@ final class DocumentRegistry: @unchecked Sendable {
     func liveDocuments() -> [SharedDocument] {
         lock.lock()
         defer { lock.unlock() }
-        return stores.values.compactMap(\.sharedDocument)
+        return documents.values.compactMap(\.sharedDocument)
     }
 
     /// Whether a live shared document is registered under `key` (for tests).
     func contains(_ key: String) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return stores[key]?.sharedDocument != nil
+        return documents[key]?.sharedDocument != nil
     }
 
     /// The package's path as the kernel resolves it, so two spellings of one

@@ -16,7 +16,7 @@ import Foundation
 /// A container is `Sendable`; its shared state is behind a lock.
 ///
 /// **Several containers on one package.** As in SwiftData, a program may open
-/// the same package with several containers: the process keeps one store per
+/// the same package with several containers: the process keeps one shared document per
 /// package (one lock, one saved state), so each container's contexts see the
 /// others' saves on their next fetch, and none is refused as a second writer.
 /// Another *process* writing the package refuses a container that may save
@@ -30,14 +30,14 @@ import Foundation
 /// container alive, as does a model its context, so a program that keeps only
 /// a context or a model can go on using it. A program that keeps the main
 /// context alone can go on using it too: its ``ModelContext/container`` is then
-/// a new container on the same store, whose main context it is.
+/// a new container on the same shared document, whose main context it is.
 public final class ModelContainer: @unchecked Sendable {
     /// The document's schema.
     public var schema: Schema { core.schema }
     /// The configurations; Folio stores everything through the first.
     public var configurations: [ModelConfiguration] { core.configurations }
 
-    /// What the container's contexts share with it: schema, configuration, store.
+    /// What the container's contexts share with it: schema, configuration, shared document.
     let core: ContainerCore
     private let lock = NSLock()
     /// Owned here; the main context holds the container weakly.

@@ -48,7 +48,7 @@ extension ModelContext {
     func merge(_ changes: [ChangeSet], baseline newBaseline: ObjectGraph) -> Int {
         settleTracking()
         let fresh = changes.filter { $0.generation > baseGeneration }
-        // A save with nothing to merge (the store asks every time) leaves undo exact.
+        // A save with nothing to merge (the shared document asks every time) leaves undo exact.
         guard !fresh.isEmpty else { return 0 }
         // Undo actions registered before this merge restore link lists rebased on it.
         mergeEpoch += 1
@@ -73,7 +73,7 @@ extension ModelContext {
             undoManager?.closeAutomaticGroup()
             _ = performRemoval(doomed, name: "Delete All Data")
             undoManager?.closeAutomaticGroup()
-            // Already gone from the store: nothing left to save.
+            // Already gone from the shared document: nothing left to save.
             for ref in doomed { tracking.deleted.remove(ref); tracking.denials[ref] = nil }
         }
         tracking.mergedIdentifiers.formUnion(named)
@@ -145,8 +145,8 @@ extension ModelContext {
         graph.conflicts = merged.sorted(by: MergeConflict.reportOrder)
     }
 
-    /// Hands this context's save to the store (``SaveRequest``), merged and
-    /// validated; when the store answers that another context saved
+    /// Hands this context's save to the shared document (``SaveRequest``), merged and
+    /// validated; when the shared document answers that another context saved
     /// meanwhile, merges that, validates again (two contexts inserting one
     /// unique value at once must not write a document the loader refuses)
     /// and asks again.
@@ -155,7 +155,7 @@ extension ModelContext {
     ///   the changes cancelled out.
     /// - Throws: ``ModelError/saveNotAllowed`` for a read-only configuration,
     ///   ``ModelError/validation(_:)`` when what was merged makes the save
-    ///   invalid, and the store's write failure (nothing published then).
+    ///   invalid, and the shared document's write failure (nothing published then).
     func handOffSave(inBackground: Bool) throws(ModelError) -> StoredTransaction? {
         // A read-only configuration refuses saves, in memory too (SwiftData's `allowsSave`).
         guard core.configuration.allowsSave else { throw .saveNotAllowed }
@@ -172,7 +172,7 @@ extension ModelContext {
         }
     }
 
-    /// What the store needs to save this context, merged and settled.
+    /// What the shared document needs to save this context, merged and settled.
     private func makeSaveRequest() -> SaveRequest {
         let me = ObjectIdentifier(self)
         let others = sharedDocument.hasOtherContexts(than: me)

@@ -1,6 +1,6 @@
 /// Debug builds' check that a context's tracking accounts for every
 /// difference in which objects live between its graph and the saved state it
-/// last saw: a save publishes only what the tracking names, while the store
+/// last saw: a save publishes only what the tracking names, while the shared document
 /// takes the saving context's graph whole, so an object gone from the graph
 /// without being tracked as deleted would vanish from the document without
 /// any other context hearing of it.

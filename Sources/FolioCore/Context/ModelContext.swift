@@ -54,7 +54,7 @@ public final class ModelContext {
     private let ownedContainer: ModelContainer?
     /// The container whose main context this is: not owned, it owns this context.
     private weak var mainContainer: ModelContainer?
-    /// The container's schema, configuration and store, shared with it.
+    /// The container's schema, configuration and shared document, shared with it.
     let core: ContainerCore
     var sharedDocument: SharedDocument { core.sharedDocument }
     /// Whether the context saves without being asked (see "Autosave" above):

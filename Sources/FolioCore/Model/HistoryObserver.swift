@@ -22,7 +22,7 @@ import Foundation
 /// <doc:ObservingHistory>).
 ///
 /// **Which transactions count.** Those after ``historyTokens``' position for
-/// the container's store: with `historyTokens` `nil`, the position when the
+/// the container's shared document: with `historyTokens` `nil`, the position when the
 /// observer was made (only later saves count); otherwise the token given for
 /// ``ModelContainer``'s store identifier (its package's path), or the start of
 /// the history when none is given for it. A transaction counts when it changes
@@ -41,9 +41,9 @@ import Foundation
 /// queue, for another process), serialized by a lock. Saves that arrive before
 /// the task runs make one event.
 ///
-/// The observer holds its container; the container's store holds the
+/// The observer holds its container; the container's shared document holds the
 /// observer weakly: an observer that goes away is no longer told, and the
-/// package watcher stops with the store's last observer.
+/// package watcher stops with the shared document's last observer.
 @Observable
 public final class HistoryObserver: @unchecked Sendable {
     /// The container whose document's history is observed.

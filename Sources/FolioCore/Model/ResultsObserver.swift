@@ -25,7 +25,7 @@ import Synchronization
 /// - other contexts' saves on the same container, which the context merges;
 /// - other processes' saves of the package: an observer over a package
 ///   watches it (inotify on Linux, no polling; one watch per open document,
-///   shared by its observers) and takes each save in as the store's, which
+///   shared by its observers) and takes each save in as the shared document's, which
 ///   every context then merges.
 ///
 /// The observer is `Observable`: reading ``results`` or ``sections`` inside
@@ -144,11 +144,11 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private var currentSections: SectionedResults<Element, SectionTitle>?
     /// The actor the observer catches up with other contexts' saves on.
     private let isolation: (any Actor)?
-    /// The observer's registration with the store (``DocumentObserver``): told of
+    /// The observer's registration with the shared document (``DocumentObserver``): told of
     /// every saved state published, and keeping the package watched for other
     /// processes' saves while registered.
     private var documentLink: DocumentLink?
-    /// Whether the store's package watch runs (a package not written yet has none until it is).
+    /// Whether the shared document's package watch runs (a package not written yet has none until it is).
     private var watchesPackage = false
     private let registrar = ObservationRegistrar()
 
@@ -187,7 +187,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     }
 
     /// Makes sure the package is watched for other processes' saves once it
-    /// exists (one watch per store, shared with every observer of it; a
+    /// exists (one watch per shared document, shared with every observer of it; a
     /// package not written yet is watched from a later read), and takes in a
     /// save made before the watch began.
     private func watchForOutsideSaves() {
@@ -406,7 +406,7 @@ extension ResultsObserver: ContextChangeObserving {
     }
 }
 
-/// A ``ResultsObserver``'s registration with its store: on every saved state
+/// A ``ResultsObserver``'s registration with its shared document: on every saved state
 /// published, it schedules the observer's catch-up on the observer's actor
 /// (an observer made outside any actor catches up when read).
 private final class DocumentLink: DocumentObserver, @unchecked Sendable {
@@ -423,7 +423,7 @@ private final class DocumentLink: DocumentObserver, @unchecked Sendable {
     }
 }
 
-/// The way from the store's notification (any thread) to the observer's
+/// The way from the shared document's notification (any thread) to the observer's
 /// actor: one task at a time, whatever the number of saves meanwhile. Not
 /// generic: a task capturing a generic type would capture its parameters'
 /// metatypes, which are not `Sendable`.
