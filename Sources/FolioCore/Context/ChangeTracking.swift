@@ -60,7 +60,9 @@ struct ChangeTracking {
     ///   of the removal to track again.
     mutating func noteRemoved(_ removed: [ObjectRef]) -> [ObjectRef: Set<Int>] {
         var edits: [ObjectRef: Set<Int>] = [:]
-        for ref in removed where !inserted.remove(ref) { deleted.insert(ref) }
+        for ref in removed {
+            if !inserted.remove(ref) { deleted.insert(ref) }
+        }
         // No lookups when nothing was edited: a large cascade usually follows no edit.
         if !updated.isEmpty {
             for ref in removed { if let properties = updated.removeValue(forKey: ref) { edits[ref] = properties } }

@@ -207,7 +207,7 @@ public final class ModelContext {
     /// Objects that existed at the last save and differ from it now.
     public var changedIdentifiers: [PersistentIdentifier] {
         settleTracking()
-        return identifiers(Set(tracking.updated.keys))
+        return identifiers(tracking.updated.keys)
     }
     /// Objects deleted since the last save (and not yet saved as deleted).
     public var deletedIdentifiers: [PersistentIdentifier] { identifiers(tracking.deleted) }

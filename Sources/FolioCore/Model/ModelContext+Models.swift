@@ -256,7 +256,7 @@ extension ModelContext {
     /// Models that existed at the last save and have been edited since.
     public var changedModelsArray: [any PersistentModel] {
         settleTracking()
-        return models(Set(tracking.updated.keys))
+        return models(tracking.updated.keys)
     }
     /// Models deleted since the last save.
     public var deletedModelsArray: [any PersistentModel] { models(tracking.deleted) }
