@@ -266,9 +266,9 @@ import FolioTestSupport
         }
     }
 
-    @Test func `typed reads match the dynamic API through edits, undo, redo, saves, rollbacks and merges`() async throws {
+    @Test(.tags(.long)) func `typed reads match the dynamic API through edits, undo, redo, saves, rollbacks and merges`() async throws {
         let folder = folder
-        await checkProperty(count: 60, input: SessionStep.generator.array(of: 1...80)) { plan in
+        await checkProperty(count: TestEffort.cases(60), input: SessionStep.generator.array(of: 1...80)) { plan in
             let url = folder.url.appendingPathComponent("\(UUID()).folio")
             try Self.session(plan: plan, at: url)
         }

@@ -22,13 +22,13 @@ import FolioTestSupport
         return try packageDocument(url)
     }
 
-    @Test("random command lines never crash, and one that fails leaves the document and the undo history as they were")
+    @Test("random command lines never crash, and one that fails leaves the document and the undo history as they were", .tags(.long))
     func randomLines() async throws {
         let folder = try temporaryFolderURL("repl-atomicity")
         // A line is words by index into the vocabulary, joined with spaces or not: a failure
         // shrinks to the fewest lines, each of the fewest words, toward "list".
         let line = zip(Gen.int(in: 0...(Self.vocabulary.count - 1)).array(of: 1...6), Gen.bool)
-        await checkProperty(count: 60, input: Gen.bool, Gen.bool, line.array(of: 1...19)) { assumeYes, json, lines in
+        await checkProperty(count: TestEffort.cases(60), input: Gen.bool, Gen.bool, line.array(of: 1...19)) { assumeYes, json, lines in
             let session = try Session("Dogs", options: .init(assumeYes: assumeYes, json: json))
             for (words, spaced) in lines {
                 let line = words.map { Self.vocabulary[$0] }.joined(separator: spaced ? " " : "")

@@ -140,11 +140,11 @@ import FolioTestSupport
         }
     }
 
-    @Test("after every step of random two-context sessions, each indexed fetch equals the scan and each index holds the live objects in order")
+    @Test("after every step of random two-context sessions, each indexed fetch equals the scan and each index holds the live objects in order", .tags(.long))
     func randomSessions() async throws {
         // 50 sessions of up to 140 steps: about 3,500 steps, the rarest action
         // (rollback, 4 in 100) about 140 times. It ran 100 of up to 100.
-        await checkProperty(count: 50, input: SessionStep.generator.array(of: 1...140)) { plan in
+        await checkProperty(count: TestEffort.cases(50), input: SessionStep.generator.array(of: 1...140)) { plan in
             try Self.session(plan: plan)
         }
     }

@@ -140,14 +140,15 @@ import FolioTestSupport
     }
 
     @Test(
-        "random edits, autosaves, undo, saves and held or failing background writes always leave a whole published state on disk, and the latest once caught up"
+        "random edits, autosaves, undo, saves and held or failing background writes always leave a whole published state on disk, and the latest once caught up",
+        .tags(.long)
     )
     func randomSessions() async {
         // 30 sessions of up to 120 steps: about 1,800 steps, every action of the
         // table about 180 times or more (an edit left without its autosave, 2 in
         // 100, about 40). It ran 60 of up to 80: twice the setup of packages and
         // writers for no more kinds of step.
-        await checkProperty(count: 30, input: SessionStep.generator.array(of: 1...120)) { plan in
+        await checkProperty(count: TestEffort.cases(30), input: SessionStep.generator.array(of: 1...120)) { plan in
             try await MainActor.run { try Self.session(plan: plan) }
         }
     }

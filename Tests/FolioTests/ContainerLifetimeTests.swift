@@ -185,7 +185,7 @@ import FolioTestSupport
         manager.undo()  // the target is gone: nothing to do, nothing crashes
     }
 
-    @Test("threads that open, save and drop containers on one package at the same time are never refused as locked")
+    @Test("threads that open, save and drop containers on one package at the same time are never refused as locked", .tags(.long))
     func concurrentReopen() throws {
         let url = temporaryPackageURL()
         try DocumentPackage(url: url).write(ObjectGraph(schema: try zooSchema()))
@@ -196,7 +196,7 @@ import FolioTestSupport
         }
         let failures = Failures()
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            for _ in 0..<100 {
+            for _ in 0..<TestEffort.cases(100) {
                 do {
                     let context = ModelContext(try ModelContainer(contentsOf: url))
                     try context.insert("Animal")
@@ -207,7 +207,7 @@ import FolioTestSupport
             }
         }
         #expect(failures.errors.isEmpty, "\(failures.errors.prefix(3))")
-        #expect(try DocumentPackage(url: url).read().count(of: "Animal") == 400)
+        #expect(try DocumentPackage(url: url).read().count(of: "Animal") == 4 * TestEffort.cases(100))
         #expect(throws: Never.self) { _ = try PackageLock(path: url.path) }
     }
 

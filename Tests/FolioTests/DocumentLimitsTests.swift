@@ -75,10 +75,10 @@ import FolioTestSupport
         return (try? Schema([Schema.Entity("Note", attributes: attributes)])) ?? (try! Schema([Schema.Entity]()))
     }()
 
-    @Test("random values at and just over every limit either save and reopen equal, or are refused at the edit")
+    @Test("random values at and just over every limit either save and reopen equal, or are refused at the edit", .tags(.long))
     func valuesAtTheLimitsRoundTripOrAreRefused() async throws {
         // One seed per edit: a failure shrinks to the fewest edits that still fail.
-        await checkProperty(count: 100, input: Gen.uint64(in: 0...UInt64.max).array(of: 1...20)) { edits in
+        await checkProperty(count: TestEffort.cases(100), input: Gen.uint64(in: 0...UInt64.max).array(of: 1...20)) { edits in
             let graph = ObjectGraph(schema: Self.schema)
             graph.limits = Self.small
             let attributes = Self.schema.entities[0].attributes

@@ -322,12 +322,12 @@ import FolioTestSupport
         }
     }
 
-    @Test("random graphs written in many small parts read back equal, however their parts are cut")
+    @Test("random graphs written in many small parts read back equal, however their parts are cut", .tags(.long))
     func randomManyParts() async throws {
         // The schema comes from a seed; the graph from one seed per object and edit, and the
         // part size is drawn: a failure shrinks to the fewest objects, at the smallest parts.
         await checkProperty(
-            count: 60, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator,
+            count: TestEffort.cases(60), input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator,
             Gen.int(in: 64...1_024)
         ) { seed, plan, target in
             var rng = SeededGenerator(seed: seed)

@@ -120,10 +120,10 @@ import FolioTestSupport
         }
     }
 
-    @Test("random edits saved through a context, a few at a time, always read back as the context's graph, with the objects a full write gives")
+    @Test("random edits saved through a context, a few at a time, always read back as the context's graph, with the objects a full write gives", .tags(.long))
     func randomSavesThroughTheStore() async throws {
         // Each step's roll picks the edit, its seed the edit's targets and whether a save follows.
-        await checkProperty(count: 25, input: SessionStep.generator.array(of: 1...60)) { plan in
+        await checkProperty(count: TestEffort.cases(25), input: SessionStep.generator.array(of: 1...60)) { plan in
             try Self.withSmallParts(target: 1_024, maximum: 2_048) { url in
                 let context = try makeContext(try zooSchema(), url: url)
                 var categories = try (0..<3).map { try context.insert("AnimalCategory", ["name": .string("C\($0)")]) }

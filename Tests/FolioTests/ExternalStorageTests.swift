@@ -469,11 +469,11 @@ import FolioTestSupport
         #expect(try exported.value("body", of: keep) == .string("kept"))
     }
 
-    @Test("random values of every type round-trip the same with and without externalStorage, and re-save byte for byte")
+    @Test("random values of every type round-trip the same with and without externalStorage, and re-save byte for byte", .tags(.long))
     func randomExternalRoundTrips() async throws {
         // One seed per attribute pair and per object: a failure shrinks to the fewest of each.
         let seeds = Gen.uint64(in: 0...UInt64.max)
-        await checkProperty(count: 100, input: seeds.array(of: 1...6), seeds.array(of: 1...8)) { columns, objects in
+        await checkProperty(count: TestEffort.cases(100), input: seeds.array(of: 1...6), seeds.array(of: 1...8)) { columns, objects in
             var attributes: [Schema.Attribute] = []
             for (index, seed) in columns.enumerated() {
                 var rng = SeededGenerator(seed: seed)

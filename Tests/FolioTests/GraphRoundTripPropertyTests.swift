@@ -6,11 +6,11 @@ import Folio
 import FolioTestSupport
 
 @Suite struct GraphRoundTripPropertyTests {
-    @Test("random schemas and graphs round-trip through a package unchanged and re-save byte for byte")
+    @Test("random schemas and graphs round-trip through a package unchanged and re-save byte for byte", .tags(.long))
     func randomRoundTrips() async throws {
         // The schema comes from a seed; the graph from one seed per object and edit, so
         // a failure shrinks to the fewest objects and edits that still fail.
-        await checkProperty(count: 200, input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator) { seed, plan in
+        await checkProperty(count: TestEffort.cases(200), input: Gen.uint64(in: 0...UInt64.max), RandomGraphs.GraphPlan.generator) { seed, plan in
             var rng = SeededGenerator(seed: seed)
             let schema = RandomGraphs.schema(&rng)
             let graph = try RandomGraphs.graph(schema, plan)

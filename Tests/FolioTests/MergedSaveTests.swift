@@ -266,14 +266,14 @@ import FolioTestSupport
     /// tracking did not count: the save published a change set without them,
     /// and the other context never merged them. The tracking is now rebuilt
     /// after a rebase, ``ModelContext/rebuildTracking()``.)
-    @Test("random two-context sessions with undo and small parts: after every save the package reads back as the saved state")
+    @Test("random two-context sessions with undo and small parts: after every save the package reads back as the saved state", .tags(.long))
     @MainActor func twoContextSessions() async {
         var divergent: [String] = []
         // 30 sessions of up to 200 steps: about 3,000 steps, the rarest action of
         // the table (3 in 100) about 90 times, saves about 400. Fewer, longer
         // sessions than the 80 of up to 120 this ran: less setup, longer chains
         // of undo over merges.
-        await checkProperty(count: 30, input: SessionStep.generator.array(of: 1...200)) { plan in
+        await checkProperty(count: TestEffort.cases(30), input: SessionStep.generator.array(of: 1...200)) { plan in
             let failures: [String]
             do { failures = try Self.twoContextSession(plan: plan) } catch {
                 failures = ["THREW \(error)"]
@@ -289,12 +289,12 @@ import FolioTestSupport
     /// Shows (when failing): two contexts without undo (so not the undone-delete
     /// bug above): a merge leaves an object changed in the saving context's graph
     /// that its save does not count as changed, and the package is left stale.
-    @Test("random two-context sessions without undo, small parts: after every save the package reads back as the saving context's graph")
+    @Test("random two-context sessions without undo, small parts: after every save the package reads back as the saving context's graph", .tags(.long))
     func twoContextSessionsWithoutUndo() async {
         // 60 sessions of up to 200 steps: about 6,000 steps, the rarest action
         // about 180 times, saves about 850. It ran 300 sessions of up to 120,
         // three times the work, for the same actions on graphs of the same sizes.
-        await checkProperty(count: 60, input: SessionStep.generator.array(of: 1...200)) { plan in
+        await checkProperty(count: TestEffort.cases(60), input: SessionStep.generator.array(of: 1...200)) { plan in
             let failures = try await MainActor.run { try Self.twoContextSession(plan: plan, undo: false) }
             #expect(failures.isEmpty, "\(failures.first ?? "")")
         }

@@ -396,9 +396,9 @@ import Folio
         return live.filter { !$0.value.isEmpty }
     }
 
-    @Test("random sessions of edits, undo, saves, autosaves, reopenings and history deletes: replaying the history gives the saved objects")
+    @Test("random sessions of edits, undo, saves, autosaves, reopenings and history deletes: replaying the history gives the saved objects", .tags(.long))
     func replayMatchesDocument() async {
-        await checkProperty(count: 25, input: SessionStep.generator.array(of: 1...80)) { plan in
+        await checkProperty(count: TestEffort.cases(25), input: SessionStep.generator.array(of: 1...80)) { plan in
             try await MainActor.run { try Self.session(plan: plan) }
         }
     }

@@ -184,13 +184,14 @@ import FolioTestSupport
     }
 
     @Test(
-        "random edit, delete, undo, redo, save and rollback sequences match a plain reference model, and hasChanges is true exactly when the graph differs from the saved state"
+        "random edit, delete, undo, redo, save and rollback sequences match a plain reference model, and hasChanges is true exactly when the graph differs from the saved state",
+        .tags(.long)
     )
     func randomSessions() async throws {
         // 150 random schemas, sessions of up to 140 steps: about 10,000 steps
         // checked against the model, the rarest action (rollback, 2 in 100) about
         // 200 times. It ran 400 of up to 100: twice the work, the same actions.
-        await checkProperty(count: 150, input: Gen.uint64(in: 0...UInt64.max), SessionStep.generator.array(of: 1...140)) { seed, plan in
+        await checkProperty(count: TestEffort.cases(150), input: Gen.uint64(in: 0...UInt64.max), SessionStep.generator.array(of: 1...140)) { seed, plan in
             try Self.session(seed: seed, plan: plan)
         }
     }

@@ -218,10 +218,10 @@ import FolioTestSupport
         }
     }
 
-    @Test("random edits of optional to-manys — nil, [], lists, links from both sides, deletes — survive undo, redo and a reopen")
+    @Test("random edits of optional to-manys — nil, [], lists, links from both sides, deletes — survive undo, redo and a reopen", .tags(.long))
     func randomEdits() async throws {
         // Each step's roll picks the edit, its seed the source, relationship and targets.
-        await checkProperty(count: 100, input: SessionStep.generator.array(of: 1...20)) { plan in
+        await checkProperty(count: TestEffort.cases(100), input: SessionStep.generator.array(of: 1...20)) { plan in
             let url = temporaryPackageURL("Owners")
             defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
             let context = try makeContext(try Self.schema(), url: url)

@@ -64,9 +64,9 @@ import FolioTestSupport
         return result
     }
 
-    @Test("a part merged line by line gives the bytes and conflicts of the part read and merged whole, and reads only what both sides changed")
+    @Test("a part merged line by line gives the bytes and conflicts of the part read and merged whole, and reads only what both sides changed", .tags(.long))
     func sameAsWhole() async throws {
-        await checkProperty(count: 200, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+        await checkProperty(count: TestEffort.cases(200), input: Gen.uint64(in: 0...UInt64.max)) { seed in
             var random = SeededGenerator(seed: seed)
             var base: [UInt64: ObjectState] = [:]
             for id in UInt64(1)...60 where Bool.random(using: &random) {

@@ -430,9 +430,9 @@ import FolioTestSupport
         #expect(refusedOrSettled == expected, "loader: \(label)")
     }
 
-    @Test func `the save check, the loader and migration refuse exactly the same graphs`() async {
+    @Test(.tags(.long)) func `the save check, the loader and migration refuse exactly the same graphs`() async {
         // A failure shrinks to the fewest objects, under the simplest constraint set that still fails.
-        await checkProperty(count: 300, input: Gen.int(in: 0...5), Gen.uint64(in: 0...UInt64.max).array(of: 0...5)) { groups, objects in
+        await checkProperty(count: TestEffort.cases(300), input: Gen.int(in: 0...5), Gen.uint64(in: 0...UInt64.max).array(of: 0...5)) { groups, objects in
             try Self.uniquenessAgreement(groupChoice: groups, objects: objects)
         }
     }

@@ -176,6 +176,18 @@ struct ChangeTracking {
         return trackedObjectNumbers(in: graph).union(mergedIdentifiers).union(conflictRecordsEdited)
     }
 
+    /// ``changedObjectNumbers(in:)`` as a list the package's write works out
+    /// (in the background for an autosave), over this tracking as it is now.
+    ///
+    /// - Parameter snapshot: the graph the save publishes, a copy no one edits.
+    func changedObjects(in snapshot: ObjectGraph) -> ChangedObjects {
+        guard !rebasedSinceSave else { return .unknown }
+        let tracking = self
+        // The saved state's copy: replaced by later saves, never edited, so another thread may read it.
+        nonisolated(unsafe) let snapshot = snapshot
+        return ChangedObjects(workingOut: { tracking.changedObjectNumbers(in: snapshot) })
+    }
+
     /// The identifiers of the objects the tracking names (inserted, edited or
     /// deleted): what a merge treats as this context's own. O(those objects).
     func trackedObjectNumbers(in graph: ObjectGraph) -> Set<UInt64> {

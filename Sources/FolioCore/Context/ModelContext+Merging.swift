@@ -177,9 +177,10 @@ extension ModelContext {
         let me = ObjectIdentifier(self)
         let others = sharedDocument.hasOtherContexts(than: me)
         let transaction = makeStoredTransaction()  // settles every edit first
+        let snapshot = graph.copy()
         return SaveRequest(
-            context: me, basedOn: baseGeneration, graph: graph.copy(),
-            changed: others ? nil : tracking.changedObjectNumbers(in: graph),
+            context: me, basedOn: baseGeneration, graph: snapshot,
+            changed: others ? .unknown : tracking.changedObjects(in: snapshot),
             transaction: transaction, changeSet: others ? tracking.changeSet(in: graph) : nil)
     }
 }

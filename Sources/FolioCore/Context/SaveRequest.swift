@@ -20,9 +20,9 @@ struct SaveRequest {
     var basedOn: Int
     /// A copy of the context's graph (copy-on-write): the new saved state.
     var graph: ObjectGraph
-    /// The identifiers of the objects whose parts the save rewrites; `nil`
-    /// for every part compared with the disk.
-    var changed: Set<UInt64>?
+    /// The objects whose parts the save rewrites, worked out by the write
+    /// (``ChangedObjects/unknown``: every part compared with the disk).
+    var changed: ChangedObjects
     /// The history transaction to record, unnumbered.
     var transaction: StoredTransaction?
     /// What other contexts merge; `nil` when the context saw no other

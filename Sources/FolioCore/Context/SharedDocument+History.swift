@@ -61,7 +61,7 @@ extension SharedDocument {
         guard removed > 0 else { return 0 }
         if disk != nil {
             // Read before the write: the write's access to `disk` excludes any other.
-            let unwritten = disk?.unwritten
+            let unwritten = disk?.unwritten ?? ChangedObjects()
             do throws(PackageError) {
                 try disk?.write(savedGraph, generation: generation, changed: unwritten, history: &history)
             } catch {

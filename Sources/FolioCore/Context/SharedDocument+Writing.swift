@@ -112,7 +112,7 @@ extension SharedDocument {
             defer { lock.unlock() }
             guard let written = disk?.writtenGeneration, written < generation else { return }
             // Read before the write: the write's access to `disk` excludes any other.
-            let unwritten = disk?.unwritten
+            let unwritten = disk?.unwritten ?? ChangedObjects()
             do throws(PackageError) {
                 try disk?.write(savedGraph, generation: generation, changed: unwritten, history: &history)
             } catch {

@@ -234,7 +234,7 @@ final class SharedDocument: @unchecked Sendable {
         // What this save changes on disk: the parts holding these objects (both ends of a link edit).
         // With other contexts live, merges and undo rebased over them can change objects
         // in ways tracking does not follow: every part is then compared with the disk.
-        let changed: Set<UInt64>? = package == nil ? [] : others ? nil : request.changed
+        let changed = package == nil ? ChangedObjects() : others ? .unknown : request.changed
         // The history as it will be once this save is published: written by the same commit.
         var history = self.history
         var recorded = request.transaction
@@ -248,11 +248,8 @@ final class SharedDocument: @unchecked Sendable {
         }
         if writing, disk != nil {
             // The request's graph holds every saved state merged, so this write catches the package up.
-            // The smaller set goes into the larger: a save of 100,000 inserts with nothing
-            // left unwritten hashes none of them again.
-            let unwritten = disk?.unwritten.flatMap { set in
-                changed.map { set.count >= $0.count ? set.union($0) : $0.union(set) }
-            }
+            var unwritten = disk?.unwritten ?? ChangedObjects()
+            unwritten.formUnion(changed)
             do throws(PackageError) {
                 try disk?.write(request.graph, generation: generation + 1, changed: unwritten, history: &history)
             } catch {
@@ -294,7 +291,7 @@ final class SharedDocument: @unchecked Sendable {
         emptyHistory.removeAll()
         if disk != nil {
             do throws(PackageError) {
-                try disk?.write(empty, generation: generation + 1, changed: nil, history: &emptyHistory)
+                try disk?.write(empty, generation: generation + 1, changed: .unknown, history: &emptyHistory)
             } catch {
                 throw .package(error)
             }

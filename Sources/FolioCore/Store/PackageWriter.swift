@@ -24,12 +24,9 @@ struct PackageWriter {
     /// The generation of the saved state the package holds: behind the holder's
     /// while a background write is pending or after one failed.
     private(set) var writtenGeneration = 0
-    /// Identifiers of objects saved since the package was last written successfully:
+    /// The objects saved since the package was last written successfully:
     /// a write rewrites the parts holding them, and a failed write leaves them here.
-    private var unwrittenChanges: Set<UInt64> = []
-    /// Whether a save since the last successful write could not say exactly
-    /// what it changed: the next write then compares every part with what is on disk.
-    private var unwrittenUnknown = false
+    private var unwrittenChanges = ChangedObjects()
     /// Why the last background write failed, until a write succeeds.
     private(set) var failure: PackageError?
     /// The requesters still to be told of ``failure`` (those whose autosaves it carried).
@@ -66,47 +63,38 @@ struct PackageWriter {
     /// Whether the package on disk is still what was last read or written.
     var isCurrent: Bool { FileFingerprint.matches(fingerprint, package.commitItem) }
 
-    /// What the next write must rewrite: `nil` when not known exactly.
-    var unwritten: Set<UInt64>? { unwrittenUnknown ? nil : unwrittenChanges }
+    /// What the next write must rewrite.
+    var unwritten: ChangedObjects { unwrittenChanges }
 
-    /// Adds a save's changed objects (`nil`: not known exactly) to what is unwritten.
-    ///
-    /// The smaller set goes into the larger, as for a write: after a write (nothing
-    /// unwritten) an autosave's set is kept as it is, not hashed again on the
-    /// editing thread (100,000 identifiers for a cascade of 100,000).
-    mutating func addUnwritten(_ changed: Set<UInt64>?) {
-        guard let changed else { unwrittenUnknown = true; return }
-        if unwrittenChanges.count >= changed.count {
-            unwrittenChanges.formUnion(changed)
-        } else {
-            unwrittenChanges = changed.union(unwrittenChanges)
-        }
+    /// Adds a save's changed objects to what is unwritten, as they are: an
+    /// autosave's list still to be worked out is worked out by its write.
+    mutating func addUnwritten(_ changed: ChangedObjects) {
+        unwrittenChanges.formUnion(changed)
     }
 
     /// Everything is on disk.
     private mutating func clearUnwritten() {
-        unwrittenChanges.removeAll()
-        unwrittenUnknown = false
+        unwrittenChanges = ChangedObjects()
     }
 
     /// The one place the package is written with a saved state (the migration
     /// at open aside). Call with the writer's lock held.
     ///
     /// - Returns: the fingerprint of the document just written.
-    /// - Parameter changed: the identifiers of every object changed since the
-    ///   package was last written (`nil`: unknown, every part is written).
+    /// - Parameter changed: the objects changed since the package was last
+    ///   written, worked out here (on the writing thread).
     private static func write(
         _ graph: ObjectGraph, to package: DocumentPackage, expecting expected: FileFingerprint?,
-        changed: Set<UInt64>?, history: HistoryLog
+        changed: ChangedObjects, history: HistoryLog
     ) throws(PackageError) -> FileFingerprint? {
-        try package.write(graph, expecting: .some(expected), changed: changed, history: history)
+        try package.write(graph, expecting: .some(expected), changed: changed.identifiers(), history: history)
     }
 
     /// Writes `graph` and `history` on this thread as the package's content for
     /// `generation`, and records it: nothing is left unwritten. Call with the
     /// writer's lock and the holder's lock held.
     mutating func write(
-        _ graph: ObjectGraph, generation written: Int, changed: Set<UInt64>?,
+        _ graph: ObjectGraph, generation written: Int, changed: ChangedObjects,
         history: inout HistoryLog
     ) throws(PackageError) {
         try didWrite(
@@ -165,7 +153,7 @@ struct PackageWriter {
         let package: DocumentPackage
         let expected: FileFingerprint?
         /// What was unwritten: a failed write puts it back.
-        let changed: Set<UInt64>?
+        let changed: ChangedObjects
         /// The requesters whose autosaves it carries.
         let carried: Set<ObjectIdentifier>
 
