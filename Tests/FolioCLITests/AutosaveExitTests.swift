@@ -60,9 +60,9 @@ import FolioTestSupport
         #expect(open.lines == workload.expectedCounts(60), "\(open.stderr)")
     }
 
-    @Test("SIGKILL while autosaves are written in the background: the package always holds one whole version, never an older one")
+    @Test("SIGKILL while autosaves are written in the background: the package always holds one whole version, never an older one", .tags(.long))
     func killDuringBackgroundWrites() throws {
-        let kills = CrashTests.environmentInt("FOLIO_CRASH_KILLS", default: 10)
+        let kills = CrashTests.environmentInt("FOLIO_CRASH_KILLS", default: TestEffort.cases(10))
         let seed = ProcessInfo.processInfo.environment["FOLIO_CRASH_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
         var random = SeededGenerator(seed: seed)
         let folder = try TemporaryFolder()

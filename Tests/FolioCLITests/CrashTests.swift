@@ -21,7 +21,7 @@ import FolioTestSupport
 /// album whose every save adds a blob and replaces another (the blob steps of
 /// the protocol).
 ///
-/// `FOLIO_CRASH_KILLS` sets the number of kills per workload (default 15);
+/// `FOLIO_CRASH_KILLS` sets the number of kills per workload (default 15, 3 without `FOLIO_LONG_TESTS=1`);
 /// `FOLIO_CRASH_SEED` replays a run's kill delays; `FOLIO_CRASH_OBJECTS` sets
 /// how many filler objects make each save slow enough to be interrupted
 /// (default 5000). `Scripts/crash-test.sh` runs 250 kills each and prints the
@@ -330,7 +330,7 @@ import FolioTestSupport
 
     /// Saves and kills, `FOLIO_CRASH_KILLS` times, checking the package after each kill; prints the figures.
     static func crashTest(_ workload: Workload) throws {
-        let kills = environmentInt("FOLIO_CRASH_KILLS", default: 15)
+        let kills = environmentInt("FOLIO_CRASH_KILLS", default: TestEffort.cases(15))
         let seed = ProcessInfo.processInfo.environment["FOLIO_CRASH_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
         var random = SeededGenerator(seed: seed)
         let started = Date()
@@ -426,12 +426,12 @@ import FolioTestSupport
             """)
     }
 
-    @Test("SIGKILL at random moments while saving a large document: it always opens and holds one whole version, never an older one")
+    @Test("SIGKILL at random moments while saving a large document: it always opens and holds one whole version, never an older one", .tags(.long))
     func killWhileSavingDocument() throws {
         try Self.crashTest(Self.animals(fillers: Self.environmentInt("FOLIO_CRASH_OBJECTS", default: 5000)))
     }
 
-    @Test("SIGKILL at random moments while saving blobs: every blob the document names is there and whole, old ones never lost")
+    @Test("SIGKILL at random moments while saving blobs: every blob the document names is there and whole, old ones never lost", .tags(.long))
     func killWhileSavingBlobs() throws {
         try Self.crashTest(Self.album(fillers: Self.environmentInt("FOLIO_CRASH_OBJECTS", default: 5000)))
     }

@@ -50,13 +50,13 @@ import FolioTestSupport
         }
     }
 
-    @Test func `look-ups, counts and pages match a dictionary of the models registered, through any registrations and removals`() async {
+    @Test(.tags(.long)) func `look-ups, counts and pages match a dictionary of the models registered, through any registrations and removals`() async {
         // Each step's roll picks the operation (by tens), its seed the number; a
         // failure shrinks to fewer steps, each toward registering near `base`.
         // 40 sessions as long as before (up to 1,200 steps, so the directory grows
         // and empties as it did): about 24,000 steps, each operation thousands of
         // times. It ran 100, each step checking every page, for no more cases.
-        await checkProperty(count: 40, input: Gen.uint64(in: Self.near), SessionStep.generator.array(of: 1...1_200)) { base, plan in
+        await checkProperty(count: TestEffort.cases(40), input: Gen.uint64(in: Self.near), SessionStep.generator.array(of: 1...1_200)) { base, plan in
             var registry = ModelRegistry()
             var expected: [UInt64: any PersistentModel] = [:]
             // Clustered numbers (near `base`), as a fetch's, and scattered ones, as a sorted batch's.
@@ -159,13 +159,13 @@ import FolioTestSupport
         #expect(registry[2_000] === alive.last)
     }
 
-    @Test func `numbers beyond the directory's reach stay found as it grows over them, whichever kind of entry replaces them`() async {
+    @Test(.tags(.long)) func `numbers beyond the directory's reach stay found as it grows over them, whichever kind of entry replaces them`() async {
         // Numbers the directory does not reach at first (a dictionary entry), and
         // reaches once it has grown by doubling: each growth moves them into pages.
         let bands: [ClosedRange<UInt64>] = [0...64, 65_000...70_000, 131_000...140_000, 270_000...600_000, 1_100_000...1_200_000]
         // 40 sessions of up to 400 steps (it ran 100): about 8,000 steps, every
         // band about 1,600 times, the steps and their checks unchanged.
-        await checkProperty(count: 40, input: SessionStep.generator.array(of: 1...400)) { plan in
+        await checkProperty(count: TestEffort.cases(40), input: SessionStep.generator.array(of: 1...400)) { plan in
             var registry = ModelRegistry()
             var expected: [UInt64: any PersistentModel] = [:]
             for (step, planned) in plan.enumerated() {
