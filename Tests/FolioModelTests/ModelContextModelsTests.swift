@@ -427,6 +427,20 @@ final class Badge {
         try writer.save()
     }
 
+    /// The package ``seed(at:count:)`` makes, made once per test process and
+    /// copied by each test: seeding makes 33,768 models, most of a test's work.
+    private static let template: Result<TemporaryFolder, any Error> = Result {
+        let folder = try TemporaryFolder("every-core-template")
+        try seed(at: folder.appending("Books.folio"))
+        atexit { try? ModelsMadeOnEveryCoreTests.template.get().remove() }
+        return folder
+    }
+
+    /// A copy at `url` of the package ``seed(at:count:)`` makes with ``count`` books.
+    static func seededCopy(at url: URL) throws {
+        try FileManager.default.copyItem(at: template.get().appending("Books.folio"), to: url)
+    }
+
     /// A seeded package in a folder of its own (removed when this goes), a container on it, a context of it.
     struct Seeded {
         let folder: TemporaryFolder
@@ -437,7 +451,7 @@ final class Badge {
         init() throws {
             folder = try TemporaryFolder("every-core")
             url = folder.appending("Books.folio")
-            try ModelsMadeOnEveryCoreTests.seed(at: url)
+            try ModelsMadeOnEveryCoreTests.seededCopy(at: url)
             container = try ModelContainer(for: ShareBook.self, ShareShelf.self, configurations: ModelConfiguration(url: url))
             context = ModelContext(container)
         }
@@ -478,7 +492,7 @@ final class Badge {
     @Test @MainActor func `a model of the last slice edits, relinks, undoes, rolls back, saves and tells its observer like one of the first`() throws {
         let folder = try TemporaryFolder("every-core")
         let url = folder.appending("Books.folio")
-        try Self.seed(at: url)
+        try Self.seededCopy(at: url)
         let container = try ModelContainer(for: ShareBook.self, ShareShelf.self, configurations: ModelConfiguration(url: url))
         let context = container.mainContext
         context.autosaveEnabled = false
@@ -566,7 +580,7 @@ final class Badge {
     func `models made on every core read what the dynamic API reads through any fetches, edits, merges, undo, redo, rollbacks, saves and drops`() async throws {
         let seedFolder = try TemporaryFolder("every-core-seed")
         let seeded = seedFolder.appending("Books.folio")
-        try Self.seed(at: seeded)
+        try Self.seededCopy(at: seeded)
         await checkProperty(count: 6, input: SessionStep.generator.array(of: 1...16)) { plan in
             let folder = try TemporaryFolder("every-core")
             let url = folder.appending("Books.folio")
