@@ -43,6 +43,29 @@ final class Voyager {
     init(name: String) { self.name = name }
 }
 
+/// SwiftData's example shape: a garage of any vehicles, the inverse inferred.
+@Model
+class Vehicle {
+    var wheels: Int = 4
+    var garage: Garage?
+    init(wheels: Int) { self.wheels = wheels }
+}
+
+@Model
+final class Bicycle: Vehicle {
+    var gears: Int = 21
+    init(gears: Int) {
+        self.gears = gears
+        super.init(wheels: 2)
+    }
+}
+
+@Model
+final class Garage {
+    var vehicles: [Vehicle] = []
+    init() {}
+}
+
 @Suite @MainActor struct RelationshipsToASuperclassTests {
     static func container(_ url: URL) throws -> ModelContainer {
         try ModelContainer(
@@ -147,5 +170,27 @@ final class Voyager {
         summit.traveler = bob
         #expect(Self.describe(ada.voyages) == ["PersonalVoyage Holiday"])
         #expect(Self.describe(bob.voyages) == ["BusinessVoyage Summit"])
+    }
+
+    @Test("a garage of any vehicles, with its inverse inferred, holds a bicycle and a vehicle and survives reopening")
+    func garageOfAnyVehicles() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.appending("Garage.store")
+        func container() throws -> ModelContainer {
+            try ModelContainer(for: Garage.self, Vehicle.self, Bicycle.self, configurations: ModelConfiguration(url: url))
+        }
+        do {
+            let context = try container().mainContext
+            let garage = Garage()
+            context.insert(garage)
+            garage.vehicles = [Bicycle(gears: 7), Vehicle(wheels: 4)]
+            #expect(garage.vehicles.allSatisfy { $0.garage === garage })
+            try context.save()
+        }
+        let context = try container().mainContext
+        let garage = try #require(try context.fetch(FetchDescriptor<Garage>()).first)
+        #expect(garage.vehicles.map { "\(type(of: $0)) \($0.wheels)" } == ["Bicycle 2", "Vehicle 4"])
+        #expect((garage.vehicles.first as? Bicycle)?.gears == 7)
+        #expect(try context.fetch(FetchDescriptor<Bicycle>()).first?.garage === garage)
     }
 }
