@@ -23,6 +23,7 @@ import FolioTestSupport
             .init("trips", to: "Trip", toMany: true, inverse: "traveler", deleteRule: .cascade),
             .init("favourite", to: "Trip"),
             .init("claims", to: "BusinessTrip", toMany: true),
+            .init("guarded", to: "Trip", toMany: true, deleteRule: .deny),
         ])
     static func schema() throws -> Schema { try Schema([trip, business, personal, person]) }
 
@@ -50,6 +51,38 @@ import FolioTestSupport
         #expect(throws: ModelError.self) { try context.link(ada, "claims", to: trips[2]) }
         #expect(throws: ModelError.self) { try context.link(ada, "trips", to: ada) }
         #expect(context.graph.invariantViolations().isEmpty)
+    }
+
+    @Test("deny, cascade and nullify reach objects of every entity of the hierarchy; undo restores the links exactly")
+    func deleteRules() throws {
+        let context = ModelContext(try ModelContainer(for: try Self.schema(), configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        context.undoManager = UndoManager()
+        let (ada, trips) = try Self.fill(context)
+        let bob = try context.insert("Person", ["name": .string("Bob")])
+        let kept = try context.insert("PersonalTrip", ["name": .string("Kept"), "reason": .string("r")])
+        try context.link(bob, "favourite", to: trips[0])
+        try context.link(ada, "guarded", to: kept)
+        // Saved first: deleting an object inserted since the last save is no delete to deny.
+        try context.save()
+        try context.delete(ada)
+        context.processPendingChanges()
+        // Cascade took every trip of hers, whatever its entity; Bob's favourite was nullified.
+        #expect(try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Trip")) == [kept])
+        #expect(try context.related("favourite", of: bob).isEmpty)
+        // Deny: the personal trip Ada guarded still lives, so the save is refused naming it.
+        let error = #expect(throws: ModelError.self) { try context.save() }
+        guard case .validation(let issues)? = error else {
+            Issue.record("expected a validation error, got \(String(describing: error))")
+            return
+        }
+        #expect(issues.contains { $0.kind == .deny && $0.related == [kept] })
+        context.undoManager?.undo()
+        #expect(try context.related("trips", of: ada) == trips)
+        #expect(try context.related("guarded", of: ada) == [kept])
+        #expect(try context.related("favourite", of: bob) == [trips[0]])
+        for trip in trips { #expect(try context.related("traveler", of: trip) == [ada]) }
+        #expect(context.graph.invariantViolations().isEmpty)
+        try context.save()
     }
 
     @Test("a save and reopen keeps every link and its order; a second save writes the same bytes")
@@ -126,7 +159,9 @@ import FolioTestSupport
         let result = try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: out)
         #expect(result.conflicts.isEmpty)
         let merged = ModelContext(try ModelContainer(contentsOf: out, allowsSave: false))
-        #expect(try merged.related("trips", of: ada) == [trips[0], trips[2]] + added)
+        let mergedTrips = try merged.related("trips", of: ada)
+        // The two sides' additions follow what both kept, in identifier order (each side drew its own lane).
+        #expect(mergedTrips == [trips[0], trips[2]] + added.sorted(), "\(mergedTrips)")
         #expect(try merged.related("traveler", of: added[0]) == [ada])
         #expect(try merged.related("traveler", of: trips[1]).isEmpty)
         #expect(merged.graph.invariantViolations().isEmpty)

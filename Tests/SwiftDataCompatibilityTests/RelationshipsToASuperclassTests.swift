@@ -156,6 +156,32 @@ final class Garage {
         #expect(try reopened.fetch(FetchDescriptor<Voyager>()).map(\.name) == ["Bob"])
     }
 
+    @Test("the history names each subclass's model by its own entity, and a relationship edit through the base class as an update of both sides")
+    func historyNamesEachClass() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.appending("Voyages.store")
+        try Self.saveAda(url)
+        do {
+            let context = try Self.container(url).mainContext
+            let ada = try #require(try context.fetch(FetchDescriptor<Voyager>()).first)
+            ada.voyages.removeFirst()
+            try context.save()
+        }
+        let context = try Self.container(url).mainContext
+        let transactions = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(transactions.count == 2)
+        let inserted = transactions.first?.changes.compactMap { change -> String? in
+            guard case .insert = change else { return nil }
+            return change.changedPersistentIdentifier.entityName
+        }
+        #expect(inserted?.sorted() == ["BusinessVoyage", "PersonalVoyage", "Voyage", "Voyager"])
+        let updated = transactions.last?.changes.compactMap { change -> String? in
+            guard case .update = change else { return nil }
+            return change.changedPersistentIdentifier.entityName
+        }
+        #expect(updated?.sorted() == ["BusinessVoyage", "Voyager"])
+    }
+
     @Test("moving a subclass's model to another holder through the inherited inverse updates both lists")
     func movingThroughTheInheritedInverse() throws {
         let container = try ModelContainer(

@@ -137,9 +137,9 @@ enum MergeReconcile {
         }
 
         func related(_ ids: [UInt64], _ link: MergeSchema.Link) -> MergeConflict.Content {
-            // Each object named by its own entity where the pass knows it (a relationship into
-            // a hierarchy holds several), else by the relationship's destination.
-            .related(ids.map { PersistentIdentifier(entityName: states[$0]?.entity ?? revivable[$0]?.entity ?? link.destination, id: $0) })
+            // Named by the relationship's destination, as a record read back from a package
+            // names them (it stores identifiers only), whatever subentity an object is of.
+            .related(ids.map { PersistentIdentifier(entityName: link.destination, id: $0) })
         }
 
         /// Removes an object for a rule, recording its values; it is never revived.

@@ -392,6 +392,7 @@ extension ObjectGraph {
         // which the entities' order decides: such a graph is migrated, target by target.
         guard !layout.entities.contains(where: { $0.links.contains { $0.hierarchy != nil } }) else { return nil }
         let newLayout = SchemaLayout(target)
+        guard !newLayout.entities.contains(where: { $0.links.contains { $0.hierarchy != nil } }) else { return nil }
         var oldOf: [Int] = []
         for entity in newLayout.entities {
             guard let old = layout.entityIndex[entity.name] else { return nil }
