@@ -167,6 +167,44 @@ import FolioTestSupport
         #expect(merged.graph.invariantViolations().isEmpty)
     }
 
+    @Test("a subentity added to a relationship's destination, then an attribute added, migrate every link and its inverse")
+    func migrationKeepsLinks() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.appending("Trips.folio")
+        let leaf = try Schema([Self.trip, Self.person.dropping("claims")])
+        let (ada, trips): (PersistentIdentifier, [PersistentIdentifier])
+        do {
+            let context = ModelContext(try ModelContainer(for: leaf, configurations: ModelConfiguration(url: url)))
+            ada = try context.insert("Person", ["name": .string("Ada")])
+            trips = [try context.insert("Trip", ["name": .string("A")]), try context.insert("Trip", ["name": .string("B")])]
+            for trip in trips.reversed() { try context.link(ada, "trips", to: trip) }
+            try context.link(ada, "favourite", to: trips[0])
+            try context.save()
+        }
+        let business: PersistentIdentifier
+        do {
+            let context = ModelContext(try ModelContainer(for: try Self.schema(), configurations: ModelConfiguration(url: url)))
+            #expect(try context.related("trips", of: ada) == trips.reversed())
+            #expect(try context.related("favourite", of: ada) == [trips[0]])
+            business = try context.insert("BusinessTrip", ["name": .string("C")])
+            try context.link(ada, "trips", to: business)
+            try context.link(ada, "favourite", to: business)
+            #expect(context.graph.invariantViolations().isEmpty)
+            try context.save()
+        }
+        var noted = Self.person
+        noted.attributes.append(.init("note", .string, isOptional: true))
+        let context = ModelContext(
+            try ModelContainer(for: try Schema([Self.trip, Self.business, Self.personal, noted]), configurations: ModelConfiguration(url: url)))
+        #expect(try context.related("trips", of: ada) == trips.reversed() + [business])
+        #expect(try context.related("favourite", of: ada) == [business])
+        #expect(try context.related("traveler", of: business) == [ada])
+        #expect(context.graph.invariantViolations().isEmpty)
+        try context.delete(business)
+        #expect(try context.related("favourite", of: ada).isEmpty)
+        #expect(context.graph.invariantViolations().isEmpty)
+    }
+
     // MARK: Hostile input
 
     static let schemaXML = """
@@ -221,5 +259,14 @@ import FolioTestSupport
                 return
             }
         }
+    }
+}
+
+extension Schema.Entity {
+    /// This entity without the relationship named `name`.
+    fileprivate func dropping(_ name: String) -> Schema.Entity {
+        var entity = self
+        entity.relationships.removeAll { $0.name == name }
+        return entity
     }
 }
