@@ -21,8 +21,10 @@ import FolioTestSupport
         "Person", attributes: [.init("name", .string)],
         relationships: [
             .init("trips", to: "Trip", toMany: true, inverse: "traveler", deleteRule: .cascade),
-            .init("favourite", to: "Trip"),
+            // Before `favourite`: its hidden inverse then takes a slot of BusinessTrip's only, so
+            // `favourite`'s hidden inverse sits in a different slot of each entity of the hierarchy.
             .init("claims", to: "BusinessTrip", toMany: true),
+            .init("favourite", to: "Trip"),
             .init("guarded", to: "Trip", toMany: true, deleteRule: .deny),
         ])
     static func schema() throws -> Schema { try Schema([trip, business, personal, person]) }
