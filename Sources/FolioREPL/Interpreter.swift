@@ -351,7 +351,8 @@ public final class Interpreter {
         if let entityName, entityName != id.entityName {
             throw CommandError("#\(number) is \(id), not \(entityName)", column: word.column)
         }
-        if let destination, id.entityName != destination {
+        // A relationship into a hierarchy holds objects of its destination's subentities too.
+        if let destination, !schema.entity(id.entityName, isKindOf: destination) {
             throw CommandError("\(role ?? "it") holds \(destination) objects, not \(id)", column: word.column)
         }
         return id

@@ -84,4 +84,35 @@ import Testing
         #expect(try session.run("delete everything").hasSuffix("deleted 3 objects\n"))
         #expect(try session.count("Trip") == 0)
     }
+    @Test("link, show and list follow a relationship into a hierarchy: it holds any trip, each named by its entity")
+    func relationshipIntoTheHierarchy() throws {
+        let url = try sampleCopy("Animals").deletingLastPathComponent().appendingPathComponent("Travellers.folio")
+        let traveler: [Schema.Relationship] = [.init("traveler", to: "Person", inverse: "trips")]
+        let schema = try Schema([
+            .init("Trip", attributes: [.init("name", .string)], relationships: traveler),
+            .init("BusinessTrip", attributes: [.init("name", .string), .init("perdiem", .double)], relationships: traveler, superentity: "Trip"),
+            .init("PersonalTrip", attributes: [.init("name", .string)], relationships: traveler, superentity: "Trip"),
+            .init("Person", attributes: [.init("name", .string)], relationships: [.init("trips", to: "Trip", toMany: true, inverse: "traveler")]),
+        ])
+        let (ada, summit, holiday): (UInt64, UInt64, UInt64)
+        do {
+            let setup = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
+            ada = try setup.insert("Person", ["name": .string("Ada")]).id
+            summit = try setup.insert("BusinessTrip", ["name": .string("Summit"), "perdiem": .double(120)]).id
+            holiday = try setup.insert("PersonalTrip", ["name": .string("Holiday")]).id
+            try setup.save()
+        }
+        let session = try Session(url: url)
+        _ = try session.run("link \(ada) trips \(summit)")
+        _ = try session.run("link \(ada) trips \(holiday)")
+        let show = try session.run("show \(ada)")
+        #expect(show.contains("BusinessTrip#\(summit)") && show.contains("PersonalTrip#\(holiday)"), "\(show)")
+        let shown = try session.run("show \(holiday)")
+        #expect(shown.contains("Person#\(ada)"), "\(shown)")
+        #expect(throws: (any Error).self) { try session.run("link \(ada) trips \(ada)") }
+        #expect(try session.run("list Person").contains("Ada              2"))
+        let list = try session.run("list Trip entity, name, traveler sort name")
+        let rows = list.split(separator: "\n").filter { $0.contains("Trip ") && $0.contains("\(ada)") }
+        #expect(rows.count == 2 && rows[0].contains("PersonalTrip") && rows[1].contains("BusinessTrip"), "\(list)")
+    }
 }

@@ -61,13 +61,20 @@ import FolioTestSupport
         #expect(reason([Self.trip, retyped])?.contains("'days'") == true)
     }
 
-    @Test("a relationship whose destination has subentities is refused, naming it; one from the hierarchy is accepted")
+    @Test("a relationship into a hierarchy is accepted; an inverse holding only a subentity of the entity declaring it is refused, naming it")
     func relationshipIntoAHierarchy() throws {
         let stamp = Schema.Entity(
             "Stamp", attributes: [.init("country", .string)],
             relationships: [.init("trip", to: "Trip")])
-        #expect(throws: SchemaError.relationshipIntoHierarchy(entity: "Stamp", relationship: "trip", destination: "Trip")) {
-            _ = try Schema([Self.trip, Self.business, stamp])
+        _ = try Schema([Self.trip, Self.business, stamp])
+        // Trip.owner's inverse holds only business trips: a plain trip's owner could not hold it back.
+        var owned = Self.trip
+        owned.relationships = [.init("owner", to: "Owner", inverse: "trips")]
+        var ownedBusiness = Self.business
+        ownedBusiness.relationships = owned.relationships
+        let owner = Schema.Entity("Owner", relationships: [.init("trips", to: "BusinessTrip", toMany: true, inverse: "owner")])
+        #expect(throws: SchemaError.relationshipIntoHierarchy(entity: "Owner", relationship: "trips", destination: "BusinessTrip")) {
+            _ = try Schema([owned, ownedBusiness, owner])
         }
         var trip = Self.trip
         trip.relationships = [.init("stamps", to: "Stamp", toMany: true)]

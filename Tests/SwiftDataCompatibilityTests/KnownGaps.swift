@@ -54,38 +54,6 @@ func isValidationFailure(_ error: any Error) -> Bool {
 }
 #endif
 
-// A relationship whose destination is a class with `@Model` subclasses (any
-// trip, business or personal), which SwiftData allows:
-//
-//     ModelError.schema(.relationshipIntoHierarchy(entity: "Garage",
-//         relationship: "vehicles", destination: "Vehicle"))  — thrown by ModelContainer
-//
-// Folio's: a relationship's stored links name objects of one entity, so one
-// that may hold objects of several is refused for now (see the DocC article
-// "Model inheritance"; ModelInheritanceTests.relationshipIntoAHierarchyIsRefused).
-#if false
-@Model
-class Vehicle {
-    var wheels: Int = 4
-    var garage: Garage?
-    init(wheels: Int) { self.wheels = wheels }
-}
-
-@Model
-final class Bicycle: Vehicle {
-    var gears: Int = 21
-    init(gears: Int) {
-        self.gears = gears
-        super.init(wheels: 2)
-    }
-}
-
-@Model
-final class Garage {
-    var vehicles: [Vehicle] = []
-}
-#endif
-
 // `ModelContext.model(for:)` returns `(any PersistentModel)?`; SwiftData's
 // returns `any PersistentModel`, so code using the result directly fails
 // (`as? Trip` casts compile either way):

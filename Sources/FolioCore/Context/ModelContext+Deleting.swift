@@ -97,9 +97,9 @@ extension ModelContext {
             if poll.shouldStop() { throw .cancelled }
             for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() {
                 for target in graph.tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row)) {
-                    let survivor = ObjectRef(entity: link.destination, row: Int(target))
+                    let survivor = link.ref(target)
                     if !doomed.contains(survivor) {
-                        cut[LinkListKey(ref: survivor, slot: Int32(link.inverse)), default: 0] += 1
+                        cut[LinkListKey(ref: survivor, slot: Int32(link.inverse(in: survivor.entity))), default: 0] += 1
                     }
                 }
             }
@@ -160,9 +160,17 @@ extension ModelContext {
             next += 1
             for (slot, link) in graph.layout.entities[Int(ref.entity)].links.enumerated() where link.deleteRule == .cascade {
                 let column = graph.tables[Int(ref.entity)].links[slot]
-                column.forEachTarget(of: Int(ref.row)) { target in
-                    let targetRef = ObjectRef(entity: link.destination, row: Int(target))
-                    if graph.isLive(targetRef), seen.insert(targetRef) { plan.append(targetRef) }
+                if link.hierarchy == nil {
+                    column.forEachTarget(of: Int(ref.row)) { target in
+                        let targetRef = ObjectRef(entity: link.destination, row: Int(target))
+                        if graph.isLive(targetRef), seen.insert(targetRef) { plan.append(targetRef) }
+                    }
+                } else {
+                    // Into a hierarchy: each target names its own entity.
+                    column.forEachTarget(of: Int(ref.row)) { target in
+                        let targetRef = link.ref(target)
+                        if graph.isLive(targetRef), seen.insert(targetRef) { plan.append(targetRef) }
+                    }
                 }
             }
         }
@@ -180,7 +188,7 @@ extension ModelContext {
             let rows =
                 links?[LinkListKey(ref: ref, slot: Int32(slot))]
                 ?? graph.tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row))
-            let targets = rows.map { ObjectRef(entity: link.destination, row: Int($0)) }.filter { !doomed.contains($0) }
+            let targets = rows.map(link.ref).filter { !doomed.contains($0) }
             if !targets.isEmpty { result.append((slot, targets)) }
         }
         return result

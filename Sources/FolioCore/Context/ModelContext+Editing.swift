@@ -121,7 +121,7 @@ extension ModelContext {
                 return values[layout.attributes[member].name] == nil ? nil : initial[member]
             }
             guard let link = links.first(where: { $0.slot == slot }) else { return nil }
-            return link.rows.first.map { graph.uniqueKey(ofLinkTo: ObjectRef(entity: layout.links[slot].destination, row: Int($0))) }
+            return link.rows.first.map { graph.uniqueKey(ofLinkTo: layout.links[slot].ref($0)) }
                 ?? .null
         }
         for group in layout.uniqueGroups {
@@ -183,7 +183,7 @@ extension ModelContext {
                 guard !link.isToMany else { continue }
                 proposed[layout.attributes.count + slot] =
                     rows.first.map {
-                        graph.uniqueKey(ofLinkTo: ObjectRef(entity: link.destination, row: Int($0)))
+                        graph.uniqueKey(ofLinkTo: link.ref($0))
                     } ?? .null
             }
         } catch {

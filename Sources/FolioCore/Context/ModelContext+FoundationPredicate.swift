@@ -55,7 +55,7 @@ extension ModelContext {
                 values[layout.links[slot].name ?? ""] =
                     target < 0
                     ? .null
-                    : .int(Int64(bitPattern: source.tables[layout.links[slot].destination].ids[Int(target)]))
+                    : .int(Int64(bitPattern: source.identifier(of: layout.links[slot].ref(target))))
             }
             if try predicate.evaluate(values) { rows.append(ref) }
         }

@@ -21,8 +21,8 @@ extension ModelContext {
             guard case .toOne(let ref, let slot, let old, let new) = cut, old >= 0, new < 0 else { continue }
             let relationships = entities[Int(ref.entity)].relationships
             guard Int(slot) < relationships.count, relationships[Int(slot)].minimumModelCount > 0 else { continue }
-            let destination = graph.layout.entities[Int(ref.entity)].links[Int(slot)].destination
-            tracking.requiredCuts[LinkListKey(ref: ref, slot: slot)] = ObjectRef(entity: destination, row: Int(old))
+            let link = graph.layout.entities[Int(ref.entity)].links[Int(slot)]
+            tracking.requiredCuts[LinkListKey(ref: ref, slot: slot)] = link.ref(old)
         }
     }
 

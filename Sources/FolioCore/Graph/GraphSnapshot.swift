@@ -107,11 +107,17 @@ extension ObjectGraph {
                         problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") holds an object twice")
                     }
                     for target in rows {
-                        let targetRef = ObjectRef(entity: link.destination, row: Int(target))
+                        let targetRef = link.ref(target)
+                        guard link.accepts(entity: Int(targetRef.entity)), Int(targetRef.row) < tables[Int(targetRef.entity)].rowCount else {
+                            problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") holds a target of no row (\(target))")
+                            continue
+                        }
                         if !isLive(targetRef) {
                             problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") reaches deleted \(identifier(for: targetRef))")
                         }
-                        if !holds(link.destination, link.inverse, Int(target), Int32(row)) {
+                        let inverseSlot = link.inverse(in: targetRef.entity)
+                        let back = layout.entities[Int(targetRef.entity)].links[inverseSlot].target(ref)
+                        if !holds(Int(targetRef.entity), inverseSlot, Int(targetRef.row), back) {
                             problems.append("\(identifier(for: ref)).\(link.name ?? "hidden") → \(identifier(for: targetRef)) has no inverse")
                         }
                     }

@@ -34,7 +34,9 @@ extension ObjectGraph {
         let moved = newRows.contains { $0 != nil }
         for entity in tables.indices {
             let links = layout.entities[entity].links
-            let maps = links.map { newRows[$0.destination] }
+            let maps = links.map { link in
+                link.hierarchy.flatMap { hierarchyMap($0, newRows) } ?? newRows[link.destination]
+            }
             if let order = orders[entity] {
                 tables[entity] = gathered(entity, rows: order, linkMaps: maps)
             } else {
@@ -55,6 +57,23 @@ extension ObjectGraph {
         self.index = index
         uniqueIndexes = [:]
         attributeIndexes = [:]
+    }
+
+    /// For a relationship into a hierarchy, each stored target's new stored
+    /// target (indexed by the old one), or `nil` when no member's rows move:
+    /// the member bits stay, the row is renumbered.
+    private func hierarchyMap(_ hierarchy: SchemaLayout.LinkHierarchy, _ newRows: [[Int32]?]) -> [Int32]? {
+        guard hierarchy.members.contains(where: { newRows[Int($0)] != nil }) else { return nil }
+        let rows = hierarchy.members.map { tables[Int($0)].rowCount }.max() ?? 0
+        var map = [Int32](repeating: -1, count: rows << Int(hierarchy.shift))
+        for (member, entity) in hierarchy.members.enumerated() {
+            let memberRows = newRows[Int(entity)]
+            for row in 0..<tables[Int(entity)].rowCount {
+                let new = memberRows.map { $0[row] } ?? Int32(row)
+                map[row << Int(hierarchy.shift) | member] = new < 0 ? -1 : new << hierarchy.shift | Int32(member)
+            }
+        }
+        return map
     }
 
     /// A new table of an entity holding `rows` of its table, in that order,

@@ -23,10 +23,20 @@ extension ObjectGraph {
             for (slot, link) in layout.entities[Int(ref.entity)].links.enumerated() {
                 let column = table.links[slot]
                 let row = Int(ref.row)
-                column.forEachTarget(of: row) { target in
-                    let targetRef = ObjectRef(entity: link.destination, row: Int(target))
-                    if !doomed.contains(targetRef) {
-                        survivorLists.insert(LinkListKey(ref: targetRef, slot: Int32(link.inverse)))
+                if link.hierarchy == nil {
+                    column.forEachTarget(of: row) { target in
+                        let targetRef = ObjectRef(entity: link.destination, row: Int(target))
+                        if !doomed.contains(targetRef) {
+                            survivorLists.insert(LinkListKey(ref: targetRef, slot: Int32(link.inverse)))
+                        }
+                    }
+                } else {
+                    // Into a hierarchy: each target names its entity, whose inverse slot is its own.
+                    column.forEachTarget(of: row) { target in
+                        let targetRef = link.ref(target)
+                        if !doomed.contains(targetRef) {
+                            survivorLists.insert(LinkListKey(ref: targetRef, slot: Int32(link.inverse(in: targetRef.entity))))
+                        }
                     }
                 }
                 if column.isToMany {
@@ -42,13 +52,17 @@ extension ObjectGraph {
         }
         for survivor in survivorLists {
             let column = tables[Int(survivor.ref.entity)].links[Int(survivor.slot)]
-            // The list holds objects of the slot's destination: the removed ones' entity.
-            let removedEntity = layout.entities[Int(survivor.ref.entity)].links[Int(survivor.slot)].destination
+            // The list holds objects of the slot's destination (or its hierarchy): the removed ones' entity.
+            let survivorLink = layout.entities[Int(survivor.ref.entity)].links[Int(survivor.slot)]
+            let removedEntity = survivorLink.destination
             let row = Int(survivor.ref.row)
             if column.isToMany {
                 // What goes, recorded highest index first (so each index holds in the list as it
                 // was), then filtered out in place: the record is as large as what was cut.
-                let gone = { (target: Int32) in doomed.contains(ObjectRef(entity: removedEntity, row: Int(target))) }
+                let gone =
+                    survivorLink.hierarchy == nil
+                    ? { (target: Int32) in doomed.contains(ObjectRef(entity: removedEntity, row: Int(target))) }
+                    : { (target: Int32) in doomed.contains(survivorLink.ref(target)) }
                 // By index, holding no second reference to the list: the removal below edits it in place.
                 for index in column.many[row].indices.reversed() where gone(column.many[row][index]) {
                     record.cuts.append(.removed(survivor.ref, slot: survivor.slot, target: column.many[row][index], at: index))
@@ -184,12 +198,14 @@ extension ObjectGraph {
             let (ref, slot, row) = (saved.ref, Int(saved.slot), Int(saved.ref.row))
             let link = layout.entities[Int(ref.entity)].links[slot]
             let column = tables[Int(ref.entity)].links[slot]
-            let inverseColumn = tables[link.destination].links[link.inverse]
-            func target(_ targetRow: Int32) -> ObjectRef { ObjectRef(entity: link.destination, row: Int(targetRow)) }
+            func target(_ targetRow: Int32) -> ObjectRef { link.ref(targetRow) }
+            // The inverse's slot, and what it stores for `ref`, in the entity of a target.
+            func inverse(_ other: Int32) -> Int { link.inverse(in: target(other).entity) }
+            func back(_ other: Int32) -> Int32 { layout.entities[Int(target(other).entity)].links[inverse(other)].target(ref) }
             members[key(ref, slot)] = nil
             guard isLive(ref) else {
-                for other in column.targets(of: row) where isLive(target(other)) && holds(target(other), link.inverse, ref.row) {
-                    remove(ref.row, from: target(other), link.inverse)
+                for other in column.targets(of: row) where isLive(target(other)) && holds(target(other), inverse(other), back(other)) {
+                    remove(back(other), from: target(other), inverse(other))
                 }
                 if column.isToMany { if !column.many[row].isEmpty { assignList([], to: ref, slot) } } else { setOne(-1, ref, slot) }
                 continue
@@ -199,19 +215,24 @@ extension ObjectGraph {
             if live.count != now.count {
                 if column.isToMany { assignList(live, to: ref, slot) } else { setOne(-1, ref, slot) }
             }
-            for other in live where !holds(target(other), link.inverse, ref.row) {
-                if !inverseColumn.isToMany, inverseColumn.one[Int(other)] >= 0 {
-                    remove(other, from: ObjectRef(entity: Int(ref.entity), row: Int(inverseColumn.one[Int(other)])), slot)
+            for other in live where !holds(target(other), inverse(other), back(other)) {
+                let otherRef = target(other)
+                let inverseLink = layout.entities[Int(otherRef.entity)].links[inverse(other)]
+                let inverseColumn = tables[Int(otherRef.entity)].links[inverse(other)]
+                if !inverseColumn.isToMany, inverseColumn.one[Int(otherRef.row)] >= 0 {
+                    // The object that held `other` through the to-one inverse lets it go.
+                    let holder = inverseLink.ref(inverseColumn.one[Int(otherRef.row)])
+                    remove(other, from: holder, inverseLink.inverse(in: holder.entity))
                 }
-                add(ref.row, to: target(other), link.inverse)
+                add(back(other), to: otherRef, inverse(other))
             }
             let kept = Set(column.targets(of: row))
             let previous = column.isToMany ? saved.many : (saved.one >= 0 ? [saved.one] : [])
-            for other in previous where !kept.contains(other) && isLive(target(other)) && holds(target(other), link.inverse, ref.row) {
-                if restored.contains(key(target(other), link.inverse)), column.isToMany || column.one[row] < 0 {
+            for other in previous where !kept.contains(other) && isLive(target(other)) && holds(target(other), inverse(other), back(other)) {
+                if restored.contains(key(target(other), inverse(other))), column.isToMany || column.one[row] < 0 {
                     add(other, to: ref, slot)
                 } else {
-                    remove(ref.row, from: target(other), link.inverse)
+                    remove(back(other), from: target(other), inverse(other))
                 }
             }
         }

@@ -217,8 +217,9 @@ extension ObjectGraph {
     }
 
     /// The key value of a relationship member holding `target`: the object's
-    /// identity, which within one graph is its row (rows are never reused).
-    func uniqueKey(ofLinkTo target: ObjectRef) -> Value { .int(Int64(target.row)) }
+    /// identity, which within one graph is its entity and row (rows are never
+    /// reused; a relationship into a hierarchy holds objects of several entities).
+    func uniqueKey(ofLinkTo target: ObjectRef) -> Value { .int(Int64(target.entity) << 32 | Int64(target.row)) }
 
     /// An object's values in a unique group, or `nil` when one of them is `nil`
     /// (an attribute without a value, a to-one holding nothing).
@@ -241,7 +242,7 @@ extension ObjectGraph {
         guard let slot = layout.linkSlot(ofMember: member) else { return value(ref, member) }
         let target = tables[Int(ref.entity)].links[slot].one[Int(ref.row)]
         guard target >= 0 else { return .null }
-        return uniqueKey(ofLinkTo: ObjectRef(entity: layout.links[slot].destination, row: Int(target)))
+        return uniqueKey(ofLinkTo: layout.links[slot].ref(target))
     }
 
     func uniqueIndexAdd(_ ref: ObjectRef) {

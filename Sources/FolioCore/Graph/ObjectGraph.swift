@@ -241,6 +241,10 @@ extension ObjectGraph {
         return ref
     }
 
+    /// The number of the object at `ref`, without making its identifier.
+    @inline(__always)
+    func identifier(of ref: ObjectRef) -> UInt64 { tables[Int(ref.entity)].ids[Int(ref.row)] }
+
     func identifier(for ref: ObjectRef) -> PersistentIdentifier {
         PersistentIdentifier(
             entityName: layout.entities[Int(ref.entity)].name,
@@ -380,16 +384,19 @@ extension ObjectGraph {
     }
 
     /// Refuses an insert once the document holds ``DocumentLimits/maximumObjects``
-    /// objects, or the entity's table as many rows as it can address.
+    /// objects, or the entity's table as many rows as it can address (fewer
+    /// when a relationship into a hierarchy may hold its objects:
+    /// ``SchemaLayout/maximumRows``).
     ///
     /// - Complexity: O(entities).
     func checkRoomForObject(entity: Int) throws(GraphError) {
         let objects = count
         let rows = tables[entity].rowCount
-        if objects >= limits.maximumObjects || rows >= Int(Int32.max) {
+        let maximumRows = layout.maximumRows[entity]
+        if objects >= limits.maximumObjects || rows >= maximumRows {
             throw .limitExceeded(
                 entity: layout.entities[entity].name, attribute: "", limit: .objects,
-                size: max(objects, rows) + 1, maximum: min(limits.maximumObjects, Int(Int32.max)))
+                size: max(objects, rows) + 1, maximum: min(limits.maximumObjects, maximumRows))
         }
     }
 
@@ -410,10 +417,8 @@ extension ObjectGraph {
     }
 
     func targets(_ ref: ObjectRef, _ slot: Int) -> [ObjectRef] {
-        let destination = layout.entities[Int(ref.entity)].links[slot].destination
-        return tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row)).map {
-            ObjectRef(entity: destination, row: Int($0))
-        }
+        let link = layout.entities[Int(ref.entity)].links[slot]
+        return tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row)).map(link.ref)
     }
 
     /// Resolves a link edit: the live source, the relationship's slot, and the live
@@ -427,8 +432,9 @@ extension ObjectGraph {
         return (source, slot, try destinationRef(target, link: link, entity: Int(source.entity), relationship: relationship))
     }
 
-    /// Resolves a whole new list for a relationship: unique destination rows in the
-    /// given order, at most one for a to-one relationship.
+    /// Resolves a whole new list for a relationship: unique stored targets
+    /// (``SchemaLayout/Link/target(_:)``) in the given order, at most one for a
+    /// to-one relationship.
     func resolveTargets(_ targets: [PersistentIdentifier], for relationship: String, of id: PersistentIdentifier)
         throws(GraphError) -> (ObjectRef, Int, [Int32])
     {
@@ -438,7 +444,7 @@ extension ObjectGraph {
     }
 
     /// Resolves a new list for a relationship of an entity, before there is an
-    /// object to hold it (an insert that links): the slot and the rows.
+    /// object to hold it (an insert that links): the slot and the stored targets.
     func resolveTargets(_ targets: [PersistentIdentifier], for relationship: String, entity: Int)
         throws(GraphError) -> (slot: Int, rows: [Int32])
     {
@@ -451,7 +457,8 @@ extension ObjectGraph {
         var seen = Set<Int32>()
         for target in targets {
             let destination = try destinationRef(target, link: link, entity: entity, relationship: relationship)
-            if seen.insert(destination.row).inserted { rows.append(destination.row) }
+            let stored = link.target(destination)
+            if seen.insert(stored).inserted { rows.append(stored) }
         }
         return (slot, rows)
     }
@@ -461,7 +468,7 @@ extension ObjectGraph {
         relationship: String
     ) throws(GraphError) -> ObjectRef {
         let destination = try ref(for: target)
-        guard Int(destination.entity) == link.destination else {
+        guard link.accepts(entity: Int(destination.entity)) else {
             throw .wrongDestination(
                 entity: layout.entities[entity].name, relationship: relationship,
                 expected: layout.entities[link.destination].name, found: target)
@@ -478,52 +485,59 @@ extension ObjectGraph {
         let column = tables[Int(source.entity)].links[slot]
         if isLinked(source, slot, target) { return }
         if !link.isToMany, column.one[Int(source.row)] >= 0 {
-            removeLink(source, slot, ObjectRef(entity: link.destination, row: Int(column.one[Int(source.row)])))
+            removeLink(source, slot, link.ref(column.one[Int(source.row)]))
         }
-        let inverseColumn = tables[link.destination].links[link.inverse]
+        let inverseSlot = link.inverse(in: target.entity)
+        let inverseLink = layout.entities[Int(target.entity)].links[inverseSlot]
+        let inverseColumn = tables[Int(target.entity)].links[inverseSlot]
         if !inverseColumn.isToMany, inverseColumn.one[Int(target.row)] >= 0 {
-            let previous = ObjectRef(entity: Int(source.entity), row: Int(inverseColumn.one[Int(target.row)]))
-            removeLink(target, link.inverse, previous)
+            removeLink(target, inverseSlot, inverseLink.ref(inverseColumn.one[Int(target.row)]))
         }
         // Either side may be a to-one in a unique group: its object moves to a new key.
-        rekeying(source, slot: slot) { insertTarget(target.row, into: source, slot) }
-        rekeying(target, slot: link.inverse) { insertTarget(source.row, into: target, link.inverse) }
+        rekeying(source, slot: slot) { insertTarget(link.target(target), into: source, slot) }
+        rekeying(target, slot: inverseSlot) { insertTarget(inverseLink.target(source), into: target, inverseSlot) }
     }
 
     /// Whether `source` holds `target` through `slot`, asked of whichever side
     /// answers in O(1): a to-one on either side, else the shorter list.
     func isLinked(_ source: ObjectRef, _ slot: Int, _ target: ObjectRef) -> Bool {
         let column = tables[Int(source.entity)].links[slot]
-        guard column.isToMany else { return column.one[Int(source.row)] == target.row }
         let link = layout.entities[Int(source.entity)].links[slot]
-        let inverse = tables[link.destination].links[link.inverse]
-        guard inverse.isToMany else { return inverse.one[Int(target.row)] == source.row }
+        let stored = link.target(target)
+        guard column.isToMany else { return column.one[Int(source.row)] == stored }
+        let inverseSlot = link.inverse(in: target.entity)
+        let inverse = tables[Int(target.entity)].links[inverseSlot]
+        let storedSource = layout.entities[Int(target.entity)].links[inverseSlot].target(source)
+        guard inverse.isToMany else { return inverse.one[Int(target.row)] == storedSource }
         let (mine, theirs) = (column.many[Int(source.row)].count, inverse.many[Int(target.row)].count)
         return mine <= theirs
-            ? column.many[Int(source.row)].contains(target.row)
-            : inverse.many[Int(target.row)].contains(source.row)
+            ? column.many[Int(source.row)].contains(stored)
+            : inverse.many[Int(target.row)].contains(storedSource)
     }
 
     /// Cuts the link source → target and its inverse.
     func removeLink(_ source: ObjectRef, _ slot: Int, _ target: ObjectRef) {
         let link = layout.entities[Int(source.entity)].links[slot]
-        rekeying(source, slot: slot) { removeTarget(target.row, from: source, slot) }
-        rekeying(target, slot: link.inverse) { removeTarget(source.row, from: target, link.inverse) }
+        let inverseSlot = link.inverse(in: target.entity)
+        let storedSource = layout.entities[Int(target.entity)].links[inverseSlot].target(source)
+        rekeying(source, slot: slot) { removeTarget(link.target(target), from: source, slot) }
+        rekeying(target, slot: inverseSlot) { removeTarget(storedSource, from: target, inverseSlot) }
     }
 
     /// Sets or clears a to-one (every typed `animal.category = …`): `addLink`
-    /// replaces what it held, with no set of rows to keep and no list of targets.
+    /// replaces what it held, with no set of rows to keep and no list of
+    /// targets. `row` is a stored target (``SchemaLayout/Link/target(_:)``).
     func setToOne(_ source: ObjectRef, _ slot: Int, to row: Int32?) {
-        let destination = layout.entities[Int(source.entity)].links[slot].destination
+        let link = layout.entities[Int(source.entity)].links[slot]
         if let row {
-            addLink(source, slot, ObjectRef(entity: destination, row: Int(row)))
+            addLink(source, slot, link.ref(row))
         } else {
             let held = tables[Int(source.entity)].links[slot].one[Int(source.row)]
-            if held >= 0 { removeLink(source, slot, ObjectRef(entity: destination, row: Int(held))) }
+            if held >= 0 { removeLink(source, slot, link.ref(held)) }
         }
     }
 
-    /// Makes a relationship hold exactly `rows` (destination rows, unique), in
+    /// Makes a relationship hold exactly `rows` (stored targets, unique), in
     /// that order; with `absent`, `rows` must be empty and an optional to-many
     /// is left with no collection.
     func replaceLinks(_ source: ObjectRef, _ slot: Int, with rows: [Int32], absent: Bool = false) {
@@ -532,9 +546,9 @@ extension ObjectGraph {
         if !link.isToMany, rows.count <= 1 { return setToOne(source, slot, to: rows.first) }
         let keep = Set(rows)
         for old in column.targets(of: Int(source.row)) where !keep.contains(old) {
-            removeLink(source, slot, ObjectRef(entity: link.destination, row: Int(old)))
+            removeLink(source, slot, link.ref(old))
         }
-        for row in rows { addLink(source, slot, ObjectRef(entity: link.destination, row: Int(row))) }
+        for row in rows { addLink(source, slot, link.ref(row)) }
         if link.isToMany, column.many[Int(source.row)] != rows { assignList(rows, to: source, slot) }
         setAbsent(absent && rows.isEmpty, source, slot)
     }

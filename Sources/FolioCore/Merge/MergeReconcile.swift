@@ -125,9 +125,11 @@ enum MergeReconcile {
             self.rules = rules
         }
 
-        func isLive(_ id: UInt64, _ entity: String) -> Bool {
-            if let state = states[id] { return state.entity == entity }
-            return outside?(id) == entity
+        /// Whether `id` is a live object `link` may hold: of its destination or,
+        /// into a hierarchy, of an entity inheriting from it.
+        func isLive(_ id: UInt64, _ link: MergeSchema.Link) -> Bool {
+            if let state = states[id] { return link.destinations.contains(state.entity) }
+            return outside?(id).map(link.destinations.contains) ?? false
         }
 
         func identifier(_ id: UInt64) -> PersistentIdentifier {
@@ -135,6 +137,8 @@ enum MergeReconcile {
         }
 
         func related(_ ids: [UInt64], _ link: MergeSchema.Link) -> MergeConflict.Content {
+            // Named by the relationship's destination, as a record read back from a package
+            // names them (it stores identifiers only), whatever subentity an object is of.
             .related(ids.map { PersistentIdentifier(entityName: link.destination, id: $0) })
         }
 
@@ -157,7 +161,7 @@ enum MergeReconcile {
                 guard let state = states[id], let entity = schema.entities[state.entity] else { continue }
                 linkLoop: for link in entity.links where link.role == .fact {
                     guard let cell = states[id]?.links[link.name] else { continue }
-                    let dangling = cell.ids.filter { !isLive($0, link.destination) }
+                    let dangling = cell.ids.filter { !isLive($0, link) }
                     guard !dangling.isEmpty else { continue }
                     changed = true
                     var cut: [UInt64] = []
@@ -167,7 +171,7 @@ enum MergeReconcile {
                             try remove(id, kind: .cascade, property: link.name)
                             break linkLoop
                         case .deny:
-                            if let record = revivable.removeValue(forKey: target), record.entity == link.destination,
+                            if let record = revivable.removeValue(forKey: target), link.destinations.contains(record.entity),
                                 states[target] == nil
                             {
                                 states[target] = record
@@ -264,7 +268,7 @@ enum MergeReconcile {
                 guard let state = states[id], let entity = schema.entities[state.entity] else { continue }
                 for link in entity.links where link.role == .fact {
                     guard let inverse = link.inverse else { continue }
-                    for target in state.links[link.name]?.ids ?? [] where isLive(target, link.destination) {
+                    for target in state.links[link.name]?.ids ?? [] where isLive(target, link) {
                         members[target, default: [:]][inverse, default: []].append(id)
                     }
                 }
@@ -276,7 +280,7 @@ enum MergeReconcile {
                     let old = state.links[link.name] ?? .init([])
                     if let outside {
                         // An object left out listed here holds this one: it is unchanged on every side.
-                        confirmed += old.ids.filter { states[$0] == nil && outside($0) == link.destination }
+                        confirmed += old.ids.filter { id in states[id] == nil && outside(id).map(link.destinations.contains) == true }
                     }
                     var new = old
                     if link.role == .derivedToOne {

@@ -36,6 +36,9 @@ struct MergeSchema {
     struct Link {
         var name: String
         var destination: String
+        /// The entities whose objects it may hold: the destination and, when
+        /// it has subentities, every entity inheriting from it.
+        var destinations: Set<String>
         var isToMany: Bool
         var isOptional: Bool
         var role: LinkRole
@@ -85,8 +88,11 @@ struct MergeSchema {
                 }
                 return Link(
                     name: relationship.name, destination: relationship.destination,
+                    destinations: Set(schema.hierarchy(of: relationship.destination)),
                     isToMany: relationship.isToMany, isOptional: relationship.isToMany && relationship.isOptional,
-                    role: Self.role(entity: entity.name, relationship, inverse: inverse),
+                    // An inherited relationship has its declaring entity's role: the entity its
+                    // inverse points at (a subentity's own name would sort elsewhere).
+                    role: Self.role(entity: inverse?.destination ?? entity.name, relationship, inverse: inverse),
                     inverse: inverse?.name,
                     ruleOnDestinationDelete: inverse?.deleteRule ?? .nullify,
                     minimumCount: relationship.minimumModelCount, maximumCount: relationship.maximumModelCount)

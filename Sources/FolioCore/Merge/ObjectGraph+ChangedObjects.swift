@@ -118,9 +118,16 @@ extension ObjectGraph {
             guard link.isToMany == baseLink.isToMany, link.isOptional == baseLink.isOptional,
                 layout.entities[link.destination].name == base.layout.entities[baseLink.destination].name
             else { return nil }
-            ColumnDifference.mark(
-                baseTable.links[baseSlot], pairs.baseRows, base.tables[baseLink.destination].ids,
-                table.links[slot], pairs.rows, tables[link.destination].ids, into: &differs)
+            if link.hierarchy == nil, baseLink.hierarchy == nil {
+                ColumnDifference.mark(
+                    baseTable.links[baseSlot], pairs.baseRows, base.tables[baseLink.destination].ids,
+                    table.links[slot], pairs.rows, tables[link.destination].ids, into: &differs)
+            } else {
+                // Into a hierarchy: each target names its entity, so its identifier is looked up per target.
+                ColumnDifference.mark(
+                    baseTable.links[baseSlot], pairs.baseRows, { base.identifier(of: baseLink.ref($0)) },
+                    table.links[slot], pairs.rows, { self.identifier(of: link.ref($0)) }, into: &differs)
+            }
         }
         return differs
     }
@@ -183,6 +190,26 @@ enum ColumnDifference {
                 guard x.count == y.count else { return false }
                 guard let p = x.baseAddress, let q = y.baseAddress else { return true }
                 return memcmp(p, q, x.count) == 0
+            }
+        }
+    }
+
+    /// The link `mark` below, for a relationship whose stored targets name objects of several entities:
+    /// `baseID` and `id` give the identifier a stored target names.
+    static func mark(
+        _ baseColumn: LinkColumn, _ baseRows: [Int32], _ baseID: (Int32) -> UInt64, _ column: LinkColumn,
+        _ rows: [Int32], _ id: (Int32) -> UInt64, into differs: inout [Bool]
+    ) {
+        for index in differs.indices where !differs[index] {
+            let (x, y) = (Int(baseRows[index]), Int(rows[index]))
+            if baseColumn.isAbsent(x) != column.isAbsent(y) {
+                differs[index] = true
+            } else if column.isToMany {
+                let (a, b) = (baseColumn.many[x], column.many[y])
+                if a.count != b.count || !zip(a, b).allSatisfy({ baseID($0) == id($1) }) { differs[index] = true }
+            } else {
+                let (a, b) = (baseColumn.one[x], column.one[y])
+                if (a < 0) != (b < 0) || (a >= 0 && baseID(a) != id(b)) { differs[index] = true }
             }
         }
     }

@@ -157,7 +157,8 @@ extension ObjectGraph {
                 guard let slot = layout.entities[Int(source.entity)].linkIndex[link.name], let cell = state.links[link.name]
                 else { continue }
                 if link.isToMany, link.role != .fact {
-                    let rows = cell.ids.compactMap { refs[$0].map { Int32($0.row) } }
+                    let stored = layout.entities[Int(source.entity)].links[slot]
+                    let rows = cell.ids.compactMap { refs[$0].map(stored.target) }
                     if rows != tables[Int(source.entity)].links[slot].many[Int(source.row)] { assignList(rows, to: source, slot) }
                 }
                 if link.isToMany { setAbsent(cell.absent && cell.ids.isEmpty, source, slot) }

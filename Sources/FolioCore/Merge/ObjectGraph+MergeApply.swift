@@ -79,12 +79,13 @@ extension ObjectGraph {
         return ref
     }
 
-    /// The rows of the live objects among `ids` of a relationship's destination, in order.
+    /// The stored targets of the live objects among `ids` of a relationship's
+    /// destination (or, into a hierarchy, of its subentities), in order.
     private func liveRows(_ ids: [UInt64], slot: Int, of ref: ObjectRef) -> [Int32] {
-        let destination = layout.entities[Int(ref.entity)].links[slot].destination
+        let link = layout.entities[Int(ref.entity)].links[slot]
         return ids.compactMap { id in
-            guard let target = index[id], Int(target.entity) == destination, isLive(target) else { return nil }
-            return target.row
+            guard let target = index[id], link.accepts(entity: Int(target.entity)), isLive(target) else { return nil }
+            return link.target(target)
         }
     }
 }

@@ -63,8 +63,10 @@ extension ObjectGraph {
             guard let ref = index[id], isLive(ref) else { continue }
             let entityLayout = layout.entities[Int(ref.entity)]
             for slot in 0..<entityLayout.declaredLinkCount {
+                let link = entityLayout.links[slot]
                 for target in tables[Int(ref.entity)].links[slot].targets(of: Int(ref.row)) {
-                    reached.insert(tables[entityLayout.links[slot].destination].ids[Int(target)])
+                    let targetRef = link.ref(target)
+                    reached.insert(tables[Int(targetRef.entity)].ids[Int(targetRef.row)])
                 }
             }
         }
@@ -81,8 +83,11 @@ extension ObjectGraph {
         }
         var links: [String: ObjectState.Link] = [:]
         for slot in 0..<entityLayout.declaredLinkCount {
-            let destination = entityLayout.links[slot].destination
-            let ids = table.links[slot].targets(of: Int(ref.row)).map { tables[destination].ids[Int($0)] }
+            let link = entityLayout.links[slot]
+            let ids = table.links[slot].targets(of: Int(ref.row)).map { target in
+                let targetRef = link.ref(target)
+                return tables[Int(targetRef.entity)].ids[Int(targetRef.row)]
+            }
             links[entityLayout.links[slot].name ?? ""] = .init(ids, absent: table.links[slot].isAbsent(Int(ref.row)))
         }
         return ObjectState(entity: entityLayout.name, attributes: attributes, links: links)

@@ -48,10 +48,17 @@ extension ObjectGraph {
                 }
             }
         }
+        // Stored entity → entity in the result (-1: dropped), for targets that name their entity.
+        var entityMap = [Int](repeating: -1, count: tables.count)
+        for (entity, plan) in plans.enumerated() { if let stored = plan.stored { entityMap[stored] = entity } }
         for (entity, plan) in plans.enumerated() {
             guard let stored = plan.stored else { continue }
             for (slot, storedSlot) in plan.links.enumerated() {
                 guard let storedSlot else { continue }
+                if result.layout.entities[entity].links[slot].hierarchy != nil || layout.entities[stored].links[storedSlot].hierarchy != nil {
+                    copyHierarchyLinks(from: (stored, storedSlot), to: (entity, slot), of: result, rowMaps: rowMaps, entityMap: entityMap)
+                    continue
+                }
                 copyLinks(from: (stored, storedSlot), to: (entity, slot), of: result, rowMaps: rowMaps)
                 // A declared inverse is copied as a relationship of its own; a hidden
                 // one is copied here, from the stored hidden inverse or, for a
@@ -87,6 +94,45 @@ extension ObjectGraph {
             entity: layout.name, attribute: layout.names(ofGroup: violation.group),
             value: describeValues(of: violation) { value, _ in value.description },
             ids: [ids[violation.first], ids[violation.second]])
+    }
+
+    /// ``copyLinks(from:to:of:rowMaps:)`` for a relationship into a hierarchy
+    /// (stored, or in the result): each target is read as the object it
+    /// names, carried to its row in the result and stored as the result's
+    /// relationship stores it; a target the result's relationship may not hold
+    /// is dropped. Hidden inverses (one per member of the destination's
+    /// hierarchy) are filled from the copied lists. Lists keep their order.
+    private func copyHierarchyLinks(
+        from source: (entity: Int, slot: Int), to destination: (entity: Int, slot: Int),
+        of result: ObjectGraph, rowMaps: [[Int32]], entityMap: [Int]
+    ) {
+        let table = tables[source.entity]
+        let column = table.links[source.slot]
+        let storedLink = layout.entities[source.entity].links[source.slot]
+        let link = result.layout.entities[destination.entity].links[destination.slot]
+        let newColumn = result.tables[destination.entity].links[destination.slot]
+        for row in 0..<table.rowCount where rowMaps[source.entity][row] >= 0 {
+            let newRow = Int(rowMaps[source.entity][row])
+            let targets = column.targets(of: row).compactMap { target -> ObjectRef? in
+                let old = storedLink.ref(target)
+                let (entity, mapped) = (entityMap[Int(old.entity)], rowMaps[Int(old.entity)][Int(old.row)])
+                guard entity >= 0, mapped >= 0, link.accepts(entity: entity) else { return nil }
+                return ObjectRef(entity: entity, row: Int(mapped))
+            }
+            if newColumn.isToMany {
+                newColumn.many[newRow] = targets.map(link.target)
+                newColumn.setAbsent(column.isAbsent(row), row: newRow)
+            } else {
+                newColumn.one[newRow] = targets.first.map(link.target) ?? -1
+            }
+            for target in targets {
+                let inverseSlot = link.inverse(in: target.entity)
+                let inverse = result.layout.entities[Int(target.entity)].links[inverseSlot]
+                guard inverse.isHidden else { continue }
+                result.tables[Int(target.entity)].links[inverseSlot].many[Int(target.row)].append(
+                    inverse.target(ObjectRef(entity: destination.entity, row: newRow)))
+            }
+        }
     }
 
     /// Copies one link column's lists, row by row, into the matching column of
@@ -342,7 +388,11 @@ extension ObjectGraph {
     ///
     /// - Complexity: O(identifiers ever indexed), with no copy of any column.
     func reordering(to target: Schema) -> ObjectGraph? {
+        // A relationship into a hierarchy stores each target's place in the hierarchy,
+        // which the entities' order decides: such a graph is migrated, target by target.
+        guard !layout.entities.contains(where: { $0.links.contains { $0.hierarchy != nil } }) else { return nil }
         let newLayout = SchemaLayout(target)
+        guard !newLayout.entities.contains(where: { $0.links.contains { $0.hierarchy != nil } }) else { return nil }
         var oldOf: [Int] = []
         for entity in newLayout.entities {
             guard let old = layout.entityIndex[entity.name] else { return nil }

@@ -126,7 +126,11 @@ extension BackingData {
         var target: Int32 = -1
         context.graph.tables[Int(ref.entity)].links[link].forEachTarget(of: Int(ref.row)) { target = $0 }
         guard target >= 0 else { return .some(nil) }
-        return .some(context.anyModel(destinationType, at: ObjectRef(entity: destination, row: Int(target))))
+        let targetRef =
+            destination >= 0
+            ? ObjectRef(entity: destination, row: Int(target))
+            : context.graph.layout.entities[Int(ref.entity)].links[link].ref(target)
+        return .some(context.anyModel(destinationType, at: targetRef))
     }
 
     /// A to-one relationship read by name: the document, or the instance's values.

@@ -12,7 +12,9 @@ final class ModelColumns {
     enum Slot {
         /// An attribute column, and how its cells are stored.
         case attribute(Int, CellKind)
-        /// A to-one relationship's link slot and its destination entity.
+        /// A to-one relationship's link slot and its destination entity; -1
+        /// for a relationship into a hierarchy, whose targets name their
+        /// entity (reads and writes of it take the general path).
         case toOne(slot: Int, destination: Int)
         /// A to-many relationship's link slot.
         case toMany(slot: Int)
@@ -149,7 +151,8 @@ final class ModelColumns {
             case .relationship:
                 guard let slot = entityLayout.linkIndex[property.name] else { return .missing }
                 let link = entityLayout.links[slot]
-                return link.isToMany ? .toMany(slot: slot) : .toOne(slot: slot, destination: link.destination)
+                return link.isToMany
+                    ? .toMany(slot: slot) : .toOne(slot: slot, destination: link.hierarchy == nil ? link.destination : -1)
             }
         }
         actionNames = metadata.properties.map { "Set \(entityLayout.name).\($0.name)" }
@@ -182,6 +185,7 @@ final class ModelColumns {
                 fast.index = index
                 fast.object = table.columns[index].storageObject
             case .toOne(let slot, let destination):
+                guard destination >= 0 else { break }
                 fast.kind = .toOne
                 fast.index = slot
                 fast.destination = Int32(destination)

@@ -648,7 +648,7 @@ extension ModelContext {
         let holder = !link.isToMany || inverse.isToMany || !graph.isLive(ref) ? nil : inverse.name.map { ($0, graph.identifier(for: ref)) }
         for model in models ?? [] {
             guard let target = insertModel(model, heldBy: holder) else { continue }
-            guard Int(target.entity) == link.destination, graph.isLive(target) else {
+            guard link.accepts(entity: Int(target.entity)), graph.isLive(target) else {
                 let error: GraphError =
                     graph.isLive(target)
                     ? .wrongDestination(
@@ -658,7 +658,8 @@ extension ModelContext {
                 return ModelContainer.report(.graph(error), to: autosaveErrorHandler)
             }
             // One model needs no set to stay unique.
-            if models?.count == 1 || seen.insert(target.row).inserted { rows.append(target.row) }
+            let stored = link.target(target)
+            if models?.count == 1 || seen.insert(stored).inserted { rows.append(stored) }
         }
         guard graph.isLive(ref) else {
             return ModelContainer.report(.graph(.objectNotFound(graph.identifier(for: ref))), to: autosaveErrorHandler)

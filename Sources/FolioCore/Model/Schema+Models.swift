@@ -62,13 +62,22 @@ extension Schema {
         }
         // No inverse named on either side: pair the two relationships when they are
         // the only ones between the two classes without an inverse, as SwiftData infers.
+        // A subentity's inherited relationships (its first ones) take their inverses from
+        // the superentity below, so they are never paired on their own here: paired with a
+        // relationship to the subentity, they would disagree with the superentity's.
+        func inheritedCount(_ index: Int) -> Int {
+            guard let superName = entities[index].superentity else { return 0 }
+            return entities.first(where: { $0.name == superName })?.relationships.count ?? 0
+        }
         func unpaired(_ from: Int, to destination: String) -> [Int] {
             entities[from].relationships.indices.filter {
-                entities[from].relationships[$0].inverse == nil && entities[from].relationships[$0].destination == destination
+                $0 >= inheritedCount(from) && entities[from].relationships[$0].inverse == nil
+                    && entities[from].relationships[$0].destination == destination
             }
         }
         for source in entities.indices {
-            for slot in entities[source].relationships.indices where entities[source].relationships[slot].inverse == nil {
+            for slot in entities[source].relationships.indices
+            where slot >= inheritedCount(source) && entities[source].relationships[slot].inverse == nil {
                 let relationship = entities[source].relationships[slot]
                 guard relationship.destination != entities[source].name,
                     let destination = entities.firstIndex(where: { $0.name == relationship.destination }),

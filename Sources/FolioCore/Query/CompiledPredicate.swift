@@ -80,7 +80,9 @@ struct CompiledPredicate {
                 guard !link.isToMany else {
                     throw ObjectPredicateError("\(layout.name).\(name) is to-many; use \(name).@count", column: column)
                 }
-                hops.append((slot, link.destination))
+                // -1: a relationship into a hierarchy, whose targets name their entity
+                // (its subentities begin with its properties, so later hops' slots hold).
+                hops.append((slot, link.hierarchy == nil ? link.destination : -1))
                 current = link.destination
                 if isLast {
                     let path = hops
@@ -147,7 +149,10 @@ struct CompiledPredicate {
         for hop in hops {
             let row = graph.tables[Int(current.entity)].links[hop.slot].one[Int(current.row)]
             guard row >= 0 else { return nil }
-            current = ObjectRef(entity: hop.destination, row: Int(row))
+            current =
+                hop.destination >= 0
+                ? ObjectRef(entity: hop.destination, row: Int(row))
+                : graph.layout.entities[Int(current.entity)].links[hop.slot].ref(row)
         }
         return current
     }

@@ -42,11 +42,11 @@ extension Schema {
 
     /// Checks every ``Entity/superentity``: it names another entity, the
     /// hierarchy has no loop, each subentity begins with its superentity's
-    /// attributes and relationships, equal and in the same order; and no
-    /// relationship's destination has subentities.
+    /// attributes and relationships, equal and in the same order. (A
+    /// relationship may point at an entity with subentities: it then holds
+    /// objects of any of them.)
     ///
-    /// - Throws: ``SchemaError/invalidInheritance(entity:superentity:reason:)``
-    ///   or ``SchemaError/relationshipIntoHierarchy(entity:relationship:destination:)``.
+    /// - Throws: ``SchemaError/invalidInheritance(entity:superentity:reason:)``.
     /// - Complexity: O(entities × (properties + depth of the hierarchy)).
     func validateInheritance() throws(SchemaError) {
         let byName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -73,14 +73,6 @@ extension Schema {
                 guard index < entity.relationships.count, entity.relationships[index] == inherited else {
                     throw refuse("its relationship \(index + 1) must be \(superName)'s relationship '\(inherited.name)', unchanged")
                 }
-            }
-        }
-        let hasSubentities = Set(entities.compactMap(\.superentity))
-        for entity in entities {
-            for relationship in entity.relationships where hasSubentities.contains(relationship.destination) {
-                throw .relationshipIntoHierarchy(
-                    entity: entity.name, relationship: relationship.name,
-                    destination: relationship.destination)
             }
         }
     }

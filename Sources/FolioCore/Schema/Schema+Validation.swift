@@ -64,7 +64,14 @@ extension Schema {
                 if destination.name == entity.name && inverseName == relationship.name {
                     throw .selfInverse(entity: entity.name, relationship: relationship.name)
                 }
-                guard inverse.destination == entity.name, inverse.inverse == relationship.name else {
+                // An inherited relationship's inverse points at the entity declaring it, an ancestor.
+                guard self.entity(entity.name, isKindOf: inverse.destination), inverse.inverse == relationship.name else {
+                    if inverse.inverse == relationship.name, self.entity(inverse.destination, isKindOf: entity.name) {
+                        // The inverse holds only some of this entity's objects (a subentity's).
+                        throw .relationshipIntoHierarchy(
+                            entity: destination.name,
+                            relationship: inverseName, destination: inverse.destination)
+                    }
                     throw .inverseMismatch(entity: entity.name, relationship: relationship.name, inverse: inverseName)
                 }
             }

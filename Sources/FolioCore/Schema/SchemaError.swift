@@ -43,9 +43,14 @@ public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
     /// hierarchy loops, or the subentity does not begin with its
     /// superentity's properties, in its order and unchanged; `reason` says which.
     case invalidInheritance(entity: String, superentity: String, reason: String)
-    /// A relationship's destination has subentities: Folio does not yet let
-    /// a relationship hold objects of a hierarchy (see <doc:ModelInheritance>).
-    /// Relationships out of a hierarchy, and into a leaf of one, are supported.
+    /// A relationship's inverse points at a subentity of the entity declaring
+    /// it: `entity.relationship` holds `destination` objects only, so the
+    /// objects of its inverse's entity that are not `destination`s could not
+    /// be held back. Point the inverse at the entity that declares it (or an
+    /// ancestor), or declare the relationship on the subentity (see
+    /// <doc:ModelInheritance>). A relationship into a hierarchy is otherwise
+    /// supported: it holds objects of its destination and of every entity
+    /// inheriting from it.
     case relationshipIntoHierarchy(entity: String, relationship: String, destination: String)
 
     public var description: String {
@@ -80,8 +85,8 @@ public enum SchemaError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidInheritance(let entity, let superentity, let reason):
             return "\(entity) cannot inherit from \(superentity): \(reason)"
         case .relationshipIntoHierarchy(let entity, let relationship, let destination):
-            return "\(entity).\(relationship): its destination \(destination) has subentities, and a relationship cannot yet hold "
-                + "objects of an entity with subentities; point it at a leaf entity or remove the subentities"
+            return "\(entity).\(relationship): it holds only \(destination) objects, but its inverse is declared on an entity "
+                + "\(destination) inherits from, whose other objects it could not hold; declare the inverse on \(destination)"
         }
     }
 }

@@ -15,6 +15,13 @@ extension DocumentLoader {
     func resolveLinks() throws(PackageError) {
         guard let graph else { return }
         let layout = graph.layout
+        // A relationship into a hierarchy keeps the member in its targets' low bits:
+        // the entities it may hold have fewer addressable rows (never reached below 2^29).
+        for (entity, table) in graph.tables.enumerated() where table.rowCount > layout.maximumRows[entity] {
+            throw .limitExceeded(
+                objectLocation(entity: entity, row: layout.maximumRows[entity]), limit: .objects, size: table.rowCount,
+                maximum: layout.maximumRows[entity])
+        }
         var runs: [ResolveRun] = []
         for (entity, storage) in storages.enumerated() {
             let table = graph.tables[entity]
@@ -30,6 +37,7 @@ extension DocumentLoader {
                     runs.append(
                         ResolveRun(
                             entity: entity, slot: slot, destination: layout.entities[entity].links[slot].destination,
+                            hierarchy: layout.entities[entity].links[slot].hierarchy,
                             rows: start..<min(table.rowCount, start + ResolveRun.rows),
                             one: one, many: many, rawOne: rawOne, rawMany: rawMany))
                 }
@@ -66,7 +74,14 @@ extension DocumentLoader {
             for slot in 0..<entityLayout.declaredLinkCount {
                 let link = entityLayout.links[slot]
                 let inverse = layout.entities[link.destination].links[link.inverse]
-                if inverse.isHidden {
+                if link.hierarchy != nil || inverse.hierarchy != nil {
+                    // Either side holds objects of several entities: checked pair by pair, from every side.
+                    if inverse.isHidden {
+                        try fillHiddenInverses(entity: entity, slot: slot)
+                    } else {
+                        try verifyHierarchyInverse(entity: entity, slot: slot)
+                    }
+                } else if inverse.isHidden {
                     try fillHiddenInverse(entity: entity, slot: slot)
                 } else if (entity, slot) <= (link.destination, link.inverse) {
                     try verifyInverse(entity: entity, slot: slot)
@@ -79,6 +94,7 @@ extension DocumentLoader {
     /// Turns one run's raw identifiers into rows. Returns the first that names no
     /// object, or an object of another entity, and its row; `nil` when all resolve.
     private static func resolve(_ run: ResolveRun, index: IdentifierIndex) -> (id: UInt64, row: Int)? {
+        if let hierarchy = run.hierarchy { return resolve(run, into: hierarchy, index: index) }
         if let one = run.one, let rawOne = run.rawOne {
             for row in run.rows where rawOne[row] != 0 {
                 guard let target = index[rawOne[row]], Int(target.entity) == run.destination else { return (rawOne[row], row) }
@@ -93,6 +109,37 @@ extension DocumentLoader {
                 for id in ids {
                     guard let target = index[id], Int(target.entity) == run.destination else { return (id, row) }
                     targets.append(target.row)
+                }
+                many[row] = targets
+            }
+        }
+        return nil
+    }
+
+    /// ``resolve(_:index:)`` for a relationship into a hierarchy: an identifier
+    /// may name an object of the destination or of any entity inheriting from
+    /// it, stored with its member (``SchemaLayout/LinkHierarchy``).
+    private static func resolve(
+        _ run: ResolveRun, into hierarchy: SchemaLayout.LinkHierarchy, index: IdentifierIndex
+    ) -> (id: UInt64, row: Int)? {
+        func stored(_ id: UInt64) -> Int32? {
+            guard let target = index[id], let member = hierarchy.member(of: Int(target.entity)) else { return nil }
+            return target.row << hierarchy.shift | Int32(member)
+        }
+        if let one = run.one, let rawOne = run.rawOne {
+            for row in run.rows where rawOne[row] != 0 {
+                guard let target = stored(rawOne[row]) else { return (rawOne[row], row) }
+                one[row] = target
+            }
+        } else if let many = run.many, let rawMany = run.rawMany {
+            for row in run.rows {
+                let ids = rawMany[row]
+                guard !ids.isEmpty else { continue }
+                var targets: [Int32] = []
+                targets.reserveCapacity(ids.count)
+                for id in ids {
+                    guard let target = stored(id) else { return (id, row) }
+                    targets.append(target)
                 }
                 many[row] = targets
             }
@@ -133,6 +180,67 @@ extension DocumentLoader {
                 hidden.many[Int(target)].append(Int32(row))
             }
         }
+    }
+
+    /// ``fillHiddenInverse(entity:slot:)`` for a relationship into a hierarchy:
+    /// each member of the destination's hierarchy has a hidden inverse of its own.
+    private func fillHiddenInverses(entity: Int, slot: Int) throws(PackageError) {
+        guard let graph else { return }
+        let link = graph.layout.entities[entity].links[slot]
+        let forward = graph.tables[entity].links[slot]
+        var stamps = graph.tables.map { _ in [Int32]() }
+        for row in 0..<graph.tables[entity].rowCount {
+            for target in forward.targets(of: row) {
+                let ref = link.ref(target)
+                let (member, targetRow) = (Int(ref.entity), Int(ref.row))
+                if stamps[member].isEmpty { stamps[member] = [Int32](repeating: -1, count: graph.tables[member].rowCount) }
+                if stamps[member][targetRow] == Int32(row) { throw mismatch(entity: entity, row: row, slot: slot, target: ref) }
+                stamps[member][targetRow] = Int32(row)
+                graph.tables[member].links[link.inverse(in: ref.entity)].many[targetRow].append(Int32(row))
+            }
+        }
+    }
+
+    /// ``verifyInverse(entity:slot:)`` when either side may hold objects of
+    /// several entities: the pairs `entity.slot` lists, each once, must be
+    /// exactly those its inverse lists (in every member of the destination's
+    /// hierarchy) for objects of `entity`. O(links of both sides).
+    private func verifyHierarchyInverse(entity: Int, slot: Int) throws(PackageError) {
+        guard let graph else { return }
+        let layout = graph.layout
+        let link = layout.entities[entity].links[slot]
+        var pairs = Set<KeyPair>()
+        for row in 0..<graph.tables[entity].rowCount {
+            for target in graph.tables[entity].links[slot].targets(of: row) {
+                let ref = link.ref(target)
+                guard pairs.insert(KeyPair(source: Int32(row), target: ref)).inserted else {
+                    throw mismatch(entity: entity, row: row, slot: slot, target: ref)
+                }
+            }
+        }
+        for member in link.hierarchy.map({ $0.members.map(Int.init) }) ?? [link.destination] {
+            let inverseSlot = link.inverse(in: Int32(member))
+            let inverse = layout.entities[member].links[inverseSlot]
+            for row in 0..<graph.tables[member].rowCount {
+                for stored in graph.tables[member].links[inverseSlot].targets(of: row) {
+                    let holder = inverse.ref(stored)
+                    guard Int(holder.entity) == entity else { continue }
+                    let back = ObjectRef(entity: member, row: row)
+                    guard pairs.remove(KeyPair(source: holder.row, target: back)) != nil else {
+                        throw mismatch(entity: member, row: row, slot: inverseSlot, target: holder)
+                    }
+                }
+            }
+        }
+        if let leftover = pairs.first {
+            throw mismatch(entity: entity, row: Int(leftover.source), slot: slot, target: leftover.target)
+        }
+    }
+
+    /// A link of ``verifyHierarchyInverse(entity:slot:)``: a source row and the object it holds.
+    private struct KeyPair: Hashable {
+        var source: Int32
+        var target: ObjectRef
     }
 
     /// Checks that `entity.slot` and its declared inverse describe the same pairs, each once.
@@ -191,6 +299,10 @@ extension DocumentLoader {
         }
     }
 
+    private func mismatch(entity: Int, row: Int, slot: Int, target: ObjectRef) -> PackageError {
+        mismatch(entity: entity, row: row, slot: slot, target: target.row, targetEntity: Int(target.entity))
+    }
+
     private func mismatch(entity: Int, row: Int, slot: Int, target: Int32, targetEntity: Int) -> PackageError {
         guard let graph else { return .notAPackage(path: file) }
         return .inverseMismatch(
@@ -218,6 +330,8 @@ struct ResolveRun {
     let entity: Int
     let slot: Int
     let destination: Int
+    /// Set for a relationship into a hierarchy: how its targets are stored.
+    let hierarchy: SchemaLayout.LinkHierarchy?
     let rows: Range<Int>
     let one: UnsafeMutablePointer<Int32>?
     let many: UnsafeMutablePointer<[Int32]>?

@@ -114,14 +114,25 @@ struct DocumentWriter {
             /// For an optional to-many: whether each row holds no collection. Empty otherwise.
             let absent: [Bool]
             let destinationIDs: [UInt64]
+            /// For a relationship into a hierarchy: each member's identifiers,
+            /// and how a stored target names its member and row. Empty otherwise.
+            let memberIDs: [[UInt64]]
+            let shift: Int32
+            let mask: Int32
 
-            init(name: String, column: LinkColumn, destination: EntityTable) {
+            init(name: String, column: LinkColumn, destination: EntityTable, hierarchy: SchemaLayout.LinkHierarchy?, tables: [EntityTable]) {
                 self.name = name
                 prefix = DocumentWriter.prefix(name, "=\"")
                 (isToMany, isOptional) = (column.isToMany, column.isOptional)
                 (one, many, absent) = (column.one, column.many, column.absent)
                 destinationIDs = destination.ids
+                memberIDs = hierarchy?.members.map { tables[Int($0)].ids } ?? []
+                (shift, mask) = (hierarchy?.shift ?? 0, hierarchy?.mask ?? 0)
             }
+
+            /// The identifier a stored target of a relationship into a hierarchy names.
+            @inline(__always)
+            func memberID(_ target: Int32) -> UInt64 { memberIDs[Int(target & mask)][Int(target >> shift)] }
         }
 
         let entityIndex: Int
@@ -164,7 +175,8 @@ struct DocumentWriter {
         let links = (0..<entity.declaredLinkCount).map { slot in
             EntityPlan.Link(
                 name: entity.links[slot].name ?? "", column: table.links[slot],
-                destination: graph.tables[entity.links[slot].destination])
+                destination: graph.tables[entity.links[slot].destination], hierarchy: entity.links[slot].hierarchy,
+                tables: graph.tables)
         }
         return EntityPlan(
             entityIndex: entityIndex, entity: entity, table: table, attributes: attributes, ids: table.ids,
@@ -188,9 +200,18 @@ struct DocumentWriter {
                 if targets.isEmpty && (!link.isOptional || link.absent[row]) { continue }
                 buffer.append(bytes: link.prefix)
                 let start = buffer.count
-                for (position, target) in targets.enumerated() {
-                    if position > 0 { buffer.append(UInt8(ascii: " ")) }
-                    Self.appendIdentifier(link.destinationIDs[Int(target)], closingQuote: false, to: &buffer)
+                if link.memberIDs.isEmpty {
+                    for (position, target) in targets.enumerated() {
+                        if position > 0 { buffer.append(UInt8(ascii: " ")) }
+                        Self.appendIdentifier(link.destinationIDs[Int(target)], closingQuote: false, to: &buffer)
+                    }
+                } else {
+                    // Into a hierarchy: identifiers are unique across the document, so the
+                    // target's entity needs no mark; the loader finds it by the identifier.
+                    for (position, target) in targets.enumerated() {
+                        if position > 0 { buffer.append(UInt8(ascii: " ")) }
+                        Self.appendIdentifier(link.memberID(target), closingQuote: false, to: &buffer)
+                    }
                 }
                 // Values are bounded when set; a list of identifiers only here, as it is
                 // written (tens of millions of links in one list), so no document
@@ -206,7 +227,8 @@ struct DocumentWriter {
                 let target = link.one[row]
                 guard target >= 0 else { continue }
                 buffer.append(bytes: link.prefix)
-                Self.appendIdentifier(link.destinationIDs[Int(target)], closingQuote: true, to: &buffer)
+                let id = link.memberIDs.isEmpty ? link.destinationIDs[Int(target)] : link.memberID(target)
+                Self.appendIdentifier(id, closingQuote: true, to: &buffer)
             }
         }
         buffer.append("/>\n")
