@@ -32,9 +32,22 @@ public final class UndoManager {
     private struct Action {
         /// Kept for ``removeAllActions(withTarget:)``.
         let target: ObjectIdentifier
-        /// Holds the target weakly, as Foundation's undo manager does: a context owns
-        /// its undo manager, and a strong reference back would keep both alive forever.
-        let run: () -> Void
+        /// What an app registered: it holds the target weakly, as Foundation's
+        /// undo manager does (a context owns its undo manager, and a strong
+        /// reference back would keep both alive forever). `nil` for a step.
+        let closure: (() -> Void)?
+        /// What Folio registered: a value the journal can keep.
+        let step: UndoStep?
+        /// The context a step applies to, held weakly for the same reason.
+        weak var context: ModelContext?
+
+        func run() {
+            if let step {
+                if let context { step.apply(to: context) }
+            } else {
+                closure?()
+            }
+        }
     }
 
     private final class Group {
@@ -137,11 +150,21 @@ public final class UndoManager {
     /// the action does nothing. Outside undo and redo, registering clears the redo stack.
     public func registerUndo<Target: AnyObject>(withTarget target: Target, handler: @escaping (Target) -> Void) {
         guard isUndoRegistrationEnabled else { return }
-        // Outside undo and redo, a registration leaves nothing to redo.
-        defer { _checkInvariants(registered: !isUndoing && !isRedoing) }
-        let action = Action(target: ObjectIdentifier(target)) { [weak target] in
+        let closure = { [weak target] in
             if let target { handler(target) }
         }
+        register(Action(target: ObjectIdentifier(target), closure: closure, step: nil, context: nil))
+    }
+
+    /// Records a step of Folio's own: what the undo journal can keep.
+    func registerUndo(withTarget context: ModelContext, step: UndoStep) {
+        guard isUndoRegistrationEnabled else { return }
+        register(Action(target: ObjectIdentifier(context), closure: nil, step: step, context: context))
+    }
+
+    private func register(_ action: Action) {
+        // Outside undo and redo, a registration leaves nothing to redo.
+        defer { _checkInvariants(registered: !isUndoing && !isRedoing) }
         if let group = openGroups.last {
             group.actions.append(action)
             if !isUndoing && !isRedoing { redoStack.removeAll() }
