@@ -475,6 +475,8 @@ public final class ModelContext {
                 // Thrown here if it fails again: not to be reported a second time.
                 _ = sharedDocument.takeWriteFailure(for: ObjectIdentifier(self))
                 try sharedDocument.flush()
+                // Undo or redo may have moved without leaving changes: the journal follows.
+                writeUndoJournal()
             }
             return
         }
@@ -484,6 +486,7 @@ public final class ModelContext {
         _ = sharedDocument.takeWriteFailure(for: ObjectIdentifier(self))
         postWillSave()
         postDidSave(try handOffSave(inBackground: false))
+        writeUndoJournal()
     }
 
     /// Discards unsaved changes and the undo stack, returning to the last saved

@@ -11,6 +11,8 @@ extension UndoManager {
     }
 }
 #else
+import Foundation
+
 /// A general-purpose recorder of operations for undo and redo, with the API of
 /// Foundation's `UndoManager` (which Foundation on Linux lacks).
 ///
@@ -53,6 +55,31 @@ public final class UndoManager {
     private final class Group {
         var actions: [Action] = []
         var actionName = ""
+        /// When the step was recorded, for `history` (seconds since 1970).
+        let time = Date().timeIntervalSince1970
+    }
+
+    /// A step as the undo journal reads it: its name, time and Folio's
+    /// actions, or `nil` actions when an app registered a closure among
+    /// them (a closure cannot be kept).
+    struct RecordedStep {
+        let name: String
+        let time: Double
+        let steps: [UndoStep]?
+    }
+
+    /// The undo stack (oldest first) and the redo stack (next redo last), as
+    /// the undo journal keeps them; an open group is not a step yet.
+    var recordedSteps: (undo: [RecordedStep], redo: [RecordedStep]) {
+        func recorded(_ group: Group) -> RecordedStep {
+            var steps: [UndoStep]? = []
+            for action in group.actions {
+                guard let step = action.step else { steps = nil; break }
+                steps?.append(step)
+            }
+            return RecordedStep(name: group.actionName, time: group.time, steps: steps)
+        }
+        return (undoStack.map(recorded), redoStack.map(recorded))
     }
 
     private var undoStack: [Group] = []
