@@ -52,3 +52,66 @@ extension ModelContext {
         #endif
     }
 }
+
+extension ModelContext {
+    /// Brings back the undo and redo steps the last session kept in the
+    /// package's undo journal (``ModelConfiguration/undoJournal``), on a
+    /// context just opened, with its ``undoManager`` set and no edits yet.
+    ///
+    /// The journal records the content it applies to, object by object. When
+    /// the document changed elsewhere since (another program, `git pull`, a
+    /// merge), the steps concerning objects the change touched are dropped —
+    /// and, on each stack, every step beyond them — and the others come back:
+    /// nothing is ever undone onto a state it was not made for, and only this
+    /// user's own steps are kept, never another person's merged edits.
+    ///
+    /// ```swift
+    /// context.undoManager = UndoManager()
+    /// let restored = try context.restoreUndoJournal()
+    /// print(restored.summary)    // restored 3 undo and 0 redo steps from the last session
+    /// ```
+    ///
+    /// - Returns: what came back and what was dropped; nothing when there is
+    ///   no journal, no undo manager, or the configuration keeps none.
+    /// - Throws: ``UndoJournalError`` when the journal is damaged, foreign,
+    ///   of another schema or version: the document is as it was, without
+    ///   undo, and the next save writes a new journal.
+    @discardableResult
+    public func restoreUndoJournal() throws(UndoJournalError) -> UndoJournalRestoration {
+        var restoration = UndoJournalRestoration(undoCount: 0, redoCount: 0, dropped: [])
+        #if canImport(Darwin)
+        return restoration
+        #else
+        guard core.configuration.undoJournal != nil, let package = sharedDocument.package, let undoManager else { return restoration }
+        let folder = package.folder
+        let item = folder.item(DocumentPackage.undoJournalFileName)
+        guard folder.status(item) != nil else { return restoration }
+        let bytes: [UInt8]
+        do { bytes = Array(try folder.readFile(item, limit: UndoJournal.maximumFileSize)) } catch {
+            throw .damaged("it cannot be read: \(error)")
+        }
+        var journal = try UndoJournal.decode(bytes, layout: graph.layout, owner: Self.undoJournalOwner)
+        mergeSavedChanges()
+        guard !hasChanges, undoManager.undoCount == 0, undoManager.redoCount == 0 else {
+            throw .damaged("the context has edits or undo steps of its own already")
+        }
+        // Steps concerning objects changed elsewhere go, with every step beyond them on their stack.
+        let changed = Set(journal.changedObjects(in: graph))
+        if !changed.isEmpty {
+            func keep(_ stack: inout [UndoJournal.Group]) {
+                guard let conflict = stack.lastIndex(where: { !$0.objects(graph.layout).isDisjoint(with: changed) }) else { return }
+                restoration.dropped += stack[...conflict].reversed().map(\.name)
+                stack.removeFirst(conflict + 1)
+            }
+            keep(&journal.undo)
+            keep(&journal.redo)
+        }
+        let steps = try journal.undoSteps(in: graph, mergeEpoch: mergeEpoch)
+        undoManager.restoreRecordedSteps(undo: steps.undo, redo: steps.redo, for: self)
+        restoration.undoCount = undoManager.undoCount
+        restoration.redoCount = undoManager.redoCount
+        graph._checkInvariants()
+        return restoration
+        #endif
+    }
+}

@@ -75,26 +75,7 @@ extension UndoJournal {
 
     /// Every object the steps name, with its content's hash in `graph`, in identifier order.
     static func states(of journal: UndoJournal, in graph: ObjectGraph) -> [ObjectState] {
-        var objects = Set<Object>()
-        func note(_ link: Link) {
-            switch link {
-            case .inserted(let object, _, _, _), .removed(let object, _, _, _), .toOne(let object, _, _, _),
-                .absent(let object, _, _), .replaced(let object, _, _, _):
-                objects.insert(object)
-            }
-        }
-        for group in journal.undo + journal.redo {
-            for step in group.steps {
-                switch step {
-                case .removal(let list, _): objects.formUnion(list)
-                case .setValue(let object, _, _, _): objects.insert(object)
-                case .revertLinks(let links, _, _): links.forEach(note)
-                case .restore(let restore, _, _):
-                    objects.formUnion(restore.removed.map(\.object))
-                    restore.cuts.forEach(note)
-                }
-            }
-        }
+        let objects = journal.namedObjects(graph.layout)
         return objects.sorted { ($0.id, $0.entity) < ($1.id, $1.entity) }.map { object in
             let ref = graph.index[object.id]
             return ObjectState(object: object, hash: ref.map { stateHash(of: $0, in: graph) } ?? 0)

@@ -274,7 +274,8 @@ extension UndoJournal {
             for _ in 0..<(try input.count(minimumSize: 3)) {
                 let object = try object(&input, layout)
                 var attributes: [Int] = []
-                let count = layout.entities[object.entity].attributes.count
+                // Property numbers: the attributes, then the relationships' slots.
+                let count = layout.entities[object.entity].attributes.count + layout.entities[object.entity].links.count
                 for _ in 0..<(try input.count()) { attributes.append(try input.int(atMost: count - 1)) }
                 restore.edits.append(Restore.Edits(object: object, attributes: attributes))
             }

@@ -76,6 +76,7 @@ struct UndoJournal: Equatable {
         }
         struct Edits: Equatable {
             var object: Object
+            /// Property numbers: attributes, then relationship slots after them.
             var attributes: [Int]
         }
         var removed: [Removed]

@@ -56,7 +56,7 @@ public final class UndoManager {
         var actions: [Action] = []
         var actionName = ""
         /// When the step was recorded, for `history` (seconds since 1970).
-        let time = Date().timeIntervalSince1970
+        var time = Date().timeIntervalSince1970
     }
 
     /// A step as the undo journal reads it: its name, time and Folio's
@@ -66,6 +66,29 @@ public final class UndoManager {
         let name: String
         let time: Double
         let steps: [UndoStep]?
+    }
+
+    /// Puts back steps an undo journal kept, as the undo stack (oldest first)
+    /// and the redo stack (next redo last) of `context`, replacing what the
+    /// stacks held. Steps beyond ``levelsOfUndo`` are dropped, oldest first.
+    func restoreRecordedSteps(
+        undo: [RecordedStep], redo: [RecordedStep], for context: ModelContext
+    ) {
+        defer { _checkInvariants() }
+        func group(_ recorded: RecordedStep) -> Group {
+            let group = Group()
+            group.actionName = recorded.name
+            group.time = recorded.time
+            group.actions = (recorded.steps ?? []).map {
+                Action(target: ObjectIdentifier(context), closure: nil, step: $0, context: context)
+            }
+            return group
+        }
+        openGroups.removeAll()
+        openedAutomatically = false
+        undoStack = undo.map(group)
+        redoStack = redo.map(group)
+        trim()
     }
 
     /// The undo stack (oldest first) and the redo stack (next redo last), as
