@@ -491,6 +491,12 @@ public struct DocumentPackage: Sendable {
         if !foreign.isEmpty { throw .notAPackageFolder(path: url.path, entries: foreign) }
     }
 
+    /// Removes the undo journal (``undoJournalFileName``), if there is one:
+    /// what deleting history or all data does, since it keeps deleted values.
+    public func removeUndoJournal() {
+        folder.remove(folder.item(Self.undoJournalFileName))
+    }
+
     /// Whether an entry of `blobs/` is one Folio writes: a blob file, or the
     /// temporary file of one.
     static func isOwnBlobEntry(_ name: String) -> Bool {
