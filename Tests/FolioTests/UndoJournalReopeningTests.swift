@@ -146,4 +146,29 @@ private func editingSession(_ url: URL) throws -> (snapshots: [GraphSnapshot], n
         let reopened = try journaledContext(url)
         #expect(try reopened.restoreUndoJournal().undoCount == 1)
     }
+
+    @Test func stepsThatDoNotFitTheirRelationshipsAreRefusedNotApplied() throws {
+        let context = try makeContext(try zooSchema())
+        let categories = try context.insertZoo(categories: 1, perCategory: 1)
+        let category = try context.graph.ref(for: categories[0])
+        let object = UndoJournal.Object(entity: Int(category.entity), id: categories[0].id)
+        // `animals` is a to-many: a to-one change on it would break the column.
+        let slot = try #require(context.graph.layout.entities[object.entity].linkIndex["animals"])
+        let hostile = UndoJournal(
+            owner: "tester", schemaHash: UndoJournal.schemaHash(context.graph.layout), states: [],
+            undo: [.init(name: "Hostile", time: 0, steps: [.revertLinks([.toOne(object, slot: slot, old: nil, new: nil)], name: "Hostile", exact: true)])],
+            redo: [])
+        #expect(throws: UndoJournalError.self) { _ = try hostile.undoSteps(in: context.graph, mergeEpoch: 0) }
+    }
+
+    @Test func erasingTheDocumentRemovesItsJournal() throws {
+        let folder = try TemporaryFolder("undo-reopen")
+        let url = folder.appending("Zoo.folio")
+        _ = try editingSession(url)
+        let file = url.appendingPathComponent(DocumentPackage.undoJournalFileName)
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        let context = try journaledContext(url)
+        try context.container.erase()
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
 }

@@ -114,7 +114,21 @@ extension UndoJournal {
             let destination = graph.layout.entities[object.entity].links[slot].destination
             return Int32(try ref(Object(entity: destination, id: id)).row)
         }
+        /// A change of a to-one on a to-many slot (or the reverse) would break
+        /// the columns' shapes: refused here, since the graph's primitives trust them.
+        func checkKind(_ object: Object, _ slot: Int, toMany: Bool) throws(UndoJournalError) {
+            guard graph.layout.entities[object.entity].links[slot].isToMany == toMany else {
+                throw .damaged("a \(toMany ? "list" : "to-one") change on a relationship that is not one")
+            }
+        }
         func change(_ link: Link) throws(UndoJournalError) -> LinkChange {
+            switch link {
+            case .inserted(let object, let slot, _, _), .removed(let object, let slot, _, _), .absent(let object, let slot, _),
+                .replaced(let object, let slot, _, _):
+                try checkKind(object, slot, toMany: true)
+            case .toOne(let object, let slot, _, _):
+                try checkKind(object, slot, toMany: false)
+            }
             switch link {
             case .inserted(let object, let slot, let target, let index):
                 return .inserted(try ref(object), slot: Int32(slot), target: try row(target, of: object, slot: slot), at: index)
@@ -154,6 +168,10 @@ extension UndoJournal {
                 var record = DeletionRecord()
                 for removed in restore.removed { record.removed.append(try ref(removed.object)) }
                 for list in restore.lists {
+                    let isToMany = graph.layout.entities[list.object.entity].links[list.slot].isToMany
+                    guard isToMany ? list.one == nil : list.many.isEmpty && !list.absent else {
+                        throw .damaged("a list that does not fit its relationship")
+                    }
                     var many: [Int32] = []
                     for id in list.many { many.append(try row(id, of: list.object, slot: list.slot)) }
                     record.links.append(
