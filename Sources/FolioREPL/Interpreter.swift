@@ -115,6 +115,9 @@ public final class Interpreter {
     public var timing = false
     /// The objects `insert … as NAME` named, for `$NAME`.
     var objectNames: [String: PersistentIdentifier] = [:]
+    /// When this session began: `history` gives the time of steps older than
+    /// it (brought back from the undo journal).
+    let sessionStart = Date()
     /// What opening found of the last session's undo (restored steps, steps
     /// dropped, or why the journal was refused); `nil` when there was nothing to say.
     public internal(set) var undoJournalNote: String?

@@ -156,6 +156,11 @@ public final class UndoManager {
 
     /// The names of the steps on the undo stack, oldest first (a Folio addition, for `history`).
     public var undoActionNames: [String] { undoStack.map(\.actionName) }
+    /// When each step on the undo stack was recorded, oldest first (a Folio
+    /// addition, for `history`; a step brought back from the undo journal keeps its time).
+    public var undoActionDates: [Date] { undoStack.map { Date(timeIntervalSince1970: $0.time) } }
+    /// When each step on the redo stack was recorded, next redo last (a Folio addition).
+    public var redoActionDates: [Date] { redoStack.map { Date(timeIntervalSince1970: $0.time) } }
     /// The names of the steps on the redo stack, next redo last (a Folio addition).
     public var redoActionNames: [String] { redoStack.map(\.actionName) }
 
