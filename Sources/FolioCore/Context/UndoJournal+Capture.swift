@@ -1,6 +1,3 @@
-#if !canImport(Darwin)
-/// Making a journal of a context's undo manager: its steps by identifier,
-/// within the limits, newest kept first.
 extension UndoJournal {
     /// What ``capture(_:in:mergeEpoch:owner:limits:)`` kept, and how many steps it could not.
     struct Capture {
@@ -11,7 +8,12 @@ extension UndoJournal {
         /// Steps left out because an app registered a closure among their actions.
         var droppedForClosures: Int
     }
+}
 
+#if !canImport(Darwin)
+/// Making a journal of a context's undo manager: its steps by identifier,
+/// within the limits, newest kept first.
+extension UndoJournal {
     /// The journal of `steps` (an undo manager's ``UndoManager/recordedSteps``)
     /// for `graph`, as it is after a save.
     ///
