@@ -21,6 +21,12 @@ import Foundation
 /// for line in try setup.run() { print(line) }
 /// ```
 public struct GitSetup: Sendable {
+    /// The lines ``run()`` adds to the clone's `.git/info/exclude`: each
+    /// package's undo journal (and its temporary file) is this user's on this
+    /// machine, never shared (see the DocC article "Undo that survives quitting").
+    public static let excludeLines = ["**/*.folio/.folio-undo", "**/*.folio/..folio-undo.tmp"]
+    /// The comment written above ``excludeLines``.
+    public static let excludeComment = "# Folio undo journals: private to this clone (folio git setup)"
     /// The attributes line: every file inside a Folio package, at any depth of the repository.
     public static let attributesLine = "**/*.folio/** merge=folio"
     /// The comment written above ``attributesLine``.
@@ -89,6 +95,23 @@ public struct GitSetup: Sendable {
         return result + attributesComment + newline + attributesLine + newline
     }
 
+    /// `text` (an exclude file's contents, `nil` when there is none) with
+    /// ``excludeComment`` and the ``excludeLines`` it lacks appended, or `nil`
+    /// when it has them all. Other lines are kept as they are.
+    public static func addingExcludes(to text: String?) -> String? {
+        let text = text ?? ""
+        let present = Set(text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) })
+        let missing = excludeLines.filter { !present.contains($0) }
+        guard !missing.isEmpty else { return nil }
+        let newline = text.contains("\r\n") ? "\r\n" : "\n"
+        var result = text
+        if let last = result.last {
+            if !last.isNewline { result += newline }
+            result += newline
+        }
+        return result + excludeComment + newline + missing.map { $0 + newline }.joined()
+    }
+
     /// The work tree's top folder (`git rev-parse --show-toplevel`).
     ///
     /// - Throws: ``GitError`` outside a Git work tree (or in a bare repository), saying so.
@@ -137,6 +160,23 @@ public struct GitSetup: Sendable {
             let set = try git.run(["config", "--local", key, value], in: top)
             guard set.status == 0 else { throw GitError("git config \(key) failed: \(set.reason)") }
             report.append(current.status == 0 ? "updated \(key): \(value) (was: \(current.output))" : "set \(key): \(value)")
+        }
+
+        // The undo journals stay out of Git in this clone only: they are per user and machine.
+        let excludeRun = try git.run(["rev-parse", "--git-path", "info/exclude"], in: top)
+        guard excludeRun.status == 0, !excludeRun.output.isEmpty else {
+            throw GitError("cannot find the repository's exclude file (git: \(excludeRun.reason))")
+        }
+        let exclude = URL(fileURLWithPath: excludeRun.output, relativeTo: top).standardizedFileURL
+        let excluded = (try? Data(contentsOf: exclude)).map { String(decoding: $0, as: UTF8.self) }
+        if let updated = Self.addingExcludes(to: excluded) {
+            do {
+                try FileManager.default.createDirectory(at: exclude.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(updated.utf8).write(to: exclude, options: .atomic)
+            } catch {
+                throw GitError("cannot write \(exclude.path): \(error.localizedDescription)")
+            }
+            report.append("ignored undo journals in \(exclude.path): \(Self.excludeLines.joined(separator: ", "))")
         }
 
         if report.isEmpty {

@@ -1,4 +1,5 @@
 import FolioCore
+import Foundation
 
 /// `history`: the undo steps, each naming the objects it changed, with the
 /// save point marked; and how the REPL names its steps.
@@ -32,14 +33,23 @@ extension Interpreter {
         func markSavePoint(after step: Int) {
             if savePoint == step, step != undoNames.count { emit("  -- saved") }
         }
+        // Steps from an earlier session (the undo journal's) say when they were made.
+        let undoDates = context.undoManager?.undoStepDates ?? []
+        let redoDates = context.undoManager?.redoStepDates ?? []
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        func made(_ dates: [Date], _ index: Int) -> String {
+            guard index < dates.count, dates[index] < sessionStart else { return "" }
+            return "  (last session, \(formatter.string(from: dates[index])))"
+        }
         markSavePoint(after: 0)
         for (index, name) in undoNames.enumerated() {
-            emit("  \(number(index + 1))  \(name)")
+            emit("  \(number(index + 1))  \(name)\(made(undoDates, index))")
             markSavePoint(after: index + 1)
         }
         emit(savePoint == undoNames.count ? "> you are here (saved)" : "> you are here")
         for (index, name) in redoNames.enumerated() {
-            emit("  \(number(undoNames.count + index + 1))  \(name)  (undone; redo)")
+            emit("  \(number(undoNames.count + index + 1))  \(name)  (undone; redo)\(made(redoDates, index))")
             markSavePoint(after: undoNames.count + index + 1)
         }
     }

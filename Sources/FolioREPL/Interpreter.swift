@@ -49,6 +49,11 @@ public final class Interpreter {
         /// Open the document read-only (`--read-only`): it opens even while
         /// another process writes it, and commands that would change it are refused.
         public var readOnly = false
+        /// Keep the undo of a writable document between sessions (the undo
+        /// journal, `.folio-undo` in the package, written with each save):
+        /// what `folio` does unless `--no-undo-journal` is given. Off by
+        /// default here, for programs embedding the interpreter.
+        public var keepsUndo = false
         /// Creates options.
         public init(assumeYes: Bool = false, json: Bool = false, readOnly: Bool = false) {
             self.assumeYes = assumeYes
@@ -110,6 +115,12 @@ public final class Interpreter {
     public var timing = false
     /// The objects `insert … as NAME` named, for `$NAME`.
     var objectNames: [String: PersistentIdentifier] = [:]
+    /// When this session began: `history` gives the time of steps older than
+    /// it (brought back from the undo journal).
+    let sessionStart = Date()
+    /// What opening found of the last session's undo (restored steps, steps
+    /// dropped, or why the journal was refused); `nil` when there was nothing to say.
+    public internal(set) var undoJournalNote: String?
     /// How many undo steps the document as saved holds: steps up to this one
     /// are in the package, later ones are not. `nil` when no reachable step is
     /// the saved state (the steps that led to it were undone and replaced).
@@ -121,10 +132,26 @@ public final class Interpreter {
     ///
     /// - Throws: `ModelError` when the package cannot be read, or another process
     ///   writes it and the package is not opened read-only.
+    ///
+    /// A writable document keeps its undo between sessions
+    /// (``Options/keepsUndo``): the last session's steps come back, and
+    /// ``undoJournalNote`` says what came back or why nothing did.
     public convenience init(opening url: URL, options: Options = Options()) throws {
-        let context = ModelContext(try ModelContainer(contentsOf: url, allowsSave: !options.readOnly))
+        let keeps = options.keepsUndo && !options.readOnly
+        let context = ModelContext(
+            try ModelContainer(contentsOf: url, allowsSave: !options.readOnly, undoJournal: keeps ? .standard : nil))
         context.undoManager = UndoManager()
+        var note: String?
+        if keeps {
+            do {
+                let restored = try context.restoreUndoJournal()
+                if restored.undoCount + restored.redoCount > 0 || !restored.dropped.isEmpty { note = restored.summary }
+            } catch {
+                note = error.description
+            }
+        }
         self.init(context: context, documentURL: url, options: options)
+        undoJournalNote = note
     }
 
     /// Wraps an existing context. A context without an undo manager is given one:

@@ -14,6 +14,10 @@ extension FolioCore.UndoManager {
     var undoSteps: Int { canUndo ? 1 : 0 }
     /// How many steps can be redone (on Apple platforms: 0 or 1).
     var redoSteps: Int { canRedo ? 1 : 0 }
+    /// When the undoable steps were recorded, oldest first (unknown on Apple platforms).
+    var undoStepDates: [Date] { [] }
+    /// When the redoable steps were recorded, next redo first.
+    var redoStepDates: [Date] { [] }
     #else
     /// Names of the undoable steps, oldest first.
     var undoStepNames: [String] { undoActionNames }
@@ -23,5 +27,9 @@ extension FolioCore.UndoManager {
     var undoSteps: Int { undoCount }
     /// How many steps can be redone.
     var redoSteps: Int { redoCount }
+    /// When the undoable steps were recorded, oldest first.
+    var undoStepDates: [Date] { undoActionDates }
+    /// When the redoable steps were recorded, next redo first.
+    var redoStepDates: [Date] { redoActionDates.reversed() }
     #endif
 }

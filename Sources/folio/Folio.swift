@@ -100,7 +100,16 @@ struct SessionOptions: ParsableArguments {
         help: "Open the document read-only: it opens even while another program writes it, and edits are refused.")
     var readOnly = false
 
-    var interpreterOptions: Interpreter.Options { .init(assumeYes: yes, json: json, readOnly: readOnly) }
+    @Flag(
+        name: .customLong("no-undo-journal"),
+        help: "Keep no undo between sessions: neither bring the last session's steps back nor write the journal.")
+    var noUndoJournal = false
+
+    var interpreterOptions: Interpreter.Options {
+        var options = Interpreter.Options(assumeYes: yes, json: json, readOnly: readOnly)
+        options.keepsUndo = !noUndoJournal
+        return options
+    }
 
     /// What a script does with unsaved changes when its input ends.
     var atEnd: ScriptSession.AtEnd { saveAtEnd ? .save : discardAtEnd ? .discard : .fail }

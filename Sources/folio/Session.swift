@@ -35,6 +35,10 @@ enum Session {
         if let notice = Recovery.notice(for: url) {
             Output.diagnostic("note", kind: "recovery", notice.hasPrefix("note: ") ? String(notice.dropFirst(6)) : notice, text: notice)
         }
+        // Said at the prompt only: a script's diagnostics are its errors.
+        if let note = interpreter.undoJournalNote, Platform.isInteractive {
+            Output.diagnostic("note", kind: "undo", note)
+        }
         Recovery.install(for: interpreter)
         // A SIGTERM or SIGHUP while a script waits for its next line ends the read (no SA_RESTART).
         func nextLine(_ read: () -> String?) -> String? {

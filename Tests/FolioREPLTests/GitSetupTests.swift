@@ -42,3 +42,20 @@ import Testing
         #expect(GitSetup.shellQuoted("/a/b-1.2_x+y/folio") == "/a/b-1.2_x+y/folio")
     }
 }
+
+/// `folio git setup`'s exclude lines: every package's undo journal stays out of Git, in this clone only.
+@Suite struct GitSetupExcludeTests {
+    @Test func aCloneWithoutExcludesGetsTheJournalLinesOnce() throws {
+        let added = try #require(GitSetup.addingExcludes(to: nil))
+        #expect(added == GitSetup.excludeComment + "\n" + GitSetup.excludeLines.map { $0 + "\n" }.joined())
+        #expect(GitSetup.addingExcludes(to: added) == nil)
+    }
+
+    @Test func otherExcludeLinesAreKeptAndOnlyMissingLinesAdded() throws {
+        let existing = "*.swp\n" + GitSetup.excludeLines[0] + "\n"
+        let added = try #require(GitSetup.addingExcludes(to: existing))
+        #expect(added.hasPrefix(existing + "\n"))
+        #expect(added.hasSuffix(GitSetup.excludeLines[1] + "\n"))
+        #expect(added.components(separatedBy: GitSetup.excludeLines[0]).count == 2)
+    }
+}

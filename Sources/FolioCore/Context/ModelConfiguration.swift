@@ -22,6 +22,12 @@ public struct ModelConfiguration: Hashable, Sendable {
     public var groupContainer: GroupContainer
     /// The CloudKit database SwiftData would sync with; Folio always stores locally.
     public var cloudKitDatabase: CloudKitDatabase
+    /// Whether, and how much of, the undo of the document's editing is kept
+    /// on disk between sessions (``UndoJournalLimits``; `nil`, the default,
+    /// keeps none). The journal is the file `.folio-undo` in the package,
+    /// private to this user on this machine, written with each `save()`; see
+    /// <doc:UndoJournal>.
+    public var undoJournal: UndoJournalLimits?
     /// The package folder given to the initializer, if one was.
     private var givenURL: URL?
     /// The current directory when the configuration was made, where a package

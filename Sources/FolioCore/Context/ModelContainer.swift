@@ -125,11 +125,16 @@ public final class ModelContainer: @unchecked Sendable {
     /// With `allowsSave: false` the package is opened read-only: it takes no
     /// lock, so it opens even while another process writes the package.
     ///
+    /// `undoJournal` keeps the undo of the document's editing between
+    /// sessions (``ModelConfiguration/undoJournal``; `nil`, the default, keeps none).
+    ///
     /// - Throws: ``ModelError/package(_:)``.
-    public init(contentsOf url: URL, allowsSave: Bool = true) throws(ModelError) {
+    public init(contentsOf url: URL, allowsSave: Bool = true, undoJournal: UndoJournalLimits? = nil) throws(ModelError) {
         let sharedDocument = try SharedDocument.open(url: url, allowsSave: allowsSave, schema: nil)
+        var configuration = ModelConfiguration(url: url, allowsSave: allowsSave)
+        configuration.undoJournal = undoJournal
         core = ContainerCore(
-            schema: sharedDocument.schema, configurations: [ModelConfiguration(url: url, allowsSave: allowsSave)],
+            schema: sharedDocument.schema, configurations: [configuration],
             modelValueChecks: .none, sharedDocument: sharedDocument)
     }
 
@@ -203,6 +208,8 @@ public final class ModelContainer: @unchecked Sendable {
     public func erase() throws(ModelError) {
         guard configuration.allowsSave else { throw .saveNotAllowed }
         try sharedDocument.deleteAllData()
+        // The undo journal keeps deleted objects' values: it goes with them.
+        sharedDocument.package?.removeUndoJournal()
     }
 
     func report(_ error: ModelError, to handler: ((ModelError) -> Void)?) { Self.report(error, to: handler) }

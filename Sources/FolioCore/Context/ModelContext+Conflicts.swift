@@ -264,26 +264,20 @@ extension ModelContext {
         }
         tracking.unsettled.insert(ref)
         noteObservedChange(ref)
-        registerUndo("Resolve Conflict") { context in
-            _ = context.performRemoval([ref], name: "Resolve Conflict")
-        }
+        registerUndo("Resolve Conflict", .removal([ref], name: "Resolve Conflict"))
     }
 
     /// Removes the record at `index`, undoably (undo puts it back where it was).
-    private func removeConflictRecord(at index: Int) {
+    func removeConflictRecord(at index: Int) {
         let record = graph.conflicts.remove(at: index)
         tracking.conflictRecordsEdited.insert(record.id.id)
-        registerUndo("Resolve Conflict") { context in
-            context.insertConflictRecord(record, at: index)
-        }
+        registerUndo("Resolve Conflict", .insertConflictRecord(record, at: index))
     }
 
     /// Puts a record back, undoably (redo removes it again).
-    private func insertConflictRecord(_ record: MergeConflict, at index: Int) {
+    func insertConflictRecord(_ record: MergeConflict, at index: Int) {
         graph.conflicts.insert(record, at: min(index, graph.conflicts.count))
         tracking.conflictRecordsEdited.insert(record.id.id)
-        registerUndo("Resolve Conflict") { context in
-            if let at = context.graph.conflicts.firstIndex(of: record) { context.removeConflictRecord(at: at) }
-        }
+        registerUndo("Resolve Conflict", .removeConflictRecord(record))
     }
 }

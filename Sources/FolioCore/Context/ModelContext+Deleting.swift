@@ -220,10 +220,7 @@ extension ModelContext {
         }
         touchLinks(record.cuts)
         noteRequiredCuts(record.cuts)
-        let epoch = mergeEpoch
-        registerUndo(name) { context in
-            context.performRestore(record, edits: edits, name: name, exact: context.mergeEpoch == epoch)
-        }
+        registerUndo(name, .restore(record, edits: edits, name: name, epoch: mergeEpoch))
         return record
     }
 
@@ -244,6 +241,6 @@ extension ModelContext {
         noteObservedChanges(record.removed)
         tracking.noteRestored(record.removed, edits: edits, existedAtSave: existedAtSave)
         touchLinks(record.cuts)
-        registerUndo(name) { context in _ = context.performRemoval(record.removed, name: name) }
+        registerUndo(name, .removal(record.removed, name: name))
     }
 }

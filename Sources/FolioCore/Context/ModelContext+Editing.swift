@@ -207,12 +207,10 @@ extension ModelContext {
         let ref = graph.insertObject(entity: entity, values: values, id: id)
         tracking.inserted.insert(ref)
         noteObservedChange(ref)
-        // Checked first: forming the undo closure costs an allocation per insert.
+        // Checked first: forming the undo step costs an allocation per insert.
         if undoManager?.isUndoRegistrationEnabled == true {
             let name = graph.layout.entities[entity].name
-            registerUndo("Insert \(name)") { context in
-                _ = context.performRemoval([ref], name: "Insert \(name)")
-            }
+            registerUndo("Insert \(name)", .removal([ref], name: "Insert \(name)"))
         } else {
             scheduleAutosaveAfterEdit()
             graph._checkInvariants()
@@ -252,7 +250,7 @@ extension ModelContext {
         graph.setStored(stored, ref, attribute)
         touch(ref, attribute: attribute)
         modelsChanged(ref, graph.layout.entities[Int(ref.entity)].attributes[attribute].name)
-        registerUndo(name) { context in context.performSetStored(old, ref, attribute, name: name) }
+        registerUndo(name, .setStored(old, ref, attribute: attribute, name: name))
     }
 
     /// Adds an object to a relationship (sets it, for to-one); the inverse follows.
@@ -342,10 +340,7 @@ extension ModelContext {
             return publishObservedChanges()
         }
         let name = name()
-        let epoch = mergeEpoch
-        registerUndo(name) { context in
-            context.revertLinks(changes, name: name, exact: context.mergeEpoch == epoch)
-        }
+        registerUndo(name, .revertLinks(changes, name: name, epoch: mergeEpoch, exact: true))
     }
 
     /// Takes back recorded link changes and registers taking back that in turn (redo).
@@ -372,10 +367,7 @@ extension ModelContext {
         touchLinks(changes)
         touchLinks(inverse)
         // A rebase's own changes are journaled whole, but its redo rebases too, as it did before.
-        let epoch = mergeEpoch
-        registerUndo(name) { context in
-            context.revertLinks(inverse, name: name, exact: exact && context.mergeEpoch == epoch)
-        }
+        registerUndo(name, .revertLinks(inverse, name: name, epoch: mergeEpoch, exact: exact))
     }
 
     /// Tracks every list the changes touched (each once in a run of changes to it).

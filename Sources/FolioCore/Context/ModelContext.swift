@@ -475,6 +475,8 @@ public final class ModelContext {
                 // Thrown here if it fails again: not to be reported a second time.
                 _ = sharedDocument.takeWriteFailure(for: ObjectIdentifier(self))
                 try sharedDocument.flush()
+                // Undo or redo may have moved without leaving changes: the journal follows.
+                writeUndoJournal()
             }
             return
         }
@@ -484,6 +486,7 @@ public final class ModelContext {
         _ = sharedDocument.takeWriteFailure(for: ObjectIdentifier(self))
         postWillSave()
         postDidSave(try handOffSave(inBackground: false))
+        writeUndoJournal()
     }
 
     /// Discards unsaved changes and the undo stack, returning to the last saved
@@ -608,13 +611,19 @@ public final class ModelContext {
     /// `name` unless it already has a name.
     /// Every edit ends here, so this is also where debug builds check the
     /// graph's invariants (``ObjectGraph/_checkInvariants()``).
-    func registerUndo(_ name: @autoclosure () -> String, _ undo: @escaping (ModelContext) -> Void) {
+    func registerUndo(_ name: @autoclosure () -> String, _ undo: @autoclosure () -> UndoStep) {
         undoRegistrationCount &+= 1
         graph._checkInvariants()
         publishObservedChanges()
         scheduleAutosaveAfterEdit()
         guard let undoManager, undoManager.isUndoRegistrationEnabled else { return editedUnrecorded() }
-        undoManager.registerUndo(withTarget: self, handler: undo)
+        #if canImport(Darwin)
+        // Foundation's undo manager keeps closures only: no journal there.
+        let step = undo()
+        undoManager.registerUndo(withTarget: self) { step.apply(to: $0) }
+        #else
+        undoManager.registerUndo(withTarget: self, step: undo())
+        #endif
         if !undoManager.isUndoing, !undoManager.isRedoing, undoManager.undoActionName.isEmpty {
             undoManager.setActionName(name())
         }

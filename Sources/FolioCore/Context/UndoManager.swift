@@ -11,6 +11,8 @@ extension UndoManager {
     }
 }
 #else
+import Foundation
+
 /// A general-purpose recorder of operations for undo and redo, with the API of
 /// Foundation's `UndoManager` (which Foundation on Linux lacks).
 ///
@@ -32,14 +34,75 @@ public final class UndoManager {
     private struct Action {
         /// Kept for ``removeAllActions(withTarget:)``.
         let target: ObjectIdentifier
-        /// Holds the target weakly, as Foundation's undo manager does: a context owns
-        /// its undo manager, and a strong reference back would keep both alive forever.
-        let run: () -> Void
+        /// What an app registered: it holds the target weakly, as Foundation's
+        /// undo manager does (a context owns its undo manager, and a strong
+        /// reference back would keep both alive forever). `nil` for a step.
+        let closure: (() -> Void)?
+        /// What Folio registered: a value the journal can keep.
+        let step: UndoStep?
+        /// The context a step applies to, held weakly for the same reason.
+        weak var context: ModelContext?
+
+        func run() {
+            if let step {
+                if let context { step.apply(to: context) }
+            } else {
+                closure?()
+            }
+        }
     }
 
     private final class Group {
         var actions: [Action] = []
         var actionName = ""
+        /// When the step was recorded, for `history` (seconds since 1970).
+        var time = Date().timeIntervalSince1970
+    }
+
+    /// A step as the undo journal reads it: its name, time and Folio's
+    /// actions, or `nil` actions when an app registered a closure among
+    /// them (a closure cannot be kept).
+    struct RecordedStep {
+        let name: String
+        let time: Double
+        let steps: [UndoStep]?
+    }
+
+    /// Puts back steps an undo journal kept, as the undo stack (oldest first)
+    /// and the redo stack (next redo last) of `context`, replacing what the
+    /// stacks held. Steps beyond ``levelsOfUndo`` are dropped, oldest first.
+    func restoreRecordedSteps(
+        undo: [RecordedStep], redo: [RecordedStep], for context: ModelContext
+    ) {
+        defer { _checkInvariants() }
+        func group(_ recorded: RecordedStep) -> Group {
+            let group = Group()
+            group.actionName = recorded.name
+            group.time = recorded.time
+            group.actions = (recorded.steps ?? []).map {
+                Action(target: ObjectIdentifier(context), closure: nil, step: $0, context: context)
+            }
+            return group
+        }
+        openGroups.removeAll()
+        openedAutomatically = false
+        undoStack = undo.map(group)
+        redoStack = redo.map(group)
+        trim()
+    }
+
+    /// The undo stack (oldest first) and the redo stack (next redo last), as
+    /// the undo journal keeps them; an open group is not a step yet.
+    var recordedSteps: (undo: [RecordedStep], redo: [RecordedStep]) {
+        func recorded(_ group: Group) -> RecordedStep {
+            var steps: [UndoStep]? = []
+            for action in group.actions {
+                guard let step = action.step else { steps = nil; break }
+                steps?.append(step)
+            }
+            return RecordedStep(name: group.actionName, time: group.time, steps: steps)
+        }
+        return (undoStack.map(recorded), redoStack.map(recorded))
     }
 
     private var undoStack: [Group] = []
@@ -93,6 +156,11 @@ public final class UndoManager {
 
     /// The names of the steps on the undo stack, oldest first (a Folio addition, for `history`).
     public var undoActionNames: [String] { undoStack.map(\.actionName) }
+    /// When each step on the undo stack was recorded, oldest first (a Folio
+    /// addition, for `history`; a step brought back from the undo journal keeps its time).
+    public var undoActionDates: [Date] { undoStack.map { Date(timeIntervalSince1970: $0.time) } }
+    /// When each step on the redo stack was recorded, next redo last (a Folio addition).
+    public var redoActionDates: [Date] { redoStack.map { Date(timeIntervalSince1970: $0.time) } }
     /// The names of the steps on the redo stack, next redo last (a Folio addition).
     public var redoActionNames: [String] { redoStack.map(\.actionName) }
 
@@ -137,11 +205,21 @@ public final class UndoManager {
     /// the action does nothing. Outside undo and redo, registering clears the redo stack.
     public func registerUndo<Target: AnyObject>(withTarget target: Target, handler: @escaping (Target) -> Void) {
         guard isUndoRegistrationEnabled else { return }
-        // Outside undo and redo, a registration leaves nothing to redo.
-        defer { _checkInvariants(registered: !isUndoing && !isRedoing) }
-        let action = Action(target: ObjectIdentifier(target)) { [weak target] in
+        let closure = { [weak target] in
             if let target { handler(target) }
         }
+        register(Action(target: ObjectIdentifier(target), closure: closure, step: nil, context: nil))
+    }
+
+    /// Records a step of Folio's own: what the undo journal can keep.
+    func registerUndo(withTarget context: ModelContext, step: UndoStep) {
+        guard isUndoRegistrationEnabled else { return }
+        register(Action(target: ObjectIdentifier(context), closure: nil, step: step, context: context))
+    }
+
+    private func register(_ action: Action) {
+        // Outside undo and redo, a registration leaves nothing to redo.
+        defer { _checkInvariants(registered: !isUndoing && !isRedoing) }
         if let group = openGroups.last {
             group.actions.append(action)
             if !isUndoing && !isRedoing { redoStack.removeAll() }

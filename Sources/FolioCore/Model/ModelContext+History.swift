@@ -57,6 +57,8 @@ extension ModelContext {
         let selected = Set(try fetchHistory(descriptor).compactMap { ($0 as? DefaultHistoryTransaction)?.transactionIdentifier })
         guard !selected.isEmpty else { return }
         try sharedDocument.deleteHistory(allowsSave: core.configuration.allowsSave) { selected.contains($0.number) }
+        // The undo journal keeps deleted objects' values, as the history did: it goes too.
+        sharedDocument.package?.removeUndoJournal()
     }
 
     /// A stored transaction as the typed API shows it: its groups as stored,

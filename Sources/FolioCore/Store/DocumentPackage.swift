@@ -27,6 +27,9 @@ public struct DocumentPackage: Sendable {
     public static let partsFolderName = PackageManifest.partsFolderName
     /// The name of the folder of externally stored values inside a package.
     public static let blobsFolderName = "blobs"
+    /// The undo journal's file in the package: this user's undo on this
+    /// machine, which Git and merges leave out (the Context layer writes it).
+    public static let undoJournalFileName = ".folio-undo"
     /// The name of the folder of history segment files inside a package.
     public static let historyFolderName = HistoryLog.folderName
 
@@ -465,7 +468,8 @@ public struct DocumentPackage: Sendable {
             case DocumentPackage.manifestFileName where folder.status(manifestItem)?.isRegular == true: continue
             case FileIO.temporaryName(for: DocumentPackage.documentFileName),
                 FileIO.temporaryName(for: DocumentPackage.manifestFileName),
-                CommitJournal.fileName, FileIO.temporaryName(for: CommitJournal.fileName):
+                CommitJournal.fileName, FileIO.temporaryName(for: CommitJournal.fileName),
+                DocumentPackage.undoJournalFileName, FileIO.temporaryName(for: DocumentPackage.undoJournalFileName):
                 continue
             case DocumentPackage.blobsFolderName where folder.isFolder(name):
                 foreign += entries(name, own: DocumentPackage.isOwnBlobEntry)
@@ -485,6 +489,12 @@ public struct DocumentPackage: Sendable {
             }
         }
         if !foreign.isEmpty { throw .notAPackageFolder(path: url.path, entries: foreign) }
+    }
+
+    /// Removes the undo journal (``undoJournalFileName``), if there is one:
+    /// what deleting history or all data does, since it keeps deleted values.
+    public func removeUndoJournal() {
+        folder.remove(folder.item(Self.undoJournalFileName))
     }
 
     /// Whether an entry of `blobs/` is one Folio writes: a blob file, or the

@@ -1,0 +1,173 @@
+extension UndoJournal {
+    /// What ``capture(_:in:mergeEpoch:owner:limits:)`` kept, and how many steps it could not.
+    struct Capture {
+        var journal: UndoJournal
+        /// Steps left out: older than one with an app's closure or a value the
+        /// journal cannot hold (a blob still on disk), or beyond the limits.
+        var dropped: Int
+        /// Steps left out because an app registered a closure among their actions.
+        var droppedForClosures: Int
+    }
+}
+
+#if !canImport(Darwin)
+/// Making a journal of a context's undo manager: its steps by identifier,
+/// within the limits, newest kept first.
+extension UndoJournal {
+    /// The journal of `steps` (an undo manager's ``UndoManager/recordedSteps``)
+    /// for `graph`, as it is after a save.
+    ///
+    /// Undo runs newest first, so a step that cannot be kept ends what is kept:
+    /// the steps older than it are left out too (they could only be undone after
+    /// it). Likewise on the redo stack. The limits drop the oldest undo steps
+    /// first, then the farthest redo steps.
+    static func capture(
+        _ steps: (undo: [UndoManager.RecordedStep], redo: [UndoManager.RecordedStep]),
+        in graph: ObjectGraph, mergeEpoch: Int, owner: String, limits: UndoJournalLimits
+    ) -> Capture {
+        var dropped = 0
+        var droppedForClosures = 0
+        func keep(_ recorded: [UndoManager.RecordedStep], nearestFirst: [Int]) -> [Group] {
+            var kept: [Group] = []
+            for (position, index) in nearestFirst.enumerated() {
+                let step = recorded[index]
+                guard let actions = step.steps else {
+                    droppedForClosures += 1
+                    dropped += nearestFirst.count - position
+                    break
+                }
+                var converted: [Step] = []
+                for action in actions {
+                    guard let step = Step(action, in: graph, mergeEpoch: mergeEpoch) else { break }
+                    converted.append(step)
+                }
+                guard converted.count == actions.count else {
+                    dropped += nearestFirst.count - position
+                    break
+                }
+                kept.append(Group(name: step.name, time: step.time, steps: converted))
+            }
+            return kept
+        }
+        // Nearest first (the next undo, the next redo), then put back in stack order.
+        var undo = keep(steps.undo, nearestFirst: Array(steps.undo.indices.reversed()))
+        var redo = keep(steps.redo, nearestFirst: Array(steps.redo.indices.reversed()))
+        // The step limit: the oldest undo steps go first, then the farthest redo steps.
+        while undo.count + redo.count > limits.maximumSteps {
+            if undo.isEmpty { redo.removeLast() } else { undo.removeLast() }
+            dropped += 1
+        }
+        undo.reverse()
+        redo.reverse()
+        var journal = UndoJournal(owner: owner, schemaHash: schemaHash(graph.layout), states: [], undo: undo, redo: redo)
+        journal.states = states(of: journal, in: graph)
+        // The byte limit: drop the oldest undo step (then the farthest redo step) until it fits.
+        while !(journal.undo.isEmpty && journal.redo.isEmpty), journal.encode(layout: graph.layout).count > limits.maximumBytes {
+            let excess = journal.encode(layout: graph.layout).count - limits.maximumBytes
+            // Several at a time when far over, so a large journal is not encoded once per step.
+            let total = journal.undo.count + journal.redo.count
+            let size = max(1, journal.encode(layout: graph.layout).count)
+            var count = max(1, min(total, total * excess / size))
+            while count > 0, !journal.undo.isEmpty { journal.undo.removeFirst(); count -= 1; dropped += 1 }
+            while count > 0, !journal.redo.isEmpty { journal.redo.removeFirst(); count -= 1; dropped += 1 }
+            journal.states = states(of: journal, in: graph)
+        }
+        return Capture(journal: journal, dropped: dropped, droppedForClosures: droppedForClosures)
+    }
+
+    /// Every object the steps name, with its content's hash in `graph`, in identifier order.
+    static func states(of journal: UndoJournal, in graph: ObjectGraph) -> [ObjectState] {
+        let objects = journal.namedObjects(graph.layout)
+        return objects.sorted { ($0.id, $0.entity) < ($1.id, $1.entity) }.map { object in
+            let ref = graph.index[object.id]
+            return ObjectState(object: object, hash: ref.map { stateHash(of: $0, in: graph) } ?? 0)
+        }
+    }
+
+    /// A hash of an object's content: its attributes' text and its links'
+    /// identifiers, in schema order; 0 when it is not live. Cheap enough to
+    /// take for every object a journal names at every save.
+    static func stateHash(of ref: ObjectRef, in graph: ObjectGraph) -> UInt64 {
+        guard graph.isLive(ref) else { return 0 }
+        let layout = graph.layout.entities[Int(ref.entity)]
+        var out = JournalBytesWriter()
+        for (index, attribute) in layout.attributes.enumerated() {
+            switch graph.stored(ref, index) {
+            case .value(let value):
+                if case .null = value { out.append(false) } else { out.append(ValueText.encode(value, as: attribute.type)) }
+            case .blob(let blob): out.append(blob.path)
+            }
+        }
+        for slot in layout.links.indices {
+            let targets = graph.targets(ref, slot)
+            out.append(targets.count)
+            for target in targets { out.append(graph.tables[Int(target.entity)].ids[Int(target.row)]) }
+        }
+        var hasher = ContentHasher()
+        hasher.update(out.bytes)
+        return hasher.finalize() | 1
+    }
+}
+
+extension UndoJournal.Step {
+    /// The step by identifier, or `nil` when it cannot be kept: a conflict
+    /// record's (kept in memory only) or a value still on disk (a blob).
+    init?(_ step: UndoStep, in graph: ObjectGraph, mergeEpoch: Int) {
+        func object(_ ref: ObjectRef) -> UndoJournal.Object {
+            UndoJournal.Object(entity: Int(ref.entity), id: graph.tables[Int(ref.entity)].ids[Int(ref.row)])
+        }
+        func id(_ ref: ObjectRef, _ slot: Int32, _ row: Int32) -> UInt64? {
+            guard row >= 0 else { return nil }
+            let destination = graph.layout.entities[Int(ref.entity)].links[Int(slot)].destination
+            return graph.tables[destination].ids[Int(row)]
+        }
+        func link(_ change: LinkChange) -> UndoJournal.Link {
+            switch change {
+            case .inserted(let ref, let slot, let target, let index):
+                return .inserted(object(ref), slot: Int(slot), target: id(ref, slot, target) ?? 0, at: index)
+            case .removed(let ref, let slot, let target, let index):
+                return .removed(object(ref), slot: Int(slot), target: id(ref, slot, target) ?? 0, at: index)
+            case .toOne(let ref, let slot, let old, let new):
+                return .toOne(object(ref), slot: Int(slot), old: id(ref, slot, old), new: id(ref, slot, new))
+            case .absent(let ref, let slot, let wasAbsent):
+                return .absent(object(ref), slot: Int(slot), wasAbsent: wasAbsent)
+            case .replaced(let ref, let slot, let old, let new):
+                return .replaced(
+                    object(ref), slot: Int(slot), old: old.compactMap { id(ref, slot, $0) }, new: new.compactMap { id(ref, slot, $0) })
+            }
+        }
+        switch step {
+        case .removal(let refs, let name):
+            self = .removal(refs.map(object), name: name)
+        case .setStored(let stored, let ref, let attribute, let name):
+            guard case .value(let value) = stored else { return nil }
+            self = .setValue(object(ref), attribute: attribute, value: value, name: name)
+        case .revertLinks(let changes, let name, let epoch, let exact):
+            self = .revertLinks(changes.map(link), name: name, exact: exact && epoch == mergeEpoch)
+        case .restore(let record, let edits, let name, let epoch):
+            var restore = UndoJournal.Restore(removed: [], lists: [], cuts: record.cuts.map(link), edits: [])
+            for ref in record.removed {
+                var values: [Value] = []
+                for attribute in graph.layout.entities[Int(ref.entity)].attributes.indices {
+                    guard case .value(let value) = graph.stored(ref, attribute) else { return nil }
+                    values.append(value)
+                }
+                restore.removed.append(.init(object: object(ref), values: values))
+            }
+            for list in record.links {
+                let isToMany = graph.layout.entities[Int(list.ref.entity)].links[Int(list.slot)].isToMany
+                restore.lists.append(
+                    .init(
+                        object: object(list.ref), slot: Int(list.slot),
+                        one: isToMany ? nil : id(list.ref, list.slot, list.one),
+                        many: list.many.compactMap { id(list.ref, list.slot, $0) }, absent: list.absent))
+            }
+            restore.edits = edits.map { .init(object: object($0.key), attributes: $0.value.sorted()) }
+                .sorted { $0.object.id < $1.object.id }
+            self = .restore(restore, name: name, exact: epoch == mergeEpoch)
+        case .insertConflictRecord, .removeConflictRecord:
+            return nil
+        }
+    }
+}
+#endif
