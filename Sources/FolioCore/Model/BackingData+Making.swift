@@ -67,7 +67,7 @@ extension BackingData {
 
     /// Whether `type` is a strict subclass of `ancestor`.
     static func inherits(_ type: AnyObject.Type, from ancestor: AnyObject.Type) -> Bool {
-        var current = _getSuperclass(type)
+        var current: AnyClass? = _getSuperclass(type)
         while let here = current {
             if here == ancestor { return true }
             current = _getSuperclass(here)
