@@ -127,6 +127,52 @@ private func editingSession(_ url: URL) throws -> (snapshots: [GraphSnapshot], n
         #expect(context.graph.snapshot() == expected)
     }
 
+    @Test func aMergeBetweenSessionsKeepsTheStepsOfObjectsItDidNotTouchAndNeverUndoesTheMergedEdit() throws {
+        let folder = try TemporaryFolder("undo-merge")
+        let ours = folder.appending("Zoo.folio")
+        do {
+            let context = try journaledContext(ours)
+            _ = try context.insertZoo(categories: 1, perCategory: 3)
+            try context.save()
+        }
+        let base = folder.appending("Base.folio"), theirs = folder.appending("Theirs.folio")
+        try FileManager.default.copyItem(at: ours, to: base)
+        try FileManager.default.copyItem(at: ours, to: theirs)
+        // Our session: two steps, the newer on an object the other branch leaves alone.
+        let animals: [PersistentIdentifier]
+        let ageBefore: Value?
+        do {
+            let context = try journaledContext(ours)
+            animals = try allIDs(context, "Animal")
+            ageBefore = try context.value("age", of: animals[0])
+            try context.setValue(.int(40), for: "age", of: animals[1])
+            context.processPendingChanges()
+            try context.setValue(.int(50), for: "age", of: animals[0])
+            context.processPendingChanges()
+            try context.save()
+        }
+        // Their branch renames the object of our older step; Git's merge driver merges it into ours.
+        do {
+            let other = try makeContext(try zooSchema(), url: theirs)
+            try other.setValue(.string("theirs"), for: "name", of: animals[1])
+            try other.save()
+        }
+        try DocumentPackage.merge(base: base, ours: ours, theirs: theirs, into: ours)
+
+        let context = try journaledContext(ours)
+        let restored = try context.restoreUndoJournal()
+        #expect(restored.undoCount == 1)
+        #expect(restored.dropped == ["Set Animal.age"])
+        context.undoManager?.undo()
+        #expect(try context.value("age", of: animals[0]) == ageBefore)
+        // Our older step was dropped, and their edit is never undone.
+        #expect(try context.value("age", of: animals[1]) == .int(40))
+        #expect(try context.value("name", of: animals[1]) == .string("theirs"))
+        #expect(context.undoManager?.canUndo == false)
+        context.undoManager?.redo()
+        #expect(try context.value("age", of: animals[0]) == .int(50))
+    }
+
     @Test func aDamagedJournalIsRefusedAndTheDocumentOpensWithoutIt() throws {
         let folder = try TemporaryFolder("undo-reopen")
         let url = folder.appending("Zoo.folio")

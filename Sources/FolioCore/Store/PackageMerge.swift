@@ -152,8 +152,19 @@ extension DocumentPackage {
             result = try mergeGraphs(base: base, ours: ours, theirs: theirs, into: temporary)
         }
         try recordMergeHistory(result.method, base: base, ours: ours, theirs: theirs, merged: temporary)
+        if replacesOurs { keepUndoJournal(of: ours, in: temporary) }
         try moveIntoPlace(temporary, destination, replacing: replacesOurs)
         return result
+    }
+
+    /// Links ours' undo journal into the merged package that replaces ours.
+    /// The journal is this machine's record of ours' editing, not part of the
+    /// document (Git never shares it): it stays with ours, and reopening drops
+    /// the steps whose objects the merge changed (``ModelContext/restoreUndoJournal()``).
+    /// A journal that cannot be linked is left behind: undo is lost, never data.
+    private static func keepUndoJournal(of ours: URL, in merged: URL) {
+        let name = DocumentPackage.undoJournalFileName
+        _ = link(ours.appendingPathComponent(name).path, merged.appendingPathComponent(name).path)
     }
 
     /// The first format whose part paths are a pure function of the identifiers (docs/FORMAT.md).
