@@ -95,6 +95,8 @@ struct Timing {
     var all: [Double] = []
     var best: Double { all.min() ?? .nan }
     var first: Double { all.first ?? .nan }
+    var last: Double { all.last ?? .nan }
+    var median: Double { all.isEmpty ? .nan : all.sorted()[all.count / 2] }
     mutating func time<T>(_ body: () throws -> T) rethrows -> T {
         let start = now()
         let result = try body()
@@ -375,15 +377,18 @@ func contextBuildOnly(n: Int, big: Int) throws {
 /// the untimed steps it needs in between), printing the best time of that operation.
 /// The package is not changed unless `op` is `save`.
 func contextOnly(path: String, op: String, repeats: Int) throws {
-    let container = try ModelContainer(contentsOf: URL(fileURLWithPath: path))
+    // `edit-save-journal` keeps an undo journal (issue 34); `edit-save` is the same without one.
+    let journal: UndoJournalLimits? = op == "edit-save-journal" ? .standard : nil
+    let container = try ModelContainer(contentsOf: URL(fileURLWithPath: path), undoJournal: journal)
     let context = ModelContext(container)
     let undoManager = UndoManager()
     context.undoManager = undoManager
     let big = try context.fetchIdentifiers(
         DynamicFetchDescriptor(
             entity: "AnimalCategory", predicate: try ObjectPredicate("name == '\(Zoo.categoryName(0))'")))[0]
+    let animal = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal", fetchLimit: 1))[0]
     var timing = Timing()
-    for _ in 0..<repeats {
+    for repeat_ in 0..<repeats {
         switch op {
         case "preview": _ = try timing.time { try context.deletionPreview(for: [big]) }
         case "fetch": _ = try timing.time { try context.fetchIdentifiers(try contextDescriptor(sorted: true)) }
@@ -404,9 +409,16 @@ func contextOnly(path: String, op: String, repeats: Int) throws {
         case "save":
             try context.delete(big); context.processPendingChanges()
             try timing.time { try context.save() }
+        case "edit-save", "edit-save-journal":
+            // One step, then the save that writes it (and, with the journal, every step kept so far).
+            try context.setValue(.int(Int64(1_000 + repeat_)), for: "age", of: animal)
+            context.processPendingChanges()
+            try timing.time { try context.save() }
         default: fail("unknown operation \(op)")
         }
     }
-    print("op=\(op) best_seconds=\(timing.best) first_seconds=\(timing.first)")
+    let journalFile = URL(fileURLWithPath: path).appendingPathComponent(DocumentPackage.undoJournalFileName).path
+    let journalBytes = (try? FileManager.default.attributesOfItem(atPath: journalFile)[.size] as? Int) ?? 0
+    print("op=\(op) best_seconds=\(timing.best) first_seconds=\(timing.first) median_seconds=\(timing.median) last_seconds=\(timing.last) journal_bytes=\(journalBytes)")
     exit(0)
 }
