@@ -419,6 +419,8 @@ func contextOnly(path: String, op: String, repeats: Int) throws {
     }
     let journalFile = URL(fileURLWithPath: path).appendingPathComponent(DocumentPackage.undoJournalFileName).path
     let journalBytes = (try? FileManager.default.attributesOfItem(atPath: journalFile)[.size] as? Int) ?? 0
-    print("op=\(op) best_seconds=\(timing.best) first_seconds=\(timing.first) median_seconds=\(timing.median) last_seconds=\(timing.last) journal_bytes=\(journalBytes)")
+    print(
+        "op=\(op) best_seconds=\(timing.best) first_seconds=\(timing.first)",
+        "median_seconds=\(timing.median) last_seconds=\(timing.last) journal_bytes=\(journalBytes)")
     exit(0)
 }
