@@ -76,16 +76,16 @@ import FolioTestSupport
         let folder = try TemporaryFolder()
         let document = try Self.bigDocument(in: folder)
         let terminal = try Self.terminal(document, folder)
-        try #require(terminal.waitFor("Big> ", timeout: 60), "no prompt: \(terminal.screenText)")
+        try #require(terminal.waitFor("Big> "), "no prompt: \(terminal.screenText)")
 
         // The list: read until rows flow, then Ctrl-C. folio cannot have printed them all:
         // the test stops reading, so at most a terminal's buffer more can come.
         var mark = terminal.output.count
         terminal.type("list Item limit \(Self.itemCount)\r")
-        try #require(terminal.waitFor("item 100", after: mark, timeout: 60), "no rows: \(terminal.screenText.suffix(500))")
+        try #require(terminal.waitFor("item 100", after: mark), "no rows: \(terminal.screenText.suffix(500))")
         terminal.send("\u{3}")
-        #expect(terminal.waitFor("cancelled", after: mark, timeout: 30), "not cancelled: \(terminal.screenText.suffix(500))")
-        #expect(terminal.waitFor("Big> ", after: mark, timeout: 30), "no prompt after Ctrl-C: \(terminal.screenText.suffix(500))")
+        #expect(terminal.waitFor("cancelled", after: mark), "not cancelled: \(terminal.screenText.suffix(500))")
+        #expect(terminal.waitFor("Big> ", after: mark), "no prompt after Ctrl-C: \(terminal.screenText.suffix(500))")
         let listed = PseudoTerminal.visibleText(Array(terminal.output[mark...]))
         #expect(Self.rowCount(listed) < Self.itemCount / 2, "\(Self.rowCount(listed)) rows printed")
         #expect(!listed.contains("\(Self.itemCount) Item"), "the list ran to its end")
@@ -97,19 +97,19 @@ import FolioTestSupport
         terminal.type("delete Box where name == 'everything'\r")
         usleep(100_000)
         terminal.send("\u{3}")
-        #expect(terminal.waitFor("cancelled", after: mark, timeout: 60), "not cancelled: \(terminal.screenText.suffix(500))")
-        try #require(terminal.waitFor("Big> ", after: mark, timeout: 30), "no prompt: \(terminal.screenText.suffix(500))")
+        #expect(terminal.waitFor("cancelled", after: mark), "not cancelled: \(terminal.screenText.suffix(500))")
+        try #require(terminal.waitFor("Big> ", after: mark), "no prompt: \(terminal.screenText.suffix(500))")
         mark = terminal.output.count
         terminal.type("count Item\r")
-        #expect(terminal.waitFor("\(Self.itemCount)\n", after: mark, timeout: 30), "items lost: \(terminal.screenText.suffix(300))")
+        #expect(terminal.waitFor("\(Self.itemCount)\n", after: mark), "items lost: \(terminal.screenText.suffix(300))")
         try #require(terminal.waitFor("Big> ", after: mark), "unsaved changes after the cancelled delete: \(terminal.screenText.suffix(300))")
 
         // The session goes on: a command after the Ctrl-C runs whole.
         mark = terminal.output.count
         terminal.type("list Item where number < 3\r")
-        #expect(terminal.waitFor("3 Item", after: mark, timeout: 30), "\(terminal.screenText.suffix(300))")
+        #expect(terminal.waitFor("3 Item", after: mark), "\(terminal.screenText.suffix(300))")
         terminal.type("quit\r")
-        #expect(terminal.waitForExit(timeout: 30) == 0)
+        #expect(terminal.waitForExit() == 0)
     }
 
     @Test("SIGTERM during a list of 100,000 rows ends folio by SIGTERM, the unsaved edit written to a recovery package")
@@ -117,15 +117,15 @@ import FolioTestSupport
         let folder = try TemporaryFolder()
         let document = try Self.bigDocument(in: folder)
         let terminal = try Self.terminal(document, folder)
-        try #require(terminal.waitFor("Big> ", timeout: 60), "no prompt: \(terminal.screenText)")
+        try #require(terminal.waitFor("Big> "), "no prompt: \(terminal.screenText)")
         var mark = terminal.output.count
         terminal.type("set \(Self.firstItem) name=Recovered\r")
-        try #require(terminal.waitFor("Big*> ", after: mark, timeout: 30))
+        try #require(terminal.waitFor("Big*> ", after: mark))
         mark = terminal.output.count
         terminal.type("list Item limit \(Self.itemCount)\r")
-        try #require(terminal.waitFor("item 100", after: mark, timeout: 60), "no rows: \(terminal.screenText.suffix(500))")
+        try #require(terminal.waitFor("item 100", after: mark), "no rows: \(terminal.screenText.suffix(500))")
         kill(terminal.pid, SIGTERM)
-        _ = terminal.waitForExit(timeout: 60)
+        _ = terminal.waitForExit()
         #expect(terminal.terminationSignal == SIGTERM, "\(terminal.screenText.suffix(500))")
         #expect(Self.rowCount(PseudoTerminal.visibleText(Array(terminal.output[mark...]))) < Self.itemCount / 2)
         let packages = RecoveryTests.recoveryPackages(in: folder.appending("state"))

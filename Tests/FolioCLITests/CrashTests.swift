@@ -150,7 +150,7 @@ import FolioTestSupport
             setUp: { folder, package in
                 // Enlarge the document so that each save takes a while (tens of ms in a debug build).
                 let filler = (0..<fillers).map { "insert Animal name=\"Filler animal \($0) with a long enough name\" diet=omnivorous category=6\n" }
-                let setup = try runFolio([package.path, "--yes"], input: filler.joined() + "save\n", in: folder.url, timeout: 300)
+                let setup = try runFolio([package.path, "--yes"], input: filler.joined() + "save\n", in: folder.url)
                 try #require(setup.status == 0, "setup failed: \(setup.stderr)")
             },
             script: { versions in versions.map { "insert AnimalCategory name=v\($0)\nsave\n" }.joined() },
@@ -215,7 +215,7 @@ import FolioTestSupport
                 let setup = try runFolio(
                     ["new", package.path, "--schema", "album-schema.xml", "--yes"],
                     input: "insert Photo title=cover image=\(image(0).base64EncodedString())\n" + filler.joined() + "save\n",
-                    in: folder.url, timeout: 300)
+                    in: folder.url)
                 try #require(setup.status == 0, "setup failed: \(setup.stderr)")
                 let first = try #require(setup.lines.first, "the setup printed nothing")
                 try #require(first.hasPrefix("Photo#"), "the cover's insert prints its id: \(first)")

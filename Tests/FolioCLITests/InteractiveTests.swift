@@ -133,15 +133,15 @@ import FolioTestSupport
         try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
         var mark = terminal.output.count
         try #require(terminal.paste("count Animal where name != '\(String(repeating: "a", count: 1_000_000))'\r"))
-        #expect(terminal.waitFor("'\n30\nAnimals> ", after: mark, timeout: 60), "the 1 MB line did not run")
+        #expect(terminal.waitFor("'\n30\nAnimals> ", after: mark), "the 1 MB line did not run")
 
         mark = terminal.output.count
         let overlong = "insert Animal name='\(String(repeating: "b", count: 1_500_000))'"
         try #require(terminal.paste(overlong + "\rcount Animal\r"))
         #expect(
-            terminal.waitFor("error: the line is over the limit of 1048576 bytes; nothing of it was run\n", after: mark, timeout: 60),
+            terminal.waitFor("error: the line is over the limit of 1048576 bytes; nothing of it was run\n", after: mark),
             "the long line was not refused")
-        #expect(terminal.waitFor("\n30\n", after: mark, timeout: 30), "the next line was lost, or the insert ran")
+        #expect(terminal.waitFor("\n30\n", after: mark), "the next line was lost, or the insert ran")
 
         mark = terminal.output.count
         terminal.type("quit\r")
@@ -158,7 +158,7 @@ import FolioTestSupport
         try #require(terminal.waitFor("Animals> "), "no prompt: \(terminal.screenText)")
         let mark = terminal.output.count
         try #require(terminal.paste("count Animal where name != '\(String(repeating: "ab\t", count: 20_000))'\r"))
-        #expect(terminal.waitFor("'\n30\nAnimals> ", after: mark, timeout: 40), "\(terminal.screenText.suffix(300))")
+        #expect(terminal.waitFor("'\n30\nAnimals> ", after: mark), "\(terminal.screenText.suffix(300))")
         #expect(terminal.isRunning)
         terminal.type("quit\r")
         #expect(terminal.waitForExit() == 0)
@@ -178,7 +178,7 @@ import FolioTestSupport
             "count Animal",
         ]
         try #require(terminal.paste(lines.joined(separator: "\r") + "\r"))
-        #expect(terminal.waitFor("\n30\nAnimals*> ", after: mark, timeout: 30), "\(terminal.screenText.suffix(400))")
+        #expect(terminal.waitFor("\n30\nAnimals*> ", after: mark), "\(terminal.screenText.suffix(400))")
         let screen = PseudoTerminal.visibleText(Array(terminal.output[mark...]))
         // Each line echoed after its prompt (the first prompt came before the mark), the tab shown
         // escaped as every control character folio echoes, then its result.

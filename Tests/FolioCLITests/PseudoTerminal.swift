@@ -85,7 +85,7 @@ final class PseudoTerminal {
     /// Waits until the terminal is in non-canonical (raw) mode; the pseudo-terminal
     /// pair shares its settings, so the master side can read them.
     @discardableResult
-    func waitForRawMode(timeout: TimeInterval = 10) -> Bool {
+    func waitForRawMode(timeout: TimeInterval = Patience.seconds) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while deadline.timeIntervalSinceNow > 0 {
             var settings = termios()
@@ -114,7 +114,7 @@ final class PseudoTerminal {
     /// directions of the terminal and block the test and the program alike.
     /// Gives up after `timeout` seconds; returns whether all was written.
     @discardableResult
-    func paste(_ text: String, timeout: TimeInterval = 60) -> Bool {
+    func paste(_ text: String, timeout: TimeInterval = Patience.seconds) -> Bool {
         waitForRawMode()
         let bytes = Array(text.utf8)
         var offset = 0
@@ -143,7 +143,7 @@ final class PseudoTerminal {
     /// Reads until the visible output after `mark` (an `output.count` taken
     /// earlier) contains `text`, or `timeout` seconds pass.
     @discardableResult
-    func waitFor(_ text: String, after mark: Int = 0, timeout: TimeInterval = 10) -> Bool {
+    func waitFor(_ text: String, after mark: Int = 0, timeout: TimeInterval = Patience.seconds) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
             if PseudoTerminal.visibleText(Array(output[min(mark, output.count)...])).contains(text) { return true }
@@ -172,7 +172,7 @@ final class PseudoTerminal {
     /// Waits up to `timeout` seconds for the program to end, reading its
     /// output meanwhile; returns its exit code, or nil if it is still running
     /// or was killed by a signal.
-    func waitForExit(timeout: TimeInterval = 10) -> Int32? {
+    func waitForExit(timeout: TimeInterval = Patience.seconds) -> Int32? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while isRunning, deadline.timeIntervalSinceNow > 0 {
             if !readAvailable(waitingAtMost: min(0.05, max(deadline.timeIntervalSinceNow, 0))) { usleep(10_000) }

@@ -47,11 +47,11 @@ import FolioTestSupport
         for line in lines.dropFirst() {
             guard let match = line.wholeMatch(of: prompt) else { continue }
             let shown = String(match.1)
-            try #require(terminal.waitFor(shown, after: mark, timeout: 20), "no \(shown.debugDescription): \(terminal.screenText)")
+            try #require(terminal.waitFor(shown, after: mark), "no \(shown.debugDescription): \(terminal.screenText)")
             mark = terminal.output.count
             terminal.type(String(match.2) + "\r")
         }
-        #expect(terminal.waitForExit(timeout: 20) == 0, "folio did not quit: \(terminal.screenText)")
+        #expect(terminal.waitForExit() == 0, "folio did not quit: \(terminal.screenText)")
         // Every README line appears on the screen, in the README's order. The echo of
         // the `quit` that ends the session may be lost as the terminal closes: its
         // prompt must be there.

@@ -34,7 +34,7 @@ import FolioTestSupport
         process.standardError = try FileHandle(forWritingTo: errorFile)
         try process.run()
         input.fileHandleForWriting.write(Data(lines.utf8))
-        let deadline = Date(timeIntervalSinceNow: 30)
+        let deadline = Date(timeIntervalSinceNow: Patience.seconds)
         while deadline.timeIntervalSinceNow > 0,
             !((try? String(contentsOf: outputFile, encoding: .utf8)) ?? "").contains(until)
         {
@@ -42,7 +42,7 @@ import FolioTestSupport
         }
         usleep(200_000)  // back at the read of the next line
         kill(process.processIdentifier, signal)
-        let end = Date(timeIntervalSinceNow: 30)
+        let end = Date(timeIntervalSinceNow: Patience.seconds)
         while process.isRunning, end.timeIntervalSinceNow > 0 { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
@@ -165,7 +165,7 @@ import FolioTestSupport
         terminal.type("set 2 name=Recovered\r")
         try #require(terminal.waitFor("Animals*> ", after: mark), "no dirty prompt: \(terminal.screenText)")
         kill(terminal.pid, SIGTERM)
-        _ = terminal.waitForExit(timeout: 20)
+        _ = terminal.waitForExit()
         #expect(terminal.terminationSignal == SIGTERM, "\(terminal.screenText)")
         let packages = Self.recoveryPackages(in: state)
         try #require(packages.count == 1, "\(terminal.screenText)")

@@ -69,7 +69,7 @@ public func programProcess(
 /// - Throws: ``ProgramTimedOut`` when it was killed, or the error that kept it from starting.
 public func runProgram(
     _ program: URL, _ arguments: [String], input: String = "", in directory: URL,
-    timeout: TimeInterval = 60, environment extra: [String: String] = [:]
+    timeout: TimeInterval = Patience.seconds, environment extra: [String: String] = [:]
 ) throws -> ProgramRun {
     let inputFile = directory.appendingPathComponent(".stdin-\(UUID().uuidString)")
     let outputFile = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
@@ -107,7 +107,7 @@ public func runProgram(
 
 /// ``runProgram(_:_:input:in:timeout:environment:)`` for the built `folio`.
 public func runFolio(
-    _ arguments: [String], input: String = "", in directory: URL, timeout: TimeInterval = 60,
+    _ arguments: [String], input: String = "", in directory: URL, timeout: TimeInterval = Patience.seconds,
     environment extra: [String: String] = [:]
 ) throws -> ProgramRun {
     try runProgram(BuiltProgram.folio, arguments, input: input, in: directory, timeout: timeout, environment: extra)

@@ -80,7 +80,7 @@ public final class GitRepository: @unchecked Sendable {
         guard let git = Self.executable else { throw CommandFailed(command: "git", run: ProgramRun(status: 127, stdout: "", stderr: "git is not installed")) }
         // Run from the folder around the work tree (`-C` points git at it): runProgram keeps its
         // stdin and output files in the folder it runs in, and git must not see them.
-        return try runProgram(git, ["-C", url.path] + arguments, in: folder.url, timeout: 120, environment: Self.environment)
+        return try runProgram(git, ["-C", url.path] + arguments, in: folder.url, environment: Self.environment)
     }
 
     /// Runs `git ARGUMENTS` and returns its stdout.

@@ -255,7 +255,7 @@ import FolioTestSupport
         }
 
         /// Whether a teardown reached the stage (and is held there) within ten seconds.
-        func waitUntilHeld() -> Bool { reached.wait(timeout: .now() + 10) == .success }
+        func waitUntilHeld() -> Bool { reached.wait(timeout: .now() + Patience.seconds) == .success }
         func release() { proceed.signal() }
 
         /// Runs `body` on a thread of its own (a dispatch queue may wait for a held one), in `group`.

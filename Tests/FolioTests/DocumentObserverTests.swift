@@ -24,7 +24,7 @@ import FolioTestSupport
 
         /// Whether `count` calls came before a minute passed.
         func waitFor(_ count: Int) -> Bool {
-            let deadline = Date(timeIntervalSinceNow: 60)
+            let deadline = Date(timeIntervalSinceNow: Patience.seconds)
             return condition.withLock {
                 while told.count < count {
                     guard condition.wait(until: deadline) else { return told.count >= count }
@@ -36,7 +36,7 @@ import FolioTestSupport
 
     /// Waits (a minute at most) until `condition` holds.
     func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: 60)
+        let deadline = Date(timeIntervalSinceNow: Patience.seconds)
         while !condition() {
             if Date() >= deadline { return false }
             usleep(2_000)

@@ -24,7 +24,7 @@ import FolioTestSupport
 
         /// Whether `expected` wake-ups came before a minute passed.
         func waitFor(_ expected: Int) -> Bool {
-            let deadline = Date(timeIntervalSinceNow: 60)
+            let deadline = Date(timeIntervalSinceNow: Patience.seconds)
             return condition.withLock {
                 while count < expected {
                     guard condition.wait(until: deadline) else { return count >= expected }
