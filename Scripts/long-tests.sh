@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the suites that hold a test tagged `.long` with FOLIO_LONG_TESTS=1, so
-# those tests do every case (a plain `swift test` does a quarter: TestEffort in
-# Tests/FolioTestSupport). The suites are found from the tag, one file per
+# those tests do every case and size (a plain `swift test` does an eighth of
+# the cases and skips the tests of size: TestEffort in Tests/FolioTestSupport).
+# The suites are found from the tag, one file per
 # suite named after it, so a new long test needs nothing here.
 # Usage: Scripts/long-tests.sh [swift test options, e.g. --skip-build]
 set -euo pipefail

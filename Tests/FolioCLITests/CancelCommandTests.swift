@@ -71,7 +71,9 @@ import FolioTestSupport
         text.split(separator: "\n").filter { $0.contains("item ") }.count
     }
 
-    @Test("Ctrl-C stops a list of 100,000 rows and a delete of a 100,000-object cascade: the prompt comes back, fewer rows were printed, nothing was deleted")
+    @Test(
+        "Ctrl-C stops a list of 100,000 rows and a delete of a 100,000-object cascade: the prompt comes back, fewer rows were printed, nothing was deleted",
+        .tags(.long), .onlyInLongRuns)
     func ctrlCStopsTheCommand() throws {
         let folder = try TemporaryFolder()
         let document = try Self.bigDocument(in: folder)
@@ -112,7 +114,7 @@ import FolioTestSupport
         #expect(terminal.waitForExit() == 0)
     }
 
-    @Test("SIGTERM during a list of 100,000 rows ends folio by SIGTERM, the unsaved edit written to a recovery package")
+    @Test("SIGTERM during a list of 100,000 rows ends folio by SIGTERM, the unsaved edit written to a recovery package", .tags(.long), .onlyInLongRuns)
     func sigtermEndsALongCommand() throws {
         let folder = try TemporaryFolder()
         let document = try Self.bigDocument(in: folder)

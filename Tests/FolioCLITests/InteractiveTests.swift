@@ -125,7 +125,7 @@ import FolioTestSupport
         #expect(terminal.waitForExit() == 0)
     }
 
-    @Test("a pasted 1 MB line runs; a longer one is refused whole and the session goes on")
+    @Test("a pasted 1 MB line runs; a longer one is refused whole and the session goes on", .tags(.long), .onlyInLongRuns)
     func longLines() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -384,9 +384,9 @@ enum CVv2 {
         }
     }
 
-    @Test func `random nested codable trees round trip exactly through a saved document`() async {
+    @Test(.tags(.long)) func `random nested codable trees round trip exactly through a saved document`() async {
         // One seed per tree: a failure shrinks to the fewest trees that still fail, and prints their seeds.
-        await checkProperty(count: 60, input: Gen.uint64(in: 0...UInt64.max).array(of: 1...6)) { seeds in
+        await checkProperty(count: TestEffort.cases(60), input: Gen.uint64(in: 0...UInt64.max).array(of: 1...6)) { seeds in
             let trees = seeds.map { seed in
                 var rng = SeededGenerator(seed: seed)
                 return Self.randomTree(&rng, depth: 4)

@@ -89,9 +89,9 @@ import FolioTestSupport
         }
     }
 
-    @Test("after every step of random typed sessions, each #Predicate fetch an index answers equals the scan")
+    @Test("after every step of random typed sessions, each #Predicate fetch an index answers equals the scan", .tags(.long))
     func randomSessions() async throws {
-        await checkProperty(count: 60, input: SessionStep.generator.array(of: 1...80)) { plan in
+        await checkProperty(count: TestEffort.cases(60), input: SessionStep.generator.array(of: 1...80)) { plan in
             try await MainActor.run { try Self.session(plan: plan) }
         }
     }

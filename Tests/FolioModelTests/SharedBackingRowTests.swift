@@ -784,11 +784,11 @@ actor ShareBookReader {
         }
     }
 
-    @Test @MainActor
+    @Test(.tags(.long)) @MainActor
     func `fetched models read what the dynamic API reads, and tell their observers, through any fetches, edits, merges, undo, redo, rollbacks and drops`()
         async throws
     {
-        await checkProperty(count: 40, input: SessionStep.generator.array(of: 1...40)) { plan in
+        await checkProperty(count: TestEffort.cases(40), input: SessionStep.generator.array(of: 1...40)) { plan in
             // A package of its own per session: a session saves.
             let seeded = try SharedBackingRowTests()
             try seeded.seed(8)

@@ -164,8 +164,8 @@ final class Sighting {
         return models.sorted(using: sort).map(\.persistentModelID)
     }
 
-    @Test func `compiled predicates and sorts select and order exactly what Foundation does on the models`() async {
-        await checkProperty(count: 40, input: Gen.uint64(in: 0...UInt64.max).array(of: 0...120)) { seeds in
+    @Test(.tags(.long)) func `compiled predicates and sorts select and order exactly what Foundation does on the models`() async {
+        await checkProperty(count: TestEffort.cases(40), input: Gen.uint64(in: 0...UInt64.max).array(of: 0...120)) { seeds in
             do {
                 let context = ModelContext(try Self.container())
                 Self.populate(context, seeds: seeds)

@@ -2,6 +2,7 @@ import Folio
 import Foundation
 import Testing
 @testable import FolioREPL
+import FolioTestSupport
 
 @Suite struct ReadingTests {
     @Test("schema shows attributes with types and options and relationships with destination, shape, inverse and rule")
@@ -332,13 +333,18 @@ import Testing
         #expect(session.error("show  2") == CommandError("Animal#2 is deleted ('undo' brings it back)", column: 7))
     }
 
-    @Test("count with 7,000 and 100,000 or-terms answers; nesting past the limit is an error naming its column")
+    @Test("count with 7,000 and 100,000 or-terms answers", .tags(.long), .onlyInLongRuns)
     func hugePredicates() throws {
         let session = try Session("Animals")
         for terms in [7_000, 100_000] {
             let predicate = (0..<terms).map { "name == 'n\($0)'" }.joined(separator: " or ")
             #expect(try session.run("count Animal where \(predicate) or name == 'Newt'") == "1\n", "\(terms) terms")
         }
+    }
+
+    @Test("nesting past the limit is an error naming its column")
+    func deepPredicates() throws {
+        let session = try Session("Animals")
         let deep = String(repeating: "(", count: 101) + "name == 'Newt'" + String(repeating: ")", count: 101)
         let error = try #require(session.error("count Animal where \(deep)"))
         #expect(error.column == 20 + 100)

@@ -128,9 +128,9 @@ import FolioTestSupport
         }
     }
 
-    @Test("after every step of random link, unlink, delete, undo and redo on relationships into a hierarchy, the links equal a plain model's")
+    @Test("after every step of random link, unlink, delete, undo and redo on relationships into a hierarchy, the links equal a plain model's", .tags(.long))
     func randomSessions() async throws {
-        await checkProperty(count: 60, input: SessionStep.generator.array(of: 1...60)) { plan in
+        await checkProperty(count: TestEffort.cases(60), input: SessionStep.generator.array(of: 1...60)) { plan in
             try Self.session(plan: plan)
         }
     }
@@ -187,9 +187,11 @@ import FolioTestSupport
         #expect(reopened.invariantViolations().isEmpty)
     }
 
-    @Test("two contexts editing relationships into a hierarchy at random, saving and undoing, keep every link with its inverse, and the package opens")
+    @Test(
+        "two contexts editing relationships into a hierarchy at random, saving and undoing, keep every link with its inverse, and the package opens",
+        .tags(.long))
     func randomTwoContextSessions() async throws {
-        await checkProperty(count: 30, input: SessionStep.generator.array(of: 1...40)) { plan in
+        await checkProperty(count: TestEffort.cases(30), input: SessionStep.generator.array(of: 1...40)) { plan in
             try Self.twoContexts(plan: plan)
         }
     }

@@ -1,6 +1,7 @@
 import Testing
 import Folio
 @testable import FolioCore
+import FolioTestSupport
 
 /// Link edits record what they changed as ``LinkChange``s, O(1) each, not the
 /// lists they touched: appending to a to-many never copies it, however large,
@@ -16,7 +17,9 @@ import Folio
             .withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
     }
 
-    @Test("linking 30,000 objects into one to-many, from either side, in one undo group, never copies the list; undo and redo of it all are exact")
+    @Test(
+        "linking 30,000 objects into one to-many, from either side, in one undo group, never copies the list; undo and redo of it all are exact", .tags(.long),
+        .onlyInLongRuns)
     @MainActor func appendsInPlace() throws {
         let container = try ModelContainer(for: try zooSchema(), configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = container.mainContext

@@ -50,7 +50,8 @@ import FolioTestSupport
         }
     }
 
-    @Test("two sides of a 20,000-object graph with 10 edits each: states for the edited objects and their categories, not 20,000")
+    @Test(
+        "two sides of a 20,000-object graph with 10 edits each: states for the edited objects and their categories, not 20,000", .tags(.long), .onlyInLongRuns)
     func statesFollowTheEdits() throws {
         let (fixture, categories, animals) = try Self.zoo(categories: 200, animals: 19_800)
         for (side, offset) in [(fixture.ours, 0), (fixture.theirs, 7_000)] {

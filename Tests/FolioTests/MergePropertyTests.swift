@@ -239,9 +239,9 @@ struct MergeEdit: Sendable, CustomStringConvertible {
         }
     }
 
-    @Test("every merged graph is written as a package that opens to the same graph")
+    @Test("every merged graph is written as a package that opens to the same graph", .tags(.long))
     func mergedPackagesOpen() async {
-        await checkProperty(count: 40, input: Self.seeds, MergeEdit.sequence, MergeEdit.sequence, MergeEdit.sequence) {
+        await checkProperty(count: TestEffort.cases(40), input: Self.seeds, MergeEdit.sequence, MergeEdit.sequence, MergeEdit.sequence) {
             seed, start, ours, theirs in
             let result = try Self.fixture(seed, start, ours, theirs).merge()
             let package = DocumentPackage(url: temporaryPackageURL())

@@ -161,11 +161,11 @@ import FolioTestSupport
         #expect(throws: Never.self) { _ = try DocumentPackage(url: url).read() }
     }
 
-    @Test func `two contexts merging each other's flows keep every unique index and link exact, undo and redo across merges included`() async {
+    @Test(.tags(.long)) func `two contexts merging each other's flows keep every unique index and link exact, undo and redo across merges included`() async {
         // 150 sessions of up to 200 steps: about 15,000 steps, the rarest action
         // (rollback, 3 in 100) about 450 times. It ran 400 of up to 160, twice the
         // work for the same actions on graphs of the same sizes.
-        await checkProperty(count: 150, input: SessionStep.generator.array(of: 1...200)) { plan in
+        await checkProperty(count: TestEffort.cases(150), input: SessionStep.generator.array(of: 1...200)) { plan in
             let problems = try Self.session(plan: plan)
             #expect(problems.isEmpty, "\(problems.first ?? "")")
         }

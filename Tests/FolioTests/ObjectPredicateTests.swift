@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Folio
 @testable import FolioCore
+import FolioTestSupport
 
 /// A small zoo whose every object is known, so each predicate's matches can be
 /// listed exactly. Animals, in insertion (row) order:
@@ -714,7 +715,7 @@ private func parseError(_ text: String) -> Folio.ObjectPredicateError? {
         #expect(try zoo.context.fetchCount(DynamicFetchDescriptor(entity: "Animal", predicate: .all)) == 6)
     }
 
-    @Test("7,000 and 100,000 or-terms parse, compile and match, without deep recursion")
+    @Test("7,000 and 100,000 or-terms parse, compile and match, without deep recursion", .tags(.long), .onlyInLongRuns)
     func longChainsOfOr() throws {
         let zoo = try PredicateZoo()
         for terms in [7_000, 100_000] {
@@ -745,7 +746,8 @@ private func parseError(_ text: String) -> Folio.ObjectPredicateError? {
         }
     }
 
-    @Test("in with a long list matches as a short one does: exact scalars, nil, numbers; 200,000 literals cost no scan per object")
+    @Test(
+        "in with a long list matches as a short one does: exact scalars, nil, numbers; 200,000 literals cost no scan per object", .tags(.long), .onlyInLongRuns)
     func longInLists() throws {
         let zoo = try PredicateZoo()
         let filler = (0..<200_000).map { "'n\($0)'" }.joined(separator: ", ")

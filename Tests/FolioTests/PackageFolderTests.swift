@@ -96,7 +96,7 @@ import Glibc
         }
     }
 
-    @Test("a history/ folder that is a symbolic link is refused at the save that writes a segment; its target is untouched")
+    @Test("a history/ folder that is a symbolic link is refused at the save that writes a segment; its target is untouched", .tags(.long), .onlyInLongRuns)
     func historyFolderLink() throws {
         try Self.withPackage { url, container, outside in
             let context = ModelContext(try #require(container))

@@ -18,10 +18,10 @@ import FolioTestSupport
         return loader.historyTransactions
     }
 
-    @Test("random transactions with awkward names, authors and tombstone values read back exactly")
+    @Test("random transactions with awkward names, authors and tombstone values read back exactly", .tags(.long))
     func roundTripRandom() async {
         // One seed per transaction: a failure shrinks to the fewest transactions that still fail.
-        await checkProperty(count: 40, input: Gen.uint64(in: 0...UInt64.max).array(of: 1...4)) { seeds in
+        await checkProperty(count: TestEffort.cases(40), input: Gen.uint64(in: 0...UInt64.max).array(of: 1...4)) { seeds in
             var transactions: [StoredTransaction] = []
             let strings = EdgeValues.strings
             for (index, seed) in seeds.enumerated() {

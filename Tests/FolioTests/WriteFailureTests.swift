@@ -320,7 +320,9 @@ import FolioTestSupport
         return Array(Set(boundaries.flatMap { [$0 - 1, $0, $0 + 1] }.filter { $0 >= 0 && $0 < total })).sorted()
     }
 
-    @Test("a full disk at every byte boundary of a save with many blobs, for both writers: each fails cleanly, then the save goes through")
+    @Test(
+        "a full disk at every byte boundary of a save with many blobs, for both writers: each fails cleanly, then the save goes through", .tags(.long),
+        .onlyInLongRuns)
     func sweep() throws {
         var faults = 0
         for useContext in [false, true] {
