@@ -135,7 +135,9 @@ import FolioTestSupport
         #expect(try documentText(packages[0]).contains(#"name="Recovered""#))
     }
 
-    @Test("in a script, SIGTERM during a list of 100,000 rows ends folio by SIGTERM with the recovery package, the document untouched")
+    @Test(
+        "in a script, SIGTERM during a list of 100,000 rows ends folio by SIGTERM with the recovery package, the document untouched", .tags(.long),
+        .onlyInLongRuns)
     func sigtermInAScript() throws {
         let folder = try TemporaryFolder()
         let document = try Self.bigDocument(in: folder)

@@ -12,8 +12,9 @@ import FolioTestSupport
 /// hold the models of every slice, not only the first, to what models made on
 /// one thread do — the right object, its to-one destinations, edits, undo,
 /// rollback, save, merges, observers told, the registry and the count of
-/// sharing models kept exact.
-@Suite struct ModelsMadeOnEveryCoreTests {
+/// sharing models kept exact. Its point is its size (over the threshold for
+/// making models on every core), so it runs in the long runs only.
+@Suite(.tags(.long), .onlyInLongRuns) struct ModelsMadeOnEveryCoreTests {
     /// Over the threshold, so fetching every book makes its models on every core.
     static let count = ModelContext.modelsMadeConcurrentlyFrom + 1_000
 
