@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FolioTestSupport
 import Folio
 @testable import FolioCore
 
@@ -363,7 +364,7 @@ import Folio
         }
     }
 
-    @Test("of several bad references in a large document, the first in document order is the one reported")
+    @Test("of several bad references in a large document, the first in document order is the one reported", .tags(.long), .onlyInLongRuns)
     func theFirstBadReferenceOfALargeDocumentIsReported() throws {
         // Enough objects that links resolve in several runs on several threads: the
         // run holding the first bad reference may finish last, and must still win.

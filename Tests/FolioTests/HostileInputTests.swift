@@ -761,7 +761,7 @@ import FolioTestSupport
 
     // MARK: Size amplification
 
-    @Test func aSparseDocumentThatWouldNeedGigabytesIsRefusedEarly() throws {
+    @Test(.tags(.long), .onlyInLongRuns) func aSparseDocumentThatWouldNeedGigabytesIsRefusedEarly() throws {
         // 2,000 optional attributes and 30,000 objects that write none of them:
         // 766 KB of XML, but 60 million cells (about 600 MB) once loaded, and 100
         // times that for a file 10 times larger. Refused within the first tenth
