@@ -61,8 +61,18 @@ enum NotebookV3: VersionedSchema {
     }
 }
 
-/// How many times each stage's code ran, across the tests of this file.
+/// How many times each stage's code ran, by the test that counts: other
+/// suites run the same plan at the same time.
 let notebookStageRuns = Mutex<[String: Int]>([:])
+
+/// Which test's count a stage adds to: set by the counting test around its
+/// migrations, which run in its task.
+enum NotebookStageCounter {
+    @TaskLocal static var name = ""
+
+    /// The key of `step`'s count for the counter in effect.
+    static func key(_ step: String) -> String { "\(step) \(name)" }
+}
 
 /// SwiftData's classic recipe: a custom stage removes duplicates before the version that makes them unique.
 enum NotebookMigrationPlan: SchemaMigrationPlan {
@@ -75,7 +85,7 @@ enum NotebookMigrationPlan: SchemaMigrationPlan {
         fromVersion: NotebookV2.self,
         toVersion: NotebookV3.self,
         willMigrate: { context in
-            notebookStageRuns.withLock { $0["willMigrate", default: 0] += 1 }
+            notebookStageRuns.withLock { $0[NotebookStageCounter.key("willMigrate"), default: 0] += 1 }
             var seen = Set<String>()
             for note in try context.fetch(FetchDescriptor<NotebookV2.Note>()) where !seen.insert(note.title).inserted {
                 context.delete(note)
@@ -83,7 +93,7 @@ enum NotebookMigrationPlan: SchemaMigrationPlan {
             try context.save()
         },
         didMigrate: { context in
-            notebookStageRuns.withLock { $0["didMigrate", default: 0] += 1 }
+            notebookStageRuns.withLock { $0[NotebookStageCounter.key("didMigrate"), default: 0] += 1 }
             for note in try context.fetch(FetchDescriptor<NotebookV3.Note>()) {
                 note.wordCount = note.body.split(separator: " ").count
             }
@@ -139,9 +149,19 @@ struct SchemaMigrationPlanTests {
         try context.save()
     }
 
-    static func runs(_ step: String) -> Int { notebookStageRuns.withLock { $0[step, default: 0] } }
+    /// How many times `step` ran for this suite's counter.
+    static func runs(_ step: String) -> Int {
+        notebookStageRuns.withLock { $0[NotebookStageCounter.$name.withValue(counter) { NotebookStageCounter.key(step) }, default: 0] }
+    }
+
+    /// The counter this suite's counting test sets.
+    static let counter = "SchemaMigrationPlanTests"
 
     @Test func `a three-version plan removes duplicates before the version that makes titles unique, and the package records version 3`() throws {
+        try NotebookStageCounter.$name.withValue(Self.counter) { try threeVersionPlan() }
+    }
+
+    func threeVersionPlan() throws {
         let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Notes.folio")
         try Self.savedByVersion1(at: url)
