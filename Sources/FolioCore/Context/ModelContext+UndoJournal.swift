@@ -98,9 +98,15 @@ extension ModelContext {
     ///
     /// - Returns: what came back and what was dropped; nothing when there is
     ///   no journal, no undo manager, or the configuration keeps none.
+    /// The steps are tried on a copy of the graph first, undone and redone:
+    /// a journal whose steps would break the document (a link kept on one
+    /// side only, a link to a deleted object, a unique value taken twice) is
+    /// refused whole, and the context's graph is left as it was.
+    ///
     /// - Throws: ``UndoJournalError`` when the journal is damaged, foreign,
-    ///   of another schema or version: the document is as it was, without
-    ///   undo, and the next save writes a new journal.
+    ///   of another schema or version, or its steps do not fit the document
+    ///   (``UndoJournalError/inconsistent(_:)``): the document is as it was,
+    ///   without undo, and the next save writes a new journal.
     @discardableResult
     public func restoreUndoJournal() throws(UndoJournalError) -> UndoJournalRestoration {
         var restoration = UndoJournalRestoration(undoCount: 0, redoCount: 0, dropped: [])
@@ -131,6 +137,11 @@ extension ModelContext {
             keep(&journal.undo)
             keep(&journal.redo)
         }
+        // Tried on a copy first: the steps must keep the graph sound, undone
+        // and redone, before this context's graph is given a row for them.
+        let scratch = graph.copy()
+        let trial = try journal.undoSteps(in: scratch, mergeEpoch: mergeEpoch)
+        try UndoJournal.validate(undo: trial.undo, redo: trial.redo, on: scratch, mergeEpoch: mergeEpoch)
         let steps = try journal.undoSteps(in: graph, mergeEpoch: mergeEpoch)
         undoManager.restoreRecordedSteps(undo: steps.undo, redo: steps.redo, for: self)
         restoration.undoCount = undoManager.undoCount
