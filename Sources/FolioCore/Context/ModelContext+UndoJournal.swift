@@ -59,6 +59,18 @@ extension ModelContext {
         #endif
     }
 
+    /// Writes the journal of this context's undo into `package`, a copy of
+    /// `copy` (``exportPackage(to:undoJournal:)``), whose rows are this
+    /// context's graph's; a failure is logged.
+    func writeUndoJournal(of copy: ObjectGraph, into package: DocumentPackage, limits: UndoJournalLimits) {
+        #if !canImport(Darwin)
+        let journal = UndoJournalWrite(
+            generation: 0, steps: undoManager?.recordedSteps(nearest: limits.maximumSteps) ?? ([], []), graph: copy,
+            mergeEpoch: mergeEpoch, owner: Self.undoJournalOwner, limits: limits, mark: undoJournalMark)
+        journal.write(to: package.folder)
+        #endif
+    }
+
     /// After an autosave: hands the journal of this context's undo to the
     /// background writer, which writes it once the package holds the state
     /// just saved — off the editing thread, which only copies the steps
