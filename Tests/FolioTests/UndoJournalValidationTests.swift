@@ -207,4 +207,122 @@ private struct Zoo {
         let error = try Self.refusal(of: crafted, in: url, saved: saved)
         #expect(Self.isInconsistent(error, mentioning: "not an identifier Folio hands out"), "\(String(describing: error))")
     }
+
+    /// `journal` with, at random (one in 40 each), objects, link targets and positions
+    /// replaced by others of the journal's own (an object by another of its
+    /// entity, a position moved by a little): what a hand or a program editing
+    /// the file might make of it.
+    private static func scrambled(_ journal: UndoJournal, _ random: inout SeededGenerator) -> UndoJournal {
+        let byEntity = Dictionary(grouping: journal.states.map(\.object), by: \.entity)
+        func object(_ object: UndoJournal.Object) -> UndoJournal.Object {
+            guard Int.random(in: 0..<40, using: &random) == 0, let others = byEntity[object.entity] else { return object }
+            return others.randomElement(using: &random) ?? object
+        }
+        func id(_ id: UInt64, _ entity: Int) -> UInt64 { object(.init(entity: entity, id: id)).id }
+        func position(_ index: Int) -> Int {
+            Int.random(in: 0..<40, using: &random) == 0 ? max(0, index + Int.random(in: -2...2, using: &random)) : index
+        }
+        func link(_ link: UndoJournal.Link) -> UndoJournal.Link {
+            // Targets keep their entity: the other side's (1 for a category's list, 0 for an animal's category).
+            switch link {
+            case .inserted(let owner, let slot, let target, let index):
+                return .inserted(object(owner), slot: slot, target: id(target, 1 - owner.entity), at: position(index))
+            case .removed(let owner, let slot, let target, let index):
+                return .removed(object(owner), slot: slot, target: id(target, 1 - owner.entity), at: position(index))
+            case .toOne(let owner, let slot, let old, let new):
+                return .toOne(object(owner), slot: slot, old: old.map { id($0, 1 - owner.entity) }, new: new.map { id($0, 1 - owner.entity) })
+            case .absent(let owner, let slot, let wasAbsent): return .absent(object(owner), slot: slot, wasAbsent: wasAbsent)
+            case .replaced(let owner, let slot, let old, let new):
+                return .replaced(
+                    object(owner), slot: slot, old: old.map { id($0, 1 - owner.entity) }, new: new.map { id($0, 1 - owner.entity) })
+            }
+        }
+        func step(_ step: UndoJournal.Step) -> UndoJournal.Step {
+            switch step {
+            case .removal(let objects, let name): return .removal(objects.map(object), name: name)
+            case .setValue(let owner, let attribute, let value, let name):
+                return .setValue(object(owner), attribute: attribute, value: value, name: name)
+            case .revertLinks(let links, let name, let exact): return .revertLinks(links.map(link), name: name, exact: exact)
+            case .restore(var restore, let name, let exact):
+                restore.removed = restore.removed.map { .init(object: object($0.object), values: $0.values) }
+                restore.lists = restore.lists.map { list in
+                    var list = list
+                    list.object = object(list.object)
+                    list.one = list.one.map { id($0, 1 - list.object.entity) }
+                    list.many = list.many.map { id($0, 1 - list.object.entity) }
+                    return list
+                }
+                restore.cuts = restore.cuts.map(link)
+                return .restore(restore, name: name, exact: exact)
+            }
+        }
+        var crafted = journal
+        for index in crafted.undo.indices { crafted.undo[index].steps = crafted.undo[index].steps.map(step) }
+        for index in crafted.redo.indices { crafted.redo[index].steps = crafted.redo[index].steps.map(step) }
+        return crafted
+    }
+
+    @Test(
+        "journals scrambled at random and sealed again are refused, or undo and redo to the end with the graph sound: never a trap",
+        arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func scrambledJournalsNeverBreakTheDocument(seed: UInt64) throws {
+        let url = try AutosaveTests.zooPackage(categories: 3, perCategory: 3)
+        let journal: UndoJournal
+        let saved: GraphSnapshot
+        do {
+            let container = try journaledContainer(url)
+            let context = ModelContext(container)
+            context.undoManager = UndoManager()
+            let zoo = try Zoo(context)
+            try context.setValue(.int(9), for: "age", of: zoo.animals[0])
+            context.processPendingChanges()
+            try context.setRelated([zoo.animals[2], zoo.animals[0]], for: "animals", of: zoo.categories[1])
+            context.processPendingChanges()
+            try context.link(zoo.animals[4], "category", to: zoo.categories[2])
+            context.processPendingChanges()
+            try context.unlink(zoo.animals[3], "category", from: zoo.categories[1])
+            context.processPendingChanges()
+            try context.insert("Animal", ["name": .string("New")], related: ["category": [zoo.categories[1]]])
+            context.processPendingChanges()
+            try context.delete(zoo.categories[0])
+            context.processPendingChanges()
+            try context.delete(zoo.animals[5])
+            context.processPendingChanges()
+            context.undoManager?.undo()  // one step to redo too
+            try context.save()
+            let bytes = try Data(contentsOf: url.appendingPathComponent(DocumentPackage.undoJournalFileName))
+            journal = try UndoJournal.decode(Array(bytes), layout: context.graph.layout, owner: ModelContext.undoJournalOwner)
+            saved = context.graph.snapshot()
+        }
+        var random = SeededGenerator(seed: seed)
+        var outcomes: [String: Int] = [:]
+        for round in 0..<40 {
+            let crafted = round == 0 ? journal : Self.scrambled(journal, &random)
+            let container = try journaledContainer(url)
+            let context = ModelContext(container)
+            let undoManager = UndoManager()
+            context.undoManager = undoManager
+            try Data(crafted.encode(layout: context.graph.layout)).write(to: url.appendingPathComponent(DocumentPackage.undoJournalFileName))
+            do {
+                try context.restoreUndoJournal()
+                outcomes["restored", default: 0] += 1
+                // Every step undone, then every one redone (and the redo steps it had): the graph stays sound.
+                while undoManager.canUndo {
+                    undoManager.undo()
+                    #expect(context.graph.invariantViolations().isEmpty, "seed \(seed) round \(round)")
+                }
+                while undoManager.canRedo {
+                    undoManager.redo()
+                    #expect(context.graph.invariantViolations().isEmpty, "seed \(seed) round \(round)")
+                }
+            } catch {
+                #expect(round > 0, "seed \(seed): the journal as written restores: \(error)")
+                outcomes[String(describing: error).components(separatedBy: " (").first ?? "", default: 0] += 1
+                #expect(context.graph.snapshot() == saved, "seed \(seed) round \(round): refused, the graph untouched")
+                #expect(!undoManager.canUndo && !undoManager.canRedo)
+            }
+        }
+        // Both happen: the journal as written (round 0) and some scrambled ones restore, others are refused.
+        #expect(outcomes["restored", default: 0] > 1 && outcomes["restored", default: 0] < 40, "seed \(seed): \(outcomes)")
+    }
 }
