@@ -13,9 +13,12 @@ import Darwin
 /// **Where.** A recovery package is written to the user's state folder only:
 /// `$XDG_STATE_HOME/folio/recovery/` (or `~/.local/state/folio/recovery/`),
 /// named `NAME-HASH.folio` after the document and a hash of its absolute path,
-/// through the library's "save a copy" (`ModelContext.exportPackage(to:)`).
+/// through the library's "save a copy" (`ModelContext.exportPackage(to:undoJournal:)`).
 /// Never beside or inside the document: a state folder inside the package is
-/// refused.
+/// refused. Unless folio runs with `--no-undo-journal`, the copy carries the
+/// session's undo steps as its undo journal, written after the package (a
+/// journal the replaced copy had is removed first): opening the recovery
+/// package brings them back, so `undo` takes its edits back one at a time.
 ///
 /// **SIGTERM and SIGHUP** (and, in a script, SIGINT and SIGPIPE:
 /// ``terminationSignals``) only set ``pendingSignal`` and write a byte to the
@@ -120,7 +123,8 @@ enum Recovery {
         try FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700])
-        try interpreter.context.exportPackage(to: url)
+        // With the session's undo steps: `undo` in the recovered document takes its edits back one by one.
+        try interpreter.context.exportPackage(to: url, undoJournal: interpreter.options.keepsUndo ? .standard : nil)
         return url
     }
 

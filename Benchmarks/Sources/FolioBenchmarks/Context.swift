@@ -378,7 +378,8 @@ func contextBuildOnly(n: Int, big: Int) throws {
 /// The package is not changed unless `op` is `save`.
 func contextOnly(path: String, op: String, repeats: Int) throws {
     // `edit-save-journal` keeps an undo journal (issue 34); `edit-save` is the same without one.
-    let journal: UndoJournalLimits? = op == "edit-save-journal" ? .standard : nil
+    // `edit-autosave-journal` likewise against `edit-autosave`.
+    let journal: UndoJournalLimits? = op.hasSuffix("-journal") ? .standard : nil
     let container = try ModelContainer(contentsOf: URL(fileURLWithPath: path), undoJournal: journal)
     let context = ModelContext(container)
     let undoManager = UndoManager()
@@ -414,6 +415,13 @@ func contextOnly(path: String, op: String, repeats: Int) throws {
             try context.setValue(.int(Int64(1_000 + repeat_)), for: "age", of: animal)
             context.processPendingChanges()
             try timing.time { try context.save() }
+        case "edit-autosave", "edit-autosave-journal":
+            // One step, then the autosave: what the editing thread pays (the package's and the
+            // journal's writes run on the background writer). The untimed save waits for them.
+            context.autosaveEnabled = true
+            try context.setValue(.int(Int64(1_000 + repeat_)), for: "age", of: animal)
+            timing.time { context.processPendingChanges() }
+            try context.save()
         default: fail("unknown operation \(op)")
         }
     }

@@ -21,7 +21,16 @@ extension ModelContext {
     ///   ``ModelError/configuration(_:)`` when `url` is this context's own
     ///   package (however spelled): that is ``save()``, which a read-only
     ///   container refuses.
-    public func exportPackage(to url: URL) throws(ModelError) {
+    ///
+    /// With `undoJournal`, the copy carries this context's undo and redo steps
+    /// too, as an undo journal within those limits (see
+    /// ``ModelConfiguration/undoJournal``): opening the copy with a journal
+    /// and ``restoreUndoJournal()`` brings them back, so `undo` there takes
+    /// back the copy's unsaved edits one step at a time — what a crash
+    /// recovery file needs. The journal is written after the package, and a
+    /// journal the replaced package had is removed before it: a copy cut off
+    /// anywhere holds no journal, or one that applies to it.
+    public func exportPackage(to url: URL, undoJournal limits: UndoJournalLimits? = nil) throws(ModelError) {
         if let own = sharedDocument.package?.url, DocumentRegistry.canonicalPath(own) == DocumentRegistry.canonicalPath(url) {
             throw .configuration(
                 "\(url.path) is this document's own package; save() writes it, "
@@ -33,9 +42,12 @@ extension ModelContext {
         do throws(PackageError) {
             // Held for the write, so no other writer's package is replaced under it.
             let lock = FileManager.default.fileExists(atPath: url.path) ? try PackageLock(path: url.path) : nil
+            let package = DocumentPackage(url: url)
+            if lock != nil { package.removeUndoJournal() }
             // A copy is a new document: its history starts empty (a package it replaces
-            // takes its transactions and tombstones with it), as its undo history does.
-            _ = try DocumentPackage(url: url).write(copy, expecting: nil, history: HistoryLog())
+            // takes its transactions and tombstones with it), and its undo only what `limits` keeps.
+            _ = try package.write(copy, expecting: nil, history: HistoryLog())
+            if let limits { writeUndoJournal(of: copy, into: package, limits: limits) }
             withExtendedLifetime(lock) {}
         } catch {
             throw .package(error)

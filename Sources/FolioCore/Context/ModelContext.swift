@@ -400,6 +400,7 @@ public final class ModelContext {
         mergeSavedChanges()
         guard hasChanges else {
             if core.configuration.allowsSave { sharedDocument.retryFailedWrite(for: ObjectIdentifier(self)) }
+            scheduleUndoJournalWrite(ifMoved: true)
             return
         }
         _checkTrackingInvariants()
@@ -407,6 +408,7 @@ public final class ModelContext {
         if !issues.isEmpty { throw .validation(issues) }
         postWillSave()
         postDidSave(try handOffSave(inBackground: true))
+        scheduleUndoJournalWrite()
     }
 
     /// Runs `block` as one user action — one undo step, named `actionName` if

@@ -120,6 +120,7 @@ extension SharedDocument {
                 throw .package(error)
             }
         }
+        _ = writer.exclusively { writePendingUndoJournal() }
     }
 
     /// ``flush()`` where no one can be told of a failure (a container's

@@ -55,6 +55,8 @@ final class SharedDocument: @unchecked Sendable {
     var headsCache = HistoryLog.HeadsCache()
     /// What writes the package and what the package on disk holds; `nil` in memory.
     var disk: PackageWriter?
+    /// The undo journal waiting for the package to hold its state (`SharedDocument+UndoJournal`).
+    var undoJournal = UndoJournalQueue()
     /// Shows the registry this shared document's write lock, weakly (see ``PackageLockSlot``).
     let lockSlot: PackageLockSlot
     /// Orders every write of the package and runs autosaves' writes; `nil` in memory.

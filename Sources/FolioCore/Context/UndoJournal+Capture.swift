@@ -111,8 +111,21 @@ extension UndoJournal {
 
 extension UndoJournal.Step {
     /// The step by identifier, or `nil` when it cannot be kept: a conflict
-    /// record's (kept in memory only) or a value still on disk (a blob).
+    /// record's (kept in memory only), a value still on disk (a blob), or a
+    /// link into entities with subentities (whose targets the journal, which
+    /// names a link's targets by identifier alone, cannot tell apart).
     init?(_ step: UndoStep, in graph: ObjectGraph, mergeEpoch: Int) {
+        func isPlain(_ ref: ObjectRef, _ slot: Int) -> Bool {
+            graph.layout.entities[Int(ref.entity)].links[slot].hierarchy == nil
+        }
+        switch step {
+        case .revertLinks(let changes, _, _, _):
+            guard changes.allSatisfy({ isPlain($0.list.ref, $0.list.slot) }) else { return nil }
+        case .restore(let record, _, _, _):
+            guard record.links.allSatisfy({ isPlain($0.ref, Int($0.slot)) }), record.cuts.allSatisfy({ isPlain($0.list.ref, $0.list.slot) })
+            else { return nil }
+        default: break
+        }
         func object(_ ref: ObjectRef) -> UndoJournal.Object {
             UndoJournal.Object(entity: Int(ref.entity), id: graph.tables[Int(ref.entity)].ids[Int(ref.row)])
         }

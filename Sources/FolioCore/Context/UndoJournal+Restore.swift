@@ -90,6 +90,10 @@ extension UndoJournal {
         }
         if !missing.isEmpty {
             var added: [ObjectRef] = []
+            // The largest identifier leaves none for new objects: Folio never hands it out (the loader refuses it too).
+            if let stranger = missing.first(where: { $0.id == .max }) {
+                throw .inconsistent("object \(stranger.id) is not an identifier Folio hands out")
+            }
             for object in missing {
                 var values = keptValues[object] ?? graph.layout.entities[object.entity].attributes.map(\.initialValue)
                 for index in values.indices {
@@ -111,6 +115,10 @@ extension UndoJournal {
         }
         func row(_ id: UInt64?, of object: Object, slot: Int) throws(UndoJournalError) -> Int32 {
             guard let id else { return -1 }
+            // A link into entities with subentities stores more than a row: never kept (see `capture`).
+            guard graph.layout.entities[object.entity].links[slot].hierarchy == nil else {
+                throw .inconsistent("a link into entities with subentities, which a journal never holds")
+            }
             let destination = graph.layout.entities[object.entity].links[slot].destination
             return Int32(try ref(Object(entity: destination, id: id)).row)
         }

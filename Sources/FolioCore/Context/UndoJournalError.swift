@@ -13,6 +13,11 @@ public enum UndoJournalError: Error, Equatable, Sendable, CustomStringConvertibl
     case schemaChanged
     /// Larger than any journal Folio writes.
     case tooLarge(bytes: Int)
+    /// Well formed, but its steps do not fit the document: undoing or redoing
+    /// them would break it (a link on one side only, a link to a deleted
+    /// object, an object put back twice, a unique value taken twice). Names
+    /// the first such step and what it would do.
+    case inconsistent(String)
 
     /// A sentence for people, naming what was wrong.
     public var description: String {
@@ -24,6 +29,7 @@ public enum UndoJournalError: Error, Equatable, Sendable, CustomStringConvertibl
         case .foreign(let owner): return "the undo journal belongs to \(owner), not to this user on this machine; it was ignored"
         case .schemaChanged: return "the undo journal was written for another schema; it was ignored"
         case .tooLarge(let bytes): return "the undo journal is \(bytes) bytes, more than Folio writes; it was ignored"
+        case .inconsistent(let reason): return "the undo journal's steps do not fit the document (\(reason)); it was ignored"
         }
     }
 }

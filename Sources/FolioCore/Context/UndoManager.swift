@@ -94,6 +94,13 @@ public final class UndoManager {
     /// The undo stack (oldest first) and the redo stack (next redo last), as
     /// the undo journal keeps them; an open group is not a step yet.
     var recordedSteps: (undo: [RecordedStep], redo: [RecordedStep]) {
+        recordedSteps(nearest: .max)
+    }
+
+    /// ``recordedSteps``, at most the `limit` nearest steps of each stack (the
+    /// next undos and the next redos): what a journal bounded to `limit` steps
+    /// can keep, read in time proportional to them, not to the whole stacks.
+    func recordedSteps(nearest limit: Int) -> (undo: [RecordedStep], redo: [RecordedStep]) {
         func recorded(_ group: Group) -> RecordedStep {
             var steps: [UndoStep]? = []
             for action in group.actions {
@@ -102,7 +109,7 @@ public final class UndoManager {
             }
             return RecordedStep(name: group.actionName, time: group.time, steps: steps)
         }
-        return (undoStack.map(recorded), redoStack.map(recorded))
+        return (undoStack.suffix(max(0, limit)).map(recorded), redoStack.suffix(max(0, limit)).map(recorded))
     }
 
     private var undoStack: [Group] = []
