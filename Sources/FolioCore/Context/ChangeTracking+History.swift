@@ -92,11 +92,12 @@ extension ChangeTracking {
         func collect(_ rows: ObjectRefSet, of entity: Int, into list: inout [PersistentIdentifier], _ include: (Int, UInt64) -> Bool) {
             let table = graph.tables[entity], name = layout.entities[entity].name
             let start = list.count
-            var ascending = true
+            var ascending = true, last: UInt64 = 0
             rows.forEachRow(of: entity) { row in
                 let id = table.ids[row]
                 guard include(row, id) else { return }
-                if ascending, list.count > start, list[list.count - 1].id >= id { ascending = false }
+                if id <= last { ascending = false }
+                last = id
                 list.append(PersistentIdentifier(entityName: name, id: id))
             }
             if !ascending { list[start...].sort { $0.id < $1.id } }
@@ -108,10 +109,14 @@ extension ChangeTracking {
             for (_, ids) in (updates[entity] ?? [:]).sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
                 saved.updated += ids.sorted().map { PersistentIdentifier(entityName: name, id: $0) }
             }
-            // As the transaction: only what this save deletes from the saved state.
+            // As the transaction: only what this save deletes from the saved state. An object
+            // usually has the same row there (both graphs grew from one saved state): no lookup then.
+            let savedTable = baseline.tables[entity]
             collect(deleted, of: entity, into: &saved.deleted) { row, id in
-                guard !table.isLive[row], let saved = baseline.index[id] else { return false }
-                return baseline.isLive(saved)
+                guard !table.isLive[row] else { return false }
+                if row < savedTable.rowCount, savedTable.ids[row] == id { return savedTable.isLive[row] }
+                guard let ref = baseline.index[id] else { return false }
+                return baseline.isLive(ref)
             }
         }
         return saved
