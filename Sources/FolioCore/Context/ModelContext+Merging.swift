@@ -151,19 +151,27 @@ extension ModelContext {
     /// unique value at once must not write a document the loader refuses)
     /// and asks again.
     ///
-    /// - Returns: the transaction the history recorded, numbered; `nil` when
-    ///   the changes cancelled out.
+    /// - Returns: the identifiers the save's history transaction records, for
+    ///   ``didSave``, made from the tracking: the transaction itself is built
+    ///   when the history needs it (``PendingTransaction``).
     /// - Throws: ``ModelError/saveNotAllowed`` for a read-only configuration,
     ///   ``ModelError/validation(_:)`` when what was merged makes the save
     ///   invalid, and the shared document's write failure (nothing published then).
-    func handOffSave(inBackground: Bool) throws(ModelError) -> StoredTransaction? {
+    func handOffSave(inBackground: Bool) throws(ModelError) -> SavedIdentifiers {
         // A read-only configuration refuses saves, in memory too (SwiftData's `allowsSave`).
         guard core.configuration.allowsSave else { throw .saveNotAllowed }
         while true {
             switch try sharedDocument.save(makeSaveRequest(), inBackground: inBackground) {
-            case .committed(let recorded, let baseline, let generation):
+            case .committed(let baseline, let generation):
+                // Before the tracking is cleared, from what the request was made of.
+                let saved = tracking.savedIdentifiers(graph: graph, baseline: self.baseline)
+                #if DEBUG
+                assert(
+                    saved == SavedIdentifiers(tracking.storedTransaction(graph: graph, baseline: self.baseline, author: author, at: Date())),
+                    "didSave reports what the history transaction records")
+                #endif
                 didSave(baseline: baseline, generation: generation)
-                return recorded
+                return saved
             case .stale:
                 mergeSavedChanges()
                 let issues = validationIssues()
@@ -176,8 +184,8 @@ extension ModelContext {
     private func makeSaveRequest() -> SaveRequest {
         let me = ObjectIdentifier(self)
         let others = sharedDocument.hasOtherContexts(than: me)
-        let transaction = makeStoredTransaction()  // settles every edit first
         let snapshot = graph.copy()
+        let transaction = makePendingTransaction(snapshot: snapshot)  // settles every edit first
         return SaveRequest(
             context: me, basedOn: baseGeneration, graph: snapshot,
             changed: others ? .unknown : tracking.changedObjects(in: snapshot),

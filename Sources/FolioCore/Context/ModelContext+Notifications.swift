@@ -39,8 +39,39 @@ extension ModelContext {
     }
 
     /// Posts ``didSave`` with the identifiers of what the save recorded.
-    func postDidSave(_ transaction: StoredTransaction?) {
-        // Sized once and filled run by run: a cascade's save names a hundred thousand objects.
+    func postDidSave(_ identifiers: consuming SavedIdentifiers) {
+        let saved = SavedIdentifiersBox(consume identifiers)
+        do {
+            let userInfo: [String: [PersistentIdentifier]] = [
+                NotificationKey.insertedIdentifiers.rawValue: saved.identifiers.inserted,
+                NotificationKey.updatedIdentifiers.rawValue: saved.identifiers.updated,
+                NotificationKey.deletedIdentifiers.rawValue: saved.identifiers.deleted,
+            ]
+            NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: userInfo)
+        }
+        // Freeing a cascade's identifiers is a release per string of each: done off this thread,
+        // once no observer holds them (an observer that kept them frees them when it lets go).
+        guard saved.identifiers.count >= SavedIdentifiers.releasedElsewhere else { return }
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(saved) {} }
+    }
+}
+
+/// The identifiers a save recorded, as ``ModelContext/didSave`` reports
+/// them: inserted, updated and deleted, each in the order of the save's
+/// history transaction (entity by entity in schema order; identifiers
+/// ascending; updates grouped by the properties they changed).
+struct SavedIdentifiers: Equatable, Sendable {
+    var inserted: [PersistentIdentifier] = []
+    var updated: [PersistentIdentifier] = []
+    var deleted: [PersistentIdentifier] = []
+
+    /// From this many identifiers on, the lists are freed on another thread.
+    static let releasedElsewhere = 4096
+
+    init() {}
+
+    /// The identifiers `transaction` records (none for `nil`).
+    init(_ transaction: StoredTransaction?) {
         func identifiers(_ lists: [(entity: String, ids: IdentifierRuns)]) -> [PersistentIdentifier] {
             var result: [PersistentIdentifier] = []
             result.reserveCapacity(lists.reduce(0) { $0 + $1.ids.count })
@@ -51,11 +82,19 @@ extension ModelContext {
             }
             return result
         }
-        let userInfo: [String: [PersistentIdentifier]] = [
-            NotificationKey.insertedIdentifiers.rawValue: identifiers(transaction?.inserted.map { ($0.entity, $0.ids) } ?? []),
-            NotificationKey.updatedIdentifiers.rawValue: identifiers(transaction?.updated.map { ($0.entity, $0.ids) } ?? []),
-            NotificationKey.deletedIdentifiers.rawValue: identifiers(transaction?.deleted.map { ($0.entity, $0.ids) } ?? []),
-        ]
-        NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: userInfo)
+        inserted = identifiers(transaction?.inserted.map { ($0.entity, $0.ids) } ?? [])
+        updated = identifiers(transaction?.updated.map { ($0.entity, $0.ids) } ?? [])
+        deleted = identifiers(transaction?.deleted.map { ($0.entity, $0.ids) } ?? [])
     }
+
+    /// How many identifiers the three lists hold.
+    var count: Int { inserted.count + updated.count + deleted.count }
+}
+
+/// The lists of a ``SavedIdentifiers`` held by reference, so their last
+/// release can be handed to another thread.
+private final class SavedIdentifiersBox: Sendable {
+    let identifiers: SavedIdentifiers
+
+    init(_ identifiers: SavedIdentifiers) { self.identifiers = identifiers }
 }

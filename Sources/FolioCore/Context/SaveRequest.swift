@@ -5,9 +5,9 @@ struct SaveRequest {
     /// What the shared document answers.
     enum Outcome {
         /// Published as the saved state of `generation` (and written, unless
-        /// in the background), with the transaction the history recorded
-        /// (numbered; `nil` when the changes cancelled out).
-        case committed(StoredTransaction?, baseline: ObjectGraph, generation: Int)
+        /// in the background); the request's transaction is in the history,
+        /// built and numbered when the history is next read or written.
+        case committed(baseline: ObjectGraph, generation: Int)
         /// Another context saved since ``basedOn``, or a context appeared
         /// that needs this save's change set: merge what is new and ask again.
         case stale
@@ -23,8 +23,9 @@ struct SaveRequest {
     /// The objects whose parts the save rewrites, worked out by the write
     /// (``ChangedObjects/unknown``: every part compared with the disk).
     var changed: ChangedObjects
-    /// The history transaction to record, unnumbered.
-    var transaction: StoredTransaction?
+    /// The history transaction to record, unnumbered, built when the
+    /// history needs it (by the write, for an autosave).
+    var transaction: PendingTransaction
     /// What other contexts merge; `nil` when the context saw no other
     /// context (describing a large change for no one would be wasted). The
     /// shared document gives it its generation.

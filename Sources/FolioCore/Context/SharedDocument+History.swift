@@ -1,8 +1,17 @@
 import Foundation
 
 /// The document's history: read (from the package when another process
-/// wrote it since), and transactions deleted.
+/// wrote it since), transactions deleted, and saves' transactions recorded
+/// when first needed.
 extension SharedDocument {
+    /// Builds and appends the transactions of saves the history holds
+    /// pending (``HistoryLog/recordPending(in:limits:schema:cache:)``), before
+    /// the history is read or written. Call with the lock held.
+    func recordPendingHistory() {
+        guard history.hasPending else { return }
+        history.recordPending(in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema, cache: &headsCache)
+    }
+
     /// Every transaction of the document's history, oldest first.
     ///
     /// When another process has written the package since this shared document read or
@@ -30,6 +39,7 @@ extension SharedDocument {
         }
         lock.lock()
         defer { lock.unlock() }
+        recordPendingHistory()
         do { return try history.transactions(in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema) } catch { throw .package(error) }
     }
 
@@ -53,6 +63,7 @@ extension SharedDocument {
     private func deleteHistoryLocked(where shouldDelete: (StoredTransaction) -> Bool) throws(ModelError) -> Int {
         lock.lock()
         defer { lock.unlock() }
+        recordPendingHistory()
         var history = self.history
         let removed: Int
         do { removed = try history.remove(where: shouldDelete, in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema) } catch {

@@ -37,7 +37,12 @@ extension SharedDocument {
         #else
         let injected: PackageError? = nil
         #endif
+        // The autosaves' history transactions are built here, off the shared document's lock
+        // (a reader that needs one meanwhile builds it, once); recorded under it below.
+        let waiting = lock.withLock { self.history.pending }
+        for entry in waiting { _ = entry.transaction.transaction }
         lock.lock()
+        recordPendingHistory()
         guard let written = disk?.writtenGeneration, written < generation, let taken = disk?.takeBackgroundWrite() else {
             disk?.dropAutosavers()
             lock.unlock()
@@ -111,6 +116,7 @@ extension SharedDocument {
             lock.lock()
             defer { lock.unlock() }
             guard let written = disk?.writtenGeneration, written < generation else { return }
+            recordPendingHistory()
             // Read before the write: the write's access to `disk` excludes any other.
             let unwritten = disk?.unwritten ?? ChangedObjects()
             do throws(PackageError) {

@@ -200,33 +200,35 @@ final class SharedDocument: @unchecked Sendable {
     /// Observers (``DocumentObserver``) are told once the save is published and the locks let go.
     func save(_ request: SaveRequest, inBackground: Bool = false) throws(ModelError) -> SaveRequest.Outcome {
         let outcome: SaveRequest.Outcome
-        // The merge of a branched history this save persisted first, if any.
-        var merge: StoredTransaction?
         if let writer, !inBackground {
             outcome = try writer.exclusively { () throws(ModelError) -> SaveRequest.Outcome in
-                try commit(request, writing: true, merge: &merge)
+                try commit(request, writing: true)
             }
         } else {
-            outcome = try commit(request, writing: false, merge: &merge)
+            outcome = try commit(request, writing: false)
         }
-        // A save that did not throw published its state.
-        if case .committed(let recorded, _, _) = outcome {
-            notifyObservers { (merge.map { [$0] } ?? []) + (recorded.map { [$0] } ?? []) }
+        // A save that did not throw published its state. Observers read its transaction
+        // (and the merge of a branched history recorded first, if any): it is built now.
+        if case .committed = outcome {
+            notifyObservers {
+                lock.withLock { recordPendingHistory() }
+                let recorded = request.transaction.recorded
+                return (recorded?.merge.map { [$0] } ?? []) + (recorded?.transaction.map { [$0] } ?? [])
+            }
         }
         return outcome
     }
 
     /// A save's work under the shared document's lock; with `writing`, the package's write too.
     ///
-    /// The first transaction a shared document appends to a history it read learns that
+    /// The save's transaction goes into the history pending (``HistoryLog/appendPending(_:)``):
+    /// it is built and appended when the history is next read or written, by
+    /// this write when `writing`, else by the background write. The first
+    /// transaction a shared document appends to a history it read learns that
     /// history's heads (``HistoryLog/learnHeads(in:limits:schema:recordingMerge:cache:)``,
     /// a read of every history file, once): a history a Git merge branched
-    /// gets its merge transaction first, persisted by this write and handed
-    /// back in `merge`.
-    private func commit(
-        _ request: SaveRequest, writing: Bool,
-        merge: inout StoredTransaction?
-    ) throws(ModelError) -> SaveRequest.Outcome {
+    /// gets its merge transaction first, persisted by the same write.
+    private func commit(_ request: SaveRequest, writing: Bool) throws(ModelError) -> SaveRequest.Outcome {
         lock.lock()
         defer { lock.unlock() }
         let others = contextGenerations.keys.contains { $0 != request.context }
@@ -239,14 +241,10 @@ final class SharedDocument: @unchecked Sendable {
         let changed = package == nil ? ChangedObjects() : others ? .unknown : request.changed
         // The history as it will be once this save is published: written by the same commit.
         var history = self.history
-        var recorded = request.transaction
-        if let transaction = recorded {
-            if history.heads == nil {
-                merge = history.learnHeads(
-                    in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema,
-                    recordingMerge: true, cache: &headsCache)
-            }
-            recorded?.number = history.append(transaction)
+        history.appendPending(request.transaction)
+        // Written now, or too many saves' snapshots held (in memory, nothing writes them): recorded now.
+        if writing && disk != nil || history.pending.count > HistoryLog.pendingLimit {
+            history.recordPending(in: package?.folder, limits: savedGraph.limits, schema: savedGraph.schema, cache: &headsCache)
         }
         if writing, disk != nil {
             // The request's graph holds every saved state merged, so this write catches the package up.
@@ -268,7 +266,7 @@ final class SharedDocument: @unchecked Sendable {
             disk?.addUnwritten(changed)
             scheduleBackgroundWrite(for: request.context)
         }
-        return .committed(recorded, baseline: savedGraph, generation: generation)
+        return .committed(baseline: savedGraph, generation: generation)
     }
 
     /// Empties the shared document, writing the package empty unless in memory (after
@@ -288,7 +286,8 @@ final class SharedDocument: @unchecked Sendable {
         let empty = ObjectGraph(schema: savedGraph.schema)
         empty.nextID = savedGraph.nextID
         empty.allocator = savedGraph.allocator
-        // The history goes too (its tombstones hold values); its numbering goes on.
+        // The history goes too (its tombstones hold values); its numbering goes on, past the pending saves'.
+        recordPendingHistory()
         var emptyHistory = history
         emptyHistory.removeAll()
         if disk != nil {

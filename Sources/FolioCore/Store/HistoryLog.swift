@@ -69,6 +69,10 @@ struct HistoryLog: Equatable, Sendable {
     /// The tail's `<transaction>` elements as the manifest writes them, kept as
     /// transactions are appended so a save does not encode the tail again.
     private(set) var tailElements: [UInt8] = []
+    /// Saves' transactions not built yet, oldest first, each with the time of
+    /// its save (what numbers it in format 3): recorded, in order, before
+    /// the log is read or written (``recordPending(in:limits:schema:cache:)``).
+    var pending: [Pending] = []
 
     /// Replaces the tail (read from a manifest, or left by a removal).
     mutating func setTail(_ transactions: [StoredTransaction]) {
@@ -85,9 +89,9 @@ struct HistoryLog: Equatable, Sendable {
     private static let footer: StaticString = "</history>\n"
 
     /// Whether a transaction this log holds in memory names an identifier in
-    /// `lane` (a new writer does not draw it). O(transactions in memory × their runs).
+    /// `lane` (a new writer does not draw it), pending ones built. O(transactions in memory × their runs).
     func namesLane(_ lane: UInt64) -> Bool {
-        let held = tail + segments.flatMap { $0.transactions ?? [] }
+        let held = tail + segments.flatMap { $0.transactions ?? [] } + pending.compactMap(\.transaction.transaction)
         return held.contains { transaction in
             let lists = transaction.inserted.map(\.ids) + transaction.updated.map(\.ids) + transaction.deleted.map(\.ids)
             return lists.contains { ids in ids.runs.contains { $0.lowerBound >> 32 <= lane && lane <= $0.upperBound >> 32 } }
@@ -95,19 +99,21 @@ struct HistoryLog: Equatable, Sendable {
     }
 
     /// Whether the log has never recorded anything (nothing to list in a manifest).
-    var isPristine: Bool { nextNumber == 1 && segments.isEmpty && tail.isEmpty }
+    var isPristine: Bool { nextNumber == 1 && segments.isEmpty && tail.isEmpty && pending.isEmpty }
 
     /// Records a save: numbers `transaction` and appends it to the tail,
     /// closing the tail into a segment once it passes ``segmentBytes``.
     ///
     /// - Returns: the number given.
     /// - Complexity: O(size of the transaction), and O(size of the tail) when it closes.
+    /// - Parameter clock: the time of the save, in milliseconds since 1970
+    ///   (format 3 numbers by it); `nil`: now.
     @discardableResult
-    mutating func append(_ transaction: StoredTransaction) -> Int64 {
+    mutating func append(_ transaction: StoredTransaction, clock: Int64? = nil) -> Int64 {
         if files != nil {
             var transaction = transaction
             transaction.parents = heads
-            let number = appendToFile(transaction)
+            let number = appendToFile(transaction, clock: clock)
             if heads != nil { heads = [number] }
             return number
         }
@@ -388,7 +394,7 @@ struct HistoryLog: Equatable, Sendable {
     /// writers ascend with time and do not collide; the tail file is rewritten
     /// by the next save and closed once it passes ``segmentBytes``.
     @discardableResult
-    private mutating func appendToFile(_ transaction: StoredTransaction, keepingNumber: Bool = false) -> Int64 {
+    private mutating func appendToFile(_ transaction: StoredTransaction, keepingNumber: Bool = false, clock milliseconds: Int64? = nil) -> Int64 {
         var layout = files ?? Files()
         let lane: UInt64
         if let drawn = layout.lane {
@@ -400,10 +406,7 @@ struct HistoryLog: Equatable, Sendable {
             lane = candidate
             layout.lane = lane
         }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let milliseconds = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-        let clock = milliseconds << 20 | Int64(lane & 0xF_FFFF)
+        let clock = (milliseconds ?? Self.clockMilliseconds()) << 20 | Int64(lane & 0xF_FFFF)
         var transaction = transaction
         // A merge transaction keeps the number every reader of the history gives it.
         if !keepingNumber { transaction.number = max(nextNumber, clock) }
@@ -428,9 +431,17 @@ struct HistoryLog: Equatable, Sendable {
         return transaction.number
     }
 
+    /// The time now, in milliseconds since 1970.
+    static func clockMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
     /// The format-3 files a save must write: new or rewritten ones, and the
     /// tail's file when it changed.
     var filesToWrite: [(name: String, bytes: [UInt8])] {
+        assert(pending.isEmpty, "a log is written with its pending transactions recorded")
         guard let files else { return [] }
         var result = segments.compactMap { segment in segment.bytes.map { (segment.file, $0) } }
         if files.tailChanged, let lane = files.lane {
