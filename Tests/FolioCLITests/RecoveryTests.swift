@@ -15,10 +15,18 @@ import FolioTestSupport
         return names.filter { $0.hasSuffix(".folio") }.sorted().map { folder.appendingPathComponent($0) }
     }
 
-    /// Runs folio as a script on a pipe, sends `lines`, waits until stdout holds
-    /// `until`, then sends `signal`; returns how it ended and its stderr.
+    /// Runs folio on `document` as a script on a pipe, sends `lines`, waits until
+    /// stdout holds `until`, then sends `signal`; returns how it ended and its stderr.
     static func scriptThenSignal(
         _ signal: Int32, document: URL, state: URL, lines: String, until: String,
+        in folder: URL
+    ) throws -> (reason: Process.TerminationReason, status: Int32, stderr: String) {
+        try scriptThenSignal(signal, arguments: [document.path], state: state, lines: lines, until: until, in: folder)
+    }
+
+    /// ``scriptThenSignal(_:document:state:lines:until:in:)`` with folio's whole argument list.
+    static func scriptThenSignal(
+        _ signal: Int32, arguments: [String], state: URL, lines: String, until: String,
         in folder: URL
     ) throws -> (reason: Process.TerminationReason, status: Int32, stderr: String) {
         let outputFile = folder.appendingPathComponent(".out-\(UUID().uuidString)")
@@ -26,7 +34,7 @@ import FolioTestSupport
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         let process = programProcess(
-            folioBinary, [document.path], in: folder,
+            folioBinary, arguments, in: folder,
             environment: ["XDG_STATE_HOME": state.path, "SWIFT_BACKTRACE": "enable=no"])
         let input = Pipe()
         process.standardInput = input

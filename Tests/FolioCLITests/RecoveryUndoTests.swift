@@ -10,40 +10,6 @@ import FolioTestSupport
 /// `undo` takes back the session's edits one step at a time, as it would
 /// have before the signal, and `redo` brings them back.
 @Suite struct RecoveryUndoTests {
-    /// How long a run may take on a loaded machine before the test gives up on it.
-    static let patience: TimeInterval = 300
-
-    /// Runs folio as a script on a pipe, sends `lines`, waits until stdout
-    /// holds `until`, then sends `signal`; returns how it ended and its stderr.
-    static func scriptThenSignal(
-        _ signal: Int32, arguments: [String], state: URL, lines: String, until: String, in folder: URL
-    ) throws -> (reason: Process.TerminationReason, status: Int32, stderr: String) {
-        let outputFile = folder.appendingPathComponent(".out-\(UUID().uuidString)")
-        let errorFile = folder.appendingPathComponent(".err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        let process = programProcess(
-            folioBinary, arguments, in: folder, environment: ["XDG_STATE_HOME": state.path, "SWIFT_BACKTRACE": "enable=no"])
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
-        input.fileHandleForWriting.write(Data(lines.utf8))
-        let deadline = Date(timeIntervalSinceNow: patience)
-        while deadline.timeIntervalSinceNow > 0, !((try? String(contentsOf: outputFile, encoding: .utf8)) ?? "").contains(until) {
-            usleep(20_000)
-        }
-        usleep(200_000)  // back at the read of the next line
-        kill(process.processIdentifier, signal)
-        let end = Date(timeIntervalSinceNow: patience)
-        while process.isRunning, end.timeIntervalSinceNow > 0 { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        try? input.fileHandleForWriting.close()
-        return (process.terminationReason, process.terminationStatus, try String(contentsOf: errorFile, encoding: .utf8))
-    }
-
     @Test(
         "a recovered document undoes the session's edits one step at a time, the saved one and the unsaved ones, and redoes them, after SIGTERM and after a trap"
     )
@@ -54,7 +20,7 @@ import FolioTestSupport
             let animals = try folder.copySample("Animals.folio")
             let state = folder.url.appendingPathComponent("state")
             // One saved edit, then two unsaved ones: an edit and a delete with its cascade.
-            let ended = try Self.scriptThenSignal(
+            let ended = try RecoveryTests.scriptThenSignal(
                 signal, arguments: [animals.path, "--yes"], state: state,
                 lines: "set 2 name=First\nsave\nset 3 name=Second\ndelete 1\ncount Animal\n", until: "26\n", in: folder.url)
             #expect(ended.reason == .uncaughtSignal && ended.status == signal, "signal \(signal): \(ended)")
@@ -75,7 +41,7 @@ import FolioTestSupport
             ]
             let run = try runFolio(
                 [recovery.path, "--discard-at-end"], input: script.joined(separator: "\n") + "\n", in: folder.url,
-                timeout: Self.patience, environment: ["XDG_STATE_HOME": state.path])
+                environment: ["XDG_STATE_HOME": state.path])
             #expect(run.status == 0, "signal \(signal): \(run.stderr)")
             let expected = [
                 // history: the three steps of the last session (brought back), the last one the state saved.
