@@ -137,7 +137,8 @@ public enum PackageError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "the manifest's objects, or manifest.xml and parts/ to keep document.xml's"
         case .modifiedOnDisk(let path):
             return "\(path): changed on disk since it was opened; not overwriting it (save under another name, or reopen)"
-        case .unsupportedFormat(_, let version): return prefix + "format version \(version) is not supported (this Folio reads 1 and 2)"
+        case .unsupportedFormat(_, let version):
+            return prefix + "format version \(version) is not supported (this Folio reads formats 1 to \(PackageManifest.currentFormat))"
         case .malformedXML(_, let message): return prefix + "malformed XML: \(message)"
         case .invalidEncoding(_, let message): return prefix + "invalid encoding: \(message)"
         case .forbiddenDeclaration(_, let what): return prefix + "\(what) is not allowed in a Folio document"
