@@ -106,9 +106,12 @@ private func capture(_ context: ModelContext, limits: UndoJournalLimits = .stand
         #expect(throws: UndoJournalError.notAJournal) {
             _ = try UndoJournal.decode(Array("<?xml version=\"1.0\"?>".utf8), layout: layout, owner: "tester")
         }
-        var later = bytes
-        later[UndoJournal.magic.count] = 2
-        #expect(throws: UndoJournalError.unsupportedVersion(2)) { _ = try UndoJournal.decode(later, layout: layout, owner: "tester") }
+        // A later version, and version 1 (one hash per object, before properties were told apart).
+        for version in [UndoJournal.version + 1, 1] {
+            var other = bytes
+            other[UndoJournal.magic.count] = UInt8(version)
+            #expect(throws: UndoJournalError.unsupportedVersion(version)) { _ = try UndoJournal.decode(other, layout: layout, owner: "tester") }
+        }
     }
 
     @Test func theStepLimitDropsTheOldestUndoStepsFirst() throws {

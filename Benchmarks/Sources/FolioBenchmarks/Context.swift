@@ -378,7 +378,8 @@ func contextBuildOnly(n: Int, big: Int) throws {
 /// The package is not changed unless `op` is `save`.
 func contextOnly(path: String, op: String, repeats: Int) throws {
     // `edit-save-journal` keeps an undo journal (issue 34); `edit-save` is the same without one.
-    // `edit-autosave-journal` likewise against `edit-autosave`.
+    // `edit-autosave-journal` likewise against `edit-autosave`, `save-journal` against `save`, and
+    // `cascade-edit-save-journal` against `cascade-edit-save`.
     let journal: UndoJournalLimits? = op.hasSuffix("-journal") ? .standard : nil
     let container = try ModelContainer(contentsOf: URL(fileURLWithPath: path), undoJournal: journal)
     let context = ModelContext(container)
@@ -387,7 +388,7 @@ func contextOnly(path: String, op: String, repeats: Int) throws {
     let big = try context.fetchIdentifiers(
         DynamicFetchDescriptor(
             entity: "AnimalCategory", predicate: try ObjectPredicate("name == '\(Zoo.categoryName(0))'")))[0]
-    let animal = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal", fetchLimit: 1))[0]
+    var animal = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal", fetchLimit: 1))[0]
     var timing = Timing()
     for repeat_ in 0..<repeats {
         switch op {
@@ -407,11 +408,20 @@ func contextOnly(path: String, op: String, repeats: Int) throws {
             undoManager.undo()
             timing.time { undoManager.redo() }
             undoManager.undo()
-        case "save":
+        case "save", "save-journal":
+            // The cascade, then the save that writes it (with the journal: a step of the whole cascade).
             try context.delete(big); context.processPendingChanges()
             try timing.time { try context.save() }
-        case "edit-save", "edit-save-journal":
-            // One step, then the save that writes it (and, with the journal, every step kept so far).
+        case "cascade-edit-save", "cascade-edit-save-journal", "edit-save", "edit-save-journal":
+            // One step, then the save that writes it (and, with the journal, every step kept so far);
+            // `cascade-…` deletes the big category and saves first, untimed, so a cascade's step is
+            // among those kept.
+            if repeat_ == 0, op.hasPrefix("cascade-") {
+                try context.delete(big)
+                context.processPendingChanges()
+                try context.save()
+                animal = try context.fetchIdentifiers(DynamicFetchDescriptor(entity: "Animal", fetchLimit: 1))[0]
+            }
             try context.setValue(.int(Int64(1_000 + repeat_)), for: "age", of: animal)
             context.processPendingChanges()
             try timing.time { try context.save() }

@@ -6,6 +6,9 @@ struct JournalBytesWriter {
 
     mutating func append(raw: [UInt8]) { bytes += raw }
 
+    /// Empties it for the next piece, keeping its storage.
+    mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
     mutating func append(_ value: UInt64) {
         var value = value
         while value >= 0x80 {

@@ -47,14 +47,19 @@ extension ModelContext {
     /// holds then applies to the state just saved. A failure is logged and
     /// leaves the save as it is: a journal is never what makes a save fail.
     ///
+    /// A context without an undo manager writes none: it has no steps, and an
+    /// empty journal would replace the one another context keeps (which
+    /// tells by content what this save changed).
+    ///
     /// - Returns: the capture written, or `nil` when the configuration keeps
-    ///   no journal (in memory, read-only, or ``ModelConfiguration/undoJournal`` off).
+    ///   no journal (in memory, read-only, or ``ModelConfiguration/undoJournal`` off)
+    ///   or the context has no undo manager.
     @discardableResult
     func writeUndoJournal() -> UndoJournal.Capture? {
         #if canImport(Darwin)
         return nil
         #else
-        guard let journal = undoJournalWrite() else { return nil }
+        guard undoManager != nil, let journal = undoJournalWrite() else { return nil }
         return sharedDocument.writeUndoJournal(journal)
         #endif
     }
@@ -95,12 +100,16 @@ extension ModelContext {
     /// package's undo journal (``ModelConfiguration/undoJournal``), on a
     /// context just opened, with its ``undoManager`` set and no edits yet.
     ///
-    /// The journal records the content it applies to, object by object. When
-    /// the document changed elsewhere since (another program, `git pull`, a
-    /// merge), the steps concerning objects the change touched are dropped —
-    /// and, on each stack, every step beyond them — and the others come back:
-    /// nothing is ever undone onto a state it was not made for, and only this
-    /// user's own steps are kept, never another person's merged edits.
+    /// The journal records the content it applies to, property by property.
+    /// When the document changed elsewhere since (another program, `git
+    /// pull`, a merge), a step stays when the change did not meet it, as the
+    /// merge engine tells two edits apart: it added or removed no object the
+    /// step names and changed none of the properties the step touches (a
+    /// relationship on both its ends, a list whole). A step the change meets
+    /// is dropped — and, on each stack, every step beyond it — and named in
+    /// the result: nothing is ever undone onto a state it was not made for,
+    /// and only this user's own steps are kept, never another person's
+    /// merged edits.
     ///
     /// ```swift
     /// context.undoManager = UndoManager()
@@ -138,11 +147,11 @@ extension ModelContext {
         guard !hasChanges, undoManager.undoCount == 0, undoManager.redoCount == 0 else {
             throw .damaged("the context has edits or undo steps of its own already")
         }
-        // Steps concerning objects changed elsewhere go, with every step beyond them on their stack.
-        let changed = Set(journal.changedObjects(in: graph))
-        if !changed.isEmpty {
+        // Steps meeting a change made elsewhere go, with every step beyond them on their stack.
+        let changes = journal.changes(in: graph)
+        if !changes.isEmpty {
             func keep(_ stack: inout [UndoJournal.Group]) {
-                guard let conflict = stack.lastIndex(where: { !$0.objects(graph.layout).isDisjoint(with: changed) }) else { return }
+                guard let conflict = stack.lastIndex(where: { $0.footprint(graph.layout).meets(changes) }) else { return }
                 restoration.dropped += stack[...conflict].reversed().map(\.name)
                 stack.removeFirst(conflict + 1)
             }

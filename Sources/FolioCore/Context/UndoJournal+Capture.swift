@@ -75,37 +75,45 @@ extension UndoJournal {
         return Capture(journal: journal, dropped: dropped, droppedForClosures: droppedForClosures)
     }
 
-    /// Every object the steps name, with its content's hash in `graph`, in identifier order.
-    static func states(of journal: UndoJournal, in graph: ObjectGraph) -> [ObjectState] {
+    /// Every object the steps name, with its properties' hashes in `graph`, in identifier order.
+    static func states(of journal: UndoJournal, in graph: ObjectGraph) -> [SavedObject] {
         let objects = journal.namedObjects(graph.layout)
         return objects.sorted { ($0.id, $0.entity) < ($1.id, $1.entity) }.map { object in
-            let ref = graph.index[object.id]
-            return ObjectState(object: object, hash: ref.map { stateHash(of: $0, in: graph) } ?? 0)
+            SavedObject(object: object, properties: graph.index[object.id].flatMap { propertyHashes(of: $0, in: graph) })
         }
     }
 
-    /// A hash of an object's content: its attributes' text and its links'
-    /// identifiers, in schema order; 0 when it is not live. Cheap enough to
-    /// take for every object a journal names at every save.
-    static func stateHash(of ref: ObjectRef, in graph: ObjectGraph) -> UInt64 {
-        guard graph.isLive(ref) else { return 0 }
+    /// A hash of each of an object's properties: its attributes' text, then
+    /// each relationship slot's targets by identifier, in schema order (the
+    /// numbering ``Footprint`` uses); `nil` when it is not live. Cheap enough
+    /// to take for every object a journal names at every save.
+    static func propertyHashes(of ref: ObjectRef, in graph: ObjectGraph) -> [UInt64]? {
+        guard graph.isLive(ref) else { return nil }
         let layout = graph.layout.entities[Int(ref.entity)]
+        var hashes: [UInt64] = []
+        hashes.reserveCapacity(layout.attributes.count + layout.links.count)
         var out = JournalBytesWriter()
+        func take() {
+            var hasher = ContentHasher()
+            hasher.update(out.bytes)
+            hashes.append(hasher.finalize())
+            out.removeAll()
+        }
         for (index, attribute) in layout.attributes.enumerated() {
             switch graph.stored(ref, index) {
             case .value(let value):
                 if case .null = value { out.append(false) } else { out.append(ValueText.encode(value, as: attribute.type)) }
             case .blob(let blob): out.append(blob.path)
             }
+            take()
         }
         for slot in layout.links.indices {
             let targets = graph.targets(ref, slot)
             out.append(targets.count)
             for target in targets { out.append(graph.tables[Int(target.entity)].ids[Int(target.row)]) }
+            take()
         }
-        var hasher = ContentHasher()
-        hasher.update(out.bytes)
-        return hasher.finalize() | 1
+        return hashes
     }
 }
 

@@ -18,7 +18,13 @@ extension UndoJournal {
         out.append(states.count)
         for state in states {
             Self.append(state.object, to: &out)
-            out.appendFixed(state.hash)
+            // 0 for an object that was not live, else one more than its number of properties.
+            guard let properties = state.properties else {
+                out.append(0)
+                continue
+            }
+            out.append(properties.count + 1)
+            for hash in properties { out.appendFixed(hash) }
         }
         for stack in [undo, redo] {
             out.append(stack.count)
@@ -56,11 +62,24 @@ extension UndoJournal {
         guard owner == expectedOwner else { throw .foreign(owner: owner) }
         let schema = try input.fixed()
         guard schema == schemaHash(layout) else { throw .schemaChanged }
-        var states: [ObjectState] = []
-        let stateCount = try input.count(minimumSize: 10)
+        var states: [SavedObject] = []
+        let stateCount = try input.count(minimumSize: 3)
         states.reserveCapacity(stateCount)
         for _ in 0..<stateCount {
-            states.append(ObjectState(object: try object(&input, layout), hash: try input.fixed()))
+            let object = try object(&input, layout)
+            let entity = layout.entities[object.entity]
+            let count = entity.attributes.count + entity.links.count
+            switch try input.int(atMost: count + 1) {
+            case 0:
+                states.append(SavedObject(object: object, properties: nil))
+            case count + 1:
+                var properties: [UInt64] = []
+                properties.reserveCapacity(count)
+                for _ in 0..<count { properties.append(try input.fixed()) }
+                states.append(SavedObject(object: object, properties: properties))
+            default:
+                throw input.damaged("an object state that does not count its entity's \(count) properties")
+            }
         }
         var stacks: [[Group]] = []
         for _ in 0..<2 {

@@ -1,15 +1,9 @@
 #if !canImport(Darwin)
 /// Turning a journal read from disk back into undo steps on a context's graph.
-extension UndoJournal.Group {
-    /// Every object the group's steps name, link targets included.
-    func objects(_ layout: SchemaLayout) -> Set<UndoJournal.Object> {
-        UndoJournal(owner: "", schemaHash: 0, states: [], undo: [self], redo: []).namedObjects(layout)
-    }
-}
-
 extension UndoJournal {
-    /// Every object the steps name, link targets included: what must be as
-    /// the journal left it for the steps to be undone exactly.
+    /// Every object the steps name, link targets included: the journal
+    /// records each as it was saved (``states``), a superset of every
+    /// step's ``Footprint``.
     func namedObjects(_ layout: SchemaLayout) -> Set<Object> {
         var objects = Set<Object>()
         func note(_ object: Object, _ slot: Int, _ ids: [UInt64?]) {
@@ -43,18 +37,9 @@ extension UndoJournal {
         return objects
     }
 
-    /// The objects a journal names whose content differs in `graph` from what
-    /// the journal was written for (changed, deleted or inserted elsewhere since).
-    func changedObjects(in graph: ObjectGraph) -> [Object] {
-        states.filter { state in
-            let ref = graph.index[state.object.id]
-            if let ref, Int(ref.entity) != state.object.entity { return true }
-            return (ref.map { UndoJournal.stateHash(of: $0, in: graph) } ?? 0) != state.hash
-        }.map(\.object)
-    }
-
-    /// The undo and redo stacks as ``UndoStep``s on `graph`, whose content
-    /// must be what the journal was written for (``changedObjects(in:)`` empty).
+    /// The undo and redo stacks as ``UndoStep``s on `graph`, where what each
+    /// step touches must be as the journal was written for: no step's
+    /// ``Footprint`` meets ``changes(in:)``.
     ///
     /// Objects the steps name that the graph no longer holds (deleted in the
     /// journal's session, to be put back by an undo or a redo) are added as

@@ -5,9 +5,10 @@
 /// names objects by entity and identifier; values are their canonical text
 /// (the part files' own, ``ValueText``). The header says whose it is (this
 /// user on this machine: undo is private), the schema it was written for, and
-/// the state it applies to — each object its steps name, with a hash of that
-/// object's content as it was saved — so a document changed elsewhere since
-/// is recognised by content, object by object, never by a file's time.
+/// the state it applies to — each object its steps name, with a hash of each
+/// of that object's properties as it was saved — so a document changed
+/// elsewhere since is recognised by content, property by property, never by a
+/// file's time.
 ///
 /// The encoding is strict: ``decode(_:layout:owner:)`` refuses whatever
 /// ``encode()`` could not have written, with an ``UndoJournalError``.
@@ -15,7 +16,7 @@ struct UndoJournal: Equatable {
     /// The file's first bytes.
     static let magic: [UInt8] = Array("FOLIO-UNDO\n".utf8)
     /// The version ``encode()`` writes and the only one ``decode(_:layout:owner:)`` reads.
-    static let version = 1
+    static let version = 2
     /// The largest journal read: more than the largest ``UndoJournalLimits/maximumBytes`` allowed.
     static let maximumFileSize = 1 << 30
 
@@ -25,11 +26,14 @@ struct UndoJournal: Equatable {
         var id: UInt64
     }
 
-    /// An object's content as it was saved, for telling whether it changed since.
-    struct ObjectState: Equatable {
+    /// An object's content as it was saved, property by property, for
+    /// telling which of its properties changed since.
+    struct SavedObject: Equatable {
         var object: Object
-        /// The hash of its values and links (``UndoJournal/stateHash(of:in:)``), 0 when it was not live.
-        var hash: UInt64
+        /// A hash of each property (``UndoJournal/propertyHashes(of:in:)``):
+        /// the attributes, then the relationship slots, in schema order;
+        /// `nil` when the object was not live.
+        var properties: [UInt64]?
     }
 
     /// One undo or redo step of the undo manager: what one `undo()` takes back.
@@ -90,7 +94,7 @@ struct UndoJournal: Equatable {
     /// ``schemaHash(_:)`` of the schema it was written for.
     var schemaHash: UInt64
     /// The objects the steps name, as they were at the save that wrote it.
-    var states: [ObjectState]
+    var states: [SavedObject]
     /// The undo stack, oldest first.
     var undo: [Group]
     /// The redo stack, the next redo last.
