@@ -108,10 +108,7 @@ struct ChangeTracking {
                     if attributes[property].isExternal { return graph.stored(ref, property) != baseline.stored(saved, property) }
                     return graph.value(ref, property) != baseline.value(saved, property)
                 }
-                let slot = property - attributeCount
-                return Self.linkedIDs(graph, ref, slot) != Self.linkedIDs(baseline, saved, slot)
-                    || graph.tables[Int(ref.entity)].links[slot].isAbsent(Int(ref.row))
-                        != baseline.tables[Int(saved.entity)].links[slot].isAbsent(Int(saved.row))
+                return Self.linksDiffer(graph, ref, baseline, saved, slot: property - attributeCount)
             }
             updated[ref] = differing.isEmpty ? nil : differing
         }
@@ -213,8 +210,24 @@ struct ChangeTracking {
         return changeSet
     }
 
-    /// The identifiers a relationship holds, in order.
-    private static func linkedIDs(_ graph: ObjectGraph, _ ref: ObjectRef, _ slot: Int) -> [UInt64] {
-        graph.targets(ref, slot).map { graph.tables[Int($0.entity)].ids[Int($0.row)] }
+    /// Whether `ref`'s relationship `slot` holds other objects (by
+    /// identifier, in order) than `saved`'s in `baseline`, or differs in
+    /// having a collection. Lists of different lengths differ without being
+    /// read: `hasChanges` after each of many inserts into one long list (a
+    /// REPL's prompt asks after every command) costs nothing per member.
+    private static func linksDiffer(_ graph: ObjectGraph, _ ref: ObjectRef, _ baseline: ObjectGraph, _ saved: ObjectRef, slot: Int) -> Bool {
+        let here = graph.tables[Int(ref.entity)].links[slot], there = baseline.tables[Int(saved.entity)].links[slot]
+        if here.isAbsent(Int(ref.row)) != there.isAbsent(Int(saved.row)) { return true }
+        let targets = here.targets(of: Int(ref.row)), savedTargets = there.targets(of: Int(saved.row))
+        guard targets.count == savedTargets.count else { return true }
+        let link = graph.layout.entities[Int(ref.entity)].links[slot]
+        let savedLink = baseline.layout.entities[Int(saved.entity)].links[slot]
+        for (target, savedTarget) in zip(targets, savedTargets) {
+            let object = link.ref(target), savedObject = savedLink.ref(savedTarget)
+            if graph.tables[Int(object.entity)].ids[Int(object.row)] != baseline.tables[Int(savedObject.entity)].ids[Int(savedObject.row)] {
+                return true
+            }
+        }
+        return false
     }
 }

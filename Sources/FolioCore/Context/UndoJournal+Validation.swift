@@ -237,9 +237,10 @@ private struct StackTrial {
             let stored = graph.layout.entities[Int(ref.entity)].links[slot].target(target)
             let column = graph.tables[Int(ref.entity)].links[slot]
             let key = LinkListKey(ref: ref, slot: Int32(slot))
-            guard column.isToMany, column.many[Int(ref.row)].count > 16, !scanned.insert(key).inserted else {
+            guard column.isToMany else { return column.one[Int(ref.row)] == stored ? 1 : 0 }
+            guard column.many[Int(ref.row)].count > 16, !scanned.insert(key).inserted else {
                 var count = 0
-                column.forEachTarget(of: Int(ref.row)) { if $0 == stored { count += 1 } }
+                for held in column.many[Int(ref.row)] where held == stored { count += 1 }
                 return count
             }
             if let counts = counted[key] { return counts[stored] ?? 0 }
