@@ -132,6 +132,59 @@ private func capture(_ context: ModelContext, limits: UndoJournalLimits = .stand
         #expect(captured.dropped > 0)
     }
 
+    @Test func groupsKeptFromTheLastCaptureGiveTheSameBytesAndAreEncodedOnce() throws {
+        let context = try editedZoo()
+        let undoManager = try #require(context.undoManager)
+        var cache = UndoJournal.GroupCache()
+        func captured(epoch: Int) -> UndoJournal.Capture {
+            UndoJournal.capture(
+                undoManager.recordedSteps, in: context.graph, mergeEpoch: epoch, owner: "tester", limits: .standard, cache: &cache)
+        }
+        let first = captured(epoch: context.mergeEpoch)
+        let steps = undoManager.undoCount + undoManager.redoCount
+        #expect(first.made == steps)
+        #expect(first.bytes == first.journal.encode(layout: context.graph.layout))
+        // Nothing new: every group comes from the cache, and the bytes are the same.
+        let again = captured(epoch: context.mergeEpoch)
+        #expect(again.made == 0)
+        #expect(again.bytes == first.bytes)
+        // One more step: only it is made.
+        let animal = try #require(try allIDs(context, "Animal").first)
+        try context.setValue(.int(77), for: "age", of: animal)
+        context.processPendingChanges()
+        let next = captured(epoch: context.mergeEpoch)
+        #expect(next.made == 1)
+        #expect(next.bytes == next.journal.encode(layout: context.graph.layout))
+        // A renamed step is made again; so is every step after a merge (the steps rebase).
+        undoManager.setActionName("Renamed")
+        #expect(captured(epoch: context.mergeEpoch).made == 1)
+        #expect(captured(epoch: context.mergeEpoch + 1).made == undoManager.undoCount + undoManager.redoCount)
+    }
+
+    @Test func eachSaveEncodesOnlyTheStepsAddedSinceTheJournalWrittenBefore() throws {
+        let folder = try TemporaryFolder("undo-journal")
+        var configuration = ModelConfiguration(url: folder.appending("Zoo.folio"))
+        configuration.undoJournal = .standard
+        let context = ModelContext(try ModelContainer(for: try zooSchema(), configurations: configuration))
+        context.undoManager = UndoManager()
+        let categories = try context.insertZoo(categories: 2, perCategory: 200)
+        try context.save()
+        try context.delete(categories[0])  // a cascade of 200: one large step
+        context.processPendingChanges()
+        try context.save()
+        let animal = try #require(try allIDs(context, "Animal").first)
+        for age in 1...5 {
+            try context.setValue(.int(Int64(age)), for: "age", of: animal)
+            context.processPendingChanges()
+            // What a save writes after the package, here without a package write: one new step.
+            let written = try #require(context.writeUndoJournal())
+            #expect(written.made == 1)
+            #expect(written.journal.undo.count == 2 + age)
+            let file = folder.appending("Zoo.folio").appendingPathComponent(DocumentPackage.undoJournalFileName)
+            #expect(Array(try Data(contentsOf: file)) == written.journal.encode(layout: context.graph.layout))
+        }
+    }
+
     @Test func anAppsClosureEndsWhatIsKeptAndIsCounted() throws {
         let context = try editedZoo()
         let undoManager = try #require(context.undoManager)

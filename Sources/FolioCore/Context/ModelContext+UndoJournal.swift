@@ -72,7 +72,8 @@ extension ModelContext {
         let journal = UndoJournalWrite(
             generation: 0, steps: undoManager?.recordedSteps(nearest: limits.maximumSteps) ?? ([], []), graph: copy,
             mergeEpoch: mergeEpoch, owner: Self.undoJournalOwner, limits: limits, mark: undoJournalMark)
-        journal.write(to: package.folder)
+        var cache = UndoJournal.GroupCache()
+        journal.write(to: package.folder, cache: &cache)
         #endif
     }
 

@@ -8,6 +8,9 @@ extension SharedDocument {
         var pending: UndoJournalWrite?
         #if !canImport(Darwin)
         var lastMark: UndoJournalWrite.Mark?
+        /// The groups of the last journal written, in journal form and bytes:
+        /// the next write encodes only the steps added since.
+        var groups = UndoJournal.GroupCache()
         #endif
     }
 
@@ -62,8 +65,14 @@ extension SharedDocument {
             return nil
         }
         undoJournal.pending = nil
+        // Taken out for the write (the writer's lock keeps writes one at a
+        // time), so the shared document's lock is not held while encoding.
+        var groups = undoJournal.groups
+        undoJournal.groups = UndoJournal.GroupCache()
         lock.unlock()
-        return pending.write(to: package.folder)
+        let capture = pending.write(to: package.folder, cache: &groups)
+        lock.withLock { undoJournal.groups = groups }
+        return capture
         #endif
     }
 }

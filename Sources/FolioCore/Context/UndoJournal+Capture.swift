@@ -7,6 +7,33 @@ extension UndoJournal {
         var dropped: Int
         /// Steps left out because an app registered a closure among their actions.
         var droppedForClosures: Int
+        /// Each kept group's bytes (``UndoJournal/bytes(of:layout:)``), in
+        /// the order of `journal.undo` and `journal.redo`.
+        var groupBytes: (undo: [[UInt8]], redo: [[UInt8]]) = ([], [])
+        /// How many groups this capture turned into journal form and bytes;
+        /// the others came from the ``GroupCache``.
+        var made = 0
+
+        /// The journal's bytes, each group's taken as made.
+        var bytes: [UInt8] { journal.encode(groups: groupBytes) }
+    }
+
+    /// Groups already in journal form, with their bytes, by their undo
+    /// manager group's serial (``UndoManager/RecordedStep/serial``): a save
+    /// turns into bytes only the steps added since the last journal, not every
+    /// step kept (a cascade of 100,000 objects is encoded once, not at every
+    /// save after it). An entry holds while the group keeps its name and
+    /// actions and the context has merged nothing since (a merge rebases
+    /// steps, `mergeEpoch`). Kept by the shared document's journal writer.
+    struct GroupCache {
+        struct Entry {
+            var name: String
+            var actionCount: Int
+            var mergeEpoch: Int
+            var group: Group
+            var bytes: [UInt8]
+        }
+        var entries: [UInt64: Entry] = [:]
     }
 }
 
@@ -25,16 +52,35 @@ extension UndoJournal {
         _ steps: (undo: [UndoManager.RecordedStep], redo: [UndoManager.RecordedStep]),
         in graph: ObjectGraph, mergeEpoch: Int, owner: String, limits: UndoJournalLimits
     ) -> Capture {
+        var cache = GroupCache()
+        return capture(steps, in: graph, mergeEpoch: mergeEpoch, owner: owner, limits: limits, cache: &cache)
+    }
+
+    /// ``capture(_:in:mergeEpoch:owner:limits:)``, taking the groups `cache`
+    /// holds from it and leaving in it the groups kept, and only those.
+    static func capture(
+        _ steps: (undo: [UndoManager.RecordedStep], redo: [UndoManager.RecordedStep]),
+        in graph: ObjectGraph, mergeEpoch: Int, owner: String, limits: UndoJournalLimits, cache: inout GroupCache
+    ) -> Capture {
         var dropped = 0
         var droppedForClosures = 0
-        func keep(_ recorded: [UndoManager.RecordedStep], nearestFirst: [Int]) -> [Group] {
-            var kept: [Group] = []
+        var made = 0
+        var kept = GroupCache()
+        func keep(_ recorded: [UndoManager.RecordedStep], nearestFirst: [Int]) -> [GroupCache.Entry] {
+            var result: [GroupCache.Entry] = []
             for (position, index) in nearestFirst.enumerated() {
                 let step = recorded[index]
                 guard let actions = step.steps else {
                     droppedForClosures += 1
                     dropped += nearestFirst.count - position
                     break
+                }
+                if step.serial != 0, let entry = cache.entries[step.serial], entry.name == step.name,
+                    entry.actionCount == actions.count, entry.mergeEpoch == mergeEpoch
+                {
+                    kept.entries[step.serial] = entry
+                    result.append(entry)
+                    continue
                 }
                 var converted: [Step] = []
                 for action in actions {
@@ -45,34 +91,63 @@ extension UndoJournal {
                     dropped += nearestFirst.count - position
                     break
                 }
-                kept.append(Group(name: step.name, time: step.time, steps: converted))
+                let group = Group(name: step.name, time: step.time, steps: converted)
+                let entry = GroupCache.Entry(
+                    name: step.name, actionCount: actions.count, mergeEpoch: mergeEpoch, group: group,
+                    bytes: bytes(of: group, layout: graph.layout))
+                made += 1
+                if step.serial != 0 { kept.entries[step.serial] = entry }
+                result.append(entry)
             }
-            return kept
+            return result
         }
         // Nearest first (the next undo, the next redo), then put back in stack order.
         var undo = keep(steps.undo, nearestFirst: Array(steps.undo.indices.reversed()))
         var redo = keep(steps.redo, nearestFirst: Array(steps.redo.indices.reversed()))
+        cache = kept
         // The step limit: the oldest undo steps go first, then the farthest redo steps.
         while undo.count + redo.count > limits.maximumSteps {
             if undo.isEmpty { redo.removeLast() } else { undo.removeLast() }
             dropped += 1
         }
+        // The byte limit, first on the groups' bytes alone, which every journal
+        // holds whatever its header: a step over the limit by itself (a
+        // cascade of 100,000 objects against 8 MiB) goes before the states
+        // of the objects it names are taken.
+        var groupsSize = (undo + redo).reduce(0) { $0 + $1.bytes.count }
+        while groupsSize > limits.maximumBytes, let last = undo.popLast() ?? redo.popLast() {
+            groupsSize -= last.bytes.count
+            dropped += 1
+        }
         undo.reverse()
         redo.reverse()
-        var journal = UndoJournal(owner: owner, schemaHash: schemaHash(graph.layout), states: [], undo: undo, redo: redo)
+        var journal = UndoJournal(
+            owner: owner, schemaHash: schemaHash(graph.layout), states: [], undo: undo.map(\.group), redo: redo.map(\.group))
         journal.states = states(of: journal, in: graph)
+        var groupBytes = (undo: undo.map(\.bytes), redo: redo.map(\.bytes))
         // The byte limit: drop the oldest undo step (then the farthest redo step) until it fits.
-        while !(journal.undo.isEmpty && journal.redo.isEmpty), journal.encode(layout: graph.layout).count > limits.maximumBytes {
-            let excess = journal.encode(layout: graph.layout).count - limits.maximumBytes
-            // Several at a time when far over, so a large journal is not encoded once per step.
+        while !(journal.undo.isEmpty && journal.redo.isEmpty) {
+            let size = journal.encodedSize(groups: groupBytes)
+            guard size > limits.maximumBytes else { break }
+            // Several at a time when far over, so a large journal is not measured once per step.
             let total = journal.undo.count + journal.redo.count
-            let size = max(1, journal.encode(layout: graph.layout).count)
-            var count = max(1, min(total, total * excess / size))
-            while count > 0, !journal.undo.isEmpty { journal.undo.removeFirst(); count -= 1; dropped += 1 }
-            while count > 0, !journal.redo.isEmpty { journal.redo.removeFirst(); count -= 1; dropped += 1 }
+            var count = max(1, min(total, total * (size - limits.maximumBytes) / max(1, size)))
+            while count > 0, !journal.undo.isEmpty {
+                journal.undo.removeFirst()
+                groupBytes.undo.removeFirst()
+                count -= 1
+                dropped += 1
+            }
+            while count > 0, !journal.redo.isEmpty {
+                journal.redo.removeFirst()
+                groupBytes.redo.removeFirst()
+                count -= 1
+                dropped += 1
+            }
             journal.states = states(of: journal, in: graph)
         }
-        return Capture(journal: journal, dropped: dropped, droppedForClosures: droppedForClosures)
+        return Capture(
+            journal: journal, dropped: dropped, droppedForClosures: droppedForClosures, groupBytes: groupBytes, made: made)
     }
 
     /// Every object the steps name, with its properties' hashes in `graph`, in identifier order.

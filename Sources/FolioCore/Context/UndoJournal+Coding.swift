@@ -10,7 +10,45 @@ extension UndoJournal {
 
     /// The journal's bytes; values are written in their attribute's type of `layout`.
     func encode(layout: SchemaLayout) -> [UInt8] {
+        encode(groups: (undo.map { Self.bytes(of: $0, layout: layout) }, redo.map { Self.bytes(of: $0, layout: layout) }))
+    }
+
+    /// The journal's bytes, with each group's bytes made already
+    /// (``bytes(of:layout:)``, kept from an earlier save), in stack order.
+    func encode(groups: (undo: [[UInt8]], redo: [[UInt8]])) -> [UInt8] {
         var out = JournalBytesWriter()
+        appendHeader(to: &out)
+        for stack in [groups.undo, groups.redo] {
+            out.append(stack.count)
+            for bytes in stack { out.append(raw: bytes) }
+        }
+        var hasher = ContentHasher()
+        hasher.update(out.bytes)
+        out.appendFixed(hasher.finalize())
+        return out.bytes
+    }
+
+    /// How many bytes ``encode(groups:)`` writes, without writing the groups.
+    func encodedSize(groups: (undo: [[UInt8]], redo: [[UInt8]])) -> Int {
+        var out = JournalBytesWriter()
+        appendHeader(to: &out)
+        out.append(groups.undo.count)
+        out.append(groups.redo.count)
+        return out.bytes.count + groups.undo.reduce(0) { $0 + $1.count } + groups.redo.reduce(0) { $0 + $1.count } + 8
+    }
+
+    /// One group's bytes, as ``encode(groups:)`` writes it.
+    static func bytes(of group: Group, layout: SchemaLayout) -> [UInt8] {
+        var out = JournalBytesWriter()
+        out.append(group.name)
+        out.appendFixed(group.time.bitPattern)
+        out.append(group.steps.count)
+        for step in group.steps { append(step, layout: layout, to: &out) }
+        return out.bytes
+    }
+
+    /// The magic, the version, the owner, the schema and the states.
+    private func appendHeader(to out: inout JournalBytesWriter) {
         out.append(raw: Self.magic)
         out.append(Self.version)
         out.append(owner)
@@ -26,19 +64,6 @@ extension UndoJournal {
             out.append(properties.count + 1)
             for hash in properties { out.appendFixed(hash) }
         }
-        for stack in [undo, redo] {
-            out.append(stack.count)
-            for group in stack {
-                out.append(group.name)
-                out.appendFixed(group.time.bitPattern)
-                out.append(group.steps.count)
-                for step in group.steps { Self.append(step, layout: layout, to: &out) }
-            }
-        }
-        var hasher = ContentHasher()
-        hasher.update(out.bytes)
-        out.appendFixed(hasher.finalize())
-        return out.bytes
     }
 
     /// Reads a journal, refusing whatever ``encode(layout:)`` could not have

@@ -37,18 +37,22 @@ struct UndoJournalWrite: @unchecked Sendable {
     let limits: UndoJournalLimits
     let mark: Mark
 
-    /// The journal: the steps by identifier, within the limits.
-    func capture() -> UndoJournal.Capture {
-        UndoJournal.capture(steps, in: graph, mergeEpoch: mergeEpoch, owner: owner, limits: limits)
+    /// The journal: the steps by identifier, within the limits, the groups
+    /// `cache` holds taken from it (see ``UndoJournal/GroupCache``).
+    func capture(cache: inout UndoJournal.GroupCache) -> UndoJournal.Capture {
+        UndoJournal.capture(steps, in: graph, mergeEpoch: mergeEpoch, owner: owner, limits: limits, cache: &cache)
     }
 
     /// Writes the journal into the package's `folder`, atomically (a durable
     /// temporary renamed into place). A failure is logged: a journal is never
     /// what makes a save fail.
+    ///
+    /// - Complexity: turning steps into bytes costs the steps added since
+    ///   the journal `cache` was last used for; the file is written whole.
     @discardableResult
-    func write(to folder: PackageFolder) -> UndoJournal.Capture {
-        let capture = capture()
-        let bytes = capture.journal.encode(layout: graph.layout)
+    func write(to folder: PackageFolder, cache: inout UndoJournal.GroupCache) -> UndoJournal.Capture {
+        let capture = capture(cache: &cache)
+        let bytes = capture.bytes
         let item = folder.item(DocumentPackage.undoJournalFileName)
         do {
             try folder.writeAtomically(item) { (descriptor: Int32) throws(PackageError) in

@@ -12,6 +12,7 @@ extension UndoManager {
 }
 #else
 import Foundation
+import Synchronization
 
 /// A general-purpose recorder of operations for undo and redo, with the API of
 /// Foundation's `UndoManager` (which Foundation on Linux lacks).
@@ -57,7 +58,13 @@ public final class UndoManager {
         var actionName = ""
         /// When the step was recorded, for `history` (seconds since 1970).
         var time = Date().timeIntervalSince1970
+        /// Which group it is, unique in the process: the undo journal keeps
+        /// a group's bytes by it, so a save encodes only the steps added since.
+        let serial = UndoManager.serials.add(1, ordering: .relaxed).newValue
     }
+
+    /// The last group serial handed out (``RecordedStep/serial``).
+    private static let serials = Atomic<UInt64>(0)
 
     /// A step as the undo journal reads it: its name, time and Folio's
     /// actions, or `nil` actions when an app registered a closure among
@@ -66,6 +73,9 @@ public final class UndoManager {
         let name: String
         let time: Double
         let steps: [UndoStep]?
+        /// The group's serial: the same for as long as the group is on a
+        /// stack, never another group's; 0 for a step not taken from one.
+        var serial: UInt64 = 0
     }
 
     /// Puts back steps an undo journal kept, as the undo stack (oldest first)
@@ -107,7 +117,7 @@ public final class UndoManager {
                 guard let step = action.step else { steps = nil; break }
                 steps?.append(step)
             }
-            return RecordedStep(name: group.actionName, time: group.time, steps: steps)
+            return RecordedStep(name: group.actionName, time: group.time, steps: steps, serial: group.serial)
         }
         return (undoStack.suffix(max(0, limit)).map(recorded), redoStack.suffix(max(0, limit)).map(recorded))
     }
