@@ -32,6 +32,8 @@ extension UndoJournal {
             var mergeEpoch: Int
             var group: Group
             var bytes: [UInt8]
+            /// The objects the group names, in identifier order (``UndoJournal/isOrdered(_:_:)``).
+            var named: [Object]
         }
         var entries: [UInt64: Entry] = [:]
     }
@@ -94,7 +96,8 @@ extension UndoJournal {
                 let group = Group(name: step.name, time: step.time, steps: converted)
                 let entry = GroupCache.Entry(
                     name: step.name, actionCount: actions.count, mergeEpoch: mergeEpoch, group: group,
-                    bytes: bytes(of: group, layout: graph.layout))
+                    bytes: bytes(of: group, layout: graph.layout),
+                    named: namedObjects(of: [group], graph.layout).sorted(by: isOrdered))
                 made += 1
                 if step.serial != 0 { kept.entries[step.serial] = entry }
                 result.append(entry)
@@ -123,7 +126,7 @@ extension UndoJournal {
         redo.reverse()
         var journal = UndoJournal(
             owner: owner, schemaHash: schemaHash(graph.layout), states: [], undo: undo.map(\.group), redo: redo.map(\.group))
-        journal.states = states(of: journal, in: graph)
+        journal.states = states(of: undo + redo, in: graph)
         var groupBytes = (undo: undo.map(\.bytes), redo: redo.map(\.bytes))
         // The byte limit: drop the oldest undo step (then the farthest redo step) until it fits.
         while !(journal.undo.isEmpty && journal.redo.isEmpty) {
@@ -135,27 +138,44 @@ extension UndoJournal {
             while count > 0, !journal.undo.isEmpty {
                 journal.undo.removeFirst()
                 groupBytes.undo.removeFirst()
+                undo.removeFirst()
                 count -= 1
                 dropped += 1
             }
             while count > 0, !journal.redo.isEmpty {
                 journal.redo.removeFirst()
                 groupBytes.redo.removeFirst()
+                redo.removeFirst()
                 count -= 1
                 dropped += 1
             }
-            journal.states = states(of: journal, in: graph)
+            journal.states = states(of: undo + redo, in: graph)
         }
         return Capture(
             journal: journal, dropped: dropped, droppedForClosures: droppedForClosures, groupBytes: groupBytes, made: made)
     }
 
-    /// Every object the steps name, with its properties' hashes in `graph`, in identifier order.
-    static func states(of journal: UndoJournal, in graph: ObjectGraph) -> [SavedObject] {
-        let objects = journal.namedObjects(graph.layout)
-        return objects.sorted { ($0.id, $0.entity) < ($1.id, $1.entity) }.map { object in
-            SavedObject(object: object, properties: graph.index[object.id].flatMap { propertyHashes(of: $0, in: graph) })
-        }
+    /// Every object `groups` name (each group's ``GroupCache/Entry/named``),
+    /// with its properties' hashes in `graph`, in identifier order: one
+    /// merge of the groups' lists, already in order, rather than a set of
+    /// them all made again at every save.
+    static func states(of groups: [GroupCache.Entry], in graph: ObjectGraph) -> [SavedObject] {
+        // Swift's sort finds the runs a concatenation of ordered lists holds.
+        var objects = groups.flatMap(\.named)
+        if groups.count > 1 { objects.sort(by: isOrdered) }
+        var states: [SavedObject] = []
+        states.reserveCapacity(objects.count)
+        for object in objects where states.last?.object != object { states.append(state(of: object, in: graph)) }
+        return states
+    }
+
+    /// The order of ``states``: by identifier, then entity.
+    static func isOrdered(_ a: Object, _ b: Object) -> Bool {
+        a.id != b.id ? a.id < b.id : a.entity < b.entity
+    }
+
+    private static func state(of object: Object, in graph: ObjectGraph) -> SavedObject {
+        SavedObject(object: object, properties: graph.index[object.id].flatMap { propertyHashes(of: $0, in: graph) })
     }
 
     /// A hash of each of an object's properties: its attributes' text, then

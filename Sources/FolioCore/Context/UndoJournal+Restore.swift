@@ -5,6 +5,11 @@ extension UndoJournal {
     /// records each as it was saved (``states``), a superset of every
     /// step's ``Footprint``.
     func namedObjects(_ layout: SchemaLayout) -> Set<Object> {
+        Self.namedObjects(of: undo + redo, layout)
+    }
+
+    /// Every object `groups` name, link targets included.
+    static func namedObjects(of groups: [Group], _ layout: SchemaLayout) -> Set<Object> {
         var objects = Set<Object>()
         func note(_ object: Object, _ slot: Int, _ ids: [UInt64?]) {
             objects.insert(object)
@@ -20,7 +25,7 @@ extension UndoJournal {
             case .replaced(let object, let slot, let old, let new): note(object, slot, old + new)
             }
         }
-        for group in undo + redo {
+        for group in groups {
             for step in group.steps {
                 switch step {
                 case .removal(let list, _): objects.formUnion(list)
@@ -64,7 +69,7 @@ extension UndoJournal {
             }
         }
         // In identifier order, so the rows added are in a stable order.
-        let named = namedObjects(graph.layout).sorted { ($0.id, $0.entity) < ($1.id, $1.entity) }
+        let named = namedObjects(graph.layout).sorted(by: Self.isOrdered)
         var missing: [Object] = []
         for object in named {
             if let ref = graph.index[object.id] {
