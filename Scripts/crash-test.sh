@@ -19,7 +19,7 @@ kills="${1:-250}"
 log="$(mktemp "${TMPDIR:-/tmp}/folio-crash-test.XXXXXX")"
 trap 'rm -f "$log"' EXIT
 status=0
-FOLIO_CRASH_KILLS="$kills" swift test --filter 'FolioCLITests.CrashTests' >"$log" 2>&1 || status=$?
+FOLIO_CRASH_KILLS="$kills" FOLIO_CRASH_OBJECTS="${FOLIO_CRASH_OBJECTS:-5000}" swift test --filter 'FolioCLITests.CrashTests' >"$log" 2>&1 || status=$?
 grep -E '^crash test' "$log" || true
 if [ "$status" -ne 0 ]; then
     grep -E '✘|error:|recorded an issue' "$log" | head -40

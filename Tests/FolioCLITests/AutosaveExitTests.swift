@@ -42,7 +42,7 @@ import FolioTestSupport
     func exitRightAfterAutosaves() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (package, workload) = try Self.enlargedSample(in: folder, fillers: 5000)
+        let (package, workload) = try Self.enlargedSample(in: folder, fillers: CrashTests.fillers)
         let rounds = TestEffort.isLong ? 3 : 1
         for round in 0..<rounds {
             let versions = round * 20 + 1...round * 20 + 20
@@ -68,7 +68,7 @@ import FolioTestSupport
         var random = SeededGenerator(seed: seed)
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (package, workload) = try Self.enlargedSample(in: folder, fillers: 5000)
+        let (package, workload) = try Self.enlargedSample(in: folder, fillers: CrashTests.fillers)
         var version = 0
         var advanced = 0
         for kill in 1...max(kills, 1) {

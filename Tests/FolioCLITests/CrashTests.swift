@@ -21,15 +21,18 @@ import FolioTestSupport
 /// album whose every save adds a blob and replaces another (the blob steps of
 /// the protocol).
 ///
-/// `FOLIO_CRASH_KILLS` sets the number of kills per workload (default 15, 3 without `FOLIO_LONG_TESTS=1`);
+/// `FOLIO_CRASH_KILLS` sets the number of kills per workload (default 15, 1 without `FOLIO_LONG_TESTS=1`);
 /// `FOLIO_CRASH_SEED` replays a run's kill delays; `FOLIO_CRASH_OBJECTS` sets
 /// how many filler objects make each save slow enough to be interrupted
-/// (default 5000). `Scripts/crash-test.sh` runs 250 kills each and prints the
-/// figures.
+/// (default 5000, 1000 without `FOLIO_LONG_TESTS=1`). `Scripts/crash-test.sh`
+/// runs 250 kills each and prints the figures.
 @Suite struct CrashTests {
     static func environmentInt(_ name: String, default value: Int) -> Int {
         ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? value
     }
+
+    /// Filler objects that make each save of the enlarged sample take a while (`FOLIO_CRASH_OBJECTS`).
+    static let fillers = environmentInt("FOLIO_CRASH_OBJECTS", default: TestEffort.isLong ? 5000 : 1000)
 
     /// What the package on disk holds right now, read as bytes (no Folio code involved).
     struct OnDisk {
@@ -428,11 +431,11 @@ import FolioTestSupport
 
     @Test("SIGKILL at random moments while saving a large document: it always opens and holds one whole version, never an older one", .tags(.long))
     func killWhileSavingDocument() throws {
-        try Self.crashTest(Self.animals(fillers: Self.environmentInt("FOLIO_CRASH_OBJECTS", default: 5000)))
+        try Self.crashTest(Self.animals(fillers: Self.fillers))
     }
 
     @Test("SIGKILL at random moments while saving blobs: every blob the document names is there and whole, old ones never lost", .tags(.long))
     func killWhileSavingBlobs() throws {
-        try Self.crashTest(Self.album(fillers: Self.environmentInt("FOLIO_CRASH_OBJECTS", default: 5000)))
+        try Self.crashTest(Self.album(fillers: Self.fillers))
     }
 }

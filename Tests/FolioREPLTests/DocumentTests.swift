@@ -1,6 +1,7 @@
 import Folio
 import Foundation
 import Testing
+import FolioTestSupport
 @testable import FolioREPL
 
 @Suite struct DocumentTests {
@@ -135,7 +136,10 @@ import Testing
         #expect(session.error("save it") == CommandError("unexpected 'it'; did you mean 'save as PATH'?", column: 6))
     }
 
-    @Test("a 10,000,001-byte name inserted and saved reopens (it used to save, then fail to open: AttValue length too long)")
+    // A test of size: a plain run keeps DocumentLimitsTests' 10,000,001-byte string, saved and reopened.
+    @Test(
+        "a 10,000,001-byte name inserted and saved reopens (it used to save, then fail to open: AttValue length too long)",
+        .onlyInLongRuns, .tags(.long))
     func aTenMegabyteValueSavesAndReopens() throws {
         let session = try Session("Animals")
         session.answer = true
