@@ -281,7 +281,8 @@ private struct StackTrial {
             column.forEachTarget(of: Int(list.ref.row)) { _ in holds = true }
             if holds, column.isAbsent(Int(list.ref.row)) { return "\(name(list.ref, Int(list.slot))) holding objects but no collection" }
             if holds, !graph.isLive(list.ref) {
-                return "deleted \(graph.identifier(for: list.ref)) linked through \(graph.layout.entities[Int(list.ref.entity)].links[Int(list.slot)].name ?? "an inverse")"
+                let link = graph.layout.entities[Int(list.ref.entity)].links[Int(list.slot)]
+                return "deleted \(graph.identifier(for: list.ref)) linked through \(link.name ?? "an inverse")"
             }
         }
         // An object removed or put back: each of its links, both ends.
