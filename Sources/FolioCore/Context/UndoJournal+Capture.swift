@@ -124,35 +124,29 @@ extension UndoJournal {
         }
         undo.reverse()
         redo.reverse()
-        var journal = UndoJournal(
-            owner: owner, schemaHash: schemaHash(graph.layout), states: [], undo: undo.map(\.group), redo: redo.map(\.group))
-        journal.states = states(of: undo + redo, in: graph)
-        var groupBytes = (undo: undo.map(\.bytes), redo: redo.map(\.bytes))
-        // The byte limit: drop the oldest undo step (then the farthest redo step) until it fits.
-        while !(journal.undo.isEmpty && journal.redo.isEmpty) {
-            let size = journal.encodedSize(groups: groupBytes)
-            guard size > limits.maximumBytes else { break }
-            // Several at a time when far over, so a large journal is not measured once per step.
-            let total = journal.undo.count + journal.redo.count
-            var count = max(1, min(total, total * (size - limits.maximumBytes) / max(1, size)))
-            while count > 0, !journal.undo.isEmpty {
-                journal.undo.removeFirst()
-                groupBytes.undo.removeFirst()
-                undo.removeFirst()
-                count -= 1
-                dropped += 1
-            }
-            while count > 0, !journal.redo.isEmpty {
-                journal.redo.removeFirst()
-                groupBytes.redo.removeFirst()
-                redo.removeFirst()
-                count -= 1
-                dropped += 1
-            }
+        var journal = UndoJournal(owner: owner, schemaHash: schemaHash(graph.layout), states: [], undo: [], redo: [])
+        func take() {
+            journal.undo = undo.map(\.group)
+            journal.redo = redo.map(\.group)
             journal.states = states(of: undo + redo, in: graph)
         }
+        take()
+        // The byte limit: drop the oldest undo steps (then the farthest redo steps) until it fits,
+        // several at a time when far over, so a large journal is not measured once per step.
+        while !(undo.isEmpty && redo.isEmpty) {
+            let size = journal.encodedSize(groups: (undo.map(\.bytes), redo.map(\.bytes)))
+            guard size > limits.maximumBytes else { break }
+            let total = undo.count + redo.count
+            let count = max(1, min(total, total * (size - limits.maximumBytes) / max(1, size)))
+            let fromUndo = min(count, undo.count)
+            undo.removeFirst(fromUndo)
+            redo.removeFirst(count - fromUndo)
+            dropped += count
+            take()
+        }
         return Capture(
-            journal: journal, dropped: dropped, droppedForClosures: droppedForClosures, groupBytes: groupBytes, made: made)
+            journal: journal, dropped: dropped, droppedForClosures: droppedForClosures,
+            groupBytes: (undo.map(\.bytes), redo.map(\.bytes)), made: made)
     }
 
     /// Every object `groups` name (each group's ``GroupCache/Entry/named``),
