@@ -7,6 +7,8 @@ extension UndoJournal {
         var dropped: Int
         /// Steps left out because an app registered a closure among their actions.
         var droppedForClosures: Int
+        /// The journal's ``UndoJournal/header()``, made once.
+        var header: [UInt8] = []
         /// Each kept group's bytes (``UndoJournal/bytes(of:layout:)``), in
         /// the order of `journal.undo` and `journal.redo`.
         var groupBytes: (undo: [[UInt8]], redo: [[UInt8]]) = ([], [])
@@ -15,7 +17,7 @@ extension UndoJournal {
         var made = 0
 
         /// The journal's bytes, each group's taken as made.
-        var bytes: [UInt8] { journal.encode(groups: groupBytes) }
+        var bytes: [UInt8] { UndoJournal.encode(header: header, groups: groupBytes) }
     }
 
     /// Groups already in journal form, with their bytes, by their undo
@@ -125,16 +127,18 @@ extension UndoJournal {
         undo.reverse()
         redo.reverse()
         var journal = UndoJournal(owner: owner, schemaHash: schemaHash(graph.layout), states: [], undo: [], redo: [])
+        var header: [UInt8] = []
         func take() {
             journal.undo = undo.map(\.group)
             journal.redo = redo.map(\.group)
             journal.states = states(of: undo + redo, in: graph)
+            header = journal.header()
         }
         take()
         // The byte limit: drop the oldest undo steps (then the farthest redo steps) until it fits,
         // several at a time when far over, so a large journal is not measured once per step.
         while !(undo.isEmpty && redo.isEmpty) {
-            let size = journal.encodedSize(groups: (undo.map(\.bytes), redo.map(\.bytes)))
+            let size = encodedSize(header: header, groups: (undo.map(\.bytes), redo.map(\.bytes)))
             guard size > limits.maximumBytes else { break }
             let total = undo.count + redo.count
             let count = max(1, min(total, total * (size - limits.maximumBytes) / max(1, size)))
@@ -145,7 +149,7 @@ extension UndoJournal {
             take()
         }
         return Capture(
-            journal: journal, dropped: dropped, droppedForClosures: droppedForClosures,
+            journal: journal, dropped: dropped, droppedForClosures: droppedForClosures, header: header,
             groupBytes: (undo.map(\.bytes), redo.map(\.bytes)), made: made)
     }
 

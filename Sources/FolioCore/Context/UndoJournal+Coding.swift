@@ -10,14 +10,16 @@ extension UndoJournal {
 
     /// The journal's bytes; values are written in their attribute's type of `layout`.
     func encode(layout: SchemaLayout) -> [UInt8] {
-        encode(groups: (undo.map { Self.bytes(of: $0, layout: layout) }, redo.map { Self.bytes(of: $0, layout: layout) }))
+        Self.encode(
+            header: header(),
+            groups: (undo.map { Self.bytes(of: $0, layout: layout) }, redo.map { Self.bytes(of: $0, layout: layout) }))
     }
 
-    /// The journal's bytes, with each group's bytes made already
+    /// A journal's bytes from its ``header()`` and each group's bytes
     /// (``bytes(of:layout:)``, kept from an earlier save), in stack order.
-    func encode(groups: (undo: [[UInt8]], redo: [[UInt8]])) -> [UInt8] {
+    static func encode(header: [UInt8], groups: (undo: [[UInt8]], redo: [[UInt8]])) -> [UInt8] {
         var out = JournalBytesWriter()
-        appendHeader(to: &out)
+        out.append(raw: header)
         for stack in [groups.undo, groups.redo] {
             out.append(stack.count)
             for bytes in stack { out.append(raw: bytes) }
@@ -28,16 +30,15 @@ extension UndoJournal {
         return out.bytes
     }
 
-    /// How many bytes ``encode(groups:)`` writes, without writing the groups.
-    func encodedSize(groups: (undo: [[UInt8]], redo: [[UInt8]])) -> Int {
-        var out = JournalBytesWriter()
-        appendHeader(to: &out)
-        out.append(groups.undo.count)
-        out.append(groups.redo.count)
-        return out.bytes.count + groups.undo.reduce(0) { $0 + $1.count } + groups.redo.reduce(0) { $0 + $1.count } + 8
+    /// How many bytes ``encode(header:groups:)`` writes, without writing them.
+    static func encodedSize(header: [UInt8], groups: (undo: [[UInt8]], redo: [[UInt8]])) -> Int {
+        var counts = JournalBytesWriter()
+        counts.append(groups.undo.count)
+        counts.append(groups.redo.count)
+        return header.count + counts.bytes.count + groups.undo.reduce(0) { $0 + $1.count } + groups.redo.reduce(0) { $0 + $1.count } + 8
     }
 
-    /// One group's bytes, as ``encode(groups:)`` writes it.
+    /// One group's bytes, as ``encode(header:groups:)`` writes it.
     static func bytes(of group: Group, layout: SchemaLayout) -> [UInt8] {
         var out = JournalBytesWriter()
         out.append(group.name)
@@ -47,8 +48,9 @@ extension UndoJournal {
         return out.bytes
     }
 
-    /// The magic, the version, the owner, the schema and the states.
-    private func appendHeader(to out: inout JournalBytesWriter) {
+    /// What precedes the groups: the magic, the version, the owner, the schema and the states.
+    func header() -> [UInt8] {
+        var out = JournalBytesWriter()
         out.append(raw: Self.magic)
         out.append(Self.version)
         out.append(owner)
@@ -64,6 +66,7 @@ extension UndoJournal {
             out.append(properties.count + 1)
             for hash in properties { out.appendFixed(hash) }
         }
+        return out.bytes
     }
 
     /// Reads a journal, refusing whatever ``encode(layout:)`` could not have
