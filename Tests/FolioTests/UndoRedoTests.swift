@@ -303,6 +303,17 @@ private struct ClubFixture {
         #expect(context.undoManager?.undoActionName == "Delete 2 objects")
     }
 
+    @Test("a step deleting thousands is named with the count in plain digits, in any locale")
+    func deleteThousandsName() throws {
+        let context = try makeContext(try zooSchema())
+        _ = try context.insertZoo(categories: 1, perCategory: 1_233)
+        context.processPendingChanges()
+        #expect(try context.delete(entity: "AnimalCategory") == 1)  // and its 1,233 animals by the cascade
+        // A number formatter would group the digits by the process's locale and,
+        // the first time, load that locale's data inside the delete.
+        #expect(context.undoManager?.undoActionName == "Delete 1234 objects")
+    }
+
     @Test("undo of delete(entity:where:) restores every matching object")
     func deleteWhere() throws {
         let (context, categories) = try savedZoo()

@@ -143,7 +143,7 @@ extension ModelContext {
             name
             ?? (plan.count == 1
                 ? "Delete \(graph.layout.entities[Int(plan[0].entity)].name)"
-                : "Delete \(plan.count.formatted()) objects")
+                : "Delete \(plan.count) objects")
         _ = performRemoval(plan, name: stepName)
     }
 

@@ -42,7 +42,8 @@ extension ModelContext {
     func postDidSave(_ identifiers: consuming SavedIdentifiers) {
         let saved = SavedIdentifiersBox(consume identifiers)
         do {
-            let userInfo: [String: [PersistentIdentifier]] = [
+            // Built as the type `post` takes, so it is not converted again entry by entry.
+            let userInfo: [AnyHashable: Any] = [
                 NotificationKey.insertedIdentifiers.rawValue: saved.identifiers.inserted,
                 NotificationKey.updatedIdentifiers.rawValue: saved.identifiers.updated,
                 NotificationKey.deletedIdentifiers.rawValue: saved.identifiers.deleted,
