@@ -12,11 +12,21 @@ struct PhaseRecorder {
 
     mutating func record(_ key: String, _ value: Double) { figures.append((key, value)) }
 
-    /// Times `body` as `key`, in seconds.
+    /// Whether to print each timed window (`FOLIO_BENCH_WINDOWS=1`), for a
+    /// profile that keeps only the samples inside one (Scripts/phase-window.py).
+    private let printsWindows = ProcessInfo.processInfo.environment["FOLIO_BENCH_WINDOWS"] == "1"
+
+    /// Times `body` as `key`, in seconds. With `FOLIO_BENCH_WINDOWS=1` it also
+    /// prints `window KEY START END` to standard error, in seconds of
+    /// `CLOCK_MONOTONIC`, the clock of `perf record -k CLOCK_MONOTONIC`.
     mutating func time<T>(_ key: String, _ body: () throws -> T) rethrows -> T {
         let start = now()
         let result = try body()
-        record(key, now() - start)
+        let end = now()
+        record(key, end - start)
+        if printsWindows {
+            FileHandle.standardError.write(Data("window \(key) \(start) \(end)\n".utf8))
+        }
         return result
     }
 
