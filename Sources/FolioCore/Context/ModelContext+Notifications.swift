@@ -42,8 +42,7 @@ extension ModelContext {
     func postDidSave(_ identifiers: consuming SavedIdentifiers) {
         let saved = SavedIdentifiersBox(consume identifiers)
         do {
-            // Built as the type `post` takes, so it is not converted again entry by entry.
-            let userInfo: [AnyHashable: Any] = [
+            let userInfo: [String: [PersistentIdentifier]] = [
                 NotificationKey.insertedIdentifiers.rawValue: saved.identifiers.inserted,
                 NotificationKey.updatedIdentifiers.rawValue: saved.identifiers.updated,
                 NotificationKey.deletedIdentifiers.rawValue: saved.identifiers.deleted,
